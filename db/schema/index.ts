@@ -1,0 +1,6 @@
+export * from "./columns";
+export * from "./users";
+export * from "./namespaces";
+export * from "./projects";
+export * from "./members";
+export * from "./instance";

@@ -1,0 +1,61 @@
+import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { createdAt, id, updatedAt } from "./columns";
+import { users } from "./users";
+
+/**
+ * Groups and personal (user) namespaces, as GitLab's `namespaces` table. `traversalIds` holds the ids
+ * from the root group down to this one, so ancestry checks are `= ANY(traversal_ids)`.
+ */
+export const namespaces = pgTable(
+  "namespaces",
+  {
+    id: id(),
+    type: text().notNull(), // "Group" | "User"
+    name: text().notNull(),
+    path: text().notNull(),
+    /** The full path, kept denormalised for lookups by path (`grp/sub`). */
+    fullPath: text().notNull(),
+    fullName: text().notNull(),
+    ownerId: integer().references(() => users.id, { onDelete: "cascade" }),
+    parentId: integer(),
+    traversalIds: integer().array().notNull().default(sql`'{}'::integer[]`),
+    visibilityLevel: integer().notNull().default(0),
+    description: text().notNull().default(""),
+    avatarUrl: text(),
+    shareWithGroupLock: boolean().notNull().default(false),
+    requireTwoFactorAuthentication: boolean().notNull().default(false),
+    twoFactorGracePeriod: integer().notNull().default(48),
+    projectCreationLevel: integer().notNull().default(2),
+    subgroupCreationLevel: integer().notNull().default(1),
+    autoDevopsEnabled: boolean(),
+    emailsDisabled: boolean().notNull().default(false),
+    mentionsDisabled: boolean().notNull().default(false),
+    lfsEnabled: boolean().notNull().default(true),
+    defaultBranchProtection: integer().notNull().default(2),
+    requestAccessEnabled: boolean().notNull().default(true),
+    fileTemplateProjectId: integer(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("index_namespaces_on_lower_full_path").on(sql`lower(${t.fullPath})`),
+    index("index_namespaces_on_parent_id_and_id").on(t.parentId, t.id),
+    index("index_namespaces_on_traversal_ids").using("gin", t.traversalIds),
+    index("index_namespaces_on_type_and_name").on(t.type, t.name, t.id),
+    uniqueIndex("index_namespaces_on_owner_id_for_users").on(t.ownerId).where(sql`type = 'User'`),
+  ],
+);
+
+export const groupCustomAttributes = pgTable(
+  "group_custom_attributes",
+  {
+    id: id(),
+    groupId: integer().notNull().references(() => namespaces.id, { onDelete: "cascade" }),
+    key: text().notNull(),
+    value: text().notNull(),
+  },
+  (t) => [uniqueIndex("index_group_custom_attributes_on_group_id_and_key").on(t.groupId, t.key)],
+);
+
+export type Namespace = typeof namespaces.$inferSelect;

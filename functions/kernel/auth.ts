@@ -1,0 +1,120 @@
+import { eq, sql } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import { personalAccessTokens, users, type User } from "../../db/schema";
+import type { Actor, AppEnv, Ctx } from "./env";
+import { expiredToken, forbidden, insufficientScope, notFound, revokedToken, unauthorized } from "./errors";
+
+/** Scopes of personal access tokens (lib/gitlab/auth.rb), in GitLab's order. */
+export const TOKEN_SCOPES = ["api", "read_api", "read_user", "sudo", "admin_mode"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export async function sha256Hex(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** 20 random URL-safe characters after the prefix (`glpat-`), from crypto.getRandomValues. */
+export function generateToken(prefix = "glpat-"): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(15));
+  const base64 = btoa(String.fromCharCode(...bytes));
+  return prefix + base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The credential of the request, from the forms of GITLAB-COMPAT.md A1. */
+function credential(c: Ctx): string | null {
+  const header = c.req.header("private-token");
+  if (header) return header.trim();
+  const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
+  if (bearer) return bearer[1].trim();
+  const query = new URL(c.req.url).searchParams.get("private_token");
+  return query ? query.trim() : null;
+}
+
+function sudoIdentifier(c: Ctx): string | null {
+  const value = c.req.header("sudo") ?? new URL(c.req.url).searchParams.get("sudo");
+  return value ? value.trim() : null;
+}
+
+/**
+ * Resolves `c.var.actor` when a credential is present: one statement (token and user), two with
+ * Sudo. A present but unknown, expired or revoked token ends the request with 401 even where
+ * anonymous callers are welcome; no credential means no database work (lib/api/api_guard.rb).
+ */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("actor", null);
+  const token = credential(c);
+  const sudo = sudoIdentifier(c);
+  if (!token) {
+    if (sudo) throw unauthorized();
+    return next();
+  }
+  const digest = await sha256Hex(token);
+  const rows = await c.var
+    .db()
+    .select({ token: personalAccessTokens, user: users })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .where(eq(personalAccessTokens.tokenDigest, digest))
+    .limit(1);
+  const found = rows[0];
+  if (!found) throw unauthorized();
+  if (found.token.revoked) throw revokedToken();
+  if (found.token.expiresAt && found.token.expiresAt <= new Date().toISOString().slice(0, 10)) throw expiredToken();
+  if (found.user.state === "blocked") throw forbidden("Your account has been blocked.");
+
+  let actor: Actor = {
+    user: found.user,
+    isAdmin: found.user.admin,
+    scopes: found.token.scopes,
+    tokenId: found.token.id,
+    sudoFrom: null,
+  };
+  if (sudo) actor = await impersonate(c, actor, sudo);
+  c.set("actor", actor);
+  return next();
+};
+
+/** `sudo!` (lib/api/helpers.rb): admins with the sudo scope act as another user. */
+async function impersonate(c: Ctx, actor: Actor, identifier: string): Promise<Actor> {
+  if (!actor.user.admin) throw forbidden("Must be admin to use sudo");
+  if (!actor.scopes.includes("sudo")) throw insufficientScope("sudo");
+  const byId = /^\d+$/.test(identifier) && Number(identifier) <= 2147483647;
+  const rows = await c.var
+    .db()
+    .select()
+    .from(users)
+    .where(byId ? eq(users.id, Number(identifier)) : sql`lower(${users.username}) = lower(${identifier})`)
+    .limit(1);
+  const target: User | undefined = rows[0];
+  if (!target) throw notFound(`User with ID or username '${identifier}'`);
+  return { ...actor, user: target, isAdmin: target.admin, sudoFrom: actor.user };
+}
+
+/**
+ * The scope a matched route needs (A3): `api` for writes; `api` or `read_api` for reads, and
+ * `read_user` also for the endpoints about users that GitLab opens to it.
+ */
+export function checkScope(c: Ctx, opts: { readUser?: boolean }): void {
+  const actor = c.var.actor;
+  if (!actor) return;
+  const read = c.req.method === "GET" || c.req.method === "HEAD";
+  const scopes = actor.scopes;
+  if (scopes.includes("api")) return;
+  if (read && scopes.includes("read_api")) return;
+  if (read && opts.readUser && scopes.includes("read_user")) return;
+  throw insufficientScope("api");
+}
+
+/** `authenticate!`: 401 without a user. */
+export function requireUser(c: Ctx): Actor {
+  const actor = c.var.actor;
+  if (!actor) throw unauthorized();
+  return actor;
+}
+
+/** `authenticated_as_admin!`: 401 anonymous, 403 for non-admins. */
+export function requireAdmin(c: Ctx): Actor {
+  const actor = requireUser(c);
+  if (!actor.isAdmin) throw forbidden();
+  return actor;
+}

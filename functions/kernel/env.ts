@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import type { Database } from "./db";
+import type { User } from "../../db/schema";
+
+/** Bindings of wrangler.toml and the `--var`s of scripts/start.mjs, typed by hand. */
+export type Bindings = {
+  DATABASE_URL: string;
+  /** `host:port` of scripts/ws-proxy.mjs; absent in production (the Neon driver's defaults reach Neon). */
+  WS_PROXY?: string;
+  EXTERNAL_URL?: string;
+  /** Internal (tests): when set, responses carry `X-Query-Count`. */
+  QUERY_COUNT_HEADER?: string;
+};
+
+/** Who is calling: the user, through which token, with which scopes. */
+export type Actor = {
+  user: User;
+  isAdmin: boolean;
+  scopes: readonly string[];
+  tokenId: number;
+  /** The admin who impersonates `user` through Sudo, when they do. */
+  sudoFrom: User | null;
+};
+
+export type Variables = {
+  db: () => Database;
+  actor: Actor | null;
+  requestId: string;
+  queryCount: number;
+};
+
+export type AppEnv = { Bindings: Bindings; Variables: Variables };
+export type Ctx = Context<AppEnv>;

@@ -1,0 +1,65 @@
+import { and, eq, sql } from "drizzle-orm";
+import { namespaces, projects, users, type User } from "../../db/schema";
+import { canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
+import type { Ctx } from "./env";
+import { notFound } from "./errors";
+import { groupAccessLevel, projectAccessLevel } from "./visibility";
+
+/**
+ * `find_project!`, `find_group!`, `find_user` (lib/api/helpers.rb): numeric id or URL-encoded full
+ * path, case-insensitive; one statement returns the row and the actor's effective access level; what
+ * the actor may not read is 404, exactly as what does not exist (GITLAB-COMPAT.md R1, R2, R5).
+ */
+export async function findProject(c: Ctx, idOrPath: string): Promise<ProjectWithAccess> {
+  const project = await loadProject(c, idOrPath);
+  if (!project || !canReadProject(c.var.actor, project)) throw notFound("Project");
+  return project;
+}
+
+/** The project without the visibility check, for callers that decide themselves (e.g. admin-only paths). */
+export async function loadProject(c: Ctx, idOrPath: string): Promise<ProjectWithAccess | null> {
+  const byId = /^\d+$/.test(idOrPath);
+  if (!byId && !idOrPath.includes("/")) return null;
+  if (byId && Number(idOrPath) > 2147483647) return null;
+  const rows = await c.var
+    .db()
+    .select({ project: projects, namespace: namespaces, accessLevel: projectAccessLevel(c.var.actor?.user.id ?? null) })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(byId ? eq(projects.id, Number(idOrPath)) : sql`lower(${projects.fullPath}) = lower(${idOrPath})`)
+    .limit(1);
+  const row = rows[0];
+  return row ? { ...row.project, namespace: row.namespace, accessLevel: Number(row.accessLevel) } : null;
+}
+
+export async function findGroup(c: Ctx, idOrPath: string): Promise<GroupWithAccess> {
+  const group = await loadGroup(c, idOrPath);
+  if (!group || !canReadGroup(c.var.actor, group)) throw notFound("Group");
+  return group;
+}
+
+export async function loadGroup(c: Ctx, idOrPath: string): Promise<GroupWithAccess | null> {
+  const byId = /^\d+$/.test(idOrPath);
+  if (byId && Number(idOrPath) > 2147483647) return null;
+  const rows = await c.var
+    .db()
+    .select({ group: namespaces, accessLevel: groupAccessLevel(c.var.actor?.user.id ?? null) })
+    .from(namespaces)
+    .where(
+      and(
+        eq(namespaces.type, "Group"),
+        byId ? eq(namespaces.id, Number(idOrPath)) : sql`lower(${namespaces.fullPath}) = lower(${idOrPath})`,
+      ),
+    )
+    .limit(1);
+  const row = rows[0];
+  return row ? { ...row.group, accessLevel: Number(row.accessLevel) } : null;
+}
+
+/** `/users/:id` takes digits only (R3). */
+export async function findUser(c: Ctx, id: string): Promise<User> {
+  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw notFound("User");
+  const rows = await c.var.db().select().from(users).where(eq(users.id, Number(id))).limit(1);
+  if (!rows[0]) throw notFound("User");
+  return rows[0];
+}

@@ -1,0 +1,107 @@
+import { sql, type SQLWrapper } from "drizzle-orm";
+import { z } from "zod";
+import type { Ctx } from "./env";
+import type { Executor } from "./db";
+import { methodNotAllowed } from "./errors";
+import { p } from "./params";
+
+/** GitLab's offset pagination (GITLAB-COMPAT.md §6; lib/api/pagination_params.rb, 15.3+ rules). */
+export const MAX_PER_PAGE = 100;
+export const COUNT_LIMIT = 10_000;
+export const MAX_OFFSET = 50_000;
+
+const positive = (schema: ReturnType<typeof p.int>) =>
+  schema.refine((n) => n >= 1, { message: "does not have a valid value" });
+
+export const pageParams = z.object({
+  page: positive(p.int()).optional(),
+  per_page: positive(p.int()).optional(),
+});
+
+export type Page = { page: number; perPage: number; offset: number; limit: number };
+
+export function pageOf(params: { page?: number; per_page?: number }): Page {
+  const page = params.page ?? 1;
+  const perPage = Math.min(params.per_page ?? 20, MAX_PER_PAGE);
+  return { page, perPage, offset: (page - 1) * perPage, limit: perPage };
+}
+
+/**
+ * Counts the rows of `query` (a select of anything, filtered as the list is) with a cap: above 10,000
+ * GitLab omits the totals, and `count(*)` of a large table costs more than the page. The cap grows with
+ * the offset so that `X-Next-Page` stays exact on deep pages.
+ */
+export async function cappedCount(db: Executor, query: { limit(n: number): SQLWrapper }, page: Page): Promise<number> {
+  const cap = Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
+  const result = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${query.limit(cap)}) AS counted`);
+  return Number(result.rows[0].n);
+}
+
+function pageUrl(c: Ctx, page: number, perPage: number): string {
+  const url = new URL(c.req.url);
+  url.pathname = url.pathname.replace(/\/{2,}/g, "/");
+  url.searchParams.set("page", String(page));
+  url.searchParams.set("per_page", String(perPage));
+  return url.toString();
+}
+
+/** Offset headers and `Link` for a list of `total` rows (lib/gitlab/pagination/offset_header_builder.rb). */
+export function paginate(c: Ctx, page: Page, total: number): void {
+  const known = total <= COUNT_LIMIT;
+  const totalPages = Math.max(1, Math.ceil(total / page.perPage));
+  const hasNext = total > page.offset + page.perPage;
+  const next = hasNext ? page.page + 1 : null;
+  const prev = page.page > 1 && page.page <= totalPages + 1 ? page.page - 1 : null;
+  writeHeaders(c, page, { next, prev, total: known ? total : null, totalPages: known ? totalPages : null });
+}
+
+/**
+ * The commits list pretends the total is `offset + rows + 1` while a page is full: a full page always
+ * advertises a next page, a short page never does, and no totals are sent (lib/api/commits.rb).
+ */
+export function paginateWithoutCount(c: Ctx, page: Page, rowsOnPage: number): void {
+  const next = rowsOnPage >= page.perPage ? page.page + 1 : null;
+  const prev = page.page > 1 ? page.page - 1 : null;
+  writeHeaders(c, page, { next, prev, total: null, totalPages: null });
+}
+
+function writeHeaders(
+  c: Ctx,
+  page: Page,
+  h: { next: number | null; prev: number | null; total: number | null; totalPages: number | null },
+) {
+  c.header("X-Page", String(page.page));
+  c.header("X-Per-Page", String(page.perPage));
+  c.header("X-Next-Page", h.next ? String(h.next) : "");
+  c.header("X-Prev-Page", h.prev ? String(h.prev) : "");
+  if (h.total !== null) c.header("X-Total", String(h.total));
+  if (h.totalPages !== null) c.header("X-Total-Pages", String(h.totalPages));
+  const links: string[] = [];
+  if (h.prev) links.push(`<${pageUrl(c, h.prev, page.perPage)}>; rel="prev"`);
+  if (h.next) links.push(`<${pageUrl(c, h.next, page.perPage)}>; rel="next"`);
+  links.push(`<${pageUrl(c, 1, page.perPage)}>; rel="first"`);
+  if (h.totalPages !== null) links.push(`<${pageUrl(c, h.totalPages, page.perPage)}>; rel="last"`);
+  c.header("Link", links.join(", "));
+}
+
+/** Keyset responses carry only `Link: <…>; rel="next"` while more rows exist (no totals). */
+export function keysetLink(c: Ctx, nextParams: Record<string, string> | null, perPage: number): void {
+  if (!nextParams) return;
+  const url = new URL(c.req.url);
+  url.pathname = url.pathname.replace(/\/{2,}/g, "/");
+  url.searchParams.delete("page");
+  url.searchParams.set("per_page", String(perPage));
+  for (const [key, value] of Object.entries(nextParams)) url.searchParams.set(key, value);
+  c.header("Link", `<${url.toString()}>; rel="next"`);
+}
+
+/** For resources that offer keyset pagination, offsets beyond 50,000 are refused (P7). */
+export function refuseDeepOffset(page: Page, type: string): void {
+  if (page.offset > MAX_OFFSET)
+    throw methodNotAllowed(
+      `Offset pagination has a maximum allowed offset of ${MAX_OFFSET} for requests that return objects of type ${type}. Remaining records can be retrieved using keyset pagination.`,
+    );
+}
+
+export const keysetUnavailable = () =>
+  methodNotAllowed("Keyset pagination is not yet available for this type of request");

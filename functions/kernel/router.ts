@@ -1,0 +1,25 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { checkScope, requireUser } from "./auth";
+import type { AppEnv } from "./env";
+
+/**
+ * The only way a domain creates its sub-app. Every route it registers is preceded by the guard that
+ * GitLab runs on matched endpoints only, so an unknown route stays a plain 404: the token's scope
+ * (A3) and `authenticate_non_get!` (A4: anonymous writes are 401).
+ */
+export function router(opts: { readUserScope?: boolean } = {}) {
+  const app = new Hono<AppEnv>();
+  const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
+    checkScope(c, { readUser: opts.readUserScope });
+    await next();
+  };
+  for (const method of ["get", "post", "put", "delete", "patch"] as const) {
+    const register = app[method].bind(app) as (path: string, ...handlers: unknown[]) => unknown;
+    (app as unknown as Record<string, unknown>)[method] = (path: string, ...handlers: unknown[]) => {
+      register(path, guard, ...handlers);
+      return app;
+    };
+  }
+  return app;
+}

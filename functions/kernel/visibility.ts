@@ -1,0 +1,89 @@
+import { sql, type SQL } from "drizzle-orm";
+import { namespaces, projects } from "../../db/schema";
+import type { Actor } from "./env";
+
+/**
+ * SQL for "who may see what", shared by lookups and lists so that a hidden resource is missing
+ * everywhere (lists, counts, X-Total) by the same rule (GITLAB-COMPAT.md A7, A8). GitLab keeps
+ * these in materialised `project_authorizations`; we compute them from `members` and the group tree.
+ */
+
+/** A membership that counts: not expired. */
+const active = sql`(m.expires_at IS NULL OR m.expires_at > current_date)`;
+
+/** Ids of the groups the user is a direct member of. */
+export function memberGroupIds(userId: number): SQL {
+  return sql`ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active})`;
+}
+
+/**
+ * The user's effective access level on the project row `p` (of table `projects`) in namespace `n`:
+ * the highest of the direct membership, memberships of ancestor groups, and group shares capped by
+ * the share's level.
+ */
+export function projectAccessLevel(userId: number | null, project = projects, namespace = namespaces): SQL<number> {
+  if (userId === null) return sql<number>`0`;
+  return sql<number>`GREATEST(
+    COALESCE((SELECT max(m.access_level) FROM members m
+      WHERE m.user_id = ${userId} AND ${active}
+        AND ((m.source_type = 'Project' AND m.source_id = ${project.id})
+          OR (m.source_type = 'Namespace' AND m.source_id = ANY(${namespace.traversalIds})))), 0),
+    COALESCE((SELECT max(LEAST(m.access_level, l.group_access)) FROM project_group_links l
+      JOIN namespaces g ON g.id = l.group_id
+      JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(g.traversal_ids) AND m.user_id = ${userId} AND ${active}
+      WHERE l.project_id = ${project.id} AND (l.expires_at IS NULL OR l.expires_at > current_date)), 0)
+  )::int`;
+}
+
+/** The user's access level on the group row `g` (inherited from ancestors); 5 for a member of a descendant or of a project inside. */
+export function groupAccessLevel(userId: number | null, group = namespaces): SQL<number> {
+  if (userId === null) return sql<number>`0`;
+  return sql<number>`GREATEST(
+    COALESCE((SELECT max(m.access_level) FROM members m
+      WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND m.source_id = ANY(${group.traversalIds})), 0),
+    CASE WHEN EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id
+        WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND ${group.id} = ANY(d.traversal_ids))
+      OR EXISTS (SELECT 1 FROM members m JOIN projects mp ON mp.id = m.source_id JOIN namespaces d ON d.id = mp.namespace_id
+        WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Project' AND ${group.id} = ANY(d.traversal_ids))
+      THEN 5 ELSE 0 END
+  )::int`;
+}
+
+/** Ids of every project the user is authorised on (member directly, through a group, or a share). */
+export function authorizedProjectIds(userId: number, minAccessLevel = 10): SQL {
+  return sql`(
+    SELECT m.source_id FROM members m
+      WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.access_level >= ${minAccessLevel} AND ${active}
+    UNION
+    SELECT ap.id FROM projects ap JOIN namespaces an ON an.id = ap.namespace_id
+      WHERE an.traversal_ids && ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId}
+        AND m.source_type = 'Namespace' AND m.access_level >= ${minAccessLevel} AND ${active})
+    UNION
+    SELECT l.project_id FROM project_group_links l JOIN namespaces g ON g.id = l.group_id
+      WHERE l.group_access >= ${minAccessLevel} AND (l.expires_at IS NULL OR l.expires_at > current_date)
+        AND g.traversal_ids && ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId}
+          AND m.source_type = 'Namespace' AND m.access_level >= ${minAccessLevel} AND ${active})
+  )`;
+}
+
+/** WHERE condition: the project row is readable by the actor (A8). */
+export function projectIsVisible(actor: Actor | null, project = projects): SQL {
+  if (actor?.isAdmin) return sql`true`;
+  if (!actor) return sql`${project.visibilityLevel} = 20`;
+  const minimum = actor.user.external ? 20 : 10;
+  return sql`(${project.visibilityLevel} >= ${minimum} OR ${project.id} IN ${authorizedProjectIds(actor.user.id)})`;
+}
+
+/** WHERE condition: the group row is readable by the actor. */
+export function groupIsVisible(actor: Actor | null, group = namespaces): SQL {
+  if (actor?.isAdmin) return sql`true`;
+  if (!actor) return sql`${group.visibilityLevel} = 20`;
+  const minimum = actor.user.external ? 20 : 10;
+  const userId = actor.user.id;
+  return sql`(${group.visibilityLevel} >= ${minimum}
+    OR ${group.traversalIds} && ${memberGroupIds(userId)}
+    OR ${group.id} IN (SELECT unnest(d.traversal_ids) FROM members m JOIN namespaces d ON d.id = m.source_id
+      WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active})
+    OR ${group.id} IN (SELECT unnest(d.traversal_ids) FROM members m JOIN projects mp ON mp.id = m.source_id
+      JOIN namespaces d ON d.id = mp.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active}))`;
+}

@@ -1,0 +1,27 @@
+import { fileURLToPath } from "node:url";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  root: fileURLToPath(new URL("..", import.meta.url)),
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      main: "./functions/index.ts",
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          DATABASE_URL: inject("databaseUrl"),
+          WS_PROXY: inject("wsProxy"),
+          ROOT_TOKEN: inject("rootToken"),
+          QUERY_COUNT_HEADER: "1",
+        },
+      },
+    })),
+  ],
+  test: {
+    include: ["test/**/*.test.ts"],
+    globalSetup: ["./test/global-setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
