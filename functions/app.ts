@@ -3,6 +3,11 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
+import { groupsRoutes } from "./groups/routes";
+import { membersRoutes } from "./members/routes";
+import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
+import { projectsRoutes } from "./projects/routes";
+import { usersRoutes } from "./users/routes";
 import { versionRoutes } from "./version/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -31,6 +36,11 @@ app.use("/api/v4/*", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
+api.route("/", usersRoutes);
+api.route("/", personalAccessTokensRoutes);
+api.route("/", groupsRoutes);
+api.route("/", projectsRoutes);
+api.route("/", membersRoutes);
 app.route("/api/v4", api);
 
 app.notFound(onNotFound);

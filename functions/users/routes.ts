@@ -1,0 +1,3 @@
+import { router } from "../kernel/router";
+
+export const usersRoutes = router({ readUserScope: true });
