@@ -1,4 +1,7 @@
-import { exports } from "cloudflare:workers";
+import { exports as workerExports } from "cloudflare:workers";
+
+/** The Worker's default export, as vitest-pool-workers exposes it. */
+const worker = (workerExports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
 
 export type RequestOptions = {
   query?: Record<string, string | number | boolean | (string | number)[]>;
@@ -27,14 +30,14 @@ export async function request(method: string, path: string, token: string | null
     body = JSON.stringify(opts.json);
   } else if (opts.form) {
     headers.set("Content-Type", "application/x-www-form-urlencoded");
-    body = new URLSearchParams(Object.entries(opts.form).map(([k, v]) => [k, String(v)])).toString();
+    body = new URLSearchParams(Object.entries(opts.form).map(([k, v]): [string, string] => [k, String(v)])).toString();
   } else if (opts.formBody !== undefined) {
     headers.set("Content-Type", "application/x-www-form-urlencoded");
     body = opts.formBody;
   } else if (opts.multipart) {
     body = opts.multipart;
   }
-  return exports.default.fetch(new Request(url, { method, headers, body }));
+  return worker.fetch(new Request(url, { method, headers, body }));
 }
 
 export type Client = ReturnType<typeof client>;
