@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// `npm start` (ARCHITECTURE.md §9): the database (embedded PGlite, or DATABASE_URL), migrations and
+// bootstrap, the WebSocket proxy, then the Worker on workerd through `wrangler dev`.
+// Non-interactive; one progress line per step; Ctrl-C stops everything it started.
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { bootstrap } from "./bootstrap.mjs";
+import { migratePglite, migratePostgres } from "./migrate.mjs";
+import { openPglite, servePglite } from "./pglite-server.mjs";
+import { startWsProxy } from "./ws-proxy.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const port = Number(process.env.PORT || 8787);
+const dataDir = path.resolve(process.env.DATA_DIR || path.join(root, ".data"));
+const databaseUrl = process.env.DATABASE_URL || "";
+const initialRootToken = process.env.INITIAL_ROOT_TOKEN || undefined;
+const externalUrl = process.env.EXTERNAL_URL || "";
+
+const log = (line) => console.log(`[edgeforge] ${line}`);
+const cleanups = [];
+let stopping = false;
+
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      console.error(error);
+    }
+  }
+  process.exit(code);
+}
+process.on("SIGINT", () => stop(0));
+process.on("SIGTERM", () => stop(0));
+
+function isLoopback(url) {
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
+}
+
+async function prepareDatabase() {
+  if (databaseUrl) {
+    log(`database: ${new URL(databaseUrl).host} (DATABASE_URL)`);
+    await migratePostgres(databaseUrl);
+    log("migrations applied");
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return { url: databaseUrl, serialized: null, ...(await bootstrap(client, { initialRootToken })) };
+    } finally {
+      await client.end();
+    }
+  }
+  const pgliteDir = path.join(dataDir, "pglite");
+  mkdirSync(pgliteDir, { recursive: true });
+  log(`database: embedded PGlite in ${pgliteDir}`);
+  const pglite = await openPglite({ dataDir: pgliteDir });
+  cleanups.push(() => pglite.close());
+  await migratePglite(pglite);
+  log("migrations applied");
+  const result = await bootstrap(pglite, { initialRootToken });
+  const server = await servePglite(pglite);
+  cleanups.push(() => server.close());
+  return { url: server.url, serialized: `127.0.0.1:${server.port}`, ...result };
+}
+
+async function waitForReady(child) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v4/version`);
+      if (res.status === 401) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error("the Worker did not answer within 120 s");
+}
+
+try {
+  const database = await prepareDatabase();
+  const vars = [`DATABASE_URL:${database.url}`];
+  if (isLoopback(database.url)) {
+    const proxy = await startWsProxy({ serialize: (address) => address === database.serialized });
+    cleanups.push(() => proxy.close());
+    vars.push(`WS_PROXY:127.0.0.1:${proxy.port}`);
+    log(`websocket proxy on 127.0.0.1:${proxy.port}${database.serialized ? " (serialising PGlite)" : ""}`);
+  }
+  if (externalUrl) vars.push(`EXTERNAL_URL:${externalUrl}`);
+
+  const wranglerDir = path.join(dataDir, "wrangler");
+  mkdirSync(wranglerDir, { recursive: true });
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", wranglerDir,
+    "--show-interactive-dev-session=false", "--log-level", process.env.WRANGLER_LOG ?? "warn"];
+  for (const v of vars) args.push("--var", v);
+  log(`starting the Worker on workerd (wrangler dev, port ${port})`);
+  const child = spawn(path.join(root, "node_modules/.bin/wrangler"), args, {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      // Machines are offline: do not fetch the `Request.cf` placeholder from Cloudflare.
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      // Keep wrangler's own config and logs inside DATA_DIR: nothing is written outside it and the project.
+      XDG_CONFIG_HOME: path.join(wranglerDir, "config"),
+      WRANGLER_LOG_PATH: path.join(wranglerDir, "logs"),
+    },
+  });
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+      }),
+  );
+  child.once("exit", (code) => {
+    if (!stopping) {
+      console.error(`[edgeforge] wrangler dev exited (${code})`);
+      stop(1);
+    }
+  });
+  await waitForReady(child);
+  log(`API: http://127.0.0.1:${port}/api/v4`);
+  if (database.rootToken) log(`root personal access token (shown once): ${database.rootToken}`);
+  else if (initialRootToken) log("root personal access token: the value of INITIAL_ROOT_TOKEN");
+  else log("root personal access token: the one printed at the first start (set INITIAL_ROOT_TOKEN to choose one)");
+} catch (error) {
+  console.error("[edgeforge] start failed:", error);
+  await stop(1);
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// `npm test`: the vitest suite inside workerd, then the Node-side tests (proxy, end to end), and one
+// closing line `N passed, N failed, N skipped` over both (ARCHITECTURE.md §10).
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tmp = path.join(root, "test/.tmp");
+rmSync(tmp, { recursive: true, force: true });
+mkdirSync(tmp, { recursive: true });
+const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+
+function run(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: "inherit", env });
+    child.on("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+
+const vitestReport = path.join(tmp, "vitest.json");
+const vitestCode = await run(path.join(root, "node_modules/.bin/vitest"), [
+  "run", "--config", "test/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile=${vitestReport}`,
+  ...process.argv.slice(2),
+]);
+try {
+  const report = JSON.parse(readFileSync(vitestReport, "utf8"));
+  totals.passed += report.numPassedTests;
+  totals.failed += report.numFailedTests;
+  totals.skipped += report.numPendingTests + report.numTodoTests;
+  if (vitestCode !== 0 && report.numFailedTests === 0) totals.failed += 1; // a suite that failed to load
+} catch {
+  totals.failed += 1;
+}
+
+const nodeReport = path.join(tmp, "node.tap");
+const nodeCode = await run(process.execPath, [
+  "--test", "--test-concurrency=1",
+  "--test-reporter=spec", "--test-reporter-destination=stdout",
+  "--test-reporter=tap", `--test-reporter-destination=${nodeReport}`,
+  "test/node/", "test/e2e/",
+]);
+try {
+  const tap = readFileSync(nodeReport, "utf8");
+  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(tap)?.[1] ?? 0);
+  totals.passed += count("pass");
+  totals.failed += count("fail") + count("cancelled");
+  totals.skipped += count("skipped") + count("todo");
+  if (nodeCode !== 0 && count("fail") + count("cancelled") === 0) totals.failed += 1;
+} catch {
+  totals.failed += 1;
+}
+
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(totals.failed > 0 || vitestCode !== 0 || nodeCode !== 0 ? 1 : 0);
