@@ -4,3 +4,5 @@ export * from "./namespaces";
 export * from "./projects";
 export * from "./members";
 export * from "./instance";
+export * from "./repository";
+export * from "./issues";

@@ -9,6 +9,8 @@ export const users = pgTable(
     username: text().notNull(),
     name: text().notNull(),
     email: text().notNull(),
+    /** Devise reconfirmable: a changed e-mail waits here until confirmed (PUT /users/:id without skip_reconfirmation). */
+    unconfirmedEmail: text(),
     /** PBKDF2-SHA256 digest `pbkdf2$<iterations>$<salt b64>$<hash b64>`; null when never set. */
     encryptedPassword: text(),
     passwordExpiresAt: timestamptz(),

@@ -8,7 +8,13 @@ export type ProjectWithAccess = Project & { namespace: Namespace; accessLevel: n
 /** A group as lookups load it, with the actor's effective access level (inherited from ancestors). */
 export type GroupWithAccess = Namespace & { accessLevel: number };
 
-type Rule = { level: number; readers?: true; blockedWhenArchived?: true; owner?: true };
+type Rule = {
+  level: number;
+  readers?: true;
+  blockedWhenArchived?: true;
+  /** The project feature the ability needs (`issues_disabled` prevents every issue ability). */
+  feature?: "issuesEnabled" | "mergeRequestsEnabled" | "snippetsEnabled";
+};
 
 /**
  * Project abilities, named after app/policies/project_policy.rb. `readers`: anyone who can read the
@@ -22,12 +28,42 @@ const PROJECT = {
   push_code: { level: Access.DEVELOPER, blockedWhenArchived: true },
   admin_project_member: { level: Access.MAINTAINER },
   admin_project: { level: Access.MAINTAINER },
-  change_visibility_level: { level: Access.MAINTAINER },
-  archive_project: { level: Access.MAINTAINER },
+  // Owner abilities in ProjectPolicy (`rule { can?(:owner_access) }`): maintainers may not rename,
+  // archive or change visibility.
+  change_visibility_level: { level: Access.OWNER },
+  archive_project: { level: Access.OWNER },
   remove_project: { level: Access.OWNER },
   change_namespace: { level: Access.OWNER },
-  rename_project: { level: Access.MAINTAINER },
+  rename_project: { level: Access.OWNER },
   admin_project_group_link: { level: Access.MAINTAINER },
+  // Creating, promoting to, demoting from or removing the Owner role of a project member.
+  manage_owners: { level: Access.OWNER },
+  // Issues (app/policies/project_policy.rb, issue_policy.rb). Authors and assignees may also update
+  // their issue and read a confidential one: that is decided per issue in kernel/issuables.ts.
+  read_issue: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
+  create_issue: { level: Access.GUEST, blockedWhenArchived: true, feature: "issuesEnabled" },
+  update_issue: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
+  admin_issue: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
+  read_confidential_issues: { level: Access.REPORTER, feature: "issuesEnabled" },
+  destroy_issue: { level: Access.OWNER, feature: "issuesEnabled" },
+  admin_issue_link: { level: Access.GUEST, blockedWhenArchived: true, feature: "issuesEnabled" },
+  read_issue_link: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
+  read_label: { level: Access.GUEST, readers: true },
+  admin_label: { level: Access.REPORTER, blockedWhenArchived: true },
+  read_milestone: { level: Access.GUEST, readers: true },
+  admin_milestone: { level: Access.REPORTER, blockedWhenArchived: true },
+  create_note: { level: Access.GUEST, readers: true, blockedWhenArchived: true },
+  read_note: { level: Access.GUEST, readers: true },
+  admin_note: { level: Access.MAINTAINER, blockedWhenArchived: true },
+  award_emoji: { level: Access.GUEST, readers: true, blockedWhenArchived: true },
+  set_note_created_at: { level: Access.OWNER },
+  read_merge_request: { level: Access.GUEST, readers: true, feature: "mergeRequestsEnabled" },
+  create_merge_request_in: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
+  update_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
+  admin_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
+  read_snippet: { level: Access.GUEST, readers: true, feature: "snippetsEnabled" },
+  create_snippet: { level: Access.REPORTER, blockedWhenArchived: true, feature: "snippetsEnabled" },
+  admin_snippet: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "snippetsEnabled" },
 } as const satisfies Record<string, Rule>;
 
 /** Group abilities, from app/policies/group_policy.rb. */
@@ -65,6 +101,7 @@ export function canReadGroup(actor: Actor | null, group: GroupWithAccess): boole
 export function allowed(actor: Actor | null, ability: ProjectAbility, project: ProjectWithAccess): boolean {
   const rule: Rule = PROJECT[ability];
   if (rule.blockedWhenArchived && project.archived) return false;
+  if (rule.feature && !project[rule.feature]) return false;
   if (actor?.isAdmin) return true;
   if (!actor && !rule.readers) return false;
   if (rule.readers && canReadWithoutMembership(actor, project.visibilityLevel)) return true;

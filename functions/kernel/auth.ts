@@ -58,8 +58,9 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     .limit(1);
   const found = rows[0];
   if (!found) throw unauthorized();
-  if (found.token.revoked) throw revokedToken();
+  // AccessTokenValidationService#validate tests expiry before revocation.
   if (found.token.expiresAt && found.token.expiresAt <= new Date().toISOString().slice(0, 10)) throw expiredToken();
+  if (found.token.revoked) throw revokedToken();
   if (found.user.state === "blocked") throw forbidden("Your account has been blocked.");
 
   let actor: Actor = {

@@ -40,6 +40,18 @@ export const tooLarge = () => message(413, "413 Request Entity Too Large");
 export const tooManyRequests = (retryAfterSeconds: number, text: unknown = "429 Too Many Requests") =>
   message(429, text, { "Retry-After": String(retryAfterSeconds) });
 export const accepted = () => message(202, "202 Accepted");
+export const preconditionFailed = () => message(412, "412 Precondition Failed");
+
+/**
+ * `check_unmodified_since!` of `destroy_conditionally!` (lib/api/helpers.rb): an `If-Unmodified-Since`
+ * older than the record's last change answers 412; an unparsable header is ignored.
+ */
+export function checkUnmodifiedSince(header: string | undefined, lastModified: Date | string | null): void {
+  if (!header || !lastModified) return;
+  const since = Date.parse(header);
+  if (Number.isNaN(since)) return;
+  if (new Date(lastModified).getTime() > since) throw preconditionFailed();
+}
 export const methodNotAllowed = (text: string) => new ApiError(405, { error: text });
 
 export const insufficientScope = (scope: string) =>

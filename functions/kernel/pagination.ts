@@ -95,9 +95,12 @@ export function keysetLink(c: Ctx, nextParams: Record<string, string> | null, pe
   c.header("Link", `<${url.toString()}>; rel="next"`);
 }
 
-/** For resources that offer keyset pagination, offsets beyond 50,000 are refused (P7). */
+/**
+ * For resources that offer keyset pagination, offsets beyond 50,000 are refused (P7). GitLab tests
+ * `page * per_page > limit` (`offset_limit_exceeded?`), so page 501 of 100 is already refused.
+ */
 export function refuseDeepOffset(page: Page, type: string): void {
-  if (page.offset > MAX_OFFSET)
+  if (page.page * page.perPage > MAX_OFFSET)
     throw methodNotAllowed(
       `Offset pagination has a maximum allowed offset of ${MAX_OFFSET} for requests that return objects of type ${type}. Remaining records can be retrieved using keyset pagination.`,
     );

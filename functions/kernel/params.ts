@@ -35,7 +35,8 @@ async function readRaw(c: Ctx): Promise<Raw> {
     for (const [key, value] of form.entries()) normalizeParams(body, key, value);
     return { ...params, ...body };
   }
-  const text = await c.req.text();
+  // Decoded by hand: workerd warns when `.text()` reads a body whose type is not textual (urlencoded).
+  const text = new TextDecoder().decode(await c.req.arrayBuffer());
   if (text.length > MAX_BODY_BYTES) throw tooLarge();
   if (type.startsWith("application/x-www-form-urlencoded")) return { ...params, ...decodeQuery(text) };
   if (text.trim() === "") return params;
@@ -216,11 +217,18 @@ export const p = {
   file: () => coerced<File>((v) => (v instanceof File ? v : INVALID)),
 };
 
-export type ParamRule =
+export type ParamRule = (
   | { mutuallyExclusive: string[] }
   | { atLeastOneOf: string[] }
   | { exactlyOneOf: string[] }
-  | { allOrNoneOf: string[] };
+  | { allOrNoneOf: string[] }
+) & {
+  /**
+   * Grape validates in declaration order: a rule declared between parameters reports before the
+   * messages of `before` and of the parameters declared after it. Without it the rule reports last.
+   */
+  before?: string;
+};
 
 /** Reads, coerces and validates; failures are one 400 `{"error": "<a> is missing, <b> is invalid"}`. */
 export async function readParams<S extends z.ZodType>(c: Ctx, schema: S, rules: ParamRule[] = []): Promise<z.output<S>> {
@@ -230,6 +238,8 @@ export async function readParams<S extends z.ZodType>(c: Ctx, schema: S, rules: 
 
 export function validateParams<S extends z.ZodType>(raw: Raw, schema: S, rules: ParamRule[] = []): z.output<S> {
   const messages: string[] = [];
+  /** The top-level parameter of each message ("" for rules), to place rules declared with `before`. */
+  const owners: string[] = [];
   const result = schema.safeParse(withoutNulls(raw, schema));
   if (!result.success) {
     const seen = new Set<string>();
@@ -238,25 +248,34 @@ export function validateParams<S extends z.ZodType>(raw: Raw, schema: S, rules: 
       if (seen.has(name)) continue;
       seen.add(name);
       messages.push(`${name} ${issue.code === "custom" ? issue.message : "is invalid"}`);
+      owners.push(String(issue.path[0] ?? ""));
     }
   }
   const present = (key: string) => raw[key] !== undefined && raw[key] !== null;
+  const keys = schema instanceof z.ZodObject ? Object.keys(schema.shape as object) : [];
+  /** Places a rule's message where Grape would report it (see `ParamRule.before`). */
+  const report = (rule: ParamRule, text: string) => {
+    const limit = rule.before ? keys.indexOf(rule.before) : -1;
+    const at = limit < 0 ? -1 : owners.findIndex((owner) => owner !== "" && keys.indexOf(owner) >= limit);
+    messages.splice(at < 0 ? messages.length : at, 0, text);
+    owners.splice(at < 0 ? owners.length : at, 0, "");
+  };
   for (const rule of rules) {
     if ("mutuallyExclusive" in rule) {
       const sent = rule.mutuallyExclusive.filter(present);
-      if (sent.length > 1) messages.push(`${sent.join(", ")} are mutually exclusive`);
+      if (sent.length > 1) report(rule, `${sent.join(", ")} are mutually exclusive`);
     } else if ("atLeastOneOf" in rule) {
       if (!rule.atLeastOneOf.some(present))
-        messages.push(`${rule.atLeastOneOf.join(", ")} are missing, at least one parameter must be provided`);
+        report(rule, `${rule.atLeastOneOf.join(", ")} are missing, at least one parameter must be provided`);
     } else if ("exactlyOneOf" in rule) {
       const sent = rule.exactlyOneOf.filter(present);
       if (sent.length === 0)
-        messages.push(`${rule.exactlyOneOf.join(", ")} are missing, exactly one parameter must be provided`);
-      else if (sent.length > 1) messages.push(`${sent.join(", ")} are mutually exclusive`);
+        report(rule, `${rule.exactlyOneOf.join(", ")} are missing, exactly one parameter must be provided`);
+      else if (sent.length > 1) report(rule, `${sent.join(", ")} are mutually exclusive`);
     } else {
       const sent = rule.allOrNoneOf.filter(present);
       if (sent.length > 0 && sent.length < rule.allOrNoneOf.length)
-        messages.push(`${rule.allOrNoneOf.join(", ")} provide all or none of parameters`);
+        report(rule, `${rule.allOrNoneOf.join(", ")} provide all or none of parameters`);
     }
   }
   if (messages.length > 0) throw paramsError(messages.join(", "));

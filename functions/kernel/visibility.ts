@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { getTableName, sql, type SQL } from "drizzle-orm";
 import { namespaces, projects } from "../../db/schema";
 import type { Actor } from "./env";
 
@@ -7,6 +7,14 @@ import type { Actor } from "./env";
  * everywhere (lists, counts, X-Total) by the same rule (GITLAB-COMPAT.md A7, A8). GitLab keeps
  * these in materialised `project_authorizations`; we compute them from `members` and the group tree.
  */
+
+/**
+ * A column written with its table's name. In a single-table select Drizzle writes bare column names,
+ * which inside these subqueries would bind to the subquery's own tables (`members.id`).
+ */
+function qualified(table: typeof projects | typeof namespaces, column: string): SQL {
+  return sql`${sql.identifier(getTableName(table))}.${sql.identifier(column)}`;
+}
 
 /** A membership that counts: not expired. */
 const active = sql`(m.expires_at IS NULL OR m.expires_at > current_date)`;
@@ -21,30 +29,32 @@ export function memberGroupIds(userId: number): SQL {
  * the highest of the direct membership, memberships of ancestor groups, and group shares capped by
  * the share's level.
  */
-export function projectAccessLevel(userId: number | null, project = projects, namespace = namespaces): SQL<number> {
+export function projectAccessLevel(userId: number | SQL | null, project = projects, namespace = namespaces): SQL<number> {
   if (userId === null) return sql<number>`0`;
+  const projectId = qualified(project, "id");
   return sql<number>`GREATEST(
     COALESCE((SELECT max(m.access_level) FROM members m
       WHERE m.user_id = ${userId} AND ${active}
-        AND ((m.source_type = 'Project' AND m.source_id = ${project.id})
-          OR (m.source_type = 'Namespace' AND m.source_id = ANY(${namespace.traversalIds})))), 0),
+        AND ((m.source_type = 'Project' AND m.source_id = ${projectId})
+          OR (m.source_type = 'Namespace' AND m.source_id = ANY(${qualified(namespace, "traversal_ids")})))), 0),
     COALESCE((SELECT max(LEAST(m.access_level, l.group_access)) FROM project_group_links l
       JOIN namespaces g ON g.id = l.group_id
       JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(g.traversal_ids) AND m.user_id = ${userId} AND ${active}
-      WHERE l.project_id = ${project.id} AND (l.expires_at IS NULL OR l.expires_at > current_date)), 0)
+      WHERE l.project_id = ${projectId} AND (l.expires_at IS NULL OR l.expires_at > current_date)), 0)
   )::int`;
 }
 
 /** The user's access level on the group row `g` (inherited from ancestors); 5 for a member of a descendant or of a project inside. */
 export function groupAccessLevel(userId: number | null, group = namespaces): SQL<number> {
   if (userId === null) return sql<number>`0`;
+  const groupId = qualified(group, "id");
   return sql<number>`GREATEST(
     COALESCE((SELECT max(m.access_level) FROM members m
-      WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND m.source_id = ANY(${group.traversalIds})), 0),
+      WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND m.source_id = ANY(${qualified(group, "traversal_ids")})), 0),
     CASE WHEN EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id
-        WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND ${group.id} = ANY(d.traversal_ids))
+        WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND ${groupId} = ANY(d.traversal_ids))
       OR EXISTS (SELECT 1 FROM members m JOIN projects mp ON mp.id = m.source_id JOIN namespaces d ON d.id = mp.namespace_id
-        WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Project' AND ${group.id} = ANY(d.traversal_ids))
+        WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Project' AND ${groupId} = ANY(d.traversal_ids))
       THEN 5 ELSE 0 END
   )::int`;
 }
