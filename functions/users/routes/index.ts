@@ -1,0 +1,8 @@
+import { router } from "../../kernel/router";
+import { adminRoutes } from "./admin";
+import { readRoutes } from "./read";
+
+/** The users resource (lib/api/users.rb): `read_user` tokens may use its GET endpoints. */
+export const usersRoutes = router({ readUserScope: true });
+usersRoutes.route("/", readRoutes);
+usersRoutes.route("/", adminRoutes);

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { requireUser } from "../../kernel/auth";
+import { forbidden, notFound, unauthorized } from "../../kernel/errors";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, rawParams, readParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { user, userBasic, userDetailsWithAdmin, userPublic, userWithAdmin } from "../entities";
+import * as q from "../queries";
+
+/** The reads of lib/api/users.rb, open to `read_user` tokens. */
+export const readRoutes = router({ readUserScope: true });
+
+const MAX_ID = 2147483647;
+
+/** GET /user (lib/api/users.rb): the caller, with private fields; admins get the administrator view. */
+readRoutes.get("/user", async (c) => {
+  const actor = requireUser(c);
+  const row = await q.findUserRow(c.var.db(), actor.user.id);
+  if (!row) throw unauthorized();
+  return present(c, row, actor.isAdmin ? userWithAdmin : userPublic);
+});
+
+const ListUsers = z.object({
+  username: p.string().optional(),
+  extern_uid: p.string().optional(),
+  provider: p.string().optional(),
+  search: p.string().optional(),
+  active: p.bool().optional(),
+  external: p.bool().optional(),
+  exclude_external: p.bool().optional(),
+  blocked: p.bool().optional(),
+  created_after: p.datetime().optional(),
+  created_before: p.datetime().optional(),
+  without_projects: p.bool().optional(),
+  exclude_internal: p.bool().optional(),
+  admins: p.bool().optional(),
+  order_by: p.oneOf("id", "name", "username", "created_at", "updated_at").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  ...pageParams.shape,
+  with_custom_attributes: p.bool().optional(),
+});
+
+/** GET /users (lib/api/users.rb, app/finders/users_finder.rb) */
+readRoutes.get("/users", async (c) => {
+  const params = await readParams(c, ListUsers, [{ allOrNoneOf: ["extern_uid", "provider"], before: "order_by" }]);
+  const actor = c.var.actor;
+  const admin = !!actor?.isAdmin;
+  if (params.extern_uid && params.provider) {
+    if (!actor) throw unauthorized();
+    if (!admin) throw forbidden();
+  }
+  // Anonymous callers may only look a user up by username (a list of every user is refused).
+  if (!actor && !params.username) throw forbidden("Not authorized to access /api/v4/users");
+  // Undeclared in GitLab (read from the raw params by the finder): no validation, and only for admins.
+  const raw = await rawParams(c);
+  const customAttributes = admin ? stringHash(raw.custom_attributes) : undefined;
+  const twoFactor = admin && (raw.two_factor === "enabled" || raw.two_factor === "disabled") ? raw.two_factor : undefined;
+  const page = pageOf(params);
+  const { rows, total } = await q.listUsers(
+    c.var.db(),
+    {
+      username: params.username,
+      search: params.search,
+      active: params.active,
+      blocked: params.blocked,
+      external: params.external,
+      excludeExternal: params.exclude_external,
+      excludeInternal: params.exclude_internal,
+      // Filters GitLab drops for non-admins (`params.except!`, `by_admins`).
+      admins: admin ? params.admins : undefined,
+      externUid: admin && params.extern_uid && params.provider ? { provider: params.provider, externUid: params.extern_uid } : undefined,
+      createdAfter: admin ? params.created_after : undefined,
+      createdBefore: admin ? params.created_before : undefined,
+      withoutProjects: admin ? params.without_projects : undefined,
+      twoFactor,
+      customAttributes,
+    },
+    admin ? { kind: "field", orderBy: params.order_by ?? "id", sort: params.sort ?? "desc" } : { kind: "default" },
+    page,
+    { withCustomAttributes: admin && !!params.with_custom_attributes },
+  );
+  paginate(c, page, total);
+  return present(c, rows, admin ? userWithAdmin : userBasic);
+});
+
+/** A Rack hash of strings (`custom_attributes[key]=value`), else nothing (`is_a?(Hash)`). */
+function stringHash(value: unknown): Record<string, string> | undefined {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) if (typeof v === "string" || typeof v === "number") out[key] = String(v);
+  return out;
+}
+
+const GetUser = z.object({ with_custom_attributes: p.bool().optional() });
+
+/** GET /users/:id (lib/api/users.rb): open to anonymous callers; admins get UserDetailsWithAdmin. */
+readRoutes.get("/users/:id{[0-9]+}", async (c) => {
+  const params = await readParams(c, GetUser);
+  const id = Number(c.req.param("id"));
+  const admin = !!c.var.actor?.isAdmin;
+  const row = id <= MAX_ID ? await q.findUserRow(c.var.db(), id, { withCustomAttributes: admin && !!params.with_custom_attributes }) : null;
+  if (!row) throw notFound("User");
+  return present(c, row, admin ? userDetailsWithAdmin : user);
+});
