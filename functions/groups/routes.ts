@@ -1,3 +1,369 @@
+import { z } from "zod";
+import { authorizeGroup } from "../kernel/abilities";
+import { visibilityLevel, VISIBILITY_NAMES, type VisibilityName } from "../kernel/access";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { acceptedBody, apiError, checkUnmodifiedSince, forbidden, paramsError, validation } from "../kernel/errors";
+import { findGroup } from "../kernel/lookup";
+import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../kernel/pagination";
+import { p, rawParams, readParams } from "../kernel/params";
+import { present } from "../kernel/present";
 import { router } from "../kernel/router";
+import {
+  group,
+  groupDetail,
+  PROJECT_CREATION_LEVELS,
+  SUBGROUP_CREATION_LEVELS,
+  type GroupRow,
+  type GroupStatistics,
+} from "./entities";
+import * as q from "./queries";
+import {
+  canChangeShareLock,
+  canCreateGroup,
+  canCreateSubgroup,
+  decodeCursor,
+  encodeCursor,
+  hasErrors,
+  rubyHash,
+  SHARE_LOCK_MESSAGE,
+  validateGroup,
+  type ModelErrors,
+} from "./rules";
+import { createGroup, destroyGroup, updateGroup } from "./services";
 
 export const groupsRoutes = router();
+
+// ---------------------------------------------------------------------------------------------
+// Lists: GET /groups, /groups/:id/subgroups, /groups/:id/descendant_groups
+
+/** `group_list_params` (statistics … top_level_only, pagination) and `with_custom_attributes`, in Grape's order. */
+const ListParams = z.object({
+  statistics: p.bool().optional(),
+  skip_groups: p.ints({ comma: true }).optional(),
+  all_available: p.bool().optional(),
+  search: p.string().optional(),
+  owned: p.bool().optional(),
+  // Differs from GitLab: 15.4 also takes `order_by=similarity`; the spec lists name, path and id only.
+  order_by: p.oneOf("name", "path", "id").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
+  top_level_only: p.bool().optional(),
+  ...pageParams.shape,
+  with_custom_attributes: p.bool().optional(),
+  custom_attributes: p.hash().optional(),
+});
+/** Differs from GitLab: its subgroup lists also read `top_level_only` (and then ignore `:id`); the spec leaves it out. */
+const ChildListParams = ListParams.omit({ top_level_only: true });
+type ListInput = z.output<typeof ChildListParams> & { top_level_only?: boolean };
+
+/**
+ * Differs from GitLab: no storage statistics are recorded here (GitLab sums `project_statistics`),
+ * so every size is 0.
+ */
+const UNRECORDED_STATISTICS: GroupStatistics = {
+  storageSize: 0,
+  repositorySize: 0,
+  wikiSize: 0,
+  lfsObjectsSize: 0,
+  jobArtifactsSize: 0,
+  pipelineArtifactsSize: 0,
+  packagesSize: 0,
+  snippetsSize: 0,
+  uploadsSize: 0,
+};
+
+/** `custom_attributes[key]=value` filters: scalar values compared as strings. */
+function attributeFilter(hash: Record<string, unknown> | undefined): Record<string, string> | undefined {
+  if (!hash) return undefined;
+  const entries = Object.entries(hash).filter(([, v]) => ["string", "number", "boolean"].includes(typeof v));
+  return Object.fromEntries(entries.map(([k, v]) => [k, String(v)]));
+}
+
+/** `find_groups` (lib/api/groups.rb): GroupsFinder's params, `all_available` defaulting to admin-ness. */
+function listFilter(c: Ctx, params: ListInput, scope: { parentId?: number; ancestorId?: number }): q.GroupListFilter {
+  const actor = c.var.actor;
+  return {
+    actor,
+    owned: params.owned ?? false,
+    minAccessLevel: params.min_access_level,
+    allAvailable: params.all_available ?? !!actor?.isAdmin,
+    ...scope,
+    topLevelOnly: params.top_level_only,
+    search: params.search,
+    // Ids beyond 32 bits name no group (and would not compare with an integer column).
+    skipIds: params.skip_groups?.filter((id) => Math.abs(id) <= 2147483647),
+    customAttributes: actor?.isAdmin ? attributeFilter(params.custom_attributes) : undefined,
+    orderBy: params.order_by ?? "name",
+    sort: params.sort ?? "asc",
+  };
+}
+
+/** `present_groups`: statistics and custom attributes for admins who ask (one more statement for the latter). */
+async function presentGroups(c: Ctx, rows: GroupRow[], params: ListInput) {
+  const isAdmin = !!c.var.actor?.isAdmin;
+  const attributes = isAdmin && params.with_custom_attributes ? await q.customAttributesOf(c.var.db(), rows.map((r) => r.id)) : null;
+  const statistics = isAdmin && params.statistics ? UNRECORDED_STATISTICS : null;
+  const groups = rows.map((row) => ({ ...row, customAttributes: attributes?.get(row.id) ?? null, statistics }));
+  return present(c, groups, group);
+}
+
+/** An offset page of the filtered groups with GitLab's headers. */
+async function offsetList(c: Ctx, params: ListInput, filter: q.GroupListFilter) {
+  const page = pageOf(params);
+  const { rows, total } = await q.listGroups(c.var.db(), filter, page);
+  paginate(c, page, total);
+  return presentGroups(c, rows, params);
+}
+
+/** GET /groups (lib/api/groups.rb) */
+groupsRoutes.get("/groups", async (c) => {
+  const params = await readParams(c, ListParams);
+  const filter = listFilter(c, params, {});
+  if (c.var.actor) return offsetList(c, params, filter);
+
+  // Anonymous callers get `paginate_with_strategies` (present_groups_with_pagination_strategies):
+  // keyset on request, and offsets capped at 50,000 otherwise; signed-in callers get plain offset
+  // pagination whatever they ask. Differs from GITLAB-COMPAT.md P6, which lists name, path and id:
+  // GitLab 15.4's only keyset ordering for groups is name ascending (Group.supported_keyset_orderings).
+  const raw = await rawParams(c);
+  const page = pageOf(params);
+  if (raw.pagination !== "keyset") {
+    refuseDeepOffset(page, "Group");
+    return offsetList(c, params, filter);
+  }
+  if (filter.orderBy !== "name" || filter.sort !== "asc") throw keysetUnavailable();
+  const after = decodeCursor(raw.cursor);
+  // Differs from GitLab: an unreadable cursor is a 400 here, a 500 there.
+  if (after === "invalid") throw paramsError("cursor is invalid");
+  const rows = await q.listGroupsAfter(c.var.db(), filter, after, page.perPage);
+  const shown = rows.slice(0, page.perPage);
+  const last = shown[shown.length - 1];
+  keysetLink(c, rows.length > page.perPage ? { cursor: encodeCursor({ name: last.name, id: last.id }) } : null, page.perPage);
+  return presentGroups(c, shown, params);
+});
+
+/** GET /groups/:id/subgroups (lib/api/groups.rb) */
+groupsRoutes.get("/groups/:id/subgroups", async (c) => {
+  const params = await readParams(c, ChildListParams);
+  const parent = await findGroup(c, c.req.param("id"));
+  return offsetList(c, params, listFilter(c, params, { parentId: parent.id }));
+});
+
+/** GET /groups/:id/descendant_groups (lib/api/groups.rb) */
+groupsRoutes.get("/groups/:id/descendant_groups", async (c) => {
+  const params = await readParams(c, ChildListParams);
+  const ancestor = await findGroup(c, c.req.param("id"));
+  return offsetList(c, params, listFilter(c, params, { ancestorId: ancestor.id }));
+});
+
+// ---------------------------------------------------------------------------------------------
+// One group: POST, GET, PUT, DELETE
+
+/**
+ * An Integer parameter stored in an `integer` column. Differs from GitLab: a value beyond 32 bits is
+ * `is invalid` here; GitLab fails when saving it.
+ */
+const int4 = () => p.int().refine((n) => Math.abs(n) <= 2147483647, { message: "is invalid" });
+
+/** `optional_params_ce` (lib/api/helpers/groups_helpers.rb), in Grape's order. */
+const settingParams = {
+  description: p.string().optional(),
+  visibility: p.oneOf(...VISIBILITY_NAMES).optional(),
+  share_with_group_lock: p.bool().optional(),
+  require_two_factor_authentication: p.bool().optional(),
+  two_factor_grace_period: int4().optional(),
+  project_creation_level: p.oneOf("noone", "maintainer", "developer").optional(),
+  auto_devops_enabled: p.bool().nullable().optional(),
+  subgroup_creation_level: p.oneOf("owner", "maintainer").optional(),
+  emails_disabled: p.bool().optional(),
+  mentions_disabled: p.bool().optional(),
+  lfs_enabled: p.bool().optional(),
+  request_access_enabled: p.bool().optional(),
+  default_branch_protection: p.intOneOf(0, 1, 2, 3).optional(),
+};
+// Differs from GitLab: `avatar` uploads and the EE parameters (`membership_lock`, `ldap_cn`,
+// `ldap_access`, runner minutes, `file_template_project_id`, `prevent_forking_outside_group`) and
+// `prevent_sharing_groups_outside_hierarchy` are not taken: those features do not exist here.
+
+type Settings = Partial<z.output<z.ZodObject<typeof settingParams>>>;
+
+/** The sent settings as column values (`project_creation_level_str` and friends mapped to levels). */
+function settingChanges(params: Settings): q.GroupChanges {
+  const changes: q.GroupChanges = {};
+  if (params.description !== undefined) changes.description = params.description;
+  if (params.visibility !== undefined) changes.visibilityLevel = visibilityLevel(params.visibility);
+  if (params.share_with_group_lock !== undefined) changes.shareWithGroupLock = params.share_with_group_lock;
+  if (params.require_two_factor_authentication !== undefined)
+    changes.requireTwoFactorAuthentication = params.require_two_factor_authentication;
+  if (params.two_factor_grace_period !== undefined) changes.twoFactorGracePeriod = params.two_factor_grace_period;
+  if (params.project_creation_level !== undefined)
+    changes.projectCreationLevel = PROJECT_CREATION_LEVELS[params.project_creation_level];
+  if (params.auto_devops_enabled !== undefined) changes.autoDevopsEnabled = params.auto_devops_enabled;
+  if (params.subgroup_creation_level !== undefined)
+    changes.subgroupCreationLevel = SUBGROUP_CREATION_LEVELS[params.subgroup_creation_level];
+  if (params.emails_disabled !== undefined) changes.emailsDisabled = params.emails_disabled;
+  if (params.mentions_disabled !== undefined) changes.mentionsDisabled = params.mentions_disabled;
+  if (params.lfs_enabled !== undefined) changes.lfsEnabled = params.lfs_enabled;
+  if (params.request_access_enabled !== undefined) changes.requestAccessEnabled = params.request_access_enabled;
+  if (params.default_branch_protection !== undefined) changes.defaultBranchProtection = params.default_branch_protection;
+  return changes;
+}
+
+const CreateParams = z.object({
+  name: p.string(),
+  path: p.string(),
+  parent_id: p.int().optional(),
+  ...settingParams,
+});
+
+/** POST /groups (lib/api/groups.rb, app/services/groups/create_service.rb) */
+groupsRoutes.post("/groups", async (c) => {
+  const params = await readParams(c, CreateParams);
+  const actor = requireUser(c);
+  const parent = params.parent_id !== undefined ? await findGroup(c, String(params.parent_id)) : null;
+  if (parent ? !canCreateSubgroup(actor, parent) : !canCreateGroup(actor)) throw forbidden();
+
+  const fullPath = parent ? `${parent.fullPath}/${params.path}` : params.path;
+  const facts = await q.creationFacts(c.var.db(), fullPath);
+  const changes = settingChanges(params);
+  const level = changes.visibilityLevel ?? visibilityLevel((facts.defaultVisibility ?? "private") as VisibilityName);
+  const failed = (errors: ModelErrors) => apiError(`Failed to save group ${rubyHash(errors)}`, 400);
+  const errors = validateGroup({
+    name: params.name,
+    nameChanged: true,
+    path: params.path,
+    pathChanged: true,
+    description: changes.description ?? "",
+    ancestorCount: parent?.traversalIds.length ?? 0,
+    visibilityLevel: level,
+    parentVisibilityLevel: parent?.visibilityLevel ?? null,
+    maxChildVisibility: null,
+    maxProjectVisibility: null,
+    twoFactorGracePeriod: changes.twoFactorGracePeriod ?? 0,
+    pathTaken: facts.taken,
+  });
+  if (hasErrors(errors)) throw failed(errors);
+
+  const created = await createGroup(
+    c.var.db(),
+    facts.nextId,
+    parent?.traversalIds ?? [],
+    {
+      ...changes,
+      name: params.name,
+      path: params.path,
+      fullPath,
+      fullName: parent ? `${parent.fullName} / ${params.name}` : params.name,
+      parentId: parent?.id ?? null,
+      visibilityLevel: level,
+      // Namespace#sync_share_with_group_lock_with_parent: a locked parent locks its new subgroups.
+      shareWithGroupLock: parent?.shareWithGroupLock || (changes.shareWithGroupLock ?? false),
+    },
+    actor.user.id,
+  );
+  if (!created) throw failed({ path: ["has already been taken"] });
+  // GitLab presents GroupDetail without `with_projects` here: no `projects` keys.
+  return present(c, created, groupDetail, {}, 201);
+});
+
+const ShowParams = z.object({
+  with_custom_attributes: p.bool().optional(),
+  custom_attributes: p.hash().optional(),
+  with_projects: p.bool().optional(),
+});
+
+/** GroupDetail for GET and PUT: custom attributes for admins who ask, projects unless `with_projects=false`. */
+async function presentDetail(c: Ctx, row: GroupRow, opts: { withProjects: boolean; withCustomAttributes: boolean }) {
+  const db = c.var.db();
+  const attributes =
+    opts.withCustomAttributes && c.var.actor?.isAdmin ? ((await q.customAttributesOf(db, [row.id])).get(row.id) ?? []) : null;
+  const detail = { ...row, customAttributes: attributes };
+  if (!opts.withProjects) return present(c, detail, groupDetail);
+  const loaded = await q.detailProjects(db, c.var.actor, row.id);
+  return present(c, detail, groupDetail, loaded);
+}
+
+/** GET /groups/:id (lib/api/groups.rb) */
+groupsRoutes.get("/groups/:id", async (c) => {
+  const params = await readParams(c, ShowParams);
+  const found = await findGroup(c, c.req.param("id"));
+  return presentDetail(c, found, {
+    withProjects: params.with_projects ?? true,
+    withCustomAttributes: params.with_custom_attributes ?? false,
+  });
+});
+
+const UpdateParams = z.object({
+  name: p.string().optional(),
+  path: p.string().optional(),
+  ...settingParams,
+});
+
+/** PUT /groups/:id (lib/api/groups.rb, app/services/groups/update_service.rb) */
+groupsRoutes.put("/groups/:id", async (c) => {
+  const params = await readParams(c, UpdateParams);
+  const actor = requireUser(c);
+  const found = await findGroup(c, c.req.param("id"));
+  authorizeGroup(c, "admin_group", found);
+
+  const changes = settingChanges(params);
+  const name = params.name ?? found.name;
+  const path = params.path ?? found.path;
+  const nameChanged = name !== found.name;
+  const pathChanged = path !== found.path;
+  const visibilityChanged = changes.visibilityLevel !== undefined && changes.visibilityLevel !== found.visibilityLevel;
+  const lockChanged = changes.shareWithGroupLock !== undefined && changes.shareWithGroupLock !== found.shareWithGroupLock;
+  const rename: q.Rename | null =
+    nameChanged || pathChanged
+      ? {
+          oldFullPath: found.fullPath,
+          newFullPath: found.fullPath.slice(0, found.fullPath.length - found.path.length) + path,
+          oldFullName: found.fullName,
+          newFullName: found.fullName.slice(0, found.fullName.length - found.name.length) + name,
+        }
+      : null;
+
+  const facts =
+    pathChanged || visibilityChanged || (lockChanged && found.parentId !== null)
+      ? await q.updateFacts(c.var.db(), found, pathChanged ? rename!.newFullPath : null, actor.user.id)
+      : null;
+  // UpdateService#valid_share_with_group_lock_change? answers before the model validates.
+  if (lockChanged && !canChangeShareLock(actor, facts?.parent ?? null))
+    throw validation({ share_with_group_lock: [SHARE_LOCK_MESSAGE] });
+  const errors = validateGroup({
+    name,
+    nameChanged,
+    path,
+    pathChanged,
+    description: changes.description ?? found.description,
+    ancestorCount: found.traversalIds.length - 1,
+    visibilityLevel: changes.visibilityLevel ?? found.visibilityLevel,
+    parentVisibilityLevel: visibilityChanged ? (facts?.parent?.visibilityLevel ?? null) : null,
+    maxChildVisibility: visibilityChanged ? (facts?.maxChildVisibility ?? null) : null,
+    maxProjectVisibility: visibilityChanged ? (facts?.maxProjectVisibility ?? null) : null,
+    twoFactorGracePeriod: changes.twoFactorGracePeriod ?? found.twoFactorGracePeriod,
+    pathTaken: facts?.pathTaken ?? false,
+  });
+  if (hasErrors(errors)) throw validation(errors);
+
+  if (nameChanged) changes.name = name;
+  if (pathChanged) changes.path = path;
+  if (rename) Object.assign(changes, { fullPath: rename.newFullPath, fullName: rename.newFullName });
+  let updated: GroupRow = found;
+  if (Object.keys(changes).length > 0) {
+    const row = await updateGroup(c.var.db(), found.id, changes, rename, lockChanged && changes.shareWithGroupLock === true);
+    if (!row) throw validation({ path: ["has already been taken"] });
+    updated = row;
+  }
+  return presentDetail(c, updated, { withProjects: true, withCustomAttributes: false });
+});
+
+/** DELETE /groups/:id (lib/api/groups.rb): 202 `{"message":"202 Accepted"}` */
+groupsRoutes.delete("/groups/:id", async (c) => {
+  const found = await findGroup(c, c.req.param("id"));
+  authorizeGroup(c, "remove_group", found);
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
+  await destroyGroup(c.var.db(), found.id);
+  return c.json(acceptedBody, 202);
+});

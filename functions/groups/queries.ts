@@ -1,0 +1,392 @@
+import { and, asc, desc, eq, inArray, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import {
+  applicationSettings,
+  groupCustomAttributes,
+  members,
+  namespaces,
+  projectGroupLinks,
+  projects,
+  users,
+  type Namespace,
+} from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import { cappedCount, type Page } from "../kernel/pagination";
+import { groupAccessLevel, groupIsVisible, memberGroupIds, projectAccessLevel, projectIsVisible } from "../kernel/visibility";
+import type { ProjectRow, SharedGroup } from "../projects/entities";
+import type { CustomAttribute } from "./entities";
+import { escapeLike, searchTerms } from "./rules";
+
+/** A membership that counts: not expired (as kernel/visibility.ts). */
+const active = sql`(m.expires_at IS NULL OR m.expires_at > current_date)`;
+
+/** `traversal_ids @> ARRAY[id]`: the group and everything below it (GIN-indexed). */
+const inSubtreeOf = (groupId: number) => sql`${namespaces.traversalIds} @> ARRAY[${groupId}]::integer[]`;
+
+/**
+ * The groups a user reaches through memberships, as GroupsFinder without `all_available`:
+ * `authorized_groups.self_and_ancestors` ∪ `groups.self_and_descendants` — member groups with their
+ * descendants and ancestors, and the groups (with ancestors) holding projects the user is a member of.
+ * The same relations as kernel `groupIsVisible`, without its visibility-level clause.
+ */
+function reachedThroughMemberships(userId: number): SQL {
+  // One id set (a semi-join the planner can drive from): the GIN-indexed descendants of member groups,
+  // then the ancestors (self included) of member groups and of member projects' namespaces.
+  return sql`${namespaces.id} IN (
+    SELECT g.id FROM namespaces g WHERE g.traversal_ids && ${memberGroupIds(userId)}
+    UNION
+    SELECT unnest(d.traversal_ids) FROM members m JOIN namespaces d ON d.id = m.source_id
+      WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active}
+    UNION
+    SELECT unnest(d.traversal_ids) FROM members m JOIN projects mp ON mp.id = m.source_id
+      JOIN namespaces d ON d.id = mp.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active})`;
+}
+
+export type GroupListFilter = {
+  actor: Actor | null;
+  owned: boolean;
+  minAccessLevel?: number;
+  /** Already defaulted as the API does: the param, else true for admins, false otherwise. */
+  allAvailable: boolean;
+  /** `/subgroups`: direct children of this group. */
+  parentId?: number;
+  /** `/descendant_groups`: every group below this one. */
+  ancestorId?: number;
+  topLevelOnly?: boolean;
+  search?: string;
+  skipIds?: number[];
+  /** Admins only (CustomAttributesFilter); the route drops it for others. */
+  customAttributes?: Record<string, string>;
+  orderBy: "name" | "path" | "id";
+  sort: "asc" | "desc";
+};
+
+/** GroupsFinder#all_groups: which groups the caller may list at all. */
+function reachable(filter: GroupListFilter): SQL {
+  const { actor } = filter;
+  if (filter.owned) {
+    if (!actor) return sql`false`;
+    return sql`${namespaces.id} IN (SELECT m.source_id FROM members m WHERE m.user_id = ${actor.user.id}
+      AND m.source_type = 'Namespace' AND m.access_level = 50 AND ${active})`;
+  }
+  if (actor && filter.minAccessLevel !== undefined) {
+    return sql`${namespaces.traversalIds} && ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${actor.user.id}
+      AND m.source_type = 'Namespace' AND m.access_level >= ${filter.minAccessLevel} AND ${active})`;
+  }
+  if (!actor || filter.allAvailable) return groupIsVisible(actor);
+  return reachedThroughMemberships(actor.user.id);
+}
+
+/**
+ * `fuzzy_search(query, columns)` (Gitlab::SQL::Pattern): every term of 3+ characters must occur in the
+ * same column; without such terms, the whole query must equal a column (case-insensitively).
+ */
+function fuzzySearch(query: string, columns: SQL[]): SQL | undefined {
+  const { partial, exact } = searchTerms(query);
+  if (!partial.length && exact === null) return undefined;
+  return or(
+    ...columns.map((column) =>
+      exact !== null
+        ? sql`${column} ILIKE ${escapeLike(exact)}`
+        : and(...partial.map((term) => sql`${column} ILIKE ${`%${escapeLike(term)}%`}`)),
+    ),
+  );
+}
+
+function listCondition(filter: GroupListFilter): SQL {
+  const conditions: (SQL | undefined)[] = [eq(namespaces.type, "Group"), reachable(filter)];
+  if (filter.topLevelOnly) conditions.push(sql`${namespaces.parentId} IS NULL`);
+  if (filter.parentId !== undefined) conditions.push(eq(namespaces.parentId, filter.parentId));
+  if (filter.ancestorId !== undefined)
+    conditions.push(inSubtreeOf(filter.ancestorId), ne(namespaces.id, filter.ancestorId));
+  if (filter.search?.trim()) {
+    // Group.search(include_parents: parent.blank?): the full path and full name (the route) for
+    // `/groups`, the group's own path and name below a parent.
+    const below = filter.parentId !== undefined || filter.ancestorId !== undefined;
+    const columns = below ? [sql`${namespaces.path}`, sql`${namespaces.name}`] : [sql`${namespaces.fullPath}`, sql`${namespaces.fullName}`];
+    conditions.push(fuzzySearch(filter.search, columns));
+  }
+  if (filter.skipIds?.length) conditions.push(notInArray(namespaces.id, filter.skipIds));
+  for (const [key, value] of Object.entries(filter.customAttributes ?? {})) {
+    conditions.push(sql`EXISTS (SELECT 1 FROM ${groupCustomAttributes} ca WHERE ca.group_id = ${namespaces.id}
+      AND ca.key = ${key} AND ca.value = ${value})`);
+  }
+  return and(...conditions)!;
+}
+
+/** `reorder(order_by => sort, id: asc)`: ties always break on ascending id. */
+function listOrder(filter: GroupListFilter) {
+  const direction = filter.sort === "desc" ? desc : asc;
+  if (filter.orderBy === "id") return [direction(namespaces.id)];
+  const column = filter.orderBy === "path" ? namespaces.path : namespaces.name;
+  return [direction(column), asc(namespaces.id)];
+}
+
+/** One page of groups and the capped total: two statements whatever the page size. */
+export async function listGroups(db: Executor, filter: GroupListFilter, page: Page): Promise<{ rows: Namespace[]; total: number }> {
+  const where = listCondition(filter);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(namespaces).where(where), page);
+  const rows = await db
+    .select()
+    .from(namespaces)
+    .where(where)
+    .orderBy(...listOrder(filter))
+    .limit(page.limit)
+    .offset(page.offset);
+  return { rows, total };
+}
+
+/**
+ * Keyset page of `ORDER BY name, id` after the cursor's row (`Group.supported_keyset_orderings`:
+ * name ascending only). One more row than asked tells whether a next page exists.
+ */
+export async function listGroupsAfter(
+  db: Executor,
+  filter: GroupListFilter,
+  after: { name: string; id: number } | null,
+  limit: number,
+): Promise<Namespace[]> {
+  const where = after
+    ? and(listCondition(filter), sql`(${namespaces.name}, ${namespaces.id}) > (${after.name}, ${after.id})`)
+    : listCondition(filter);
+  return db.select().from(namespaces).where(where).orderBy(asc(namespaces.name), asc(namespaces.id)).limit(limit + 1);
+}
+
+/** Custom attributes of these groups, in one statement. */
+export async function customAttributesOf(db: Executor, groupIds: number[]): Promise<Map<number, CustomAttribute[]>> {
+  const byGroup = new Map<number, CustomAttribute[]>(groupIds.map((id) => [id, []]));
+  if (!groupIds.length) return byGroup;
+  const rows = await db
+    .select({ groupId: groupCustomAttributes.groupId, key: groupCustomAttributes.key, value: groupCustomAttributes.value })
+    .from(groupCustomAttributes)
+    .where(inArray(groupCustomAttributes.groupId, groupIds))
+    .orderBy(asc(groupCustomAttributes.id));
+  for (const row of rows) byGroup.get(row.groupId)?.push({ key: row.key, value: row.value });
+  return byGroup;
+}
+
+/** Whether a route (a namespace or a project) already has this full path, ignoring case. */
+function routeTaken(fullPath: string, exceptNamespaceId?: number): SQL<boolean> {
+  const other = exceptNamespaceId === undefined ? sql`true` : sql`${namespaces.id} <> ${exceptNamespaceId}`;
+  return sql<boolean>`(EXISTS (SELECT 1 FROM ${namespaces} WHERE lower(${namespaces.fullPath}) = lower(${fullPath}) AND ${other})
+    OR EXISTS (SELECT 1 FROM ${projects} WHERE lower(${projects.fullPath}) = lower(${fullPath})))`;
+}
+
+/**
+ * What creating a group needs from the database, in one statement: whether the path is taken, the
+ * instance's default group visibility, and the new group's id (its traversal_ids end with it).
+ */
+export async function creationFacts(db: Executor, fullPath: string) {
+  const [facts] = await db
+    .select({
+      taken: routeTaken(fullPath),
+      defaultVisibility: sql<string | null>`(SELECT ${applicationSettings.defaultGroupVisibility} FROM ${applicationSettings} WHERE ${applicationSettings.id} = 1)`,
+      nextId: sql<number>`nextval(pg_get_serial_sequence('namespaces', 'id'))::int`,
+    })
+    .from(sql`(SELECT 1) AS one`);
+  return { taken: Boolean(facts.taken), defaultVisibility: facts.defaultVisibility, nextId: Number(facts.nextId) };
+}
+
+export type NewGroup = Omit<typeof namespaces.$inferInsert, "id" | "type" | "traversalIds">;
+
+/** Inserts the group with its id and its creator as an OWNER member, in one statement. */
+export async function insertGroup(db: Executor, id: number, parentTraversalIds: number[], values: NewGroup, creatorId: number) {
+  const owner = db
+    .$with("owner")
+    .as(db.insert(members).values({ sourceType: "Namespace", sourceId: id, userId: creatorId, accessLevel: 50 }).returning({ id: members.id }));
+  const [row] = await db
+    .with(owner)
+    .insert(namespaces)
+    .overridingSystemValue()
+    .values({ ...values, id, type: "Group", traversalIds: [...parentTraversalIds, id] })
+    .returning();
+  return row;
+}
+
+/**
+ * What updating a group needs to validate, in one statement: whether the new full path is taken,
+ * the highest visibility among its direct subgroups and direct projects, and its parent's visibility
+ * and share lock with the actor's access level there.
+ */
+export async function updateFacts(db: Executor, group: Namespace, newFullPath: string | null, userId: number) {
+  const parent = alias(namespaces, "parent");
+  const [facts] = await db
+    .select({
+      pathTaken: newFullPath === null ? sql<boolean>`false` : routeTaken(newFullPath, group.id),
+      maxChildVisibility: sql<number | null>`(SELECT max(c.visibility_level) FROM namespaces c WHERE c.parent_id = ${group.id} AND c.type = 'Group')`,
+      maxProjectVisibility: sql<number | null>`(SELECT max(p.visibility_level) FROM projects p WHERE p.namespace_id = ${group.id})`,
+      parentVisibility: parent.visibilityLevel,
+      parentShareLock: parent.shareWithGroupLock,
+      parentAccess: groupAccessLevel(userId, parent as unknown as typeof namespaces),
+    })
+    .from(namespaces)
+    .leftJoin(parent, eq(parent.id, namespaces.parentId))
+    .where(eq(namespaces.id, group.id));
+  const toNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+  return {
+    pathTaken: Boolean(facts.pathTaken),
+    maxChildVisibility: toNumber(facts.maxChildVisibility),
+    maxProjectVisibility: toNumber(facts.maxProjectVisibility),
+    parent:
+      facts.parentVisibility === null
+        ? null
+        : { visibilityLevel: facts.parentVisibility, shareWithGroupLock: !!facts.parentShareLock, accessLevel: Number(facts.parentAccess) },
+  };
+}
+
+export type GroupChanges = Partial<Omit<typeof namespaces.$inferInsert, "id" | "type" | "traversalIds" | "parentId">>;
+
+/** A rename moves every route below the group: old and new full path and full name of the group. */
+export type Rename = { oldFullPath: string; newFullPath: string; oldFullName: string; newFullName: string };
+
+/**
+ * Updates the group and, in the same statement, what follows from it: on a rename, the full path and
+ * full name of every descendant group and the full path and `name_with_namespace` of every project
+ * below (Route#rename_descendants); when the share lock turns on, the lock of every descendant
+ * (Namespace#force_share_with_group_lock_on_descendants).
+ */
+export async function updateGroup(db: Executor, groupId: number, changes: GroupChanges, rename: Rename | null, lockDescendants: boolean) {
+  const ctes = [];
+  if (rename || lockDescendants) {
+    const descendantChanges: { fullPath?: SQL; fullName?: SQL; shareWithGroupLock?: boolean } = {};
+    if (rename) {
+      descendantChanges.fullPath = sql`${rename.newFullPath} || substr(${namespaces.fullPath}, char_length(${rename.oldFullPath}) + 1)`;
+      descendantChanges.fullName = sql`${rename.newFullName} || substr(${namespaces.fullName}, char_length(${rename.oldFullName}) + 1)`;
+    }
+    if (lockDescendants) descendantChanges.shareWithGroupLock = true;
+    ctes.push(
+      db
+        .$with("descendants")
+        .as(
+          db
+            .update(namespaces)
+            .set(descendantChanges)
+            .where(and(inSubtreeOf(groupId), ne(namespaces.id, groupId)))
+            .returning({ id: namespaces.id }),
+        ),
+    );
+  }
+  if (rename) {
+    const subtree = db.select({ id: namespaces.id }).from(namespaces).where(inSubtreeOf(groupId));
+    ctes.push(
+      db
+        .$with("moved_projects")
+        .as(
+          db
+            .update(projects)
+            .set({
+              fullPath: sql`${rename.newFullPath} || substr(${projects.fullPath}, char_length(${rename.oldFullPath}) + 1)`,
+              nameWithNamespace: sql`${rename.newFullName} || substr(${projects.nameWithNamespace}, char_length(${rename.oldFullName}) + 1)`,
+            })
+            .where(inArray(projects.namespaceId, subtree))
+            .returning({ id: projects.id }),
+        ),
+    );
+  }
+  const [row] = await db
+    .with(...ctes)
+    .update(namespaces)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(eq(namespaces.id, groupId))
+    .returning();
+  return row;
+}
+
+/**
+ * Deletes the group and every group below it with their members rows (polymorphic: no foreign key).
+ * Their projects go with their namespaces (`projects.namespace_id … ON DELETE CASCADE`), and so do
+ * project_group_links naming those projects or groups; the projects' members rows are deleted here.
+ */
+export async function deleteGroupTree(db: Executor, groupId: number) {
+  const subtree = db.select({ id: namespaces.id }).from(namespaces).where(inSubtreeOf(groupId));
+  const subtreeProjects = db.select({ id: projects.id }).from(projects).where(inArray(projects.namespaceId, subtree));
+  await db
+    .delete(members)
+    .where(
+      or(
+        and(eq(members.sourceType, "Namespace"), inArray(members.sourceId, subtree)),
+        and(eq(members.sourceType, "Project"), inArray(members.sourceId, subtreeProjects)),
+      ),
+    );
+  await db.delete(namespaces).where(inSubtreeOf(groupId));
+}
+
+/** GroupProjectsFinder::DEFAULT_PROJECTS_LIMIT: GroupDetail shows at most 100 of each list. */
+export const DETAIL_PROJECTS_LIMIT = 100;
+
+const activeLink = sql`(${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > current_date)`;
+const projectOwner = alias(users, "owner");
+
+/**
+ * GroupDetail's `projects` (the group's own projects) and `shared_projects` (projects shared with it
+ * through project_group_links), each the newest 100 the caller may read (GroupProjectsFinder with
+ * `only_owned` / `only_shared` and `limit`), in two statements: the projects with their namespace,
+ * personal owner and the caller's level; then the group links of all of them whose groups the caller
+ * may read (ProjectRow's `sharedWithGroups`).
+ */
+export async function detailProjects(
+  db: Executor,
+  actor: Actor | null,
+  groupId: number,
+): Promise<{ projects: ProjectRow[]; sharedProjects: ProjectRow[] }> {
+  const sharedIds = db
+    .select({ id: projectGroupLinks.projectId })
+    .from(projectGroupLinks)
+    .where(and(eq(projectGroupLinks.groupId, groupId), activeLink));
+  const own = sql`${projects.namespaceId} = ${groupId}`;
+  const ranked = db.$with("ranked").as(
+    db
+      .select({
+        id: projects.id,
+        shared: sql<boolean>`NOT ${own}`.as("shared"),
+        position: sql<number>`row_number() OVER (PARTITION BY ${own} ORDER BY ${projects.id} DESC)`.as("position"),
+      })
+      .from(projects)
+      .where(and(or(sql`${own}`, inArray(projects.id, sharedIds)), projectIsVisible(actor))),
+  );
+  const raws = await db
+    .with(ranked)
+    .select({
+      project: projects,
+      namespace: namespaces,
+      owner: projectOwner,
+      accessLevel: projectAccessLevel(actor?.user.id ?? null),
+      shared: ranked.shared,
+    })
+    .from(ranked)
+    .innerJoin(projects, eq(projects.id, ranked.id))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .leftJoin(projectOwner, and(eq(namespaces.type, "User"), eq(projectOwner.id, namespaces.ownerId)))
+    .where(lte(ranked.position, DETAIL_PROJECTS_LIMIT))
+    .orderBy(desc(projects.id));
+
+  const byProject = new Map<number, SharedGroup[]>();
+  if (raws.length > 0) {
+    const links = await db
+      .select({ link: projectGroupLinks, group: namespaces })
+      .from(projectGroupLinks)
+      .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
+      .where(and(inArray(projectGroupLinks.projectId, raws.map((r) => r.project.id)), activeLink, groupIsVisible(actor)))
+      .orderBy(asc(projectGroupLinks.id));
+    for (const { link, group } of links) {
+      const list = byProject.get(link.projectId) ?? [];
+      list.push({ ...link, group });
+      byProject.set(link.projectId, list);
+    }
+  }
+  const rows = raws.map((r) => ({
+    shared: Boolean(r.shared),
+    row: {
+      ...r.project,
+      namespace: r.namespace,
+      owner: r.owner,
+      accessLevel: Number(r.accessLevel),
+      sharedWithGroups: byProject.get(r.project.id) ?? [],
+    } satisfies ProjectRow,
+  }));
+  return {
+    projects: rows.filter((r) => !r.shared).map((r) => r.row),
+    sharedProjects: rows.filter((r) => r.shared).map((r) => r.row),
+  };
+}
