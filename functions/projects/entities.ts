@@ -1,0 +1,190 @@
+import type { Namespace, Project, ProjectGroupLink, User } from "../../db/schema";
+import { allowed } from "../kernel/abilities";
+import { visibilityName } from "../kernel/access";
+import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
+
+/** A project_group_links row with its (readable) group. */
+export type SharedGroup = ProjectGroupLink & { group: Namespace };
+
+/**
+ * A project as its entities need it. Other domains that embed projects (GroupDetail `projects`,
+ * `shared_projects`) load: the row, its namespace, the namespace owner for personal projects (else
+ * null), the caller's effective level (kernel `projectAccessLevel`) and its non-expired group links
+ * whose groups the caller may read.
+ */
+export type ProjectRow = Project & {
+  namespace: Namespace;
+  owner: User | null;
+  accessLevel: number;
+  sharedWithGroups: SharedGroup[];
+};
+
+/** For `ProjectWithAccess`: the caller's direct project membership and best group-hierarchy membership. */
+export type ProjectWithPermissionsRow = ProjectRow & {
+  permissions: { projectAccess: number | null; groupAccess: number | null };
+};
+
+const projectUrl = (ctx: PresentContext, row: Project) => webUrl(ctx, row.fullPath);
+
+function sshPrefix(ctx: PresentContext): string {
+  return `git@${new URL(ctx.baseUrl).hostname}:`;
+}
+
+/** `download_code` (read_code in our ability table) decides repository-derived fields. */
+function readsCode(row: ProjectRow, ctx: PresentContext): boolean {
+  return allowed(ctx.actor, "read_code", row);
+}
+
+/** API::Entities::NamespaceBasic (lib/api/entities/namespace_basic.rb). */
+export function namespaceBasic(ns: Namespace, owner: User | null, ctx: PresentContext) {
+  const isUser = ns.type === "User";
+  return {
+    id: ns.id,
+    name: ns.name,
+    path: ns.path,
+    kind: isUser ? "user" : "group",
+    full_path: ns.fullPath,
+    parent_id: ns.parentId,
+    avatar_url: isUser ? (owner?.avatarUrl ?? null) : ns.avatarUrl,
+    web_url: isUser ? webUrl(ctx, owner?.username ?? ns.path) : webUrl(ctx, `groups/${ns.fullPath}`),
+  };
+}
+
+/** API::Entities::UserBasic, as `owner` of a personal project. */
+export function projectOwner(user: User, ctx: PresentContext) {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    avatar_url: user.avatarUrl,
+    web_url: webUrl(ctx, user.username),
+  };
+}
+
+/** API::Entities::ProjectIdentity (todos, events, exports). */
+export function projectIdentity(row: Project & { namespace?: Namespace }, _ctx?: PresentContext) {
+  return {
+    id: row.id,
+    description: row.description,
+    name: row.name,
+    name_with_namespace: row.nameWithNamespace,
+    path: row.path,
+    path_with_namespace: row.fullPath,
+    created_at: isoTime(row.createdAt),
+  };
+}
+
+/**
+ * API::Entities::BasicProjectDetails (lib/api/entities/basic_project_details.rb): the `simple=true`
+ * view and what anonymous callers get from `GET /projects`.
+ */
+export function projectBasic(row: ProjectRow, ctx: PresentContext) {
+  const code = readsCode(row, ctx);
+  return {
+    ...projectIdentity(row),
+    ...(code ? { default_branch: row.defaultBranch } : {}),
+    tag_list: row.tagList,
+    topics: row.tagList,
+    ssh_url_to_repo: `${sshPrefix(ctx)}${row.fullPath}.git`,
+    http_url_to_repo: `${projectUrl(ctx, row)}.git`,
+    web_url: projectUrl(ctx, row),
+    // Differs from GitLab only until the repository domain lands: no README can exist yet, so null.
+    ...(code ? { readme_url: null, forks_count: row.forksCount } : {}),
+    avatar_url: row.avatarUrl,
+    star_count: row.starCount,
+    last_activity_at: isoTime(row.lastActivityAt),
+    namespace: namespaceBasic(row.namespace, row.owner, ctx),
+  };
+}
+
+/** Same shape as `projectBasic`, under the name other domains look for. */
+export const projectSimple = projectBasic;
+
+const accessLevelName = (enabled: boolean) => (enabled ? "enabled" : "disabled");
+
+/** API::Entities::SharedGroupWithProject. */
+export function sharedGroupWithProject(link: SharedGroup) {
+  return {
+    group_id: link.groupId,
+    group_name: link.group.name,
+    group_full_path: link.group.fullPath,
+    group_access_level: link.groupAccess,
+    expires_at: isoDate(link.expiresAt),
+  };
+}
+
+function links(row: ProjectRow, ctx: PresentContext) {
+  const api = (suffix: string) => webUrl(ctx, `api/v4/projects/${row.id}${suffix}`);
+  return {
+    self: api(""),
+    ...(row.issuesEnabled ? { issues: api("/issues") } : {}),
+    ...(row.mergeRequestsEnabled ? { merge_requests: api("/merge_requests") } : {}),
+    repo_branches: api("/repository/branches"),
+    labels: api("/labels"),
+    events: api("/events"),
+    members: api("/members"),
+  };
+}
+
+/**
+ * API::Entities::Project (lib/api/entities/project.rb), limited to the settings Edgeforge stores;
+ * settings that are not built yet are left out rather than shown with values nobody can change.
+ */
+export function project(row: ProjectRow, ctx: PresentContext) {
+  return {
+    ...projectBasic(row, ctx),
+    _links: links(row, ctx),
+    empty_repo: row.emptyRepo,
+    archived: row.archived,
+    visibility: visibilityName(row.visibilityLevel),
+    ...(row.namespace.type === "User" && row.owner ? { owner: projectOwner(row.owner, ctx) } : {}),
+    issues_enabled: row.issuesEnabled,
+    merge_requests_enabled: row.mergeRequestsEnabled,
+    wiki_enabled: row.wikiEnabled,
+    jobs_enabled: row.jobsEnabled,
+    snippets_enabled: row.snippetsEnabled,
+    issues_access_level: accessLevelName(row.issuesEnabled),
+    repository_access_level: "enabled",
+    merge_requests_access_level: accessLevelName(row.mergeRequestsEnabled),
+    wiki_access_level: accessLevelName(row.wikiEnabled),
+    builds_access_level: accessLevelName(row.jobsEnabled),
+    snippets_access_level: accessLevelName(row.snippetsEnabled),
+    shared_runners_enabled: row.sharedRunnersEnabled,
+    creator_id: row.creatorId,
+    import_status: "none",
+    ...(row.issuesEnabled ? { open_issues_count: row.openIssuesCount } : {}),
+    public_jobs: row.publicJobs,
+    shared_with_groups: row.sharedWithGroups.map(sharedGroupWithProject),
+    request_access_enabled: row.requestAccessEnabled,
+  };
+}
+
+/** API::Entities::MemberAccess / GroupAccess. */
+function memberAccess(level: number | null) {
+  // Differs from GitLab: notification settings are not stored per source yet; 3 is "global", the
+  // level every new membership starts with.
+  return level === null ? null : { access_level: level, notification_level: 3 };
+}
+
+/** API::Entities::ProjectWithAccess: `GET /projects` and `GET /projects/:id` for signed-in callers. */
+export function projectWithAccess(row: ProjectWithPermissionsRow, ctx: PresentContext) {
+  return {
+    ...project(row, ctx),
+    permissions: {
+      project_access: memberAccess(row.permissions.projectAccess),
+      group_access: memberAccess(row.namespace.type === "Group" ? row.permissions.groupAccess : null),
+    },
+  };
+}
+
+/** API::Entities::ProjectGroupLink (`POST /projects/:id/share`). */
+export function projectGroupLink(link: ProjectGroupLink, _ctx?: PresentContext) {
+  return {
+    id: link.id,
+    project_id: link.projectId,
+    group_id: link.groupId,
+    group_access: link.groupAccess,
+    expires_at: isoDate(link.expiresAt),
+  };
+}

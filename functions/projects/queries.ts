@@ -1,0 +1,394 @@
+import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { applicationSettings, members, namespaces, projectGroupLinks, projects, users } from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import { cappedCount, type Page } from "../kernel/pagination";
+import { authorizedProjectIds, groupIsVisible, projectAccessLevel, projectIsVisible } from "../kernel/visibility";
+import type { ProjectWithPermissionsRow, SharedGroup } from "./entities";
+
+const owner = alias(users, "owner");
+
+const activeLink = sql`(${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > current_date)`;
+
+/** The caller's direct project membership (`permissions.project_access`), null without one. */
+function directProjectAccess(userId: number | null): SQL<number | null> {
+  if (userId === null) return sql<null>`NULL::int`;
+  return sql<number | null>`(SELECT m.access_level FROM members m WHERE m.source_type = 'Project'
+    AND m.source_id = ${projects.id} AND m.user_id = ${userId}
+    AND (m.expires_at IS NULL OR m.expires_at > current_date))`;
+}
+
+/** `group.highest_group_member(user)`: the caller's best membership in the group or its ancestors. */
+function groupHierarchyAccess(userId: number | null): SQL<number | null> {
+  if (userId === null) return sql<null>`NULL::int`;
+  return sql<number | null>`(CASE WHEN ${namespaces.type} = 'Group' THEN (SELECT max(m.access_level) FROM members m
+    WHERE m.source_type = 'Namespace' AND m.source_id = ANY(${namespaces.traversalIds}) AND m.user_id = ${userId}
+      AND (m.expires_at IS NULL OR m.expires_at > current_date)) END)`;
+}
+
+/** One statement for the page: project, namespace, personal owner and the caller's levels. */
+function selectRows(db: Executor, actor: Actor | null) {
+  const userId = actor?.user.id ?? null;
+  return db
+    .select({
+      project: projects,
+      namespace: namespaces,
+      owner,
+      accessLevel: projectAccessLevel(userId),
+      projectAccess: directProjectAccess(userId),
+      groupAccess: groupHierarchyAccess(userId),
+    })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .leftJoin(owner, and(eq(namespaces.type, "User"), eq(owner.id, namespaces.ownerId)));
+}
+
+type RawRow = Awaited<ReturnType<ReturnType<typeof selectRows>["where"]>>[number];
+
+/** Shared groups of the listed projects in one statement (groups the caller may not read are left out). */
+async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawRow[]): Promise<ProjectWithPermissionsRow[]> {
+  const ids = raws.map((r) => r.project.id);
+  const byProject = new Map<number, SharedGroup[]>();
+  if (ids.length > 0) {
+    const links = await db
+      .select({ link: projectGroupLinks, group: namespaces })
+      .from(projectGroupLinks)
+      .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
+      .where(and(inArray(projectGroupLinks.projectId, ids), activeLink, groupIsVisible(actor, namespaces)))
+      .orderBy(asc(projectGroupLinks.id));
+    for (const { link, group } of links) {
+      const list = byProject.get(link.projectId) ?? [];
+      list.push({ ...link, group });
+      byProject.set(link.projectId, list);
+    }
+  }
+  return raws.map((r) => ({
+    ...r.project,
+    namespace: r.namespace,
+    owner: r.owner,
+    accessLevel: Number(r.accessLevel),
+    permissions: {
+      projectAccess: r.projectAccess === null ? null : Number(r.projectAccess),
+      groupAccess: r.groupAccess === null ? null : Number(r.groupAccess),
+    },
+    sharedWithGroups: byProject.get(r.project.id) ?? [],
+  }));
+}
+
+/** A project with everything its entities show (two statements). */
+export async function loadProjectRow(db: Executor, actor: Actor | null, projectId: number): Promise<ProjectWithPermissionsRow | null> {
+  const raws = await selectRows(db, actor).where(eq(projects.id, projectId)).limit(1);
+  const rows = await preloadSharedGroups(db, actor, raws);
+  return rows[0] ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists (ProjectsFinder, GroupProjectsFinder)
+
+export type OrderBy = "id" | "name" | "path" | "created_at" | "updated_at" | "last_activity_at" | "similarity";
+type Column = typeof projects.id | typeof projects.name | typeof projects.path | typeof projects.createdAt
+  | typeof projects.updatedAt | typeof projects.lastActivityAt;
+
+export const ORDER_COLUMNS: Record<Exclude<OrderBy, "similarity">, Column> = {
+  id: projects.id,
+  name: projects.name,
+  path: projects.path,
+  created_at: projects.createdAt,
+  updated_at: projects.updatedAt,
+  last_activity_at: projects.lastActivityAt,
+};
+
+export type ProjectFilters = {
+  archived?: boolean;
+  visibilityLevel?: number;
+  search?: string;
+  searchNamespaces?: boolean;
+  owned?: boolean;
+  membership?: boolean;
+  starred?: boolean;
+  minAccessLevel?: number;
+  withIssuesEnabled?: boolean;
+  withMergeRequestsEnabled?: boolean;
+  idAfter?: number;
+  idBefore?: number;
+  lastActivityAfter?: Date;
+  lastActivityBefore?: Date;
+  topics?: string[];
+};
+
+/** Where the listed projects come from: everything visible, or one group's projects. */
+export type ProjectSource =
+  | { kind: "all" }
+  | { kind: "group"; groupId: number; includeSubgroups: boolean; withShared: boolean; onlyShared: boolean };
+
+export type ListOrder =
+  | { kind: "column"; column: Exclude<OrderBy, "similarity">; sort: "asc" | "desc" }
+  | { kind: "similarity"; search: string }
+  | { kind: "name_then_id"; idSort: "asc" | "desc" };
+
+/** Keyset bounds: `(column, id)` strictly after the last row of the previous page. */
+export type KeysetBound = { column: Exclude<OrderBy, "similarity">; sort: "asc" | "desc"; value: string | number; id: number };
+
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (m) => `\\${m}`);
+}
+
+/**
+ * `fuzzy_search` (lib/gitlab/sql/pattern.rb): the query is split into words (quoted phrases kept);
+ * words of 3+ characters must all occur in one column (ILIKE %word%); with no such word the whole
+ * query must equal the column, case-insensitively. Columns are OR'ed.
+ */
+export function fuzzySearch(columns: SQL[], query: string): SQL | undefined {
+  const squished = query.replace(/\s+/g, " ").trim();
+  if (!squished) return undefined;
+  const quoted = squished.match(/"[^"]+"/g) ?? [];
+  let rest = squished;
+  for (const q of quoted) rest = rest.replace(q, "");
+  const words = [...rest.split(" ").filter(Boolean), ...quoted.map((q) => q.slice(1, -1))].filter((w) => w.length >= 3);
+  const perColumn = columns.map((column) => {
+    if (words.length === 0) return sql`${column} ILIKE ${likeEscape(squished)}`;
+    return sql.join(words.map((w) => sql`${column} ILIKE ${`%${likeEscape(w)}%`}`), sql` AND `);
+  });
+  return sql`(${sql.join(perColumn, sql` OR `)})`;
+}
+
+function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilters): SQL[] {
+  const userId = actor?.user.id ?? null;
+  const where: SQL[] = [projectIsVisible(actor)];
+  if (source.kind === "group") {
+    const own = source.includeSubgroups
+      ? sql`${source.groupId} = ANY(${namespaces.traversalIds})`
+      : sql`${projects.namespaceId} = ${source.groupId}`;
+    const shared = sql`${projects.id} IN (SELECT l.project_id FROM project_group_links l
+      WHERE l.group_id = ${source.groupId} AND (l.expires_at IS NULL OR l.expires_at > current_date))`;
+    where.push(source.onlyShared ? shared : source.withShared ? sql`(${own} OR ${shared})` : own);
+    // GroupProjectsFinder#filter_by_visibility: owned and min_access_level narrow to authorised projects.
+    if (userId !== null && f.owned) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, 50)}`);
+    else if (userId !== null && f.minAccessLevel !== undefined)
+      where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, f.minAccessLevel)}`);
+  } else {
+    // ProjectsFinder#collection_with_user / collection_without_user.
+    if (f.owned || f.membership || f.minAccessLevel !== undefined) {
+      if (userId === null) return [sql`false`];
+      if (f.owned)
+        where.push(sql`(${projects.namespaceId} IN (SELECT un.id FROM namespaces un WHERE un.type = 'User' AND un.owner_id = ${userId})
+          OR ${projects.id} IN ${authorizedProjectIds(userId, 50)})`);
+      else if (f.minAccessLevel !== undefined) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, f.minAccessLevel)}`);
+      if (f.membership) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, 10)}`);
+    }
+  }
+  // Differs from GitLab: there is no starring yet, so a signed-in caller has starred nothing.
+  if (f.starred && userId !== null) where.push(sql`false`);
+  if (f.visibilityLevel !== undefined) where.push(eq(projects.visibilityLevel, f.visibilityLevel));
+  if (f.topics && f.topics.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topics.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
+  if (f.search) {
+    const columns = f.searchNamespaces
+      ? [sql`${projects.fullPath}`, sql`${projects.nameWithNamespace}`, sql`${projects.description}`]
+      : [sql`${projects.path}`, sql`${projects.name}`, sql`${projects.description}`];
+    const match = fuzzySearch(columns, f.search);
+    if (match) where.push(match);
+  }
+  if (f.archived !== undefined) where.push(eq(projects.archived, f.archived));
+  if (f.withIssuesEnabled) where.push(eq(projects.issuesEnabled, true));
+  if (f.withMergeRequestsEnabled) where.push(eq(projects.mergeRequestsEnabled, true));
+  if (f.idAfter !== undefined) where.push(sql`${projects.id} > ${f.idAfter}`);
+  if (f.idBefore !== undefined) where.push(sql`${projects.id} < ${f.idBefore}`);
+  if (f.lastActivityAfter) where.push(sql`${projects.lastActivityAt} > ${f.lastActivityAfter.toISOString()}`);
+  if (f.lastActivityBefore) where.push(sql`${projects.lastActivityAt} < ${f.lastActivityBefore.toISOString()}`);
+  return where;
+}
+
+/**
+ * `sorted_by_similarity_desc`: path weighs 1, name 0.7, description 0.2.
+ * Differs from GitLab: GitLab scores with pg_trgm `similarity()`; without that extension we score an
+ * exact match 1, a prefix 0.75 and a substring 0.5 per column.
+ */
+function similarityScore(search: string): SQL {
+  const q = search.toLowerCase();
+  const score = (column: SQL) => sql`(CASE WHEN lower(COALESCE(${column}, '')) = ${q} THEN 1
+    WHEN lower(COALESCE(${column}, '')) LIKE ${`${likeEscape(q)}%`} THEN 0.75
+    WHEN strpos(lower(COALESCE(${column}, '')), ${q}) > 0 THEN 0.5 ELSE 0 END)`;
+  return sql`(${score(sql`${projects.path}`)} + 0.7 * ${score(sql`${projects.name}`)} + 0.2 * ${score(sql`${projects.description}`)})`;
+}
+
+function orderBy(order: ListOrder): SQL[] {
+  if (order.kind === "similarity") return [sql`${similarityScore(order.search)} DESC`, desc(projects.id)];
+  if (order.kind === "name_then_id") return [asc(projects.name), order.idSort === "asc" ? asc(projects.id) : desc(projects.id)];
+  const dir = order.sort === "asc" ? asc : desc;
+  const column = ORDER_COLUMNS[order.column];
+  return column === projects.id ? [dir(projects.id)] : [dir(column), dir(projects.id)];
+}
+
+/** An offset page and its capped count (three statements with the shared-group preload). */
+export async function listProjects(
+  db: Executor,
+  actor: Actor | null,
+  source: ProjectSource,
+  filters: ProjectFilters,
+  order: ListOrder,
+  page: Page,
+): Promise<{ rows: ProjectWithPermissionsRow[]; total: number }> {
+  const where = and(...conditions(actor, source, filters));
+  const raws = await selectRows(db, actor)
+    .where(where)
+    .orderBy(...orderBy(order))
+    .limit(page.limit)
+    .offset(page.offset);
+  const counted = db
+    .select({ one: sql`1` })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(where);
+  const total = await cappedCount(db, counted, page);
+  return { rows: await preloadSharedGroups(db, actor, raws), total };
+}
+
+/** A keyset page: `limit + 1` rows are read to know whether another page exists; no count. */
+export async function listProjectsKeyset(
+  db: Executor,
+  actor: Actor | null,
+  filters: ProjectFilters,
+  order: { column: Exclude<OrderBy, "similarity">; sort: "asc" | "desc" },
+  after: KeysetBound | null,
+  limit: number,
+): Promise<{ rows: ProjectWithPermissionsRow[]; more: boolean }> {
+  const where = conditions(actor, { kind: "all" }, filters);
+  if (after) {
+    const column = ORDER_COLUMNS[after.column];
+    const value = after.value;
+    const op = after.sort === "asc" ? sql`>` : sql`<`;
+    where.push(
+      column === projects.id
+        ? sql`${projects.id} ${op} ${after.id}`
+        : sql`(${column}, ${projects.id}) ${op} (${value}, ${after.id})`,
+    );
+  }
+  const raws = await selectRows(db, actor)
+    .where(and(...where))
+    .orderBy(...orderBy({ kind: "column", ...order }))
+    .limit(limit + 1);
+  const more = raws.length > limit;
+  return { rows: await preloadSharedGroups(db, actor, raws.slice(0, limit)), more };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Creation and updates
+
+/** The namespace a project is created in, with what the create rules need, in one statement. */
+export async function loadTargetNamespace(db: Executor, which: { id: number } | { ownerId: number }, creatorId: number) {
+  const rows = await db
+    .select({
+      namespace: namespaces,
+      owner,
+      memberLevel: sql<number>`COALESCE((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'
+        AND m.source_id = ANY(${namespaces.traversalIds}) AND m.user_id = ${creatorId}
+        AND (m.expires_at IS NULL OR m.expires_at > current_date)), 0)::int`,
+      personalProjects: sql<number>`(SELECT count(*) FROM projects pp JOIN namespaces pn ON pn.id = pp.namespace_id
+        WHERE pn.type = 'User' AND pn.owner_id = ${creatorId})::int`,
+      defaultVisibility: sql<string>`(SELECT s.default_project_visibility FROM ${applicationSettings} s WHERE s.id = 1)`,
+    })
+    .from(namespaces)
+    .leftJoin(owner, and(eq(namespaces.type, "User"), eq(owner.id, namespaces.ownerId)))
+    .where("id" in which ? eq(namespaces.id, which.id) : and(eq(namespaces.type, "User"), eq(namespaces.ownerId, which.ownerId)))
+    .limit(1);
+  const row = rows[0];
+  return row
+    ? { ...row, memberLevel: Number(row.memberLevel), personalProjects: Number(row.personalProjects) }
+    : null;
+}
+
+/**
+ * What `validates :name, uniqueness` and the path/route checks need: whether the name is used by
+ * another project of the namespace, and whether the full path is taken by a project or a namespace.
+ */
+export async function nameAndPathTaken(
+  db: Executor,
+  namespaceId: number,
+  name: string | null,
+  fullPath: string | null,
+  exceptProjectId: number | null,
+): Promise<{ nameTaken: boolean; pathTaken: boolean }> {
+  const except = exceptProjectId === null ? sql`true` : sql`p.id <> ${exceptProjectId}`;
+  const result = await db.execute<{ name_taken: boolean; path_taken: boolean }>(sql`SELECT
+    ${name === null ? sql`false` : sql`EXISTS (SELECT 1 FROM projects p WHERE p.namespace_id = ${namespaceId} AND p.name = ${name} AND ${except})`} AS name_taken,
+    ${fullPath === null ? sql`false` : sql`(EXISTS (SELECT 1 FROM projects p WHERE lower(p.full_path) = lower(${fullPath}) AND ${except})
+      OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath})))`} AS path_taken`);
+  const row = result.rows[0];
+  return { nameTaken: !!row.name_taken, pathTaken: !!row.path_taken };
+}
+
+export type NewProject = typeof projects.$inferInsert;
+
+export async function insertProject(db: Executor, values: NewProject) {
+  const [row] = await db.insert(projects).values(values).returning();
+  return row;
+}
+
+export async function insertOwnerMember(db: Executor, projectId: number, userId: number, createdById: number) {
+  await db.insert(members).values({ sourceType: "Project", sourceId: projectId, userId, accessLevel: 50, createdById });
+}
+
+export type ProjectChanges = Partial<Omit<NewProject, "id" | "createdAt">>;
+
+export async function updateProject(db: Executor, projectId: number, changes: ProjectChanges) {
+  const [row] = await db
+    .update(projects)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(eq(projects.id, projectId))
+    .returning({ id: projects.id });
+  return row ?? null;
+}
+
+/** Deleting a project removes its memberships (polymorphic, no FK) and its group links. */
+export async function deleteProject(db: Executor, projectId: number) {
+  await db.delete(members).where(and(eq(members.sourceType, "Project"), eq(members.sourceId, projectId)));
+  await db.delete(projectGroupLinks).where(eq(projectGroupLinks.projectId, projectId));
+  await db.delete(projects).where(eq(projects.id, projectId));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sharing
+
+/**
+ * The group to share with, whether the caller is a member of it or of an ancestor (GroupPolicy
+ * `read_namespace` is `has_access`), and whether the project is already shared with it.
+ */
+export async function loadShareGroup(db: Executor, groupId: number, userId: number, projectId: number) {
+  const rows = await db
+    .select({
+      group: namespaces,
+      // Correlated by value, not by column: a single-table select writes bare column names, which the
+      // subqueries' own tables would capture.
+      memberLevel: sql<number>`COALESCE((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'
+        AND m.source_id IN (SELECT unnest(g.traversal_ids) FROM namespaces g WHERE g.id = ${groupId}) AND m.user_id = ${userId}
+        AND (m.expires_at IS NULL OR m.expires_at > current_date)), 0)::int`,
+      alreadyShared: sql<boolean>`EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = ${projectId} AND l.group_id = ${groupId})`,
+    })
+    .from(namespaces)
+    .where(and(eq(namespaces.id, groupId), eq(namespaces.type, "Group")))
+    .limit(1);
+  const row = rows[0];
+  return row ? { group: row.group, memberLevel: Number(row.memberLevel), alreadyShared: !!row.alreadyShared } : null;
+}
+
+export async function findGroupLink(db: Executor, projectId: number, groupId: number) {
+  const rows = await db
+    .select()
+    .from(projectGroupLinks)
+    .where(and(eq(projectGroupLinks.projectId, projectId), eq(projectGroupLinks.groupId, groupId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function insertGroupLink(
+  db: Executor,
+  values: { projectId: number; groupId: number; groupAccess: number; expiresAt: string | null },
+) {
+  const [row] = await db.insert(projectGroupLinks).values(values).returning();
+  return row;
+}
+
+export async function deleteGroupLink(db: Executor, linkId: number) {
+  await db.delete(projectGroupLinks).where(eq(projectGroupLinks.id, linkId));
+}

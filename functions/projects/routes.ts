@@ -1,3 +1,0 @@
-import { router } from "../kernel/router";
-
-export const projectsRoutes = router();

@@ -1,0 +1,10 @@
+import { router } from "../../kernel/router";
+import { listRoutes } from "./list";
+import { projectRoutes } from "./project";
+import { shareRoutes } from "./share";
+
+/** The projects resource (lib/api/projects.rb) and the group project lists of lib/api/groups.rb. */
+export const projectsRoutes = router();
+projectsRoutes.route("/", listRoutes);
+projectsRoutes.route("/", projectRoutes);
+projectsRoutes.route("/", shareRoutes);

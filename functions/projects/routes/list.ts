@@ -1,0 +1,211 @@
+import { z } from "zod";
+import { visibilityLevel } from "../../kernel/access";
+import type { Ctx } from "../../kernel/env";
+import { paramsError } from "../../kernel/errors";
+import { findGroup } from "../../kernel/lookup";
+import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
+import { p, readParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
+import * as q from "../queries";
+
+export const listRoutes = router();
+
+const VISIBILITIES = ["private", "internal", "public"] as const;
+const KEYSET_ORDERS = ["id", "name", "path", "created_at", "updated_at", "last_activity_at"] as const;
+type KeysetOrder = (typeof KEYSET_ORDERS)[number];
+
+/** `params :sort_params`, `:filter_params`, `:pagination`, `simple` of lib/api/projects.rb, in its order. */
+const ListProjects = z.object({
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  archived: p.bool().optional(),
+  visibility: p.oneOf(...VISIBILITIES).optional(),
+  search: p.string().optional(),
+  search_namespaces: p.bool().optional(),
+  owned: p.bool().optional(),
+  starred: p.bool().optional(),
+  membership: p.bool().optional(),
+  with_issues_enabled: p.bool().optional(),
+  with_merge_requests_enabled: p.bool().optional(),
+  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
+  id_after: p.int().optional(),
+  id_before: p.int().optional(),
+  last_activity_after: p.datetime().optional(),
+  last_activity_before: p.datetime().optional(),
+  topic: p.strings({ comma: true }).optional(),
+  ...pageParams.shape,
+  simple: p.bool().optional(),
+  pagination: p.string().optional(),
+  cursor: p.string().optional(),
+});
+
+function filtersOf(params: z.output<typeof ListProjects> | z.output<typeof ListGroupProjects>): q.ProjectFilters {
+  const all = params as Partial<z.output<typeof ListProjects>>;
+  return {
+    archived: params.archived,
+    visibilityLevel: params.visibility ? visibilityLevel(params.visibility) : undefined,
+    search: params.search,
+    searchNamespaces: all.search_namespaces,
+    owned: "owned" in params ? params.owned : undefined,
+    membership: all.membership,
+    starred: params.starred,
+    minAccessLevel: params.min_access_level,
+    withIssuesEnabled: params.with_issues_enabled,
+    withMergeRequestsEnabled: params.with_merge_requests_enabled,
+    idAfter: all.id_after,
+    idBefore: all.id_before,
+    lastActivityAfter: all.last_activity_after,
+    lastActivityBefore: all.last_activity_before,
+    topics: all.topic?.filter((t) => t !== ""),
+  };
+}
+
+/**
+ * The `cursor` of GitLab's cursor-based keyset (Gitlab::Pagination::Keyset::Paginator): URL-safe
+ * Base64 of `{"<order column>": "<value>", "id": "<id>", "_kd": "n"}`.
+ */
+function encodeCursor(column: KeysetOrder, row: ProjectRow): string {
+  const values: Record<KeysetOrder, unknown> = {
+    id: row.id,
+    name: row.name,
+    path: row.path,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+    last_activity_at: row.lastActivityAt,
+  };
+  const value = values[column];
+  const json = JSON.stringify({ [column]: value instanceof Date ? value.toISOString() : String(value), id: String(row.id), _kd: "n" });
+  return btoa(String.fromCharCode(...new TextEncoder().encode(json))).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+function decodeCursor(cursor: string, column: KeysetOrder, sort: "asc" | "desc"): q.KeysetBound {
+  try {
+    const bytes = Uint8Array.from(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
+    const data = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+    const id = Number(data.id);
+    const value = data[column];
+    if (Number.isSafeInteger(id) && typeof value === "string" && (!column.endsWith("_at") || !Number.isNaN(Date.parse(value))))
+      return { column, sort, value, id };
+  } catch {
+    // fall through to the parameter error
+  }
+  // Differs from GitLab: GitLab fails with a 500 on a cursor it cannot parse.
+  throw paramsError("cursor is invalid");
+}
+
+/**
+ * Keyset pagination (GITLAB-COMPAT P6): only `Link: rel="next"`, while more rows exist. `order_by=id`
+ * continues with `id_after`/`id_before` as GitLab's Keyset::RequestContext does.
+ * Differs from GitLab: 15.4 offers keyset on projects for `order_by=id` only (405 otherwise); the
+ * other columns of the contract continue with GitLab's cursor-based `cursor` parameter.
+ */
+async function keysetPage(c: Ctx, params: z.output<typeof ListProjects>, filters: q.ProjectFilters) {
+  const column = (params.order_by ?? "created_at") as KeysetOrder | "similarity";
+  if (!(KEYSET_ORDERS as readonly string[]).includes(column)) throw keysetUnavailable();
+  const order = { column: column as KeysetOrder, sort: params.sort ?? "desc" };
+  const after = params.cursor && order.column !== "id" ? decodeCursor(params.cursor, order.column, order.sort) : null;
+  const perPage = pageOf(params).perPage;
+  const { rows, more } = await q.listProjectsKeyset(c.var.db(), c.var.actor, filters, order, after, perPage);
+  const last = rows[rows.length - 1];
+  if (more && last) {
+    const next =
+      order.column === "id"
+        ? { [order.sort === "asc" ? "id_after" : "id_before"]: String(last.id) }
+        : { cursor: encodeCursor(order.column, last) };
+    keysetLink(c, next, perPage);
+  }
+  return rows;
+}
+
+/** GET /projects (lib/api/projects.rb, app/finders/projects_finder.rb) */
+listRoutes.get("/projects", async (c) => {
+  const params = await readParams(c, ListProjects);
+  const actor = c.var.actor;
+  const filters = filtersOf(params);
+  // support_order_by_similarity!: with a search and a caller, similarity ranks the caller's projects;
+  // otherwise the default order applies.
+  const similarity = params.order_by === "similarity" && !!params.search && !!actor;
+  if (similarity) filters.membership = true;
+  const entity = params.simple || !actor ? projectBasic : projectWithAccess;
+  if (params.pagination === "keyset") {
+    const rows = await keysetPage(c, params, filters);
+    return present(c, rows, entity);
+  }
+  const page = pageOf(params);
+  refuseDeepOffset(page, "Project");
+  const order: q.ListOrder = similarity
+    ? { kind: "similarity", search: params.search! }
+    : { kind: "column", column: params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at", sort: params.sort ?? "desc" };
+  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
+  paginate(c, page, total);
+  return present(c, rows, entity);
+});
+
+/** The parameters of `GET /groups/:id/projects` (lib/api/groups.rb), in its order. */
+const ListGroupProjects = z.object({
+  archived: p.bool().optional(),
+  visibility: p.oneOf(...VISIBILITIES).optional(),
+  search: p.string().optional(),
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  simple: p.bool().optional(),
+  owned: p.bool().optional(),
+  starred: p.bool().optional(),
+  with_issues_enabled: p.bool().optional(),
+  with_merge_requests_enabled: p.bool().optional(),
+  with_shared: p.bool().optional(),
+  include_subgroups: p.bool().optional(),
+  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
+  ...pageParams.shape,
+  pagination: p.string().optional(),
+});
+
+/** `GET /groups/:id/projects/shared`: the same without owned, with_shared, include_subgroups and similarity. */
+const ListSharedProjects = ListGroupProjects.omit({ owned: true, with_shared: true, include_subgroups: true }).extend({
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional(),
+});
+
+/** `reorder_projects_with_similarity_order_support` (lib/api/groups.rb). */
+function groupOrder(params: { order_by?: string; sort?: "asc" | "desc"; search?: string }): q.ListOrder {
+  if (params.order_by === "similarity") {
+    if (params.search) return { kind: "similarity", search: params.search };
+    return { kind: "name_then_id", idSort: params.sort ?? "desc" };
+  }
+  return { kind: "column", column: (params.order_by ?? "created_at") as Exclude<q.OrderBy, "similarity">, sort: params.sort ?? "desc" };
+}
+
+async function groupProjects(c: Ctx, params: z.output<typeof ListGroupProjects>, source: Omit<Extract<q.ProjectSource, { kind: "group" }>, "groupId" | "kind">) {
+  const group = await findGroup(c, c.req.param("id")!);
+  // Differs from GitLab: 15.4 ignores `pagination=keyset` here (plain offset pagination); the
+  // contract (GITLAB-COMPAT P6) refuses keyset where it is not offered.
+  if (params.pagination === "keyset") throw keysetUnavailable();
+  const page = pageOf(params);
+  const { rows, total } = await q.listProjects(
+    c.var.db(),
+    c.var.actor,
+    { kind: "group", groupId: group.id, ...source },
+    filtersOf(params),
+    groupOrder(params),
+    page,
+  );
+  paginate(c, page, total);
+  return present(c, rows, params.simple ? projectBasic : project);
+}
+
+/** GET /groups/:id/projects (lib/api/groups.rb, app/finders/group_projects_finder.rb) */
+listRoutes.get("/groups/:id/projects", async (c) => {
+  const params = await readParams(c, ListGroupProjects);
+  return groupProjects(c, params, {
+    includeSubgroups: params.include_subgroups ?? false,
+    withShared: params.with_shared ?? true,
+    onlyShared: false,
+  });
+});
+
+/** GET /groups/:id/projects/shared (lib/api/groups.rb) */
+listRoutes.get("/groups/:id/projects/shared", async (c) => {
+  const params = await readParams(c, ListSharedProjects);
+  return groupProjects(c, { ...params, owned: undefined }, { includeSubgroups: false, withShared: true, onlyShared: true });
+});

@@ -1,0 +1,183 @@
+import { z } from "zod";
+import { authorize } from "../../kernel/abilities";
+import { Access } from "../../kernel/access";
+import { requireAdmin, requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { acceptedBody, notFound } from "../../kernel/errors";
+import { findProject, findUser } from "../../kernel/lookup";
+import { p, rawParams, readParams, validateParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
+import * as q from "../queries";
+import * as s from "../services";
+
+export const projectRoutes = router();
+
+/** `optional_project_params` that Edgeforge stores, in lib/api/helpers/projects_helpers.rb's order. */
+const projectSettings = {
+  description: p.string().nullable().optional(),
+  issues_enabled: p.bool().optional(),
+  merge_requests_enabled: p.bool().optional(),
+  wiki_enabled: p.bool().optional(),
+  jobs_enabled: p.bool().optional(),
+  snippets_enabled: p.bool().optional(),
+  shared_runners_enabled: p.bool().optional(),
+  visibility: p.oneOf("private", "internal", "public").optional(),
+  public_builds: p.bool().optional(),
+  public_jobs: p.bool().optional(),
+  request_access_enabled: p.bool().optional(),
+  tag_list: p.strings({ comma: true }).optional(),
+  topics: p.strings({ comma: true }).optional(),
+};
+
+const CreateProject = z.object({
+  name: p.string().optional(),
+  path: p.string().optional(),
+  default_branch: p.string().optional(),
+  ...projectSettings,
+  initialize_with_readme: p.bool().optional(),
+  namespace_id: p.int().optional(),
+});
+
+const CreateProjectForUser = CreateProject.extend({ name: p.string(), user_id: p.int() });
+
+type SettingsParams = { [K in keyof typeof projectSettings]?: z.output<(typeof projectSettings)[K]> } & {
+  name?: string;
+  path?: string;
+  default_branch?: string;
+};
+
+/** `translate_params_for_compatibility`: jobs_enabled and public_jobs are the API names. */
+function settingsInput(params: SettingsParams): s.UpdateInput {
+  return {
+    name: params.name,
+    path: params.path,
+    description: params.description,
+    defaultBranch: params.default_branch,
+    visibility: params.visibility,
+    issuesEnabled: params.issues_enabled,
+    mergeRequestsEnabled: params.merge_requests_enabled,
+    wikiEnabled: params.wiki_enabled,
+    jobsEnabled: params.jobs_enabled,
+    snippetsEnabled: params.snippets_enabled,
+    sharedRunnersEnabled: params.shared_runners_enabled,
+    publicJobs: params.public_jobs ?? params.public_builds,
+    requestAccessEnabled: params.request_access_enabled,
+    // `build_topics`: topics wins over the deprecated tag_list.
+    topics: params.topics ?? params.tag_list,
+  };
+}
+
+/** The caller's level on a project they just created in `namespace` (for the entity's conditions). */
+const creatorLevel = (namespace: ProjectRow["namespace"], memberLevel: number) => (namespace.type === "User" ? Access.OWNER : memberLevel);
+
+/** POST /projects (lib/api/projects.rb, app/services/projects/create_service.rb) */
+projectRoutes.post("/projects", async (c) => {
+  const params = await readParams(c, CreateProject, [{ atLeastOneOf: ["name", "path"] }]);
+  const actor = requireUser(c);
+  const row = await s.createProject(
+    c.var.db(),
+    actor.user,
+    { ...settingsInput(params), namespaceId: params.namespace_id, initializeWithReadme: params.initialize_with_readme },
+    { limitForbidden: true, accessLevelOf: creatorLevel },
+  );
+  return present(c, row, project, {}, 201);
+});
+
+/** POST /projects/user/:user_id (lib/api/projects.rb): an admin creates a project for a user. */
+projectRoutes.post("/projects/user/:user_id", async (c) => {
+  const raw = await rawParams(c);
+  const params = validateParams({ ...raw, user_id: c.req.param("user_id") }, CreateProjectForUser);
+  requireAdmin(c);
+  const user = await findUser(c, String(params.user_id));
+  const row = await s.createProject(
+    c.var.db(),
+    user,
+    { ...settingsInput(params), namespaceId: params.namespace_id, initializeWithReadme: params.initialize_with_readme },
+    { limitForbidden: false, accessLevelOf: () => Access.NO_ACCESS },
+  );
+  return present(c, row, project, {}, 201);
+});
+
+/** GET /projects/:id (lib/api/projects.rb): ProjectWithAccess when signed in, BasicProjectDetails otherwise. */
+projectRoutes.get("/projects/:id", async (c) => {
+  const found = await findProject(c, c.req.param("id"));
+  const row = await reload(c, found.id);
+  return c.var.actor ? present(c, row, projectWithAccess) : present(c, row, projectBasic);
+});
+
+async function reload(c: Ctx, projectId: number) {
+  const row = await q.loadProjectRow(c.var.db(), c.var.actor, projectId);
+  if (!row) throw notFound("Project");
+  return row;
+}
+
+/** Everything `PUT /projects/:id` declares (update_params_at_least_one_of, lib/api/helpers/projects_helpers.rb). */
+const UPDATE_AT_LEAST_ONE_OF = [
+  "allow_merge_on_skipped_pipeline", "autoclose_referenced_issues", "auto_devops_enabled", "auto_devops_deploy_strategy",
+  "auto_cancel_pending_pipelines", "build_coverage_regex", "build_git_strategy", "build_timeout", "builds_access_level",
+  "ci_config_path", "ci_default_git_depth", "ci_forward_deployment_enabled", "container_registry_enabled",
+  "container_expiration_policy_attributes", "default_branch", "description", "emails_disabled", "forking_access_level",
+  "issues_access_level", "lfs_enabled", "merge_pipelines_enabled", "merge_requests_access_level",
+  "merge_requests_template", "merge_trains_enabled", "merge_method", "name", "only_allow_merge_if_all_discussions_are_resolved",
+  "only_allow_merge_if_pipeline_succeeds", "pages_access_level", "path", "printing_merge_request_link_enabled",
+  "public_builds", "remove_source_branch_after_merge", "repository_access_level", "request_access_enabled",
+  "resolve_outdated_diff_discussions", "restrict_user_defined_variables", "squash_option", "shared_runners_enabled",
+  "snippets_access_level", "tag_list", "topics", "visibility", "wiki_access_level", "avatar", "suggestion_commit_message",
+  "repository_storage", "compliance_framework_setting", "packages_enabled", "service_desk_enabled", "keep_latest_artifact",
+  "issues_enabled", "jobs_enabled", "merge_requests_enabled", "wiki_enabled", "snippets_enabled",
+];
+
+const UpdateProject = z.object({
+  name: p.string().optional(),
+  default_branch: p.string().optional(),
+  path: p.string().optional(),
+  ...projectSettings,
+});
+
+/**
+ * PUT /projects/:id (lib/api/projects.rb, app/services/projects/update_service.rb)
+ * Differs from GitLab: settings Edgeforge does not store yet (merge_method, lfs_enabled, …) are
+ * ignored like unknown parameters, so sending only those answers the at-least-one 400.
+ */
+projectRoutes.put("/projects/:id", async (c) => {
+  const raw = await rawParams(c);
+  const declared = Object.fromEntries(Object.entries(raw).filter(([key]) => key in UpdateProject.shape));
+  // Grape counts a key sent as null (`description: null` clears it), so presence is checked on keys.
+  if (Object.keys(declared).length === 0) validateParams({}, z.object({}), [{ atLeastOneOf: UPDATE_AT_LEAST_ONE_OF }]);
+  const params = validateParams(declared, UpdateProject);
+  const found = await findProject(c, c.req.param("id"));
+  authorize(c, "admin_project", found);
+  if (params.name) authorize(c, "rename_project", found);
+  if (params.visibility) authorize(c, "change_visibility_level", found);
+  await s.updateProject(c.var.db(), found, settingsInput(params));
+  return present(c, await reload(c, found.id), project);
+});
+
+/** POST /projects/:id/archive (lib/api/projects.rb): 201 with the project, archived or not before. */
+projectRoutes.post("/projects/:id/archive", async (c) => {
+  const found = await findProject(c, c.req.param("id"));
+  authorize(c, "archive_project", found);
+  await s.setArchived(c.var.db(), found.id, true);
+  return present(c, await reload(c, found.id), project, {}, 201);
+});
+
+/** POST /projects/:id/unarchive (lib/api/projects.rb) */
+projectRoutes.post("/projects/:id/unarchive", async (c) => {
+  const found = await findProject(c, c.req.param("id"));
+  authorize(c, "archive_project", found);
+  await s.setArchived(c.var.db(), found.id, false);
+  return present(c, await reload(c, found.id), project, {}, 201);
+});
+
+/**
+ * DELETE /projects/:id (lib/api/projects.rb): 202 Accepted. GitLab 15.4 deletes in a background job
+ * (delayed deletion is off by default); Edgeforge deletes at once, so a GET afterwards is a 404.
+ */
+projectRoutes.delete("/projects/:id", async (c) => {
+  const found = await findProject(c, c.req.param("id"));
+  authorize(c, "remove_project", found);
+  await s.destroyProject(c.var.db(), found.id);
+  return c.json(acceptedBody, 202);
+});

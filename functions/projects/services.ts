@@ -1,0 +1,313 @@
+import type { Namespace, Project, User } from "../../db/schema";
+import { Access, visibilityLevel, visibilityName, type VisibilityName } from "../kernel/access";
+import type { Database, Transaction } from "../kernel/db";
+import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
+import type { ProjectRow } from "./entities";
+import * as q from "./queries";
+
+/** Gitlab::Regex.project_name_regex (15.x) and its message. */
+const NAME_FORMAT = /^[\p{L}\p{N}\u00A9-\u{1F9FF}_][\p{L}\p{N}\p{Pd}\u00A9-\u{1F9FF}_. ]*$/u;
+const NAME_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
+/** Gitlab::PathRegex.project_path_format_regex plus the project route's illegal words. */
+const PATH_FORMAT = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*$/;
+const PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
+const ILLEGAL_PATHS = new Set(
+  ["-", "badges", "blame", "blob", "builds", "commits", "create", "create_dir", "edit", "files", "find_file", "new",
+    "preview", "raw", "refs", "tree", "update", "wikis"],
+);
+const TAKEN = "has already been taken";
+
+export function validPath(path: string): boolean {
+  return PATH_FORMAT.test(path) && !/\.(git|atom)$/.test(path) && !ILLEGAL_PATHS.has(path.toLowerCase());
+}
+
+/** ActiveSupport's `parameterize`: ASCII, lower case, runs of other characters become one `-`. */
+export function parameterize(value: string): string {
+  return value
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^a-z0-9\-_]+/gi, "-")
+    .replace(/-{2,}/g, "-")
+    .replace(/^-|-$/g, "")
+    .toLowerCase();
+}
+
+/** Projects::CreateService#set_project_name_from_path. */
+export function nameAndPath(name: string | undefined, path: string | undefined): { name: string; path: string } {
+  if (name && path) return { name, path };
+  if (path) return { name: path, path };
+  if (name) return { name, path: PATH_FORMAT.test(name) && !/\.(git|atom)$/.test(name) ? name : parameterize(name) };
+  return { name: name ?? "", path: path ?? "" };
+}
+
+/** Project model validations on name, path and description, in GitLab's order. */
+function attributeErrors(
+  attrs: { name?: string; path?: string; description?: string | null },
+  taken: { nameTaken: boolean; pathTaken: boolean },
+  creating: boolean,
+): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (key: string, message: string) => (errors[key] ??= []).push(message);
+  // On create the project namespace is validated (and reported) before the project itself.
+  if (creating && taken.nameTaken) add("project_namespace.name", TAKEN);
+  if (attrs.name !== undefined) {
+    if (attrs.name.trim() === "") add("name", "can't be blank");
+    if (attrs.name.length > 255) add("name", "is too long (maximum is 255 characters)");
+    if (!NAME_FORMAT.test(attrs.name)) add("name", NAME_MESSAGE);
+    if (taken.nameTaken) add("name", TAKEN);
+  }
+  if (attrs.path !== undefined) {
+    if (attrs.path.trim() === "") add("path", "can't be blank");
+    if (!validPath(attrs.path)) add("path", PATH_MESSAGE);
+    if (attrs.path.length > 255) add("path", "is too long (maximum is 255 characters)");
+    if (taken.pathTaken) add("path", TAKEN);
+  }
+  if (attrs.description && attrs.description.length > 2000) add("description", "is too long (maximum is 2000 characters)");
+  return errors;
+}
+
+/** GroupPolicy `create_projects` by the group's project_creation_level (0 no one, 1 maintainers, 2 developers). */
+function canCreateIn(user: User, namespace: Namespace, memberLevel: number): boolean {
+  if (user.admin) return true;
+  if (namespace.type === "User") return namespace.ownerId === user.id;
+  if (namespace.projectCreationLevel === 0) return false;
+  return memberLevel >= (namespace.projectCreationLevel === 1 ? Access.MAINTAINER : Access.DEVELOPER);
+}
+
+export type CreateInput = {
+  name?: string;
+  path?: string;
+  namespaceId?: number;
+  description?: string | null;
+  defaultBranch?: string;
+  initializeWithReadme?: boolean;
+  visibility?: VisibilityName;
+  issuesEnabled?: boolean;
+  mergeRequestsEnabled?: boolean;
+  wikiEnabled?: boolean;
+  jobsEnabled?: boolean;
+  snippetsEnabled?: boolean;
+  sharedRunnersEnabled?: boolean;
+  publicJobs?: boolean;
+  requestAccessEnabled?: boolean;
+  topics?: string[];
+};
+
+/** `topic_list=`: trimmed, blanks dropped, case-insensitive duplicates dropped. */
+export function topicList(topics: string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of topics) {
+    const topic = raw.trim();
+    if (!topic || seen.has(topic.toLowerCase())) continue;
+    seen.add(topic.toLowerCase());
+    out.push(topic);
+  }
+  return out;
+}
+
+/**
+ * Projects::CreateService for `creator` (the caller, or the user an admin creates for). Creates the
+ * project and, in a personal namespace, the namespace owner's Owner membership, in one transaction.
+ * `limitForbidden`: `POST /projects` answers the personal project limit with 403 and the bare message
+ * array; `POST /projects/user/:user_id` renders it as a validation error.
+ */
+export async function createProject(
+  db: Database,
+  creator: User,
+  input: CreateInput,
+  opts: { limitForbidden: boolean; accessLevelOf: (namespace: Namespace, memberLevel: number) => number },
+): Promise<ProjectRow> {
+  const { name, path } = nameAndPath(input.name, input.path);
+  let target: Awaited<ReturnType<typeof q.loadTargetNamespace>>;
+  if (input.namespaceId !== undefined) {
+    target = await q.loadTargetNamespace(db, { id: input.namespaceId }, creator.id);
+    // `Namespace.find_by_id(id) || current_user.namespace`: an unknown id passes the permission check
+    // with the caller's own namespace, then fails presence validation on save.
+    if (!target) throw validation({ namespace: ["can't be blank"] });
+    if (!canCreateIn(creator, target.namespace, target.memberLevel)) throw validation({ namespace: ["is not valid"] });
+  } else {
+    target = await q.loadTargetNamespace(db, { ownerId: creator.id }, creator.id);
+    if (!target) throw validation({ namespace: ["can't be blank"] });
+  }
+  const namespace = target.namespace;
+
+  // Project#check_personal_projects_limit.
+  if (namespace.type === "User" && target.personalProjects >= creator.projectsLimit) {
+    const limit = creator.projectsLimit;
+    const message = limit === 0
+      ? "Personal project creation is not allowed. Please contact your administrator with questions"
+      : `Your project limit is ${limit} projects! Please contact your administrator to increase it`;
+    if (opts.limitForbidden) throw new ApiError(403, [message]);
+    throw validation({ limit_reached: [message] });
+  }
+
+  const fullPath = `${namespace.fullPath}/${path}`;
+  const taken = await q.nameAndPathTaken(db, namespace.id, name, path ? fullPath : null, null);
+  const errors = attributeErrors({ name, path, description: input.description }, taken, true);
+  if (Object.keys(errors).length > 0) throw validation(errors);
+
+  // The instance default applies when no visibility is given; a group caps it (GitLab lowers it to
+  // the group's level instead of refusing).
+  let level = visibilityLevel(input.visibility ?? ((target.defaultVisibility ?? "private") as VisibilityName));
+  if (namespace.type === "Group" && level > namespace.visibilityLevel) level = namespace.visibilityLevel;
+
+  const ownerId = namespace.type === "User" ? namespace.ownerId : null;
+  const created = await inTransaction(db, async (tx) => {
+    const row = await q.insertProject(tx, {
+      name,
+      path,
+      namespaceId: namespace.id,
+      fullPath,
+      nameWithNamespace: `${namespace.fullName} / ${name}`,
+      creatorId: creator.id,
+      description: input.description ?? null,
+      visibilityLevel: level,
+      // The README commit belongs to the repository domain; until then only the wish is recorded.
+      initializeWithReadme: !!input.initializeWithReadme,
+      defaultBranch: input.initializeWithReadme ? input.defaultBranch || "main" : null,
+      issuesEnabled: input.issuesEnabled ?? true,
+      mergeRequestsEnabled: input.mergeRequestsEnabled ?? true,
+      wikiEnabled: input.wikiEnabled ?? true,
+      jobsEnabled: input.jobsEnabled ?? true,
+      snippetsEnabled: input.snippetsEnabled ?? true,
+      sharedRunnersEnabled: input.sharedRunnersEnabled ?? true,
+      publicJobs: input.publicJobs ?? true,
+      requestAccessEnabled: input.requestAccessEnabled ?? true,
+      tagList: topicList(input.topics ?? []),
+    });
+    if (ownerId !== null) await q.insertOwnerMember(tx, row.id, ownerId, creator.id);
+    return row;
+  });
+  return {
+    ...created,
+    namespace,
+    owner: target.owner,
+    accessLevel: opts.accessLevelOf(namespace, target.memberLevel),
+    sharedWithGroups: [],
+  };
+}
+
+export type UpdateInput = Omit<CreateInput, "namespaceId" | "initializeWithReadme">;
+
+/**
+ * Projects::UpdateService: only the keys that were sent change. A default branch can only be set
+ * to a branch that exists (`change_head`); until the repository domain lands every repository is
+ * empty, so any other value fails as GitLab fails for an empty repository.
+ */
+export async function updateProject(db: Database, current: Project & { namespace: Namespace }, input: UpdateInput): Promise<void> {
+  if (input.defaultBranch !== undefined && input.defaultBranch !== "" && input.defaultBranch !== current.defaultBranch) {
+    throw validation({ base: [`Could not change HEAD: branch '${input.defaultBranch}' does not exist`] });
+  }
+  const changes: q.ProjectChanges = {};
+  const namespace = current.namespace;
+  const renaming = input.name !== undefined && input.name !== current.name;
+  const moving = input.path !== undefined && input.path !== current.path;
+  const fullPath = moving ? `${namespace.fullPath}/${input.path}` : current.fullPath;
+  const taken = renaming || moving
+    ? await q.nameAndPathTaken(db, namespace.id, renaming ? input.name! : null, moving ? fullPath : null, current.id)
+    : { nameTaken: false, pathTaken: false };
+  const errors = attributeErrors(
+    { name: renaming ? input.name : undefined, path: moving ? input.path : undefined, description: input.description },
+    taken,
+    false,
+  );
+  if (input.visibility !== undefined && namespace.type === "Group") {
+    const level = visibilityLevel(input.visibility);
+    if (level > namespace.visibilityLevel)
+      errors.visibility_level = [`${input.visibility} is not allowed in a ${visibilityName(namespace.visibilityLevel)} group.`];
+  }
+  if (Object.keys(errors).length > 0) throw validation(errors);
+
+  if (renaming) {
+    changes.name = input.name;
+    changes.nameWithNamespace = `${namespace.fullName} / ${input.name}`;
+  }
+  if (moving) {
+    changes.path = input.path;
+    changes.fullPath = fullPath;
+  }
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.visibility !== undefined) changes.visibilityLevel = visibilityLevel(input.visibility);
+  if (input.issuesEnabled !== undefined) changes.issuesEnabled = input.issuesEnabled;
+  if (input.mergeRequestsEnabled !== undefined) changes.mergeRequestsEnabled = input.mergeRequestsEnabled;
+  if (input.wikiEnabled !== undefined) changes.wikiEnabled = input.wikiEnabled;
+  if (input.jobsEnabled !== undefined) changes.jobsEnabled = input.jobsEnabled;
+  if (input.snippetsEnabled !== undefined) changes.snippetsEnabled = input.snippetsEnabled;
+  if (input.sharedRunnersEnabled !== undefined) changes.sharedRunnersEnabled = input.sharedRunnersEnabled;
+  if (input.publicJobs !== undefined) changes.publicJobs = input.publicJobs;
+  if (input.requestAccessEnabled !== undefined) changes.requestAccessEnabled = input.requestAccessEnabled;
+  if (input.topics !== undefined) changes.tagList = topicList(input.topics);
+  try {
+    await q.updateProject(db, current.id, changes);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw validation({ path: [TAKEN] });
+    throw err;
+  }
+}
+
+export async function setArchived(db: Database, projectId: number, archived: boolean): Promise<void> {
+  await q.updateProject(db, projectId, { archived });
+}
+
+/** Projects::DestroyService: the project, its memberships and its group links, in one transaction. */
+export async function destroyProject(db: Database, projectId: number): Promise<void> {
+  await db.transaction(async (tx) => q.deleteProject(tx, projectId));
+}
+
+/**
+ * Projects::GroupLinks::CreateService: the caller must be a member of the group or an ancestor
+ * (`read_namespace`), else `{"message":"Not Found"}`; failed validations answer 409 with the full
+ * messages joined as a sentence.
+ */
+export async function shareProject(
+  db: Database,
+  user: User,
+  project: { id: number; namespace: Namespace },
+  params: { groupId: number; groupAccess: number; expiresAt: string | null },
+) {
+  const target = await q.loadShareGroup(db, params.groupId, user.id, project.id);
+  if (!target || (!user.admin && target.memberLevel === 0)) throw apiError("Not Found", 404);
+  const problems: string[] = [];
+  if (target.alreadyShared) problems.push("Group already shared with this group");
+  if (project.namespace.type === "Group" && project.namespace.traversalIds.includes(target.group.id))
+    problems.push("Project cannot be shared with the group it is in or one of its ancestors.");
+  if (problems.length > 0) throw conflict(toSentence(problems));
+  try {
+    return await q.insertGroupLink(db, { projectId: project.id, ...params });
+  } catch (err) {
+    // A concurrent share of the same pair trips the unique index.
+    if (isUniqueViolation(err)) throw conflict("Group already shared with this group");
+    throw err;
+  }
+}
+
+/** Postgres 23505, also when Drizzle wraps the driver's error in `cause`. */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === "23505") return true;
+  }
+  return false;
+}
+
+/** A concurrent create or rename onto the same path trips the unique index on lower(full_path). */
+async function inTransaction<T>(db: Database, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction(fn);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw validation({ path: [TAKEN] });
+    throw err;
+  }
+}
+
+function toSentence(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+/** `DELETE /projects/:id/share/:group_id`: `404 Group Link Not Found` when there is no link. */
+export async function unshareProject(db: Database, projectId: number, groupId: number): Promise<void> {
+  const link = await q.findGroupLink(db, projectId, groupId);
+  if (!link) throw notFound("Group Link");
+  await q.deleteGroupLink(db, link.id);
+}
