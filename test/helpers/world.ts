@@ -67,7 +67,9 @@ export async function world() {
   }
 
   async function addMembers(sourceType: "Namespace" | "Project", sourceId: number, roles: RoleMembers) {
-    const rows = Object.entries(roles).flatMap(([role, list]) =>
+    // `opts` also carries visibility, group, owner…: only the `<role>s` keys are member lists.
+    const roleLists = Object.entries(roles).filter(([key, list]) => key.slice(0, -1) in ROLE_LEVEL && Array.isArray(list));
+    const rows = roleLists.flatMap(([role, list]) =>
       (list ?? []).map((u) => ({ sourceType, sourceId, userId: u.id, accessLevel: ROLE_LEVEL[role.slice(0, -1) as Role] })),
     );
     if (rows.length) await withTestDb((db) => db.insert(members).values(rows));
