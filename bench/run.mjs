@@ -1,0 +1,371 @@
+#!/usr/bin/env node
+// `npm run bench` (issue 2 item 17, ARCHITECTURE.md §12): Edgeforge as `npm start` runs it (wrangler dev on
+// workerd, the WebSocket proxy, the database) beside a bare Node `http` + pooled `pg` server running the
+// same SQL (bench/bare.mjs), in the same run, against the same database, with the same load.
+//
+//   database:  DATABASE_URL unset → embedded PGlite in a temporary DATA_DIR (as `npm start`);
+//              DATABASE_URL set   → a fresh database `edgeforge_bench_<rand>` on that server, dropped at the end.
+//   seed:      one group and BENCH_PROJECTS (1,000) projects through `POST /api/v4/projects`, so the rows
+//              are exactly what Edgeforge writes (no hand-written INSERT to drift from the schema).
+//   measure:   autocannon, BENCH_CONNECTIONS (10) connections, BENCH_DURATION (10) seconds each, after a
+//              2 s warm-up, as root: `GET /api/v4/projects/:id` (ids rotate over the seeded projects) and
+//              `GET /api/v4/projects?per_page=20`. Edgeforge first; it is then stopped (embedded PGlite is
+//              one process's files) and the bare server is measured on the same database.
+//   report:    req/s, p50, p99, non-2xx and errors, bytes per response, and the ratio Edgeforge/bare; on
+//              PostgreSQL also SQL statements and new connections per request, from pg_stat_database
+//              (a check that both servers run the same number of statements).
+//   env:       BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PROJECTS override the figures above.
+//
+// Everything listens on and targets 127.0.0.1 only; everything started is stopped, temp files removed.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import pg from "pg";
+import { freePort, startServer } from "../test/e2e/server.mjs";
+
+const DURATION = Number(process.env.BENCH_DURATION || 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
+const PROJECTS = Number(process.env.BENCH_PROJECTS || 1000);
+const WARMUP = 2;
+const DEADLINE_MS = 170_000; // the whole run stays under 3 minutes
+const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
+const bareScript = fileURLToPath(new URL("./bare.mjs", import.meta.url));
+
+const started = Date.now();
+const loadavg = () => os.loadavg().map((n) => n.toFixed(2)).join(" ");
+const loadAtStart = loadavg();
+const log = (line) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
+const cleanups = [];
+let finishing = false;
+
+async function cleanup() {
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch (error) {
+      console.error("[bench] cleanup:", error.message);
+    }
+  }
+}
+
+async function fail(error) {
+  if (finishing) return;
+  finishing = true;
+  console.error("[bench] failed:", error?.stack ?? error);
+  await cleanup();
+  process.exit(1);
+}
+process.on("SIGINT", () => fail(new Error("interrupted")));
+process.on("SIGTERM", () => fail(new Error("terminated")));
+setTimeout(() => fail(new Error(`the bench exceeded ${DEADLINE_MS / 1000} s`)), DEADLINE_MS).unref();
+
+function assertLoopback(url, what) {
+  const host = new URL(url).hostname;
+  if (!(host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.")))
+    throw new Error(`${what} must be a loopback address (got ${host}): the bench only targets this machine`);
+}
+
+/** Creates `edgeforge_bench_<rand>` on the server of `serverUrl`; returns its URL; drops it at cleanup. */
+async function createBenchDatabase(serverUrl) {
+  const name = `edgeforge_bench_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+    log(`dropped database ${name}`);
+  });
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
+/**
+ * The database's transaction and session counters. Outside an explicit transaction every statement is
+ * one transaction, and every new connection costs one more (the catalog reads of its start-up), so
+ * statements = Δtransactions − Δsessions.
+ */
+async function databaseCounters(serverUrl, database) {
+  const c = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+  await c.connect();
+  try {
+    // Backends flush their counters when they exit or at most every second; give them that second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const { rows } = await c.query(
+      "SELECT (xact_commit + xact_rollback)::bigint AS xacts, sessions::bigint AS sessions FROM pg_stat_database WHERE datname = $1",
+      [database],
+    );
+    return { xacts: Number(rows[0].xacts), sessions: Number(rows[0].sessions) };
+  } finally {
+    await c.end();
+  }
+}
+
+/** VACUUM ANALYZE after seeding: the planner knows the 1,000 rows, and autovacuum stays out of the runs. */
+async function vacuumAnalyze(url) {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await c.connect();
+  try {
+    await c.query("VACUUM ANALYZE");
+  } finally {
+    await c.end();
+  }
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+
+/** A JSON request to the API as root; throws with the answer unless it is `expected`. */
+function request(base, method, pathname, body, expected = 200) {
+  return new Promise((resolve, reject) => {
+    const payload = body ? JSON.stringify(body) : undefined;
+    const req = http.request(
+      `${base}${pathname}`,
+      {
+        method,
+        agent,
+        timeout: 30_000,
+        headers: {
+          "PRIVATE-TOKEN": ROOT_TOKEN,
+          ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => {
+          if (res.statusCode !== expected) reject(new Error(`${method} ${pathname} → ${res.statusCode} ${text.slice(0, 500)}`));
+          else resolve({ body: text ? JSON.parse(text) : null, headers: res.headers, bytes: Buffer.byteLength(text) });
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${method} ${pathname} timed out`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** One group and `count` projects in it, through the API, `CONNECTIONS` at a time. */
+async function seed(base, count) {
+  const group = (await request(base, "POST", "/api/v4/groups", { name: "Bench", path: "bench", visibility: "private" }, 201)).body;
+  const ids = [];
+  let next = 0;
+  async function worker() {
+    while (next < count) {
+      const n = next++;
+      const name = `bench-${String(n).padStart(4, "0")}`;
+      const project = await request(base, "POST", "/api/v4/projects", { name, path: name, namespace_id: group.id }, 201);
+      ids.push(project.body.id);
+    }
+  }
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  return { group, ids: ids.sort((a, b) => a - b) };
+}
+
+/** The two measured endpoints, as autocannon request lists. */
+function scenarios(ids) {
+  return [
+    {
+      name: "GET /api/v4/projects/:id",
+      requests: () => {
+        let i = 0;
+        return [{ method: "GET", setupRequest: (req) => ({ ...req, path: `/api/v4/projects/${ids[i++ % ids.length]}` }) }];
+      },
+      sample: `/api/v4/projects/${ids[Math.floor(ids.length / 2)]}`,
+    },
+    {
+      name: "GET /api/v4/projects?per_page=20",
+      requests: () => [{ method: "GET", path: "/api/v4/projects?per_page=20" }],
+      sample: "/api/v4/projects?per_page=20",
+    },
+  ];
+}
+
+function cannon(base, requests, duration) {
+  return autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration,
+    headers: { "PRIVATE-TOKEN": ROOT_TOKEN },
+    requests,
+  });
+}
+
+/** Warm-up, then the measured run; on PostgreSQL also the statements and new connections per request. */
+async function measure(label, base, scenario, stats) {
+  const sample = await request(base, "GET", scenario.sample);
+  await cannon(base, scenario.requests(), WARMUP);
+  let before = null;
+  if (stats) {
+    await stats.settle?.();
+    before = await databaseCounters(stats.serverUrl, stats.database);
+  }
+  const result = await cannon(base, scenario.requests(), DURATION);
+  let statements = null;
+  let connections = null;
+  if (stats) {
+    await stats.settle?.();
+    const after = await databaseCounters(stats.serverUrl, stats.database);
+    const total = result.requests.total;
+    if (total > 0) {
+      connections = (after.sessions - before.sessions) / total;
+      statements = (after.xacts - before.xacts - (after.sessions - before.sessions)) / total;
+    }
+  }
+  log(`${label.padEnd(9)} ${scenario.name}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    bytes: sample.bytes,
+    statements,
+    connections,
+  };
+}
+
+/** The bare server as a child process (its own CPU, like workerd); resolves once it listens. */
+async function startBare(env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [bareScript], {
+    env: { ...process.env, ...env, BARE_PORT: String(port), BARE_TOKEN: ROOT_TOKEN },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGINT");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  cleanups.push(stop);
+  await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`bare server did not start: ${out}`)), 30_000);
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("BARE: ")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    exited.then((code) => reject(new Error(`bare server exited (${code}): ${out}`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, stop };
+}
+
+function fmt(n, digits = 0) {
+  return n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(digits);
+}
+
+function printTable(rows, mode) {
+  const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "requests", "bytes/resp", "SQL/req", "conn/req"];
+  const lines = [header];
+  for (const { endpoint, edgeforge, bare } of rows) {
+    for (const [name, r] of [["edgeforge", edgeforge], ["bare", bare]]) {
+      lines.push([
+        name === "edgeforge" ? endpoint : "",
+        name,
+        fmt(r.rps),
+        fmt(r.p50, 1),
+        fmt(r.p99, 1),
+        String(r.non2xx),
+        String(r.errors),
+        String(r.total),
+        String(r.bytes),
+        fmt(r.statements, 2),
+        fmt(r.connections, 2),
+      ]);
+    }
+  }
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
+  const render = (l) => l.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  console.log("");
+  console.log(`Edgeforge bench: ${mode}`);
+  console.log(`${CONNECTIONS} connections, ${DURATION} s per endpoint after a ${WARMUP} s warm-up, as root, ${PROJECTS} projects`);
+  console.log(`machine: ${os.cpus().length} CPUs, load average ${loadAtStart} at start, ${loadavg()} at the end (other work on the machine skews the figures)`);
+  console.log("");
+  console.log(render(lines[0]));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const l of lines.slice(1)) console.log(render(l));
+  console.log("");
+  for (const { endpoint, edgeforge, bare } of rows) {
+    console.log(
+      `ratio edgeforge/bare  ${endpoint.padEnd(34)} req/s ${fmt(edgeforge.rps / bare.rps, 3)}   p50 ${fmt(edgeforge.p50 / bare.p50, 2)}x   p99 ${fmt(edgeforge.p99 / bare.p99, 2)}x`,
+    );
+  }
+}
+
+async function main() {
+  const serverUrl = process.env.DATABASE_URL || "";
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-bench-"));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+
+  let database = null;
+  let mode;
+  if (serverUrl) {
+    assertLoopback(serverUrl, "DATABASE_URL");
+    database = await createBenchDatabase(serverUrl);
+    mode = `PostgreSQL at ${new URL(serverUrl).host}, database ${database.name}; bare server: pg Pool max 10`;
+  } else {
+    mode = "embedded PGlite (one Postgres session); bare server: pg Pool max 1 through pglite-socket";
+  }
+  log(`database: ${mode}`);
+
+  log("starting Edgeforge as npm start does");
+  const server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: database?.url, timeoutMs: 90_000 });
+  cleanups.push(() => server.stop(20_000));
+  log(`Edgeforge: ${server.apiUrl}`);
+
+  const seedStart = Date.now();
+  const { ids } = await seed(server.host, PROJECTS);
+  log(`seeded ${ids.length} projects through POST /api/v4/projects in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+  if (database) await vacuumAnalyze(database.url);
+
+  const stats = database ? { serverUrl, database: database.name } : null;
+  const list = scenarios(ids);
+  const results = list.map((s) => ({ endpoint: s.name, edgeforge: null, bare: null }));
+  for (const [i, scenario] of list.entries()) results[i].edgeforge = await measure("edgeforge", server.host, scenario, stats);
+
+  const stopped = await server.stop(20_000);
+  cleanups.pop();
+  log(`Edgeforge stopped (exit ${stopped.code}${stopped.forced ? ", killed" : ""})`);
+
+  const bare = await startBare(
+    database
+      ? { BARE_DATABASE_URL: database.url, BARE_POOL_MAX: "10" }
+      : { BARE_PGLITE_DIR: path.join(dataDir, "pglite"), BARE_POOL_MAX: "1" },
+  );
+  log(`bare server: ${bare.base}`);
+  const bareStats = stats && {
+    ...stats,
+    // Pooled backends flush their statistics only when idle or on exit: ask the server to let go.
+    settle: () => request(bare.base, "POST", "/flush-stats", null, 204),
+  };
+  for (const [i, scenario] of list.entries()) results[i].bare = await measure("bare", bare.base, scenario, bareStats);
+  await bare.stop();
+  cleanups.pop();
+
+  printTable(results, mode);
+  if (!stats) console.log("SQL/req and conn/req are counted on PostgreSQL only (pg_stat_database); run with DATABASE_URL to see them.");
+  finishing = true;
+  await cleanup();
+  agent.destroy();
+  log("done");
+  process.exit(0);
+}
+
+main().catch(fail);

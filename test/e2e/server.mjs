@@ -1,0 +1,118 @@
+// Starts Edgeforge exactly as `npm start` does (`node scripts/start.mjs` as a child process) on a free
+// loopback port, waits for its `API:` line, and stops it with SIGINT. Used by the end-to-end test and
+// by `npm run bench`. Not a test file itself (node --test only picks up `*.test.mjs` here).
+import { spawn } from "node:child_process";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const startScript = fileURLToPath(new URL("../../scripts/start.mjs", import.meta.url));
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @param {{ dataDir: string, rootToken: string, databaseUrl?: string, port?: number,
+ *           timeoutMs?: number, verbose?: boolean }} options
+ *   databaseUrl unset → embedded PGlite under dataDir, as `npm start` without DATABASE_URL.
+ */
+export async function startServer({ dataDir, rootToken, databaseUrl, port, timeoutMs = 90_000, verbose = false }) {
+  port ??= await freePort();
+  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, INITIAL_ROOT_TOKEN: rootToken };
+  delete env.DATABASE_URL;
+  delete env.EXTERNAL_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+
+  // Own process group, so that a server that ignores SIGINT can still be killed with its children.
+  const child = spawn(process.execPath, [startScript], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  process.once("exit", killGroup);
+
+  let output = "";
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const onData = (chunk) => {
+    output += chunk;
+    if (output.length > 200_000) output = output.slice(-100_000);
+    if (verbose) process.stderr.write(chunk);
+  };
+  child.stdout.setEncoding("utf8").on("data", onData);
+  child.stderr.setEncoding("utf8").on("data", onData);
+
+  const apiUrl = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      killGroup();
+      reject(new Error(`the server printed no "API:" line within ${timeoutMs} ms; its output:\n${output}`));
+    }, timeoutMs);
+    const check = () => {
+      const match = /API: (http:\/\/\S+)/.exec(output);
+      if (match) {
+        cleanup();
+        resolve(match[1]);
+      }
+    };
+    const onExit = ({ code, signal }) => {
+      cleanup();
+      reject(new Error(`the server exited (code ${code}, signal ${signal}) before printing "API:"; its output:\n${output}`));
+    };
+    function cleanup() {
+      clearTimeout(timer);
+      child.stdout.off("data", check);
+    }
+    child.stdout.on("data", check);
+    exited.then(onExit);
+    check();
+  });
+
+  return {
+    port,
+    apiUrl,
+    host: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
+    /**
+     * SIGINT, as Ctrl-C; resolves with `{ code, signal, forced }` once the process has exited. After
+     * `timeoutMs` the whole process group is killed and `forced` is true.
+     */
+    async stop(stopTimeoutMs = 20_000) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        process.off("exit", killGroup);
+        return { ...(await exited), forced: false };
+      }
+      child.kill("SIGINT");
+      let timer;
+      const result = await Promise.race([
+        exited.then((r) => ({ ...r, forced: false })),
+        new Promise((resolve) => {
+          timer = setTimeout(() => resolve(null), stopTimeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (result) {
+        // start.mjs has waited for its children; make sure nothing of the group is left behind.
+        killGroup();
+        process.off("exit", killGroup);
+        return result;
+      }
+      killGroup();
+      process.off("exit", killGroup);
+      return { ...(await exited), forced: true };
+    },
+  };
+}
