@@ -7,12 +7,15 @@ import { bootstrap, generateToken } from "../scripts/bootstrap.mjs";
 import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { openPglite, servePglite } from "../scripts/pglite-server.mjs";
 import { startWsProxy } from "../scripts/ws-proxy.mjs";
+import { gitFixtures } from "./git-fixtures";
+import type { GitFixtures } from "./kernel/git/fixture-types";
 
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
     wsProxy: string;
     rootToken: string;
+    gitFixtures: GitFixtures;
   }
 }
 
@@ -78,6 +81,7 @@ export default async function setup(project: TestProject) {
   project.provide("databaseUrl", databaseUrl);
   project.provide("wsProxy", `127.0.0.1:${proxy.port}`);
   project.provide("rootToken", rootToken);
+  project.provide("gitFixtures", gitFixtures());
 
   return async () => {
     for (const cleanup of cleanups) await cleanup();
