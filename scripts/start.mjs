@@ -94,6 +94,8 @@ try {
     log(`websocket proxy on 127.0.0.1:${proxy.port}${database.serialized ? " (serialising PGlite)" : ""}`);
   }
   if (externalUrl) vars.push(`EXTERNAL_URL:${externalUrl}`);
+  // Opt-in (bench/issues.mjs): every response carries X-Query-Count, the SQL statements it ran.
+  if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.push("QUERY_COUNT_HEADER:1");
 
   const wranglerDir = path.join(dataDir, "wrangler");
   mkdirSync(wranglerDir, { recursive: true });

@@ -101,6 +101,8 @@ export const issues = pgTable(
     uniqueIndex("index_issues_on_project_id_and_iid").on(t.projectId, t.iid),
     index("index_issues_on_project_id_and_state_and_created_at").on(t.projectId, t.state, t.createdAt, t.id),
     index("index_issues_on_project_id_and_updated_at").on(t.projectId, t.updatedAt, t.id),
+    // The default project list (every state, newest first), as GitLab's idx_issues_on_project_id_and_created_at_and_id_and_state_id.
+    index("index_issues_on_project_id_and_created_at_and_id").on(t.projectId, t.createdAt, t.id),
     index("index_issues_on_author_id_and_created_at").on(t.authorId, t.createdAt, t.id),
     index("index_issues_on_milestone_id").on(t.milestoneId),
     index("index_issues_on_state_and_created_at").on(t.state, t.createdAt, t.id),

@@ -41,7 +41,9 @@ const PROJECT = {
   // Issues (app/policies/project_policy.rb, issue_policy.rb). Authors and assignees may also update
   // their issue and read a confidential one: that is decided per issue in kernel/issuables.ts.
   read_issue: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
-  create_issue: { level: Access.GUEST, blockedWhenArchived: true, feature: "issuesEnabled" },
+  // Signed-in non-members have guest access to public (and, unless external, internal) projects
+  // (ProjectPolicy `public_user_access` → `guest_access`), so they may open issues there.
+  create_issue: { level: Access.GUEST, readers: true, blockedWhenArchived: true, feature: "issuesEnabled" },
   update_issue: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   admin_issue: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   read_confidential_issues: { level: Access.REPORTER, feature: "issuesEnabled" },
@@ -61,6 +63,10 @@ const PROJECT = {
   create_merge_request_in: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   update_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   admin_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
+  // Creating from a branch of this project needs push access (`create_merge_request_from`, developers);
+  // deleting a merge request is for owners (`destroy_merge_request`).
+  create_merge_request_from: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
+  destroy_merge_request: { level: Access.OWNER, feature: "mergeRequestsEnabled" },
   read_snippet: { level: Access.GUEST, readers: true, feature: "snippetsEnabled" },
   create_snippet: { level: Access.REPORTER, blockedWhenArchived: true, feature: "snippetsEnabled" },
   admin_snippet: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "snippetsEnabled" },
@@ -76,6 +82,16 @@ const GROUP = {
   admin_group_member: { level: Access.OWNER },
   remove_group: { level: Access.OWNER },
   read_billable_member: { level: Access.OWNER },
+  // Epics and their notes (ee/app/policies/ee/group_policy.rb, epic_policy.rb): whoever reads the group
+  // reads its epics (confidential ones: reporters and up, decided per epic in kernel/noteables.ts).
+  read_epic: { level: Access.MINIMAL_ACCESS, readers: true },
+  admin_epic: { level: Access.REPORTER },
+  destroy_epic: { level: Access.OWNER },
+  read_confidential_epic: { level: Access.REPORTER },
+  set_epic_created_at: { level: Access.OWNER },
+  create_note: { level: Access.GUEST, readers: true },
+  admin_note: { level: Access.MAINTAINER },
+  set_note_created_at: { level: Access.OWNER },
 } as const satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT;

@@ -10,6 +10,8 @@ export type Bindings = {
   EXTERNAL_URL?: string;
   /** Internal (tests): when set, responses carry `X-Query-Count`. */
   QUERY_COUNT_HEADER?: string;
+  /** R2 (wrangler.toml `[[r2_buckets]]`): uploaded files such as incident metric images. */
+  BLOBS: R2Bucket;
 };
 
 /** Who is calling: the user, through which token, with which scopes. */

@@ -73,6 +73,8 @@ export type MergeRequestWithAssignees = MergeRequest & { assigneeIds: number[]; 
 /**
  * `find_merge_request_with_access` (lib/api/helpers.rb): by iid inside the project; missing or not
  * readable (`read_merge_request`: the project feature and access) is `404 Merge Request Not Found`.
+ * Differs from GitLab: its `find_by!` answers `404 Not found` for a missing merge request and
+ * `authorize!` 403 for an unreadable one; here both are the named 404, as `findIssue` does.
  */
 export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: string): Promise<MergeRequestWithAssignees> {
   if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Merge Request");
@@ -90,6 +92,17 @@ export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: 
   const row = rows[0];
   if (!row) throw notFound("Merge Request");
   return { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) };
+}
+
+/**
+ * IssuablePolicy for merge requests: developers update any merge request; the author and the assignees
+ * update their own while they can read it and the project is not archived.
+ */
+export function canUpdateMergeRequest(actor: Actor | null, project: ProjectWithAccess, mr: MergeRequestWithAssignees): boolean {
+  if (!actor) return false;
+  if (allowed(actor, "update_merge_request", project)) return true;
+  if (project.archived || !allowed(actor, "read_merge_request", project)) return false;
+  return mr.authorId === actor.user.id || mr.assigneeIds.includes(actor.user.id);
 }
 
 /**

@@ -1,0 +1,526 @@
+#!/usr/bin/env node
+// `npm run bench:issues` (issue 4 item 10; also run by `npm run bench` after bench/run.mjs): issues and
+// notes at volume, Edgeforge as `npm start` runs it (scripts/start.mjs: wrangler dev on workerd, the
+// WebSocket proxy, the database).
+//
+//   instances: two, side by side, each with its own database and its own `npm start` (separate DATA_DIRs):
+//              one with 1,000 issues, one with BENCH_ISSUES (100,000).
+//   database:  DATABASE_URL unset → embedded PGlite in each instance's temporary DATA_DIR (as `npm start`);
+//              DATABASE_URL set   → fresh databases `edgeforge_bench_issues_<rand>` on that server (loopback
+//              only), dropped at the end.
+//   seed:      straight SQL (generate_series) before the instances start, the rows shaped as Edgeforge writes
+//              them (as test/helpers/world.ts does): BENCH_USERS (20) users with tokens, developers of one
+//              private group with BENCH_PROJECTS (10) projects, each with 8 labels (`a`, `b`, …) and 5
+//              milestones; issues spread evenly over the projects, with authors, assignees (2 in 3),
+//              milestones (2 in 3), labels (`a` on 1 in 2, `b` on 1 in 3, …), a quarter closed.
+//   measure:   the first-page latency of `GET /projects/:id/issues?per_page=20` and
+//              `GET /issues?scope=all&labels=a,b&state=opened` on both instances, one connection each, the
+//              requests alternating between them (whatever else loads the machine weighs on both alike);
+//              then, on the 100,000-issue instance alone, autocannon with BENCH_CONNECTIONS (10) connections
+//              for BENCH_DURATION (10) s after a 2 s warm-up: those two lists (as root) and
+//              `POST /projects/:id/issues/:iid/notes` (as the 20 users in turn, with `notes_create_limit`
+//              set to 0 = unlimited, as an admin may, since the run posts more than 300 a minute).
+//   env:       BENCH_DURATION, BENCH_CONNECTIONS, BENCH_ISSUES, BENCH_PROJECTS, BENCH_USERS override the figures
+//              above; BENCH_KEEP_DATABASE=1 keeps the PostgreSQL database (its name is printed) for EXPLAIN.
+//   report:    req/s, p50, p99, non-2xx, SQL statements per request (the X-Query-Count header, which
+//              scripts/start.mjs turns on with EDGEFORGE_QUERY_COUNT=1), and the 100,000/1,000 latency
+//              ratio against the 1.5x target.
+//
+// Everything listens on and targets 127.0.0.1 only; the run stops itself after 5 minutes at most; everything
+// started is stopped and temporary files and databases removed.
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { bootstrap, sha256Hex, generateToken } from "../scripts/bootstrap.mjs";
+import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
+import { openPglite } from "../scripts/pglite-server.mjs";
+import { startServer } from "../test/e2e/server.mjs";
+
+const DURATION = Number(process.env.BENCH_DURATION || 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
+const ISSUES = Number(process.env.BENCH_ISSUES || 100_000);
+const SMALL = 1_000;
+const PROJECTS = Number(process.env.BENCH_PROJECTS || 10);
+const USERS = Number(process.env.BENCH_USERS || 20);
+const WARMUP = 2;
+const LATENCY_SECONDS = 5;
+const DEADLINE_MS = 290_000; // under 5 minutes in all
+const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
+const LABELS = ["a", "b", "bug", "feature", "backend", "frontend", "docs", "security"];
+const MILESTONES = 5;
+
+const started = Date.now();
+const loadavg = () => os.loadavg().map((n) => n.toFixed(2)).join(" ");
+const loadAtStart = loadavg();
+const log = (line) => console.log(`[bench:issues ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
+const cleanups = [];
+let finishing = false;
+
+async function cleanup() {
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch (error) {
+      console.error("[bench:issues] cleanup:", error.message);
+    }
+  }
+}
+
+async function fail(error) {
+  if (finishing) return;
+  finishing = true;
+  console.error("[bench:issues] failed:", error?.stack ?? error);
+  await cleanup();
+  process.exit(1);
+}
+process.on("SIGINT", () => fail(new Error("interrupted")));
+process.on("SIGTERM", () => fail(new Error("terminated")));
+setTimeout(() => fail(new Error(`the bench exceeded ${DEADLINE_MS / 1000} s`)), DEADLINE_MS).unref();
+
+function assertLoopback(url, what) {
+  const host = new URL(url).hostname;
+  if (!(host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.")))
+    throw new Error(`${what} must be a loopback address (got ${host}): the bench only targets this machine`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database: a fresh PostgreSQL database, or PGlite files opened only while no server runs.
+
+async function createBenchDatabase(serverUrl) {
+  const name = `edgeforge_bench_issues_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    if (process.env.BENCH_KEEP_DATABASE === "1") return log(`kept database ${name} (BENCH_KEEP_DATABASE=1): drop it when done`);
+    const c = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+    log(`dropped database ${name}`);
+  });
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
+/** Runs `fn(db)` with a connection (pg) or the opened PGlite files, closed afterwards. */
+async function withDatabase(target, fn) {
+  if (target.url) {
+    const client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 5000 });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  }
+  const pglite = await openPglite({ dataDir: target.pgliteDir });
+  try {
+    return await fn(pglite);
+  } finally {
+    await pglite.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding, in SQL. The shapes follow test/helpers/world.ts (users, namespaces, projects, members).
+
+/** Users with tokens, the group, its projects, labels and milestones; returns ids and tokens. */
+async function seedFixtures(db) {
+  const tokens = Array.from({ length: USERS }, () => generateToken());
+  const users = (
+    await db.query(
+      `INSERT INTO users (username, name, email, state, confirmed_at)
+       SELECT 'bench_user_' || g, 'Bench User ' || g, 'bench_user_' || g || '@example.com', 'active', now()
+       FROM generate_series(1, $1::int) g RETURNING id`,
+      [USERS],
+    )
+  ).rows.map((r) => Number(r.id));
+  await db.query(
+    `INSERT INTO namespaces (type, name, path, full_path, full_name, owner_id, visibility_level)
+     SELECT 'User', u.name, u.username, u.username, u.name, u.id, 20 FROM users u WHERE u.id = ANY($1::int[])`,
+    [users],
+  );
+  await db.query(
+    `INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes)
+     SELECT u, 'bench', d, ARRAY['api','read_api'] FROM unnest($1::int[], $2::text[]) AS t(u, d)`,
+    [users, tokens.map((t) => sha256Hex(t))],
+  );
+  const group = Number(
+    (
+      await db.query(
+        `INSERT INTO namespaces (type, name, path, full_path, full_name, visibility_level)
+         VALUES ('Group', 'Bench', 'bench', 'bench', 'Bench', 0) RETURNING id`,
+      )
+    ).rows[0].id,
+  );
+  await db.query(`UPDATE namespaces SET traversal_ids = ARRAY[id] WHERE id = $1`, [group]);
+  await db.query(
+    `INSERT INTO members (source_type, source_id, user_id, access_level)
+     SELECT 'Namespace', $1::int, u, CASE WHEN u = 1 THEN 50 ELSE 30 END FROM unnest(array_prepend(1, $2::int[])) AS u`,
+    [group, users],
+  );
+  const projects = (
+    await db.query(
+      `INSERT INTO projects (name, path, namespace_id, full_path, name_with_namespace, creator_id, visibility_level)
+       SELECT 'bench-' || g, 'bench-' || g, $1::int, 'bench/bench-' || g, 'Bench / bench-' || g, 1, 0
+       FROM generate_series(1, $2::int) g ORDER BY g RETURNING id`,
+      [group, PROJECTS],
+    )
+  ).rows
+    .map((r) => Number(r.id))
+    .sort((a, b) => a - b);
+  await db.query(
+    `INSERT INTO labels (project_id, title, color)
+     SELECT p, t, '#428BCA' FROM unnest($1::int[]) AS p CROSS JOIN unnest($2::text[]) AS t`,
+    [projects, LABELS],
+  );
+  // Milestones laid out project by project, so that `ids[project * 5 + k]` is one of the project's own.
+  const milestones = (
+    await db.query(
+      `INSERT INTO milestones (iid, project_id, title)
+       SELECT k, p, 'v1.' || k FROM unnest($1::int[]) WITH ORDINALITY AS x(p, n) CROSS JOIN generate_series(1, $2::int) k
+       ORDER BY n, k RETURNING id, project_id, iid`,
+      [projects, MILESTONES],
+    )
+  ).rows
+    .map((r) => ({ id: Number(r.id), project: projects.indexOf(Number(r.project_id)), iid: Number(r.iid) }))
+    .sort((x, y) => x.project - y.project || x.iid - y.iid)
+    .map((m) => m.id);
+  await db.query(
+    `INSERT INTO internal_ids (usage, project_id, last_value) SELECT 'milestones', p, $2::int FROM unnest($1::int[]) AS p`,
+    [projects, MILESTONES],
+  );
+  // 0 = unlimited: the notes run sends more than the default 300 notes a minute per user.
+  await db.query(`UPDATE application_settings SET notes_create_limit = 0 WHERE id = 1`);
+  return { users, tokens, group, projects, milestones };
+}
+
+/** Issues `from`..`to` (global numbers, round-robin over the projects), their assignees and labels. */
+async function seedIssues(db, fx, from, to) {
+  const before = Number((await db.query(`SELECT COALESCE(max(id), 0) AS id FROM issues`)).rows[0].id);
+  await db.query(
+    `INSERT INTO issues (iid, project_id, title, description, state, author_id, milestone_id, closed_at, closed_by_id, created_at, updated_at)
+     SELECT (g - 1) / $3::int + 1,
+            ($4::int[])[(g - 1) % $3::int + 1],
+            'Bench issue ' || g,
+            'Steps to reproduce issue ' || g || E'\\n\\n- [x] triaged\\n- [ ] fixed',
+            CASE WHEN g % 4 = 0 THEN 'closed' ELSE 'opened' END,
+            ($5::int[])[g % cardinality($5::int[]) + 1],
+            CASE WHEN g % 3 = 0 THEN NULL ELSE ($6::int[])[((g - 1) % $3::int) * $7::int + g % $7::int + 1] END,
+            CASE WHEN g % 4 = 0 THEN ts + interval '1 hour' END,
+            CASE WHEN g % 4 = 0 THEN ($5::int[])[1] END,
+            ts, ts + interval '1 hour'
+     FROM generate_series($1::int, $2::int) g, LATERAL (SELECT now() - ($8::int - g) * interval '1 minute' AS ts) t`,
+    [from, to, fx.projects.length, fx.projects, fx.users, fx.milestones, MILESTONES, ISSUES],
+  );
+  await db.query(
+    `INSERT INTO issue_assignees (issue_id, user_id)
+     SELECT i.id, ($2::int[])[i.iid % cardinality($2::int[]) + 1] FROM issues i WHERE i.id > $1 AND i.iid % 3 <> 0`,
+    [before, fx.users],
+  );
+  await db.query(
+    `INSERT INTO label_links (label_id, target_type, target_id)
+     SELECT l.id, 'Issue', i.id FROM issues i JOIN labels l ON l.project_id = i.project_id
+     WHERE i.id > $1 AND (
+       (l.title = 'a' AND i.iid % 2 = 0) OR (l.title = 'b' AND i.iid % 3 = 0) OR (l.title = 'bug' AND i.iid % 5 = 0)
+       OR (l.title = 'feature' AND i.iid % 7 = 1) OR (l.title = 'backend' AND i.iid % 4 = 1) OR (l.title = 'docs' AND i.iid % 11 = 0))`,
+    [before],
+  );
+  await db.query(
+    `INSERT INTO internal_ids (usage, project_id, last_value)
+     SELECT 'issues', project_id, max(iid) FROM issues GROUP BY project_id
+     ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = EXCLUDED.last_value`,
+  );
+  await db.query(`VACUUM ANALYZE`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests and measurements.
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+
+function request(base, method, pathname, { token = ROOT_TOKEN, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body ? JSON.stringify(body) : undefined;
+    const req = http.request(
+      `${base}${pathname}`,
+      {
+        method,
+        agent,
+        timeout: 30_000,
+        headers: {
+          "PRIVATE-TOKEN": token,
+          ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text }));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${method} ${pathname} timed out`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** One request, which must answer `expected`: its statement count and size. */
+async function sample(base, scenario) {
+  const one = scenario.sample();
+  const res = await request(base, one.method, one.path, one);
+  if (res.status !== scenario.expected)
+    throw new Error(`${scenario.name}: ${one.method} ${one.path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+  const count = res.headers["x-query-count"];
+  return { statements: count === undefined ? null : Number(count), bytes: Buffer.byteLength(res.text), items: itemsOf(res.text) };
+}
+
+function itemsOf(text) {
+  try {
+    const body = JSON.parse(text);
+    return Array.isArray(body) ? body.length : null;
+  } catch {
+    return null;
+  }
+}
+
+function cannon(base, scenario, duration, connections) {
+  return autocannon({ url: base, connections, duration, requests: scenario.requests() });
+}
+
+function figures(result) {
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function measure(base, scenario) {
+  const first = await sample(base, scenario);
+  await cannon(base, scenario, WARMUP, CONNECTIONS);
+  const result = figures(await cannon(base, scenario, DURATION, CONNECTIONS));
+  log(`${scenario.name}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${first.statements} SQL/req`);
+  return { ...result, ...first };
+}
+
+/** A measurement, or `{ missing }` when the endpoint does not answer as expected (e.g. not built yet). */
+async function attempt(fn) {
+  try {
+    return await fn();
+  } catch (error) {
+    log(`not measured: ${error.message}`);
+    return { missing: error.message };
+  }
+}
+
+/**
+ * First-page latency with one connection per instance (no queueing): sequential requests alternating
+ * between the instances for 2 × LATENCY_SECONDS after a one-second warm-up, each timed with hrtime
+ * (autocannon's histogram rounds to whole milliseconds).
+ */
+async function firstPages(pair) {
+  const firsts = [];
+  for (const { base, scenario } of pair) firsts.push(await sample(base, scenario));
+  const timings = pair.map(() => []);
+  const once = async (i) => {
+    const { base, scenario } = pair[i];
+    const one = scenario.sample();
+    const t0 = process.hrtime.bigint();
+    const res = await request(base, one.method, one.path, one);
+    if (res.status !== scenario.expected) throw new Error(`${scenario.name} answered ${res.status}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  const warmUntil = Date.now() + 1000;
+  while (Date.now() < warmUntil) for (const i of pair.keys()) await once(i);
+  const until = Date.now() + 2 * LATENCY_SECONDS * 1000;
+  while (Date.now() < until) for (const i of pair.keys()) timings[i].push(await once(i));
+  return timings.map((list, i) => {
+    list.sort((a, b) => a - b);
+    const at = (q) => list[Math.min(list.length - 1, Math.floor(q * list.length))];
+    const result = { p50: at(0.5), p99: at(0.99), total: list.length, ...firsts[i] };
+    log(`first page, 1 connection, ${pair[i].scenario.name} (#${i + 1}): p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms (${result.items} items, ${result.statements} SQL)`);
+    return result;
+  });
+}
+
+/** The measured requests. Lists as root; notes as the bench users in turn, on issues of every project. */
+function scenarios(fx, issueCount) {
+  const rotate = (list) => {
+    let i = 0;
+    return () => list[i++ % list.length];
+  };
+  const perProject = Math.floor(issueCount / fx.projects.length);
+  const root = { "PRIVATE-TOKEN": ROOT_TOKEN };
+  return {
+    projectIssues: {
+      name: "GET /projects/:id/issues?per_page=20",
+      expected: 200,
+      sample: () => ({ method: "GET", path: `/api/v4/projects/${fx.projects[0]}/issues?per_page=20` }),
+      requests: () => {
+        const next = rotate(fx.projects);
+        return [{ method: "GET", headers: root, setupRequest: (req) => ({ ...req, path: `/api/v4/projects/${next()}/issues?per_page=20` }) }];
+      },
+    },
+    labelledIssues: {
+      name: "GET /issues?scope=all&labels=a,b&state=opened",
+      expected: 200,
+      sample: () => ({ method: "GET", path: "/api/v4/issues?scope=all&labels=a,b&state=opened" }),
+      requests: () => [{ method: "GET", headers: root, path: "/api/v4/issues?scope=all&labels=a,b&state=opened" }],
+    },
+    createNote: {
+      name: "POST /projects/:id/issues/:iid/notes",
+      expected: 201,
+      sample: () => ({
+        method: "POST",
+        path: `/api/v4/projects/${fx.projects[0]}/issues/1/notes`,
+        token: fx.tokens[0],
+        body: { body: "Bench note, sampled" },
+      }),
+      requests: () => {
+        let n = 0;
+        return [
+          {
+            method: "POST",
+            setupRequest: (req) => {
+              n += 1;
+              const project = fx.projects[n % fx.projects.length];
+              const iid = (Math.floor(n / fx.projects.length) % perProject) + 1;
+              return {
+                ...req,
+                path: `/api/v4/projects/${project}/issues/${iid}/notes`,
+                headers: { "PRIVATE-TOKEN": fx.tokens[n % fx.tokens.length], "Content-Type": "application/json" },
+                body: JSON.stringify({ body: `Bench note ${n}: looks good to me` }),
+              };
+            },
+          },
+        ];
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function fmt(n, digits = 0) {
+  return n === null || n === undefined || Number.isNaN(n) ? "-" : Number(n).toFixed(digits);
+}
+
+function table(header, rows) {
+  const lines = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
+  const render = (l) => l.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  ");
+  console.log(render(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const l of rows) console.log(render(l));
+}
+
+function report(mode, load, latency) {
+  console.log("");
+  console.log(`Edgeforge issues bench: ${mode}`);
+  console.log(`${ISSUES} issues over ${PROJECTS} projects, ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per endpoint after a ${WARMUP} s warm-up`);
+  console.log(`machine: ${os.cpus().length} CPUs, load average ${loadAtStart} at start, ${loadavg()} at the end (other work on the machine skews the figures)`);
+  console.log("");
+  table(
+    ["endpoint", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "requests", "SQL/req", "bytes/resp"],
+    load.map((r) => (r.missing ? [r.name, "not measured", "", "", "", "", "", "", ""] : [r.name, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), r.non2xx, r.errors, r.total, fmt(r.statements), r.bytes])),
+  );
+  for (const r of load) if (r.missing) console.log(`not measured: ${r.missing}`);
+  console.log("");
+  console.log(`first page, 1 connection, two instances timed in alternation for ${2 * LATENCY_SECONDS} s: ${SMALL} issues against ${ISSUES} (target: within 1.5x)`);
+  table(
+    ["endpoint", `p50 @${SMALL}`, `p50 @${ISSUES}`, "ratio", "target", `p99 @${SMALL}`, `p99 @${ISSUES}`, "SQL"],
+    latency.map(({ name, small, large }) => {
+      if (small.missing || large.missing) return [name, "not measured", "", "", "", "", "", ""];
+      const ratio = large.p50 / small.p50;
+      return [name, fmt(small.p50, 2), fmt(large.p50, 2), `${fmt(ratio, 2)}x`, ratio <= 1.5 ? "met" : "MISSED", fmt(small.p99, 2), fmt(large.p99, 2), `${fmt(small.statements)}/${fmt(large.statements)}`];
+    }),
+  );
+}
+
+/** A database of its own for one instance: PostgreSQL (created, dropped at the end) or PGlite files. */
+async function prepareInstance(label, serverUrl, dataDir, issueCount) {
+  let target;
+  if (serverUrl) {
+    const database = await createBenchDatabase(serverUrl);
+    target = { url: database.url, name: database.name };
+    await migratePostgres(database.url);
+  } else {
+    target = { pgliteDir: path.join(dataDir, "pglite") };
+    await mkdir(target.pgliteDir, { recursive: true });
+    await withDatabase(target, (db) => migratePglite(db));
+  }
+  const seconds = Date.now();
+  const fx = await withDatabase(target, async (db) => {
+    await bootstrap(db, { initialRootToken: ROOT_TOKEN });
+    const fixtures = await seedFixtures(db);
+    await seedIssues(db, fixtures, 1, issueCount);
+    return fixtures;
+  });
+  log(`${label}: seeded ${USERS} users, ${PROJECTS} projects and ${issueCount} issues in ${((Date.now() - seconds) / 1000).toFixed(1)} s${target.name ? ` (database ${target.name})` : ""}`);
+  return { label, target, fx, dataDir, issueCount, server: null };
+}
+
+async function startInstance(instance) {
+  const server = await startServer({ dataDir: instance.dataDir, rootToken: ROOT_TOKEN, databaseUrl: instance.target.url, timeoutMs: 90_000 });
+  const stop = () => server.stop(20_000);
+  cleanups.push(stop);
+  instance.server = server;
+  instance.stop = async () => {
+    await stop();
+    cleanups.splice(cleanups.indexOf(stop), 1);
+  };
+  log(`${instance.label}: Edgeforge on ${server.apiUrl}`);
+}
+
+async function main() {
+  const serverUrl = process.env.DATABASE_URL || "";
+  const tmp = await mkdtemp(path.join(os.tmpdir(), "edgeforge-bench-issues-"));
+  cleanups.push(() => rm(tmp, { recursive: true, force: true }));
+  // scripts/start.mjs adds `--var QUERY_COUNT_HEADER:1` with this: responses carry X-Query-Count.
+  process.env.EDGEFORGE_QUERY_COUNT = "1";
+  if (serverUrl) assertLoopback(serverUrl, "DATABASE_URL");
+  const mode = serverUrl ? `PostgreSQL at ${new URL(serverUrl).host}` : "embedded PGlite (one Postgres session per instance)";
+  log(`database: ${mode}`);
+
+  // Two instances side by side, 1,000 and 100,000 issues: their first pages are timed in alternation, so
+  // whatever else loads the machine weighs on both alike.
+  const small = await prepareInstance(`${SMALL} issues`, serverUrl, path.join(tmp, "small"), SMALL);
+  const large = await prepareInstance(`${ISSUES} issues`, serverUrl, path.join(tmp, "large"), ISSUES);
+  await startInstance(small);
+  await startInstance(large);
+
+  const latency = [];
+  for (const key of ["projectIssues", "labelledIssues"]) {
+    const pair = [small, large].map((instance) => ({ base: instance.server.host, scenario: scenarios(instance.fx, instance.issueCount)[key] }));
+    const result = await attempt(() => firstPages(pair));
+    latency.push({ name: pair[0].scenario.name, small: result.missing ? result : result[0], large: result.missing ? result : result[1] });
+  }
+  await small.stop();
+
+  const load = [];
+  const measured = scenarios(large.fx, ISSUES);
+  for (const key of ["projectIssues", "labelledIssues", "createNote"])
+    load.push({ name: measured[key].name, ...(await attempt(() => measure(large.server.host, measured[key]))) });
+
+  report(mode, load, latency);
+  finishing = true;
+  await cleanup();
+  agent.destroy();
+  log("done");
+  process.exit(0);
+}
+
+main().catch(fail);

@@ -1,0 +1,230 @@
+import { z } from "zod";
+import { allowed } from "../kernel/abilities";
+import { requireUser } from "../kernel/auth";
+import type { Actor, Ctx } from "../kernel/env";
+import { badRequest, checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
+import { deleteNote, insertNote, insertReply, updateNoteBody } from "../kernel/note_writes";
+import {
+  canAdminNote,
+  canCreateNote,
+  canReadConfidentialNotes,
+  canReadNote,
+  checkNoteBody,
+  findNote,
+  findNoteable,
+  newDiscussionId,
+  noteCreatedAt,
+  noteUser,
+  type Noteable,
+  type NoteableType,
+  type NoteRow,
+} from "../kernel/noteables";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, rawParams, validateParams, type ParamRule } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { isResolvable, note } from "../notes/entities";
+import { discussion } from "./entities";
+import * as q from "./queries";
+
+/**
+ * Discussions of issues, project snippets, merge requests and epics (lib/api/discussions.rb), with
+ * the note helpers of lib/api/helpers/notes_helpers.rb. Every endpoint needs a signed-in caller.
+ * The noteable id is `types: [Integer, String]` there: anything that is not an existing id is
+ * `404 Not found`, never a 400.
+ */
+export const discussionsRoutes = router();
+
+const FAMILIES: { base: string; type: NoteableType }[] = [
+  { base: "/projects/:id/issues/:noteable_id/discussions", type: "Issue" },
+  { base: "/projects/:id/snippets/:noteable_id/discussions", type: "Snippet" },
+  { base: "/projects/:id/merge_requests/:noteable_id/discussions", type: "MergeRequest" },
+  { base: "/groups/:id/epics/:noteable_id/discussions", type: "Epic" },
+];
+
+/** Noteable::REPLYABLE_TYPES (with EE's Epic): where a single comment can become a thread. */
+const REPLYABLE = new Set<NoteableType>(["Issue", "MergeRequest", "Epic"]);
+
+async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: ParamRule[] = []): Promise<z.output<S>> {
+  const raw = await rawParams(c);
+  const { id: _container, ...path } = c.req.param() as Record<string, string>;
+  return validateParams({ ...raw, ...path }, schema, rules);
+}
+
+function noteable(c: Ctx, type: NoteableType, key: string): Promise<Noteable> {
+  return findNoteable(c, type, c.req.param("id") ?? "", /^\d+$/.test(key) ? Number(key) : NaN);
+}
+
+/** `resolve_note`: the note's or the noteable's author, developers and up (NotePolicy, ProjectPolicy). */
+function canResolve(actor: Actor, n: Noteable, found: Pick<NoteRow, "authorId">): boolean {
+  if (found.authorId === actor.user.id || n.authorId === actor.user.id) return true;
+  return !!n.project && allowed(actor, "update_merge_request", n.project);
+}
+
+const List = z.object({ noteable_id: p.string(), ...pageParams.shape });
+const One = z.object({ discussion_id: p.string(), noteable_id: p.string() });
+const CreateThread = z.object({ noteable_id: p.string(), body: p.string(), created_at: p.string().optional() });
+const Reply = z.object({ noteable_id: p.string(), discussion_id: p.string(), body: p.string(), created_at: p.string().optional() });
+const OneNote = z.object({ noteable_id: p.string(), discussion_id: p.string(), note_id: p.int() });
+const UpdateNote = z.object({
+  noteable_id: p.string(),
+  discussion_id: p.string(),
+  note_id: p.int(),
+  body: p.string().optional(),
+  resolved: p.bool().optional(),
+});
+const ResolveDiscussion = z.object({ noteable_id: p.string(), discussion_id: p.string(), resolved: p.bool() });
+
+for (const family of FAMILIES) {
+  const { base, type } = family;
+
+  /** GET /:parent/:id/:noteables/:noteable_id/discussions (lib/api/discussions.rb) */
+  discussionsRoutes.get(base, async (c) => {
+    requireUser(c);
+    const params = await readWithPath(c, List);
+    const n = await noteable(c, type, params.noteable_id);
+    const page = pageOf(params);
+    const list = await q.listDiscussions(c.var.db(), n, !canReadConfidentialNotes(c.var.actor, n), page);
+    paginate(c, page, list.total);
+    return present(c, list.rows, discussion, { noteable: n });
+  });
+
+  /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id (lib/api/discussions.rb) */
+  discussionsRoutes.get(`${base}/:discussion_id`, async (c) => {
+    requireUser(c);
+    const params = await readWithPath(c, One);
+    const n = await noteable(c, type, params.noteable_id);
+    const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(c.var.actor, n));
+    if (!found) throw notFound("Discussion");
+    return present(c, found, discussion, { noteable: n });
+  });
+
+  /** POST /:parent/:id/:noteables/:noteable_id/discussions: a new thread (lib/api/discussions.rb) */
+  discussionsRoutes.post(base, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, CreateThread);
+    const n = await noteable(c, type, params.noteable_id);
+    if (!canCreateNote(actor, n)) throw forbidden();
+    checkNoteBody(params.body);
+    // Differs from GitLab: `position` (diff notes on merge requests) is not supported; a thread is a DiscussionNote.
+    const created = await insertNote(c.var.db(), {
+      noteable: n,
+      authorId: actor.user.id,
+      body: params.body,
+      confidential: false,
+      type: "DiscussionNote",
+      discussionId: newDiscussionId(),
+      resolvable: type === "MergeRequest",
+      createdAt: noteCreatedAt(actor, n, params.created_at),
+    });
+    const row = Object.assign(created, { author: noteUser(actor.user), resolvedBy: null });
+    return present(c, { id: row.discussionId, notes: [row] }, discussion, { noteable: n }, 201);
+  });
+
+  /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes (lib/api/discussions.rb) */
+  discussionsRoutes.get(`${base}/:discussion_id/notes`, async (c) => {
+    requireUser(c);
+    const params = await readWithPath(c, One);
+    const n = await noteable(c, type, params.noteable_id);
+    const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(c.var.actor, n));
+    if (!found) throw notFound("Notes");
+    return present(c, found.notes, note, { noteable: n });
+  });
+
+  /** POST /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes: a reply (lib/api/discussions.rb) */
+  discussionsRoutes.post(`${base}/:discussion_id/notes`, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, Reply);
+    const n = await noteable(c, type, params.noteable_id);
+    const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(actor, n));
+    if (!found) throw notFound("Discussion");
+    const first = found.notes[0];
+    const individual = first.type !== "DiscussionNote";
+    if (individual && !REPLYABLE.has(type)) throw badRequest("Discussion can not be replied to.");
+    if (!canCreateNote(actor, n)) throw forbidden();
+    checkNoteBody(params.body);
+    const created = await insertReply(c.var.db(), {
+      noteable: n,
+      authorId: actor.user.id,
+      body: params.body,
+      // A reply inherits the discussion's confidentiality (Notes::BuildService).
+      confidential: first.confidential,
+      type: "DiscussionNote",
+      discussionId: found.id,
+      resolvable: type === "MergeRequest",
+      createdAt: noteCreatedAt(actor, n, params.created_at),
+      convert: individual,
+    });
+    return present(c, Object.assign(created, { author: noteUser(actor.user), resolvedBy: null }), note, { noteable: n }, 201);
+  });
+
+  /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`get_note`) */
+  discussionsRoutes.get(`${base}/:discussion_id/notes/:note_id`, async (c) => {
+    requireUser(c);
+    const params = await readWithPath(c, OneNote);
+    const n = await noteable(c, type, params.noteable_id);
+    const found = await findNote(c.var.db(), n, params.note_id);
+    if (!found) throw recordNotFound();
+    if (!canReadNote(c.var.actor, n, found)) throw notFound("Note");
+    return present(c, found, note, { noteable: n });
+  });
+
+  /** PUT /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`update_note` / `resolve_note`) */
+  discussionsRoutes.put(`${base}/:discussion_id/notes/:note_id`, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, UpdateNote, [{ exactlyOneOf: ["body", "resolved"] }]);
+    const n = await noteable(c, type, params.noteable_id);
+    const found = await findNote(c.var.db(), n, params.note_id);
+    if (!found) throw recordNotFound();
+    if (params.resolved !== undefined) {
+      if (!canReadNote(actor, n, found) || !canResolve(actor, n, found)) throw forbidden();
+      if (!isResolvable(found)) throw badRequest("Note is not resolvable");
+      await q.resolveNote(c.var.db(), found.id, params.resolved ? actor.user.id : null);
+      const resolved = params.resolved
+        ? { resolvedAt: new Date(), resolvedById: actor.user.id, resolvedBy: noteUser(actor.user) }
+        : { resolvedAt: null, resolvedById: null, resolvedBy: null };
+      return present(c, Object.assign(found, resolved), note, { noteable: n });
+    }
+    if (!canAdminNote(actor, n, found)) throw forbidden();
+    const body = params.body!;
+    checkNoteBody(body);
+    const updated = await updateNoteBody(c.var.db(), n, found, body, actor.user.id);
+    return present(c, Object.assign(updated, { author: found.author, resolvedBy: found.resolvedBy }), note, { noteable: n });
+  });
+
+  /** DELETE /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`delete_note`) */
+  discussionsRoutes.delete(`${base}/:discussion_id/notes/:note_id`, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, OneNote);
+    const n = await noteable(c, type, params.noteable_id);
+    const found = await findNote(c.var.db(), n, params.note_id);
+    if (!found) throw recordNotFound();
+    if (!canAdminNote(actor, n, found)) throw forbidden();
+    checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
+    await deleteNote(c.var.db(), n, found);
+    return c.body(null, 204);
+  });
+
+  if (type === "MergeRequest") {
+    /** PUT /projects/:id/merge_requests/:noteable_id/discussions/:discussion_id: resolve a thread (lib/api/discussions.rb) */
+    discussionsRoutes.put(`${base}/:discussion_id`, async (c) => {
+      const actor = requireUser(c);
+      const params = await readWithPath(c, ResolveDiscussion);
+      const n = await noteable(c, type, params.noteable_id);
+      const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(actor, n));
+      if (!found) throw notFound("Discussion");
+      // Discussion#can_resolve?: a resolvable discussion, and the noteable's author or who may resolve notes.
+      if (!found.notes.some(isResolvable) || !canResolve(actor, n, { authorId: null })) throw forbidden();
+      await q.resolveDiscussion(c.var.db(), n, found.id, params.resolved ? actor.user.id : null);
+      const now = new Date();
+      const rows = found.notes.map((row) =>
+        isResolvable(row)
+          ? Object.assign(row, params.resolved
+              ? { resolvedAt: now, resolvedById: actor.user.id, resolvedBy: noteUser(actor.user) }
+              : { resolvedAt: null, resolvedById: null, resolvedBy: null })
+          : row,
+      );
+      return present(c, { id: found.id, notes: rows }, discussion, { noteable: n });
+    });
+  }
+}

@@ -1,0 +1,12 @@
+/** Every statement of the issues domain (relations of issue rows: kernel/issue_preload.ts). */
+export * from "./list";
+export * from "./write";
+export * from "./events";
+
+/** Postgres 23505, also when Drizzle wraps the driver's error in `cause`. */
+export function uniqueViolation(e: unknown): boolean {
+  for (let err = e as { code?: unknown; cause?: unknown } | undefined; err; err = err.cause as typeof err) {
+    if (err.code === "23505") return true;
+  }
+  return false;
+}

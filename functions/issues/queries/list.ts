@@ -1,0 +1,328 @@
+import { sql, type SQL } from "drizzle-orm";
+import { issues } from "../../../db/schema";
+import type { Executor } from "../../kernel/db";
+import type { Actor } from "../../kernel/env";
+import { fuzzySearch } from "../../kernel/fuzzy_search";
+import { issueIsVisible } from "../../kernel/issuables";
+import { cappedCount, type Page } from "../../kernel/pagination";
+
+/**
+ * IssuesFinder with IssuableFinder (app/finders/issues_finder.rb, issuable_finder.rb and their EE
+ * prepends) as the API drives them: every filter is one SQL condition on `issues`, so the page and its
+ * capped count share the WHERE and relations are loaded afterwards for the page's ids only.
+ */
+
+/** Where the issues come from: a project, a group with its subgroups, or every readable project. */
+export type IssueOwner = { kind: "project"; projectId: number } | { kind: "group"; groupId: number } | { kind: "all" };
+
+export type Wildcard = "none" | "any";
+
+export type NegatedFilters = {
+  labels?: string[];
+  milestone?: string;
+  milestoneWildcard?: "Any" | "None" | "Upcoming" | "Started";
+  iids?: number[];
+  authorId?: number;
+  authorUsername?: string;
+  assigneeId?: number;
+  assigneeUsernames?: string[];
+  weight?: number;
+  iterationId?: number | Wildcard | "current";
+  iterationTitle?: string;
+  myReactionEmoji?: string;
+};
+
+export type IssueFilters = {
+  scope?: "created_by_me" | "assigned_to_me" | "all";
+  state?: "opened" | "closed" | "all";
+  labels?: string[];
+  milestone?: string;
+  milestoneWildcard?: "Any" | "None" | "Upcoming" | "Started";
+  iids?: number[];
+  search?: string;
+  in?: string;
+  authorId?: number;
+  authorUsername?: string;
+  assigneeId?: number | Wildcard;
+  assigneeUsernames?: string[];
+  createdAfter?: Date;
+  createdBefore?: Date;
+  updatedAfter?: Date;
+  updatedBefore?: Date;
+  myReactionEmoji?: string;
+  confidential?: boolean;
+  dueDate?: string;
+  issueTypes: readonly string[];
+  nonArchived?: boolean;
+  weight?: number | Wildcard;
+  epicId?: number | Wildcard;
+  healthStatus?: string;
+  iterationId?: number | Wildcard | "current";
+  iterationTitle?: string;
+  not?: NegatedFilters;
+};
+
+export type IssueSort = { orderBy: string; sort: "asc" | "desc" };
+
+const NONE = sql`false`;
+
+/** Integer parameters compare as bigint: a value beyond int4 then matches nothing instead of failing. */
+const big = (n: number) => sql`${n}::bigint`;
+
+const labelLink = (condition: SQL) =>
+  sql`EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id
+    WHERE ll.target_type = 'Issue' AND ll.target_id = ${issues.id} AND ${condition})`;
+
+const assignedTo = (condition: SQL) =>
+  sql`EXISTS (SELECT 1 FROM issue_assignees ia JOIN users au ON au.id = ia.user_id WHERE ia.issue_id = ${issues.id} AND ${condition})`;
+
+const anyAssignee = sql`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = ${issues.id})`;
+
+const awardedBy = (userId: number, name: string | null) =>
+  sql`EXISTS (SELECT 1 FROM award_emoji ae WHERE ae.awardable_type = 'Issue' AND ae.awardable_id = ${issues.id}
+    AND ae.user_id = ${userId} ${name === null ? sql`` : sql`AND ae.name = ${name}`})`;
+
+const milestoneOf = (condition: SQL) =>
+  sql`EXISTS (SELECT 1 FROM milestones mi WHERE mi.id = ${issues.milestoneId} AND ${condition})`;
+
+const userExists = (condition: SQL) => sql`EXISTS (SELECT 1 FROM users fu WHERE ${condition})`;
+const lowerNames = (names: string[]) => sql`${sql.param(names.map((n) => n.toLowerCase()))}::text[]`;
+
+/**
+ * `Milestone.upcoming_ids`: per project and group, the active milestone with the nearest due date after
+ * today (legacy filtering, as the 15.4 API does).
+ */
+const upcomingMilestoneIds = sql`(SELECT DISTINCT ON (um.project_id, um.group_id) um.id FROM milestones um
+  WHERE um.state = 'active' AND um.due_date > CURRENT_DATE ORDER BY um.project_id, um.group_id, um.due_date)`;
+
+/** IssuableFinder::Params label names: `None` (or the deprecated `No Label`) and `Any`, any case. */
+function labelCondition(names: string[]): SQL | null {
+  const lower = names.map((n) => n.toLowerCase());
+  if (lower.includes("none") || lower.includes("no label")) return sql`NOT ${labelLink(sql`true`)}`;
+  if (lower.includes("any")) return labelLink(sql`true`);
+  // AND semantics: one existence test per title (exact, case-sensitive as `labels.title = ?`).
+  return sql.join([...new Set(names)].map((title) => labelLink(sql`l.title = ${title}`)), sql` AND `);
+}
+
+function milestoneCondition(title: string | undefined, wildcard: IssueFilters["milestoneWildcard"]): SQL | null {
+  if (title === undefined && wildcard === undefined) return null;
+  const t = title ?? "";
+  if (wildcard === "None" || t.toLowerCase() === "none" || t === "No Milestone") return sql`${issues.milestoneId} IS NULL`;
+  if (wildcard === "Any" || t.toLowerCase() === "any" || t === "Any Milestone") return sql`${issues.milestoneId} IS NOT NULL`;
+  if (wildcard === "Upcoming" || t === "#upcoming") return sql`${issues.milestoneId} IN ${upcomingMilestoneIds}`;
+  if (wildcard === "Started" || t === "#started") return milestoneOf(sql`mi.state = 'active' AND mi.start_date <= CURRENT_DATE`);
+  return milestoneOf(sql`mi.title = ${t}`);
+}
+
+/** `by_negated_milestone` (legacy): upcoming and started negate the timebox; a title keeps unset ones. */
+function negatedMilestone(title: string | undefined, wildcard: NegatedFilters["milestoneWildcard"]): SQL | null {
+  if (title === undefined && wildcard === undefined) return null;
+  if (wildcard === "Upcoming" || title === "#upcoming") return milestoneOf(sql`mi.state = 'active' AND mi.due_date <= CURRENT_DATE`);
+  if (wildcard === "Started" || title === "#started") return milestoneOf(sql`mi.state = 'active' AND mi.start_date > CURRENT_DATE`);
+  // Differs from GitLab: 15.4 reads `not[milestone_id]=None|Any` as a title and returns issues without a
+  // milestone for both; here they negate the wildcard.
+  if (wildcard === "None") return sql`${issues.milestoneId} IS NOT NULL`;
+  if (wildcard === "Any") return sql`${issues.milestoneId} IS NULL`;
+  return sql`(${issues.milestoneId} IS NULL OR NOT ${milestoneOf(sql`mi.title = ${title}`)})`;
+}
+
+function wildcardColumn(column: SQL, value: number | Wildcard | undefined): SQL | null {
+  if (value === undefined) return null;
+  if (value === "none") return sql`${column} IS NULL`;
+  if (value === "any") return sql`${column} IS NOT NULL`;
+  return sql`${column} = ${big(value)}`;
+}
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+const addDays = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + n));
+
+/** IssuesFinder#by_due_date with Rails' Monday-based weeks, in UTC. */
+function dueDateCondition(value: string | undefined, now: Date): SQL | null {
+  if (!value) return null;
+  const column = issues.dueDate;
+  const today = addDays(now, 0);
+  const between = (from: Date, to: Date) => sql`${column} BETWEEN ${isoDay(from)} AND ${isoDay(to)}`;
+  switch (value) {
+    case "0":
+      return sql`${column} IS NULL`;
+    case "any":
+      return sql`${column} IS NOT NULL`;
+    case "overdue":
+      return sql`${column} < ${isoDay(today)}`;
+    case "today":
+      return sql`${column} = ${isoDay(today)}`;
+    case "tomorrow":
+      return sql`${column} = ${isoDay(addDays(today, 1))}`;
+    case "week": {
+      const monday = addDays(today, -((today.getUTCDay() + 6) % 7));
+      return between(monday, addDays(monday, 6));
+    }
+    case "month":
+      return between(
+        new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1)),
+        new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 0)),
+      );
+    case "next_month_and_previous_two_weeks":
+      return between(addDays(today, -14), new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 2, 0)));
+    default:
+      return NONE;
+  }
+}
+
+function ownerCondition(owner: IssueOwner, nonArchived: boolean): SQL | null {
+  const archived = nonArchived ? sql`AND NOT op.archived` : sql``;
+  if (owner.kind === "project") return sql`${issues.projectId} = ${owner.projectId}`;
+  if (owner.kind === "group")
+    return sql`${issues.projectId} IN (SELECT op.id FROM projects op JOIN namespaces ons ON ons.id = op.namespace_id
+      WHERE ons.traversal_ids @> ARRAY[${owner.groupId}]::integer[] ${archived})`;
+  return nonArchived ? sql`${issues.projectId} IN (SELECT op.id FROM projects op WHERE NOT op.archived)` : null;
+}
+
+/** The WHERE of a list: visibility (kernel `issueIsVisible`), owner, then every filter. */
+export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date): SQL {
+  const c: (SQL | null)[] = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived)];
+  const userId = actor?.user.id ?? null;
+  if (f.scope === "created_by_me" || f.scope === "assigned_to_me") {
+    if (userId === null) c.push(NONE);
+    else c.push(f.scope === "created_by_me" ? sql`${issues.authorId} = ${userId}` : assignedTo(sql`ia.user_id = ${userId}`));
+  }
+  if (f.state === "opened" || f.state === "closed") c.push(sql`${issues.state} = ${f.state}`);
+  if (f.createdAfter) c.push(sql`${issues.createdAt} >= ${f.createdAfter}`);
+  if (f.createdBefore) c.push(sql`${issues.createdAt} <= ${f.createdBefore}`);
+  if (f.updatedAfter) c.push(sql`${issues.updatedAt} >= ${f.updatedAfter}`);
+  if (f.updatedBefore) c.push(sql`${issues.updatedAt} <= ${f.updatedBefore}`);
+  if (f.authorId !== undefined) c.push(sql`${issues.authorId} = ${big(f.authorId)}`);
+  if (f.authorUsername !== undefined)
+    c.push(sql`${issues.authorId} = (SELECT fu.id FROM users fu WHERE lower(fu.username) = lower(${f.authorUsername}))`);
+  if (f.assigneeId === "none") c.push(sql`NOT ${anyAssignee}`);
+  else if (f.assigneeId === "any") c.push(anyAssignee);
+  else if (f.assigneeId !== undefined) c.push(assignedTo(sql`ia.user_id = ${big(f.assigneeId)}`));
+  // EE: several usernames mean issues assigned to all of them.
+  for (const name of new Set((f.assigneeUsernames ?? []).map((n) => n.toLowerCase()))) c.push(assignedTo(sql`lower(au.username) = ${name}`));
+  if (f.iids?.length) c.push(sql`${issues.iid} = ANY(${sql.param(f.iids)}::bigint[])`);
+  c.push(milestoneCondition(f.milestone, f.milestoneWildcard));
+  if (f.labels?.length) c.push(labelCondition(f.labels));
+  if (f.myReactionEmoji !== undefined && userId !== null) {
+    const lower = f.myReactionEmoji.toLowerCase();
+    if (lower === "none") c.push(sql`NOT ${awardedBy(userId, null)}`);
+    else if (lower === "any") c.push(awardedBy(userId, null));
+    else c.push(awardedBy(userId, f.myReactionEmoji));
+  }
+  if (f.confidential !== undefined) c.push(sql`${issues.confidential} = ${f.confidential}`);
+  c.push(dueDateCondition(f.dueDate, now));
+  c.push(sql`${issues.issueType} = ANY(${sql.param([...f.issueTypes])}::text[])`);
+  c.push(wildcardColumn(sql`${issues.weight}`, f.weight));
+  // No issue belongs to an epic yet (epic issues are not built): `None` keeps all, anything else none.
+  if (f.epicId !== undefined && f.epicId !== "none") c.push(NONE);
+  if (f.healthStatus !== undefined) {
+    const lower = f.healthStatus.toLowerCase();
+    c.push(wildcardColumn(sql`${issues.healthStatus}`, lower === "none" || lower === "any" ? lower : undefined) ?? sql`${issues.healthStatus} = ${f.healthStatus}`);
+  }
+  c.push(iterationCondition(f.iterationId, f.iterationTitle));
+  if (f.not) c.push(...negatedConditions(f.not, userId));
+  const matched = (f.in ?? "").split(",").map((s) => s.trim()).filter((s) => s === "title" || s === "description");
+  const columns = matched.length ? [...new Set(matched)].map((col) => (col === "title" ? issues.title : issues.description)) : [issues.title, issues.description];
+  c.push(fuzzySearch(columns, f.search));
+  return sql.join(c.filter((x): x is SQL => x !== null), sql` AND `);
+}
+
+/**
+ * EE iterations. Differs from GitLab: iterations (and their cadences) are not built, so an issue's
+ * `iteration_id` is a stored number: `Current` and `iteration_title` match nothing.
+ */
+function iterationCondition(id: IssueFilters["iterationId"], title: string | undefined): SQL | null {
+  if (title !== undefined) return NONE;
+  if (id === "current") return NONE;
+  return wildcardColumn(sql`${issues.iterationId}`, id);
+}
+
+/** IssuableFinder#filter_negated_items with the EE negations. */
+function negatedConditions(n: NegatedFilters, userId: number | null): SQL[] {
+  const c: (SQL | null)[] = [];
+  if (n.authorId !== undefined) c.push(sql`${issues.authorId} <> ${big(n.authorId)} AND ${userExists(sql`fu.id = ${big(n.authorId)}`)}`);
+  if (n.authorUsername !== undefined)
+    c.push(sql`${issues.authorId} <> (SELECT fu.id FROM users fu WHERE lower(fu.username) = lower(${n.authorUsername}))`);
+  if (n.assigneeId !== undefined)
+    c.push(sql`NOT ${assignedTo(sql`ia.user_id = ${big(n.assigneeId)}`)} AND ${userExists(sql`fu.id = ${big(n.assigneeId)}`)}`);
+  if (n.assigneeUsernames?.length) {
+    const names = lowerNames(n.assigneeUsernames);
+    c.push(sql`NOT ${assignedTo(sql`lower(au.username) = ANY(${names})`)} AND ${userExists(sql`lower(fu.username) = ANY(${names})`)}`);
+  }
+  if (n.labels?.length) c.push(sql`NOT ${labelLink(sql`l.title = ANY(${sql.param(n.labels)}::text[])`)}`);
+  c.push(negatedMilestone(n.milestone, n.milestoneWildcard));
+  if (n.iids?.length) c.push(sql`${issues.iid} <> ALL(${sql.param(n.iids)}::bigint[])`);
+  if (n.weight !== undefined) c.push(sql`${issues.weight} <> ${big(n.weight)}`);
+  if (n.iterationId === "none") c.push(sql`${issues.iterationId} IS NOT NULL`);
+  else if (n.iterationId === "any") c.push(sql`${issues.iterationId} IS NULL`);
+  else if (typeof n.iterationId === "number") c.push(sql`${issues.iterationId} IS DISTINCT FROM ${big(n.iterationId)}`);
+  if (n.myReactionEmoji !== undefined && userId !== null) c.push(sql`NOT ${awardedBy(userId, n.myReactionEmoji)}`);
+  return c.filter((x): x is SQL => x !== null);
+}
+
+/**
+ * The highest priority (lowest number) among the issue's labels, the filtered-on labels excluded
+ * (`highest_label_priority(excluded_labels:)`).
+ */
+function labelPriority(excluded: string[]): SQL {
+  return sql`(SELECT min(l.priority) FROM label_links ll JOIN labels l ON l.id = ll.label_id
+    WHERE ll.target_type = 'Issue' AND ll.target_id = ${issues.id}
+      AND l.title <> ALL(${sql.param(excluded)}::text[]))`;
+}
+
+const milestoneDue = sql`(SELECT mi.due_date FROM milestones mi WHERE mi.id = ${issues.milestoneId})`;
+
+/**
+ * `Issue.sort_by_attribute("#{order_by}_#{sort}")` then `with_order_id_desc`: each order ends in
+ * `id DESC`, except `relative_position` ascending (`id ASC`).
+ */
+export function orderOf(s: IssueSort, excludedLabels: string[]): SQL[] {
+  const dir = sql.raw(s.sort === "asc" ? "ASC" : "DESC");
+  const idDesc = sql`${issues.id} DESC`;
+  switch (s.orderBy) {
+    case "created_at":
+      return [sql`${issues.createdAt} ${dir}`, idDesc];
+    case "updated_at":
+      return [sql`${issues.updatedAt} ${dir}`, idDesc];
+    case "due_date":
+      return [sql`${issues.dueDate} ${dir} NULLS LAST`, idDesc];
+    case "relative_position":
+      return s.sort === "asc" ? [sql`${issues.relativePosition} ASC NULLS LAST`, sql`${issues.id} ASC`] : [idDesc];
+    case "label_priority":
+      return [sql`${labelPriority(excludedLabels)} ${dir} NULLS LAST`, idDesc];
+    case "milestone_due":
+      return [sql`${milestoneDue} IS NULL`, sql`${issues.milestoneId} IS NULL`, sql`${milestoneDue} ${dir}`, idDesc];
+    case "popularity":
+      return [sql`${issues.upvotes} ${dir}`, idDesc];
+    case "priority":
+      return [sql`${milestoneDue} ${dir} NULLS LAST`, sql`${labelPriority(excludedLabels)} ${dir} NULLS LAST`, idDesc];
+    case "title":
+      return [sql`${issues.title} ${dir}`, idDesc];
+    case "weight":
+      return [sql`${issues.weight} ${dir} NULLS LAST`, idDesc];
+    default:
+      return [sql`${issues.createdAt} ${dir}`, idDesc];
+  }
+}
+
+/** One page of issue ids and the capped total (two statements); relations come from `loadIssueRows`. */
+export async function listIssueIds(
+  db: Executor,
+  owner: IssueOwner,
+  filters: IssueFilters,
+  sort: IssueSort,
+  actor: Actor | null,
+  page: Page,
+  now: Date,
+): Promise<{ ids: number[]; total: number }> {
+  const where = listCondition(owner, filters, actor, now);
+  const excluded = filters.labels?.filter((l) => !["none", "any", "no label"].includes(l.toLowerCase())) ?? [];
+  const rows = await db
+    .select({ id: issues.id })
+    .from(issues)
+    .where(where)
+    .orderBy(...orderOf(sort, excluded))
+    .limit(page.limit)
+    .offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(issues).where(where), page);
+  return { ids: rows.map((r) => r.id), total };
+}

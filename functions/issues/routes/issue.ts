@@ -1,0 +1,114 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { ProjectWithAccess } from "../../kernel/abilities";
+import { authorize } from "../../kernel/abilities";
+import { requireAdmin } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../../kernel/errors";
+import { canReadIssue, canUpdateIssue, findIssue } from "../../kernel/issuables";
+import { loadIssueWhere, loadProjectIssue, type IssueRow } from "../../kernel/issue_preload";
+import { findProject } from "../../kernel/lookup";
+import { p, rawParams, validateParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { checkRateLimit } from "../../kernel/rate_limit";
+import { router } from "../../kernel/router";
+import { issue } from "../entities";
+import { CREATE_RULES, CreateIssue, UPDATE_RULES, UpdateIssue } from "../params";
+import { clientIp } from "../rules";
+import * as services from "../services";
+
+export const issueRoutes = router();
+
+const OneIssue = z.object({ issue_iid: p.int() });
+
+/** Parameters with the path's `:issue_iid`, which wins over query and body. */
+async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: Parameters<typeof validateParams>[2] = []) {
+  const raw = await rawParams(c);
+  const iid = c.req.param("issue_iid");
+  return validateParams(iid === undefined ? raw : { ...raw, issue_iid: iid }, schema, rules);
+}
+
+const withAssigneeIds = (row: IssueRow) => ({ ...row, assigneeIds: row.assignees.map((a) => a.id) });
+
+function presentIssue(c: Ctx, row: IssueRow, project: ProjectWithAccess, status: 200 | 201 = 200) {
+  const from = { kind: "project", id: project.id, namespaceId: project.namespaceId } as const;
+  return present(c, row, issue, { from }, status);
+}
+
+/** The issue just written, with its relations, as the caller sees it. */
+async function reload(c: Ctx, project: ProjectWithAccess, where: { iid: number } | { id: number }): Promise<IssueRow> {
+  const db = c.var.db();
+  const row =
+    "iid" in where
+      ? await loadProjectIssue(db, project.id, where.iid, c.var.actor)
+      : await loadIssueWhere(db, sql`issues.id = ${where.id}`, c.var.actor);
+  if (!row) throw notFound("Issue");
+  return row;
+}
+
+/** GET /issues/:id (lib/api/issues.rb): any issue by global id, administrators only. */
+issueRoutes.get("/issues/:id", async (c) => {
+  requireAdmin(c);
+  const id = c.req.param("id");
+  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw recordNotFound();
+  const row = await loadIssueWhere(c.var.db(), sql`issues.id = ${Number(id)}`, c.var.actor);
+  if (!row) throw recordNotFound();
+  const from = { kind: "project", id: row.project.id, namespaceId: row.project.namespaceId } as const;
+  return present(c, row, issue, { from });
+});
+
+/** GET /projects/:id/issues/:issue_iid (lib/api/issues.rb, `find_project_issue`) */
+issueRoutes.get("/projects/:id/issues/:issue_iid", async (c) => {
+  const params = await readWithPath(c, OneIssue);
+  const project = await findProject(c, c.req.param("id"));
+  const row = await loadProjectIssue(c.var.db(), project.id, params.issue_iid, c.var.actor);
+  if (!row || !canReadIssue(c.var.actor, project, withAssigneeIds(row))) throw notFound("Issue");
+  return presentIssue(c, row, project);
+});
+
+/**
+ * POST /projects/:id/issues (lib/api/issues.rb, Issues::CreateService): rate limited per user
+ * (`issues_create`), after the permission check as the service does it.
+ */
+issueRoutes.post("/projects/:id/issues", async (c) => {
+  const params = await readWithPath(c, CreateIssue, CREATE_RULES);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "create_issue", project);
+  const actor = c.var.actor!;
+  const db = c.var.db();
+  await checkRateLimit(db, "issues_create", actor.user.id);
+  const request = {
+    userAgent: c.req.header("user-agent") || null,
+    ipAddress: clientIp(c.req.header("cf-connecting-ip"), c.req.header("x-forwarded-for")),
+  };
+  const id = await services.createIssue(db, project, actor, params, request);
+  return presentIssue(c, await reload(c, project, { id }), project, 201);
+});
+
+/**
+ * PUT /projects/:id/issues/:issue_iid (lib/api/issues.rb, Issues::UpdateService): a missing issue is
+ * `find_by!`'s `404 Not found`.
+ * Differs from GitLab: a confidential issue the caller may not read is that same 404, not a 403.
+ */
+issueRoutes.put("/projects/:id/issues/:issue_iid", async (c) => {
+  const params = await readWithPath(c, UpdateIssue, UPDATE_RULES);
+  const raw = await rawParams(c);
+  const project = await findProject(c, c.req.param("id"));
+  const actor = c.var.actor!;
+  const current = await loadProjectIssue(c.var.db(), project.id, params.issue_iid, actor);
+  if (!current || !canReadIssue(actor, project, withAssigneeIds(current))) throw recordNotFound();
+  if (!canUpdateIssue(actor, project, withAssigneeIds(current))) throw forbidden();
+  const changed = await services.updateIssue(c.var.db(), project, actor, current, params, (key) => raw[key] !== undefined);
+  return presentIssue(c, changed ? await reload(c, project, { iid: current.iid }) : current, project);
+});
+
+/** DELETE /projects/:id/issues/:issue_iid (lib/api/issues.rb): owners and admins; 204, or 412 (`destroy_conditionally!`). */
+issueRoutes.delete("/projects/:id/issues/:issue_iid", async (c) => {
+  const params = await readWithPath(c, OneIssue);
+  const project = await findProject(c, c.req.param("id"));
+  const found = await findIssue(c, project, String(params.issue_iid));
+  authorize(c, "destroy_issue", project);
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
+  await services.deleteIssue(c.var.db(), found);
+  return c.body(null, 204);
+});

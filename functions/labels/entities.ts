@@ -1,0 +1,72 @@
+import type { Label } from "../../db/schema";
+import type { PresentContext } from "../kernel/present";
+
+/** The columns LabelBasic reads: issue rows carry labels in this shape (kernel/issue_preload.ts). */
+export type LabelBasicRow = Pick<Label, "id" | "title" | "color" | "description">;
+
+/**
+ * A label of a project list: the row, whether it is the project's own (else an ancestor group's),
+ * and the counts of `with_counts=true` (null when not asked for).
+ */
+export type LabelRow = Label & {
+  counts: { openIssues: number; closedIssues: number; openMergeRequests: number } | null;
+};
+
+/**
+ * `Gitlab::Color#contrast` (lib/gitlab/color.rb): light backgrounds (r + g + b > 500) take `#333333`,
+ * everything else `#FFFFFF`.
+ */
+export function textColor(color: string): string {
+  const value = color.trim();
+  if (!/^#(?:[0-9A-Fa-f]{3}){1,2}$/.test(value)) return "#FFFFFF";
+  const hex = value.slice(1);
+  const channels = hex.length === 3 ? [...hex].map((c) => parseInt(c + c, 16)) : [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return channels.reduce((a, b) => a + b, 0) > 500 ? "#333333" : "#FFFFFF";
+}
+
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/**
+ * `description_html`, GitLab's single-line Markdown of the description.
+ * Differs from GitLab: the text is HTML-escaped, not rendered as Markdown (no links, emphasis or references).
+ */
+export function descriptionHtml(description: string | null): string | null {
+  if (description === null) return null;
+  return description.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
+}
+
+/** API::Entities::LabelBasic (lib/api/entities/label_basic.rb): also the `labels` of issues with details. */
+export function labelBasic(label: LabelBasicRow, _ctx?: PresentContext) {
+  return {
+    id: label.id,
+    name: label.title,
+    color: label.color,
+    description: label.description,
+    description_html: descriptionHtml(label.description),
+    text_color: textColor(label.color),
+    // Differs from GitLab: labels cannot be set to leave closed issues here, so this is always false.
+    remove_on_close: false,
+  };
+}
+
+/**
+ * API::Entities::ProjectLabel (lib/api/entities/project_label.rb over Entities::Label): the counts only
+ * with `with_counts`, then `subscribed`, `priority` and `is_project_label`.
+ */
+export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number }) {
+  const own = row.projectId === ctx.projectId;
+  return {
+    ...labelBasic(row, ctx),
+    ...(row.counts
+      ? {
+          open_issues_count: row.counts.openIssues,
+          closed_issues_count: row.counts.closedIssues,
+          open_merge_requests_count: row.counts.openMergeRequests,
+        }
+      : {}),
+    // Differs from GitLab: label subscriptions are not built, so nobody is subscribed.
+    subscribed: false,
+    priority: own ? row.priority : null,
+    is_project_label: own,
+  };
+}

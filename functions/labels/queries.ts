@@ -1,0 +1,141 @@
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { labels, type Label } from "../../db/schema";
+import type { ProjectWithAccess } from "../kernel/abilities";
+import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import { fuzzySearch } from "../kernel/fuzzy_search";
+import { issueIsVisible } from "../kernel/issuables";
+import { cappedCount, type Page } from "../kernel/pagination";
+import { projectIsVisible } from "../kernel/visibility";
+import type { LabelRow } from "./entities";
+
+/**
+ * LabelsFinder for a project (app/finders/labels_finder.rb): its own labels and, with
+ * `include_ancestor_groups`, the labels of the groups above it.
+ */
+function availableTo(project: ProjectWithAccess, includeAncestorGroups: boolean): SQL {
+  const own = eq(labels.projectId, project.id);
+  const groupIds = project.namespace.type === "Group" ? project.namespace.traversalIds : [];
+  if (!includeAncestorGroups || groupIds.length === 0) return own;
+  return sql`(${own} OR ${labels.groupId} = ANY(${sql.param(groupIds)}::int[]))`;
+}
+
+/**
+ * `Label#open_issues_count(user)` and friends: what the caller may see, by state. The label's id is
+ * nested SQL: in a single-table select Drizzle writes top-level columns of a selection unqualified.
+ */
+const labelId = sql`${labels.id}`;
+
+function counts(actor: Actor | null) {
+  const issueCount = (state: string) => sql<number>`(SELECT count(*)::int FROM label_links ll JOIN issues ON issues.id = ll.target_id
+    WHERE ll.label_id = ${labelId} AND ll.target_type = 'Issue' AND issues.state = ${state} AND ${issueIsVisible(actor)})`;
+  return {
+    openIssues: issueCount("opened"),
+    closedIssues: issueCount("closed"),
+    openMergeRequests: sql<number>`(SELECT count(*)::int FROM label_links ll JOIN merge_requests mr ON mr.id = ll.target_id
+      JOIN projects ON projects.id = mr.project_id
+      WHERE ll.label_id = ${labelId} AND ll.target_type = 'MergeRequest' AND mr.state = 'opened'
+        AND projects.merge_requests_enabled AND ${projectIsVisible(actor)})`,
+  };
+}
+
+export type LabelListOptions = { includeAncestorGroups: boolean; search?: string; withCounts: boolean };
+
+/** `GET /projects/:id/labels`: ordered by title (LabelsFinder's default). */
+export async function listLabels(
+  db: Executor,
+  project: ProjectWithAccess,
+  opts: LabelListOptions,
+  actor: Actor | null,
+  page: Page,
+): Promise<{ rows: LabelRow[]; total: number }> {
+  const where = and(availableTo(project, opts.includeAncestorGroups), fuzzySearch([labels.title, labels.description], opts.search) ?? undefined);
+  const c = counts(actor);
+  const rows = await db
+    .select({
+      label: labels,
+      openIssues: opts.withCounts ? c.openIssues : sql<number | null>`NULL`,
+      closedIssues: opts.withCounts ? c.closedIssues : sql<number | null>`NULL`,
+      openMergeRequests: opts.withCounts ? c.openMergeRequests : sql<number | null>`NULL`,
+    })
+    .from(labels)
+    .where(where)
+    .orderBy(asc(labels.title), asc(labels.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(labels).where(where), page);
+  return {
+    rows: rows.map((r) => ({
+      ...r.label,
+      counts: opts.withCounts
+        ? { openIssues: Number(r.openIssues), closedIssues: Number(r.closedIssues), openMergeRequests: Number(r.openMergeRequests) }
+        : null,
+    })),
+    total,
+  };
+}
+
+/**
+ * `find_label` (lib/api/helpers/label_helpers.rb): by id among the available labels, else by title
+ * (exact, case-sensitive); one statement.
+ */
+export async function findLabel(db: Executor, project: ProjectWithAccess, idOrTitle: string, includeAncestorGroups: boolean): Promise<Label | null> {
+  const byId = /^\d+$/.test(idOrTitle) && Number(idOrTitle) <= 2147483647 ? Number(idOrTitle) : null;
+  const rows = await db
+    .select()
+    .from(labels)
+    .where(and(availableTo(project, includeAncestorGroups), byId === null ? eq(labels.title, idOrTitle) : sql`(${labels.id} = ${byId} OR ${labels.title} = ${idOrTitle})`))
+    .orderBy(byId === null ? asc(labels.id) : sql`(${labels.id} = ${byId}) DESC`)
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** `available_labels_for(parent).find_by_title(title)`: exact title, ancestor group labels included. */
+export async function findLabelByTitle(db: Executor, project: ProjectWithAccess, title: string): Promise<Label | null> {
+  const rows = await db
+    .select()
+    .from(labels)
+    .where(and(availableTo(project, true), eq(labels.title, title)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export type LabelValues = { title: string; color: string; description: string | null; priority: number | null };
+
+/** Inserts a project label; null when the project has one with this title already (unique index). */
+export async function insertLabel(db: Executor, projectId: number, values: LabelValues): Promise<Label | null> {
+  const rows = await db
+    .insert(labels)
+    .values({ projectId, ...values })
+    .onConflictDoNothing()
+    .returning();
+  return rows[0] ?? null;
+}
+
+/** Updates the sent attributes; null when another label of the project has the new title. */
+export async function updateLabel(db: Executor, labelId: number, values: Partial<LabelValues>): Promise<Label | null> {
+  try {
+    const rows = await db
+      .update(labels)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(labels.id, labelId))
+      .returning();
+    return rows[0] ?? null;
+  } catch (e) {
+    if (uniqueViolation(e)) return null;
+    throw e;
+  }
+}
+
+/** Postgres 23505, also when Drizzle wraps the driver's error in `cause`. */
+export function uniqueViolation(e: unknown): boolean {
+  for (let err = e as { code?: unknown; cause?: unknown } | undefined; err; err = err.cause as typeof err) {
+    if (err.code === "23505") return true;
+  }
+  return false;
+}
+
+/** Label links cascade; resource label events keep their row with a null label (as GitLab). */
+export async function deleteLabel(db: Executor, labelId: number): Promise<void> {
+  await db.delete(labels).where(eq(labels.id, labelId));
+}

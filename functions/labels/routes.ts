@@ -1,0 +1,166 @@
+import { z } from "zod";
+import type { ProjectWithAccess } from "../kernel/abilities";
+import { authorize } from "../kernel/abilities";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { checkUnmodifiedSince, conflict, notFound, validation } from "../kernel/errors";
+import { findProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, rawParams, readParams, validateParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { projectLabel, type LabelRow } from "./entities";
+import * as q from "./queries";
+import { labelErrors, labelTitle, normalizeColor } from "./rules";
+
+/**
+ * Project labels (lib/api/labels.rb, lib/api/helpers/label_helpers.rb). Every endpoint needs a signed-in
+ * caller (`before { authenticate! }`), before parameters are validated.
+ * Not built: subscribe/unsubscribe, promote, and group labels (`/groups/:id/labels`).
+ */
+export const labelsRoutes = router();
+
+/** Grape's `type: Integer, allow_blank: true`: an empty value is nil (remove the priority). */
+const priorityParam = z.preprocess((v) => (v === "" ? null : v), p.int().nullable()).optional();
+
+const ListLabels = pageParams.extend({
+  with_counts: p.bool().optional(),
+  include_ancestor_groups: p.bool().optional(),
+  search: p.string().optional(),
+});
+
+const GetLabel = z.object({ include_ancestor_groups: p.bool().optional() });
+
+const CreateLabel = z.object({
+  name: p.string(),
+  color: p.string(),
+  description: p.string().nullable().optional(),
+  priority: priorityParam,
+});
+
+const updateShape = {
+  new_name: p.string().optional(),
+  color: p.string().optional(),
+  description: p.string().nullable().optional(),
+  priority: priorityParam,
+};
+const UPDATE_KEYS = ["new_name", "color", "description", "priority"];
+const UpdateLabel = z.object(updateShape);
+const UpdateLabelByParam = z.object({ label_id: p.int().optional(), name: p.string().optional(), ...updateShape });
+const DeleteLabelByParam = z.object({ label_id: p.int().optional(), name: p.string().optional() });
+
+function withLabel(row: Awaited<ReturnType<typeof q.findLabel>>): LabelRow {
+  if (!row) throw notFound("Label");
+  return { ...row, counts: null };
+}
+
+function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, status: 200 | 201 = 200) {
+  return present(c, row, projectLabel, { projectId: project.id }, status);
+}
+
+/** GET /projects/:id/labels (lib/api/labels.rb) */
+labelsRoutes.get("/projects/:id/labels", async (c) => {
+  requireUser(c);
+  const params = await readParams(c, ListLabels);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_label", project);
+  const page = pageOf(params);
+  const opts = {
+    includeAncestorGroups: params.include_ancestor_groups ?? true,
+    search: params.search,
+    withCounts: params.with_counts ?? false,
+  };
+  const list = await q.listLabels(c.var.db(), project, opts, c.var.actor, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, projectLabel, { projectId: project.id });
+});
+
+/** GET /projects/:id/labels/:name (lib/api/labels.rb): by id, else by title. */
+labelsRoutes.get("/projects/:id/labels/:name", async (c) => {
+  requireUser(c);
+  const params = await readParams(c, GetLabel);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_label", project);
+  const label = withLabel(await q.findLabel(c.var.db(), project, c.req.param("name"), params.include_ancestor_groups ?? true));
+  return presentLabel(c, label, project);
+});
+
+/** POST /projects/:id/labels (lib/api/labels.rb, `create_label`) */
+labelsRoutes.post("/projects/:id/labels", async (c) => {
+  requireUser(c);
+  const params = await readParams(c, CreateLabel);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_label", project);
+  const db = c.var.db();
+  // `available_labels_for(parent).find_by_title(params[:name])`: ancestor group labels count too.
+  if (await q.findLabelByTitle(db, project, params.name)) throw conflict("Label already exists");
+  const values = { title: labelTitle(params.name), color: normalizeColor(params.color) };
+  const errors = labelErrors(values);
+  if (Object.keys(errors).length) throw validation(errors);
+  const created = await q.insertLabel(db, project.id, {
+    title: values.title!,
+    color: values.color,
+    description: params.description ?? null,
+    priority: params.priority ?? null,
+  });
+  if (!created) throw conflict("Label already exists");
+  return presentLabel(c, { ...created, counts: null }, project, 201);
+});
+
+type UpdateParams = z.output<typeof UpdateLabel>;
+
+/** `update_label`: the sent attributes; `priority` null removes it. */
+async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_label", project);
+  const db = c.var.db();
+  const label = withLabel(await q.findLabel(db, project, idOrTitle, false));
+  const changes: Partial<q.LabelValues> = {};
+  // `Label#title=` ignores a blank title.
+  const title = params.new_name === undefined ? null : labelTitle(params.new_name);
+  if (title !== null) changes.title = title;
+  if (params.color !== undefined) changes.color = normalizeColor(params.color);
+  if (params.description !== undefined) changes.description = params.description;
+  if (params.priority !== undefined) changes.priority = params.priority;
+  const errors = labelErrors({ title: changes.title ?? label.title, color: changes.color ?? label.color });
+  if (Object.keys(errors).length) throw validation(errors);
+  if (Object.keys(changes).length === 0) return presentLabel(c, label, project);
+  const updated = await q.updateLabel(db, label.id, changes);
+  if (!updated) throw validation({ title: ["has already been taken"] });
+  return presentLabel(c, { ...updated, counts: null }, project);
+}
+
+/** PUT /projects/:id/labels/:name (lib/api/labels.rb): `:name` is the id or the title. */
+labelsRoutes.put("/projects/:id/labels/:name", async (c) => {
+  const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
+  return updateLabel(c, c.req.param("name")!, params);
+});
+
+/** PUT /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): the label by `label_id` or `name`. */
+labelsRoutes.put("/projects/:id/labels", async (c) => {
+  const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
+  return updateLabel(c, String(params.label_id ?? params.name), params);
+});
+
+/** `delete_label`: 204, or 412 when `If-Unmodified-Since` is older than the label. */
+async function deleteLabel(c: Ctx, idOrTitle: string) {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_label", project);
+  const db = c.var.db();
+  const label = withLabel(await q.findLabel(db, project, idOrTitle, false));
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), label.updatedAt);
+  await q.deleteLabel(db, label.id);
+  return c.body(null, 204);
+}
+
+/** DELETE /projects/:id/labels/:name (lib/api/labels.rb) */
+labelsRoutes.delete("/projects/:id/labels/:name", async (c) => {
+  await rawParams(c);
+  return deleteLabel(c, c.req.param("name")!);
+});
+
+/** DELETE /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): by `label_id` or `name`. */
+labelsRoutes.delete("/projects/:id/labels", async (c) => {
+  const params = validateParams(await rawParams(c), DeleteLabelByParam, [{ exactlyOneOf: ["label_id", "name"] }]);
+  return deleteLabel(c, String(params.label_id ?? params.name));
+});

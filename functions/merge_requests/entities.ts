@@ -1,0 +1,177 @@
+import type { MergeRequestProject, MergeRequestRow } from "../kernel/merge_request_preload";
+import { Access, Visibility } from "../kernel/access";
+import { isoTime, webUrl, type PresentContext } from "../kernel/present";
+import { taskSummary } from "../issues/entities";
+import { descriptionHtml, labelBasic } from "../labels/entities";
+import { milestone } from "../milestones/entities";
+import { timeStats } from "../time_tracking/entities";
+import { userBasic, type UserBasicRow } from "../users/entities";
+
+export type { MergeRequestProject, MergeRequestRow } from "../kernel/merge_request_preload";
+
+/**
+ * Presentation options, as GitLab passes them to the entity: `project` or `group` for the relative
+ * references (and `project` for `reference`), `withLabelsDetails`, and `subscribed` exposure.
+ */
+export type MergeRequestContext = PresentContext & {
+  fromProject?: { id: number; namespaceId: number } | null;
+  fromGroup?: { id: number } | null;
+  withLabelsDetails?: boolean;
+  includeSubscribed?: boolean;
+  /** `render_html=true` on the single GET: `title_html` and `description_html`. */
+  renderHtml?: boolean;
+  /** `include_rebase_in_progress` and `include_diverged_commits_count` on the single GET. */
+  includeRebaseInProgress?: boolean;
+  includeDivergedCommitsCount?: boolean;
+};
+
+/** `Project#to_reference_base(from)`: nothing in the same project, the path next door, else the full path. */
+function referenceBase(project: MergeRequestProject, from: MergeRequestContext, full = false): string {
+  if (full) return project.fullPath;
+  if (from.fromGroup) return project.namespaceId !== from.fromGroup.id ? project.fullPath : project.path;
+  if (!from.fromProject) return "";
+  if (from.fromProject.namespaceId !== project.namespaceId) return project.fullPath;
+  return from.fromProject.id !== project.id ? project.path : "";
+}
+
+/** API::Entities::IssuableReferences for a merge request (`!1`, `proj!1`, `group/proj!1`). */
+export function mergeRequestReferences(mr: MergeRequestRow, ctx: MergeRequestContext) {
+  const short = `!${mr.iid}`;
+  return {
+    short,
+    relative: `${referenceBase(mr.project, ctx)}${short}`,
+    full: `${mr.project.fullPath}${short}`,
+  };
+}
+
+export function mergeRequestUrl(mr: { iid: number; project: { fullPath: string } }, ctx: PresentContext): string {
+  return webUrl(ctx, `${mr.project.fullPath}/-/merge_requests/${mr.iid}`);
+}
+
+/** `Taskable#task_completion_status`, counted as the issue entities count task list items. */
+export function taskCompletionStatus(description: string | null) {
+  const tasks = taskSummary(description);
+  return { count: tasks.count, completed_count: tasks.completed };
+}
+
+const user = (row: UserBasicRow | null, ctx: PresentContext) => (row ? userBasic(row, ctx) : null);
+
+/** API::Entities::IssuableEntity's head, shared by the simple and the full views. */
+function issuableHead(mr: MergeRequestRow) {
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.projectId,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state,
+    created_at: isoTime(mr.createdAt),
+    updated_at: isoTime(mr.updatedAt),
+  };
+}
+
+/** API::Entities::MergeRequestSimple (`view=simple`). */
+export function mergeRequestSimple(mr: MergeRequestRow, ctx: MergeRequestContext) {
+  return { ...issuableHead(mr), web_url: mergeRequestUrl(mr, ctx) };
+}
+
+/**
+ * API::Entities::MergeRequestBasic (lib/api/entities/merge_request_basic.rb, with EE's
+ * `approvals_before_merge`), as 15.4 exposes it: what lists and `closed_by` show.
+ * Differs from GitLab while there is no repository: `sha` (the diff head) is null and `merge_status`
+ * stays `unchecked`, since no mergeability check can run.
+ */
+export function mergeRequestBasic(mr: MergeRequestRow, ctx: MergeRequestContext) {
+  const labels = [...mr.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+  const short = `!${mr.iid}`;
+  return {
+    ...issuableHead(mr),
+    merged_by: user(mr.mergedBy, ctx),
+    merge_user: user(mr.mergedBy, ctx),
+    merged_at: isoTime(mr.mergedAt),
+    closed_by: user(mr.closedBy, ctx),
+    closed_at: isoTime(mr.closedAt),
+    // Differs from GitLab: the HTML is the escaped text, not rendered Markdown.
+    ...(ctx.renderHtml ? { title_html: descriptionHtml(mr.title), description_html: descriptionHtml(mr.description) } : {}),
+    target_branch: mr.targetBranch,
+    source_branch: mr.sourceBranch,
+    user_notes_count: mr.userNotesCount,
+    upvotes: mr.upvotes,
+    downvotes: mr.downvotes,
+    author: user(mr.author, ctx),
+    assignees: mr.assignees.map((a) => userBasic(a, ctx)),
+    assignee: mr.assignees[0] ? userBasic(mr.assignees[0], ctx) : null,
+    reviewers: mr.reviewers.map((r) => userBasic(r, ctx)),
+    source_project_id: mr.sourceProjectId,
+    target_project_id: mr.projectId,
+    labels: ctx.withLabelsDetails ? labels.map((l) => labelBasic(l, ctx)) : labels.map((l) => l.title),
+    draft: mr.draft,
+    work_in_progress: mr.draft,
+    milestone: mr.milestone ? milestone(mr.milestone, ctx) : null,
+    merge_when_pipeline_succeeds: mr.mergeWhenPipelineSucceeds,
+    merge_status: mr.mergeStatus,
+    sha: mr.sha,
+    merge_commit_sha: mr.mergeCommitSha,
+    squash_commit_sha: mr.squashCommitSha,
+    discussion_locked: mr.discussionLocked,
+    // `merge_params` of GitLab: `should_remove_source_branch` is only set when merging.
+    should_remove_source_branch: null,
+    force_remove_source_branch: mr.forceRemoveSourceBranch,
+    reference: `${referenceBase(mr.project, { ...ctx, fromGroup: null })}${short}`,
+    references: mergeRequestReferences(mr, ctx),
+    web_url: mergeRequestUrl(mr, ctx),
+    time_stats: timeStats(mr),
+    squash: mr.squash,
+    task_completion_status: taskCompletionStatus(mr.description),
+    has_conflicts: mr.mergeStatus === "cannot_be_merged",
+    blocking_discussions_resolved: true,
+    approvals_before_merge: null,
+  };
+}
+
+/** ProjectPolicy `read_pipeline`: reporters, or anyone who reads the project when jobs are public. */
+function readsPipelines(project: MergeRequestProject, ctx: PresentContext): boolean {
+  if (!project.jobsEnabled) return false;
+  if (ctx.actor?.isAdmin || project.accessLevel >= Access.REPORTER) return true;
+  if (!project.publicJobs) return false;
+  if (project.accessLevel >= Access.GUEST || project.visibilityLevel >= Visibility.PUBLIC) return true;
+  return project.visibilityLevel >= Visibility.INTERNAL && !!ctx.actor && !ctx.actor.user.external;
+}
+
+/**
+ * `can_be_merged_by?`: who may push to the target branch.
+ * Differs from GitLab until protected branches exist: developers and up may merge into any branch.
+ */
+function canMerge(mr: MergeRequestRow, ctx: PresentContext): boolean {
+  if (!ctx.actor || mr.state !== "opened" || mr.project.archived) return false;
+  return ctx.actor.isAdmin || mr.project.accessLevel >= Access.DEVELOPER;
+}
+
+/**
+ * API::Entities::MergeRequest (lib/api/entities/merge_request.rb): single GET, create, update,
+ * related merge requests and to-do targets. Pipeline fields are shown where GitLab shows them (the
+ * caller reads the project's builds), with no pipeline to report yet.
+ * Differs from GitLab: there is no subscription record yet, so `subscribed` is true for the
+ * participants GitLab subscribes implicitly (author, assignees, reviewers).
+ */
+export function mergeRequest(mr: MergeRequestRow, ctx: MergeRequestContext) {
+  const actorId = ctx.actor?.user.id;
+  const builds = ctx.fromProject ? mr.project.jobsEnabled : false;
+  const participant =
+    actorId !== undefined && (mr.authorId === actorId || mr.assignees.some((a) => a.id === actorId) || mr.reviewers.some((r) => r.id === actorId));
+  return {
+    ...mergeRequestBasic(mr, ctx),
+    ...(ctx.includeSubscribed === false ? {} : { subscribed: participant }),
+    changes_count: null,
+    ...(builds
+      ? { latest_build_started_at: null, latest_build_finished_at: null, first_deployed_to_production_at: null, pipeline: null }
+      : {}),
+    ...(ctx.fromProject && readsPipelines(mr.project, ctx) ? { head_pipeline: null } : {}),
+    diff_refs: null,
+    merge_error: null,
+    // No rebase can run without a repository; `compute_diverged_commits_count` is 0 without branch heads.
+    ...(ctx.includeRebaseInProgress ? { rebase_in_progress: false } : {}),
+    ...(ctx.includeDivergedCommitsCount ? { diverged_commits_count: 0 } : {}),
+    user: { can_merge: canMerge(mr, ctx) },
+  };
+}

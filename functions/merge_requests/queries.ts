@@ -1,0 +1,338 @@
+import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { mergeRequests, projects } from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import { fuzzySearch } from "../kernel/fuzzy_search";
+import { issueIsVisible } from "../kernel/issuables";
+import { loadMergeRequestRows, mergeRequestRowsQuery, toMergeRequestRow, type MergeRequestRow } from "../kernel/merge_request_preload";
+import { cappedCount, type Page } from "../kernel/pagination";
+import { projectAccessLevel, projectIsVisible } from "../kernel/visibility";
+import type { IssueRef } from "./references";
+
+/** One merge request of a project by iid, fully loaded; null when missing. */
+export async function mergeRequestByIid(db: Executor, actor: Actor | null, projectId: number, iid: number): Promise<MergeRequestRow | null> {
+  const rows = await mergeRequestRowsQuery(db, actor)
+    .where(and(eq(mergeRequests.projectId, projectId), eq(mergeRequests.iid, iid)))
+    .limit(1);
+  return rows[0] ? toMergeRequestRow(rows[0]) : null;
+}
+
+/** One merge request by global id, fully loaded (the answer of create and update). */
+export async function mergeRequestById(db: Executor, actor: Actor | null, id: number): Promise<MergeRequestRow> {
+  const [row] = await loadMergeRequestRows(db, [id], actor);
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Who may read merge requests (MergeRequestsFinder's `projects_for_user`, MergeRequestPolicy).
+
+/** WHERE condition over a joined `projects` row: the caller reads that project's merge requests. */
+export function mergeRequestsReadable(actor: Actor | null): SQL {
+  return sql`(${projects.mergeRequestsEnabled} AND ${projectIsVisible(actor)})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists (MergeRequestsFinder through lib/api/merge_requests.rb)
+
+export type NoneAny<T> = T | "None" | "Any";
+
+/** The filters that `not[...]` negates (`merge_requests_negatable_params`). */
+export type NegatableFilter = {
+  authorId?: number;
+  authorUsername?: string;
+  assigneeId?: NoneAny<number>;
+  assigneeUsernames?: string[];
+  reviewerId?: NoneAny<number>;
+  reviewerUsername?: string;
+  labels?: string[];
+  milestone?: string;
+  myReactionEmoji?: string;
+};
+
+export type MergeRequestFilter = NegatableFilter & {
+  actor: Actor | null;
+  projectId?: number;
+  /** Group lists include subgroups (`include_subgroups: true`). */
+  groupId?: number;
+  nonArchived?: boolean;
+  scope: "created_by_me" | "assigned_to_me" | "all";
+  state: "opened" | "closed" | "locked" | "merged" | "all";
+  orderBy: "created_at" | "updated_at" | "title";
+  sort: "asc" | "desc";
+  search?: string;
+  searchIn?: ("title" | "description")[];
+  createdAfter?: Date;
+  createdBefore?: Date;
+  updatedAfter?: Date;
+  updatedBefore?: Date;
+  sourceBranch?: string;
+  targetBranch?: string;
+  sourceProjectId?: number;
+  wip?: "yes" | "no";
+  iids?: number[];
+  /** `deployed_before`, `deployed_after`, `environment`: no deployment exists yet, so nothing matches. */
+  deployments?: boolean;
+  not?: NegatableFilter;
+};
+
+const isNone = (v: unknown) => typeof v === "string" && v.toLowerCase() === "none";
+const isAny = (v: unknown) => typeof v === "string" && v.toLowerCase() === "any";
+
+function userIdOf(username: string): SQL {
+  return sql`(SELECT u.id FROM users u WHERE lower(u.username) = lower(${username}))`;
+}
+
+/** The conditions of the negatable filters, each as a positive SQL condition. */
+function negatableConditions(f: NegatableFilter, actor: Actor | null): SQL[] {
+  const out: SQL[] = [];
+  const mr = mergeRequests;
+  if (f.authorId !== undefined) out.push(eq(mr.authorId, f.authorId));
+  if (f.authorUsername !== undefined) out.push(sql`${mr.authorId} = ${userIdOf(f.authorUsername)}`);
+  const member = (table: string, user: SQL) =>
+    sql`EXISTS (SELECT 1 FROM ${sql.identifier(table)} x WHERE x.merge_request_id = ${mr.id} AND x.user_id = ${user})`;
+  const anyMember = (table: string) => sql`EXISTS (SELECT 1 FROM ${sql.identifier(table)} x WHERE x.merge_request_id = ${mr.id})`;
+  if (f.assigneeId !== undefined) {
+    if (isNone(f.assigneeId)) out.push(sql`NOT ${anyMember("merge_request_assignees")}`);
+    else if (isAny(f.assigneeId)) out.push(anyMember("merge_request_assignees"));
+    else out.push(member("merge_request_assignees", sql`${f.assigneeId}`));
+  }
+  for (const username of f.assigneeUsernames ?? []) out.push(member("merge_request_assignees", userIdOf(username)));
+  if (f.reviewerId !== undefined) {
+    if (isNone(f.reviewerId)) out.push(sql`NOT ${anyMember("merge_request_reviewers")}`);
+    else if (isAny(f.reviewerId)) out.push(anyMember("merge_request_reviewers"));
+    else out.push(member("merge_request_reviewers", sql`${f.reviewerId}`));
+  }
+  if (f.reviewerUsername !== undefined) {
+    if (isNone(f.reviewerUsername)) out.push(sql`NOT ${anyMember("merge_request_reviewers")}`);
+    else if (isAny(f.reviewerUsername)) out.push(anyMember("merge_request_reviewers"));
+    else out.push(member("merge_request_reviewers", userIdOf(f.reviewerUsername)));
+  }
+  if (f.labels?.length) {
+    const links = sql`SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${mr.id}`;
+    if (f.labels.some(isNone)) out.push(sql`NOT EXISTS (${links})`);
+    else if (f.labels.some(isAny)) out.push(sql`EXISTS (${links})`);
+    else for (const title of new Set(f.labels)) out.push(sql`EXISTS (${links} AND l.title = ${title})`);
+  }
+  if (f.milestone !== undefined) {
+    if (isNone(f.milestone)) out.push(sql`${mr.milestoneId} IS NULL`);
+    else if (isAny(f.milestone)) out.push(sql`${mr.milestoneId} IS NOT NULL`);
+    else out.push(sql`${mr.milestoneId} IN (SELECT ms.id FROM milestones ms WHERE ms.title = ${f.milestone})`);
+  }
+  if (f.myReactionEmoji !== undefined && actor) {
+    const awards = sql`SELECT 1 FROM award_emoji ae WHERE ae.awardable_type = 'MergeRequest' AND ae.awardable_id = ${mr.id} AND ae.user_id = ${actor.user.id}`;
+    if (isNone(f.myReactionEmoji)) out.push(sql`NOT EXISTS (${awards})`);
+    else if (isAny(f.myReactionEmoji)) out.push(sql`EXISTS (${awards})`);
+    else out.push(sql`EXISTS (${awards} AND ae.name = ${f.myReactionEmoji})`);
+  }
+  return out;
+}
+
+function listCondition(f: MergeRequestFilter): SQL {
+  const mr = mergeRequests;
+  const conditions: (SQL | undefined)[] = [mergeRequestsReadable(f.actor)];
+  if (f.projectId !== undefined) conditions.push(eq(mr.projectId, f.projectId));
+  if (f.groupId !== undefined)
+    conditions.push(sql`${projects.namespaceId} IN (SELECT g.id FROM namespaces g WHERE g.traversal_ids @> ARRAY[${f.groupId}]::integer[])`);
+  if (f.nonArchived) conditions.push(sql`NOT ${projects.archived}`);
+  if (f.scope === "created_by_me") conditions.push(f.actor ? eq(mr.authorId, f.actor.user.id) : sql`false`);
+  if (f.scope === "assigned_to_me")
+    conditions.push(
+      f.actor
+        ? sql`EXISTS (SELECT 1 FROM merge_request_assignees x WHERE x.merge_request_id = ${mr.id} AND x.user_id = ${f.actor.user.id})`
+        : sql`false`,
+    );
+  if (f.state !== "all") conditions.push(eq(mr.state, f.state));
+  conditions.push(...negatableConditions(f, f.actor));
+  const negated = f.not ? negatableConditions(f.not, f.actor) : [];
+  for (const condition of negated) conditions.push(sql`NOT ${condition}`);
+  if (f.search) {
+    const columns = (f.searchIn?.length ? f.searchIn : ["title", "description"]).map((c) =>
+      c === "title" ? sql`${mr.title}` : sql`COALESCE(${mr.description}, '')`,
+    );
+    conditions.push(fuzzySearch(columns, f.search) ?? undefined);
+  }
+  if (f.createdAfter) conditions.push(sql`${mr.createdAt} >= ${f.createdAfter.toISOString()}`);
+  if (f.createdBefore) conditions.push(sql`${mr.createdAt} <= ${f.createdBefore.toISOString()}`);
+  if (f.updatedAfter) conditions.push(sql`${mr.updatedAt} >= ${f.updatedAfter.toISOString()}`);
+  if (f.updatedBefore) conditions.push(sql`${mr.updatedAt} <= ${f.updatedBefore.toISOString()}`);
+  if (f.sourceBranch !== undefined) conditions.push(eq(mr.sourceBranch, f.sourceBranch));
+  if (f.targetBranch !== undefined) conditions.push(eq(mr.targetBranch, f.targetBranch));
+  if (f.sourceProjectId !== undefined) conditions.push(eq(mr.sourceProjectId, f.sourceProjectId));
+  if (f.wip) conditions.push(eq(mr.draft, f.wip === "yes"));
+  if (f.iids) conditions.push(f.iids.length ? inArray(mr.iid, f.iids) : sql`false`);
+  if (f.deployments) conditions.push(sql`false`);
+  return and(...conditions)!;
+}
+
+function listOrder(f: MergeRequestFilter) {
+  const direction = f.sort === "asc" ? asc : desc;
+  const column = f.orderBy === "updated_at" ? mergeRequests.updatedAt : f.orderBy === "title" ? mergeRequests.title : mergeRequests.createdAt;
+  return [direction(column), direction(mergeRequests.id)];
+}
+
+/** One page and the capped total: two statements whatever the page size. */
+export async function listMergeRequests(db: Executor, f: MergeRequestFilter, page: Page): Promise<{ rows: MergeRequestRow[]; total: number }> {
+  const where = listCondition(f);
+  const counted = db
+    .select({ one: sql`1` })
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+    .where(where);
+  const total = await cappedCount(db, counted, page);
+  const rows = await mergeRequestRowsQuery(db, f.actor)
+    .where(where)
+    .orderBy(...listOrder(f))
+    .limit(page.limit)
+    .offset(page.offset);
+  return { rows: rows.map(toMergeRequestRow), total };
+}
+
+/** `GET …/issues/:iid/closed_by`: merge requests of the issue's project closing it, newest first. */
+export async function listClosingMergeRequests(
+  db: Executor,
+  actor: Actor | null,
+  issue: { id: number; projectId: number },
+  page: Page,
+): Promise<{ rows: MergeRequestRow[]; total: number }> {
+  const where = and(
+    mergeRequestsReadable(actor),
+    eq(mergeRequests.projectId, issue.projectId),
+    sql`${mergeRequests.id} IN (SELECT c.merge_request_id FROM merge_requests_closing_issues c WHERE c.issue_id = ${issue.id})`,
+  );
+  const counted = db.select({ one: sql`1` }).from(mergeRequests).innerJoin(projects, eq(projects.id, mergeRequests.projectId)).where(where);
+  const total = await cappedCount(db, counted, page);
+  const rows = await mergeRequestRowsQuery(db, actor).where(where).orderBy(desc(mergeRequests.id)).limit(page.limit).offset(page.offset);
+  return { rows: rows.map(toMergeRequestRow), total };
+}
+
+/**
+ * `GET …/issues/:iid/related_merge_requests`: the readable merge requests that reference the issue,
+ * sorted as Gitlab::IssuableSorter does: this project's first, then its namespace's, then others,
+ * each by reference (path, then iid).
+ */
+export async function listReferencingMergeRequests(
+  db: Executor,
+  actor: Actor | null,
+  issue: { id: number; projectId: number; namespaceId: number },
+  page: Page,
+): Promise<{ rows: MergeRequestRow[]; total: number }> {
+  const where = and(
+    mergeRequestsReadable(actor),
+    sql`${mergeRequests.id} IN (SELECT r.merge_request_id FROM issue_merge_request_references r WHERE r.issue_id = ${issue.id})`,
+  );
+  const counted = db.select({ one: sql`1` }).from(mergeRequests).innerJoin(projects, eq(projects.id, mergeRequests.projectId)).where(where);
+  const total = await cappedCount(db, counted, page);
+  const level = sql`CASE WHEN ${projects.id} = ${issue.projectId} THEN 0 WHEN ${projects.namespaceId} = ${issue.namespaceId} THEN 1 ELSE 2 END`;
+  const path = sql`CASE WHEN ${projects.namespaceId} = ${issue.namespaceId} THEN ${projects.path} ELSE ${projects.fullPath} END`;
+  const rows = await mergeRequestRowsQuery(db, actor)
+    .where(where)
+    .orderBy(asc(level), asc(path), asc(mergeRequests.iid))
+    .limit(page.limit)
+    .offset(page.offset);
+  return { rows: rows.map(toMergeRequestRow), total };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a create or update needs to know before writing, in one statement.
+
+export type ResolvedIssue = { id: number; iid: number; projectId: number; fullPath: string; namespaceId: number; path: string };
+
+export type WriteContext = {
+  /** The iid of another open merge request with the same branches, if any (validate_branches). */
+  duplicateIid: number | null;
+  /** The given assignee and reviewer ids of users who may read the merge request. */
+  readableUserIds: number[];
+  /** Mentioned users (by lower-cased username) who may read the merge request. */
+  mentioned: { id: number; username: string }[];
+  /** The milestone id when it belongs to the project or one of its ancestor groups. */
+  milestoneId: number | null;
+  /** Labels of the project and its ancestor groups with the given titles. */
+  labels: { id: number; title: string }[];
+  /** Referenced issues the author may read, with what system notes and references need. */
+  issues: ResolvedIssue[];
+  /** Users with a pending to-do on this merge request (GitLab keeps one pending to-do per target). */
+  pendingTodoUserIds: number[];
+  /** The merge request's labels and the issues it already references (updates). */
+  labelIds: number[];
+  referencedIssueIds: number[];
+};
+
+export type WriteLookup = {
+  project: { id: number; namespaceTraversalIds: number[] };
+  actor: Actor;
+  mergeRequestId: number | null;
+  branches: { source: string; target: string } | null;
+  userIds: number[];
+  usernames: string[];
+  milestoneId: number | null;
+  labelTitles: string[];
+  refs: IssueRef[];
+};
+
+/** Users who may read the project's merge requests: active, and admins, members or readers by visibility. */
+function readsMergeRequests(userId: SQL): SQL {
+  return sql`u.state = 'active' AND projects.merge_requests_enabled AND (u.admin
+    OR ${projectAccessLevel(userId)} >= 10
+    OR projects.visibility_level = 20 OR (projects.visibility_level = 10 AND NOT u.external))`;
+}
+
+export async function lookupForWrite(db: Executor, input: WriteLookup): Promise<WriteContext> {
+  const projectId = input.project.id;
+  const traversal = sql`${sql.param(input.project.namespaceTraversalIds)}::int[]`;
+  const duplicate = input.branches
+    ? sql`(SELECT m.iid FROM merge_requests m WHERE m.project_id = ${projectId} AND m.source_project_id = ${projectId}
+        AND m.source_branch = ${input.branches.source} AND m.target_branch = ${input.branches.target} AND m.state = 'opened'
+        AND m.id <> ${input.mergeRequestId ?? 0} ORDER BY m.id LIMIT 1)`
+    : sql`NULL::int`;
+  const paths = input.refs.map((r) => r.path);
+  const iids = input.refs.map((r) => r.iid);
+  const result = await db.execute<{
+    duplicate_iid: number | null;
+    user_ids: number[] | null;
+    mentioned: { id: number; username: string }[] | null;
+    milestone_id: number | null;
+    labels: { id: number; title: string }[] | null;
+    issues: { id: number; iid: number; project_id: number; full_path: string; namespace_id: number; path: string }[] | null;
+    pending: number[] | null;
+    label_ids: number[] | null;
+    referenced: number[] | null;
+  }>(sql`
+    SELECT ${duplicate} AS duplicate_iid,
+      ARRAY(SELECT u.id FROM users u, projects JOIN namespaces ON namespaces.id = projects.namespace_id
+        WHERE projects.id = ${projectId} AND u.id = ANY(${sql.param(input.userIds)}::int[]) AND ${readsMergeRequests(sql`u.id`)}) AS user_ids,
+      (SELECT json_agg(json_build_object('id', u.id, 'username', lower(u.username))) FROM users u, projects JOIN namespaces ON namespaces.id = projects.namespace_id
+        WHERE projects.id = ${projectId} AND lower(u.username) = ANY(${sql.param(input.usernames)}::text[]) AND ${readsMergeRequests(sql`u.id`)}) AS mentioned,
+      (SELECT ms.id FROM milestones ms WHERE ms.id = ${input.milestoneId ?? 0}
+        AND (ms.project_id = ${projectId} OR ms.group_id = ANY(${traversal}))) AS milestone_id,
+      (SELECT json_agg(json_build_object('id', l.id, 'title', l.title) ORDER BY l.project_id NULLS LAST, l.id) FROM labels l
+        WHERE (l.project_id = ${projectId} OR l.group_id = ANY(${traversal})) AND l.title = ANY(${sql.param(input.labelTitles)}::text[])) AS labels,
+      (SELECT json_agg(json_build_object('id', issues.id, 'iid', issues.iid, 'project_id', issues.project_id,
+          'full_path', projects.full_path, 'namespace_id', projects.namespace_id, 'path', projects.path))
+        FROM issues JOIN projects ON projects.id = issues.project_id
+        JOIN unnest(${sql.param(paths)}::text[], ${sql.param(iids)}::int[]) AS r(path, iid) ON lower(projects.full_path) = r.path AND issues.iid = r.iid
+        WHERE ${issueIsVisible(input.actor)}) AS issues,
+      ARRAY(SELECT DISTINCT t.user_id FROM todos t WHERE t.state = 'pending' AND t.target_type = 'MergeRequest'
+        AND t.target_id = ${input.mergeRequestId ?? 0}) AS pending,
+      ARRAY(SELECT ll.label_id FROM label_links ll WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${input.mergeRequestId ?? 0}
+        ORDER BY ll.label_id) AS label_ids,
+      ARRAY(SELECT r.issue_id FROM issue_merge_request_references r WHERE r.merge_request_id = ${input.mergeRequestId ?? 0}) AS referenced`);
+  const row = result.rows[0];
+  return {
+    duplicateIid: row.duplicate_iid === null ? null : Number(row.duplicate_iid),
+    readableUserIds: (row.user_ids ?? []).map(Number),
+    mentioned: (row.mentioned ?? []).map((m) => ({ id: Number(m.id), username: m.username })),
+    milestoneId: row.milestone_id === null ? null : Number(row.milestone_id),
+    labels: (row.labels ?? []).map((l) => ({ id: Number(l.id), title: l.title })),
+    issues: (row.issues ?? []).map((i) => ({
+      id: Number(i.id),
+      iid: Number(i.iid),
+      projectId: Number(i.project_id),
+      fullPath: i.full_path,
+      namespaceId: Number(i.namespace_id),
+      path: i.path,
+    })),
+    pendingTodoUserIds: (row.pending ?? []).map(Number),
+    labelIds: (row.label_ids ?? []).map(Number),
+    referencedIssueIds: (row.referenced ?? []).map(Number),
+  };
+}

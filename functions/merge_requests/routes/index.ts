@@ -1,0 +1,10 @@
+import { router } from "../../kernel/router";
+import { issueRoutes } from "./issue";
+import { listRoutes } from "./list";
+import { mergeRequestRoutes } from "./merge_request";
+
+/** Merge requests (lib/api/merge_requests.rb) and the issue endpoints that list them. Merging comes later. */
+export const mergeRequestsRoutes = router();
+mergeRequestsRoutes.route("/", listRoutes);
+mergeRequestsRoutes.route("/", mergeRequestRoutes);
+mergeRequestsRoutes.route("/", issueRoutes);

@@ -1,0 +1,51 @@
+import type { Ctx } from "../../kernel/env";
+import { findIssue } from "../../kernel/issuables";
+import { findProject } from "../../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { z } from "zod";
+import { p, readParams, validateParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { mergeRequest, mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import * as q from "../queries";
+
+/** The issue endpoints that list merge requests (lib/api/issues.rb). */
+export const issueRoutes = router();
+
+/** `requires :issue_iid, type: Integer` and pagination. */
+async function listParams(c: Ctx) {
+  validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.int() }));
+  return readParams(c, pageParams);
+}
+
+/**
+ * GET /projects/:id/issues/:issue_iid/related_merge_requests (lib/api/issues.rb): the merge requests
+ * whose title or description references the issue (Issues::ReferencedMergeRequestsService), readable
+ * by the caller, presented with Entities::MergeRequest without `subscribed`.
+ * Differs from GitLab: references made in the issue's own description and comments are not counted.
+ */
+issueRoutes.get("/projects/:id/issues/:issue_iid/related_merge_requests", async (c) => {
+  const params = await listParams(c);
+  const project = await findProject(c, c.req.param("id"));
+  const issue = await findIssue(c, project, c.req.param("issue_iid"));
+  const page = pageOf(params);
+  const { rows, total } = await q.listReferencingMergeRequests(c.var.db(), c.var.actor, { ...issue, namespaceId: project.namespaceId }, page);
+  paginate(c, page, total);
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, rows, mergeRequest, {
+    fromProject: { id: project.id, namespaceId: project.namespaceId },
+    includeSubscribed: false,
+  });
+});
+
+/** GET /projects/:id/issues/:issue_iid/closed_by (lib/api/issues.rb): this project's merge requests that close the issue. */
+issueRoutes.get("/projects/:id/issues/:issue_iid/closed_by", async (c) => {
+  const params = await listParams(c);
+  const project = await findProject(c, c.req.param("id"));
+  const issue = await findIssue(c, project, c.req.param("issue_iid"));
+  const page = pageOf(params);
+  const { rows, total } = await q.listClosingMergeRequests(c.var.db(), c.var.actor, issue, page);
+  paginate(c, page, total);
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, rows, mergeRequestBasic, {
+    fromProject: { id: project.id, namespaceId: project.namespaceId },
+  });
+});

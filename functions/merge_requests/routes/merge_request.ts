@@ -1,0 +1,182 @@
+import { z } from "zod";
+import { allowed, authorize } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { apiError, checkUnmodifiedSince, forbidden, notFound } from "../../kernel/errors";
+import { canUpdateMergeRequest, findMergeRequest } from "../../kernel/issuables";
+import { findProject } from "../../kernel/lookup";
+import { p, readParams, validateParams } from "../../kernel/params";
+import { baseUrl, present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import * as q from "../queries";
+import * as services from "../services";
+
+export const mergeRequestRoutes = router();
+
+const nonBlank = () => p.string().refine((s) => s.trim() !== "", { message: "is empty" });
+
+/**
+ * `optional_params` of lib/api/merge_requests.rb (15.4), in Grape's order.
+ * Differs from GitLab: EE's `approvals_before_merge` is not taken (approvals are not built), and
+ * `allow_collaboration` has no effect without forks.
+ */
+const optional = {
+  assignee_id: p.int().optional(),
+  assignee_ids: p.ints({ comma: true }).optional(),
+  reviewer_ids: p.ints({ comma: true }).optional(),
+  description: p.string().optional(),
+  labels: p.strings({ comma: true }).optional(),
+  add_labels: p.strings({ comma: true }).optional(),
+  remove_labels: p.strings({ comma: true }).optional(),
+  milestone_id: p.int().optional(),
+  remove_source_branch: p.bool().optional(),
+  allow_collaboration: p.bool().optional(),
+  allow_maintainer_to_push: p.bool().optional(),
+  squash: p.bool().optional(),
+};
+
+const CreateParams = z.object({
+  title: p.string(),
+  source_branch: p.string(),
+  target_branch: p.string(),
+  target_project_id: p.int().optional(),
+  ...optional,
+});
+
+const UPDATE_AT_LEAST_ONE = [
+  "assignee_id",
+  "assignee_ids",
+  "reviewer_ids",
+  "description",
+  "labels",
+  "add_labels",
+  "remove_labels",
+  "milestone_id",
+  "remove_source_branch",
+  "allow_collaboration",
+  "allow_maintainer_to_push",
+  "squash",
+  "target_branch",
+  "title",
+  "state_event",
+  "discussion_locked",
+];
+
+const UpdateParams = z.object({
+  title: nonBlank().optional(),
+  target_branch: nonBlank().optional(),
+  state_event: p.oneOf("close", "reopen").optional(),
+  discussion_locked: p.bool().optional(),
+  ...optional,
+});
+
+const GetParams = z.object({
+  render_html: p.bool().optional(),
+  include_diverged_commits_count: p.bool().optional(),
+  include_rebase_in_progress: p.bool().optional(),
+});
+
+/** `requires :merge_request_iid, type: Integer`: `merge_request_iid is invalid` before any lookup. */
+function iidParam(c: Ctx): string {
+  const iid = c.req.param("merge_request_iid")!;
+  validateParams({ merge_request_iid: iid }, z.object({ merge_request_iid: p.int() }));
+  return iid;
+}
+
+/** `convert_parameters_from_legacy_format`: a present `assignee_id` replaces `assignee_ids`. */
+function assigneeIds(params: { assignee_id?: number; assignee_ids?: number[] }): number[] | undefined {
+  return params.assignee_id !== undefined ? [params.assignee_id] : params.assignee_ids;
+}
+
+function fromProject(project: { id: number; namespaceId: number }): Partial<MergeRequestContext> {
+  return { fromProject: { id: project.id, namespaceId: project.namespaceId } };
+}
+
+async function presentOne(c: Ctx, row: MergeRequestRow, project: { id: number; namespaceId: number }, status: 200 | 201 = 200) {
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, row, mergeRequest, fromProject(project), status);
+}
+
+/**
+ * POST /projects/:id/merge_requests (lib/api/merge_requests.rb)
+ * Differs from GitLab until the repository lands: the branches are not looked up (any valid branch
+ * name is accepted), and `target_project_id` can only name the project itself (there are no forks).
+ */
+mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
+  const params = await readParams(c, CreateParams);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "create_merge_request_from", project);
+  if (params.target_project_id !== undefined && params.target_project_id !== project.id) {
+    const target = await findProject(c, String(params.target_project_id));
+    authorize(c, "create_merge_request_in", target);
+    throw apiError(["Source project is not a fork of the target project"], 422);
+  }
+  const actor = requireUser(c);
+  const id = await services.createMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, {
+    title: params.title,
+    description: params.description ?? null,
+    sourceBranch: params.source_branch,
+    targetBranch: params.target_branch,
+    assigneeIds: assigneeIds(params),
+    reviewerIds: params.reviewer_ids,
+    milestoneId: params.milestone_id,
+    labels: params.labels,
+    forceRemoveSourceBranch: params.remove_source_branch ?? null,
+    squash: params.squash,
+  });
+  return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, id), project, 201);
+});
+
+/** GET /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb) */
+mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async (c) => {
+  const params = await readParams(c, GetParams);
+  const iid = iidParam(c);
+  const project = await findProject(c, c.req.param("id"));
+  // findMergeRequest's rule (read_merge_request, then the row) without its extra statement.
+  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647 || !allowed(c.var.actor, "read_merge_request", project)) throw notFound("Merge Request");
+  const row = await q.mergeRequestByIid(c.var.db(), c.var.actor, project.id, Number(iid));
+  if (!row) throw notFound("Merge Request");
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, row, mergeRequest, {
+    ...fromProject(project),
+    renderHtml: params.render_html,
+    includeRebaseInProgress: params.include_rebase_in_progress,
+    includeDivergedCommitsCount: params.include_diverged_commits_count,
+  });
+});
+
+/** PUT /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb), with `state_event` close/reopen. */
+mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async (c) => {
+  const iid = iidParam(c);
+  const params = await readParams(c, UpdateParams, [{ atLeastOneOf: UPDATE_AT_LEAST_ONE }]);
+  const project = await findProject(c, c.req.param("id"));
+  const mr = await findMergeRequest(c, project, iid);
+  if (!canUpdateMergeRequest(c.var.actor, project, mr)) throw forbidden();
+  const actor = requireUser(c);
+  await services.updateMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, mr, {
+    title: params.title,
+    description: params.description,
+    targetBranch: params.target_branch,
+    stateEvent: params.state_event,
+    assigneeIds: assigneeIds(params),
+    reviewerIds: params.reviewer_ids,
+    milestoneId: params.milestone_id,
+    labels: params.labels,
+    addLabels: params.add_labels,
+    removeLabels: params.remove_labels,
+    forceRemoveSourceBranch: params.remove_source_branch,
+    squash: params.squash,
+    discussionLocked: params.discussion_locked,
+  });
+  return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, mr.id), project);
+});
+
+/** DELETE /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb): owners and admins, 204. */
+mergeRequestRoutes.delete("/projects/:id/merge_requests/:merge_request_iid", async (c) => {
+  const iid = iidParam(c);
+  const project = await findProject(c, c.req.param("id"));
+  const mr = await findMergeRequest(c, project, iid);
+  authorize(c, "destroy_merge_request", project);
+  checkUnmodifiedSince(c.req.header("If-Unmodified-Since"), mr.updatedAt);
+  await services.deleteMergeRequest(c.var.db(), mr.id);
+  return c.body(null, 204);
+});

@@ -1,0 +1,476 @@
+import { sql, type SQL } from "drizzle-orm";
+import { allowed, type ProjectWithAccess } from "../kernel/abilities";
+import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import { apiError, validation } from "../kernel/errors";
+import { directlyAddressedUsernames, mentionedUsernames, TodoAction, type MergeRequestWithAssignees } from "../kernel/issuables";
+import { lookupForWrite, type ResolvedIssue, type WriteContext } from "./queries";
+import { closingIssueReferences, isDraftTitle, issueReferences, type IssueRef, type RefContext } from "./references";
+import { updateNoteBodies } from "./system_notes";
+
+/**
+ * Merge request writes (app/services/merge_requests/create_service.rb, update_service.rb,
+ * close_service.rb, reopen_service.rb, Issuable::CommonSystemNotesService, TodoService). Each write is
+ * ONE statement whose CTEs touch every table (the merge request, assignees, reviewers, labels, resource
+ * events, closing issues, cross references, system notes, to-dos): a single statement is atomic, and a
+ * request stays at five statements (project, lookup, write, reload, plus the merge request for updates).
+ *
+ * Differs from GitLab until the repository lands: branches are not checked against refs (only their
+ * names are validated), and no diff, head pipeline or mergeability check exists.
+ */
+
+export type WriteScope = { project: ProjectWithAccess; actor: Actor; baseUrl: string };
+
+const DEFAULT_LABEL_COLOR = "#6699cc";
+const DESCRIPTION_MAX = 1_048_576;
+
+/** A 40-hex-character discussion id for a system note's own thread. */
+function discussionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(20));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Gitlab::GitRefValidator.validate_merge_request_branch: a name git accepts under `refs/heads/`. */
+export function validBranchName(name: string): boolean {
+  if (name === "HEAD" || name.startsWith("-") || name.startsWith("refs/heads/") || name.startsWith("refs/remotes/")) return false;
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name) || name.includes("..") || name.includes("@{") || name === "@") return false;
+  if (name.endsWith("/") || name.endsWith(".") || name.startsWith("/") || name.includes("//")) return false;
+  return name.split("/").every((part) => part !== "" && !part.startsWith(".") && !part.endsWith(".lock"));
+}
+
+/**
+ * MergeRequest validations and `handle_merge_request_errors!` (lib/api/helpers/merge_requests_helpers.rb):
+ * the same project and branch → 422; an open duplicate → 409; anything else → 400 with the model errors.
+ */
+function validate(
+  attrs: { title: string; description: string | null; sourceBranch: string; targetBranch: string },
+  duplicateIid: number | null,
+  changed = { source: true, target: true },
+) {
+  const errors: Record<string, string[]> = {};
+  const add = (key: string, message: string) => (errors[key] ??= []).push(message);
+  if (attrs.title.trim() === "") add("title", "can't be blank");
+  if ([...attrs.title].length > 255) add("title", "is too long (maximum is 255 characters)");
+  if (attrs.description && [...attrs.description].length > DESCRIPTION_MAX)
+    add("description", `is too long (maximum is ${DESCRIPTION_MAX} characters)`);
+  if (attrs.sourceBranch === "") add("source_branch", "can't be blank");
+  if (attrs.targetBranch === "") add("target_branch", "can't be blank");
+  if (attrs.sourceBranch !== "" && attrs.sourceBranch === attrs.targetBranch)
+    throw apiError(["You can't use same project/branch for source and target"], 422);
+  // `validate_branch_name` looks only at branches being changed.
+  if (changed.source && attrs.sourceBranch !== "" && !validBranchName(attrs.sourceBranch)) add("source_branch", "is invalid");
+  if (changed.target && attrs.targetBranch !== "" && !validBranchName(attrs.targetBranch)) add("target_branch", "is invalid");
+  if (duplicateIid !== null) throw apiError([`Another open merge request already exists for this source branch: !${duplicateIid}`], 409);
+  if (Object.keys(errors).length) throw validation(errors);
+}
+
+/** The issues a title and description reference and close (closing only towards the default branch). */
+function references(scope: WriteScope, title: string, description: string | null, targetBranch: string) {
+  const ctx: RefContext = { projectPath: scope.project.fullPath, namespacePath: scope.project.namespace.fullPath, baseUrl: scope.baseUrl };
+  const text = `${title}\n${description ?? ""}`;
+  // `closes_issues` counts only merge requests into the default branch; an empty repository's default
+  // branch is the instance default, `main` (Project#default_branch_from_preferences).
+  const defaultBranch = scope.project.defaultBranch ?? "main";
+  const closing = scope.project.issuesEnabled && targetBranch === defaultBranch ? closingIssueReferences(text, ctx) : [];
+  return { all: issueReferences(text, ctx), closing };
+}
+
+const refKey = (r: { path: string; iid: number }) => `${r.path.toLowerCase()}#${r.iid}`;
+
+/** Mentions of a merge request's title and description (`attr_mentionable :title, :description`). */
+function mentions(title: string, description: string | null) {
+  return {
+    mentioned: [...new Set([...mentionedUsernames(title), ...mentionedUsernames(description)])],
+    direct: [...new Set([...directlyAddressedUsernames(title), ...directlyAddressedUsernames(description)])],
+  };
+}
+
+type TodoRow = { userId: number; action: number };
+
+/**
+ * TodoService's order for one write: assignment, review request, direct address, mention. A user gets
+ * at most one new to-do, and none while one is pending on the merge request (`create_todos` excludes
+ * users with pending to-dos: the `multiple_todos` flag is off in 15.4).
+ */
+function plannedTodos(groups: [keyof typeof TodoAction, number[]][], pending: number[]): TodoRow[] {
+  const taken = new Set(pending);
+  const out: TodoRow[] = [];
+  for (const [action, userIds] of groups) {
+    for (const userId of userIds) {
+      if (taken.has(userId)) continue;
+      taken.add(userId);
+      out.push({ userId, action: TodoAction[action] });
+    }
+  }
+  return out;
+}
+
+/** "mentioned in merge request !1" on an issue: the merge request's reference as seen from the issue. */
+function crossReferencePrefix(scope: WriteScope, issue: ResolvedIssue): string {
+  if (issue.projectId === scope.project.id) return "";
+  if (issue.namespaceId === scope.project.namespaceId) return scope.project.path;
+  return scope.project.fullPath;
+}
+
+/** Label titles → ids: existing labels, and labels created in the project when the caller may admin labels. */
+function labelPlan(scope: WriteScope, titles: string[], lookup: WriteContext["labels"], create: boolean) {
+  const byTitle = new Map<string, number>();
+  for (const label of lookup) if (!byTitle.has(label.title)) byTitle.set(label.title, label.id);
+  const ids = titles.map((t) => byTitle.get(t)).filter((id): id is number => id !== undefined);
+  const missing = create && allowed(scope.actor, "admin_label", scope.project) ? [...new Set(titles.filter((t) => !byTitle.has(t)))] : [];
+  return { ids: [...new Set(ids)], missing };
+}
+
+/**
+ * IssuableBaseService#process_label_ids: `labels` replaces the set, `add_labels` joins it, `remove_labels`
+ * leaves it; missing titles are created when the caller may admin labels.
+ */
+function labelChanges(
+  scope: WriteScope,
+  input: { labels?: string[]; addLabels?: string[]; removeLabels?: string[] },
+  known: WriteContext["labels"],
+  currentIds: number[],
+): { labelIds: number[]; newTitles: string[] } {
+  if (input.labels === undefined && input.addLabels === undefined && input.removeLabels === undefined) return { labelIds: currentIds, newTitles: [] };
+  const set = labelPlan(scope, input.labels ?? [], known, true);
+  const add = labelPlan(scope, input.addLabels ?? [], known, true);
+  const remove = labelPlan(scope, input.removeLabels ?? [], known, false);
+  const labelIds = [...new Set([...(input.labels !== undefined ? set.ids : currentIds), ...add.ids])].filter((id) => !remove.ids.includes(id));
+  const newTitles = [...new Set([...(input.labels !== undefined ? set.missing : []), ...add.missing])].filter(
+    (t) => !(input.removeLabels ?? []).includes(t),
+  );
+  return { labelIds, newTitles };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQL fragments shared by create and update: `$mr` is a CTE named `mr` with the merge request's id.
+
+const ints = (values: number[]) => sql`${sql.param(values)}::int[]`;
+const texts = (values: string[]) => sql`${sql.param(values)}::text[]`;
+
+function labelsCtes(scope: WriteScope, addIds: number[], newTitles: string[], removeIds: number[]): SQL {
+  const userId = scope.actor.user.id;
+  return sql`
+    new_labels AS (INSERT INTO labels (project_id, title, color)
+      SELECT ${scope.project.id}::int, t, ${DEFAULT_LABEL_COLOR}::text FROM unnest(${texts(newTitles)}) t
+      ON CONFLICT DO NOTHING RETURNING id),
+    added_links AS (INSERT INTO label_links (label_id, target_type, target_id)
+      SELECT x.id, 'MergeRequest', mr.id FROM mr, (SELECT id FROM new_labels UNION SELECT unnest(${ints(addIds)})) x
+      ON CONFLICT DO NOTHING RETURNING label_id),
+    removed_links AS (DELETE FROM label_links WHERE target_type = 'MergeRequest' AND target_id = (SELECT id FROM mr)
+      AND label_id = ANY(${ints(removeIds)}) RETURNING label_id),
+    label_events AS (INSERT INTO resource_label_events (action, merge_request_id, label_id, user_id)
+      SELECT 'add', mr.id, added_links.label_id, ${userId}::int FROM mr, added_links
+      UNION ALL SELECT 'remove', mr.id, removed_links.label_id, ${userId}::int FROM mr, removed_links)`;
+}
+
+function notesCte(name: string, noteableType: "Issue" | "MergeRequest", notes: { noteableId: SQL | number; projectId: number; body: SQL | string }[], authorId: number): SQL {
+  if (notes.length === 0) return sql`${sql.identifier(name)} AS (SELECT 1)`;
+  const rows = sql.join(
+    notes.map((n) => sql`(${noteableType}::text, (${n.noteableId})::int, ${n.projectId}::int, ${authorId}::int, (${n.body})::text, true, ${discussionId()}::text)`),
+    sql`, `,
+  );
+  return sql`${sql.identifier(name)} AS (INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, discussion_id)
+    SELECT v.* FROM mr, LATERAL (VALUES ${rows}) AS v(noteable_type, noteable_id, project_id, author_id, note, system, discussion_id))`;
+}
+
+function todosCte(scope: WriteScope, todos: TodoRow[]): SQL {
+  return sql`new_todos AS (INSERT INTO todos (user_id, project_id, author_id, target_type, target_id, action)
+    SELECT t.user_id, ${scope.project.id}::int, ${scope.actor.user.id}::int, 'MergeRequest', mr.id, t.action
+    FROM mr, unnest(${ints(todos.map((t) => t.userId))}, ${ints(todos.map((t) => t.action))}) AS t(user_id, action))`;
+}
+
+/** Cross references (new ones only) and, for an open merge request, the rebuilt closing issues. */
+function referenceCtes(scope: WriteScope, issues: ResolvedIssue[], known: Set<number>, closingIds: number[] | null): SQL {
+  const fresh = issues.filter((i) => !known.has(i.id));
+  const notes = fresh.map((issue) => ({
+    noteableId: issue.id,
+    projectId: issue.projectId,
+    body: sql`${`mentioned in merge request ${crossReferencePrefix(scope, issue)}!`}::text || mr.iid`,
+  }));
+  return sql`
+    refs AS (INSERT INTO issue_merge_request_references (issue_id, merge_request_id)
+      SELECT i, mr.id FROM mr, unnest(${ints(fresh.map((i) => i.id))}) i ON CONFLICT DO NOTHING),
+    ${notesCte("cross_notes", "Issue", notes, scope.actor.user.id)},
+    ${
+      closingIds === null
+        ? sql`closing AS (SELECT 1)`
+        : sql`closing_gone AS (DELETE FROM merge_requests_closing_issues WHERE merge_request_id = (SELECT id FROM mr)
+              AND issue_id <> ALL(${ints(closingIds)})),
+            closing AS (INSERT INTO merge_requests_closing_issues (merge_request_id, issue_id)
+              SELECT mr.id, i FROM mr, unnest(${ints(closingIds)}) i ON CONFLICT DO NOTHING)`
+    }`;
+}
+
+function resolveRefs(lookup: WriteContext, refs: IssueRef[]): ResolvedIssue[] {
+  const wanted = new Set(refs.map(refKey));
+  return lookup.issues.filter((i) => wanted.has(refKey({ path: i.fullPath, iid: i.iid })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+export type CreateInput = {
+  title: string;
+  description: string | null;
+  sourceBranch: string;
+  targetBranch: string;
+  assigneeIds: number[] | undefined;
+  reviewerIds: number[] | undefined;
+  milestoneId: number | undefined;
+  labels: string[] | undefined;
+  forceRemoveSourceBranch: boolean | null;
+  squash: boolean | undefined;
+};
+
+/** MergeRequests::CreateService: the merge request and everything GitLab does after creating it. Returns the id. */
+export async function createMergeRequest(db: Executor, scope: WriteScope, input: CreateInput): Promise<number> {
+  const { project, actor } = scope;
+  // IssuableBaseService#filter_params: assignees, reviewers, milestone and labels need admin_merge_request.
+  const admin = allowed(actor, "admin_merge_request", project);
+  const assigneeIds = admin ? (input.assigneeIds ?? []).filter((id) => id > 0) : [];
+  const reviewerIds = admin ? (input.reviewerIds ?? []).filter((id) => id > 0) : [];
+  const labelTitles = admin ? [...new Set((input.labels ?? []).map((l) => l.trim()).filter(Boolean))] : [];
+  const refs = references(scope, input.title, input.description, input.targetBranch);
+  const talk = mentions(input.title, input.description);
+  const lookup = await lookupForWrite(db, {
+    project: { id: project.id, namespaceTraversalIds: project.namespace.traversalIds },
+    actor,
+    mergeRequestId: null,
+    branches: { source: input.sourceBranch, target: input.targetBranch },
+    userIds: [...assigneeIds, ...reviewerIds],
+    usernames: talk.mentioned,
+    milestoneId: admin && input.milestoneId ? input.milestoneId : null,
+    labelTitles,
+    refs: refs.all,
+  });
+  validate(input, lookup.duplicateIid);
+
+  const readable = new Set(lookup.readableUserIds);
+  const assignees = [...new Set(assigneeIds.filter((id) => readable.has(id)))];
+  const reviewers = [...new Set(reviewerIds.filter((id) => readable.has(id)))];
+  const labels = labelPlan(scope, labelTitles, lookup.labels, true);
+  const issues = resolveRefs(lookup, refs.all);
+  const closingIds = resolveRefs(lookup, refs.closing).map((i) => i.id);
+  const byName = new Map(lookup.mentioned.map((m) => [m.username, m.id]));
+  const todos = plannedTodos(
+    [
+      ["assigned", assignees],
+      ["review_requested", reviewers],
+      ["directly_addressed", talk.direct.map((u) => byName.get(u)).filter((id): id is number => id !== undefined)],
+      ["mentioned", talk.mentioned.map((u) => byName.get(u)).filter((id): id is number => id !== undefined)],
+    ],
+    [],
+  );
+
+  const result = await db.execute<{ id: number }>(sql`
+    WITH iid AS (INSERT INTO internal_ids (usage, project_id, last_value) VALUES ('merge_requests', ${project.id}::int, 1)
+      ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = internal_ids.last_value + 1
+      RETURNING last_value),
+    mr AS (INSERT INTO merge_requests (iid, project_id, source_project_id, title, description, source_branch, target_branch,
+        author_id, milestone_id, draft, squash, force_remove_source_branch)
+      SELECT iid.last_value, ${project.id}::int, ${project.id}::int, ${input.title}::text, ${input.description}::text,
+        ${input.sourceBranch}::text, ${input.targetBranch}::text, ${actor.user.id}::int, ${lookup.milestoneId}::int,
+        ${isDraftTitle(input.title)}::boolean, ${input.squash ?? false}::boolean, ${input.forceRemoveSourceBranch}::boolean
+      FROM iid RETURNING id, iid),
+    assignees AS (INSERT INTO merge_request_assignees (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(assignees)}) u),
+    reviewers AS (INSERT INTO merge_request_reviewers (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(reviewers)}) u),
+    ${labelsCtes(scope, labels.ids, labels.missing, [])},
+    milestone_event AS (INSERT INTO resource_milestone_events (action, merge_request_id, milestone_id, user_id, state)
+      SELECT 'add', mr.id, ms.id, ${actor.user.id}::int, ms.state FROM mr JOIN milestones ms ON ms.id = ${lookup.milestoneId}::int),
+    ${referenceCtes(scope, issues, new Set(), closingIds)},
+    ${todosCte(scope, todos)}
+    SELECT id FROM mr`);
+  return Number(result.rows[0].id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update, close, reopen
+
+export type UpdateInput = {
+  title?: string;
+  description?: string | null;
+  targetBranch?: string;
+  stateEvent?: "close" | "reopen";
+  assigneeIds?: number[];
+  reviewerIds?: number[];
+  milestoneId?: number;
+  labels?: string[];
+  addLabels?: string[];
+  removeLabels?: string[];
+  forceRemoveSourceBranch?: boolean | null;
+  squash?: boolean;
+  discussionLocked?: boolean;
+};
+
+/** MergeRequests::UpdateService (with CloseService / ReopenService for `state_event`). */
+export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: MergeRequestWithAssignees, input: UpdateInput): Promise<void> {
+  const { project, actor } = scope;
+  const admin = allowed(actor, "admin_merge_request", project);
+  const title = input.title ?? mr.title;
+  const description = input.description !== undefined ? input.description : mr.description;
+  const targetBranch = input.targetBranch ?? mr.targetBranch;
+  const state =
+    input.stateEvent === "close" && mr.state === "opened"
+      ? "closed"
+      : input.stateEvent === "reopen" && mr.state === "closed"
+        ? "opened"
+        : mr.state;
+  const wantAssignees = admin && input.assigneeIds !== undefined ? input.assigneeIds.filter((id) => id > 0) : null;
+  const wantReviewers = admin && input.reviewerIds !== undefined ? input.reviewerIds.filter((id) => id > 0) : null;
+  const labelInput = admin ? [...(input.labels ?? []), ...(input.addLabels ?? []), ...(input.removeLabels ?? [])] : [];
+  const textChanged = title !== mr.title || description !== mr.description;
+  const refs = references(scope, title, description, targetBranch);
+  const before = mentions(mr.title, mr.description);
+  const after = mentions(title, description);
+
+  const lookup = await lookupForWrite(db, {
+    project: { id: project.id, namespaceTraversalIds: project.namespace.traversalIds },
+    actor,
+    mergeRequestId: mr.id,
+    branches: state === "opened" ? { source: mr.sourceBranch, target: targetBranch } : null,
+    userIds: [...(wantAssignees ?? []), ...(wantReviewers ?? [])],
+    usernames: [...new Set([...before.mentioned, ...after.mentioned])],
+    milestoneId: admin && input.milestoneId ? input.milestoneId : null,
+    labelTitles: [...new Set(labelInput.map((l) => l.trim()).filter(Boolean))],
+    refs: refs.all,
+  });
+  validate({ title, description, sourceBranch: mr.sourceBranch, targetBranch }, lookup.duplicateIid, {
+    source: false,
+    target: targetBranch !== mr.targetBranch,
+  });
+  const current = { ...mr, labelIds: lookup.labelIds, referencedIssueIds: lookup.referencedIssueIds };
+
+  const readable = new Set(lookup.readableUserIds);
+  const assignees = wantAssignees ? [...new Set(wantAssignees.filter((id) => readable.has(id)))] : current.assigneeIds;
+  const reviewers = wantReviewers ? [...new Set(wantReviewers.filter((id) => readable.has(id)))] : current.reviewerIds;
+  const milestoneId = admin && input.milestoneId !== undefined ? (input.milestoneId === 0 ? null : lookup.milestoneId) : current.milestoneId;
+
+  const { labelIds, newTitles } = admin ? labelChanges(scope, input, lookup.labels, current.labelIds) : { labelIds: current.labelIds, newTitles: [] };
+  const addLabelIds = labelIds.filter((id) => !current.labelIds.includes(id));
+  const removeLabelIds = current.labelIds.filter((id) => !labelIds.includes(id));
+
+  const lockChanged = admin && input.discussionLocked !== undefined && input.discussionLocked !== (current.discussionLocked ?? false);
+  const notes = updateNoteBodies(
+    { title: current.title, description: current.description, targetBranch: current.targetBranch, discussionLocked: !!current.discussionLocked },
+    { title, description, targetBranch, discussionLocked: lockChanged ? !!input.discussionLocked : !!current.discussionLocked },
+  );
+  const addedAssignees = assignees.filter((id) => !current.assigneeIds.includes(id));
+  const removedAssignees = current.assigneeIds.filter((id) => !assignees.includes(id));
+  const addedReviewers = reviewers.filter((id) => !current.reviewerIds.includes(id));
+  const removedReviewers = current.reviewerIds.filter((id) => !reviewers.includes(id));
+
+  const closing = state === "closed" && current.state !== "closed";
+  const reopening = state === "opened" && current.state === "closed";
+  // TodoService#close_merge_request, and MergeRequests::UpdateService#resolve_todos on `has_changes?`
+  // (title, description, assignees, reviewers, milestone, target branch, labels): the actor's pending
+  // to-dos on the merge request are done.
+  const meaningful =
+    textChanged ||
+    targetBranch !== current.targetBranch ||
+    milestoneId !== current.milestoneId ||
+    addLabelIds.length + removeLabelIds.length > 0 ||
+    addedAssignees.length + removedAssignees.length + addedReviewers.length + removedReviewers.length > 0;
+  const resolveOwn = closing || meaningful;
+  const todos = plannedTodos(
+    [
+      ["assigned", addedAssignees],
+      ["review_requested", addedReviewers],
+      ...(textChanged
+        ? ([
+            ["directly_addressed", idsOf(lookup, after.direct.filter((u) => !before.mentioned.includes(u)))],
+            ["mentioned", idsOf(lookup, after.mentioned.filter((u) => !before.mentioned.includes(u)))],
+          ] as [keyof typeof TodoAction, number[]][])
+        : []),
+    ],
+    resolveOwn ? lookup.pendingTodoUserIds.filter((id) => id !== actor.user.id) : lookup.pendingTodoUserIds,
+  );
+  const issues = resolveRefs(lookup, refs.all);
+  const closingIds = state === "opened" ? resolveRefs(lookup, refs.closing).map((i) => i.id) : null;
+  const userNotes = sql`(SELECT json_object_agg(u.id, '@' || u.username) FROM users u WHERE u.id = ANY(${ints([
+    ...addedAssignees,
+    ...removedAssignees,
+    ...addedReviewers,
+    ...removedReviewers,
+  ])}))`;
+
+  await db.execute(sql`
+    WITH names AS (SELECT ${userNotes} AS n),
+    mr AS (UPDATE merge_requests SET
+        title = ${title}::text, description = ${description}::text, target_branch = ${targetBranch}::text,
+        draft = ${isDraftTitle(title)}::boolean, milestone_id = ${milestoneId}::int, state = ${state}::text,
+        squash = ${input.squash ?? current.squash}::boolean,
+        force_remove_source_branch = ${input.forceRemoveSourceBranch !== undefined ? input.forceRemoveSourceBranch : current.forceRemoveSourceBranch}::boolean,
+        discussion_locked = ${lockChanged ? input.discussionLocked! : current.discussionLocked}::boolean,
+        closed_at = ${closing ? sql`now()` : reopening ? sql`NULL` : sql`closed_at`},
+        closed_by_id = ${closing ? sql`${actor.user.id}::int` : reopening ? sql`NULL` : sql`closed_by_id`},
+        merge_status = ${reopening ? sql`'unchecked'` : sql`merge_status`},
+        updated_at = now()
+      WHERE id = ${current.id}::int RETURNING id, iid),
+    assignees_gone AS (DELETE FROM merge_request_assignees WHERE merge_request_id = ${current.id}::int AND user_id = ANY(${ints(removedAssignees)})),
+    assignees_new AS (INSERT INTO merge_request_assignees (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(addedAssignees)}) u ON CONFLICT DO NOTHING),
+    reviewers_gone AS (DELETE FROM merge_request_reviewers WHERE merge_request_id = ${current.id}::int AND user_id = ANY(${ints(removedReviewers)})),
+    reviewers_new AS (INSERT INTO merge_request_reviewers (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(addedReviewers)}) u ON CONFLICT DO NOTHING),
+    ${labelsCtes(scope, addLabelIds, newTitles, removeLabelIds)},
+    milestone_events AS (INSERT INTO resource_milestone_events (action, merge_request_id, milestone_id, user_id, state)
+      SELECT e.action, mr.id, ms.id, ${actor.user.id}::int, ms.state FROM mr,
+        (VALUES ('remove', ${current.milestoneId !== milestoneId ? current.milestoneId : null}::int),
+                ('add', ${current.milestoneId !== milestoneId ? milestoneId : null}::int)) AS e(action, milestone_id)
+        JOIN milestones ms ON ms.id = e.milestone_id),
+    state_event AS (INSERT INTO resource_state_events (state, merge_request_id, user_id)
+      SELECT s, mr.id, ${actor.user.id}::int FROM mr, (SELECT ${closing ? "closed" : reopening ? "reopened" : null}::text AS s) x WHERE x.s IS NOT NULL),
+    done_todos AS (UPDATE todos SET state = 'done', updated_at = now() WHERE ${resolveOwn}::boolean AND user_id = ${actor.user.id}::int
+      AND target_type = 'MergeRequest' AND target_id = ${current.id}::int AND state = 'pending'),
+    ${notesCte("mr_notes", "MergeRequest", [
+      ...notes.map((body) => ({ noteableId: current.id, projectId: project.id, body })),
+      ...assigneeNote(addedAssignees, removedAssignees, "assigned to", "unassigned").map((body) => ({ noteableId: current.id, projectId: project.id, body })),
+      ...assigneeNote(addedReviewers, removedReviewers, "requested review from", "removed review request for").map((body) => ({
+        noteableId: current.id,
+        projectId: project.id,
+        body,
+      })),
+    ], actor.user.id)},
+    ${referenceCtes(scope, issues, new Set(current.referencedIssueIds), closingIds)},
+    ${todosCte(scope, todos)}
+    SELECT id FROM mr`);
+}
+
+/**
+ * SystemNotes::IssuablesService#change_issuable_assignees / change_issuable_reviewers:
+ * "assigned to @a, @b and @c and unassigned @d" (`to_sentence`). The usernames come from the `names` CTE.
+ */
+function assigneeNote(added: number[], removed: number[], addVerb: string, removeVerb: string): SQL[] {
+  if (!added.length && !removed.length) return [];
+  const refs = (ids: number[]) => {
+    const parts = ids.map((id) => sql`((SELECT n FROM names) ->> ${String(id)}::text)`);
+    if (parts.length === 1) return parts[0];
+    const head = sql.join(parts.slice(0, -1), sql` || ', ' || `);
+    return sql`${head} || ' and ' || ${parts[parts.length - 1]}`;
+  };
+  const pieces: SQL[] = [];
+  if (added.length) pieces.push(sql`${`${addVerb} `}::text || ${refs(added)}`);
+  if (removed.length) pieces.push(sql`${`${removeVerb} `}::text || ${refs(removed)}`);
+  return [sql.join(pieces, sql` || ' and ' || `)];
+}
+
+function idsOf(lookup: WriteContext, usernames: string[]): number[] {
+  const byName = new Map(lookup.mentioned.map((m) => [m.username, m.id]));
+  return usernames.map((u) => byName.get(u)).filter((id): id is number => id !== undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delete
+
+/**
+ * Issuable::DestroyService: the merge request with its polymorphic rows (notes and their award emoji,
+ * award emoji, label links, to-dos); the rest goes by foreign key.
+ */
+export async function deleteMergeRequest(db: Executor, id: number): Promise<void> {
+  await db.execute(sql`
+    WITH gone_notes AS (DELETE FROM notes WHERE noteable_type = 'MergeRequest' AND noteable_id = ${id}::int RETURNING id),
+    gone_note_awards AS (DELETE FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id IN (SELECT id FROM gone_notes)),
+    gone_awards AS (DELETE FROM award_emoji WHERE awardable_type = 'MergeRequest' AND awardable_id = ${id}::int),
+    gone_links AS (DELETE FROM label_links WHERE target_type = 'MergeRequest' AND target_id = ${id}::int),
+    gone_todos AS (DELETE FROM todos WHERE target_type = 'MergeRequest' AND target_id = ${id}::int)
+    DELETE FROM merge_requests WHERE id = ${id}::int`);
+}

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import type { Ctx } from "../kernel/env";
+import { apiError, badRequest, forbidden } from "../kernel/errors";
+import { findIssue } from "../kernel/issuables";
+import { findProject } from "../kernel/lookup";
+import { p, rawParams, validateParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { metricImage } from "./entities";
+import * as q from "./queries";
+import { canChange, canUpload, imageErrors, isIncident, MAX_FILE_SIZE, sanitizeFilename } from "./rules";
+import * as services from "./services";
+
+/**
+ * Metric images of incidents (ee/lib/ee/api/issues.rb, IncidentManagement::Incidents::UploadMetricService):
+ * the bytes in R2, the rows in `issuable_metric_images`. Reads follow the issue; writes need project
+ * membership (EE IssuablePolicy), and uploads an incident.
+ */
+export const metricImagesRoutes = router();
+
+const BASE = "/projects/:id/issues/:issue_iid/metric_images";
+
+const Upload = z.object({ file: p.file(), url: p.string().optional(), url_text: p.string().optional() });
+const Update = z.object({
+  metric_image_id: p.int(),
+  url: p.string().nullable().optional(),
+  url_text: p.string().nullable().optional(),
+});
+const OneImage = z.object({ metric_image_id: p.int() });
+
+async function readWithImageId<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
+  return validateParams({ ...(await rawParams(c)), metric_image_id: c.req.param("metric_image_id") }, schema);
+}
+
+/** `find_project_issue`: the project, then the issue inside it (404 when either is unreadable). */
+async function loadIssue(c: Ctx) {
+  const project = await findProject(c, c.req.param("id")!);
+  const issue = await findIssue(c, project, c.req.param("issue_iid")!);
+  return { project, issue };
+}
+
+/** POST /projects/:id/issues/:issue_iid/metric_images (ee/lib/ee/api/issues.rb) */
+metricImagesRoutes.post(BASE, async (c) => {
+  const params = await validateParams(await rawParams(c), Upload);
+  // `bad_request!('File is too large') if max_file_size_exceeded?` comes before the issue lookup.
+  if (params.file.size > MAX_FILE_SIZE) throw badRequest("File is too large");
+  const { project, issue } = await loadIssue(c);
+  const actor = c.var.actor!;
+  if (!isIncident(issue) || !canUpload(actor, project, issue)) throw apiError("Not allowed!", 403);
+  const fileName = sanitizeFilename(params.file.name);
+  const url = params.url ?? null;
+  const urlText = params.url_text ?? null;
+  const errors = [...(params.file.size === 0 ? ["File can't be blank"] : []), ...imageErrors({ fileName, url, urlText })];
+  // `create!` raises ActiveRecord::RecordInvalid; the endpoint renders its message with 403.
+  if (errors.length > 0) throw apiError(`Validation failed: ${errors.join(", ")}`, 403);
+  const image = await services.uploadMetricImage(c.var.db(), c.env.BLOBS, { issueId: issue.id, file: params.file, fileName, url, urlText });
+  return present(c, image, metricImage, undefined, 201);
+});
+
+/** GET /projects/:id/issues/:issue_iid/metric_images (ee/lib/ee/api/issues.rb) */
+metricImagesRoutes.get(BASE, async (c) => {
+  const { issue } = await loadIssue(c);
+  // `read_issuable_metric_image` is `read_issue`, which the lookup has checked. Not paginated, as GitLab.
+  const images = await q.listMetricImages(c.var.db(), issue.id);
+  return present(c, images, metricImage);
+});
+
+/** PUT /projects/:id/issues/:issue_iid/metric_images/:metric_image_id (ee/lib/ee/api/issues.rb) */
+metricImagesRoutes.put(`${BASE}/:metric_image_id`, async (c) => {
+  const params = await readWithImageId(c, Update);
+  const { project, issue } = await loadIssue(c);
+  if (!canChange(c.var.actor!, project, issue)) throw forbidden();
+  const image = await q.findMetricImage(c.var.db(), issue.id, params.metric_image_id);
+  if (!image) throw apiError("Metric image not found", 404);
+  const changes: { url?: string | null; urlText?: string | null } = {};
+  if (params.url !== undefined) changes.url = params.url;
+  if (params.url_text !== undefined) changes.urlText = params.url_text;
+  if (imageErrors(changes).length > 0) throw apiError("Metric image could not be updated", 400);
+  const updated = await q.updateMetricImage(c.var.db(), image.id, changes);
+  return present(c, updated, metricImage);
+});
+
+/** DELETE /projects/:id/issues/:issue_iid/metric_images/:metric_image_id (ee/lib/ee/api/issues.rb) */
+metricImagesRoutes.delete(`${BASE}/:metric_image_id`, async (c) => {
+  const params = await readWithImageId(c, OneImage);
+  const { project, issue } = await loadIssue(c);
+  if (!canChange(c.var.actor!, project, issue)) throw forbidden();
+  const image = await q.findMetricImage(c.var.db(), issue.id, params.metric_image_id);
+  if (!image) throw apiError("Metric image not found", 404);
+  await services.deleteMetricImage(c.var.db(), c.env.BLOBS, image);
+  return c.body(null, 204);
+});

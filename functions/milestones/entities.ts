@@ -1,0 +1,33 @@
+import type { IssueMilestone } from "../kernel/issue_preload";
+import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
+
+/** A milestone with the path of its web page (queries compute it; issue rows carry the same shape). */
+export type MilestoneRow = IssueMilestone;
+
+/** `Timebox#expired?`: null without a due date, else whether it is before today (UTC). */
+function expired(dueDate: string | null, now: Date): boolean | null {
+  if (!dueDate) return null;
+  return dueDate < now.toISOString().slice(0, 10);
+}
+
+/**
+ * API::Entities::Milestone (lib/api/entities/milestone.rb): `project_id` for project milestones,
+ * `group_id` for group milestones, each only when set.
+ */
+export function milestone(row: MilestoneRow, ctx: PresentContext) {
+  return {
+    id: row.id,
+    iid: row.iid,
+    ...(row.projectId !== null ? { project_id: row.projectId } : {}),
+    ...(row.groupId !== null ? { group_id: row.groupId } : {}),
+    title: row.title,
+    description: row.description,
+    state: row.state,
+    created_at: isoTime(row.createdAt),
+    updated_at: isoTime(row.updatedAt),
+    due_date: isoDate(row.dueDate),
+    start_date: isoDate(row.startDate),
+    expired: expired(row.dueDate, ctx.now),
+    web_url: webUrl(ctx, row.webPath),
+  };
+}

@@ -1,0 +1,139 @@
+import { z } from "zod";
+import { authorize } from "../kernel/abilities";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { apiError, recordNotFound } from "../kernel/errors";
+import { findProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, rawParams, validateParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { milestone } from "./entities";
+import * as q from "./queries";
+import { castDate, inspectErrors, milestoneErrors, milestoneTitle } from "./rules";
+
+/**
+ * Project milestones (lib/api/milestones.rb, lib/api/milestone_responses.rb). Every endpoint needs a
+ * signed-in caller (`before { authenticate! }`). `:milestone_id` is the milestone's global id.
+ * Not built: `/milestones/:id/issues`, `/merge_requests`, `/promote`, and group milestones.
+ */
+export const milestonesRoutes = router();
+
+const ListMilestones = pageParams.extend({
+  state: p.oneOf("active", "closed", "all").optional(),
+  iids: p.ints({ comma: true }).optional(),
+  title: p.string().optional(),
+  search: p.string().optional(),
+  include_parent_milestones: p.bool().optional(),
+});
+
+const OneMilestone = z.object({ milestone_id: p.int() });
+
+const CreateMilestone = z.object({
+  title: p.string(),
+  description: p.string().nullable().optional(),
+  due_date: p.string().nullable().optional(),
+  start_date: p.string().nullable().optional(),
+});
+
+const UpdateMilestone = z.object({
+  milestone_id: p.int(),
+  title: p.string().optional(),
+  state_event: p.oneOf("close", "activate").optional(),
+  description: p.string().nullable().optional(),
+  due_date: p.string().nullable().optional(),
+  start_date: p.string().nullable().optional(),
+});
+
+/** Parameters with the path's `:milestone_id`, which wins over query and body. */
+async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: Parameters<typeof validateParams>[2] = []) {
+  const raw = await rawParams(c);
+  const id = c.req.param("milestone_id");
+  return validateParams(id === undefined ? raw : { ...raw, milestone_id: id }, schema, rules);
+}
+
+/** GET /projects/:id/milestones (lib/api/milestones.rb) */
+milestonesRoutes.get("/projects/:id/milestones", async (c) => {
+  requireUser(c);
+  const params = await readWithPath(c, ListMilestones);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "read_milestone", project);
+  const page = pageOf(params);
+  const filters = {
+    state: params.state,
+    iids: params.iids,
+    title: params.title,
+    search: params.search,
+    includeParentMilestones: !!params.include_parent_milestones,
+  };
+  const list = await q.listMilestones(c.var.db(), project, filters, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, milestone);
+});
+
+/** GET /projects/:id/milestones/:milestone_id (lib/api/milestones.rb) */
+milestonesRoutes.get("/projects/:id/milestones/:milestone_id", async (c) => {
+  requireUser(c);
+  const params = await readWithPath(c, OneMilestone);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "read_milestone", project);
+  const row = await q.findMilestone(c.var.db(), project.id, params.milestone_id);
+  if (!row) throw recordNotFound();
+  return present(c, row, milestone);
+});
+
+/** POST /projects/:id/milestones (lib/api/milestones.rb, Milestones::CreateService) */
+milestonesRoutes.post("/projects/:id/milestones", async (c) => {
+  const params = await readWithPath(c, CreateMilestone);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "admin_milestone", project);
+  const db = c.var.db();
+  const values = {
+    title: milestoneTitle(params.title),
+    description: params.description ?? null,
+    dueDate: castDate(params.due_date),
+    startDate: castDate(params.start_date),
+  };
+  const taken = values.title !== null && (await q.titleTaken(db, project, values.title, null));
+  const errors = milestoneErrors({ ...values, titleTaken: taken });
+  if (Object.keys(errors).length) throw apiError(`Failed to create milestone ${inspectErrors(errors)}`, 400);
+  const created = await q.insertMilestone(db, project.id, { ...values, title: values.title! });
+  if (!created) throw apiError(`Failed to create milestone ${inspectErrors(milestoneErrors({ ...values, titleTaken: true }))}`, 400);
+  return present(c, created, milestone, {}, 201);
+});
+
+/** PUT /projects/:id/milestones/:milestone_id (lib/api/milestones.rb, Milestones::UpdateService) */
+milestonesRoutes.put("/projects/:id/milestones/:milestone_id", async (c) => {
+  const params = await readWithPath(c, UpdateMilestone, [{ atLeastOneOf: ["title", "description", "start_date", "due_date", "state_event"] }]);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "admin_milestone", project);
+  const db = c.var.db();
+  const current = await q.findMilestone(db, project.id, params.milestone_id);
+  if (!current) throw recordNotFound();
+  const changes: q.MilestoneChanges = {};
+  // `Timebox#title=` ignores a blank title.
+  const title = params.title === undefined ? null : milestoneTitle(params.title);
+  if (title !== null && title !== current.title) changes.title = title;
+  if (params.description !== undefined) changes.description = params.description;
+  if (params.due_date !== undefined) changes.dueDate = castDate(params.due_date);
+  if (params.start_date !== undefined) changes.startDate = castDate(params.start_date);
+  if (params.state_event) changes.state = params.state_event === "close" ? "closed" : "active";
+  const startDate = changes.startDate !== undefined ? changes.startDate : current.startDate;
+  const dueDate = changes.dueDate !== undefined ? changes.dueDate : current.dueDate;
+  const taken = changes.title !== undefined && (await q.titleTaken(db, project, changes.title, current.id));
+  const errors = milestoneErrors({ title: changes.title ?? current.title, startDate, dueDate, titleTaken: taken });
+  if (Object.keys(errors).length) throw apiError(`Failed to update milestone ${inspectErrors(errors)}`, 400);
+  if (Object.keys(changes).length === 0) return present(c, current, milestone);
+  const updated = await q.updateMilestone(db, current.id, changes);
+  if (!updated) throw apiError(`Failed to update milestone ${inspectErrors({ title: ["already being used for another group or project milestone."] })}`, 400);
+  return present(c, updated, milestone);
+});
+
+/** DELETE /projects/:id/milestones/:milestone_id (lib/api/milestones.rb): 204. */
+milestonesRoutes.delete("/projects/:id/milestones/:milestone_id", async (c) => {
+  const params = await readWithPath(c, OneMilestone);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "admin_milestone", project);
+  if (!(await q.deleteMilestone(c.var.db(), project.id, params.milestone_id))) throw recordNotFound();
+  return c.body(null, 204);
+});

@@ -1,0 +1,152 @@
+import { z } from "zod";
+import { awardEmoji } from "../award_emoji/entities";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
+import { deleteNote, updateNoteBody } from "../kernel/note_writes";
+import {
+  canAdminNote,
+  canCreateNote,
+  canReadConfidentialNotes,
+  canReadNote,
+  checkNoteBody,
+  findNote,
+  findNoteable,
+  noteCreatedAt,
+  noteInvalid,
+  type NoteableType,
+} from "../kernel/noteables";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, rawParams, validateParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { checkRateLimit } from "../kernel/rate_limit";
+import { router } from "../kernel/router";
+import { note, noteCommands } from "./entities";
+import * as q from "./queries";
+import { createNote } from "./services";
+
+/**
+ * Notes of issues, project snippets, merge requests and epics (lib/api/notes.rb,
+ * lib/api/helpers/notes_helpers.rb), registered once per noteable type as GitLab does. Every endpoint
+ * needs a signed-in caller (`before { authenticate! }`), checked before the parameters.
+ * Issues and merge requests are addressed by iid, snippets by id, epics by their global id (R4).
+ */
+export const notesRoutes = router();
+
+const FAMILIES: { base: string; type: NoteableType }[] = [
+  { base: "/projects/:id/issues/:noteable_id", type: "Issue" },
+  { base: "/projects/:id/snippets/:noteable_id", type: "Snippet" },
+  { base: "/projects/:id/merge_requests/:noteable_id", type: "MergeRequest" },
+  { base: "/groups/:id/epics/:noteable_id", type: "Epic" },
+];
+
+/** Parameters with the path's own (`noteable_id`, `note_id`), which Grape validates with the rest. */
+async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
+  const raw = await rawParams(c);
+  const { id: _container, ...path } = c.req.param() as Record<string, string>;
+  return validateParams({ ...raw, ...path }, schema);
+}
+
+/** `allow_blank: false` strings: blank → `<p> is empty`. */
+const nonBlank = () => p.string().refine((s) => s.trim() !== "", { message: "is empty" });
+
+const ListNotes = z.object({
+  noteable_id: p.int(),
+  order_by: p.oneOf("created_at", "updated_at").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  activity_filter: p.oneOf("all_notes", "only_comments", "only_activity").optional(),
+  ...pageParams.shape,
+});
+const OneNote = z.object({ note_id: p.int(), noteable_id: p.int() });
+const CreateNote = z.object({
+  noteable_id: p.int(),
+  body: p.string(),
+  confidential: p.bool().optional(),
+  internal: p.bool().optional(),
+  created_at: p.string().optional(),
+  merge_request_diff_head_sha: p.string().optional(),
+});
+/** Spec 1: §4.6: `body` is optional on issue notes only. */
+const UpdateIssueNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: nonBlank().optional(), confidential: p.bool().optional() });
+const UpdateNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: nonBlank(), confidential: p.bool().optional() });
+
+for (const family of FAMILIES) {
+  const collection = `${family.base}/notes`;
+  const member = `${collection}/:note_id`;
+
+  /** GET /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb) */
+  notesRoutes.get(collection, async (c) => {
+    requireUser(c);
+    const params = await readWithPath(c, ListNotes);
+    const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
+    const page = pageOf(params);
+    const filters = {
+      orderBy: params.order_by ?? "created_at",
+      sort: params.sort ?? "desc",
+      activity: params.activity_filter ?? "all_notes",
+      hideConfidential: !canReadConfidentialNotes(c.var.actor, n),
+    } as const;
+    const list = await q.listNotes(c.var.db(), n, filters, page);
+    paginate(c, page, list.total);
+    return present(c, list.rows, note, { noteable: n });
+  });
+
+  /** GET /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `get_note`) */
+  notesRoutes.get(member, async (c) => {
+    requireUser(c);
+    const params = await readWithPath(c, OneNote);
+    const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
+    const found = await findNote(c.var.db(), n, params.note_id);
+    if (!found) throw recordNotFound();
+    if (!canReadNote(c.var.actor, n, found)) throw notFound("Note");
+    return present(c, found, note, { noteable: n });
+  });
+
+  /** POST /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb, `create_note`) */
+  notesRoutes.post(collection, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, CreateNote);
+    await checkRateLimit(c.var.db(), "notes_create", actor.user.id);
+    const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
+    if (!canCreateNote(actor, n)) throw forbidden();
+    checkNoteBody(params.body);
+    // `confidential` (15.5: `internal`) is for issue notes, and only for who may read confidential notes.
+    const asked = !!(params.internal || params.confidential);
+    const confidential = n.type === "Issue" && asked && canReadConfidentialNotes(actor, n);
+    const createdAt = noteCreatedAt(actor, n, params.created_at);
+    const created = await createNote(c.var.db(), actor, n, { body: params.body, confidential, createdAt });
+    if (created.kind === "award") return present(c, created.award, awardEmoji, {}, 201);
+    if (created.kind === "commands") return present(c, created, noteCommands, {}, 202);
+    return present(c, Object.assign(created.note, { commandsChanges: created.commandsChanges }), note, { noteable: n }, 201);
+  });
+
+  /** PUT /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `update_note`) */
+  notesRoutes.put(member, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, family.type === "Issue" ? UpdateIssueNote : UpdateNote);
+    const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
+    const found = await findNote(c.var.db(), n, params.note_id);
+    if (!found) throw recordNotFound();
+    if (!canAdminNote(actor, n, found)) throw forbidden();
+    // Note#ensure_confidentiality_not_changed (14.10+): confidentiality is fixed at creation.
+    if (params.confidential !== undefined && params.confidential !== found.confidential)
+      throw noteInvalid("confidential", "can not be changed for existing notes");
+    if (params.body === undefined || params.body === found.note) return present(c, found, note, { noteable: n });
+    checkNoteBody(params.body);
+    const updated = await updateNoteBody(c.var.db(), n, found, params.body, actor.user.id);
+    return present(c, Object.assign(updated, { author: found.author, resolvedBy: found.resolvedBy }), note, { noteable: n });
+  });
+
+  /** DELETE /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `delete_note`) */
+  notesRoutes.delete(member, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, OneNote);
+    const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
+    const found = await findNote(c.var.db(), n, params.note_id);
+    if (!found) throw recordNotFound();
+    if (!canAdminNote(actor, n, found)) throw forbidden();
+    checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
+    await deleteNote(c.var.db(), n, found);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,40 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "../kernel/db";
+import { TodoAction } from "../kernel/issuables";
+
+/** To-do writes (app/services/todo_service.rb). */
+
+/**
+ * `TodoService#resolve_todo` on one of the caller's to-dos (nothing changes when it is already done).
+ * Returns false when the caller has no such to-do.
+ */
+export async function markDone(db: Executor, userId: number, id: number): Promise<boolean> {
+  const result = await db.execute<{ id: number }>(sql`
+    WITH t AS (SELECT id, state FROM todos WHERE id = ${id}::int AND user_id = ${userId}::int),
+    upd AS (UPDATE todos SET state = 'done', updated_at = now() FROM t WHERE todos.id = t.id AND t.state = 'pending')
+    SELECT id FROM t`);
+  return result.rows.length > 0;
+}
+
+/** `TodoService#resolve_todos` over the caller's pending to-dos (`POST /todos/mark_as_done`). */
+export async function markAllDone(db: Executor, userId: number): Promise<void> {
+  await db.execute(sql`UPDATE todos SET state = 'done', updated_at = now() WHERE user_id = ${userId}::int AND state = 'pending'`);
+}
+
+/**
+ * `TodoService#mark_todo`: a `marked` to-do of the caller on the target, unless the caller already has
+ * a pending to-do on it (`create_todos` excludes them). Returns the new to-do's id, or null.
+ */
+export async function markTodo(
+  db: Executor,
+  userId: number,
+  target: { type: "Issue" | "MergeRequest"; id: number; projectId: number },
+): Promise<number | null> {
+  const result = await db.execute<{ id: number }>(sql`
+    INSERT INTO todos (user_id, project_id, author_id, target_type, target_id, action)
+    SELECT ${userId}::int, ${target.projectId}::int, ${userId}::int, ${target.type}::text, ${target.id}::int, ${TodoAction.marked}::int
+    WHERE NOT EXISTS (SELECT 1 FROM todos WHERE user_id = ${userId}::int AND target_type = ${target.type}::text
+      AND target_id = ${target.id}::int AND state = 'pending')
+    RETURNING id`);
+  return result.rows[0] ? Number(result.rows[0].id) : null;
+}

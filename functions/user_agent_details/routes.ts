@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { requireAdmin } from "../kernel/auth";
+import { notFound } from "../kernel/errors";
+import { findIssue } from "../kernel/issuables";
+import { findProject } from "../kernel/lookup";
+import { p, rawParams, validateParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { userAgentDetail } from "./entities";
+import { findUserAgentDetail } from "./queries";
+
+/** The user agent and IP address an issue was created from, for administrators (spam handling). */
+export const userAgentDetailsRoutes = router();
+
+const IssueIid = z.object({ issue_iid: p.int() });
+
+/** GET /projects/:id/issues/:issue_iid/user_agent_detail (lib/api/issues.rb) */
+userAgentDetailsRoutes.get("/projects/:id/issues/:issue_iid/user_agent_detail", async (c) => {
+  validateParams({ ...(await rawParams(c)), issue_iid: c.req.param("issue_iid") }, IssueIid);
+  // `authenticated_as_admin!` runs before the project and the issue are looked up.
+  requireAdmin(c);
+  const project = await findProject(c, c.req.param("id"));
+  const issue = await findIssue(c, project, c.req.param("issue_iid"));
+  const detail = await findUserAgentDetail(c.var.db(), "Issue", issue.id);
+  if (!detail) throw notFound("UserAgentDetail");
+  return present(c, detail, userAgentDetail);
+});

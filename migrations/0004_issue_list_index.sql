@@ -1,0 +1,1 @@
+CREATE INDEX "index_issues_on_project_id_and_created_at_and_id" ON "issues" USING btree ("project_id","created_at","id");

@@ -1,0 +1,156 @@
+import { and, eq, sql } from "drizzle-orm";
+import { expect } from "vitest";
+import { awardEmoji, epics, issueAssignees, issues, mergeRequests, notes, snippets, todos } from "../../db/schema";
+import { nextIid } from "../../functions/kernel/issuables";
+import { unique, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
+
+/**
+ * Noteables made directly in the database (independent of the issues, merge requests, snippets and
+ * epics endpoints), for the notes, discussions and award emoji tests.
+ */
+export type Json = Record<string, any>;
+
+export type TestIssue = { id: number; iid: number; projectId: number };
+
+export async function issue(
+  w: World,
+  project: TestProject,
+  opts: { author?: TestUser; confidential?: boolean; assignees?: TestUser[]; locked?: boolean; title?: string } = {},
+): Promise<TestIssue> {
+  return w.db((db) =>
+    db.transaction(async (tx) => {
+      const iid = await nextIid(tx, "issues", { projectId: project.id });
+      const [row] = await tx
+        .insert(issues)
+        .values({
+          iid,
+          projectId: project.id,
+          title: opts.title ?? unique("issue"),
+          authorId: opts.author?.id ?? 1,
+          confidential: !!opts.confidential,
+          discussionLocked: opts.locked ?? null,
+        })
+        .returning();
+      if (opts.assignees?.length) await tx.insert(issueAssignees).values(opts.assignees.map((u) => ({ issueId: row.id, userId: u.id })));
+      return { id: row.id, iid: row.iid, projectId: project.id };
+    }),
+  );
+}
+
+export async function mergeRequest(w: World, project: TestProject, opts: { author?: TestUser } = {}): Promise<TestIssue> {
+  return w.db((db) =>
+    db.transaction(async (tx) => {
+      const iid = await nextIid(tx, "merge_requests", { projectId: project.id });
+      const [row] = await tx
+        .insert(mergeRequests)
+        .values({
+          iid,
+          projectId: project.id,
+          sourceProjectId: project.id,
+          title: unique("mr"),
+          sourceBranch: unique("feature"),
+          targetBranch: "main",
+          authorId: opts.author?.id ?? 1,
+        })
+        .returning();
+      return { id: row.id, iid: row.iid, projectId: project.id };
+    }),
+  );
+}
+
+export async function snippet(
+  w: World,
+  project: TestProject,
+  opts: { author?: TestUser; visibility?: "private" | "internal" | "public"; title?: string } = {},
+): Promise<{ id: number }> {
+  const level = { private: 0, internal: 10, public: 20 }[opts.visibility ?? "private"];
+  return w.db(async (db) => {
+    const [row] = await db
+      .insert(snippets)
+      .values({ projectId: project.id, authorId: opts.author?.id ?? 1, title: opts.title ?? unique("snippet"), fileName: "a.rb", content: "puts 1", visibilityLevel: level })
+      .returning();
+    return { id: row.id };
+  });
+}
+
+export async function epic(w: World, group: TestGroup, opts: { author?: TestUser; confidential?: boolean; title?: string } = {}): Promise<TestIssue> {
+  return w.db((db) =>
+    db.transaction(async (tx) => {
+      const iid = await nextIid(tx, "epics", { namespaceId: group.id });
+      const [row] = await tx
+        .insert(epics)
+        .values({ iid, groupId: group.id, title: opts.title ?? unique("epic"), authorId: opts.author?.id ?? 1, confidential: !!opts.confidential })
+        .returning();
+      return { id: row.id, iid: row.iid, projectId: 0 };
+    }),
+  );
+}
+
+export type NoteOpts = {
+  author: TestUser | { id: number };
+  body?: string;
+  system?: boolean;
+  confidential?: boolean;
+  type?: "DiscussionNote" | null;
+  discussionId?: string;
+  createdAt?: Date;
+  updatedAt?: Date;
+};
+
+/** A note made in the database, on a noteable of `type`. */
+export async function note(w: World, type: "Issue" | "MergeRequest" | "Snippet" | "Epic", noteableId: number, projectId: number | null, opts: NoteOpts) {
+  return w.db(async (db) => {
+    const [row] = await db
+      .insert(notes)
+      .values({
+        noteableType: type,
+        noteableId,
+        projectId,
+        authorId: opts.author.id,
+        note: opts.body ?? unique("note"),
+        system: !!opts.system,
+        confidential: !!opts.confidential,
+        type: opts.type ?? null,
+        discussionId: opts.discussionId ?? [...crypto.getRandomValues(new Uint8Array(20))].map((b) => b.toString(16).padStart(2, "0")).join(""),
+        ...(opts.createdAt ? { createdAt: opts.createdAt, updatedAt: opts.updatedAt ?? opts.createdAt } : {}),
+      })
+      .returning();
+    return row;
+  });
+}
+
+export async function issueRow(w: World, id: number) {
+  return w.db(async (db) => (await db.select().from(issues).where(eq(issues.id, id)))[0]);
+}
+
+export async function mergeRequestRow(w: World, id: number) {
+  return w.db(async (db) => (await db.select().from(mergeRequests).where(eq(mergeRequests.id, id)))[0]);
+}
+
+export async function noteRows(w: World, type: string, noteableId: number) {
+  return w.db((db) => db.select().from(notes).where(and(eq(notes.noteableType, type), eq(notes.noteableId, noteableId))).orderBy(notes.id));
+}
+
+export async function todosOf(w: World, userId: number, targetType: string, targetId: number) {
+  return w.db((db) =>
+    db.select().from(todos).where(and(eq(todos.userId, userId), eq(todos.targetType, targetType), eq(todos.targetId, targetId))).orderBy(todos.id),
+  );
+}
+
+export async function awardsOf(w: World, type: string, id: number) {
+  return w.db((db) => db.select().from(awardEmoji).where(and(eq(awardEmoji.awardableType, type), eq(awardEmoji.awardableId, id))).orderBy(awardEmoji.id));
+}
+
+/** The page's items and the statement count, for flatness checks (≤ 6, same for 1 and 100 per page). */
+export async function expectFlat(w: World, user: TestUser, path: string) {
+  const one = await w.as(user).get(path, { query: { per_page: 1 } });
+  const hundred = await w.as(user).get(path, { query: { per_page: 100 } });
+  expect(one.status).toBe(200);
+  expect(hundred.status).toBe(200);
+  const a = Number(one.headers.get("x-query-count"));
+  const b = Number(hundred.headers.get("x-query-count"));
+  expect(a).toBe(b);
+  expect(a).toBeLessThanOrEqual(6);
+}
+
+export const HEX40 = /^[0-9a-f]{40}$/;
