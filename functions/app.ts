@@ -9,6 +9,25 @@ import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
 import { projectsRoutes } from "./projects/routes";
 import { usersRoutes } from "./users/routes";
 import { versionRoutes } from "./version/routes";
+import { notesRoutes } from "./notes/routes";
+import { discussionsRoutes } from "./discussions/routes";
+import { awardEmojiRoutes } from "./award_emoji/routes";
+import { snippetsRoutes } from "./snippets/routes";
+import { epicsRoutes } from "./epics/routes";
+import { mergeRequestsRoutes } from "./merge_requests/routes";
+import { issueLinksRoutes } from "./issue_links/routes";
+import { todosRoutes } from "./todos/routes";
+import { timeTrackingRoutes } from "./time_tracking/routes";
+import { userAgentDetailsRoutes } from "./user_agent_details/routes";
+import { metricImagesRoutes } from "./metric_images/routes";
+import { issuesRoutes } from "./issues/routes";
+import { labelsRoutes } from "./labels/routes";
+import { milestonesRoutes } from "./milestones/routes";
+import { metricImageUploadRoutes } from "./metric_images/uploads";
+import { branchesRoutes } from "./branches/routes";
+import { tagsRoutes } from "./tags/routes";
+import { repositoryRoutes } from "./repository/routes";
+import { commitsRoutes } from "./commits/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -33,6 +52,7 @@ app.use(async (c, next) => {
 });
 app.use(lazyDatabase);
 app.use("/api/v4/*", authenticate);
+app.use("/uploads/*", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
@@ -41,7 +61,26 @@ api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
 api.route("/", projectsRoutes);
 api.route("/", membersRoutes);
+api.route("/", timeTrackingRoutes);
+api.route("/", userAgentDetailsRoutes);
+api.route("/", metricImagesRoutes);
+api.route("/", issuesRoutes);
+api.route("/", labelsRoutes);
+api.route("/", milestonesRoutes);
+api.route("/", mergeRequestsRoutes);
+api.route("/", issueLinksRoutes);
+api.route("/", todosRoutes);
+api.route("/", notesRoutes);
+api.route("/", discussionsRoutes);
+api.route("/", awardEmojiRoutes);
+api.route("/", snippetsRoutes);
+api.route("/", epicsRoutes);
+api.route("/", commitsRoutes);
+api.route("/", branchesRoutes);
+api.route("/", tagsRoutes);
+api.route("/", repositoryRoutes);
 app.route("/api/v4", api);
+app.route("/", metricImageUploadRoutes);
 
 app.notFound(onNotFound);
 app.onError(onError);

@@ -89,7 +89,8 @@ export function projectBasic(row: ProjectRow, ctx: PresentContext) {
     ssh_url_to_repo: `${sshPrefix(ctx)}${row.fullPath}.git`,
     http_url_to_repo: `${projectUrl(ctx, row)}.git`,
     web_url: projectUrl(ctx, row),
-    // Differs from GitLab only until the repository domain lands: no README can exist yet, so null.
+    // Differs from GitLab: `readme_url` (the README at HEAD) is not computed; finding it reads the
+    // repository's root tree, for every project of a list. Always null.
     ...(code ? { readme_url: null, forks_count: row.forksCount } : {}),
     avatar_url: row.avatarUrl,
     star_count: row.starCount,

@@ -3,7 +3,9 @@ import { Access, visibilityLevel, visibilityName, type VisibilityName } from "..
 import type { Database, Transaction } from "../kernel/db";
 import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
 import type { ProjectRow } from "./entities";
+import { createInitialCommit, isValidBranchName, repoOf } from "../kernel/git";
 import * as q from "./queries";
+import { defaultReadme } from "./readme";
 
 /** Gitlab::Regex.project_name_regex (15.x) and its message. */
 const NAME_FORMAT = /^[\p{L}\p{N}\u00A9-\u{1F9FF}_][\p{L}\p{N}\p{Pd}\u00A9-\u{1F9FF}_. ]*$/u;
@@ -116,7 +118,12 @@ export async function createProject(
   db: Database,
   creator: User,
   input: CreateInput,
-  opts: { limitForbidden: boolean; accessLevelOf: (namespace: Namespace, memberLevel: number) => number },
+  opts: {
+    limitForbidden: boolean;
+    accessLevelOf: (namespace: Namespace, memberLevel: number) => number;
+    /** Where the project's URLs point (the README's clone commands); see kernel `baseUrl`. */
+    baseUrl?: string;
+  },
 ): Promise<ProjectRow> {
   const { name, path } = nameAndPath(input.name, input.path);
   let target: Awaited<ReturnType<typeof q.loadTargetNamespace>>;
@@ -163,9 +170,9 @@ export async function createProject(
       creatorId: creator.id,
       description: input.description ?? null,
       visibilityLevel: level,
-      // The README commit belongs to the repository domain; until then only the wish is recorded.
       initializeWithReadme: !!input.initializeWithReadme,
-      defaultBranch: input.initializeWithReadme ? input.defaultBranch || "main" : null,
+      // The repository is empty until the README commit below names its first branch (HEAD).
+      defaultBranch: null,
       issuesEnabled: input.issuesEnabled ?? true,
       mergeRequestsEnabled: input.mergeRequestsEnabled ?? true,
       wikiEnabled: input.wikiEnabled ?? true,
@@ -179,6 +186,7 @@ export async function createProject(
     if (ownerId !== null) await q.insertOwnerMember(tx, row.id, ownerId, creator.id);
     return row;
   });
+  if (input.initializeWithReadme) await createReadme(db, created, creator, input, opts.baseUrl ?? "");
   return {
     ...created,
     namespace,
@@ -186,6 +194,37 @@ export async function createProject(
     accessLevel: opts.accessLevelOf(namespace, target.memberLevel),
     sharedWithGroups: [],
   };
+}
+
+/**
+ * Projects::CreateService#create_readme: `README.md` from the default template on `default_branch`
+ * (else `main`), message "Initial commit", by the creator, after the project exists (GitLab commits
+ * in `after_create_actions`, outside the project's transaction). GitLab ignores a failed README
+ * commit, which is what a branch name git refuses gives: the project stays, empty. Any other failure
+ * (the database) removes the half-made project and answers 500 rather than leave it without its README.
+ */
+async function createReadme(db: Database, created: Project, creator: User, input: CreateInput, baseUrl: string): Promise<void> {
+  const branch = input.defaultBranch || "main";
+  if (!isValidBranchName(branch)) return;
+  const content = defaultReadme({ name: created.name, description: created.description, webUrl: `${baseUrl}/${created.fullPath}`, defaultBranch: branch });
+  let result;
+  try {
+    result = await createInitialCommit(db, repoOf(created), {
+      branch,
+      path: "README.md",
+      content,
+      message: "Initial commit",
+      user: { name: creator.name, email: creator.email },
+      userId: creator.id,
+    });
+  } catch (err) {
+    await destroyProject(db, created.id).catch(() => undefined);
+    throw err;
+  }
+  if (!result.ok) return;
+  // What the commit wrote (projects.empty_repo, default_branch), without reading the row again.
+  created.emptyRepo = false;
+  created.defaultBranch = branch;
 }
 
 export type UpdateInput = Omit<CreateInput, "namespaceId" | "initializeWithReadme">;

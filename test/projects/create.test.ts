@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { members, projects, users } from "../../db/schema";
+import { gitCommits, gitRefs, members, projects, pushEvents, users } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { unique, world } from "../helpers/world";
@@ -86,15 +86,42 @@ describe("POST /projects", () => {
     expect(body._links).not.toHaveProperty("issues");
   });
 
-  it("records initialize_with_readme and its default branch for the repository to create", async () => {
+  it("initialize_with_readme makes a first commit with GitLab's README on the default branch", async () => {
     const w = await world();
     const user = await w.user();
-    const res = await w.as(user).post("/projects", { json: { path: unique("readme"), initialize_with_readme: true, default_branch: "trunk" } });
+    const path = unique("readme");
+    const res = await w.as(user).post("/projects", { json: { path, description: "Some words", initialize_with_readme: true, default_branch: "trunk" } });
+    expect(res.status).toBe(201);
     const body = (await res.json()) as Json;
-    expect(body).toMatchObject({ default_branch: "trunk", empty_repo: true, readme_url: null });
-    expect(await projectRow(w, body.id)).toMatchObject({ initializeWithReadme: true, defaultBranch: "trunk" });
+    expect(body).toMatchObject({ default_branch: "trunk", empty_repo: false, readme_url: null });
+    expect(await projectRow(w, body.id)).toMatchObject({ initializeWithReadme: true, defaultBranch: "trunk", emptyRepo: false });
+    const refs = await w.db((db) => db.select().from(gitRefs).where(eq(gitRefs.projectId, body.id)));
+    expect(refs.map((r) => r.name)).toEqual(["refs/heads/trunk"]);
+    const [commit] = await w.db((db) => db.select().from(gitCommits).where(eq(gitCommits.oid, refs[0].target)));
+    expect(commit).toMatchObject({ parents: [], message: "Initial commit", authorName: user.name, authorEmail: user.email, committerName: user.name, filesChanged: 1 });
+    const events = await w.db((db) => db.select().from(pushEvents).where(eq(pushEvents.projectId, body.id)));
+    expect(events).toMatchObject([{ ref: "refs/heads/trunk", before: "0".repeat(40), after: refs[0].target, userId: user.id }]);
+    // The README as GitLab's default template renders it.
+    const readme = (await (await w.as(user).get(`/projects/${body.id}/repository/files/README.md/raw`)).text());
+    expect(readme.startsWith(`# ${path}\n\nSome words\n\n## Getting started\n`)).toBe(true);
+    expect(readme).toContain(`git remote add origin ${body.http_url_to_repo}\ngit branch -M trunk\ngit push -uf origin trunk\n`);
+    // GET shows the same.
+    expect(await (await w.as(user).get(`/projects/${body.id}`)).json()).toMatchObject({ default_branch: "trunk", empty_repo: false });
+  });
+
+  it("initialize_with_readme uses main by default; without it the repository stays empty", async () => {
+    const w = await world();
+    const user = await w.user();
+    const readme = (await (await w.as(user).post("/projects", { json: { name: unique("readme"), initialize_with_readme: true } })).json()) as Json;
+    expect(readme).toMatchObject({ default_branch: "main", empty_repo: false });
     const plain = (await (await w.as(user).post("/projects", { json: { path: unique("plain"), default_branch: "trunk" } })).json()) as Json;
-    expect(plain.default_branch).toBeNull();
+    expect(plain).toMatchObject({ default_branch: null, empty_repo: true });
+    // A branch name git refuses: GitLab ignores the failed README commit and keeps the empty project.
+    const refused = await w.as(user).post("/projects", { json: { path: unique("refused"), initialize_with_readme: true, default_branch: "a..b" } });
+    expect(refused.status).toBe(201);
+    const refusedBody = (await refused.json()) as Json;
+    expect(refusedBody).toMatchObject({ default_branch: null, empty_repo: true });
+    expect(await w.db((db) => db.select().from(gitRefs).where(eq(gitRefs.projectId, refusedBody.id)))).toEqual([]);
   });
 
   it("answers GitLab's parameter and validation errors", async () => {

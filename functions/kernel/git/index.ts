@@ -25,3 +25,5 @@ export { mergeText, mergeTrees } from "./merge";
 export { EMPTY_TREE, EMPTY_BLOB, ZERO_OID, decodeCommit, decodeTag, decodeTree, tzText, tzMinutes, type Commit, type Tag, type TreeEntry, type RawObject } from "./objects";
 export { readObjects, writeObjects, readTrees } from "./store";
 export { RevWalk, type RevSpec, type LogOptions } from "./log";
+export { readRefsWithCommits, resolveCommitRows, resolveCommitRow, searchRefs, type RefWithCommit } from "./lookup";
+export { compareRefNames } from "./refs";

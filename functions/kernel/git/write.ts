@@ -364,6 +364,11 @@ async function commitFilesOrThrow(db: Database, repo: Repo, input: CommitFilesIn
     const problem = !isValidBranchName(input.branch) ? "Branch name is invalid" : branchExists && !input.force ? "Branch already exists" : null;
     if (problem) fail(`Something went wrong when we tried to create '${input.branch}' for you: ${problem}`);
   }
+  // The first commit of an empty repository names its branch without GitLab validating it; git's
+  // update-ref then refuses a bad name. Differs from GitLab: that error's wording is Gitaly's, this is ours.
+  if (!differentBranch && !branchExists && !isValidBranchName(input.branch)) {
+    fail(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`);
+  }
   let startShaTip: BranchTip | null = null;
   if (startSha !== null) {
     const rows = await db.execute<{ tree: string; generation: number }>(

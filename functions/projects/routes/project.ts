@@ -6,7 +6,7 @@ import type { Ctx } from "../../kernel/env";
 import { acceptedBody, notFound } from "../../kernel/errors";
 import { findProject, findUser } from "../../kernel/lookup";
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
-import { present } from "../../kernel/present";
+import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
 import * as q from "../queries";
@@ -80,7 +80,7 @@ projectRoutes.post("/projects", async (c) => {
     c.var.db(),
     actor.user,
     { ...settingsInput(params), namespaceId: params.namespace_id, initializeWithReadme: params.initialize_with_readme },
-    { limitForbidden: true, accessLevelOf: creatorLevel },
+    { limitForbidden: true, accessLevelOf: creatorLevel, baseUrl: baseUrl(c) },
   );
   return present(c, row, project, {}, 201);
 });
@@ -95,7 +95,7 @@ projectRoutes.post("/projects/user/:user_id", async (c) => {
     c.var.db(),
     user,
     { ...settingsInput(params), namespaceId: params.namespace_id, initializeWithReadme: params.initialize_with_readme },
-    { limitForbidden: false, accessLevelOf: () => Access.NO_ACCESS },
+    { limitForbidden: false, accessLevelOf: () => Access.NO_ACCESS, baseUrl: baseUrl(c) },
   );
   return present(c, row, project, {}, 201);
 });

@@ -1,0 +1,57 @@
+// Reads and writes of the branches domain that the git core does not already offer: all branch tips
+// with their commit dates (to sort and filter in memory, as Gitaly's FindLocalBranches does), whether
+// tips are merged into the default branch, and `empty_repo` after the last branch goes.
+import { and, eq, like, sql } from "drizzle-orm";
+import { gitCommits, gitRefs, projects } from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Repo } from "../kernel/git";
+
+export type BranchTip = { name: string; target: string; committedAt: Date | null };
+
+/** Every branch of the project with its tip's committer date (null if the tip is not indexed). One statement. */
+export async function listBranchTips(db: Executor, repo: Repo): Promise<BranchTip[]> {
+  const rows = await db
+    .select({ name: gitRefs.name, target: gitRefs.target, committedAt: gitCommits.committedAt })
+    .from(gitRefs)
+    .leftJoin(gitCommits, and(eq(gitCommits.poolId, repo.poolId), eq(gitCommits.oid, gitRefs.target)))
+    .where(and(eq(gitRefs.projectId, repo.projectId), like(gitRefs.name, "refs/heads/%")));
+  return rows.map((row) => ({ name: row.name.slice("refs/heads/".length), target: row.target, committedAt: row.committedAt }));
+}
+
+/**
+ * The tips among `tips` that `head` reaches (its ancestors, itself included). One recursive walk from
+ * `head` that never goes below the lowest generation of the tips: a commit cannot reach a commit of a
+ * higher generation (GIT.md §2).
+ */
+export async function reachableFrom(db: Executor, repo: Repo, head: string, tips: { oid: string; generation: number }[]): Promise<Set<string>> {
+  if (tips.length === 0) return new Set();
+  const floor = Math.min(...tips.map((t) => t.generation));
+  const result = await db.execute<{ oid: string }>(sql`
+    WITH RECURSIVE walk(oid, parents) AS (
+      SELECT c.oid, c.parents FROM git_commits c
+       WHERE c.pool_id = ${repo.poolId} AND c.oid = ${head} AND c.generation >= ${floor}
+      UNION
+      SELECT c.oid, c.parents FROM walk w
+       CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
+       JOIN git_commits c ON c.pool_id = ${repo.poolId} AND c.oid = p.oid::char(40)
+       WHERE c.generation >= ${floor}
+    )
+    SELECT oid FROM walk WHERE oid = ANY(${sql.param(tips.map((t) => t.oid))}::char(40)[])`);
+  return new Set(result.rows.map((row) => row.oid));
+}
+
+/**
+ * `empty_repo` is GitLab's `repository.empty?` (no branch): set it back once no branch is left. The
+ * condition is checked in the same statement, so a branch created meanwhile keeps the flag false.
+ */
+export async function markEmptyWithoutBranches(db: Executor, projectId: number): Promise<void> {
+  await db
+    .update(projects)
+    .set({ emptyRepo: true })
+    .where(
+      and(
+        eq(projects.id, projectId),
+        sql`NOT EXISTS (SELECT 1 FROM git_refs r WHERE r.project_id = ${projectId} AND r.name LIKE 'refs/heads/%')`,
+      ),
+    );
+}

@@ -1,0 +1,103 @@
+import type { GitCommitRow } from "../../db/schema";
+import { webUrl, type PresentContext } from "../kernel/present";
+import { parseTrailers } from "./trailers";
+
+/** What every commit entity needs besides the row: where the project lives. */
+export type CommitContext = PresentContext & {
+  projectId: number;
+  projectPath: string;
+  /** `trailers=true` on the list; elsewhere GitLab asks Gitaly for none and shows `{}`. */
+  withTrailers?: boolean;
+  /** CommitDetail's `stats` (GET `stats` and POST `stats`, both default true). */
+  withStats?: boolean;
+};
+
+/**
+ * A signature date as Gitlab::Git::Commit keeps it (`Time.strptime("<seconds> <±hhmm>", '%s %z')`):
+ * the wall time in the signature's own offset, which Rails renders as `2012-09-20T09:06:12.000+03:00`
+ * (`+00:00` for `+0000`, never `Z`).
+ */
+export function signatureDate(at: Date, tzMinutes: number): string {
+  const local = new Date(at.getTime() + tzMinutes * 60_000).toISOString().slice(0, 23);
+  const sign = tzMinutes < 0 ? "-" : "+";
+  const abs = Math.abs(tzMinutes);
+  const hh = String(Math.floor(abs / 60)).padStart(2, "0");
+  const mm = String(abs % 60).padStart(2, "0");
+  return `${local}${sign}${hh}:${mm}`;
+}
+
+/**
+ * `Commit#full_title` (app/models/commit.rb): the whole first line, `No commit message` when the message
+ * is blank. The API's `title` is this one, not the 100-character `Commit#title` (which revert messages use).
+ */
+export function fullTitle(message: string): string {
+  if (message.trim() === "") return "No commit message";
+  return message.split(/[\r\n]/, 1)[0];
+}
+
+/** API::Entities::CommitStats (lib/api/entities/commit_stats.rb). */
+export function commitStats(row: GitCommitRow) {
+  return {
+    additions: row.additions,
+    deletions: row.deletions,
+    total: row.additions + row.deletions,
+  };
+}
+
+/** API::Entities::Commit (lib/api/entities/commit.rb). */
+export function commit(row: GitCommitRow, ctx: CommitContext) {
+  const committedDate = signatureDate(row.committedAt, row.committerTz);
+  return {
+    id: row.oid,
+    // Commit.truncate_sha: `sha[0..MIN_SHA_LENGTH]`, 8 characters.
+    short_id: row.oid.slice(0, 8),
+    created_at: committedDate,
+    parent_ids: row.parents,
+    title: fullTitle(row.message),
+    message: row.message,
+    author_name: row.authorName,
+    author_email: row.authorEmail,
+    authored_date: signatureDate(row.authoredAt, row.authorTz),
+    committer_name: row.committerName,
+    committer_email: row.committerEmail,
+    committed_date: committedDate,
+    trailers: ctx.withTrailers ? parseTrailers(row.message) : {},
+    web_url: webUrl(ctx, `${ctx.projectPath}/-/commit/${row.oid}`),
+  };
+}
+
+/** API::Entities::CommitWithStats (`with_stats=true` on the list). */
+export function commitWithStats(row: GitCommitRow, ctx: CommitContext) {
+  return { ...commit(row, ctx), stats: commitStats(row) };
+}
+
+/**
+ * API::Entities::CommitDetail (lib/api/entities/commit_detail.rb): `stats` when asked, `status` (the
+ * latest pipeline's status) and `last_pipeline`, which stay null until pipelines exist.
+ */
+export function commitDetail(row: GitCommitRow, ctx: CommitContext) {
+  return {
+    ...commit(row, ctx),
+    ...(ctx.withStats ? { stats: commitStats(row) } : {}),
+    status: null,
+    project_id: ctx.projectId,
+    last_pipeline: null,
+  };
+}
+
+/** API::Entities::BasicRef (lib/api/entities/basic_ref.rb). */
+export function basicRef(ref: { type: "branch" | "tag"; name: string }) {
+  return { type: ref.type, name: ref.name };
+}
+
+/** `present dry_run: :success` of cherry_pick and revert with `dry_run=true`. */
+export const dryRunSuccess = { dry_run: "success" } as const;
+
+/** The failure body of cherry_pick and revert: `result.slice(:message, :error_code)`, plus `dry_run`. */
+export function pickFailure(message: string, errorCode: string | null, dryRun: boolean) {
+  return {
+    message,
+    ...(errorCode ? { error_code: errorCode } : {}),
+    ...(dryRun ? { dry_run: "error" } : {}),
+  };
+}

@@ -1,0 +1,160 @@
+import type { ProjectWithAccess } from "../kernel/abilities";
+import { allowed, authorize } from "../kernel/abilities";
+import type { Ctx } from "../kernel/env";
+import { apiError, forbidden, notFound } from "../kernel/errors";
+import { commitFiles, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, type PickKind } from "../kernel/git";
+import { findProject } from "../kernel/lookup";
+import { pageOf, paginate, paginateWithoutCount } from "../kernel/pagination";
+import { readParams } from "../kernel/params";
+import { present, type PresentContext } from "../kernel/present";
+import { router } from "../kernel/router";
+import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
+import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
+
+/**
+ * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/kernel/git, GIT.md).
+ * Every endpoint first needs `download_code` on the project (`before { authorize! :download_code }`),
+ * which Grape runs before it validates parameters.
+ * Not built: `/commits/:sha/diff`, `/comments`, `/merge_requests`, `/signature`, `/statuses` (not routed).
+ */
+export const commitsRoutes = router();
+
+/** `user_project` then `authorize! :download_code`: unreadable projects 404, readers without code 403. */
+async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "download_code", project);
+  return project;
+}
+
+/**
+ * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch? is `push_code` while protected
+ * branches do not exist.
+ */
+function authorizePush(c: Ctx, project: ProjectWithAccess) {
+  if (!allowed(c.var.actor, "push_code", project)) throw forbidden("You are not allowed to push into this branch");
+}
+
+/** Gitlab::Git::User.from_gitlab: the user's name and commit email (else the primary email). */
+function gitUser(c: Ctx) {
+  const user = c.var.actor!.user;
+  return { name: user.name, email: user.commitEmail || user.email };
+}
+
+/** What the commit entities need besides the presentation context. */
+function commitContext(project: ProjectWithAccess, extra: Omit<Partial<CommitContext>, keyof PresentContext> = {}) {
+  return { projectId: project.id, projectPath: project.fullPath, ...extra };
+}
+
+/** GET /projects/:id/repository/commits (lib/api/commits.rb) */
+commitsRoutes.get("/projects/:id/repository/commits", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, ListCommits);
+  const page = pageOf(params);
+  // `params[:ref_name].presence || default branch`, unless `all` (a blank name is no name).
+  const refName = params.all || !params.ref_name?.trim() ? null : params.ref_name;
+  // Gitaly refuses a revision starting with `-` (InvalidArgument → ArgumentError → this 400).
+  if (refName?.startsWith("-")) throw apiError("ref_name is invalid", 400);
+  // Differs from GitLab 15.4: leading slashes are dropped (as later GitLab does) instead of asking git
+  // for a path outside the repository.
+  const path = params.path?.replace(/^\/+/, "") || null;
+  const result = await listCommits(c.var.db(), repoOf(project), {
+    refName,
+    all: !!params.all,
+    since: params.since ?? null,
+    until: params.until ?? null,
+    path,
+    firstParent: !!params.first_parent,
+    order: params.order ?? "default",
+    offset: page.offset,
+    limit: page.limit,
+  });
+  if (result.kind === "invalid") throw apiError("ref_name is invalid", 400);
+  // An empty repository or a revision that does not exist lists nothing (Gitaly finds no commits).
+  const rows = result.kind === "ok" ? result.commits : [];
+  paginateWithoutCount(c, page, rows.length);
+  return present(c, rows, params.with_stats ? commitWithStats : commit, commitContext(project, { withTrailers: !!params.trailers }));
+});
+
+/** POST /projects/:id/repository/commits (lib/api/commits.rb, Files::MultiService) */
+commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, CreateCommit, createCommitRules);
+  if (params.start_project !== undefined) {
+    const startProject = await findProject(c, params.start_project);
+    // GitLab 15.4 accepts only the project this one was forked from (`forked_from?`), and a project is
+    // never forked from itself. Forks do not exist yet, so every readable start project is refused.
+    throw forbidden(`Project is not included in the fork network for ${startProject.nameWithNamespace}`);
+  }
+  authorizePush(c, project);
+  const result = await commitFiles(c.var.db(), repoOf(project), {
+    branch: params.branch,
+    startBranch: params.start_branch ?? null,
+    startSha: params.start_sha ?? null,
+    actions: params.actions,
+    message: params.commit_message,
+    authorName: params.author_name ?? null,
+    authorEmail: params.author_email ?? null,
+    committer: gitUser(c),
+    force: params.force ?? false,
+    userId: c.var.actor!.user.id,
+  });
+  if (!result.ok) throw apiError(result.message, 400);
+  return present(c, result.commit, commitDetail, commitContext(project, { withStats: params.stats ?? true }), 201);
+});
+
+/** GET /projects/:id/repository/commits/:sha (lib/api/commits.rb): a sha, branch or tag name */
+commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, GetCommit);
+  const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
+  if (!row) throw notFound("Commit");
+  return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true }));
+});
+
+/** GET /projects/:id/repository/commits/:sha/refs (lib/api/commits.rb): branches, then tags */
+commitsRoutes.get("/projects/:id/repository/commits/:sha/refs", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, CommitRefs);
+  const repo = repoOf(project);
+  // Only the id is needed (not the commit's row): one statement fewer than findCommit.
+  const sha = c.req.param("sha")!;
+  const oid = (await resolveRevisions(c.var.db(), repo, [sha])).get(sha);
+  if (!oid) throw notFound("Commit");
+  const refs = await refsContaining(c.var.db(), repo, oid, params.type ?? "all");
+  // `Kaminari.paginate_array(refs)`: the whole list is known, so the usual headers with totals.
+  const page = pageOf(params);
+  paginate(c, page, refs.length);
+  return present(c, refs.slice(page.offset, page.offset + page.limit), basicRef);
+});
+
+/** POST /projects/:id/repository/commits/:sha/cherry_pick (lib/api/commits.rb, Commits::CherryPickService) */
+commitsRoutes.post("/projects/:id/repository/commits/:sha/cherry_pick", (c) => pick(c, "cherry_pick"));
+
+/** POST /projects/:id/repository/commits/:sha/revert (lib/api/commits.rb, Commits::RevertService) */
+commitsRoutes.post("/projects/:id/repository/commits/:sha/revert", (c) => pick(c, "revert"));
+
+async function pick(c: Ctx, kind: PickKind) {
+  const project = await codeProject(c);
+  const params: { branch: string; dry_run?: boolean; message?: string } = await readParams(c, kind === "cherry_pick" ? CherryPick : Revert);
+  authorizePush(c, project);
+  const repo = repoOf(project);
+  const sha = c.req.param("sha")!;
+  const oid = (await resolveRevisions(c.var.db(), repo, [sha])).get(sha);
+  if (!oid) throw notFound("Commit");
+  const dryRun = params.dry_run ?? false;
+  const result = await pickCommit(c.var.db(), repo, {
+    kind,
+    commit: oid,
+    branch: params.branch,
+    user: gitUser(c),
+    userId: c.var.actor!.user.id,
+    dryRun,
+    message: params.message ?? null,
+  });
+  if (result.ok) {
+    if (dryRun || !result.commit) return c.json(dryRunSuccess, 200);
+    return present(c, result.commit, commit, commitContext(project), 201);
+  }
+  if (result.status === 404) throw result.message === "404 Branch Not Found" ? notFound("Branch") : notFound("Commit");
+  return c.json(pickFailure(result.message, result.errorCode, dryRun), 400);
+}

@@ -1,0 +1,179 @@
+import { z } from "zod";
+import type { GitCommitRow } from "../../db/schema";
+import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import type { Ctx } from "../kernel/env";
+import { notFound, paramsError } from "../kernel/errors";
+import { listTree, repoOf, resolveCommitRow, RevWalk, type Repo, type TreeListing } from "../kernel/git";
+import { toBase64 } from "../kernel/git/bytes";
+import { inflate, MODE, modeNumber, TYPE_CODE } from "../kernel/git/objects";
+import { findProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, rawParams, readParams, validateParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { contentDisposition, detectContentType } from "./content_type";
+import { blobHeaders, fileWithContent, treeObject, type FileRow } from "./entities";
+import * as q from "./queries";
+
+/**
+ * Repository files and trees (lib/api/files.rb, lib/api/repositories.rb, GitLab 15.4).
+ * Not built: file writes (`POST/PUT/DELETE …/files/:file_path`), `…/files/:file_path/blame`, blobs,
+ * archives, compare, contributors, merge base and changelog.
+ */
+export const repositoryRoutes = router();
+
+/** `allow_blank: false`: blank (or only spaces) → `x is empty`. */
+const nonBlank = () =>
+  p.string().superRefine((value, ctx) => {
+    if (value.trim() === "") ctx.addIssue({ code: "custom", message: "is empty" });
+  });
+
+/** `CGI.unescape`: `+` is a space, bad escapes stay as they are. */
+function cgiUnescape(text: string): string {
+  return text.replace(/\+/g, " ").replace(/(%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/**
+ * API::Validations::Validators::FilePath: `Gitlab::Utils.check_path_traversal!` (a path encoded twice, or
+ * with a `..` segment, `.`/`..` alone or a newline) and `check_allowed_absolute_path!` (no absolute path).
+ */
+export function validFilePath(path: string): boolean {
+  const decoded = cgiUnescape(path);
+  if (decoded !== cgiUnescape(decoded)) return false;
+  if (/(^\.{1,2}$|^\.\.[/\\]|[/\\]\.\.$|[/\\]\.\.[/\\]|\n)/.test(decoded)) return false;
+  return !path.startsWith("/");
+}
+
+const filePath = () =>
+  p.string().superRefine((value, ctx) => {
+    if (!validFilePath(value)) ctx.addIssue({ code: "custom", message: "should be a valid file path" });
+  });
+
+const GetFile = z.object({ file_path: filePath(), ref: nonBlank() });
+const GetRawFile = z.object({ file_path: filePath(), ref: nonBlank().optional() });
+
+// Differs from GitLab only with its `repository_tree_gitaly_pagination` flag on (off by default in
+// 15.4): `pagination=keyset` is then answered with offset pages, as GitLab does with the flag off.
+const ListTree = pageParams.extend({
+  ref: p.string().optional(),
+  path: p.string().optional(),
+  recursive: p.bool().optional(),
+  pagination: p.oneOf("legacy", "keyset", "none").optional(),
+  page_token: p.string().optional(),
+});
+
+/** Path parameters win over the query string and the body (GITLAB-COMPAT T2). */
+async function fileParams<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
+  return validateParams({ ...(await rawParams(c)), file_path: c.req.param("file_path") }, schema);
+}
+
+async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_code", project);
+  return project;
+}
+
+async function sha256Hex(data: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * `assign_file_vars!` + `blob_data`: the commit `ref` names (`404 Commit Not Found`), the blob at `path`
+ * (`404 File Not Found`) and the last commit that touched it (`git log -1 <commit> -- <path>`).
+ * Flat in the path's depth: the last commit comes from the commit index, and the blob is the one that
+ * commit's change left at the path (a later commit on the walk would otherwise be the last one).
+ */
+async function fileAt(c: Ctx, repo: Repo, rev: string, path: string): Promise<{ commit: GitCommitRow; lastCommit: string; content: Uint8Array; mode: number; blobId: string }> {
+  const db = c.var.db();
+  const commit = await resolveCommitRow(db, repo, rev);
+  if (!commit) throw notFound("Commit");
+  const [lastCommit] = await new RevWalk(db, repo.poolId, { path, batch: 256 }).log({ kind: "tips", include: [commit.oid] }, { path, maxCount: 1 });
+  if (!lastCommit) throw notFound("File");
+  const change = await q.pathChange(db, repo, lastCommit, path);
+  const mode = change?.newMode ?? null;
+  // Deleted there, a directory (no change of its own), or a submodule: not a file.
+  if (!change || change.status === "D" || !change.blob || !change.newOid || mode === null || mode === modeNumber(MODE.submodule)) throw notFound("File");
+  if (change.blob.type !== TYPE_CODE.blob || !change.blob.zdata) throw new Error(`blob ${change.newOid} is not readable`);
+  return { commit, lastCommit, content: inflate(change.blob.zdata), mode, blobId: change.newOid };
+}
+
+async function fileRow(c: Ctx, repo: Repo, rev: string, ref: string | null, path: string) {
+  const found = await fileAt(c, repo, rev, path);
+  const row: FileRow = {
+    path,
+    size: found.content.length,
+    contentSha256: await sha256Hex(found.content),
+    ref,
+    blobId: found.blobId,
+    commitId: found.commit.oid,
+    lastCommitId: found.lastCommit,
+    executable: found.mode === modeNumber(MODE.executable),
+  };
+  return { row, content: found.content };
+}
+
+/**
+ * GET /projects/:id/repository/files/:file_path (lib/api/files.rb). HEAD answers the same headers
+ * (`X-Gitlab-File-Name`, …) without a body.
+ */
+repositoryRoutes.get("/projects/:id/repository/files/:file_path", async (c) => {
+  const params = await fileParams(c, GetFile);
+  const project = await codeProject(c);
+  const { row, content } = await fileRow(c, repoOf(project), params.ref, params.ref, params.file_path);
+  for (const [name, value] of Object.entries(blobHeaders(row))) c.header(name, value);
+  return present(c, { ...row, contentBase64: toBase64(content) }, fileWithContent);
+});
+
+/**
+ * GET /projects/:id/repository/files/:file_path/raw (lib/api/files.rb): the bytes, typed as Workhorse
+ * types them; `ref` defaults to the default branch. HEAD answers the headers only.
+ */
+repositoryRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
+  const params = await fileParams(c, GetRawFile);
+  const project = await codeProject(c);
+  // `user_project.commit(nil)` is the default branch's head; an empty repository has none.
+  const rev = params.ref ?? project.defaultBranch;
+  if (!rev) throw notFound("Commit");
+  const { row, content } = await fileRow(c, repoOf(project), rev, params.ref ?? null, params.file_path);
+  const type = detectContentType(content);
+  return c.body(new Uint8Array(content), 200, {
+    ...blobHeaders(row),
+    "Content-Type": type,
+    "Content-Disposition": contentDisposition(type, row.path.slice(row.path.lastIndexOf("/") + 1)),
+    // `no_cache_headers` (lib/api/helpers/headers_helpers.rb), as Rails normalises them.
+    "Cache-Control": "max-age=0, private, must-revalidate, no-store, no-cache",
+    Pragma: "no-cache",
+    Expires: "Fri, 01 Jan 1990 00:00:00 GMT",
+  });
+});
+
+/** Tree#sorted_entries: directories, then files (symlinks included), then submodules, each in git's order. */
+function sortedEntries(entries: TreeListing[]): TreeListing[] {
+  return [...entries.filter((e) => e.type === "tree"), ...entries.filter((e) => e.type === "blob"), ...entries.filter((e) => e.type === "commit")];
+}
+
+/** GET /projects/:id/repository/tree (lib/api/repositories.rb, app/finders/repositories/tree_finder.rb) */
+repositoryRoutes.get("/projects/:id/repository/tree", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, ListTree);
+  if (params.pagination === "none" && !params.recursive) throw paramsError('pagination cannot be "none" unless "recursive" is true');
+  const repo = repoOf(project);
+  const rev = params.ref ?? project.defaultBranch;
+  const commit = rev ? await resolveCommitRow(c.var.db(), repo, rev) : null;
+  if (!commit) throw notFound("Tree");
+  // Gitaly answers an empty listing for a path that is not a directory at that commit (GitLab 15.4);
+  // `.` is the root.
+  const path = params.path === "." ? "" : params.path ?? "";
+  const entries = sortedEntries((await listTree(c.var.db(), repo, commit.tree, path, !!params.recursive)) ?? []);
+  if (params.pagination === "none") return present(c, entries, treeObject);
+  const page = pageOf(params);
+  paginate(c, page, entries.length);
+  return present(c, entries.slice(page.offset, page.offset + page.limit), treeObject);
+});

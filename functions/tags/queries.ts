@@ -1,0 +1,18 @@
+// The tags domain's reads beyond the git core: every tag with the committer date of the commit it
+// points at (to sort in memory, as Gitaly's FindAllTags does).
+import { and, eq, like, sql } from "drizzle-orm";
+import { gitCommits, gitRefs } from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Repo } from "../kernel/git";
+
+export type TagRef = { name: string; target: string; peeled: string | null; committedAt: Date | null };
+
+/** Every tag of the project with its commit's committer date. One statement. */
+export async function listTagRefs(db: Executor, repo: Repo): Promise<TagRef[]> {
+  const rows = await db
+    .select({ name: gitRefs.name, target: gitRefs.target, peeled: gitRefs.peeled, committedAt: gitCommits.committedAt })
+    .from(gitRefs)
+    .leftJoin(gitCommits, and(eq(gitCommits.poolId, repo.poolId), eq(gitCommits.oid, sql`coalesce(${gitRefs.peeled}, ${gitRefs.target})`)))
+    .where(and(eq(gitRefs.projectId, repo.projectId), like(gitRefs.name, "refs/tags/%")));
+  return rows.map((row) => ({ name: row.name.slice("refs/tags/".length), target: row.target, peeled: row.peeled, committedAt: row.committedAt }));
+}

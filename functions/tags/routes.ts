@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { notFound } from "../kernel/errors";
+import { compareRefNames, decodeTag, readCommitRows, readObjects, readRefsWithCommits, repoOf, searchRefs, type Repo } from "../kernel/git";
+import { findProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, readParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { tag, type TagRow } from "./entities";
+import * as q from "./queries";
+import * as s from "./services";
+import { versionCompare } from "./versioncmp";
+
+/**
+ * Repository tags (lib/api/tags.rb, GitLab 15.4). Every endpoint first finds the project and checks
+ * `read_code` (the API's `before` block), then validates parameters. Creating and deleting need
+ * `admin_tag`, which GitLab gives developers and refuses on archived projects, as `push_code`.
+ * Not built: releases (`release` is always null) and `GET …/tags/:tag_name/signature`.
+ */
+export const tagsRoutes = router();
+
+// Differs from GitLab: all pages carry offset headers; the Gitaly keyset pager (`page_token`) is not used.
+const ListTags = pageParams.extend({
+  sort: p.oneOf("asc", "desc").optional(),
+  order_by: p.oneOf("name", "updated", "version").optional(),
+  search: p.string().optional(),
+  page_token: p.string().optional(),
+});
+
+const CreateTag = z.object({
+  tag_name: p.string(),
+  ref: p.string(),
+  message: p.string().optional(),
+});
+
+async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_code", project);
+  return project;
+}
+
+function presentTags(c: Ctx, project: ProjectWithAccess, rows: TagRow | TagRow[], status: 200 | 201 = 200) {
+  return present(c, rows, tag, { projectId: project.id, projectPath: project.fullPath }, status);
+}
+
+/** Messages and tagger times of annotated tags (one statement for all of them). */
+async function annotations(c: Ctx, repo: Repo, tagObjects: string[]): Promise<Map<string, { message: string; time: number | null }>> {
+  const out = new Map<string, { message: string; time: number | null }>();
+  if (tagObjects.length === 0) return out;
+  for (const [oid, object] of await readObjects(c.var.db(), repo.poolId, tagObjects)) {
+    if (object.type !== "tag") continue;
+    const decoded = decodeTag(object.body);
+    out.set(oid, { message: decoded.message, time: decoded.tagger?.time ?? null });
+  }
+  return out;
+}
+
+/** GET /projects/:id/repository/tags (lib/api/tags.rb, app/finders/tags_finder.rb) */
+tagsRoutes.get("/projects/:id/repository/tags", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, ListTags);
+  const page = pageOf(params);
+  const orderBy = params.order_by ?? "updated";
+  const desc = (params.sort ?? "desc") === "desc";
+  const repo = repoOf(project);
+  const refs = await q.listTagRefs(c.var.db(), repo);
+  // Annotated tags (the only ones with a peeled commit) are read for their tagger dates when sorting
+  // by `updated` (git's creatordate), and for their messages on the page.
+  const annotated = (list: q.TagRef[]) => list.filter((r) => r.peeled !== null).map((r) => r.target);
+  let notes = orderBy === "updated" ? await annotations(c, repo, annotated(refs)) : new Map();
+  // Gitaly's FindAllTags: `--sort=[-]refname | creatordate | version:refname`; equal keys fall back to
+  // the name, ascending, as for-each-ref does.
+  const created = (r: q.TagRef) => (r.peeled ? notes.get(r.target)?.time ?? null : null) ?? Math.floor((r.committedAt?.getTime() ?? 0) / 1000);
+  const key = (a: q.TagRef, b: q.TagRef) =>
+    orderBy === "name" ? compareRefNames(a.name, b.name) : orderBy === "version" ? versionCompare(a.name, b.name) : created(a) - created(b);
+  refs.sort((a, b) => (desc ? -key(a, b) : key(a, b)) || compareRefNames(a.name, b.name));
+  const found = searchRefs(refs, params.search);
+  const onPage = found.slice(page.offset, page.offset + page.limit);
+  if (orderBy !== "updated") notes = await annotations(c, repo, annotated(onPage));
+  const commits = await readCommitRows(c.var.db(), repo.poolId, [...new Set(onPage.map((r) => r.peeled ?? r.target))]);
+  const rows: TagRow[] = onPage.map((r) => ({
+    name: r.name,
+    message: r.peeled ? notes.get(r.target)?.message ?? "" : "",
+    target: r.target,
+    commit: commits.get(r.peeled ?? r.target) ?? null,
+  }));
+  paginate(c, page, found.length);
+  return presentTags(c, project, rows);
+});
+
+/** GET /projects/:id/repository/tags/:tag_name (lib/api/tags.rb) */
+tagsRoutes.get("/projects/:id/repository/tags/:tag_name", async (c) => {
+  const project = await codeProject(c);
+  const repo = repoOf(project);
+  const name = c.req.param("tag_name")!;
+  const found = (await readRefsWithCommits(c.var.db(), repo, [`refs/tags/${name}`])).get(`refs/tags/${name}`);
+  if (!found) throw notFound("Tag");
+  const message = found.peeled ? (await annotations(c, repo, [found.target])).get(found.target)?.message ?? "" : "";
+  return presentTags(c, project, { name, message, target: found.target, commit: found.commit });
+});
+
+/** POST /projects/:id/repository/tags (lib/api/tags.rb, app/services/tags/create_service.rb) */
+tagsRoutes.post("/projects/:id/repository/tags", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, CreateTag);
+  authorize(c, "push_code", project);
+  const actor = requireUser(c);
+  const created = await s.createTagAt(c.var.db(), repoOf(project), actor.user, { name: params.tag_name, ref: params.ref, message: params.message });
+  return presentTags(c, project, created, 201);
+});
+
+/** DELETE /projects/:id/repository/tags/:tag_name (lib/api/tags.rb, app/services/tags/destroy_service.rb) */
+tagsRoutes.delete("/projects/:id/repository/tags/:tag_name", async (c) => {
+  const project = await codeProject(c);
+  authorize(c, "push_code", project);
+  const actor = requireUser(c);
+  await s.deleteTag(c.var.db(), repoOf(project), { name: c.req.param("tag_name")!, userId: actor.user.id, ifUnmodifiedSince: c.req.header("if-unmodified-since") });
+  return c.body(null, 204);
+});
