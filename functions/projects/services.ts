@@ -3,7 +3,7 @@ import { Access, visibilityLevel, visibilityName, type VisibilityName } from "..
 import type { Database, Transaction } from "../kernel/db";
 import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
 import type { ProjectRow } from "./entities";
-import { createInitialCommit, isValidBranchName, repoOf } from "../kernel/git";
+import { createInitialCommit, isValidBranchName, readRef, repoOf } from "../kernel/git";
 import * as q from "./queries";
 import { defaultReadme } from "./readme";
 
@@ -231,14 +231,15 @@ export type UpdateInput = Omit<CreateInput, "namespaceId" | "initializeWithReadm
 
 /**
  * Projects::UpdateService: only the keys that were sent change. A default branch can only be set
- * to a branch that exists (`change_head`); until the repository domain lands every repository is
- * empty, so any other value fails as GitLab fails for an empty repository.
+ * to a branch that exists (`change_head`), else GitLab's "Could not change HEAD" error.
  */
 export async function updateProject(db: Database, current: Project & { namespace: Namespace }, input: UpdateInput): Promise<void> {
-  if (input.defaultBranch !== undefined && input.defaultBranch !== "" && input.defaultBranch !== current.defaultBranch) {
-    throw validation({ base: [`Could not change HEAD: branch '${input.defaultBranch}' does not exist`] });
-  }
   const changes: q.ProjectChanges = {};
+  if (input.defaultBranch !== undefined && input.defaultBranch !== "" && input.defaultBranch !== current.defaultBranch) {
+    if (!(await readRef(db, current.id, `refs/heads/${input.defaultBranch}`)))
+      throw validation({ base: [`Could not change HEAD: branch '${input.defaultBranch}' does not exist`] });
+    changes.defaultBranch = input.defaultBranch;
+  }
   const namespace = current.namespace;
   const renaming = input.name !== undefined && input.name !== current.name;
   const moving = input.path !== undefined && input.path !== current.path;

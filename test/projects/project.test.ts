@@ -174,6 +174,19 @@ describe("PUT /projects/:id", () => {
     ]);
     expect((await projectRow(w, project.id)).path).toBe(project.path);
   });
+
+  it("moves the default branch to an existing branch", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const created = await w.as(owner).post("/projects", { json: { name: unique("readme"), initialize_with_readme: true } });
+    const project = (await created.json()) as { id: number; default_branch: string };
+    expect(project.default_branch).toBe("main");
+    expect((await w.as(owner).post(`/projects/${project.id}/repository/branches`, { json: { branch: "develop", ref: "main" } })).status).toBe(201);
+    const res = await w.as(owner).put(`/projects/${project.id}`, { json: { default_branch: "develop" } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { default_branch: string }).default_branch).toBe("develop");
+    expect((await projectRow(w, project.id)).defaultBranch).toBe("develop");
+  });
 });
 
 describe("POST /projects/:id/archive", () => {
