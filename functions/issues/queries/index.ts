@@ -10,3 +10,4 @@ export function uniqueViolation(e: unknown): boolean {
   }
   return false;
 }
+export * from "./participants";

@@ -2,10 +2,11 @@ import { router } from "../../kernel/router";
 import { eventRoutes } from "./events";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
+import { participantRoutes } from "./participants";
 
 /**
  * Issues (lib/api/issues.rb) and their resource events. Other issue sub-resources live in their own
- * domains: notes, award emoji, links, to-dos, time tracking, participants, user agent detail,
+ * domains: notes, award emoji, links, to-dos, time tracking, user agent detail,
  * metric images, related merge requests.
  * Not built here: move, clone, reorder, `issues_statistics`, `POST …/todo`, subscribe/unsubscribe.
  */
@@ -13,3 +14,4 @@ export const issuesRoutes = router();
 issuesRoutes.route("/", listRoutes);
 issuesRoutes.route("/", issueRoutes);
 issuesRoutes.route("/", eventRoutes);
+issuesRoutes.route("/", participantRoutes);
