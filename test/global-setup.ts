@@ -38,8 +38,12 @@ export default async function setup(project: TestProject) {
   let databaseUrl: string;
   let serialized: string | null = null;
 
+  // TEST_DATABASE_URL=pglite forces the embedded database even where a server answers.
   const explicit = process.env.TEST_DATABASE_URL;
-  const serverUrl = explicit ?? ((await answers("127.0.0.1", 5432, 1000)) ? "postgres://postgres@127.0.0.1:5432/postgres" : null);
+  const serverUrl =
+    explicit === "pglite"
+      ? null
+      : explicit ?? ((await answers("127.0.0.1", 5432, 1000)) ? "postgres://postgres@127.0.0.1:5432/postgres" : null);
   if (serverUrl) {
     const name = `edgeforge_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const admin = new pg.Client({ connectionString: serverUrl });
