@@ -2,6 +2,7 @@
 // the application settings row, and root's personal access token.
 // `db` is anything with `query(text, params) => Promise<{ rows }>`: a pg Client or a PGlite instance.
 import { createHash, randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 
 export const ROOT_SCOPES = ["api", "read_api", "read_user", "sudo", "admin_mode"];
 
@@ -58,5 +59,23 @@ export async function bootstrap(db, { initialRootToken } = {}) {
   } catch (error) {
     await db.query("ROLLBACK");
     throw error;
+  }
+}
+
+// Run directly (deployments): `DATABASE_URL=… [INITIAL_ROOT_TOKEN=…] node scripts/bootstrap.mjs`.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    console.error("DATABASE_URL is required");
+    process.exit(2);
+  }
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rootToken } = await bootstrap(client, { initialRootToken: process.env.INITIAL_ROOT_TOKEN || undefined });
+    console.log(rootToken ? `root personal access token (shown once): ${rootToken}` : "bootstrap done (root and its token already exist)");
+  } finally {
+    await client.end();
   }
 }
