@@ -94,11 +94,17 @@ export const issues = pgTable(
     upvotes: integer().notNull().default(0),
     downvotes: integer().notNull().default(0),
     userNotesCount: integer().notNull().default(0),
+    /**
+     * The ids of the issue's labels, kept by a trigger on `label_links` (migration 0005), so that the
+     * `labels=a,b` filter and its capped count are GIN index scans rather than a join per label.
+     */
+    labelIds: integer().array().notNull().default(sql`'{}'::integer[]`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("index_issues_on_project_id_and_iid").on(t.projectId, t.iid),
+    index("index_issues_on_label_ids").using("gin", t.labelIds),
     index("index_issues_on_project_id_and_state_and_created_at").on(t.projectId, t.state, t.createdAt, t.id),
     index("index_issues_on_project_id_and_updated_at").on(t.projectId, t.updatedAt, t.id),
     // The default project list (every state, newest first), as GitLab's idx_issues_on_project_id_and_created_at_and_id_and_state_id.

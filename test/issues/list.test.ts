@@ -245,6 +245,28 @@ describe("GET /projects/:id/issues", () => {
   hidesPrivateProject((w, p) => w.as(w.stranger).get(`/projects/${p.id}/issues`));
 });
 
+describe("GET /projects/:id/issues (labels filter after label changes)", () => {
+  it("follows labels removed from an issue and labels deleted from the project", async () => {
+    const w = await world();
+    const t = await team(w);
+    const path = `/projects/${t.project.id}/issues`;
+    const iids = async (labels: string) =>
+      ((await (await w.as(t.owner).get(path, { query: { labels } })).json()) as Json[]).map((i) => i.iid);
+    const one = await createIssue(w, t.owner, t.project, { labels: "red,green" });
+    const two = await createIssue(w, t.owner, t.project, { labels: "red" });
+    expect(await iids("red")).toEqual([two.iid, one.iid]);
+    expect(await iids("red,green")).toEqual([one.iid]);
+
+    expect((await w.as(t.owner).put(`${path}/${one.iid}`, { json: { remove_labels: "red" } })).status).toBe(200);
+    expect(await iids("red")).toEqual([two.iid]);
+    expect(await iids("green")).toEqual([one.iid]);
+
+    expect((await w.as(t.owner).delete(`/projects/${t.project.id}/labels/green`)).status).toBe(204);
+    expect(await iids("green")).toEqual([]);
+    expect(await iids("None")).toEqual([one.iid]);
+  });
+});
+
 describe("GET /groups/:id/issues", () => {
   it("lists the issues of the group's projects and subgroups, archived projects only on request", async () => {
     const w = await world();

@@ -69,10 +69,6 @@ const NONE = sql`false`;
 /** Integer parameters compare as bigint: a value beyond int4 then matches nothing instead of failing. */
 const big = (n: number) => sql`${n}::bigint`;
 
-const labelLink = (condition: SQL) =>
-  sql`EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id
-    WHERE ll.target_type = 'Issue' AND ll.target_id = ${issues.id} AND ${condition})`;
-
 const assignedTo = (condition: SQL) =>
   sql`EXISTS (SELECT 1 FROM issue_assignees ia JOIN users au ON au.id = ia.user_id WHERE ia.issue_id = ${issues.id} AND ${condition})`;
 
@@ -95,13 +91,17 @@ const lowerNames = (names: string[]) => sql`${sql.param(names.map((n) => n.toLow
 const upcomingMilestoneIds = sql`(SELECT DISTINCT ON (um.project_id, um.group_id) um.id FROM milestones um
   WHERE um.state = 'active' AND um.due_date > CURRENT_DATE ORDER BY um.project_id, um.group_id, um.due_date)`;
 
+/** `issues.label_ids` (kept by a trigger on label_links) shares a label titled one of `titles`: a GIN index scan. */
+const labelledWith = (titles: SQL) =>
+  sql`${issues.labelIds} && ARRAY(SELECT l.id FROM labels l WHERE l.title = ANY(${titles}))`;
+
 /** IssuableFinder::Params label names: `None` (or the deprecated `No Label`) and `Any`, any case. */
 function labelCondition(names: string[]): SQL | null {
   const lower = names.map((n) => n.toLowerCase());
-  if (lower.includes("none") || lower.includes("no label")) return sql`NOT ${labelLink(sql`true`)}`;
-  if (lower.includes("any")) return labelLink(sql`true`);
-  // AND semantics: one existence test per title (exact, case-sensitive as `labels.title = ?`).
-  return sql.join([...new Set(names)].map((title) => labelLink(sql`l.title = ${title}`)), sql` AND `);
+  if (lower.includes("none") || lower.includes("no label")) return sql`${issues.labelIds} = '{}'::integer[]`;
+  if (lower.includes("any")) return sql`${issues.labelIds} <> '{}'::integer[]`;
+  // AND semantics: one test per title (exact, case-sensitive as `labels.title = ?`).
+  return sql.join([...new Set(names)].map((title) => labelledWith(sql`ARRAY[${title}]::text[]`)), sql` AND `);
 }
 
 function milestoneCondition(title: string | undefined, wildcard: IssueFilters["milestoneWildcard"]): SQL | null {
@@ -248,7 +248,7 @@ function negatedConditions(n: NegatedFilters, userId: number | null): SQL[] {
     const names = lowerNames(n.assigneeUsernames);
     c.push(sql`NOT ${assignedTo(sql`lower(au.username) = ANY(${names})`)} AND ${userExists(sql`lower(fu.username) = ANY(${names})`)}`);
   }
-  if (n.labels?.length) c.push(sql`NOT ${labelLink(sql`l.title = ANY(${sql.param(n.labels)}::text[])`)}`);
+  if (n.labels?.length) c.push(sql`NOT ${labelledWith(sql`${sql.param(n.labels)}::text[]`)}`);
   c.push(negatedMilestone(n.milestone, n.milestoneWildcard));
   if (n.iids?.length) c.push(sql`${issues.iid} <> ALL(${sql.param(n.iids)}::bigint[])`);
   if (n.weight !== undefined) c.push(sql`${issues.weight} <> ${big(n.weight)}`);
