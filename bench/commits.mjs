@@ -34,11 +34,10 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import autocannon from "autocannon";
-import pg from "pg";
 import { bootstrap } from "../scripts/bootstrap.mjs";
 import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
-import { openPglite } from "../scripts/pglite-server.mjs";
 import { startServer } from "../test/e2e/server.mjs";
+import { assertLoopback, benchRun, withDatabase } from "./support.mjs";
 
 const COMMITS = Number(process.env.BENCH_COMMITS || 10_000);
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -53,79 +52,7 @@ const PATH_FILTER = "src/dir3/file7.txt";
 const DEADLINE_MS = 235_000; // under 4 minutes in all
 const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 
-const started = Date.now();
-const loadavg = () => os.loadavg().map((n) => n.toFixed(2)).join(" ");
-const loadAtStart = loadavg();
-const log = (line) => console.log(`[bench:commits ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
-const cleanups = [];
-let finishing = false;
-
-async function cleanup() {
-  while (cleanups.length > 0) {
-    const fn = cleanups.pop();
-    try {
-      await fn();
-    } catch (error) {
-      console.error("[bench:commits] cleanup:", error.message);
-    }
-  }
-}
-
-async function fail(error) {
-  if (finishing) return;
-  finishing = true;
-  console.error("[bench:commits] failed:", error?.stack ?? error);
-  await cleanup();
-  process.exit(1);
-}
-process.on("SIGINT", () => fail(new Error("interrupted")));
-process.on("SIGTERM", () => fail(new Error("terminated")));
-setTimeout(() => fail(new Error(`the bench exceeded ${DEADLINE_MS / 1000} s`)), DEADLINE_MS).unref();
-
-function assertLoopback(url, what) {
-  const host = new URL(url).hostname;
-  if (!(host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.")))
-    throw new Error(`${what} must be a loopback address (got ${host}): the bench only targets this machine`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The database: a fresh PostgreSQL database, or PGlite files opened only while no server runs.
-
-async function createBenchDatabase(serverUrl) {
-  const name = `edgeforge_bench_commits_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-    log(`dropped database ${name}`);
-  });
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString() };
-}
-
-async function withDatabase(target, fn) {
-  if (target.url) {
-    const client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 5000 });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  }
-  const pglite = await openPglite({ dataDir: target.pgliteDir });
-  try {
-    return await fn(pglite);
-  } finally {
-    await pglite.close();
-  }
-}
+const { log, cleanups, fail, finish, machine, createBenchDatabase } = benchRun({ label: "bench:commits", deadlineMs: DEADLINE_MS });
 
 // ---------------------------------------------------------------------------------------------
 // The history, built by git.
@@ -624,7 +551,7 @@ function report(mode, seeded, rows) {
   console.log("");
   console.log(`Edgeforge commits bench: ${mode}`);
   console.log(`${seeded.commits} commits (${seeded.objects} objects, ${seeded.changes} changed-path rows); ${CONNECTIONS} connections, ${DURATION} s per endpoint after a ${WARMUP} s warm-up, as root`);
-  console.log(`machine: ${os.cpus().length} CPUs, load average ${loadAtStart} at start, ${loadavg()} at the end (other work on the machine skews the figures)`);
+  console.log(machine());
   console.log("");
   console.log(render(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
@@ -645,7 +572,7 @@ async function main() {
   let mode;
   if (serverUrl) {
     assertLoopback(serverUrl, "DATABASE_URL");
-    const database = await createBenchDatabase(serverUrl);
+    const database = await createBenchDatabase(serverUrl, "edgeforge_bench_commits_");
     target = { url: database.url };
     await migratePostgres(database.url);
     mode = `PostgreSQL at ${new URL(serverUrl).host}, database ${database.name}`;
@@ -681,8 +608,7 @@ async function main() {
   }
 
   report(mode, seeded, rows);
-  finishing = true;
-  await cleanup();
+  await finish();
   agent.destroy();
   log("done");
   process.exit(0);

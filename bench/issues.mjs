@@ -34,11 +34,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import pg from "pg";
 import { bootstrap, sha256Hex, generateToken } from "../scripts/bootstrap.mjs";
 import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
-import { openPglite } from "../scripts/pglite-server.mjs";
 import { startServer } from "../test/e2e/server.mjs";
+import { assertLoopback, benchRun, withDatabase } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
@@ -53,81 +52,7 @@ const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 const LABELS = ["a", "b", "bug", "feature", "backend", "frontend", "docs", "security"];
 const MILESTONES = 5;
 
-const started = Date.now();
-const loadavg = () => os.loadavg().map((n) => n.toFixed(2)).join(" ");
-const loadAtStart = loadavg();
-const log = (line) => console.log(`[bench:issues ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
-const cleanups = [];
-let finishing = false;
-
-async function cleanup() {
-  while (cleanups.length > 0) {
-    const fn = cleanups.pop();
-    try {
-      await fn();
-    } catch (error) {
-      console.error("[bench:issues] cleanup:", error.message);
-    }
-  }
-}
-
-async function fail(error) {
-  if (finishing) return;
-  finishing = true;
-  console.error("[bench:issues] failed:", error?.stack ?? error);
-  await cleanup();
-  process.exit(1);
-}
-process.on("SIGINT", () => fail(new Error("interrupted")));
-process.on("SIGTERM", () => fail(new Error("terminated")));
-setTimeout(() => fail(new Error(`the bench exceeded ${DEADLINE_MS / 1000} s`)), DEADLINE_MS).unref();
-
-function assertLoopback(url, what) {
-  const host = new URL(url).hostname;
-  if (!(host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.")))
-    throw new Error(`${what} must be a loopback address (got ${host}): the bench only targets this machine`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The database: a fresh PostgreSQL database, or PGlite files opened only while no server runs.
-
-async function createBenchDatabase(serverUrl) {
-  const name = `edgeforge_bench_issues_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    if (process.env.BENCH_KEEP_DATABASE === "1") return log(`kept database ${name} (BENCH_KEEP_DATABASE=1): drop it when done`);
-    const c = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-    log(`dropped database ${name}`);
-  });
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString() };
-}
-
-/** Runs `fn(db)` with a connection (pg) or the opened PGlite files, closed afterwards. */
-async function withDatabase(target, fn) {
-  if (target.url) {
-    const client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 5000 });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  }
-  const pglite = await openPglite({ dataDir: target.pgliteDir });
-  try {
-    return await fn(pglite);
-  } finally {
-    await pglite.close();
-  }
-}
+const { log, cleanups, fail, finish, machine, createBenchDatabase } = benchRun({ label: "bench:issues", deadlineMs: DEADLINE_MS });
 
 // ---------------------------------------------------------------------------------------------
 // Seeding, in SQL. The shapes follow test/helpers/world.ts (users, namespaces, projects, members).
@@ -431,7 +356,7 @@ function report(mode, load, latency) {
   console.log("");
   console.log(`Edgeforge issues bench: ${mode}`);
   console.log(`${ISSUES} issues over ${PROJECTS} projects, ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per endpoint after a ${WARMUP} s warm-up`);
-  console.log(`machine: ${os.cpus().length} CPUs, load average ${loadAtStart} at start, ${loadavg()} at the end (other work on the machine skews the figures)`);
+  console.log(machine());
   console.log("");
   table(
     ["endpoint", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "requests", "SQL/req", "bytes/resp"],
@@ -454,7 +379,7 @@ function report(mode, load, latency) {
 async function prepareInstance(label, serverUrl, dataDir, issueCount) {
   let target;
   if (serverUrl) {
-    const database = await createBenchDatabase(serverUrl);
+    const database = await createBenchDatabase(serverUrl, "edgeforge_bench_issues_", { keep: process.env.BENCH_KEEP_DATABASE === "1" });
     target = { url: database.url, name: database.name };
     await migratePostgres(database.url);
   } else {
@@ -516,8 +441,7 @@ async function main() {
     load.push({ name: measured[key].name, ...(await attempt(() => measure(large.server.host, measured[key]))) });
 
   report(mode, load, latency);
-  finishing = true;
-  await cleanup();
+  await finish();
   agent.destroy();
   log("done");
   process.exit(0);

@@ -27,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer } from "../test/e2e/server.mjs";
+import { assertLoopback, benchRun } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
@@ -36,59 +37,7 @@ const DEADLINE_MS = 170_000; // the whole run stays under 3 minutes
 const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 const bareScript = fileURLToPath(new URL("./bare.mjs", import.meta.url));
 
-const started = Date.now();
-const loadavg = () => os.loadavg().map((n) => n.toFixed(2)).join(" ");
-const loadAtStart = loadavg();
-const log = (line) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
-const cleanups = [];
-let finishing = false;
-
-async function cleanup() {
-  while (cleanups.length > 0) {
-    const fn = cleanups.pop();
-    try {
-      await fn();
-    } catch (error) {
-      console.error("[bench] cleanup:", error.message);
-    }
-  }
-}
-
-async function fail(error) {
-  if (finishing) return;
-  finishing = true;
-  console.error("[bench] failed:", error?.stack ?? error);
-  await cleanup();
-  process.exit(1);
-}
-process.on("SIGINT", () => fail(new Error("interrupted")));
-process.on("SIGTERM", () => fail(new Error("terminated")));
-setTimeout(() => fail(new Error(`the bench exceeded ${DEADLINE_MS / 1000} s`)), DEADLINE_MS).unref();
-
-function assertLoopback(url, what) {
-  const host = new URL(url).hostname;
-  if (!(host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.")))
-    throw new Error(`${what} must be a loopback address (got ${host}): the bench only targets this machine`);
-}
-
-/** Creates `edgeforge_bench_<rand>` on the server of `serverUrl`; returns its URL; drops it at cleanup. */
-async function createBenchDatabase(serverUrl) {
-  const name = `edgeforge_bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-    log(`dropped database ${name}`);
-  });
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString() };
-}
+const { log, cleanups, fail, finish, machine, createBenchDatabase } = benchRun({ label: "bench", deadlineMs: DEADLINE_MS });
 
 /**
  * The database's transaction and session counters. Outside an explicit transaction every statement is
@@ -296,7 +245,7 @@ function printTable(rows, mode) {
   console.log("");
   console.log(`Edgeforge bench: ${mode}`);
   console.log(`${CONNECTIONS} connections, ${DURATION} s per endpoint after a ${WARMUP} s warm-up, as root, ${PROJECTS} projects`);
-  console.log(`machine: ${os.cpus().length} CPUs, load average ${loadAtStart} at start, ${loadavg()} at the end (other work on the machine skews the figures)`);
+  console.log(machine());
   console.log("");
   console.log(render(lines[0]));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
@@ -318,7 +267,7 @@ async function main() {
   let mode;
   if (serverUrl) {
     assertLoopback(serverUrl, "DATABASE_URL");
-    database = await createBenchDatabase(serverUrl);
+    database = await createBenchDatabase(serverUrl, "edgeforge_bench_");
     mode = `PostgreSQL at ${new URL(serverUrl).host}, database ${database.name}; bare server: pg Pool max 10`;
   } else {
     mode = "embedded PGlite (one Postgres session); bare server: pg Pool max 1 through pglite-socket";
@@ -361,8 +310,7 @@ async function main() {
 
   printTable(results, mode);
   if (!stats) console.log("SQL/req and conn/req are counted on PostgreSQL only (pg_stat_database); run with DATABASE_URL to see them.");
-  finishing = true;
-  await cleanup();
+  await finish();
   agent.destroy();
   log("done");
   process.exit(0);

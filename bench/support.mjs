@@ -1,0 +1,119 @@
+// What every bench script (run.mjs, issues.mjs, commits.mjs) needs around its measurements, kept here so
+// that they stop, clean up and report alike: a timestamped log, a stack of cleanups run on success, failure,
+// Ctrl-C or the deadline, the loopback check, a throw-away PostgreSQL database, and the machine's load.
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import pg from "pg";
+
+/** The 1, 5 and 15 minute load averages: other work on the machine skews the figures, so reports show it. */
+export function loadavg() {
+  return os.loadavg().map((n) => n.toFixed(2)).join(" ");
+}
+
+/** Throws unless `url` names this machine: a bench must never load (or create databases on) another host. */
+export function assertLoopback(url, what) {
+  const host = new URL(url).hostname;
+  if (!(host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.")))
+    throw new Error(`${what} must be a loopback address (got ${host}): the bench only targets this machine`);
+}
+
+/**
+ * Runs `fn(db)` with a pg connection (`target.url`) or the PGlite files (`target.pgliteDir`), closed
+ * afterwards: PGlite files are one process's, so the seeding opens them only while no server runs.
+ */
+export async function withDatabase(target, fn) {
+  if (target.url) {
+    const client = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: 5000 });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  }
+  // Imported here, not at the top, so that run.mjs (which never opens PGlite itself) does not load it.
+  const { openPglite } = await import("../scripts/pglite-server.mjs");
+  const pglite = await openPglite({ dataDir: target.pgliteDir });
+  try {
+    return await fn(pglite);
+  } finally {
+    await pglite.close();
+  }
+}
+
+/**
+ * Starts a bench run: call it once, at the top of the script. It notes the start time and load, and makes
+ * SIGINT, SIGTERM and `deadlineMs` fail the run, so that whatever the run started is always stopped.
+ * `label` prefixes every line (`[bench 12.3s] …`, `[bench:issues] failed: …`).
+ */
+export function benchRun({ label, deadlineMs }) {
+  const started = Date.now();
+  const loadAtStart = loadavg();
+  /** Cleanups, run last-pushed first: pop one off once its resource is released by the run itself. */
+  const cleanups = [];
+  let finishing = false;
+
+  /** A line on stdout with the seconds since the start, so a slow step shows in the log. */
+  const log = (line) => console.log(`[${label} ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
+
+  /** Runs every cleanup; one that throws is reported and the others still run. */
+  async function cleanup() {
+    while (cleanups.length > 0) {
+      const fn = cleanups.pop();
+      try {
+        await fn();
+      } catch (error) {
+        console.error(`[${label}] cleanup:`, error.message);
+      }
+    }
+  }
+
+  /** The end of a failed run (once, however many failures race): report, clean up, exit 1. */
+  async function fail(error) {
+    if (finishing) return;
+    finishing = true;
+    console.error(`[${label}] failed:`, error?.stack ?? error);
+    await cleanup();
+    process.exit(1);
+  }
+
+  /** The end of a successful run: cleans up, and a signal or the deadline arriving meanwhile no longer fails it. */
+  async function finish() {
+    finishing = true;
+    await cleanup();
+  }
+
+  /** The report's machine line: CPUs and the load at the start and now. */
+  const machine = () =>
+    `machine: ${os.cpus().length} CPUs, load average ${loadAtStart} at start, ${loadavg()} at the end (other work on the machine skews the figures)`;
+
+  /**
+   * Creates `<prefix><rand>` on the server of `serverUrl` and returns `{ name, url }`; drops it (WITH FORCE:
+   * a killed server may leave sessions behind) at cleanup, unless `keep` (issues.mjs: BENCH_KEEP_DATABASE=1,
+   * for EXPLAIN afterwards), when it only says so.
+   */
+  async function createBenchDatabase(serverUrl, prefix, { keep = false } = {}) {
+    const name = `${prefix}${randomBytes(4).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    cleanups.push(async () => {
+      if (keep) return log(`kept database ${name} (BENCH_KEEP_DATABASE=1): drop it when done`);
+      const c = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+      log(`dropped database ${name}`);
+    });
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return { name, url: url.toString() };
+  }
+
+  process.on("SIGINT", () => fail(new Error("interrupted")));
+  process.on("SIGTERM", () => fail(new Error("terminated")));
+  setTimeout(() => fail(new Error(`the bench exceeded ${deadlineMs / 1000} s`)), deadlineMs).unref();
+
+  return { log, cleanups, cleanup, fail, finish, machine, createBenchDatabase };
+}
