@@ -95,13 +95,36 @@ const upcomingMilestoneIds = sql`(SELECT DISTINCT ON (um.project_id, um.group_id
 const labelledWith = (titles: SQL) =>
   sql`${issues.labelIds} && ARRAY(SELECT l.id FROM labels l WHERE l.title = ANY(${titles}))`;
 
-/** IssuableFinder::Params label names: `None` (or the deprecated `No Label`) and `Any`, any case. */
-function labelCondition(names: string[]): SQL | null {
-  const lower = names.map((n) => n.toLowerCase());
-  if (lower.includes("none") || lower.includes("no label")) return sql`${issues.labelIds} = '{}'::integer[]`;
-  if (lower.includes("any")) return sql`${issues.labelIds} <> '{}'::integer[]`;
+/** Label titles resolved to the ids of every label with that title (see `resolveLabelTitles`). */
+export type LabelIdsByTitle = Map<string, number[]>;
+
+const isWildcardLabel = (name: string) => ["none", "any", "no label"].includes(name.toLowerCase());
+
+/**
+ * IssuableFinder::Params label names: `None` (or the deprecated `No Label`) and `Any`, any case.
+ * Titles arrive resolved to ids, so the planner sees constant arrays and estimates `&&` from the
+ * column's statistics: it then walks the sort index for a page and the GIN index for the count.
+ */
+function labelCondition(names: string[], resolved: LabelIdsByTitle): SQL | null {
+  if (names.some((n) => ["none", "no label"].includes(n.toLowerCase()))) return sql`${issues.labelIds} = '{}'::integer[]`;
+  if (names.some((n) => n.toLowerCase() === "any")) return sql`${issues.labelIds} <> '{}'::integer[]`;
   // AND semantics: one test per title (exact, case-sensitive as `labels.title = ?`).
-  return sql.join([...new Set(names)].map((title) => labelledWith(sql`ARRAY[${title}]::text[]`)), sql` AND `);
+  return sql.join(
+    [...new Set(names)].map((title) => sql`${issues.labelIds} && ${sql.param(resolved.get(title) ?? [])}::integer[]`),
+    sql` AND `,
+  );
+}
+
+/** The ids of the labels titled as the filter asks (one statement; none when the filter has no titles). */
+export async function resolveLabelTitles(db: Executor, names: string[] | undefined): Promise<LabelIdsByTitle> {
+  const titles = [...new Set((names ?? []).filter((n) => !isWildcardLabel(n)))];
+  const resolved: LabelIdsByTitle = new Map();
+  if (titles.length === 0 || (names ?? []).some(isWildcardLabel)) return resolved;
+  const rows = await db.execute<{ title: string; ids: number[] }>(
+    sql`SELECT l.title, array_agg(l.id) AS ids FROM labels l WHERE l.title = ANY(${sql.param(titles)}::text[]) GROUP BY l.title`,
+  );
+  for (const row of rows.rows) resolved.set(row.title, row.ids.map(Number));
+  return resolved;
 }
 
 function milestoneCondition(title: string | undefined, wildcard: IssueFilters["milestoneWildcard"]): SQL | null {
@@ -179,7 +202,7 @@ function ownerCondition(owner: IssueOwner, nonArchived: boolean): SQL | null {
 }
 
 /** The WHERE of a list: visibility (kernel `issueIsVisible`), owner, then every filter. */
-export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date): SQL {
+export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL {
   const c: (SQL | null)[] = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived)];
   const userId = actor?.user.id ?? null;
   if (f.scope === "created_by_me" || f.scope === "assigned_to_me") {
@@ -201,7 +224,7 @@ export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor |
   for (const name of new Set((f.assigneeUsernames ?? []).map((n) => n.toLowerCase()))) c.push(assignedTo(sql`lower(au.username) = ${name}`));
   if (f.iids?.length) c.push(sql`${issues.iid} = ANY(${sql.param(f.iids)}::bigint[])`);
   c.push(milestoneCondition(f.milestone, f.milestoneWildcard));
-  if (f.labels?.length) c.push(labelCondition(f.labels));
+  if (f.labels?.length) c.push(labelCondition(f.labels, labelIds));
   if (f.myReactionEmoji !== undefined && userId !== null) {
     const lower = f.myReactionEmoji.toLowerCase();
     if (lower === "none") c.push(sql`NOT ${awardedBy(userId, null)}`);
@@ -304,7 +327,10 @@ export function orderOf(s: IssueSort, excludedLabels: string[]): SQL[] {
   }
 }
 
-/** One page of issue ids and the capped total (two statements); relations come from `loadIssueRows`. */
+/**
+ * One page of issue ids and the capped total (two statements, three with a `labels` filter);
+ * relations come from `loadIssueRows`.
+ */
 export async function listIssueIds(
   db: Executor,
   owner: IssueOwner,
@@ -314,8 +340,8 @@ export async function listIssueIds(
   page: Page,
   now: Date,
 ): Promise<{ ids: number[]; total: number }> {
-  const where = listCondition(owner, filters, actor, now);
-  const excluded = filters.labels?.filter((l) => !["none", "any", "no label"].includes(l.toLowerCase())) ?? [];
+  const where = listCondition(owner, filters, actor, now, await resolveLabelTitles(db, filters.labels));
+  const excluded = filters.labels?.filter((l) => !isWildcardLabel(l)) ?? [];
   const rows = await db
     .select({ id: issues.id })
     .from(issues)
