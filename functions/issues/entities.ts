@@ -169,15 +169,15 @@ export function issue(row: IssueRow, ctx: IssueContext) {
 // Resource events (lib/api/entities/resource_label_event.rb, resource_state_event.rb,
 // resource_milestone_event.rb)
 
-type EventRow = { id: number; user: IssueUser | null; createdAt: Date | string; issueId: number };
+type EventRow = { id: number; user: IssueUser | null; createdAt: Date | string; resourceType: "Issue" | "MergeRequest"; resourceId: number };
 
 function eventBase(row: EventRow, ctx: PresentContext) {
   return {
     id: row.id,
     user: row.user ? userBasic(row.user, ctx) : null,
     created_at: isoTime(row.createdAt),
-    resource_type: "Issue",
-    resource_id: row.issueId,
+    resource_type: row.resourceType,
+    resource_id: row.resourceId,
   };
 }
 

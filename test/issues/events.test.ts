@@ -92,3 +92,44 @@ describe("GET /projects/:id/issues/:eventable_id/resource_milestone_events", () 
     expect(await statusAndBody(await w.as(t.guest).get(`${path}/resource_milestone_events/${body[1].id}`))).toEqual([200, body[1]]);
   });
 });
+
+describe("GET /projects/:id/merge_requests/:eventable_id/resource_{state,label}_events", () => {
+  it("lists a merge request's events with resource_type MergeRequest, and 404s like GitLab", async () => {
+    const w = await world();
+    const t = await team(w);
+    const dev = await w.user();
+    await w.addMembers("Project", t.project.id, { developers: [dev] });
+    const created = await w.as(dev).post(`/projects/${t.project.id}/merge_requests`, {
+      json: { source_branch: "feature", target_branch: "main", title: "Events", labels: "bug" },
+    });
+    expect(created.status).toBe(201);
+    const mr = (await created.json()) as Json;
+    const path = `/projects/${t.project.id}/merge_requests/${mr.iid}`;
+    expect((await w.as(dev).put(path, { json: { state_event: "close" } })).status).toBe(200);
+
+    const states = (await (await w.as(t.reporter).get(`${path}/resource_state_events`)).json()) as Json[];
+    expect(states).toEqual([
+      {
+        id: expect.any(Number),
+        user: expect.objectContaining({ id: dev.id }),
+        created_at: expect.any(String),
+        resource_type: "MergeRequest",
+        resource_id: mr.id,
+        state: "closed",
+      },
+    ]);
+    const labels = (await (await w.as(t.reporter).get(`${path}/resource_label_events`)).json()) as Json[];
+    expect(labels.map((e) => [e.resource_type, e.action, e.label.name])).toEqual([["MergeRequest", "add", "bug"]]);
+    const one = await w.as(t.reporter).get(`${path}/resource_state_events/${states[0].id}`);
+    expect(await statusAndBody(one)).toEqual([200, states[0]]);
+
+    const base = `/projects/${t.project.id}/merge_requests`;
+    expect(await statusAndBody(await w.as(t.reporter).get(`${base}/999/resource_state_events`))).toEqual([
+      404,
+      { message: "404 Merge Request Not Found" },
+    ]);
+    expect(await statusAndBody(await w.anonymous.get(`${path}/resource_state_events`))).toEqual([401, { message: "401 Unauthorized" }]);
+    // An issue's event id is not found under a merge request.
+    expect(await statusAndBody(await w.as(t.reporter).get(`${path}/resource_state_events/123456789`))).toEqual([404, { message: "404 Not found" }]);
+  });
+});

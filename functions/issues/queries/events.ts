@@ -4,12 +4,17 @@ import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } f
 import { cappedCount, type Page } from "../../kernel/pagination";
 
 /**
- * Resource events of an issue (lib/api/resource_label_events.rb, resource_state_events.rb,
+ * Resource events of an issue or a merge request (lib/api/resource_label_events.rb, resource_state_events.rb,
  * resource_milestone_events.rb): oldest first, with their user and label or milestone in the same
  * statement.
  */
 
-type EventBase = { id: number; user: IssueUser | null; createdAt: string; issueId: number };
+type EventBase = { id: number; user: IssueUser | null; createdAt: string; resourceType: "Issue" | "MergeRequest"; resourceId: number };
+
+/** The eventable whose events are read: an issue or a merge request, by its global id. */
+export type Eventable = { type: "Issue" | "MergeRequest"; id: number };
+
+const ownedBy = (e: Eventable) => (e.type === "Issue" ? sql`e.issue_id = ${e.id}` : sql`e.merge_request_id = ${e.id}`);
 export type LabelEventRow = EventBase & { action: string; label: IssueLabel | null };
 export type StateEventRow = EventBase & { state: string };
 export type MilestoneEventRow = EventBase & { action: string; state: string; milestone: IssueMilestone | null };
@@ -35,19 +40,20 @@ type RowOf<K extends EventKind> = K extends "label" ? LabelEventRow : K extends 
 
 function select(kind: EventKind, where: SQL): SQL {
   const k = KINDS[kind];
-  return sql`SELECT e.id, e.issue_id AS "issueId", e.created_at AS "createdAt", ${user} AS user, ${k.extra}
+  return sql`SELECT e.id, CASE WHEN e.issue_id IS NOT NULL THEN 'Issue' ELSE 'MergeRequest' END AS "resourceType",
+    COALESCE(e.issue_id, e.merge_request_id) AS "resourceId", e.created_at AS "createdAt", ${user} AS user, ${k.extra}
     FROM ${k.table} e WHERE ${where}`;
 }
 
-export async function listEvents<K extends EventKind>(db: Executor, kind: K, issueId: number, page: Page): Promise<{ rows: RowOf<K>[]; total: number }> {
-  const where = sql`e.issue_id = ${issueId}`;
+export async function listEvents<K extends EventKind>(db: Executor, kind: K, eventable: Eventable, page: Page): Promise<{ rows: RowOf<K>[]; total: number }> {
+  const where = ownedBy(eventable);
   const rows = await db.execute<RowOf<K>>(sql`${select(kind, where)} ORDER BY e.created_at ASC, e.id ASC LIMIT ${page.limit} OFFSET ${page.offset}`);
   const total = await cappedCount(db, { limit: (n: number) => sql`SELECT 1 FROM ${KINDS[kind].table} e WHERE ${where} LIMIT ${n}` }, page);
   return { rows: rows.rows as RowOf<K>[], total };
 }
 
 /** `eventable.resource_*_events.find(id)`; null when missing (`404 Not found`). */
-export async function findEvent<K extends EventKind>(db: Executor, kind: K, issueId: number, id: number): Promise<RowOf<K> | null> {
-  const rows = await db.execute<RowOf<K>>(select(kind, sql`e.issue_id = ${issueId} AND e.id = ${id}`));
+export async function findEvent<K extends EventKind>(db: Executor, kind: K, eventable: Eventable, id: number): Promise<RowOf<K> | null> {
+  const rows = await db.execute<RowOf<K>>(select(kind, sql`${ownedBy(eventable)} AND e.id = ${id}`));
   return (rows.rows[0] as RowOf<K> | undefined) ?? null;
 }

@@ -1,7 +1,7 @@
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { recordNotFound } from "../../kernel/errors";
-import { findIssue } from "../../kernel/issuables";
+import { findIssue, findMergeRequest } from "../../kernel/issuables";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
@@ -12,10 +12,10 @@ import { EventsList } from "../params";
 import * as q from "../queries";
 
 /**
- * Issue resource events (lib/api/resource_label_events.rb, resource_state_events.rb,
- * resource_milestone_events.rb): signed-in callers only; the issue is found as notes find it
- * (`find_noteable`: `404 Issue Not Found`), a missing event is `404 Not found`.
- * Not built here: the merge request and epic variants.
+ * Resource events of issues and merge requests (lib/api/resource_label_events.rb,
+ * resource_state_events.rb, resource_milestone_events.rb): signed-in callers only; the eventable is
+ * found by iid inside the project (`404 Issue Not Found`, `404 Merge Request Not Found`), a missing
+ * event is `404 Not found`. Not built here: the epic variants.
  */
 export const eventRoutes = router();
 
@@ -25,33 +25,41 @@ const KINDS = [
   { path: "resource_milestone_events", kind: "milestone", entity: resourceMilestoneEvent },
 ] as const;
 
-async function issueOf(c: Ctx) {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  return findIssue(c, project, c.req.param("eventable_id")!);
-}
+const EVENTABLES = [
+  { collection: "issues", type: "Issue", find: findIssue },
+  { collection: "merge_requests", type: "MergeRequest", find: findMergeRequest },
+] as const;
 
-for (const { path, kind, entity } of KINDS) {
-  const present_ = entity as (row: never, ctx: never) => unknown;
-
-  /** GET /projects/:id/issues/:eventable_id/resource_{label,state,milestone}_events */
-  eventRoutes.get(`/projects/:id/issues/:eventable_id/${path}`, async (c) => {
+for (const { collection, type, find } of EVENTABLES) {
+  async function eventableOf(c: Ctx): Promise<q.Eventable> {
     requireUser(c);
-    const params = await readParams(c, EventsList);
-    const found = await issueOf(c);
-    const page = pageOf(params);
-    const list = await q.listEvents(c.var.db(), kind, found.id, page);
-    paginate(c, page, list.total);
-    return present(c, list.rows as never[], present_);
-  });
+    const project = await findProject(c, c.req.param("id")!);
+    const found = await find(c, project, c.req.param("eventable_id")!);
+    return { type, id: found.id };
+  }
 
-  /** GET /projects/:id/issues/:eventable_id/resource_{label,state,milestone}_events/:event_id */
-  eventRoutes.get(`/projects/:id/issues/:eventable_id/${path}/:event_id`, async (c) => {
-    const found = await issueOf(c);
-    const eventId = c.req.param("event_id");
-    if (!/^\d+$/.test(eventId) || Number(eventId) > 2147483647) throw recordNotFound();
-    const row = await q.findEvent(c.var.db(), kind, found.id, Number(eventId));
-    if (!row) throw recordNotFound();
-    return present(c, row as never, present_);
-  });
+  for (const { path, kind, entity } of KINDS) {
+    const present_ = entity as (row: never, ctx: never) => unknown;
+
+    /** GET /projects/:id/{issues,merge_requests}/:eventable_id/resource_{label,state,milestone}_events */
+    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}`, async (c) => {
+      requireUser(c);
+      const params = await readParams(c, EventsList);
+      const eventable = await eventableOf(c);
+      const page = pageOf(params);
+      const list = await q.listEvents(c.var.db(), kind, eventable, page);
+      paginate(c, page, list.total);
+      return present(c, list.rows as never[], present_);
+    });
+
+    /** GET /projects/:id/{issues,merge_requests}/:eventable_id/resource_{label,state,milestone}_events/:event_id */
+    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}/:event_id`, async (c) => {
+      const eventable = await eventableOf(c);
+      const eventId = c.req.param("event_id");
+      if (!/^\d+$/.test(eventId) || Number(eventId) > 2147483647) throw recordNotFound();
+      const row = await q.findEvent(c.var.db(), kind, eventable, Number(eventId));
+      if (!row) throw recordNotFound();
+      return present(c, row as never, present_);
+    });
+  }
 }
