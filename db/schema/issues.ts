@@ -107,8 +107,9 @@ export const issues = pgTable(
     index("index_issues_on_label_ids").using("gin", t.labelIds),
     index("index_issues_on_project_id_and_state_and_created_at").on(t.projectId, t.state, t.createdAt, t.id),
     index("index_issues_on_project_id_and_updated_at").on(t.projectId, t.updatedAt, t.id),
-    // The default project list (every state, newest first), as GitLab's idx_issues_on_project_id_and_created_at_and_id_and_state_id.
-    index("index_issues_on_project_id_and_created_at_and_id").on(t.projectId, t.createdAt, t.id),
+    // The default project list (every state, newest first), as GitLab's idx_issues_on_project_id_and_created_at_and_id_and_state_id;
+    // state and issue_type trail the sort key so that the list's capped count is an index-only scan.
+    index("index_issues_on_project_id_and_created_at_and_id_and_state").on(t.projectId, t.createdAt, t.id, t.state, t.issueType),
     index("index_issues_on_author_id_and_created_at").on(t.authorId, t.createdAt, t.id),
     index("index_issues_on_milestone_id").on(t.milestoneId),
     index("index_issues_on_state_and_created_at").on(t.state, t.createdAt, t.id),

@@ -1,0 +1,2 @@
+DROP INDEX "index_issues_on_project_id_and_created_at_and_id";--> statement-breakpoint
+CREATE INDEX "index_issues_on_project_id_and_created_at_and_id_and_state" ON "issues" USING btree ("project_id","created_at","id","state","issue_type");
