@@ -114,6 +114,32 @@ export async function recordPushEvent(
   return row.id;
 }
 
+/**
+ * A compare-and-swap and its push event in ONE statement (the CAS in a CTE, the event inserted only
+ * when the CAS won), so a single ref write needs no BEGIN/COMMIT round trips. True when this writer won.
+ */
+export async function swapRefWithEvent(
+  db: Executor,
+  input: { projectId: number; name: string; oldTarget: string | null; newTarget: string | null; peeled?: string | null; userId: number | null },
+): Promise<boolean> {
+  const { projectId, name, oldTarget, newTarget } = input;
+  if (oldTarget === null && newTarget === null) return false;
+  const swap =
+    oldTarget === null
+      ? sql`INSERT INTO git_refs (project_id, name, target, peeled) VALUES (${projectId}, ${name}, ${newTarget}, ${input.peeled ?? null})
+          ON CONFLICT DO NOTHING RETURNING name`
+      : newTarget === null
+        ? sql`DELETE FROM git_refs WHERE project_id = ${projectId} AND name = ${name} AND target = ${oldTarget} RETURNING name`
+        : sql`UPDATE git_refs SET target = ${newTarget}, peeled = ${input.peeled ?? null}, updated_at = now()
+            WHERE project_id = ${projectId} AND name = ${name} AND target = ${oldTarget} RETURNING name`;
+  const result = await db.execute<{ id: number }>(sql`
+    WITH swapped AS (${swap})
+    INSERT INTO push_events (project_id, ref, before, after, user_id)
+    SELECT ${projectId}, ${name}, ${oldTarget ?? ZERO_OID}, ${newTarget ?? ZERO_OID}, ${input.userId} FROM swapped
+    RETURNING id`);
+  return result.rows.length === 1;
+}
+
 /** Whether the project has any branch (GitLab's `empty_repo?` is "no branches"). */
 export async function hasBranches(db: Executor, projectId: number): Promise<boolean> {
   const rows = await db

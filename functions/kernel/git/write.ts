@@ -20,7 +20,7 @@ import {
   type TreeEntry,
 } from "./objects";
 import { branchRef, isValidBranchName } from "./refname";
-import { compareAndSwapRef, recordPushEvent } from "./refs";
+import { compareAndSwapRef, recordPushEvent, swapRefWithEvent } from "./refs";
 import { lastCommitForPath, type Repo } from "./revision";
 import { writeObjects } from "./store";
 import { storeSource, type ObjectSource } from "./trees";
@@ -474,11 +474,8 @@ export async function createInitialCommit(
 /** Creates `refs/heads/<name>` at a commit. `exists` when the branch is already there. */
 export async function createBranch(db: Database, repo: Repo, input: { name: string; target: string; userId?: number | null }): Promise<"created" | "exists"> {
   const ref = branchRef(input.name);
-  return db.transaction(async (tx) => {
-    if (!(await compareAndSwapRef(tx, repo.projectId, ref, null, input.target))) return "exists";
-    await recordPushEvent(tx, { projectId: repo.projectId, ref, before: null, after: input.target, userId: input.userId ?? null });
-    return "created";
-  });
+  const won = await swapRefWithEvent(db, { projectId: repo.projectId, name: ref, oldTarget: null, newTarget: input.target, userId: input.userId ?? null });
+  return won ? "created" : "exists";
 }
 
 /**
@@ -486,11 +483,8 @@ export async function createBranch(db: Database, repo: Repo, input: { name: stri
  * changed it meanwhile, `missing` when it is gone.
  */
 export async function deleteRefWithEvent(db: Database, repo: Repo, input: { ref: string; expected: string; userId?: number | null }): Promise<"deleted" | "moved"> {
-  return db.transaction(async (tx) => {
-    if (!(await compareAndSwapRef(tx, repo.projectId, input.ref, input.expected, null))) return "moved";
-    await recordPushEvent(tx, { projectId: repo.projectId, ref: input.ref, before: input.expected, after: null, userId: input.userId ?? null });
-    return "deleted";
-  });
+  const won = await swapRefWithEvent(db, { projectId: repo.projectId, name: input.ref, oldTarget: input.expected, newTarget: null, userId: input.userId ?? null });
+  return won ? "deleted" : "moved";
 }
 
 /**
@@ -511,10 +505,9 @@ export async function createTag(
     target = tagObj.oid;
     peeled = input.target;
   }
-  return db.transaction(async (tx) => {
-    if (tagObj) await writeObjects(tx, repo.poolId, [tagObj]);
-    if (!(await compareAndSwapRef(tx, repo.projectId, ref, null, target, peeled))) return { kind: "exists" as const };
-    await recordPushEvent(tx, { projectId: repo.projectId, ref, before: null, after: target, userId: input.userId ?? null });
-    return { kind: "created" as const, target, peeled };
-  });
+  // Objects first (ON CONFLICT DO NOTHING: an unreachable tag object is harmless, GIT.md §1), then the
+  // ref and its push event in one statement.
+  if (tagObj) await writeObjects(db, repo.poolId, [tagObj]);
+  const won = await swapRefWithEvent(db, { projectId: repo.projectId, name: ref, oldTarget: null, newTarget: target, peeled, userId: input.userId ?? null });
+  return won ? { kind: "created" as const, target, peeled } : { kind: "exists" as const };
 }
