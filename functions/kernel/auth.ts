@@ -1,6 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { personalAccessTokens, users, type User } from "../../db/schema";
+import { withDb } from "./db";
 import type { Actor, AppEnv, Ctx } from "./env";
 import { expiredToken, forbidden, insufficientScope, notFound, revokedToken, unauthorized } from "./errors";
 
@@ -72,8 +73,32 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   if (sudo) actor = await impersonate(c, actor, sudo);
   c.set("actor", actor);
+  touchLastUsed(c, found.token.id, found.token.lastUsedAt);
   return next();
 };
+
+/** GitLab's PersonalAccessTokens::LastUsedService: `last_used_at` moves at most once per 10 minutes. */
+const LAST_USED_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Records the token's use after the response, on its own short-lived connection, so the request
+ * pays no statement for it (and statement counts stay the same whether or not a touch is due).
+ */
+function touchLastUsed(c: Ctx, tokenId: number, lastUsedAt: Date | null): void {
+  if (lastUsedAt && Date.now() - new Date(lastUsedAt).getTime() < LAST_USED_INTERVAL_MS) return;
+  const touch = withDb(c.env, (db) =>
+    db
+      .update(personalAccessTokens)
+      .set({ lastUsedAt: sql`now()` })
+      .where(
+        and(
+          eq(personalAccessTokens.id, tokenId),
+          sql`(${personalAccessTokens.lastUsedAt} IS NULL OR ${personalAccessTokens.lastUsedAt} < now() - interval '10 minutes')`,
+        ),
+      ),
+  ).catch((error) => console.error(`[${c.var.requestId}] last_used_at:`, error));
+  c.executionCtx.waitUntil(touch);
+}
 
 /** `sudo!` (lib/api/helpers.rb): admins with the sudo scope act as another user. */
 async function impersonate(c: Ctx, actor: Actor, identifier: string): Promise<Actor> {

@@ -166,6 +166,27 @@ describe("GET /personal_access_tokens/:id", () => {
   });
 });
 
+describe("last_used_at (PersonalAccessTokens::LastUsedService)", () => {
+  it("is recorded after a token is used, and shown by GET /personal_access_tokens/self", async () => {
+    const w = await world();
+    const user = await w.user();
+    const tokenRow = async () =>
+      (await w.db((db) => db.select().from(personalAccessTokens).where(eq(personalAccessTokens.userId, user.id))))[0];
+    expect((await tokenRow()).lastUsedAt).toBeNull();
+    const first = await w.as(user).get("/user");
+    expect(first.status).toBe(200);
+    // Written after the response (waitUntil), on its own connection: poll briefly.
+    let used: Date | null = null;
+    for (let attempt = 0; attempt < 50 && !used; attempt++) {
+      used = (await tokenRow()).lastUsedAt;
+      if (!used) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(used).toBeInstanceOf(Date);
+    const self = (await (await w.as(user).get("/personal_access_tokens/self")).json()) as { last_used_at: string };
+    expect(self.last_used_at).toBe(used!.toISOString());
+  });
+});
+
 describe("GET /personal_access_tokens/self", () => {
   it("answers the token used, whatever its scopes", async () => {
     const w = await world();
