@@ -37,7 +37,7 @@ import autocannon from "autocannon";
 import { bootstrap } from "../scripts/bootstrap.mjs";
 import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun, withDatabase } from "./support.mjs";
+import { assertLoopback, benchRun, jsonRequest, withDatabase } from "./support.mjs";
 
 const COMMITS = Number(process.env.BENCH_COMMITS || 10_000);
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -372,22 +372,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 const ROOT = { "PRIVATE-TOKEN": ROOT_TOKEN };
 
 function request(base, method, pathname, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body ? JSON.stringify(body) : undefined;
-    const req = http.request(
-      `${base}${pathname}`,
-      { method, agent, timeout: 30_000, headers: { ...ROOT, ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}) } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text }));
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${pathname} timed out`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
+  return jsonRequest({ base, agent, token: ROOT_TOKEN }, method, pathname, body);
 }
 
 /** The content of a bench file with one line changed (`n` makes every update distinct). */

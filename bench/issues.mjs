@@ -37,7 +37,7 @@ import autocannon from "autocannon";
 import { bootstrap, sha256Hex, generateToken } from "../scripts/bootstrap.mjs";
 import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun, withDatabase } from "./support.mjs";
+import { assertLoopback, benchRun, jsonRequest, withDatabase } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
@@ -173,30 +173,7 @@ async function seedIssues(db, fx, from, to) {
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 
 function request(base, method, pathname, { token = ROOT_TOKEN, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body ? JSON.stringify(body) : undefined;
-    const req = http.request(
-      `${base}${pathname}`,
-      {
-        method,
-        agent,
-        timeout: 30_000,
-        headers: {
-          "PRIVATE-TOKEN": token,
-          ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text }));
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${pathname} timed out`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
+  return jsonRequest({ base, agent, token }, method, pathname, body);
 }
 
 /** One request, which must answer `expected`: its statement count and size. */

@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun } from "./support.mjs";
+import { assertLoopback, benchRun, jsonRequest } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
@@ -74,34 +74,10 @@ async function vacuumAnalyze(url) {
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 
 /** A JSON request to the API as root; throws with the answer unless it is `expected`. */
-function request(base, method, pathname, body, expected = 200) {
-  return new Promise((resolve, reject) => {
-    const payload = body ? JSON.stringify(body) : undefined;
-    const req = http.request(
-      `${base}${pathname}`,
-      {
-        method,
-        agent,
-        timeout: 30_000,
-        headers: {
-          "PRIVATE-TOKEN": ROOT_TOKEN,
-          ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => {
-          if (res.statusCode !== expected) reject(new Error(`${method} ${pathname} → ${res.statusCode} ${text.slice(0, 500)}`));
-          else resolve({ body: text ? JSON.parse(text) : null, headers: res.headers, bytes: Buffer.byteLength(text) });
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${pathname} timed out`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
+async function request(base, method, pathname, body, expected = 200) {
+  const res = await jsonRequest({ base, agent, token: ROOT_TOKEN }, method, pathname, body);
+  if (res.status !== expected) throw new Error(`${method} ${pathname} → ${res.status} ${res.text.slice(0, 500)}`);
+  return { body: res.text ? JSON.parse(res.text) : null, headers: res.headers, bytes: Buffer.byteLength(res.text) };
 }
 
 /** One group and `count` projects in it, through the API, `CONNECTIONS` at a time. */

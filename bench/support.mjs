@@ -2,6 +2,7 @@
 // that they stop, clean up and report alike: a timestamped log, a stack of cleanups run on success, failure,
 // Ctrl-C or the deadline, the loopback check, a throw-away PostgreSQL database, and the machine's load.
 import { randomBytes } from "node:crypto";
+import http from "node:http";
 import os from "node:os";
 import pg from "pg";
 
@@ -116,4 +117,35 @@ export function benchRun({ label, deadlineMs }) {
   setTimeout(() => fail(new Error(`the bench exceeded ${deadlineMs / 1000} s`)), deadlineMs).unref();
 
   return { log, cleanups, cleanup, fail, finish, machine, createBenchDatabase };
+}
+
+/**
+ * One JSON request over a keep-alive `agent` (the benches pass theirs, sized to the connection count);
+ * resolves with `{ status, headers, text }` whatever the status, so each caller decides what it expects.
+ */
+export function jsonRequest({ base, agent, token }, method, pathname, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body ? JSON.stringify(body) : undefined;
+    const req = http.request(
+      `${base}${pathname}`,
+      {
+        method,
+        agent,
+        timeout: 30_000,
+        headers: {
+          "PRIVATE-TOKEN": token,
+          ...(payload ? { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text }));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${method} ${pathname} timed out`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
 }
