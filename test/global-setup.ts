@@ -9,6 +9,7 @@ import { openPglite, servePglite } from "../scripts/pglite-server.mjs";
 import { startWsProxy } from "../scripts/ws-proxy.mjs";
 import { gitFixtures } from "./git-fixtures";
 import type { GitFixtures } from "./kernel/git/fixture-types";
+import { packFixtures, type PackFixtures } from "./git_http/pack-fixtures";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -16,6 +17,7 @@ declare module "vitest" {
     wsProxy: string;
     rootToken: string;
     gitFixtures: GitFixtures;
+    packFixtures: PackFixtures;
   }
 }
 
@@ -86,6 +88,7 @@ export default async function setup(project: TestProject) {
   project.provide("wsProxy", `127.0.0.1:${proxy.port}`);
   project.provide("rootToken", rootToken);
   project.provide("gitFixtures", gitFixtures());
+  project.provide("packFixtures", packFixtures());
 
   return async () => {
     for (const cleanup of cleanups) await cleanup();
