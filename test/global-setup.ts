@@ -9,7 +9,8 @@ import { openPglite, servePglite } from "../scripts/pglite-server.mjs";
 import { startWsProxy } from "../scripts/ws-proxy.mjs";
 import { gitFixtures } from "./git-fixtures";
 import type { GitFixtures } from "./kernel/git/fixture-types";
-import { packFixtures, type PackFixtures } from "./git_http/pack-fixtures";
+import { packFixtures } from "./git_http/pack-fixtures";
+import type { PackFixtures } from "./git_http/pack-fixture-types";
 
 declare module "vitest" {
   export interface ProvidedContext {

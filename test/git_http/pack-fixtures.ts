@@ -5,19 +5,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PackFixtures } from "./pack-fixture-types";
 
-export type PackFixtures = {
-  /** Every object of the repository: id, type, body (base64). */
-  objects: { oid: string; type: string; body: string }[];
-  /** `git pack-objects --all --delta-base-offset`: OFS_DELTA entries. */
-  ofsPack: string;
-  /** The same objects without `--delta-base-offset`: REF_DELTA entries. */
-  refPack: string;
-  /** `--thin` for `HEAD~4..HEAD`: REF_DELTA entries whose bases are not in the pack. */
-  thinPack: string;
-  /** Ids in the thin pack (`git rev-list --objects HEAD ^HEAD~4`). */
-  thinOids: string[];
-};
 
 const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", LC_ALL: "C", TZ: "UTC" };
 

@@ -17,6 +17,7 @@ import {
 } from "../../functions/shared/git/pack/pack";
 import { DELIM, FLUSH, MAX_PKT, pkt, readPkt, readPktLines, sideband } from "../../functions/shared/git/pack/pktline";
 import { ByteReader } from "../../functions/shared/git/pack/reader";
+import "./pack-fixture-types";
 
 const fixtures = inject("packFixtures");
 
