@@ -28,6 +28,7 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
+import { gitHttpRoutes } from "./git_http/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -81,6 +82,8 @@ api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
+// Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
+app.route("/", gitHttpRoutes);
 
 app.notFound(onNotFound);
 app.onError(onError);

@@ -1,0 +1,145 @@
+// Git over smart HTTP (app/controllers/repositories/git_http_controller.rb; gitprotocol-http(5)):
+// `http(s)://host/<full_path>.git` for clone, fetch, pull and push with the git CLI. upload-pack
+// speaks protocol v2 (`Git-Protocol: version=2`); receive-pack speaks v0/v1 with report-status.
+import { Hono } from "hono";
+import type { AppEnv, Ctx } from "../kernel/env";
+import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
+import { ByteReader } from "../shared/git/pack/reader";
+import { GitHttpError, gitAccess } from "./access";
+import { RECEIVE_CAPABILITIES, receivePack } from "./receive_pack";
+import { FetchError, lsRefs, packResponse, parseFetchArgs, planFetch, receivePackAdvertisement, v2Advertisement, type Repository } from "./upload_pack";
+
+/**
+ * A plain sub-app, not `router()`: the API's token and scope guards do not apply; git clients
+ * authenticate with HTTP Basic, checked in access.ts.
+ */
+export const gitHttpRoutes = new Hono<AppEnv>();
+
+const NO_CACHE = { "Cache-Control": "no-cache, max-age=0, must-revalidate", Expires: "Fri, 01 Jan 1980 00:00:00 GMT", Pragma: "no-cache" };
+
+function bytesResponse(parts: Uint8Array[], contentType: string, status = 200): Response {
+  const length = parts.reduce((n, p) => n + p.length, 0);
+  const body = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    body.set(part, at);
+    at += part.length;
+  }
+  return new Response(body, { status, headers: { "Content-Type": contentType, ...NO_CACHE } });
+}
+
+function streamResponse(chunks: AsyncGenerator<Uint8Array>, contentType: string, c: Ctx): Response {
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: end } = await chunks.next();
+        if (end) {
+          controller.close();
+          finished();
+        } else controller.enqueue(value);
+      } catch (error) {
+        console.error(`[${c.var.requestId}] git pack stream:`, error);
+        controller.error(error);
+        finished();
+      }
+    },
+    async cancel() {
+      await chunks.return(undefined);
+      finished();
+    },
+  });
+  try {
+    c.executionCtx.waitUntil(done);
+  } catch {
+    // no execution context (unit tests calling app.fetch directly)
+  }
+  return new Response(body, { headers: { "Content-Type": contentType, ...NO_CACHE } });
+}
+
+/** The project path of `/<full_path>.git`. */
+const repoPath = (c: Ctx) => c.req.param("repo")!.replace(/\.git$/, "");
+
+const repository = (project: { id: number; defaultBranch: string | null }): Repository => ({
+  projectId: project.id,
+  poolId: project.id,
+  defaultBranch: project.defaultBranch,
+});
+
+function requestBody(c: Ctx): ReadableStream<Uint8Array> | null {
+  const body = c.req.raw.body;
+  if (!body) return null;
+  const encoding = (c.req.header("content-encoding") ?? "").toLowerCase();
+  if (encoding === "gzip" || encoding === "x-gzip") return body.pipeThrough(new DecompressionStream("gzip"));
+  return body;
+}
+
+const wantsV2 = (c: Ctx) => /(^|[:\s])version=2($|[:\s])/.test(c.req.header("git-protocol") ?? "");
+
+async function guarded(fn: () => Promise<Response>): Promise<Response> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof GitHttpError) return error.response();
+    throw error;
+  }
+}
+
+/** GET /<path>.git/info/refs?service=… : the advertisement (v2 capabilities, or receive-pack's refs). */
+gitHttpRoutes.get("/:repo{.+\\.git}/info/refs", (c) =>
+  guarded(async () => {
+    const service = c.req.query("service");
+    if (service !== "git-upload-pack" && service !== "git-receive-pack") {
+      // Dumb HTTP is not served (GitLab's Workhorse refuses it too).
+      return c.text("Dumb HTTP is not supported", 403);
+    }
+    const { project } = await gitAccess(c, repoPath(c), service);
+    if (service === "git-upload-pack") {
+      // Differs from GitLab: protocol v0/v1 fetches are not served (git 2.18+ asks for v2 by default).
+      if (!wantsV2(c)) return c.text("git-upload-pack: protocol v2 is required (git 2.18 or later, protocol.version=2)", 403);
+      return bytesResponse(v2Advertisement(), "application/x-git-upload-pack-advertisement");
+    }
+    return bytesResponse(await receivePackAdvertisement(c.var.db(), repository(project), RECEIVE_CAPABILITIES), "application/x-git-receive-pack-advertisement");
+  }),
+);
+
+/** POST /<path>.git/git-upload-pack: a v2 command (`ls-refs` or `fetch`). */
+gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
+  guarded(async () => {
+    const { project } = await gitAccess(c, repoPath(c), "git-upload-pack");
+    const type = "application/x-git-upload-pack-result";
+    const reader = new ByteReader(requestBody(c));
+    let head: string[];
+    let args: string[];
+    try {
+      head = (await readPktLines(reader, true)).lines;
+      args = (await readPktLines(reader)).lines;
+    } catch (error) {
+      if (!(error instanceof PktError)) throw error;
+      return bytesResponse([pkt(`ERR ${error.message}\n`)], type);
+    }
+    const command = head.find((line) => line.startsWith("command="))?.slice(8);
+    const repo = repository(project);
+    if (command === "ls-refs") return bytesResponse(await lsRefs(c.var.db(), repo, args), type);
+    if (command !== "fetch") return bytesResponse([pkt(`ERR unknown command '${command ?? ""}'\n`)], type);
+    const fetchArgs = parseFetchArgs(args);
+    try {
+      const plan = await planFetch(c.var.db(), repo, fetchArgs);
+      if (plan.kind === "acks") return bytesResponse(plan.lines, type);
+      return streamResponse(packResponse(c.env, repo.poolId, plan.preamble, plan.oids, !fetchArgs.noProgress), type, c);
+    } catch (error) {
+      if (error instanceof FetchError) return bytesResponse([pkt(`ERR ${error.message}\n`)], type);
+      throw error;
+    }
+  }),
+);
+
+/** POST /<path>.git/git-receive-pack: commands and a pack; answers report-status. */
+gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
+  guarded(async () => {
+    const { project, actor } = await gitAccess(c, repoPath(c), "git-receive-pack");
+    const parts = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo }, actor!.user.id, requestBody(c));
+    return bytesResponse(parts, "application/x-git-receive-pack-result");
+  }),
+);
