@@ -4,9 +4,7 @@
 // its push event (GIT.md §1, §4).
 import { zlibSync } from "fflate";
 import type { Database } from "../kernel/db";
-import { decodeCommit, decodeTag, decodeTree, indexCommits, isValidRefName, readObjects, type Commit } from "../kernel/git";
-import { swapRefWithEvent } from "../kernel/git/refs";
-import { storeSource } from "../kernel/git/trees";
+import { decodeCommit, decodeTag, decodeTree, indexCommits, isValidRefName, readObjects, storeSource, swapRefWithEvent, type Commit } from "../shared/git";
 import { PackError, PackResolver, readPack, type ObjectTypeName, type ResolvedObject } from "../shared/git/pack/pack";
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../shared/git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../shared/git/pack/reader";

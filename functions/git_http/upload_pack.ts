@@ -4,7 +4,7 @@
 // zlib bodies (undeltified entries, no recompression) on its own database connection.
 import { createDb, type Executor } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
-import { decodeTag, decodeTree, listRefs, readObjects, type Ref } from "../kernel/git";
+import { decodeTag, decodeTree, listRefs, readObjects, type Ref } from "../shared/git";
 import { PackWriter } from "../shared/git/pack/pack";
 import { DELIM, FLUSH, MAX_SIDEBAND_DATA, pkt, sideband } from "../shared/git/pack/pktline";
 import * as q from "./queries";
