@@ -1,0 +1,313 @@
+// Git over smart HTTP end to end (issue 10 items 5 and 6): Edgeforge started as `npm start` does (its own
+// port, a throwaway DATA_DIR, embedded PGlite unless E2E_DATABASE_URL is set) and driven by the real git
+// CLI: clone, fetch, pull, push, force push, deletes; GitLab's answers to anonymous callers, non-members,
+// reporters and bad tokens; the fidelity of a pushed 230-commit history (merges, an octopus, renames,
+// binary files, a symlink, an executable, a blob over 1 MiB, annotated and lightweight tags) cloned back
+// and checked with `git fsck --full` and `git rev-parse`; and a repository made through the API cloned
+// with the same ids. E2E_VERBOSE=1 shows the server's output.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { buildHistory, git, GIT_ENV } from "./git-history.mjs";
+import { startServer } from "./server.mjs";
+
+const ROOT_TOKEN = `glpat-git${randomBytes(12).toString("hex")}`;
+const RUN = `gh${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
+const STEP = { timeout: 120_000 };
+
+let dataDir;
+let server;
+const state = {};
+
+async function api(method, endpoint, body, token = ROOT_TOKEN, retried = false) {
+  let response;
+  try {
+    response = await fetch(`${server.apiUrl}${endpoint}`, {
+    method,
+    headers: { "PRIVATE-TOKEN": token, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  } catch (error) {
+    // A keep-alive connection the dev server closed while git ran: one retry of a read.
+    if (method !== "GET" || retried) throw error;
+    return api(method, endpoint, body, token, true);
+  }
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!response.ok) throw new Error(`${method} ${endpoint} → ${response.status} ${text}`);
+  return json;
+}
+
+/** `http://<user>:<token>@host/<path>.git` (no credentials: anonymous). */
+function remote(fullPath, token) {
+  const url = new URL(`${server.host}/${fullPath}.git`);
+  if (token) {
+    url.username = "anyone";
+    url.password = token;
+  }
+  return url.toString();
+}
+
+/** Runs git; returns { status, stdout, stderr } without throwing. */
+function gitTry(cwd, args) {
+  const result = spawnSync("git", ["-c", "gc.auto=0", "-c", "user.name=E2E", "-c", "user.email=e2e@example.com", "-c", "credential.helper=", ...args], {
+    cwd,
+    env: GIT_ENV,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function gitOk(cwd, args) {
+  const result = gitTry(cwd, args);
+  assert.equal(result.status, 0, `git ${args.join(" ")} failed:\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** Every ref of a repository: `name id` lines (for-each-ref), sorted. */
+function refsOf(dir) {
+  return gitOk(dir, ["for-each-ref", "--format=%(refname) %(objectname)"]).trim().split("\n").sort();
+}
+
+async function newUser(label) {
+  const user = await api("POST", "/users", {
+    email: `${RUN}_${label}@example.com`,
+    username: `${RUN}_${label}`,
+    name: `${RUN} ${label}`,
+    password: "Edgeforge-git-Pass-5521",
+    skip_confirmation: true,
+  });
+  const { token } = await api("POST", `/users/${user.id}/personal_access_tokens`, { name: "git", scopes: ["api"] });
+  return { ...user, token };
+}
+
+before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-git-e2e-"));
+  server = await startServer({
+    dataDir: path.join(dataDir, "server"),
+    rootToken: ROOT_TOKEN,
+    databaseUrl: process.env.E2E_DATABASE_URL || undefined,
+    verbose: Boolean(process.env.E2E_VERBOSE),
+  });
+});
+
+after(async () => {
+  if (server) await server.stop(10_000);
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("git over smart HTTP with the git CLI", { timeout: 600_000 }, () => {
+  it("sets up users, members and projects", STEP, async () => {
+    state.dev = await newUser("dev");
+    state.reporter = await newUser("reporter");
+    state.stranger = await newUser("stranger");
+    state.private = await api("POST", "/projects", { name: `${RUN}-private`, visibility: "private", initialize_with_readme: true });
+    state.public = await api("POST", "/projects", { name: `${RUN}-public`, visibility: "public", initialize_with_readme: true });
+    state.empty = await api("POST", "/projects", { name: `${RUN}-history`, visibility: "private" });
+    for (const project of [state.private, state.empty]) {
+      await api("POST", `/projects/${project.id}/members`, { user_id: state.dev.id, access_level: 30 });
+      await api("POST", `/projects/${project.id}/members`, { user_id: state.reporter.id, access_level: 20 });
+    }
+  });
+
+  it("refuses anonymous callers with 401 and a Basic challenge, whether or not the project exists", STEP, async () => {
+    for (const fullPath of [state.private.path_with_namespace, `${RUN}/does-not-exist`]) {
+      const response = await fetch(`${server.host}/${fullPath}.git/info/refs?service=git-upload-pack`, { headers: { "Git-Protocol": "version=2" } });
+      assert.equal(response.status, 401);
+      assert.equal(response.headers.get("www-authenticate"), 'Basic realm="GitLab"');
+      assert.match(await response.text(), /^HTTP Basic: Access denied/);
+    }
+    const push = await fetch(`${server.host}/${state.public.path_with_namespace}.git/info/refs?service=git-receive-pack`);
+    assert.equal(push.status, 401);
+    const clone = gitTry(dataDir, ["clone", remote(state.private.path_with_namespace), "anon-private"]);
+    assert.notEqual(clone.status, 0);
+  });
+
+  it("answers non-members and unknown projects alike with 404; bad tokens with 401", STEP, async () => {
+    const auth = (token) => ({ Authorization: `Basic ${Buffer.from(`x:${token}`).toString("base64")}`, "Git-Protocol": "version=2" });
+    const bodies = [];
+    for (const fullPath of [state.private.path_with_namespace, `${RUN}/does-not-exist`]) {
+      const response = await fetch(`${server.host}/${fullPath}.git/info/refs?service=git-upload-pack`, { headers: auth(state.stranger.token) });
+      assert.equal(response.status, 404);
+      bodies.push(await response.text());
+    }
+    assert.equal(bodies[0], bodies[1]);
+    assert.equal(bodies[0], "The project you were looking for could not be found or you don't have permission to view it.");
+    const bad = await fetch(`${server.host}/${state.private.path_with_namespace}.git/info/refs?service=git-upload-pack`, { headers: auth("glpat-not-a-real-token") });
+    assert.equal(bad.status, 401);
+    const clone = gitTry(dataDir, ["clone", remote(state.private.path_with_namespace, state.stranger.token), "stranger"]);
+    assert.notEqual(clone.status, 0);
+    assert.match(clone.stderr, /could not be found or you don't have permission/);
+  });
+
+  it("clones a public project anonymously and a private one with a token (any user name)", STEP, async () => {
+    gitOk(dataDir, ["clone", "-q", remote(state.public.path_with_namespace), "public"]);
+    assert.equal(gitOk(path.join(dataDir, "public"), ["log", "--format=%s"]).trim(), "Initial commit");
+    gitOk(dataDir, ["clone", "-q", remote(state.private.path_with_namespace, state.reporter.token), "reporter"]);
+    const head = gitOk(path.join(dataDir, "reporter"), ["rev-parse", "HEAD"]).trim();
+    const branch = await api("GET", `/projects/${state.private.id}/repository/branches/main`);
+    assert.equal(head, branch.commit.id);
+  });
+
+  it("refuses pushes by reporters (403) and by anonymous callers", STEP, async () => {
+    const dir = path.join(dataDir, "reporter");
+    gitOk(dir, ["commit", "-q", "--allow-empty", "-m", "reporter commit"]);
+    const push = gitTry(dir, ["push", "origin", "main"]);
+    assert.notEqual(push.status, 0);
+    assert.match(push.stderr, /You are not allowed to push code to this project/);
+    const auth = { Authorization: `Basic ${Buffer.from(`x:${state.reporter.token}`).toString("base64")}` };
+    const response = await fetch(`${server.host}/${state.private.path_with_namespace}.git/info/refs?service=git-receive-pack`, { headers: auth });
+    assert.equal(response.status, 403);
+    const anonymous = gitTry(path.join(dataDir, "public"), ["push", remote(state.public.path_with_namespace), "HEAD:refs/heads/anon"]);
+    assert.notEqual(anonymous.status, 0);
+  });
+
+  it("pushes, fetches and pulls as a developer; the API sees the pushed commits", STEP, async () => {
+    const url = remote(state.private.path_with_namespace, state.dev.token);
+    gitOk(dataDir, ["clone", "-q", url, "dev-a"]);
+    gitOk(dataDir, ["clone", "-q", url, "dev-b"]);
+    const a = path.join(dataDir, "dev-a");
+    const b = path.join(dataDir, "dev-b");
+    for (let i = 0; i < 3; i++) {
+      gitOk(a, ["commit", "-q", "--allow-empty", "-m", `empty ${i}`]);
+    }
+    gitOk(a, ["checkout", "-q", "-b", "feature"]);
+    gitOk(a, ["mv", "README.md", "DOC.md"]);
+    gitOk(a, ["commit", "-q", "-m", "rename the readme"]);
+    gitOk(a, ["push", "-q", "origin", "main", "feature"]);
+    const feature = gitOk(a, ["rev-parse", "feature"]).trim();
+    const apiBranch = await api("GET", `/projects/${state.private.id}/repository/branches/feature`);
+    assert.equal(apiBranch.commit.id, feature);
+    const commit = await api("GET", `/projects/${state.private.id}/repository/commits/${feature}`);
+    assert.equal(commit.title, "rename the readme");
+    // Incremental fetch (haves sent, common commits acknowledged) and pull.
+    gitOk(b, ["pull", "-q", "origin", "main"]);
+    gitOk(b, ["fetch", "-q", "origin"]);
+    assert.equal(gitOk(b, ["rev-parse", "origin/feature"]).trim(), feature);
+    assert.equal(gitOk(b, ["rev-parse", "HEAD"]).trim(), gitOk(a, ["rev-parse", "main"]).trim());
+    gitOk(b, ["fsck", "--full"]);
+  });
+
+  it("rejects a stale push as non-fast-forward, moves refs only by compare-and-swap, and lets --force through", STEP, async () => {
+    const a = path.join(dataDir, "dev-a");
+    const b = path.join(dataDir, "dev-b");
+    gitOk(a, ["checkout", "-q", "main"]);
+    gitOk(a, ["commit", "-q", "--allow-empty", "-m", "from a"]);
+    gitOk(a, ["push", "-q", "origin", "main"]);
+    gitOk(b, ["commit", "-q", "--allow-empty", "-m", "from b"]);
+    const stale = gitTry(b, ["push", "origin", "main"]);
+    assert.notEqual(stale.status, 0);
+    assert.match(stale.stderr, /rejected.*(fetch first|non-fast-forward)/);
+
+    // A raw receive-pack request whose old id is not the ref's any more: the CAS refuses it.
+    const tip = gitOk(a, ["rev-parse", "main"]).trim();
+    const old = gitOk(a, ["rev-parse", "main~1"]).trim();
+    const line = `${old} ${tip} refs/heads/main\0report-status\n`;
+    const body = Buffer.concat([Buffer.from((line.length + 4).toString(16).padStart(4, "0") + line), Buffer.from("0000")]);
+    // Deleting needs no pack; moving does, so send an empty pack after the commands.
+    const emptyPack = Buffer.from("5041434b0000000200000000029d08823bd8a8eab510ad6ac75c823cfd3ed31e", "hex");
+    const response = await fetch(`${server.host}/${state.private.path_with_namespace}.git/git-receive-pack`, {
+      method: "POST",
+      headers: { Authorization: `Basic ${Buffer.from(`x:${state.dev.token}`).toString("base64")}`, "Content-Type": "application/x-git-receive-pack-request" },
+      body: Buffer.concat([body, emptyPack]),
+    });
+    const report = await response.text();
+    assert.match(report, /unpack ok/);
+    assert.match(report, /ng refs\/heads\/main failed to update ref/);
+
+    const forced = gitTry(b, ["push", "--force", "origin", "main"]);
+    assert.equal(forced.status, 0, forced.stderr);
+    assert.match(forced.stderr, /forced update/);
+    const branch = await api("GET", `/projects/${state.private.id}/repository/branches/main`);
+    assert.equal(branch.commit.id, gitOk(b, ["rev-parse", "main"]).trim());
+  });
+
+  it("deletes branches but not the default branch (GitLab's pre-receive answer)", STEP, async () => {
+    const b = path.join(dataDir, "dev-b");
+    gitOk(b, ["push", "-q", "origin", ":feature"]);
+    const ls = gitOk(b, ["ls-remote", "origin"]);
+    assert.doesNotMatch(ls, /refs\/heads\/feature/);
+    const main = gitTry(b, ["push", "origin", ":main"]);
+    assert.notEqual(main.status, 0);
+    assert.match(main.stderr, /GitLab: The default branch of a project cannot be deleted\./);
+    assert.match(main.stderr, /pre-receive hook declined/);
+  });
+
+  it("fidelity: a pushed 230-commit history clones back object for object", { timeout: 300_000 }, async () => {
+    const source = path.join(dataDir, "history");
+    git(dataDir, ["init", "-q", "-b", "main", source]);
+    const { branches, tags } = buildHistory(source, { commits: 230, largeBlob: true });
+    assert.ok(Number(git(source, ["rev-list", "--count", "--all"]).toString()) >= 230);
+    assert.ok(Number(git(source, ["rev-list", "--merges", "--count", "--all"]).toString()) >= 5);
+    const url = remote(state.empty.path_with_namespace, state.dev.token);
+    const started = Date.now();
+    gitOk(source, ["push", "-q", url, "refs/heads/*:refs/heads/*", "refs/tags/*:refs/tags/*"]);
+    state.pushSeconds = (Date.now() - started) / 1000;
+
+    const clone = path.join(dataDir, "history-clone");
+    gitOk(dataDir, ["-c", "transfer.fsckObjects=true", "clone", "-q", "--mirror", url, clone]);
+    gitOk(clone, ["fsck", "--full", "--strict"]);
+    assert.deepEqual(refsOf(clone), refsOf(source));
+    for (const ref of [...branches.map((b) => `refs/heads/${b}`), ...tags.map((t) => `refs/tags/${t}`)]) {
+      assert.equal(gitOk(clone, ["rev-parse", ref]).trim(), git(source, ["rev-parse", ref]).toString().trim(), ref);
+      assert.equal(gitOk(clone, ["rev-parse", `${ref}^{}`]).trim(), git(source, ["rev-parse", `${ref}^{}`]).toString().trim(), ref);
+    }
+    const objects = (dir) => gitOk(dir, ["cat-file", "--batch-all-objects", "--batch-check"]).trim().split("\n").sort();
+    assert.deepEqual(objects(clone), objects(source));
+    const idx = readdirSync(path.join(clone, "objects/pack")).filter((f) => f.endsWith(".idx")).map((f) => path.join(clone, "objects/pack", f));
+    assert.ok(idx.length > 0);
+    assert.match(gitOk(clone, ["verify-pack", "-v", ...idx]), /\.pack: ok/);
+
+    // The push made the project's HEAD and indexed the commits: the API lists them as git log does.
+    const project = await api("GET", `/projects/${state.empty.id}`);
+    assert.equal(project.default_branch, "main");
+    const listed = await api("GET", `/projects/${state.empty.id}/repository/commits?ref_name=main&per_page=50`);
+    assert.deepEqual(listed.map((c) => c.id), git(source, ["log", "--format=%H", "-50", "main"]).toString().trim().split("\n"));
+  });
+
+  it("fidelity: a repository made through the API clones with the API's ids", STEP, async () => {
+    const id = state.public.id;
+    const made = await api("POST", `/projects/${id}/repository/commits`, {
+      branch: "main",
+      commit_message: "files through the API",
+      actions: [
+        { action: "create", file_path: "src/a.txt", content: "alpha\n" },
+        { action: "create", file_path: "bin/tool", content: "#!/bin/sh\n" },
+        { action: "create", file_path: "data.bin", content: Buffer.from([0, 1, 2, 255, 0]).toString("base64"), encoding: "base64" },
+      ],
+    });
+    const moved = await api("POST", `/projects/${id}/repository/commits`, {
+      branch: "topic",
+      start_branch: "main",
+      commit_message: "move and delete",
+      actions: [
+        { action: "move", file_path: "src/b.txt", previous_path: "src/a.txt" },
+        { action: "delete", file_path: "data.bin" },
+        { action: "chmod", file_path: "bin/tool", execute_filemode: true },
+      ],
+    });
+    await api("POST", `/projects/${id}/repository/tags`, { tag_name: "v1.0", ref: made.id, message: "annotated" });
+    await api("POST", `/projects/${id}/repository/tags`, { tag_name: "light", ref: moved.id });
+    const dir = path.join(dataDir, "api-clone");
+    gitOk(dataDir, ["-c", "transfer.fsckObjects=true", "clone", "-q", "--mirror", remote(state.public.path_with_namespace), dir]);
+    gitOk(dir, ["fsck", "--full", "--strict"]);
+    assert.equal(gitOk(dir, ["rev-parse", "main"]).trim(), made.id);
+    assert.equal(gitOk(dir, ["rev-parse", "topic"]).trim(), moved.id);
+    const tag = await api("GET", `/projects/${id}/repository/tags/v1.0`);
+    assert.equal(gitOk(dir, ["rev-parse", "v1.0"]).trim(), tag.target);
+    assert.equal(gitOk(dir, ["rev-parse", "v1.0^{}"]).trim(), made.id);
+    assert.equal(gitOk(dir, ["rev-parse", "light"]).trim(), moved.id);
+    const listed = await api("GET", `/projects/${id}/repository/commits?ref_name=topic`);
+    assert.deepEqual(listed.map((c) => c.id), gitOk(dir, ["log", "--format=%H", "topic"]).trim().split("\n"));
+    assert.equal(gitOk(dir, ["cat-file", "-p", `${moved.id}:src/b.txt`]), "alpha\n");
+    assert.equal(gitOk(dir, ["ls-tree", moved.id, "bin/tool"]).split(" ")[0], "100755");
+  });
+});
+
