@@ -30,6 +30,7 @@ import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
 import { keysRoutes, userKeysRoutes } from "./keys/routes";
+import { applicationSettingsRoutes } from "./application_settings/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -84,6 +85,7 @@ api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
 api.route("/", keysRoutes);
+api.route("/", applicationSettingsRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 
