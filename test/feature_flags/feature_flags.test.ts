@@ -22,7 +22,7 @@ async function createFlag(w: World, user: TestUser, project: TestProject, json: 
 describe("POST /projects/:id/feature_flags", () => {
   it("creates a new-version flag with every strategy kind and its scopes", async () => {
     const { w, dev, project } = await setup();
-    const list = await (await w.as(dev).post(`/projects/${project.id}/feature_flags_user_lists`, { json: { name: "beta", user_xids: "u1,u2" } })).json();
+    const list = await (await w.as(dev).post(`/projects/${project.id}/feature_flags_user_lists`, { json: { name: "beta", user_xids: "u1,u2" } })).json() as { id: number; iid: number };
     const flag = await createFlag(w, dev, project, {
       name: "dark_mode",
       description: "Dark theme",
@@ -113,7 +113,7 @@ describe("POST /projects/:id/feature_flags", () => {
   it("refuses a user list of another project", async () => {
     const { w, dev, project } = await setup();
     const other = await w.project({ developers: [dev] });
-    const list = await (await w.as(dev).post(`/projects/${other.id}/feature_flags_user_lists`, { json: { name: "l", user_xids: "1" } })).json();
+    const list = await (await w.as(dev).post(`/projects/${other.id}/feature_flags_user_lists`, { json: { name: "l", user_xids: "1" } })).json() as { id: number; iid: number };
     const res = await w.as(dev).post(`/projects/${project.id}/feature_flags`, {
       json: { name: "cross", version: "new_version_flag", strategies: [{ name: "svcUserList", parameters: {}, user_list_id: list.id }] },
     });
@@ -213,7 +213,7 @@ describe("PUT /projects/:id/feature_flags/:feature_flag_name", () => {
 
   it("switches a strategy away from a user list, dropping the list", async () => {
     const { w, dev, project } = await setup();
-    const list = await (await w.as(dev).post(`/projects/${project.id}/feature_flags_user_lists`, { json: { name: "l", user_xids: "1" } })).json();
+    const list = await (await w.as(dev).post(`/projects/${project.id}/feature_flags_user_lists`, { json: { name: "l", user_xids: "1" } })).json() as { id: number; iid: number };
     const flag = await createFlag(w, dev, project, { name: "ul", strategies: [{ name: "svcUserList", parameters: {}, user_list_id: list.id }] });
     const res = await w.as(dev).put(`/projects/${project.id}/feature_flags/ul`, { json: { strategies: [{ id: flag.strategies[0].id, name: "default" }] } });
     expect(((await res.json()) as Flag).strategies[0]).toMatchObject({ name: "default", user_list: null });

@@ -48,7 +48,7 @@ describe("GET /projects/:id/feature_flags_client", () => {
 describe("GET /feature_flags/unleash/:project_id/client/features", () => {
   it("serves the flags whose strategies are scoped to the app name's environment", async () => {
     const { w, maintainer, project, unleash } = await setup();
-    const list = await (await w.as(maintainer).post(`/projects/${project.id}/feature_flags_user_lists`, { json: { name: "beta", user_xids: "7,8" } })).json();
+    const list = await (await w.as(maintainer).post(`/projects/${project.id}/feature_flags_user_lists`, { json: { name: "beta", user_xids: "7,8" } })).json() as { id: number; iid: number };
     const create = (json: unknown) => w.as(maintainer).post(`/projects/${project.id}/feature_flags`, { json });
     await create({
       name: "prod_only",
@@ -82,7 +82,7 @@ describe("GET /feature_flags/unleash/:project_id/client/features", () => {
         { name: "legacy", enabled: true, strategies: [{ name: "userWithId", parameters: { userIds: "5" } }] },
       ],
     });
-    const review = await (await unleash("/features", { app: "review/app-1" })).json();
+    const review = await (await unleash("/features", { app: "review/app-1" })).json() as { features: { name: string; enabled: boolean; strategies: unknown }[] };
     expect(review.features.map((f: { name: string; enabled: boolean }) => [f.name, f.enabled])).toEqual([
       ["prod_only", true],
       ["everywhere_list", false],
