@@ -70,6 +70,19 @@ const PROJECT = {
   read_snippet: { level: Access.GUEST, readers: true, feature: "snippetsEnabled" },
   create_snippet: { level: Access.REPORTER, blockedWhenArchived: true, feature: "snippetsEnabled" },
   admin_snippet: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "snippetsEnabled" },
+  // Feature flags, user lists, the Unleash client token (ee/app/policies/ee/project_policy.rb) and
+  // environments (app/policies/project_policy.rb, environment_policy.rb).
+  read_feature_flag: { level: Access.DEVELOPER },
+  create_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_user_lists: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_client: { level: Access.MAINTAINER, blockedWhenArchived: true },
+  read_environment: { level: Access.REPORTER },
+  create_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
 } as const satisfies Record<string, Rule>;
 
 /** Group abilities, from app/policies/group_policy.rb. */
