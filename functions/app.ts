@@ -29,7 +29,16 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
+<<<<<<< HEAD
 import { gitHttpRoutes } from "./git_http/routes";
+=======
+import { keysRoutes, userKeysRoutes } from "./keys/routes";
+import { applicationSettingsRoutes } from "./application_settings/routes";
+import { featureFlagsRoutes } from "./feature_flags/routes";
+import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
+import { environmentsRoutes } from "./environments/routes";
+import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
+>>>>>>> main
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -59,6 +68,7 @@ app.use("/uploads/*", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
+api.route("/", userKeysRoutes);
 api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
@@ -82,6 +92,13 @@ api.route("/", commitsRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
+api.route("/", keysRoutes);
+api.route("/", applicationSettingsRoutes);
+api.route("/", featureFlagsRoutes);
+api.route("/", featureFlagsUserListsRoutes);
+api.route("/", environmentsRoutes);
+api.route("/", featureFlagsClientRoutes);
+api.route("/", unleashRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
