@@ -29,16 +29,13 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
-<<<<<<< HEAD
 import { gitHttpRoutes } from "./git_http/routes";
-=======
 import { keysRoutes, userKeysRoutes } from "./keys/routes";
 import { applicationSettingsRoutes } from "./application_settings/routes";
 import { featureFlagsRoutes } from "./feature_flags/routes";
 import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
 import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
->>>>>>> main
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
