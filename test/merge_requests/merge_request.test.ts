@@ -10,7 +10,8 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid", () => {
     const w = await world();
     const dev = await w.user();
     const guest = await w.user();
-    const project = await w.project({ developers: [dev], guests: [guest] });
+    // Guests read merge requests of public and internal projects only (ProjectPolicy `public_access`).
+    const project = await w.project({ visibility: "public", developers: [dev], guests: [guest] });
     const mr = await createMergeRequest(w, dev, project, { description: "- [x] done\n- [ ] todo" });
     const asDev = await w.as(dev).get(`/projects/${project.id}/merge_requests/${mr.iid}`);
     expect(asDev.status).toBe(200);
