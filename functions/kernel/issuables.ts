@@ -78,7 +78,7 @@ export type MergeRequestWithAssignees = MergeRequest & { assigneeIds: number[]; 
  */
 export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: string): Promise<MergeRequestWithAssignees> {
   if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Merge Request");
-  if (!allowed(c.var.actor, "read_merge_request", project)) throw notFound("Merge Request");
+  if (!mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
   const rows = await c.var
     .db()
     .select({
@@ -91,7 +91,25 @@ export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: 
     .limit(1);
   const row = rows[0];
   if (!row) throw notFound("Merge Request");
-  return { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) };
+  const mr = { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) };
+  if (!canReadMergeRequest(c.var.actor, project, mr)) throw notFound("Merge Request");
+  return mr;
+}
+
+/**
+ * MergeRequestPolicy `read_merge_request`: the project's rule (anyone who reads a public or internal
+ * project, reporters and up of a private one), plus IssuablePolicy's `guest_access & assignee_or_author`:
+ * a guest reads (and updates) the merge requests they wrote or are assigned to.
+ */
+export function canReadMergeRequest(actor: Actor | null, project: ProjectWithAccess, mr: { authorId: number | null; assigneeIds: number[] }): boolean {
+  if (allowed(actor, "read_merge_request", project)) return true;
+  if (!actor || !project.mergeRequestsEnabled || project.accessLevel < Access.GUEST) return false;
+  return mr.authorId === actor.user.id || mr.assigneeIds.includes(actor.user.id);
+}
+
+/** Whether any merge request of the project may be readable, before loading one (a guest's own may be). */
+export function mayReadSomeMergeRequest(actor: Actor | null, project: ProjectWithAccess): boolean {
+  return allowed(actor, "read_merge_request", project) || (!!actor && project.mergeRequestsEnabled && project.accessLevel >= Access.GUEST);
 }
 
 /**
@@ -101,7 +119,7 @@ export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: 
 export function canUpdateMergeRequest(actor: Actor | null, project: ProjectWithAccess, mr: MergeRequestWithAssignees): boolean {
   if (!actor) return false;
   if (allowed(actor, "update_merge_request", project)) return true;
-  if (project.archived || !allowed(actor, "read_merge_request", project)) return false;
+  if (project.archived || !canReadMergeRequest(actor, project, mr)) return false;
   return mr.authorId === actor.user.id || mr.assigneeIds.includes(actor.user.id);
 }
 

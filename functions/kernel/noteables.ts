@@ -6,7 +6,7 @@ import { Access, Visibility } from "./access";
 import type { Executor } from "./db";
 import type { Actor, Ctx } from "./env";
 import { badRequest, recordNotFound } from "./errors";
-import { canReadIssue } from "./issuables";
+import { canReadIssue, canReadMergeRequest } from "./issuables";
 import { findGroup, findProject } from "./lookup";
 import { parseDateTime } from "./params";
 
@@ -94,7 +94,7 @@ export async function loadNoteable(c: Ctx, container: NoteableContainer, type: N
       assigneeIds: (row.assigneeIds ?? []).map(Number),
       confidential: false,
       discussionLocked: !!row.mr.discussionLocked,
-      readable: allowed(actor, "read_merge_request", project),
+      readable: canReadMergeRequest(actor, project, { authorId: row.mr.authorId, assigneeIds: (row.assigneeIds ?? []).map(Number) }),
     };
   }
   if (type === "Snippet") {

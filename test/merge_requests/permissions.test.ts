@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
@@ -29,6 +30,16 @@ describe("merge requests of a private project for its guests", () => {
     expect((await w.as(reporter).get(`${base}/${mr.iid}`)).status).toBe(200);
     const asReporter = (await (await w.as(reporter).get("/merge_requests", { query: { scope: "all", per_page: 100 } })).json()) as Json[];
     expect(asReporter.map((m) => m.id)).toContain(mr.id);
+  });
+
+  it("except the guest's own: an author reads and updates the merge request they wrote", async () => {
+    const w = await world();
+    const author = await w.user();
+    const project = await w.project({ visibility: "private", developers: [author] });
+    const mr = await createMergeRequest(w, author, project);
+    await w.db((db) => db.execute(sql`UPDATE members SET access_level = 10 WHERE source_type = 'Project' AND source_id = ${project.id} AND user_id = ${author.id}`));
+    expect((await w.as(author).get(`/projects/${project.id}/merge_requests/${mr.iid}`)).status).toBe(200);
+    expect((await w.as(author).get(`/projects/${project.id}/merge_requests/${mr.iid}/notes`)).status).toBe(200);
   });
 
   it("are readable by the guests of a public project", async () => {
