@@ -29,6 +29,11 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
+import { keysRoutes, userKeysRoutes } from "./keys/routes";
+import { featureFlagsRoutes } from "./feature_flags/routes";
+import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
+import { environmentsRoutes } from "./environments/routes";
+import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -58,6 +63,7 @@ app.use("/uploads/*", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
+api.route("/", userKeysRoutes);
 api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
@@ -81,6 +87,12 @@ api.route("/", commitsRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
+api.route("/", keysRoutes);
+api.route("/", featureFlagsRoutes);
+api.route("/", featureFlagsUserListsRoutes);
+api.route("/", environmentsRoutes);
+api.route("/", featureFlagsClientRoutes);
+api.route("/", unleashRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

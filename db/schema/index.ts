@@ -6,3 +6,5 @@ export * from "./members";
 export * from "./instance";
 export * from "./repository";
 export * from "./issues";
+export * from "./keys";
+export * from "./operations";
