@@ -28,6 +28,9 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
+import { pipelinesRoutes } from "./pipelines/routes";
+import { jobsRoutes } from "./jobs/routes";
+import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -79,6 +82,10 @@ api.route("/", commitsRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
+api.route("/", pipelinesRoutes);
+api.route("/", jobsRoutes);
+api.route("/", runnerProtocolRoutes);
+api.route("/", runnersRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 
