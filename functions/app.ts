@@ -3,6 +3,7 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
+import { rejectMalformedStrings } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";
 import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
@@ -31,6 +32,7 @@ import { commitsRoutes } from "./commits/routes";
 import { pipelinesRoutes } from "./pipelines/routes";
 import { jobsRoutes } from "./jobs/routes";
 import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
+import { keysRoutes, userKeysRoutes } from "./keys/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -53,12 +55,14 @@ app.use(async (c, next) => {
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "SAMEORIGIN");
 });
+app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
 app.use("/api/v4/*", authenticate);
 app.use("/uploads/*", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
+api.route("/", userKeysRoutes);
 api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
@@ -86,6 +90,7 @@ api.route("/", pipelinesRoutes);
 api.route("/", jobsRoutes);
 api.route("/", runnerProtocolRoutes);
 api.route("/", runnersRoutes);
+api.route("/", keysRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

@@ -7,3 +7,4 @@ export * from "./instance";
 export * from "./repository";
 export * from "./issues";
 export * from "./ci";
+export * from "./keys";

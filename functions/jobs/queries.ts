@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { ciBuildTraceChunks, ciBuilds, ciJobArtifacts, ciPipelines, ciRunners, users, type CiJobArtifact, type GitCommitRow } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import { readCommitRows } from "../kernel/git";
+import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { JobRow } from "./entities";
 

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { ciBuilds, ciPipelineVariables, ciPipelines, ciStages, type CiPipeline } from "../../db/schema";
 import type { Database, Executor } from "../kernel/db";
-import { branchRef, commitTree, listTree, readCommitChanges, readCommitRows, readFileAt, readRef, refCommit, repoOf, tagRef, ZERO_OID, type Repo } from "../kernel/git";
+import { branchRef, commitTree, listTree, readCommitChanges, readCommitRows, readFileAt, readRef, refCommit, repoOf, tagRef, ZERO_OID, type Repo } from "../shared/git";
 import { matchRules, seedJobs, SeedError, type SeedContext, type SeededJob } from "./seed";
 import { asRecord, mergeVariables, pipelineVariables, projectVariables, serverVariables, userVariables, type ProjectFacts, type UserFacts } from "./variables";
 import { ConfigError, parseConfig, type Config } from "./yaml";

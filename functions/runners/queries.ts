@@ -11,7 +11,7 @@ import {
   type CiRunner,
 } from "../../db/schema";
 import type { Database, Executor } from "../kernel/db";
-import { readCommitRows } from "../kernel/git";
+import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
 
 /** The runner protocol's SQL (CI.md §8): registration, the claim, trace append, artifacts. */

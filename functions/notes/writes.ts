@@ -1,0 +1,187 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Note } from "../../db/schema";
+import { Access } from "../kernel/access";
+import type { Executor } from "../kernel/db";
+import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
+import type { Noteable, NoteableType } from "../shared/issuables/noteables";
+import { TodoAction } from "../shared/issuables/todos";
+
+/**
+ * The writes of notes (the notes domain owns them; discussions and quick actions call them), each ONE statement (data-modifying CTEs, atomic like a
+ * transaction and without BEGIN/COMMIT round trips), with their side effects:
+ * - Notes::CreateService: the note; the noteable's `updated_at` (Note#touch_noteable) and, for
+ *   issues and merge requests, `user_notes_count` (non-system notes); TodoService#new_note: the
+ *   author's pending to-dos on the target are done, and `directly_addressed` / `mentioned` to-dos for
+ *   the users the note names who may read it (one pending to-do per user and target, as GitLab's
+ *   `pending_todos` exclusion does; none for snippet notes, `Note#can_create_todo?`).
+ * - Notes::DestroyService: the note, its award emoji (polymorphic, no foreign key) and the counter.
+ */
+
+/** Tables whose rows hold each noteable. */
+const TABLE: Record<NoteableType, string> = { Issue: "issues", MergeRequest: "merge_requests", Snippet: "snippets", Epic: "epics" };
+/** Noteables with `user_notes_count`, `upvotes` and `downvotes` columns. */
+const COUNTED = new Set<NoteableType>(["Issue", "MergeRequest"]);
+
+const ident = (name: string) => sql.identifier(name);
+
+/** Raw `notes` rows (snake_case, timestamps as text) as the schema's Note. */
+function noteFrom(r: Record<string, unknown>): Note {
+  const time = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
+  return {
+    id: Number(r.id),
+    noteableType: String(r.noteable_type),
+    noteableId: Number(r.noteable_id),
+    projectId: r.project_id === null ? null : Number(r.project_id),
+    authorId: r.author_id === null ? null : Number(r.author_id),
+    note: String(r.note),
+    system: Boolean(r.system),
+    confidential: Boolean(r.confidential),
+    type: r.type === null ? null : String(r.type),
+    discussionId: String(r.discussion_id),
+    resolvable: Boolean(r.resolvable),
+    resolvedAt: time(r.resolved_at),
+    resolvedById: r.resolved_by_id === null ? null : Number(r.resolved_by_id),
+    updatedById: r.updated_by_id === null ? null : Number(r.updated_by_id),
+    createdAt: time(r.created_at)!,
+    updatedAt: time(r.updated_at)!,
+  };
+}
+
+/**
+ * WHERE condition on `users u` for "may read this note on this noteable" (TodoService
+ * `reject_users_without_access`): the project (issues, merge requests) or group (epics) is readable
+ * by the user, and a confidential issue, epic or note needs reporter access, or being the noteable's
+ * author or assignee (issues).
+ */
+function mayRead(n: Noteable, confidentialNote: boolean): SQL {
+  const confidential = n.confidential || confidentialNote;
+  const authorAndAssignees = [n.authorId ?? 0, ...n.assigneeIds];
+  if (n.project) {
+    const level = sql`GREATEST(
+      COALESCE((SELECT max(m.access_level) FROM members m JOIN projects p ON p.id = ${n.project.id} JOIN namespaces ns ON ns.id = p.namespace_id
+        WHERE m.user_id = u.id AND (m.expires_at IS NULL OR m.expires_at > current_date)
+          AND ((m.source_type = 'Project' AND m.source_id = p.id) OR (m.source_type = 'Namespace' AND m.source_id = ANY(ns.traversal_ids)))), 0),
+      COALESCE((SELECT max(LEAST(m.access_level, l.group_access)) FROM project_group_links l
+        JOIN namespaces g ON g.id = l.group_id
+        JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(g.traversal_ids) AND m.user_id = u.id
+          AND (m.expires_at IS NULL OR m.expires_at > current_date)
+        WHERE l.project_id = ${n.project.id} AND (l.expires_at IS NULL OR l.expires_at > current_date)), 0))`;
+    const visibility = n.project.visibilityLevel;
+    const readsProject = sql`(u.admin OR ${level} >= ${Access.GUEST} OR ${visibility} = 20 OR (${visibility} = 10 AND NOT u.external))`;
+    if (!confidential) return readsProject;
+    return sql`(${readsProject} AND (u.admin OR ${level} >= ${Access.REPORTER} OR u.id = ANY(${sql.param(authorAndAssignees)}::int[])))`;
+  }
+  const group = n.group!;
+  const level = sql`COALESCE((SELECT max(m.access_level) FROM members m WHERE m.user_id = u.id AND m.source_type = 'Namespace'
+    AND m.source_id = ANY(${sql.param(group.traversalIds)}::int[]) AND (m.expires_at IS NULL OR m.expires_at > current_date)), 0)`;
+  const visibility = group.visibilityLevel;
+  const readsGroup = sql`(u.admin OR ${level} >= ${Access.MINIMAL_ACCESS} OR ${visibility} = 20 OR (${visibility} = 10 AND NOT u.external))`;
+  if (!confidential) return readsGroup;
+  return sql`(${readsGroup} AND (u.admin OR ${level} >= ${Access.REPORTER}))`;
+}
+
+/** The CTEs that create mention to-dos for the note of CTE `source` and finish the author's own. */
+function todoCtes(n: Noteable, authorId: number, body: string, confidentialNote: boolean, skip: string[]): SQL {
+  if (n.type === "Snippet") return sql``;
+  const resolve = sql`, resolved AS (
+    UPDATE todos SET state = 'done', updated_at = now()
+    WHERE user_id = ${authorId} AND target_type = ${n.type} AND target_id = ${n.id} AND state = 'pending' RETURNING 1)`;
+  const direct = directlyAddressedUsernames(body).filter((u) => !skip.includes(u));
+  const all = mentionedUsernames(body).filter((u) => !skip.includes(u));
+  if (all.length === 0) return resolve;
+  return sql`${resolve}, mentioned AS (
+    SELECT u.id, CASE WHEN lower(u.username) = ANY(${sql.param(direct)}::text[]) THEN ${TodoAction.directly_addressed}::int ELSE ${TodoAction.mentioned}::int END AS action
+    FROM users u
+    WHERE lower(u.username) = ANY(${sql.param(all)}::text[]) AND u.state = 'active' AND ${mayRead(n, confidentialNote)}
+      AND NOT EXISTS (SELECT 1 FROM todos t WHERE t.user_id = u.id AND t.target_type = ${n.type} AND t.target_id = ${n.id} AND t.state = 'pending')
+  ), created_todos AS (
+    INSERT INTO todos (user_id, project_id, group_id, author_id, target_type, target_id, note_id, action, body)
+    SELECT m.id, ${n.project?.id ?? null}::int, ${n.group?.id ?? null}::int, ${authorId}::int, ${n.type}::text, ${n.id}::int, s.id, m.action, s.note
+    FROM mentioned m CROSS JOIN source s RETURNING 1)`;
+}
+
+export type NewNote = {
+  noteable: Noteable;
+  authorId: number;
+  body: string;
+  confidential: boolean;
+  /** "DiscussionNote" for a thread note, null for a single comment. */
+  type: "DiscussionNote" | null;
+  discussionId: string;
+  resolvable: boolean;
+  /** `created_at` (and `updated_at`) when the caller may set them; else now. */
+  createdAt: Date | null;
+};
+
+/** Creates a note with its side effects (see the file comment). One statement. */
+export async function insertNote(db: Executor, input: NewNote): Promise<Note> {
+  const n = input.noteable;
+  const at = input.createdAt ? sql`${input.createdAt.toISOString()}::timestamptz` : sql`now()`;
+  const counter = COUNTED.has(n.type) ? sql`, user_notes_count = user_notes_count + 1` : sql``;
+  const result = await db.execute(sql`
+    WITH source AS (
+      INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id, resolvable, created_at, updated_at)
+      VALUES (${n.type}, ${n.id}, ${n.project?.id ?? null}::int, ${input.authorId}, ${input.body}, false, ${input.confidential},
+        ${input.type}, ${input.discussionId}, ${input.resolvable}, ${at}, ${at})
+      RETURNING *
+    ), touched AS (
+      UPDATE ${ident(TABLE[n.type])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
+    )${todoCtes(n, input.authorId, input.body, input.confidential, [])}
+    SELECT * FROM source`);
+  return noteFrom(result.rows[0] as Record<string, unknown>);
+}
+
+/**
+ * Notes::UpdateService: the new body, `updated_by`, and TodoService#update_note (to-dos for the users
+ * the new body names that the old one did not). One statement.
+ */
+export async function updateNoteBody(db: Executor, n: Noteable, note: Note, body: string, actorId: number): Promise<Note> {
+  const before = mentionedUsernames(note.note);
+  const result = await db.execute(sql`
+    WITH source AS (
+      UPDATE notes SET note = ${body}, updated_at = now(), updated_by_id = ${actorId} WHERE id = ${note.id} RETURNING *
+    )${todoCtes(n, actorId, body, note.confidential, before)}
+    SELECT * FROM source`);
+  return noteFrom(result.rows[0] as Record<string, unknown>);
+}
+
+/** Makes the first note of an individual discussion a thread note (IndividualNoteDiscussion#convert_to_discussion!). */
+export function convertToThreadSql(n: Noteable, discussionId: string): SQL {
+  return sql`UPDATE notes SET type = 'DiscussionNote' WHERE noteable_type = ${n.type} AND noteable_id = ${n.id}
+    AND discussion_id = ${discussionId} AND type IS NULL`;
+}
+
+/**
+ * Replies to a discussion: the reply (a thread note) and, when the discussion was a single comment,
+ * its conversion into a thread, in one statement.
+ */
+export async function insertReply(db: Executor, input: NewNote & { convert: boolean }): Promise<Note> {
+  if (!input.convert) return insertNote(db, input);
+  const n = input.noteable;
+  const at = input.createdAt ? sql`${input.createdAt.toISOString()}::timestamptz` : sql`now()`;
+  const counter = COUNTED.has(n.type) ? sql`, user_notes_count = user_notes_count + 1` : sql``;
+  const result = await db.execute(sql`
+    WITH converted AS (${convertToThreadSql(n, input.discussionId)} RETURNING 1),
+    source AS (
+      INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id, resolvable, created_at, updated_at)
+      VALUES (${n.type}, ${n.id}, ${n.project?.id ?? null}::int, ${input.authorId}, ${input.body}, false, ${input.confidential},
+        'DiscussionNote', ${input.discussionId}, ${input.resolvable}, ${at}, ${at})
+      RETURNING *
+    ), touched AS (
+      UPDATE ${ident(TABLE[n.type])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
+    )${todoCtes(n, input.authorId, input.body, input.confidential, [])}
+    SELECT * FROM source`);
+  return noteFrom(result.rows[0] as Record<string, unknown>);
+}
+
+/** Notes::DestroyService: the note, its award emoji and (user notes) the noteable's counter. One statement. */
+export async function deleteNote(db: Executor, n: Noteable, note: Note): Promise<void> {
+  const counter = COUNTED.has(n.type) && !note.system
+    ? sql`, counted AS (UPDATE ${ident(TABLE[n.type])} SET user_notes_count = GREATEST(user_notes_count - 1, 0)
+        WHERE id = ${n.id} AND EXISTS (SELECT 1 FROM deleted) RETURNING 1)`
+    : sql``;
+  await db.execute(sql`
+    WITH deleted AS (DELETE FROM notes WHERE id = ${note.id} RETURNING id),
+    awards AS (DELETE FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id = ${note.id} RETURNING 1)${counter}
+    SELECT count(*)::int AS n FROM deleted`);
+}

@@ -1,0 +1,117 @@
+// Loading the commit graph from the commit index (GIT.md §6 "Loading history"): one recursive CTE
+// returns up to N ancestors of the requested commits (oid, parents, date, generation, tree and, with a
+// path filter, whether the commit touches the path against its first parent), unsorted, so Postgres
+// stops at the LIMIT. The walk asks for more when it meets a commit it has not loaded.
+import { sql } from "drizzle-orm";
+import type { Executor } from "../../../kernel/db";
+
+export type CommitData = {
+  oid: string;
+  parents: string[];
+  /** Committer date, unix seconds (git's `commit->date`). */
+  date: number;
+  generation: number;
+  tree: string;
+  /** With a path filter: whether the diff against the first parent (or the empty tree) touches it. */
+  touches: boolean;
+};
+
+export type LoaderOptions = {
+  /** Literal pathspec (GitLab passes `--literal-pathspecs`); a trailing `/` matches directories only. */
+  path?: string | null;
+  /** Rows of the first load; later loads double, up to `maxBatch`. */
+  batch?: number;
+  maxBatch?: number;
+};
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Splits a pathspec into its exact name (null for `dir/`) and its directory prefix. */
+export function pathPatterns(path: string): { exact: string | null; prefix: string } {
+  const dirOnly = path.endsWith("/");
+  const clean = path.replace(/\/+$/, "");
+  return { exact: dirOnly ? null : clean, prefix: `${escapeLike(clean)}/%` };
+}
+
+export class CommitLoader {
+  private readonly data = new Map<string, CommitData>();
+  private readonly absent = new Set<string>();
+  private batch: number;
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly db: Executor,
+    readonly poolId: number,
+    readonly options: LoaderOptions = {},
+  ) {
+    this.batch = options.batch ?? 256;
+    this.maxBatch = options.maxBatch ?? 20_000;
+  }
+
+  /** A limited walk reads everything it can reach anyway: load generously from now on. */
+  raiseBatch(rows: number) {
+    this.batch = Math.max(this.batch, Math.min(rows, this.maxBatch));
+  }
+
+  get(oid: string): CommitData | undefined {
+    return this.data.get(oid);
+  }
+
+  has(oid: string): boolean {
+    return this.data.has(oid) || this.absent.has(oid);
+  }
+
+  /**
+   * Loads `oids` and as many of their ancestors (and of `frontier`'s) as the batch allows. Ids that are
+   * not commits of the pool are remembered as absent. Returns the commits this call added.
+   */
+  async load(oids: string[], frontier: Iterable<string> = []): Promise<CommitData[]> {
+    const seeds = new Set(oids.filter((oid) => !this.has(oid)));
+    if (seeds.size === 0) return [];
+    for (const oid of frontier) {
+      if (seeds.size >= 2000) break;
+      if (!this.has(oid)) seeds.add(oid);
+    }
+    const path = this.options.path;
+    const touches = path
+      ? (() => {
+          const { exact, prefix } = pathPatterns(path);
+          const exactClause = exact === null ? sql`false` : sql`ch.path = ${exact} OR ch.old_path = ${exact}`;
+          return sql`EXISTS (SELECT 1 FROM git_commit_changes ch WHERE ch.pool_id = ${this.poolId} AND ch.commit_oid = w.oid
+            AND (${exactClause} OR ch.path LIKE ${prefix} OR ch.old_path LIKE ${prefix}))`;
+        })()
+      : sql`false`;
+    const result = await this.db.execute<{ oid: string; parents: string[]; ts: string | number; generation: number; tree: string; touches: boolean }>(sql`
+      WITH RECURSIVE walk(oid, parents, ts, generation, tree) AS (
+        SELECT c.oid, c.parents, extract(epoch FROM c.committed_at)::bigint, c.generation, c.tree
+          FROM git_commits c
+         WHERE c.pool_id = ${this.poolId} AND c.oid = ANY(${sql.param([...seeds])}::char(40)[])
+        UNION
+        SELECT c.oid, c.parents, extract(epoch FROM c.committed_at)::bigint, c.generation, c.tree
+          FROM walk w
+          CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
+          JOIN git_commits c ON c.pool_id = ${this.poolId} AND c.oid = p.oid::char(40)
+      )
+      SELECT w.oid, w.parents, w.ts, w.generation, w.tree, ${touches} AS touches
+        FROM walk w
+       LIMIT ${Math.max(this.batch, seeds.size)}`);
+    this.batch = Math.min(this.batch * 2, this.maxBatch);
+    const added: CommitData[] = [];
+    for (const row of result.rows) {
+      if (this.data.has(row.oid)) continue;
+      const data: CommitData = {
+        oid: row.oid,
+        parents: row.parents,
+        date: Number(row.ts),
+        generation: Number(row.generation),
+        tree: row.tree,
+        touches: row.touches === true,
+      };
+      this.data.set(row.oid, data);
+      added.push(data);
+    }
+    // Every seed is in the non-recursive term, which comes first and fits the LIMIT: not returned = absent.
+    for (const oid of seeds) if (!this.data.has(oid)) this.absent.add(oid);
+    return added;
+  }
+}

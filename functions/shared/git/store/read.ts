@@ -1,0 +1,128 @@
+// Reading a repository for the commits, branches, tags, files and tree routes (GIT.md §6).
+import { sql } from "drizzle-orm";
+import type { GitCommitRow } from "../../../../db/schema";
+import type { Executor } from "../../../kernel/db";
+import { readCommitRows } from "./commit_index";
+import { RevWalk } from "./log";
+import { isTreeMode, type TreeEntry } from "../pure/objects";
+import { branchName, tagName } from "../pure/refnames";
+import { listRefs, refCommit } from "./refs";
+import { resolveRevisions, type Repo } from "./revisions";
+import { readObjects } from "./objects";
+import { entryAtPath, storeSource } from "./trees";
+
+/**
+ * The commit a revision names (`GET /commits/:sha` takes a sha, a branch or a tag): null when it
+ * does not resolve (→ `404 Commit Not Found`). Three statements: refs, the commit's batch, its row.
+ */
+export async function findCommit(db: Executor, repo: Repo, rev: string): Promise<GitCommitRow | null> {
+  const walk = new RevWalk(db, repo.poolId, { batch: 16 });
+  const oid = (await resolveRevisions(db, repo, [rev], walk)).get(rev);
+  if (!oid) return null;
+  return (await readCommitRows(db, repo.poolId, [oid])).get(oid) ?? null;
+}
+
+export type RefType = "branch" | "tag";
+
+/**
+ * Branches and tags whose tip reaches `oid` (`GET /commits/:sha/refs`; Gitaly's
+ * `for-each-ref --contains`): branches first, then tags, each in ref-name order. One walk from all tips
+ * that never goes below the target's generation (GIT.md §7).
+ */
+export async function refsContaining(db: Executor, repo: Repo, oid: string, type: RefType | "all" = "all"): Promise<{ type: RefType; name: string }[]> {
+  const prefixes = type === "branch" ? ["refs/heads/"] : type === "tag" ? ["refs/tags/"] : ["refs/heads/", "refs/tags/"];
+  const refs = (await listRefs(db, repo.projectId, type === "all" ? "refs/" : prefixes[0])).filter((r) => prefixes.some((p) => r.name.startsWith(p)));
+  if (refs.length === 0) return [];
+  const tips = [...new Set(refs.map(refCommit))];
+  const result = await db.execute<{ oid: string; parents: string[] }>(sql`
+    WITH RECURSIVE target AS (
+      SELECT generation FROM git_commits WHERE pool_id = ${repo.poolId} AND oid = ${oid}
+    ), walk(oid, parents) AS (
+      SELECT c.oid, c.parents FROM git_commits c, target t
+       WHERE c.pool_id = ${repo.poolId} AND c.oid = ANY(${sql.param(tips)}::char(40)[]) AND c.generation >= t.generation
+      UNION
+      SELECT c.oid, c.parents FROM walk w
+       CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
+       JOIN git_commits c ON c.pool_id = ${repo.poolId} AND c.oid = p.oid::char(40)
+       CROSS JOIN target t
+       WHERE c.generation >= t.generation
+    )
+    SELECT oid, parents FROM walk`);
+  // Which loaded commits reach the target: walk child edges back from it.
+  const children = new Map<string, string[]>();
+  for (const row of result.rows) for (const parent of row.parents) children.set(parent, [...(children.get(parent) ?? []), row.oid]);
+  const reaches = new Set<string>([oid]);
+  const stack = [oid];
+  while (stack.length) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      if (!reaches.has(child)) {
+        reaches.add(child);
+        stack.push(child);
+      }
+    }
+  }
+  const out: { type: RefType; name: string }[] = [];
+  for (const prefix of prefixes) {
+    for (const ref of refs) {
+      if (!ref.name.startsWith(prefix) || !reaches.has(refCommit(ref))) continue;
+      out.push(prefix === "refs/heads/" ? { type: "branch", name: branchName(ref.name)! } : { type: "tag", name: tagName(ref.name)! });
+    }
+  }
+  return out;
+}
+
+/** The root tree of a commit (one statement). */
+export async function commitTree(db: Executor, repo: Repo, oid: string): Promise<string | null> {
+  const result = await db.execute<{ tree: string }>(sql`SELECT tree FROM git_commits WHERE pool_id = ${repo.poolId} AND oid = ${oid}`);
+  return result.rows[0]?.tree ?? null;
+}
+
+export type FileAt = { path: string; mode: string; oid: string; size: number; content: Uint8Array };
+
+/** The blob at `path` in a tree (`repository/files`, CI config): null when absent or not a file. */
+export async function readFileAt(db: Executor, repo: Repo, tree: string, path: string): Promise<FileAt | null> {
+  const source = storeSource(db, repo.poolId);
+  const clean = path.split("/").filter((s) => s !== "").join("/");
+  const entry = await entryAtPath(source, tree, clean);
+  if (!entry || isTreeMode(entry.mode) || entry.mode === "160000") return null;
+  const blob = (await readObjects(db, repo.poolId, [entry.oid])).get(entry.oid);
+  if (!blob) return null;
+  return { path: clean, mode: entry.mode, oid: entry.oid, size: blob.body.length, content: blob.body };
+}
+
+export type TreeListing = { path: string; name: string; mode: string; oid: string; type: "tree" | "blob" | "commit" };
+
+const entryType = (entry: TreeEntry): TreeListing["type"] => (isTreeMode(entry.mode) ? "tree" : entry.mode === "160000" ? "commit" : "blob");
+
+/**
+ * The entries under `path` of a tree (`repository/tree`), in git's order; `recursive` lists every
+ * level depth-first like `git ls-tree -r -t`. Null when `path` is not a directory.
+ */
+export async function listTree(db: Executor, repo: Repo, tree: string, path: string, recursive: boolean): Promise<TreeListing[] | null> {
+  const source = storeSource(db, repo.poolId);
+  const clean = path.split("/").filter((s) => s !== "").join("/");
+  let root = tree;
+  if (clean) {
+    const entry = await entryAtPath(source, tree, clean);
+    if (!entry || !isTreeMode(entry.mode)) return null;
+    root = entry.oid;
+  }
+  // Read level by level (one statement per depth), then emit depth-first.
+  const trees = new Map<string, TreeEntry[]>();
+  let level = [root];
+  while (level.length) {
+    const read = await source.trees(level);
+    for (const [oid, entries] of read) trees.set(oid, entries);
+    level = recursive ? [...read.values()].flat().filter((e) => isTreeMode(e.mode) && !trees.has(e.oid)).map((e) => e.oid) : [];
+  }
+  const out: TreeListing[] = [];
+  const emit = (oid: string, prefix: string) => {
+    for (const entry of trees.get(oid) ?? []) {
+      const entryPath = prefix ? `${prefix}/${entry.name}` : entry.name;
+      out.push({ path: entryPath, name: entry.name, mode: isTreeMode(entry.mode) ? "040000" : entry.mode, oid: entry.oid, type: entryType(entry) });
+      if (recursive && isTreeMode(entry.mode)) emit(entry.oid, entryPath);
+    }
+  };
+  emit(root, clean);
+  return out;
+}

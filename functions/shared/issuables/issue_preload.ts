@@ -1,0 +1,152 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { issues, namespaces, projects, type Issue, type Label, type Milestone, type User } from "../../../db/schema";
+import type { Executor } from "../../kernel/db";
+import type { Actor } from "../../kernel/env";
+import { projectIsVisible } from "../../kernel/visibility";
+
+/**
+ * Everything the issue entities (functions/issues/entities.ts) need, loaded in ONE statement for any
+ * number of issues: the row, its project's paths, author, closer, assignees, labels, milestone and the
+ * two counts GitLab computes per request. Domains that present issues (issue links, to-dos, notes,
+ * milestones) select the ids they need, then call `loadIssueRows`; they never query relations themselves.
+ */
+
+/** The user columns `userBasic` reads (functions/users/entities.ts `UserBasicRow`). */
+export type IssueUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
+/** A label as the issue entities show it (LabelBasic). */
+export type IssueLabel = Pick<Label, "id" | "title" | "color" | "description" | "projectId" | "groupId" | "priority">;
+/**
+ * A milestone as loaded through JSON (timestamps arrive as strings), with the path of its web page
+ * (`<project>/-/milestones/<iid>` or `groups/<group>/-/milestones/<iid>`).
+ */
+export type IssueMilestone = Omit<Milestone, "createdAt" | "updatedAt"> & {
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  webPath: string;
+};
+
+export type IssueRow = Issue & {
+  project: { id: number; path: string; fullPath: string; namespaceId: number; namespaceType: string };
+  author: IssueUser | null;
+  closedBy: IssueUser | null;
+  /** Ordered by user id (issue_assignees has no position). */
+  assignees: IssueUser[];
+  /** Ordered by title, as GitLab sorts them in the entity. */
+  labels: IssueLabel[];
+  milestone: IssueMilestone | null;
+  /** Merge requests closing the issue, in projects the caller may read (`issuable_metadata`). */
+  mergeRequestsCount: number;
+  /** Open issues this issue blocks (EE `blocking_issues_count`). */
+  blockingIssuesCount: number;
+  /** Whether the caller commented on the issue (a participant, for `subscribed`). */
+  actorCommented: boolean;
+};
+
+const userJson = (alias: string) =>
+  sql.raw(`json_build_object('id', ${alias}.id, 'username', ${alias}.username, 'name', ${alias}.name,
+    'state', ${alias}.state, 'avatarUrl', ${alias}.avatar_url, 'email', ${alias}.email)`);
+
+/**
+ * SQL for milestone `alias` as the JSON object `IssueMilestone` (milestones and issues present it the
+ * same way), with its web path (Gitlab::UrlBuilder: the project or group milestone page).
+ */
+export function milestoneJson(alias: string): SQL {
+  const m = alias;
+  return sql.raw(`json_build_object('id', ${m}.id, 'iid', ${m}.iid, 'projectId', ${m}.project_id, 'groupId', ${m}.group_id,
+    'title', ${m}.title, 'description', ${m}.description, 'state', ${m}.state, 'dueDate', ${m}.due_date,
+    'startDate', ${m}.start_date, 'createdAt', ${m}.created_at, 'updatedAt', ${m}.updated_at,
+    'webPath', CASE WHEN ${m}.project_id IS NOT NULL
+      THEN (SELECT wp.full_path FROM projects wp WHERE wp.id = ${m}.project_id) || '/-/milestones/' || ${m}.iid
+      ELSE 'groups/' || (SELECT wg.full_path FROM namespaces wg WHERE wg.id = ${m}.group_id) || '/-/milestones/' || ${m}.iid END)`);
+}
+
+/** The project of a closing merge request, named so that the visibility SQL can address it. */
+const mrProject = alias(projects, "mp");
+
+/** The selection for one issue row with its relations (used by `loadIssueRows` and `loadProjectIssue`). */
+function selection(actor: Actor | null) {
+  const actorId = actor?.user.id ?? null;
+  return {
+    issue: issues,
+    project: {
+      id: projects.id,
+      path: projects.path,
+      fullPath: projects.fullPath,
+      namespaceId: projects.namespaceId,
+      namespaceType: namespaces.type,
+    },
+    author: sql<IssueUser | null>`(SELECT ${userJson("u")} FROM users u WHERE u.id = ${issues.authorId})`,
+    closedBy: sql<IssueUser | null>`(SELECT ${userJson("u")} FROM users u WHERE u.id = ${issues.closedById})`,
+    assignees: sql<IssueUser[]>`COALESCE((SELECT json_agg(${userJson("u")} ORDER BY u.id)
+      FROM issue_assignees ia JOIN users u ON u.id = ia.user_id WHERE ia.issue_id = ${issues.id}), '[]'::json)`,
+    labels: sql<IssueLabel[]>`COALESCE((SELECT json_agg(json_build_object('id', l.id, 'title', l.title, 'color', l.color,
+        'description', l.description, 'projectId', l.project_id, 'groupId', l.group_id, 'priority', l.priority) ORDER BY l.title, l.id)
+      FROM label_links ll JOIN labels l ON l.id = ll.label_id
+      WHERE ll.target_type = 'Issue' AND ll.target_id = ${issues.id}), '[]'::json)`,
+    milestone: sql<IssueMilestone | null>`(SELECT ${milestoneJson("m")}
+      FROM milestones m WHERE m.id = ${issues.milestoneId})`,
+    mergeRequestsCount: sql<number>`(SELECT count(*)::int FROM merge_requests_closing_issues c
+      JOIN merge_requests mr ON mr.id = c.merge_request_id
+      JOIN projects mp ON mp.id = mr.project_id
+      WHERE c.issue_id = ${issues.id} AND mp.merge_requests_enabled AND ${projectIsVisible(actor, mrProject as unknown as typeof projects)})`,
+    blockingIssuesCount: sql<number>`(SELECT count(*)::int FROM issue_links il JOIN issues t ON t.id = il.target_id
+      WHERE il.source_id = ${issues.id} AND il.link_type = 'blocks' AND t.state = 'opened')`,
+    actorCommented:
+      actorId === null
+        ? sql<boolean>`false`
+        : sql<boolean>`EXISTS (SELECT 1 FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = ${issues.id}
+            AND n.author_id = ${actorId} AND NOT n.system)`,
+  };
+}
+
+type Selected = { issue: Issue } & Omit<IssueRow, keyof Issue>;
+
+function toRow(r: Selected): IssueRow {
+  return {
+    ...r.issue,
+    project: r.project,
+    author: r.author,
+    closedBy: r.closedBy,
+    assignees: r.assignees ?? [],
+    labels: r.labels ?? [],
+    milestone: r.milestone,
+    mergeRequestsCount: Number(r.mergeRequestsCount),
+    blockingIssuesCount: Number(r.blockingIssuesCount),
+    actorCommented: !!r.actorCommented,
+  };
+}
+
+function base(db: Executor, actor: Actor | null) {
+  return db
+    .select(selection(actor))
+    .from(issues)
+    .innerJoin(projects, eq(projects.id, issues.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
+}
+
+/**
+ * The issues with these ids, in the order of `ids` (one statement). Visibility is the caller's
+ * business: select readable ids first (shared/issuables/policy.ts `issueIsVisible`, `canReadIssue`).
+ */
+export async function loadIssueRows(db: Executor, ids: number[], actor: Actor | null): Promise<IssueRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await base(db, actor).where(sql`${issues.id} = ANY(${sql.param(ids)}::int[])`);
+  const byId = new Map(rows.map((r) => [r.issue.id, toRow(r as Selected)]));
+  return ids.map((id) => byId.get(id)).filter((r): r is IssueRow => !!r);
+}
+
+/** One issue of a project by iid, with its relations (one statement); null when missing. */
+export async function loadProjectIssue(db: Executor, projectId: number, iid: number, actor: Actor | null): Promise<IssueRow | null> {
+  if (!Number.isSafeInteger(iid) || iid < 1 || iid > 2147483647) return null;
+  const rows = await base(db, actor)
+    .where(and(eq(issues.projectId, projectId), eq(issues.iid, iid)))
+    .limit(1);
+  return rows[0] ? toRow(rows[0] as Selected) : null;
+}
+
+/** Same, by any condition on `issues` (e.g. the global id of `GET /issues/:id`). */
+export async function loadIssueWhere(db: Executor, where: SQL, actor: Actor | null): Promise<IssueRow | null> {
+  const rows = await base(db, actor).where(where).limit(1);
+  return rows[0] ? toRow(rows[0] as Selected) : null;
+}

@@ -1,0 +1,112 @@
+import { eq, sql, type SQL } from "drizzle-orm";
+import { mergeRequests, namespaces, projects, type MergeRequest } from "../../../db/schema";
+import type { Executor } from "../../kernel/db";
+import type { Actor } from "../../kernel/env";
+import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "./issue_preload";
+import { projectAccessLevel } from "../../kernel/visibility";
+
+/**
+ * Everything the merge request entities (functions/merge_requests/entities.ts) need, in ONE statement
+ * for any number of merge requests: the row, its project's paths and settings with the caller's access
+ * level, author, closer, merger, assignees, reviewers, labels and milestone. Domains that present merge
+ * requests (merge request lists, related merge requests, to-dos) select ids or filter, then load here.
+ */
+
+/** The project of a merge request, as references and URLs need it (and the caller's level on it). */
+export type MergeRequestProject = {
+  id: number;
+  path: string;
+  fullPath: string;
+  namespaceId: number;
+  visibilityLevel: number;
+  jobsEnabled: boolean;
+  publicJobs: boolean;
+  archived: boolean;
+  accessLevel: number;
+};
+
+export type MergeRequestRow = MergeRequest & {
+  project: MergeRequestProject;
+  author: IssueUser | null;
+  /** Ordered by user id (the join tables keep no position). */
+  assignees: IssueUser[];
+  reviewers: IssueUser[];
+  closedBy: IssueUser | null;
+  mergedBy: IssueUser | null;
+  labels: Pick<IssueLabel, "id" | "title" | "color" | "description">[];
+  milestone: IssueMilestone | null;
+};
+
+const userJson = (id: SQL) => sql`(SELECT json_build_object('id', u.id, 'username', u.username, 'name', u.name,
+  'state', u.state, 'avatarUrl', u.avatar_url, 'email', u.email) FROM users u WHERE u.id = ${id})`;
+
+const usersJson = (table: string) => sql`COALESCE((SELECT json_agg(json_build_object('id', u.id, 'username', u.username,
+  'name', u.name, 'state', u.state, 'avatarUrl', u.avatar_url, 'email', u.email) ORDER BY u.id)
+  FROM ${sql.identifier(table)} x JOIN users u ON u.id = x.user_id WHERE x.merge_request_id = ${mergeRequests.id}), '[]'::json)`;
+
+const labelsJson = sql`COALESCE((SELECT json_agg(json_build_object('id', l.id, 'title', l.title, 'color', l.color,
+  'description', l.description) ORDER BY l.title) FROM label_links ll JOIN labels l ON l.id = ll.label_id
+  WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${mergeRequests.id}), '[]'::json)`;
+
+const milestoneSql = sql`(SELECT ${milestoneJson("ms")} FROM milestones ms WHERE ms.id = ${mergeRequests.milestoneId})`;
+
+function selection(actor: Actor | null) {
+  return {
+    mr: mergeRequests,
+    project: {
+      id: projects.id,
+      path: projects.path,
+      fullPath: projects.fullPath,
+      namespaceId: projects.namespaceId,
+      visibilityLevel: projects.visibilityLevel,
+      jobsEnabled: projects.jobsEnabled,
+      publicJobs: projects.publicJobs,
+      archived: projects.archived,
+    },
+    accessLevel: projectAccessLevel(actor?.user.id ?? null),
+    author: sql<MergeRequestRow["author"]>`${userJson(sql`${mergeRequests.authorId}`)}`,
+    closedBy: sql<MergeRequestRow["closedBy"]>`${userJson(sql`${mergeRequests.closedById}`)}`,
+    mergedBy: sql<MergeRequestRow["mergedBy"]>`${userJson(sql`${mergeRequests.mergedById}`)}`,
+    assignees: sql<MergeRequestRow["assignees"]>`${usersJson("merge_request_assignees")}`,
+    reviewers: sql<MergeRequestRow["reviewers"]>`${usersJson("merge_request_reviewers")}`,
+    labels: sql<MergeRequestRow["labels"]>`${labelsJson}`,
+    milestone: sql<MergeRequestRow["milestone"]>`${milestoneSql}`,
+  };
+}
+
+type Selected = { mr: typeof mergeRequests.$inferSelect; project: Omit<MergeRequestRow["project"], "accessLevel">; accessLevel: number } & Pick<
+  MergeRequestRow,
+  "author" | "closedBy" | "mergedBy" | "assignees" | "reviewers" | "labels" | "milestone"
+>;
+
+export function toMergeRequestRow(r: unknown): MergeRequestRow {
+  const s = r as Selected;
+  return {
+    ...s.mr,
+    project: { ...s.project, accessLevel: Number(s.accessLevel) },
+    author: s.author,
+    closedBy: s.closedBy,
+    mergedBy: s.mergedBy,
+    assignees: s.assignees ?? [],
+    reviewers: s.reviewers ?? [],
+    labels: s.labels ?? [],
+    milestone: s.milestone,
+  };
+}
+
+/** The select with every relation; callers add WHERE, ORDER BY and LIMIT, then map with `toMergeRequestRow`. */
+export function mergeRequestRowsQuery(db: Executor, actor: Actor | null) {
+  return db
+    .select(selection(actor))
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
+}
+
+/** The merge requests with these ids, in the order of `ids` (one statement); visibility is the caller's business. */
+export async function loadMergeRequestRows(db: Executor, ids: number[], actor: Actor | null): Promise<MergeRequestRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await mergeRequestRowsQuery(db, actor).where(sql`${mergeRequests.id} = ANY(${sql.param(ids)}::int[])`);
+  const byId = new Map(rows.map((r) => [r.mr.id, toMergeRequestRow(r)]));
+  return ids.map((id) => byId.get(id)).filter((r): r is MergeRequestRow => !!r);
+}
