@@ -33,6 +33,10 @@ import { pipelinesRoutes } from "./pipelines/routes";
 import { jobsRoutes } from "./jobs/routes";
 import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
 import { keysRoutes, userKeysRoutes } from "./keys/routes";
+import { featureFlagsRoutes } from "./feature_flags/routes";
+import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
+import { environmentsRoutes } from "./environments/routes";
+import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -91,6 +95,11 @@ api.route("/", jobsRoutes);
 api.route("/", runnerProtocolRoutes);
 api.route("/", runnersRoutes);
 api.route("/", keysRoutes);
+api.route("/", featureFlagsRoutes);
+api.route("/", featureFlagsUserListsRoutes);
+api.route("/", environmentsRoutes);
+api.route("/", featureFlagsClientRoutes);
+api.route("/", unleashRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

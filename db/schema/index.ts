@@ -8,3 +8,4 @@ export * from "./repository";
 export * from "./issues";
 export * from "./ci";
 export * from "./keys";
+export * from "./operations";

@@ -71,7 +71,7 @@ const PROJECT = {
   create_snippet: { level: Access.REPORTER, blockedWhenArchived: true, feature: "snippetsEnabled" },
   admin_snippet: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "snippetsEnabled" },
   // CI (app/policies/project_policy.rb, ci/pipeline_policy.rb, ci/build_policy.rb). Readers of a public
-  // project see pipelines and jobs while `public_jobs` is on (decided in canReadJobs below).
+  // project see pipelines and jobs while `public_jobs` is on (decided in `allowed` below).
   read_pipeline: { level: Access.REPORTER, readers: true, feature: "jobsEnabled" },
   read_build: { level: Access.REPORTER, readers: true, feature: "jobsEnabled" },
   create_pipeline: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "jobsEnabled" },
@@ -82,6 +82,19 @@ const PROJECT = {
   destroy_pipeline: { level: Access.OWNER, feature: "jobsEnabled" },
   admin_build: { level: Access.MAINTAINER, feature: "jobsEnabled" },
   admin_runner: { level: Access.MAINTAINER },
+  // Feature flags, user lists, the Unleash client token (ee/app/policies/ee/project_policy.rb) and
+  // environments (app/policies/project_policy.rb, environment_policy.rb).
+  read_feature_flag: { level: Access.DEVELOPER },
+  create_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_user_lists: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_client: { level: Access.MAINTAINER, blockedWhenArchived: true },
+  read_environment: { level: Access.REPORTER },
+  create_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
 } as const satisfies Record<string, Rule>;
 
 /** Group abilities, from app/policies/group_policy.rb. */
