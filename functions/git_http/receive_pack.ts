@@ -22,7 +22,10 @@ const INDEX_CHUNK = 200;
  * What receive-pack advertises. `no-thin`: clients send every delta base (GIT.md §11), so a pack
  * resolves without reading the store.
  */
-export const RECEIVE_CAPABILITIES = `report-status delete-refs side-band-64k quiet ofs-delta no-thin object-format=sha1 ${AGENT}`;
+export const RECEIVE_CAPABILITIES = `report-status delete-refs side-band-64k quiet ofs-delta no-thin push-options object-format=sha1 ${AGENT}`;
+
+/** The outcome of a push: the response body, whether any ref moved, and the push options sent. */
+export type PushResult = { body: Uint8Array[]; moved: boolean; options: string[] };
 
 type Command = { old: string; new: string; ref: string };
 
@@ -174,8 +177,9 @@ export async function receivePack(
   repo: Repository & { emptyRepo: boolean },
   userId: number,
   body: ReadableStream<Uint8Array> | null,
-): Promise<Uint8Array[]> {
+): Promise<PushResult> {
   const reader = new ByteReader(body);
+  const options: string[] = [];
   const commands: Command[] = [];
   let capabilities: string[] = [];
   let badRequest: string | null = null;
@@ -197,6 +201,14 @@ export async function receivePack(
       }
       commands.push({ old: match[1], new: match[2], ref: match[3] });
     }
+    // push-options: `git push -o <option>` lines follow the commands, up to a flush.
+    if (!badRequest && capabilities.includes("push-options") && commands.length) {
+      for (;;) {
+        const line = await readPkt(reader);
+        if (!line || line.kind !== "data") break;
+        options.push(pktText(line.payload));
+      }
+    }
   } catch (error) {
     if (!(error instanceof PktError || error instanceof TruncatedInput)) throw error;
     badRequest = `protocol error: ${error.message}`;
@@ -207,7 +219,9 @@ export async function receivePack(
   const say = (text: string) => {
     if (useSideband) progress.push(...sideband(2, new TextEncoder().encode(`${text}\n`)));
   };
-  const respond = (lines: string[]) => {
+  let moved = false;
+  const respond = (lines: string[]): PushResult => ({ body: reportBody(lines), moved, options });
+  const reportBody = (lines: string[]) => {
     const report = [...lines.map((line) => pkt(`${line}\n`)), FLUSH];
     if (!useSideband) return report;
     const joined = new Uint8Array(report.reduce((n, p) => n + p.length, 0));
@@ -219,7 +233,7 @@ export async function receivePack(
     return [...progress, ...sideband(1, joined), FLUSH];
   };
   if (badRequest) return respond([`unpack ${badRequest}`]);
-  if (commands.length === 0) return [FLUSH];
+  if (commands.length === 0) return { body: [FLUSH], moved, options };
 
   let received: Received = { types: new Map(), commits: [], tags: new Map() };
   let unpackError: string | null = null;
@@ -292,6 +306,7 @@ export async function receivePack(
       continue;
     }
     lines.push(`ok ${ref}`);
+    moved = true;
     if (ref.startsWith("refs/heads/") && command.old === ZERO_OID && command.new !== ZERO_OID) createdBranches.push(ref.slice(11));
   }
   if (repo.emptyRepo && createdBranches.length) {

@@ -2,7 +2,9 @@
 // `http(s)://host/<full_path>.git` for clone, fetch, pull and push with the git CLI. upload-pack
 // speaks protocol v2 (`Git-Protocol: version=2`); receive-pack speaks v0/v1 with report-status.
 import { Hono } from "hono";
+import { pipelinesForPush } from "../kernel/ci";
 import type { AppEnv, Ctx } from "../kernel/env";
+import { baseUrl } from "../kernel/present";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
 import { GitHttpError, gitAccess } from "./access";
@@ -139,7 +141,12 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
 gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
   guarded(async () => {
     const { project, actor } = await gitAccess(c, repoPath(c), "git-receive-pack");
-    const parts = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo }, actor!.user.id, requestBody(c));
-    return bytesResponse(parts, "application/x-git-receive-pack-result");
+    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo }, actor!.user.id, requestBody(c));
+    if (result.moved) {
+      // The push events are written; the pipelines of the push come after the response (`-o ci.skip` skips them).
+      const ciSkip = result.options.includes("ci.skip");
+      c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { ciSkip, baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));
+    }
+    return bytesResponse(result.body, "application/x-git-receive-pack-result");
   }),
 );

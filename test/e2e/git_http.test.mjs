@@ -7,7 +7,7 @@
 // with the same ids. E2E_VERBOSE=1 shows the server's output.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -94,6 +94,8 @@ before(async () => {
     dataDir: path.join(dataDir, "server"),
     rootToken: ROOT_TOKEN,
     databaseUrl: process.env.E2E_DATABASE_URL || undefined,
+    // wrangler's first build can be slow on a loaded machine.
+    timeoutMs: 180_000,
     verbose: Boolean(process.env.E2E_VERBOSE),
   });
 });
@@ -103,7 +105,7 @@ after(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-describe("git over smart HTTP with the git CLI", { timeout: 600_000 }, () => {
+describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
   it("sets up users, members and projects", STEP, async () => {
     state.dev = await newUser("dev");
     state.reporter = await newUser("reporter");
@@ -227,6 +229,31 @@ describe("git over smart HTTP with the git CLI", { timeout: 600_000 }, () => {
     assert.match(forced.stderr, /forced update/);
     const branch = await api("GET", `/projects/${state.private.id}/repository/branches/main`);
     assert.equal(branch.commit.id, gitOk(b, ["rev-parse", "main"]).trim());
+  });
+
+  it("a push creates the push pipeline of its ref (after the response); -o ci.skip skips it", STEP, async () => {
+    const b = path.join(dataDir, "dev-b");
+    gitOk(b, ["checkout", "-q", "-b", "ci"]);
+    writeFileSync(path.join(b, ".gitlab-ci.yml"), "test:\n  script: echo hi\n");
+    gitOk(b, ["add", ".gitlab-ci.yml"]);
+    gitOk(b, ["commit", "-q", "-m", "add CI"]);
+    gitOk(b, ["push", "-q", "origin", "ci"]);
+    const sha = gitOk(b, ["rev-parse", "HEAD"]).trim();
+    let pipelines = [];
+    for (let i = 0; i < 40 && !pipelines.some((p) => p.sha === sha); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      pipelines = await api("GET", `/projects/${state.private.id}/pipelines?ref=ci`);
+    }
+    const pipeline = pipelines.find((p) => p.sha === sha);
+    assert.ok(pipeline, "no pipeline for the pushed commit");
+    assert.equal(pipeline.source, "push");
+    gitOk(b, ["commit", "-q", "--allow-empty", "-m", "skip me"]);
+    gitOk(b, ["push", "-q", "-o", "ci.skip", "origin", "ci"]);
+    const skipped = gitOk(b, ["rev-parse", "HEAD"]).trim();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    pipelines = await api("GET", `/projects/${state.private.id}/pipelines?ref=ci`);
+    assert.ok(!pipelines.some((p) => p.sha === skipped && p.status !== "skipped"), JSON.stringify(pipelines.map((p) => [p.sha, p.status])));
+    gitOk(b, ["checkout", "-q", "main"]);
   });
 
   it("deletes branches but not the default branch (GitLab's pre-receive answer)", STEP, async () => {
