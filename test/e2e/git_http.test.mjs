@@ -61,6 +61,8 @@ function gitTry(cwd, args) {
     env: GIT_ENV,
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
+    // A hung request fails its step instead of blocking the runner.
+    timeout: 180_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
