@@ -37,6 +37,7 @@ import { featureFlagsRoutes } from "./feature_flags/routes";
 import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
 import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
+import { badgesRoutes } from "./badges/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -99,6 +100,7 @@ api.route("/", featureFlagsUserListsRoutes);
 api.route("/", environmentsRoutes);
 api.route("/", featureFlagsClientRoutes);
 api.route("/", unleashRoutes);
+api.route("/", badgesRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

@@ -8,3 +8,4 @@ export * from "./repository";
 export * from "./issues";
 export * from "./keys";
 export * from "./operations";
+export * from "./badges";

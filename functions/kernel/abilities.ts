@@ -48,7 +48,8 @@ const PROJECT = {
   admin_issue: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   read_confidential_issues: { level: Access.REPORTER, feature: "issuesEnabled" },
   destroy_issue: { level: Access.OWNER, feature: "issuesEnabled" },
-  admin_issue_link: { level: Access.GUEST, blockedWhenArchived: true, feature: "issuesEnabled" },
+  // ProjectPolicy: `admin_issue_link` comes with reporter access, not with the guest rule.
+  admin_issue_link: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   read_issue_link: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
   read_label: { level: Access.GUEST, readers: true },
   admin_label: { level: Access.REPORTER, blockedWhenArchived: true },
@@ -59,7 +60,9 @@ const PROJECT = {
   admin_note: { level: Access.MAINTAINER, blockedWhenArchived: true },
   award_emoji: { level: Access.GUEST, readers: true, blockedWhenArchived: true },
   set_note_created_at: { level: Access.OWNER },
-  read_merge_request: { level: Access.GUEST, readers: true, feature: "mergeRequestsEnabled" },
+  // ProjectPolicy: `public_access` grants it to whoever reads a public or internal project, but the
+  // guest rule does not, so guests of a private project do not read its merge requests (reporter).
+  read_merge_request: { level: Access.REPORTER, readers: true, feature: "mergeRequestsEnabled" },
   create_merge_request_in: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   update_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   admin_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
