@@ -28,6 +28,8 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
+import { protectedBranchesRoutes } from "./protected_branches/routes";
+import { commitStatusesRoutes } from "./commit_statuses/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -76,6 +78,8 @@ api.route("/", awardEmojiRoutes);
 api.route("/", snippetsRoutes);
 api.route("/", epicsRoutes);
 api.route("/", commitsRoutes);
+api.route("/", protectedBranchesRoutes);
+api.route("/", commitStatusesRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);

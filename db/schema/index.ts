@@ -6,3 +6,5 @@ export * from "./members";
 export * from "./instance";
 export * from "./repository";
 export * from "./issues";
+export * from "./protected_branches";
+export * from "./commit_statuses";
