@@ -3,6 +3,7 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
+import { rejectMalformedStrings } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";
 import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
@@ -30,6 +31,11 @@ import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
 import { protectedBranchesRoutes } from "./protected_branches/routes";
 import { commitStatusesRoutes } from "./commit_statuses/routes";
+import { keysRoutes, userKeysRoutes } from "./keys/routes";
+import { featureFlagsRoutes } from "./feature_flags/routes";
+import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
+import { environmentsRoutes } from "./environments/routes";
+import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -52,12 +58,14 @@ app.use(async (c, next) => {
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "SAMEORIGIN");
 });
+app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
 app.use("/api/v4/*", authenticate);
 app.use("/uploads/*", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
+api.route("/", userKeysRoutes);
 api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
@@ -83,6 +91,12 @@ api.route("/", commitStatusesRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
+api.route("/", keysRoutes);
+api.route("/", featureFlagsRoutes);
+api.route("/", featureFlagsUserListsRoutes);
+api.route("/", environmentsRoutes);
+api.route("/", featureFlagsClientRoutes);
+api.route("/", unleashRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

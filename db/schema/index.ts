@@ -8,3 +8,5 @@ export * from "./repository";
 export * from "./issues";
 export * from "./protected_branches";
 export * from "./commit_statuses";
+export * from "./keys";
+export * from "./operations";

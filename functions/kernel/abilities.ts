@@ -39,7 +39,7 @@ const PROJECT = {
   // Creating, promoting to, demoting from or removing the Owner role of a project member.
   manage_owners: { level: Access.OWNER },
   // Issues (app/policies/project_policy.rb, issue_policy.rb). Authors and assignees may also update
-  // their issue and read a confidential one: that is decided per issue in kernel/issuables.ts.
+  // their issue and read a confidential one: that is decided per issue in shared/issuables/policy.ts.
   read_issue: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
   // Signed-in non-members have guest access to public (and, unless external, internal) projects
   // (ProjectPolicy `public_user_access` → `guest_access`), so they may open issues there.
@@ -70,6 +70,19 @@ const PROJECT = {
   read_snippet: { level: Access.GUEST, readers: true, feature: "snippetsEnabled" },
   create_snippet: { level: Access.REPORTER, blockedWhenArchived: true, feature: "snippetsEnabled" },
   admin_snippet: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "snippetsEnabled" },
+  // Feature flags, user lists, the Unleash client token (ee/app/policies/ee/project_policy.rb) and
+  // environments (app/policies/project_policy.rb, environment_policy.rb).
+  read_feature_flag: { level: Access.DEVELOPER },
+  create_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_user_lists: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_client: { level: Access.MAINTAINER, blockedWhenArchived: true },
+  read_environment: { level: Access.REPORTER },
+  create_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
 } as const satisfies Record<string, Rule>;
 
 /** Group abilities, from app/policies/group_policy.rb. */
@@ -83,7 +96,7 @@ const GROUP = {
   remove_group: { level: Access.OWNER },
   read_billable_member: { level: Access.OWNER },
   // Epics and their notes (ee/app/policies/ee/group_policy.rb, epic_policy.rb): whoever reads the group
-  // reads its epics (confidential ones: reporters and up, decided per epic in kernel/noteables.ts).
+  // reads its epics (confidential ones: reporters and up, decided per epic in shared/issuables/policy.ts).
   read_epic: { level: Access.MINIMAL_ACCESS, readers: true },
   admin_epic: { level: Access.REPORTER },
   destroy_epic: { level: Access.OWNER },
