@@ -31,11 +31,16 @@ import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
 import { protectedBranchesRoutes } from "./protected_branches/routes";
 import { commitStatusesRoutes } from "./commit_statuses/routes";
+import { pipelinesRoutes } from "./pipelines/routes";
+import { jobsRoutes } from "./jobs/routes";
+import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
 import { keysRoutes, userKeysRoutes } from "./keys/routes";
+import { applicationSettingsRoutes } from "./application_settings/routes";
 import { featureFlagsRoutes } from "./feature_flags/routes";
 import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
 import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
+import { badgesRoutes } from "./badges/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -91,12 +96,18 @@ api.route("/", commitStatusesRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
+api.route("/", pipelinesRoutes);
+api.route("/", jobsRoutes);
+api.route("/", runnerProtocolRoutes);
+api.route("/", runnersRoutes);
 api.route("/", keysRoutes);
+api.route("/", applicationSettingsRoutes);
 api.route("/", featureFlagsRoutes);
 api.route("/", featureFlagsUserListsRoutes);
 api.route("/", environmentsRoutes);
 api.route("/", featureFlagsClientRoutes);
 api.route("/", unleashRoutes);
+api.route("/", badgesRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

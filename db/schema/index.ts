@@ -8,5 +8,7 @@ export * from "./repository";
 export * from "./issues";
 export * from "./protected_branches";
 export * from "./commit_statuses";
+export * from "./ci";
 export * from "./keys";
 export * from "./operations";
+export * from "./badges";

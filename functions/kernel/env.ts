@@ -12,6 +12,8 @@ export type Bindings = {
   QUERY_COUNT_HEADER?: string;
   /** R2 (wrangler.toml `[[r2_buckets]]`): uploaded files such as incident metric images. */
   BLOBS: R2Bucket;
+  /** Durable Object namespace of `PipelineCoordinator` (functions/pipelines/coordinator.ts, CI.md §7). */
+  PIPELINES: DurableObjectNamespace;
 };
 
 /** Who is calling: the user, through which token, with which scopes. */
