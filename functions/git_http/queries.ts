@@ -137,3 +137,25 @@ export async function setFirstBranch(db: Executor, projectId: number, branch: st
     .set({ emptyRepo: false, defaultBranch: branch })
     .where(and(eq(projects.id, projectId), eq(projects.emptyRepo, true)));
 }
+
+/**
+ * Whether `ancestor` is reachable from `descendant` (a fast-forward from one to the other): a walk of
+ * the commit index from `descendant` that never goes below `ancestor`'s generation. One statement.
+ */
+export async function isAncestor(db: Executor, poolId: number, ancestor: string, descendant: string): Promise<boolean> {
+  if (ancestor === descendant) return true;
+  const result = await db.execute<{ found: boolean }>(sql`
+    WITH RECURSIVE target AS (
+      SELECT generation FROM git_commits WHERE pool_id = ${poolId} AND oid = ${ancestor}
+    ),
+    walk(oid, parents) AS (
+      SELECT c.oid, c.parents FROM git_commits c WHERE c.pool_id = ${poolId} AND c.oid = ${descendant}
+      UNION
+      SELECT c.oid, c.parents FROM walk w
+        CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
+        JOIN git_commits c ON c.pool_id = ${poolId} AND c.oid = p.oid::char(40)
+       WHERE c.generation >= (SELECT generation FROM target)
+    )
+    SELECT EXISTS (SELECT 1 FROM walk WHERE oid = ${ancestor}) AS found`);
+  return result.rows[0]?.found === true;
+}

@@ -8,6 +8,7 @@ import { decodeCommit, decodeTag, decodeTree, indexCommits, isValidRefName, read
 import { PackError, PackResolver, readPack, type ObjectTypeName, type ResolvedObject } from "../shared/git/pack/pack";
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../shared/git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../shared/git/pack/reader";
+import { checkPush, type Caller, type RefUpdate } from "../protected_branches/services";
 import * as q from "./queries";
 import type { Repository } from "./upload_pack";
 import { AGENT } from "./upload_pack";
@@ -176,6 +177,7 @@ export async function receivePack(
   db: Database,
   repo: Repository & { emptyRepo: boolean },
   userId: number,
+  caller: Caller,
   body: ReadableStream<Uint8Array> | null,
 ): Promise<PushResult> {
   const reader = new ByteReader(body);
@@ -250,14 +252,18 @@ export async function receivePack(
   }
   if (unpackError) return respond([`unpack ${unpackError}`, ...commands.map((c) => `ng ${c.ref} unpacker error`)]);
 
-  // GitLab's pre-receive checks (lib/gitlab/checks/*): all or nothing.
-  const declined: string[] = [];
+  // GitLab's pre-receive checks (lib/gitlab/checks/branch_check.rb with protected branches): all or
+  // nothing, as the hook declines the whole push.
+  const updates: RefUpdate[] = [];
   for (const command of commands) {
-    const branch = command.ref.startsWith("refs/heads/") ? command.ref.slice(11) : null;
-    if (branch && command.new === ZERO_OID && branch === repo.defaultBranch && !repo.emptyRepo) {
-      declined.push("The default branch of a project cannot be deleted.");
-    }
+    const before = command.old === ZERO_OID ? null : command.old;
+    const after = command.new === ZERO_OID ? null : command.new;
+    const forced =
+      command.ref.startsWith("refs/heads/") && before !== null && after !== null && !disconnected && !(await q.isAncestor(db, repo.poolId, before, after));
+    updates.push({ ref: command.ref, before, after, forced });
   }
+  const decisions = await checkPush(db, { id: repo.projectId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch }, caller, updates);
+  const declined = decisions.flatMap((d) => (d.allowed ? [] : [d.message]));
   if (declined.length) {
     for (const reason of new Set(declined)) say(`GitLab: ${reason}`);
     return respond(["unpack ok", ...commands.map((c) => `ng ${c.ref} pre-receive hook declined`)]);

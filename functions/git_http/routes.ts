@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { pipelinesForPush } from "../kernel/ci";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { baseUrl } from "../kernel/present";
+import { callerOf } from "../protected_branches/services";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
 import { GitHttpError, gitAccess } from "./access";
@@ -141,7 +142,7 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
 gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
   guarded(async () => {
     const { project, actor } = await gitAccess(c, repoPath(c), "git-receive-pack");
-    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo }, actor!.user.id, requestBody(c));
+    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo }, actor!.user.id, callerOf(actor, project), requestBody(c));
     if (result.moved) {
       // The push events are written; the pipelines of the push come after the response (`-o ci.skip` skips them).
       const ciSkip = result.options.includes("ci.skip");

@@ -111,6 +111,7 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
   it("sets up users, members and projects", STEP, async () => {
     state.dev = await newUser("dev");
     state.reporter = await newUser("reporter");
+    state.maint = await newUser("maint");
     state.stranger = await newUser("stranger");
     state.private = await api("POST", "/projects", { name: `${RUN}-private`, visibility: "private", initialize_with_readme: true });
     state.public = await api("POST", "/projects", { name: `${RUN}-public`, visibility: "public", initialize_with_readme: true });
@@ -118,6 +119,7 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     for (const project of [state.private, state.empty]) {
       await api("POST", `/projects/${project.id}/members`, { user_id: state.dev.id, access_level: 30 });
       await api("POST", `/projects/${project.id}/members`, { user_id: state.reporter.id, access_level: 20 });
+      await api("POST", `/projects/${project.id}/members`, { user_id: state.maint.id, access_level: 40 });
     }
   });
 
@@ -173,49 +175,52 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     assert.notEqual(anonymous.status, 0);
   });
 
-  it("pushes, fetches and pulls as a developer; the API sees the pushed commits", STEP, async () => {
-    const url = remote(state.private.path_with_namespace, state.dev.token);
-    gitOk(dataDir, ["clone", "-q", url, "dev-a"]);
-    gitOk(dataDir, ["clone", "-q", url, "dev-b"]);
+  it("pushes, fetches and pulls (a maintainer on the protected default branch, a developer on a topic branch); the API sees the pushes", STEP, async () => {
+    gitOk(dataDir, ["clone", "-q", remote(state.private.path_with_namespace, state.maint.token), "dev-a"]);
+    gitOk(dataDir, ["clone", "-q", remote(state.private.path_with_namespace, state.dev.token), "dev-b"]);
     const a = path.join(dataDir, "dev-a");
     const b = path.join(dataDir, "dev-b");
-    for (let i = 0; i < 3; i++) {
-      gitOk(a, ["commit", "-q", "--allow-empty", "-m", `empty ${i}`]);
-    }
-    gitOk(a, ["checkout", "-q", "-b", "feature"]);
-    gitOk(a, ["mv", "README.md", "DOC.md"]);
-    gitOk(a, ["commit", "-q", "-m", "rename the readme"]);
-    gitOk(a, ["push", "-q", "origin", "main", "feature"]);
-    const feature = gitOk(a, ["rev-parse", "feature"]).trim();
+    for (let i = 0; i < 3; i++) gitOk(a, ["commit", "-q", "--allow-empty", "-m", `empty ${i}`]);
+    gitOk(a, ["push", "-q", "origin", "main"]);
+    gitOk(b, ["pull", "-q", "origin", "main"]);
+    gitOk(b, ["checkout", "-q", "-b", "feature"]);
+    gitOk(b, ["mv", "README.md", "DOC.md"]);
+    gitOk(b, ["commit", "-q", "-m", "rename the readme"]);
+    const refused = gitTry(b, ["push", "origin", "feature:main"]);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /GitLab: You are not allowed to push code to protected branches on this project\./);
+    assert.match(refused.stderr, /pre-receive hook declined/);
+    gitOk(b, ["push", "-q", "origin", "feature"]);
+    const feature = gitOk(b, ["rev-parse", "feature"]).trim();
     const apiBranch = await api("GET", `/projects/${state.private.id}/repository/branches/feature`);
     assert.equal(apiBranch.commit.id, feature);
     const commit = await api("GET", `/projects/${state.private.id}/repository/commits/${feature}`);
     assert.equal(commit.title, "rename the readme");
     // Incremental fetch (haves sent, common commits acknowledged) and pull.
-    gitOk(b, ["pull", "-q", "origin", "main"]);
-    gitOk(b, ["fetch", "-q", "origin"]);
-    assert.equal(gitOk(b, ["rev-parse", "origin/feature"]).trim(), feature);
-    assert.equal(gitOk(b, ["rev-parse", "HEAD"]).trim(), gitOk(a, ["rev-parse", "main"]).trim());
+    gitOk(a, ["pull", "-q", "origin", "main"]);
+    gitOk(a, ["fetch", "-q", "origin"]);
+    assert.equal(gitOk(a, ["rev-parse", "origin/feature"]).trim(), feature);
     gitOk(b, ["fsck", "--full"]);
   });
 
-  it("rejects a stale push as non-fast-forward, moves refs only by compare-and-swap, and lets --force through", STEP, async () => {
+  it("rejects a stale push as non-fast-forward, moves refs only by compare-and-swap, lets --force through on an unprotected branch only", STEP, async () => {
     const a = path.join(dataDir, "dev-a");
     const b = path.join(dataDir, "dev-b");
-    gitOk(a, ["checkout", "-q", "main"]);
+    gitOk(a, ["fetch", "-q", "origin"]);
+    gitOk(a, ["checkout", "-q", "-b", "feature", "origin/feature"]);
     gitOk(a, ["commit", "-q", "--allow-empty", "-m", "from a"]);
-    gitOk(a, ["push", "-q", "origin", "main"]);
+    gitOk(a, ["push", "-q", "origin", "feature"]);
     gitOk(b, ["commit", "-q", "--allow-empty", "-m", "from b"]);
-    const stale = gitTry(b, ["push", "origin", "main"]);
+    const stale = gitTry(b, ["push", "origin", "feature"]);
     assert.notEqual(stale.status, 0);
     assert.match(stale.stderr, /rejected.*(fetch first|non-fast-forward)/);
 
     // A raw receive-pack request whose old id is not the ref's any more: the CAS refuses it.
-    const tip = gitOk(a, ["rev-parse", "main"]).trim();
-    const old = gitOk(a, ["rev-parse", "main~1"]).trim();
-    const line = `${old} ${tip} refs/heads/main\0report-status\n`;
+    const tip = gitOk(a, ["rev-parse", "feature"]).trim();
+    const old = gitOk(a, ["rev-parse", "feature~1"]).trim();
+    const line = `${old} ${tip} refs/heads/feature\0report-status\n`;
     const body = Buffer.concat([Buffer.from((line.length + 4).toString(16).padStart(4, "0") + line), Buffer.from("0000")]);
-    // Deleting needs no pack; moving does, so send an empty pack after the commands.
+    // Moving a ref needs a pack after the commands: an empty one (header and checksum).
     const emptyPack = Buffer.from("5041434b0000000200000000029d08823bd8a8eab510ad6ac75c823cfd3ed31e", "hex");
     const response = await fetch(`${server.host}/${state.private.path_with_namespace}.git/git-receive-pack`, {
       method: "POST",
@@ -224,13 +229,21 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     });
     const report = await response.text();
     assert.match(report, /unpack ok/);
-    assert.match(report, /ng refs\/heads\/main failed to update ref/);
+    assert.match(report, /ng refs\/heads\/feature failed to update ref/);
 
-    const forced = gitTry(b, ["push", "--force", "origin", "main"]);
+    const forced = gitTry(b, ["push", "--force", "origin", "feature"]);
     assert.equal(forced.status, 0, forced.stderr);
     assert.match(forced.stderr, /forced update/);
-    const branch = await api("GET", `/projects/${state.private.id}/repository/branches/main`);
-    assert.equal(branch.commit.id, gitOk(b, ["rev-parse", "main"]).trim());
+    const branch = await api("GET", `/projects/${state.private.id}/repository/branches/feature`);
+    assert.equal(branch.commit.id, gitOk(b, ["rev-parse", "feature"]).trim());
+
+    // The default branch is protected: even a maintainer may not force-push it.
+    gitOk(a, ["checkout", "-q", "main"]);
+    gitOk(a, ["commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"]);
+    const rewrite = gitTry(a, ["push", "--force", "origin", "main"]);
+    assert.notEqual(rewrite.status, 0);
+    assert.match(rewrite.stderr, /GitLab: You are not allowed to force push code to a protected branch on this project\./);
+    gitOk(a, ["reset", "-q", "--hard", "origin/main"]);
   });
 
   it("a push creates the push pipeline of its ref (after the response); -o ci.skip skips it", STEP, async () => {
@@ -275,7 +288,8 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     const { branches, tags } = buildHistory(source, { commits: 230, largeBlob: true });
     assert.ok(Number(git(source, ["rev-list", "--count", "--all"]).toString()) >= 230);
     assert.ok(Number(git(source, ["rev-list", "--merges", "--count", "--all"]).toString()) >= 5);
-    const url = remote(state.empty.path_with_namespace, state.dev.token);
+    // An empty repository's first branch is protected (GitLab's default): a maintainer pushes it.
+    const url = remote(state.empty.path_with_namespace, state.maint.token);
     const started = Date.now();
     gitOk(source, ["push", "-q", url, "refs/heads/*:refs/heads/*", "refs/tags/*:refs/tags/*"]);
     state.pushSeconds = (Date.now() - started) / 1000;
