@@ -1,5 +1,5 @@
 import type { Database, Executor } from "../kernel/db";
-import { recordHistoricalData } from "../license/queries";
+import { recordHistoricalData } from "../shared/seats";
 import * as q from "./queries";
 
 /** Root groups refreshed per cron run: the run stays bounded; groups left over refresh on their next read or run. */
