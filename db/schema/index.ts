@@ -9,3 +9,4 @@ export * from "./issues";
 export * from "./keys";
 export * from "./operations";
 export * from "./badges";
+export * from "./packages";
