@@ -86,7 +86,7 @@ describe("GET /projects/:id/packages", () => {
       ((await (await w.as(user).get(`/projects/${project.id}/packages`, { query })).json()) as Pkg[]).map((p) => `${p.name}@${p.version}`);
     expect(await names(dev, {})).toEqual(["beta@1.0.0", "alpha@2.0.0", "alpha@1.0.0"]);
     expect(await names(dev, { order_by: "name", sort: "desc" })).toEqual(["beta@1.0.0", "alpha@1.0.0", "alpha@2.0.0"]);
-    expect(await names(dev, { order_by: "version" })).toEqual(["alpha@1.0.0", "beta@1.0.0", "alpha@2.0.0"]);
+    expect(await names(dev, { order_by: "version" })).toEqual(["beta@1.0.0", "alpha@1.0.0", "alpha@2.0.0"]);
     expect(await names(dev, { package_name: "LPH" })).toEqual(["alpha@2.0.0", "alpha@1.0.0"]);
     expect(await names(dev, { package_type: "npm" })).toEqual([]);
     const asDev = (await (await w.as(dev).get(`/projects/${project.id}/packages`)).json()) as Pkg[];
