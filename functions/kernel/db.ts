@@ -22,10 +22,18 @@ function configureNeon(env: Bindings) {
   configuredProxy = proxy;
 }
 
+/**
+ * How long a request waits for its database session before it answers 503: a database that cannot be
+ * reached must not hang requests (locally the proxy refuses at once or after 1.5 s; this bounds the rest).
+ */
+const CONNECT_TIMEOUT_MS = 1800;
+
 /** A fresh pool (max 1 connection) and its Drizzle handle; `onQuery` counts statements. */
 export function createDb(env: Bindings, onQuery?: () => void) {
   configureNeon(env);
-  const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
+  const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A session that drops while idle emits 'error' on the pool; the next query reports it instead.
+  pool.on("error", () => {});
   const db = drizzle({
     client: pool,
     schema,
@@ -45,6 +53,24 @@ export async function withDb<T>(env: Bindings, fn: (db: Database) => Promise<T>)
   }
 }
 
+/** SQLSTATEs of a database that cannot serve sessions: connection exceptions, shutdown, start-up, full. */
+const UNAVAILABLE_CODES = /^(08...|57P01|57P02|57P03|53300)$/;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|connection timeout|ECONNREFUSED|WebSocket|could not connect/i;
+
+/** Whether `err` (or an error it wraps, as Drizzle's DrizzleQueryError does) says the database is unreachable. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && UNAVAILABLE_CODES.test(code)) return true;
+    if (UNAVAILABLE_MESSAGES.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** Seconds a client should wait before retrying while the database is unavailable. */
+export const UNAVAILABLE_RETRY_AFTER = "2";
+
 /**
  * The lazy per-request database: `c.var.db()` opens the pool on first call; after the response, if
  * it was opened, the pool is ended in `waitUntil`. A module-level pool breaks on the next request.
@@ -59,6 +85,11 @@ export const lazyDatabase: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } finally {
+    // The database cannot be reached: 503 with Retry-After and GitLab's error body, not 500.
+    if (c.error && isDatabaseUnavailable(c.error)) {
+      c.res = undefined;
+      c.res = c.json({ message: "503 Service Unavailable" }, 503, { "Retry-After": UNAVAILABLE_RETRY_AFTER });
+    }
     if (opened) {
       const pool = opened.pool;
       try {
