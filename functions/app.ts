@@ -3,6 +3,7 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
+import { rejectMalformedStrings } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";
 import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
@@ -50,6 +51,7 @@ app.use(async (c, next) => {
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "SAMEORIGIN");
 });
+app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
 app.use("/api/v4/*", authenticate);
 app.use("/uploads/*", authenticate);

@@ -8,7 +8,7 @@ import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { openPglite, servePglite } from "../scripts/pglite-server.mjs";
 import { startWsProxy } from "../scripts/ws-proxy.mjs";
 import { gitFixtures } from "./git-fixtures";
-import type { GitFixtures } from "./kernel/git/fixture-types";
+import type { GitFixtures } from "./shared/git/fixture-types";
 
 declare module "vitest" {
   export interface ProvidedContext {

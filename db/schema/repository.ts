@@ -1,5 +1,5 @@
 // Git storage (GIT.md §2): objects belong to a fork network (`pool_id`), refs to a project. Until forks
-// exist a project's pool is its own id (`pool_id = project_id`, see functions/kernel/git/pool.ts).
+// exist a project's pool is its own id (`pool_id = project_id`, see repoOf in functions/shared/git/store/revisions.ts).
 import { bigint, boolean, check, customType, index, integer, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { createdAt, timestamptz, updatedAt } from "./columns";

@@ -4,7 +4,7 @@
 import { and, eq, like, sql } from "drizzle-orm";
 import { gitCommits, gitRefs, projects } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { Repo } from "../kernel/git";
+import type { Repo } from "../shared/git";
 
 export type BranchTip = { name: string; target: string; committedAt: Date | null };
 

@@ -4,7 +4,7 @@ import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities"
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, notFound } from "../kernel/errors";
-import { isValidBranchName, readCommitRows, readRefsWithCommits, repoOf, searchRefs, compareRefNames, type Repo } from "../kernel/git";
+import { isValidBranchName, readCommitRows, readRefsWithCommits, repoOf, searchRefs, compareRefNames, type Repo } from "../shared/git";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";

@@ -13,7 +13,7 @@ import {
   readRefsWithCommits,
   resolveCommitRows,
   type Repo,
-} from "../kernel/git";
+} from "../shared/git";
 import * as q from "./queries";
 
 export type CreatedBranch = { repo: Repo; commit: GitCommitRow; head: GitCommitRow | null };

@@ -2,7 +2,7 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
-import { commitFiles, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, type PickKind } from "../kernel/git";
+import { commitFiles, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, type PickKind } from "../shared/git";
 import { findProject } from "../kernel/lookup";
 import { pageOf, paginate, paginateWithoutCount } from "../kernel/pagination";
 import { readParams } from "../kernel/params";
@@ -12,7 +12,7 @@ import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFai
 import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 
 /**
- * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/kernel/git, GIT.md).
+ * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, GIT.md).
  * Every endpoint first needs `download_code` on the project (`before { authorize! :download_code }`),
  * which Grape runs before it validates parameters.
  * Not built: `/commits/:sha/diff`, `/comments`, `/merge_requests`, `/signature`, `/statuses` (not routed).

@@ -40,6 +40,11 @@ export const tooLarge = () => message(413, "413 Request Entity Too Large");
 export const tooManyRequests = (retryAfterSeconds: number, text: unknown = "429 Too Many Requests") =>
   message(429, text, { "Retry-After": String(retryAfterSeconds) });
 export const accepted = () => message(202, "202 Accepted");
+/**
+ * Gitlab::Middleware::HandleMalformedStrings: a NUL byte or undecodable escape anywhere in the request
+ * answers `400` with `Content-Type: text/plain` and the body `Bad Request` (not JSON, as GitLab does).
+ */
+export const malformedRequest = () => new ApiError(400, "Bad Request", { "Content-Type": "text/plain" });
 export const preconditionFailed = () => message(412, "412 Precondition Failed");
 
 /**
@@ -76,12 +81,58 @@ export const acceptedBody = { message: "202 Accepted" } as const;
 
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof ApiError) {
+    // A 4xx is the caller's mistake: never logged, never carrying SQL.
+    if (typeof err.body === "string") return c.body(err.body, err.status as ContentfulStatusCode, err.headers);
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
     return c.json(err.body as object, err.status as ContentfulStatusCode);
   }
-  console.error(`[${c.var.requestId ?? "-"}] ${c.req.method} ${new URL(c.req.url).pathname}:`, err);
+  console.error(describeFailure(c.var.requestId, c.req.method, c.req.routePath, err));
   return c.json({ message: "500 Internal Server Error" }, 500);
 };
+
+/**
+ * One log line for a 5xx: request id, method and route pattern (`/api/v4/projects/:id/issues`, not
+ * the path with its values), and for a database error its SQLSTATE code and message, never the SQL
+ * text or its parameters (Drizzle's `Failed query: … params: …` carries tokens' digests and user
+ * content). Quoted values inside Postgres' own message are masked too.
+ */
+export function describeFailure(requestId: string | undefined, method: string, route: string, err: unknown): string {
+  const head = `[${requestId ?? "-"}] ${method} ${route}`;
+  const db = databaseError(err);
+  if (db) {
+    const parts = [`SQLSTATE ${db.code}`, maskValues(db.message)];
+    for (const key of ["table", "column", "constraint"] as const) if (db[key]) parts.push(`${key}=${db[key]}`);
+    return `${head}: database error ${parts.join(" ")}`;
+  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  const frames = (e.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at ")).slice(0, 8);
+  return `${head}: ${e.name}: ${maskValues(e.message)}${frames.length ? "\n" + frames.join("\n") : ""}`;
+}
+
+type DatabaseError = { code: string; message: string; table?: string; column?: string; constraint?: string };
+
+/** The Postgres error behind `err` (Drizzle wraps it in `cause`), if there is one. */
+function databaseError(err: unknown): DatabaseError | null {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return e as DatabaseError;
+  }
+  return null;
+}
+
+/**
+ * `value "2147483648" is out of range for type integer` → `value "…" is out of range for type integer`:
+ * quoted names of schema objects stay (`constraint "labels_title_index"`), every other quoted or
+ * trailing value is masked.
+ */
+export function maskValues(text: string): string {
+  if (text.startsWith("Failed query:")) return "Failed query (SQL and parameters not logged)";
+  return text
+    .replace(/(\b(?:constraint|relation|column|table|index|type|encoding|function|schema|sequence|database|role|operator)\s+)?"[^"]*"/gi, (match, named) =>
+      named ? match : '"…"',
+    )
+    .replace(/(: )(?!")(.{40,})$/s, "$1…");
+}
 
 /** GitLab's catch-all `route :any, '*path'`: `error`, not `message`. */
 export const onNotFound: NotFoundHandler<AppEnv> = (c) => c.json({ error: "404 Not Found" }, 404);

@@ -8,6 +8,7 @@ import type { Actor, Ctx } from "./env";
 import { badRequest, recordNotFound } from "./errors";
 import { canReadIssue } from "./issuables";
 import { findGroup, findProject } from "./lookup";
+import { parseDateTime } from "./params";
 
 /**
  * What notes, discussions and award emoji share (lib/api/helpers/notes_helpers.rb, NotesFinder,
@@ -317,10 +318,11 @@ export function noteInvalid(attribute: string, message: string) {
 
 /**
  * The `created_at` a note gets: the parsed value when the caller may set it (`set_note_created_at`),
- * else null (now). GitLab drops it silently otherwise, and an unparsable value becomes nil.
+ * else null (now). GitLab drops it silently otherwise, and an unparsable value becomes nil; so does a
+ * day that does not exist (`2020-02-30`) or an instant outside years 1–9999 (`+275760-09-13`), which
+ * Postgres would refuse.
  */
 export function noteCreatedAt(actor: Actor | null, n: Noteable, value: string | undefined): Date | null {
   if (value === undefined || !canSetNoteCreatedAt(actor, n)) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
+  return parseDateTime(value);
 }

@@ -1,6 +1,7 @@
+import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
-import type { Ctx } from "./env";
-import { paramsError, tooLarge } from "./errors";
+import type { AppEnv, Ctx } from "./env";
+import { malformedRequest, paramsError, tooLarge } from "./errors";
 
 /**
  * Parameters as Grape sees them (GITLAB-COMPAT.md §5): the union of the query string (on every
@@ -23,36 +24,110 @@ export function rawParams(c: Ctx): Promise<Raw> {
 }
 
 async function readRaw(c: Ctx): Promise<Raw> {
-  const url = new URL(c.req.url);
-  const params = decodeQuery(url.search.slice(1));
-  if (c.req.method === "GET" || c.req.method === "HEAD") return params;
+  const body = await readBody(c);
+  // Gitlab::Middleware::HandleMalformedStrings: a NUL anywhere in the parameters is a 400 before any
+  // endpoint runs (the query string is already checked by `rejectMalformedStrings`).
+  if (body && hasMalformedString(body)) throw malformedRequest();
+  return { ...queryParams(c), ...body };
+}
+
+function queryParams(c: Ctx): Raw {
+  const url = c.req.url;
+  const at = url.indexOf("?");
+  return at < 0 ? {} : decodeQuery(url.slice(at + 1).replace(/#.*$/, ""));
+}
+
+/** The body's parameters, or null when the request has none. */
+async function readBody(c: Ctx): Promise<Raw | null> {
+  if (c.req.method === "GET" || c.req.method === "HEAD") return null;
   const length = Number(c.req.header("content-length") ?? 0);
   if (length > MAX_BODY_BYTES) throw tooLarge();
   const type = (c.req.header("content-type") ?? "").toLowerCase();
   if (type.startsWith("multipart/form-data")) {
-    const form = await c.req.raw.formData();
+    // Rack reads a multipart type without a boundary as no parameters; a body that does not parse
+    // is Grape's EmptyMessageBody (Rack's EOFError "bad content body"), never a 500.
+    if (!/;\s*boundary=/.test(type)) return null;
+    let form: FormData;
+    try {
+      form = await c.req.raw.formData();
+    } catch {
+      throw paramsError("Empty message body supplied with multipart/form-data content-type");
+    }
     const body: Raw = {};
     for (const [key, value] of form.entries()) normalizeParams(body, key, value);
-    return { ...params, ...body };
+    return body;
   }
   // Decoded by hand: workerd warns when `.text()` reads a body whose type is not textual (urlencoded).
   const text = new TextDecoder().decode(await c.req.arrayBuffer());
   if (text.length > MAX_BODY_BYTES) throw tooLarge();
-  if (type.startsWith("application/x-www-form-urlencoded")) return { ...params, ...decodeQuery(text) };
-  if (text.trim() === "") return params;
+  if (type.startsWith("application/x-www-form-urlencoded")) return decodeQuery(text);
+  if (text.trim() === "") return null;
   if (type.includes("json") || type === "") {
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      if (type === "") return params; // an opaque body without a type is not parameters
+      if (type === "") return null; // an opaque body without a type is not parameters
       // Grape::Exceptions::InvalidMessageBody, rendered by GitLab's API as `{"error": …}`.
       throw paramsError("message body does not match declared format");
     }
-    if (body && typeof body === "object" && !Array.isArray(body)) return { ...params, ...(body as Raw) };
-    return params;
+    if (body && typeof body === "object" && !Array.isArray(body)) {
+      delete (body as Raw)["__proto__"];
+      return body as Raw;
+    }
+    return null;
   }
-  return params;
+  return null;
+}
+
+const NUL = "\u0000";
+
+/** True when a string anywhere in `value` holds a NUL byte (files are bytes, not parameters). */
+function hasMalformedString(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return value.includes(NUL);
+  if (depth > 16 || value === null || typeof value !== "object") return false;
+  if (value instanceof Blob) return value instanceof File && value.name.includes(NUL);
+  if (Array.isArray(value)) return value.some((v) => hasMalformedString(v, depth + 1));
+  for (const [k, v] of Object.entries(value)) if (k.includes(NUL) || hasMalformedString(v, depth + 1)) return true;
+  return false;
+}
+
+/**
+ * `Gitlab::Middleware::HandleMalformedStrings` (lib/gitlab/middleware/handle_malformed_strings.rb):
+ * a NUL byte or an undecodable escape (`%C0`, a stray `%`) in the path, the query string or the Basic
+ * credentials answers `400 text/plain "Bad Request"` before authentication and routing. Body
+ * parameters are checked when `rawParams` reads them.
+ */
+export const rejectMalformedStrings: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const url = c.req.url;
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  const q = url.indexOf("?", start);
+  const path = start < 0 ? "/" : url.slice(start, q < 0 ? undefined : q);
+  // decodeStrict throws the same 400 on a bad escape.
+  if (decodeStrict(path).includes(NUL)) throw malformedRequest();
+  if (q >= 0 && hasMalformedString(decodeQuery(url.slice(q + 1).replace(/#.*$/, "")))) throw malformedRequest();
+  const auth = c.req.header("authorization");
+  if (auth && /^basic\s/i.test(auth) && atobUtf8(auth.replace(/^basic\s+/i, "")).includes(NUL)) throw malformedRequest();
+  await next();
+};
+
+function atobUtf8(b64: string): string {
+  try {
+    const bytes = Uint8Array.from(atob(b64.trim()), (ch) => ch.charCodeAt(0));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return ""; // unreadable Basic credentials are the authenticator's 401, not a malformed string
+  }
+}
+
+/** decodeURIComponent, but a bad escape or invalid UTF-8 is a malformed request (Rack raises). */
+function decodeStrict(s: string): string {
+  if (!s.includes("%")) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw malformedRequest();
+  }
 }
 
 /** Decodes `a=1&b[]=2&h[k]=v&a[][k]=1` the way Rack does (`+` is a space). */
@@ -70,12 +145,7 @@ export function decodeQuery(query: string): Raw {
 }
 
 function decodeComponent(s: string): string {
-  const spaced = s.replace(/\+/g, " ");
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
+  return decodeStrict(s.replace(/\+/g, " "));
 }
 
 /** Rack::QueryParser#normalize_params: nests one key into `params`. */
@@ -83,7 +153,8 @@ export function normalizeParams(params: Raw, name: string, value: unknown): Raw 
   const match = /^[\[\]]*([^\[\]]+)\]*/.exec(name);
   const key = match ? match[1] : "";
   const after = match ? name.slice(match[0].length) : "";
-  if (!key) return params;
+  // `__proto__[x]=1` would otherwise reach Object.prototype through the assignments below.
+  if (!key || key === "__proto__") return params;
   if (after === "") {
     params[key] = value;
   } else if (after === "[]") {
@@ -143,14 +214,25 @@ const FALSE = new Set(["false", "f", "no", "n", "off", "0"]);
 
 const toString: Coercer<string> = (v) =>
   typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : INVALID;
-const toInt: Coercer<number> = (v) => {
-  if (typeof v === "number") return Number.isInteger(v) ? v : INVALID;
-  if (typeof v === "string" && /^\s*[-+]?\d+\s*$/.test(v)) {
-    const n = Number(v);
-    return Number.isSafeInteger(n) ? n : INVALID;
-  }
-  return INVALID;
-};
+/** Postgres `integer`: ids, iids, levels, weights, priorities (ARCHITECTURE.md §8). */
+export const INT32 = { min: -2147483648, max: 2147483647 } as const;
+/** `bigint` columns as JS numbers (`mode: "number"`): the safe-integer range, inside Postgres'. */
+export const INT53 = { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } as const;
+
+/**
+ * Grape's Integer coercion, held to the column's range: 2^31, 2^53, 1e308 and 2^64 are `is invalid`
+ * rather than an error from Postgres.
+ */
+function toIntIn(range: { min: number; max: number }): Coercer<number> {
+  return (v) => {
+    let n: number;
+    if (typeof v === "number") n = v;
+    else if (typeof v === "string" && /^\s*[-+]?\d{1,20}\s*$/.test(v)) n = Number(v);
+    else return INVALID;
+    return Number.isSafeInteger(n) && n >= range.min && n <= range.max ? n : INVALID;
+  };
+}
+const toInt = toIntIn(INT32);
 const toBool: Coercer<boolean> = (v) => {
   if (typeof v === "boolean") return v;
   if (typeof v === "number") return v === 1 ? true : v === 0 ? false : INVALID;
@@ -158,14 +240,53 @@ const toBool: Coercer<boolean> = (v) => {
   const s = v.trim().toLowerCase();
   return TRUE.has(s) ? true : FALSE.has(s) ? false : INVALID;
 };
-const toDateTime: Coercer<Date> = (v) => {
-  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}/.test(v)) return INVALID;
-  const d = new Date(v.length === 10 ? `${v}T00:00:00Z` : v);
-  return Number.isNaN(d.getTime()) ? INVALID : d;
-};
+const DATE_PART = /^(\d{4})-(\d{2})-(\d{2})/;
+
+/** True for a real calendar day from 0001-01-01 to 9999-12-31 (no `2020-02-30` rolling into March). */
+function realDay(year: number, month: number, day: number): boolean {
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const d = new Date(Date.UTC(2000, month - 1, day)); // a leap year, then the year itself
+  if (d.getUTCMonth() !== month - 1) return false;
+  return !(month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)));
+}
+
+/** Timestamps Postgres and JSON both carry: years 1 to 9999 in UTC. */
+const MIN_TIME = new Date("0001-01-01T00:00:00.000Z").getTime();
+const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * An ISO 8601 date or date-time (`2024-05-01`, `2024-05-01T10:00:00Z`, `…+02:00`, `… 10:00`): the day
+ * must exist, hours 0–23, minutes and seconds 0–59, and the instant must fall within years 1–9999.
+ */
+export function parseDateTime(v: unknown): Date | null {
+  if (typeof v !== "string") return null;
+  const s = v.trim();
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i.exec(s);
+  if (!m) return null;
+  const [, y, mo, d, hh, mi, ss, frac, zone] = m;
+  if (!realDay(+y, +mo, +d)) return null;
+  if (hh !== undefined && (+hh > 23 || +mi > 59 || (ss !== undefined && +ss > 59))) return null;
+  let offset = 0;
+  if (zone && zone.toUpperCase() !== "Z") {
+    const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+    if (+z[2] > 23 || (z[3] !== undefined && +z[3] > 59)) return null;
+    offset = (z[1] === "-" ? -1 : 1) * (+z[2] * 60 + +(z[3] ?? 0));
+  }
+  const ms = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
+  const local = Date.UTC(+y, +mo - 1, +d, +(hh ?? 0), +(mi ?? 0), +(ss ?? 0), ms);
+  // Date.UTC maps years 0–99 to 1900–1999; set the full year explicitly.
+  const date = new Date(local);
+  date.setUTCFullYear(+y, +mo - 1, +d);
+  const time = date.getTime() - offset * 60_000;
+  if (Number.isNaN(time) || time < MIN_TIME || time > MAX_TIME) return null;
+  return new Date(time);
+}
+
+const toDateTime: Coercer<Date> = (v) => parseDateTime(v) ?? INVALID;
 const toDate: Coercer<string> = (v) => {
   if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return INVALID;
-  return Number.isNaN(new Date(`${v}T00:00:00Z`).getTime()) ? INVALID : v;
+  const [, y, m, d] = DATE_PART.exec(v)!;
+  return realDay(+y, +m, +d) ? v : INVALID;
 };
 
 function toArray<T>(item: Coercer<T>, comma: boolean): Coercer<T[]> {
@@ -187,7 +308,10 @@ function toArray<T>(item: Coercer<T>, comma: boolean): Coercer<T[]> {
 
 export const p = {
   string: () => coerced(toString),
+  /** A Postgres `integer` (the default for ids, iids and counts). */
   int: () => coerced(toInt),
+  /** An integer held to another range: `p.int({ min: 0 })`, or `INT53` for `bigint` columns. */
+  intIn: (range: { min?: number; max?: number }) => coerced(toIntIn({ min: range.min ?? INT32.min, max: range.max ?? INT32.max })),
   bool: () => coerced(toBool),
   /** ISO 8601 datetime, as a Date. */
   datetime: () => coerced(toDateTime),

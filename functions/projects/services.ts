@@ -3,7 +3,7 @@ import { Access, visibilityLevel, visibilityName, type VisibilityName } from "..
 import type { Database, Transaction } from "../kernel/db";
 import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
 import type { ProjectRow } from "./entities";
-import { createInitialCommit, isValidBranchName, readRef, repoOf } from "../kernel/git";
+import { createInitialCommit, isValidBranchName, readRef, repoOf } from "../shared/git";
 import * as q from "./queries";
 import { defaultReadme } from "./readme";
 

@@ -1,4 +1,4 @@
-import type { TreeListing } from "../kernel/git";
+import type { TreeListing } from "../shared/git";
 import type { PresentContext } from "../kernel/present";
 
 /** A file at a commit, as `blob_data` of lib/api/files.rb describes it. */

@@ -3,7 +3,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { gitCommitChanges, gitObjects } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { Repo } from "../kernel/git";
+import type { Repo } from "../shared/git";
 
 export type PathChange = {
   /** A added, M modified, D deleted, R renamed to this path, T type changed. */

@@ -3,7 +3,7 @@
 import { and, eq, like, sql } from "drizzle-orm";
 import { gitCommits, gitRefs } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { Repo } from "../kernel/git";
+import type { Repo } from "../shared/git";
 
 export type TagRef = { name: string; target: string; peeled: string | null; committedAt: Date | null };
 

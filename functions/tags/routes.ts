@@ -3,7 +3,7 @@ import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { notFound } from "../kernel/errors";
-import { compareRefNames, decodeTag, readCommitRows, readObjects, readRefsWithCommits, repoOf, searchRefs, type Repo } from "../kernel/git";
+import { compareRefNames, decodeTag, readCommitRows, readObjects, readRefsWithCommits, repoOf, searchRefs, type Repo } from "../shared/git";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";

@@ -3,7 +3,7 @@
 import type { GitCommitRow, User } from "../../db/schema";
 import type { Database } from "../kernel/db";
 import { apiError, checkUnmodifiedSince, notFound } from "../kernel/errors";
-import { createTag, deleteRefWithEvent, isValidBranchName, readRefsWithCommits, resolveCommitRow, tagRef, type Repo } from "../kernel/git";
+import { createTag, deleteRefWithEvent, isValidBranchName, readRefsWithCommits, resolveCommitRow, tagRef, type Repo } from "../shared/git";
 
 export type CreatedTag = { name: string; target: string; message: string; commit: GitCommitRow };
 

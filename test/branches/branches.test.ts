@@ -20,7 +20,7 @@ async function refsOf(project: { id: number }) {
 async function branchyRepo(w: Awaited<ReturnType<typeof world>>, opts: Parameters<typeof smallRepo>[1] = {}) {
   const repo = await smallRepo(w, opts);
   await withDb(async (db) => {
-    const { createBranch } = await import("../../functions/kernel/git");
+    const { createBranch } = await import("../../functions/shared/git");
     const r = { projectId: repo.project.id, poolId: repo.project.id, defaultBranch: "main" };
     await createBranch(db, r, { name: "feature/x", target: repo.commits.first });
     await createBranch(db, r, { name: "same", target: repo.commits.third });

@@ -1,9 +1,9 @@
 // Issue 3 item 5 (GIT.md §5 "Concurrency contract"): concurrent commits to one branch either land one on
 // top of another or fail with the error body; nothing that answered 201 is lost.
 import { describe, expect, it } from "vitest";
-import { commitTree, listTree } from "../../functions/kernel/git/read";
-import { readRef } from "../../functions/kernel/git/refs";
-import { repoOf } from "../../functions/kernel/git/revision";
+import { commitTree, listTree } from "../../functions/shared/git/store/read";
+import { readRef } from "../../functions/shared/git/store/refs";
+import { repoOf } from "../../functions/shared/git/store/revisions";
 import { world } from "../helpers/world";
 import { commitsPath, smallRepo } from "./helpers";
 

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { projects } from "../../db/schema";
-import { commitTree, listTree, readFileAt } from "../../functions/kernel/git/read";
-import { readRef } from "../../functions/kernel/git/refs";
-import { repoOf } from "../../functions/kernel/git/revision";
+import { commitTree, listTree, readFileAt } from "../../functions/shared/git/store/read";
+import { readRef } from "../../functions/shared/git/store/refs";
+import { repoOf } from "../../functions/shared/git/store/revisions";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world, type TestProject, type World } from "../helpers/world";

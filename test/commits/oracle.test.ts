@@ -1,13 +1,13 @@
 // Issue 3 item 6 over HTTP: the git CLI's fixture history (test/git-fixtures.ts) loaded into a project;
 // `GET /repository/commits` must page through exactly what `git log` prints, and its stats must be
-// `git diff --numstat -M100%` summed. The exhaustive comparison is test/kernel/git/oracle.test.ts.
+// `git diff --numstat -M100%` summed. The exhaustive comparison is test/shared/git/oracle.test.ts.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { projects } from "../../db/schema";
 import type { Database } from "../../functions/kernel/db";
-import { fromBase64 } from "../../functions/kernel/git/bytes";
-import type { FixtureLogCase, FixtureLogQuery } from "../kernel/git/fixture-types";
-import { loadFixtureRepo, openDb } from "../kernel/git/load-fixture";
+import { fromBase64 } from "../../functions/shared/git/pure/bytes";
+import type { FixtureLogCase, FixtureLogQuery } from "../shared/git/fixture-types";
+import { loadFixtureRepo, openDb } from "../shared/git/load-fixture";
 import { world, type World } from "../helpers/world";
 
 type Json = Record<string, any>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readRef } from "../../functions/kernel/git/refs";
+import { readRef } from "../../functions/shared/git/store/refs";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world, type TestProject, type World } from "../helpers/world";

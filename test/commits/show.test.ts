@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRef } from "../../functions/kernel/git/refs";
+import { createRef } from "../../functions/shared/git/store/refs";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 import { commitOn, commitsPath, smallRepo } from "./helpers";

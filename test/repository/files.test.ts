@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { toBase64 } from "../../functions/kernel/git/bytes";
-import { hashObject } from "../../functions/kernel/git/objects";
+import { toBase64 } from "../../functions/shared/git/pure/bytes";
+import { hashObject } from "../../functions/shared/git/pure/objects";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { projects } from "../../db/schema";
 import { createDb } from "../../functions/kernel/db";
-import { commitFiles, createTag, type CommitAction, type Repo } from "../../functions/kernel/git";
+import { commitFiles, createTag, type CommitAction, type Repo } from "../../functions/shared/git";
 import type { TestProject, TestUser, World } from "../helpers/world";
 
 type Visibility = "private" | "internal" | "public";

@@ -3,12 +3,12 @@
 // content the blob git has at that path, and the tree listing `git ls-tree` in GitLab's order.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Database } from "../../functions/kernel/db";
-import { fromBase64, toBase64 } from "../../functions/kernel/git/bytes";
-import { commitTree, findCommit, readFileAt } from "../../functions/kernel/git/read";
-import { lastCommitForPath, type Repo } from "../../functions/kernel/git/revision";
+import { fromBase64, toBase64 } from "../../functions/shared/git/pure/bytes";
+import { commitTree, findCommit, readFileAt } from "../../functions/shared/git/store/read";
+import { lastCommitForPath, type Repo } from "../../functions/shared/git/store/revisions";
 import { statusAndBody, type Client } from "../helpers/client";
 import { world } from "../helpers/world";
-import { loadFixtureRepo, openDb } from "../kernel/git/load-fixture";
+import { loadFixtureRepo, openDb } from "../shared/git/load-fixture";
 import type { Json } from "./fixture";
 
 const fixtures = inject("gitFixtures");

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { gitRefs, projects, pushEvents } from "../../db/schema";
-import { decodeUtf8 } from "../../functions/kernel/git/bytes";
-import { readObjects } from "../../functions/kernel/git";
+import { decodeUtf8 } from "../../functions/shared/git/pure/bytes";
+import { readObjects } from "../../functions/shared/git";
 import { versionCompare } from "../../functions/tags/versioncmp";
 import { BASE, statusAndBody } from "../helpers/client";
 import { followPages, forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { utf8 } from "../../../functions/kernel/git/bytes";
-import { isBinary, numstat, unifiedDiff } from "../../../functions/kernel/git/diff";
-import { mergeText } from "../../../functions/kernel/git/merge";
+import { utf8 } from "../../../functions/shared/git/pure/bytes";
+import { isBinary, numstat, unifiedDiff } from "../../../functions/shared/git/pure/diff";
+import { mergeText } from "../../../functions/shared/git/pure/merge";
 import "./fixture-types";
 
 const fixtures = inject("gitFixtures");

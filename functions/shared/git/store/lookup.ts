@@ -3,13 +3,13 @@
 // git's rev-parse (suffixes `~n ^n`, short ids, a tag object without a peeled commit) goes through
 // `findCommit`, which gives the same answer with a revision walk.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { gitCommits, gitRefs, type GitCommitRow } from "../../../db/schema";
-import type { Executor } from "../db";
-import { isOid } from "./bytes";
-import { readCommitRows } from "./commit-index";
+import { gitCommits, gitRefs, type GitCommitRow } from "../../../../db/schema";
+import type { Executor } from "../../../kernel/db";
+import { isOid } from "../pure/bytes";
+import { readCommitRows } from "./commit_index";
 import { findCommit } from "./read";
 import type { Ref } from "./refs";
-import { parseRevision, type Repo } from "./revision";
+import { parseRevision, type Repo } from "./revisions";
 
 export type RefWithCommit = Ref & { commit: GitCommitRow | null };
 

@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { env } from "cloudflare:test";
 import { createDb, type Database } from "../../../functions/kernel/db";
-import { readCommitChanges, readCommitRows } from "../../../functions/kernel/git/commit-index";
-import { listCommits, resolveRevisions, type CommitsQuery, type Repo } from "../../../functions/kernel/git/revision";
-import { clearTreeCache } from "../../../functions/kernel/git/store";
-import { commitTree, findCommit, listTree, readFileAt, refsContaining } from "../../../functions/kernel/git/read";
-import { fromBase64 } from "../../../functions/kernel/git/bytes";
+import { readCommitChanges, readCommitRows } from "../../../functions/shared/git/store/commit_index";
+import { listCommits, resolveRevisions, type CommitsQuery, type Repo } from "../../../functions/shared/git/store/revisions";
+import { clearTreeCache } from "../../../functions/shared/git/store/objects";
+import { commitTree, findCommit, listTree, readFileAt, refsContaining } from "../../../functions/shared/git/store/read";
+import { fromBase64 } from "../../../functions/shared/git/pure/bytes";
 import type { FixtureLogCase } from "./fixture-types";
 import { loadFixtureRepo, openDb } from "./load-fixture";
 

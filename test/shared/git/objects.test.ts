@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { fromBase64, toBase64, utf8 } from "../../../functions/kernel/git/bytes";
+import { fromBase64, toBase64, utf8 } from "../../../functions/shared/git/pure/bytes";
 import {
   EMPTY_TREE,
   compareTreeEntries,
@@ -14,8 +14,8 @@ import {
   tzMinutes,
   tzText,
   type ObjectType,
-} from "../../../functions/kernel/git/objects";
-import { isValidBranchName, isValidRefName } from "../../../functions/kernel/git/refname";
+} from "../../../functions/shared/git/pure/objects";
+import { isValidBranchName, isValidRefName } from "../../../functions/shared/git/pure/refnames";
 import "./fixture-types";
 
 const fixtures = inject("gitFixtures");

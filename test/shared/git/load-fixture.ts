@@ -1,13 +1,13 @@
 // Loads the git oracle fixtures into the store of a fresh project, through the git core.
 import { env } from "cloudflare:test";
 import { createDb, type Database } from "../../../functions/kernel/db";
-import { fromBase64 } from "../../../functions/kernel/git/bytes";
-import { indexCommits } from "../../../functions/kernel/git/commit-index";
-import { decodeCommit, type ObjectType, type RawObject } from "../../../functions/kernel/git/objects";
-import { createRef } from "../../../functions/kernel/git/refs";
-import type { Repo } from "../../../functions/kernel/git/revision";
-import { writeObjects } from "../../../functions/kernel/git/store";
-import { storeSource } from "../../../functions/kernel/git/trees";
+import { fromBase64 } from "../../../functions/shared/git/pure/bytes";
+import { indexCommits } from "../../../functions/shared/git/store/commit_index";
+import { decodeCommit, type ObjectType, type RawObject } from "../../../functions/shared/git/pure/objects";
+import { createRef } from "../../../functions/shared/git/store/refs";
+import type { Repo } from "../../../functions/shared/git/store/revisions";
+import { writeObjects } from "../../../functions/shared/git/store/objects";
+import { storeSource } from "../../../functions/shared/git/store/trees";
 import { world } from "../../helpers/world";
 import type { GitFixtures } from "./fixture-types";
 

@@ -3,7 +3,7 @@
 // path filter, whether the commit touches the path against its first parent), unsorted, so Postgres
 // stops at the LIMIT. The walk asks for more when it meets a commit it has not loaded.
 import { sql } from "drizzle-orm";
-import type { Executor } from "../db";
+import type { Executor } from "../../../kernel/db";
 
 export type CommitData = {
   oid: string;

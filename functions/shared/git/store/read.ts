@@ -1,14 +1,14 @@
 // Reading a repository for the commits, branches, tags, files and tree routes (GIT.md §6).
 import { sql } from "drizzle-orm";
-import type { GitCommitRow } from "../../../db/schema";
-import type { Executor } from "../db";
-import { readCommitRows } from "./commit-index";
+import type { GitCommitRow } from "../../../../db/schema";
+import type { Executor } from "../../../kernel/db";
+import { readCommitRows } from "./commit_index";
 import { RevWalk } from "./log";
-import { isTreeMode, type TreeEntry } from "./objects";
-import { branchName, tagName } from "./refname";
+import { isTreeMode, type TreeEntry } from "../pure/objects";
+import { branchName, tagName } from "../pure/refnames";
 import { listRefs, refCommit } from "./refs";
-import { resolveRevisions, type Repo } from "./revision";
-import { readObjects } from "./store";
+import { resolveRevisions, type Repo } from "./revisions";
+import { readObjects } from "./objects";
 import { entryAtPath, storeSource } from "./trees";
 
 /**

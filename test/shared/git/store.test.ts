@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../../functions/kernel/db";
-import { utf8 } from "../../../functions/kernel/git/bytes";
-import { blobObject, EMPTY_BLOB, EMPTY_TREE, treeObject } from "../../../functions/kernel/git/objects";
-import { existingObjects, readObjects, writeObjects } from "../../../functions/kernel/git/store";
+import { utf8 } from "../../../functions/shared/git/pure/bytes";
+import { blobObject, EMPTY_BLOB, EMPTY_TREE, treeObject } from "../../../functions/shared/git/pure/objects";
+import { existingObjects, readObjects, writeObjects } from "../../../functions/shared/git/store/objects";
 
 const pool = () => 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
 

@@ -2,17 +2,18 @@
 // Only the paths the picked commit changed are looked at: for every other path the rule
 // "base = theirs → take ours" keeps the branch's entry, so nothing else is read.
 import { sql } from "drizzle-orm";
-import type { GitCommitRow } from "../../../db/schema";
-import type { Database } from "../db";
-import { indexCommits } from "./commit-index";
-import { mergeBlobContents, resolvePath } from "./merge";
-import { blobObject, commitObject, decodeCommit, isTreeMode, MODE, type Commit, type RawObject } from "./objects";
-import { branchRef } from "./refname";
-import { compareAndSwapRef, readRef, recordPushEvent } from "./refs";
-import type { Repo } from "./revision";
-import { readObject, writeObjects } from "./store";
-import { diffTreePairs, storeSource, type FileEntry } from "./trees";
-import { CAS_ATTEMPTS, CommitFilesError, ident, WorkTree, type Person } from "./write";
+import type { GitCommitRow } from "../../../../db/schema";
+import type { Database } from "../../../kernel/db";
+import { indexCommits } from "../store/commit_index";
+import { mergeBlobContents, resolvePath } from "../pure/merge";
+import { blobObject, commitObject, decodeCommit, isTreeMode, MODE, type Commit, type RawObject } from "../pure/objects";
+import { branchRef } from "../pure/refnames";
+import { compareAndSwapRef, readRef, recordPushEvent } from "../store/refs";
+import type { Repo } from "../store/revisions";
+import { readObject, writeObjects } from "../store/objects";
+import { diffTreePairs, storeSource, type FileEntry } from "../store/trees";
+import { CAS_ATTEMPTS } from "./commit_files";
+import { CommitFilesError, ident, WorkTree, type Person } from "./worktree";
 
 export type PickKind = "cherry_pick" | "revert";
 

@@ -1,9 +1,9 @@
 // The object store (GIT.md §1, §2): immutable, content-addressed rows in `git_objects`, written with
 // ON CONFLICT DO NOTHING before any ref moves, read in bulk (`oid = ANY($1)`), never one query per object.
 import { sql } from "drizzle-orm";
-import { gitObjects } from "../../../db/schema";
-import type { Executor } from "../db";
-import { toHex } from "./bytes";
+import { gitObjects } from "../../../../db/schema";
+import type { Executor } from "../../../kernel/db";
+import { toHex } from "../pure/bytes";
 import {
   TYPE_CODE,
   TYPE_NAME,
@@ -16,7 +16,7 @@ import {
   type RawObject,
   type Tag,
   type TreeEntry,
-} from "./objects";
+} from "../pure/objects";
 
 /** Rows per INSERT: 6 parameters each, far below Postgres' 65,535. */
 const INSERT_CHUNK = 500;

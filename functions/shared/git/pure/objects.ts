@@ -25,6 +25,15 @@ export const MODE = {
 
 export type TreeEntry = { mode: string; name: string; oid: string };
 
+/** A non-tree entry of a flattened tree, by full path. */
+export type FileEntry = { path: string; mode: string; oid: string };
+
+/** Where algorithms read objects from: the store, with an optional overlay of objects not written yet. */
+export type ObjectSource = {
+  trees(oids: Iterable<string>): Promise<Map<string, TreeEntry[]>>;
+  blobs(oids: Iterable<string>): Promise<Map<string, Uint8Array>>;
+};
+
 /** `name <email> <unix seconds> <±hhmm>`; `tz` keeps git's text so re-encoding is exact. */
 export type Ident = { name: string; email: string; time: number; tz: string };
 

@@ -1,12 +1,14 @@
 // The commit index (GIT.md §2, §4 principle 4): computed once per commit at write time: the row with
 // parents, dates and generation, and the changed paths against the first parent with line counts.
 import { sql } from "drizzle-orm";
-import { gitCommitChanges, gitCommits, type GitCommitRow } from "../../../db/schema";
-import type { Executor } from "../db";
-import { tzMinutes, type Commit } from "./objects";
+import { gitCommitChanges, gitCommits, type GitCommitRow } from "../../../../db/schema";
+import type { Executor } from "../../../kernel/db";
+import { tzMinutes, type Commit } from "../pure/objects";
+import { generations, topoOrder } from "../pure/graph";
 import { countChanges, diffTreePairs, type ObjectSource } from "./trees";
 
-export type CommitToIndex = { oid: string; commit: Commit };
+export type { CommitToIndex } from "../pure/graph";
+import type { CommitToIndex } from "../pure/graph";
 
 const ROW_CHUNK = 400;
 
@@ -21,34 +23,6 @@ async function knownCommits(db: Executor, poolId: number, oids: string[]) {
     sql`SELECT oid, generation, tree FROM git_commits WHERE pool_id = ${poolId} AND oid = ANY(${sql.param(oids)}::char(40)[])`,
   );
   for (const row of result.rows) out.set(row.oid, { generation: Number(row.generation), tree: row.tree });
-  return out;
-}
-
-/** Parents before children (the batch may arrive in any order). */
-function topoOrder(commits: CommitToIndex[]): CommitToIndex[] {
-  const byOid = new Map(commits.map((c) => [c.oid, c]));
-  const done = new Set<string>();
-  const out: CommitToIndex[] = [];
-  for (const start of commits) {
-    const stack: [CommitToIndex, number][] = [[start, 0]];
-    while (stack.length) {
-      const top = stack[stack.length - 1];
-      const [item, i] = top;
-      if (done.has(item.oid)) {
-        stack.pop();
-        continue;
-      }
-      if (i < item.commit.parents.length) {
-        top[1]++;
-        const parent = byOid.get(item.commit.parents[i]);
-        if (parent && !done.has(parent.oid)) stack.push([parent, 0]);
-        continue;
-      }
-      done.add(item.oid);
-      out.push(item);
-      stack.pop();
-    }
-  }
   return out;
 }
 
@@ -73,12 +47,7 @@ export async function indexCommits(
   const known = await knownCommits(db, poolId, outside);
   for (const [oid, row] of parents) known.set(oid, row);
 
-  const generation = new Map<string, number>();
-  for (const { oid, commit } of ordered) {
-    let max = 0;
-    for (const parent of commit.parents) max = Math.max(max, generation.get(parent) ?? known.get(parent)?.generation ?? 0);
-    generation.set(oid, max + 1);
-  }
+  const generation = generations(ordered, (oid) => known.get(oid)?.generation);
 
   const treeOf = (oid: string) => inBatch.get(oid)?.commit.tree ?? known.get(oid)?.tree ?? null;
   const pairs = ordered.map(({ commit }) => ({

@@ -1,13 +1,13 @@
 // Revision resolution (GIT.md §6) and the commits list (GIT.md §7).
 import { sql } from "drizzle-orm";
-import type { Executor } from "../db";
-import { isOid } from "./bytes";
-import { readCommitRows } from "./commit-index";
+import type { Executor } from "../../../kernel/db";
+import { isOid } from "../pure/bytes";
+import { readCommitRows } from "./commit_index";
 import { RevWalk, type RevSpec } from "./log";
-import { decodeTag } from "./objects";
+import { decodeTag } from "../pure/objects";
 import { compareRefNames, listRefs, readRefs, refCommit, type Ref } from "./refs";
-import { readObject } from "./store";
-import type { GitCommitRow } from "../../../db/schema";
+import { readObject } from "./objects";
+import type { GitCommitRow } from "../../../../db/schema";
 
 /** A project's repository: its refs live under `projectId`, its objects and commits under `poolId`. */
 export type Repo = { projectId: number; poolId: number; defaultBranch: string | null };

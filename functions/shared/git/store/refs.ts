@@ -1,10 +1,10 @@
 // Refs (GIT.md §4): the only mutable git state, moved only by compare-and-swap. Zero rows = another
 // writer won; callers decide whether to retry.
 import { and, eq, inArray, like, sql } from "drizzle-orm";
-import { gitRefs, pushEvents } from "../../../db/schema";
-import type { Executor } from "../db";
-import { compareBytes, utf8 } from "./bytes";
-import { ZERO_OID } from "./objects";
+import { gitRefs, pushEvents } from "../../../../db/schema";
+import type { Executor } from "../../../kernel/db";
+import { compareBytes, utf8 } from "../pure/bytes";
+import { ZERO_OID } from "../pure/objects";
 
 export type Ref = { name: string; target: string; peeled: string | null };
 

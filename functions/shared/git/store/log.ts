@@ -4,8 +4,8 @@
 // clock skew and the path simplification give what `git log` gives on the same history. Repositories
 // are assumed to have no commit-graph file, as in the oracle tests: `--topo-order` is then a limited
 // walk followed by the stack-based topological sort.
-import type { Executor } from "../db";
-import { CommitLoader, type CommitData } from "./graph";
+import type { Executor } from "../../../kernel/db";
+import { CommitLoader, type CommitData } from "./loader";
 import { entriesAtPath, storeSource, type ObjectSource } from "./trees";
 
 const SEEN = 1 << 0;

@@ -2,8 +2,7 @@
 // line by line with node-diff3. No rename detection (a documented gap).
 import { diff3Merge } from "node-diff3";
 import { isBinary, splitLines } from "./diff";
-import { blobObject, isRegularMode, type RawObject } from "./objects";
-import type { FileEntry, ObjectSource } from "./trees";
+import { blobObject, isRegularMode, type FileEntry, type ObjectSource, type RawObject } from "./objects";
 
 /** Files larger than this are not line-merged (GIT.md §10). */
 export const MERGE_SIZE_LIMIT = 1024 * 1024;

@@ -1,16 +1,14 @@
 // Tree reading and tree-to-tree diffs. Everything is batched per tree depth: one statement reads every
 // tree needed at that depth for every pair being compared.
-import type { Executor } from "../db";
-import { compareBytes, utf8 } from "./bytes";
-import { isBinary, numstat } from "./diff";
-import { decodeTree, isRegularMode, isTreeMode, modeNumber, type RawObject, type TreeEntry } from "./objects";
-import { readObjects, readTrees } from "./store";
+import type { Executor } from "../../../kernel/db";
+import { compareBytes, utf8 } from "../pure/bytes";
+import { isBinary, numstat } from "../pure/diff";
+import { decodeTree, isRegularMode, isTreeMode, modeNumber, type FileEntry, type ObjectSource, type RawObject, type TreeEntry } from "../pure/objects";
+import { readObjects, readTrees } from "./objects";
 
-/** Where objects come from: the store, with an optional overlay of objects not written yet. */
-export type ObjectSource = {
-  trees(oids: Iterable<string>): Promise<Map<string, TreeEntry[]>>;
-  blobs(oids: Iterable<string>): Promise<Map<string, Uint8Array>>;
-};
+export type { FileEntry, ObjectSource } from "../pure/objects";
+
+/** The store as an object source, with an optional overlay of objects not written yet. */
 
 export function storeSource(db: Executor, poolId: number, overlay?: Map<string, RawObject>): ObjectSource {
   return {
@@ -39,7 +37,6 @@ export function storeSource(db: Executor, poolId: number, overlay?: Map<string, 
   };
 }
 
-export type FileEntry = { path: string; mode: string; oid: string };
 
 /** Every non-tree entry under `root`, by full path (blobs, symlinks, submodules). */
 export async function flattenTree(source: ObjectSource, root: string): Promise<Map<string, FileEntry>> {

@@ -1,14 +1,14 @@
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Database } from "../../../functions/kernel/db";
-import { decodeUtf8 } from "../../../functions/kernel/git/bytes";
-import { decodeCommit } from "../../../functions/kernel/git/objects";
-import { commitTitle, pickCommit, pickFailureMessage, pickMessage } from "../../../functions/kernel/git/pick";
-import { readRef } from "../../../functions/kernel/git/refs";
-import type { Repo } from "../../../functions/kernel/git/revision";
-import { readObjects } from "../../../functions/kernel/git/store";
-import { flattenTree, storeSource } from "../../../functions/kernel/git/trees";
-import { commitFiles, type CommitAction } from "../../../functions/kernel/git/write";
+import { decodeUtf8 } from "../../../functions/shared/git/pure/bytes";
+import { decodeCommit } from "../../../functions/shared/git/pure/objects";
+import { commitTitle, pickCommit, pickFailureMessage, pickMessage } from "../../../functions/shared/git/operations/pick";
+import { readRef } from "../../../functions/shared/git/store/refs";
+import type { Repo } from "../../../functions/shared/git/store/revisions";
+import { readObjects } from "../../../functions/shared/git/store/objects";
+import { flattenTree, storeSource } from "../../../functions/shared/git/store/trees";
+import { commitFiles, type CommitAction } from "../../../functions/shared/git/operations/commit_files";
 import { world } from "../../helpers/world";
 
 let db: Database;

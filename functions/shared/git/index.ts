@@ -1,0 +1,56 @@
+// The git core (GIT.md): what domains import. Storage is Postgres (db/schema/repository.ts); a
+// project's repository is addressed by `Repo` (`repoOf(project)`: refs by project, objects by pool).
+//
+//   pure/        no I/O: bytes, object encoding, ref names, line diffs, three-way merge, graph arithmetic
+//   store/       Postgres: objects, refs (compare-and-swap), the commit index, trees, history walks, reads
+//   operations/  writes made of several store steps (commit files, cherry-pick/revert, branch/tag refs),
+//                returning typed outcomes; GitLab's wording for them lives in the calling domain.
+export { repoOf, listCommits, resolveRevisions, lastCommitForPath, parseRange, type Repo, type CommitsQuery, type CommitsResult } from "./store/revisions";
+export { findCommit, refsContaining, commitTree, readFileAt, listTree, type FileAt, type TreeListing, type RefType } from "./store/read";
+export { createBranch, createTag, deleteRefWithEvent } from "./operations/refs";
+export {
+  commitFiles,
+  createInitialCommit,
+  normalizePath,
+  MAX_ACTIONS,
+  MAX_FILE_SIZE,
+  type CommitAction,
+  type CommitFilesInput,
+  type CommitFilesResult,
+  type Person,
+} from "./operations/commit_files";
+export { pickCommit, commitTitle, pickMessage, pickFailureMessage, type PickInput, type PickResult, type PickKind } from "./operations/pick";
+export { listRefs, readRef, readRefs, refCommit, hasBranches, compareAndSwapRef, swapRefWithEvent, recordPushEvent, type Ref } from "./store/refs";
+export { isValidBranchName, isValidRefName, branchRef, tagRef, branchName, tagName } from "./pure/refnames";
+export { readCommitRows, readCommitChanges, indexCommits, type CommitToIndex } from "./store/commit_index";
+export { unifiedDiff, numstat, isBinary } from "./pure/diff";
+export { mergeText, mergeTrees } from "./pure/merge";
+export {
+  EMPTY_TREE,
+  EMPTY_BLOB,
+  ZERO_OID,
+  TYPE_CODE,
+  TYPE_NAME,
+  decodeCommit,
+  decodeTag,
+  decodeTree,
+  makeObject,
+  hashObject,
+  deflate,
+  inflate,
+  tzText,
+  tzMinutes,
+  type Commit,
+  type Tag,
+  type TreeEntry,
+  type FileEntry,
+  type ObjectSource,
+  type ObjectType,
+  type RawObject,
+} from "./pure/objects";
+export { toHex, fromHex, isOid, utf8, decodeUtf8, concatBytes, sha1Hex, toBase64, fromBase64 } from "./pure/bytes";
+export { readObjects, readObject, writeObjects, existingObjects, readTrees, INLINE_LIMIT } from "./store/objects";
+export { storeSource, flattenTree, entryAtPath, entriesAtPath, diffTreePairs, countChanges, type Change, type CountedChange } from "./store/trees";
+export { RevWalk, type RevSpec, type LogOptions } from "./store/log";
+export { readRefsWithCommits, resolveCommitRows, resolveCommitRow, searchRefs, type RefWithCommit } from "./store/lookup";
+export { compareRefNames } from "./store/refs";
