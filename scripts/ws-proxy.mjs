@@ -246,6 +246,7 @@ class BackendPool {
   pump() {
     while (this.waiters.length > 0 && this.idle.length > 0) {
       const backend = /** @type {Backend} */ (this.idle.pop())
+      if (backend.socket.destroyed || backend.socket.readyState !== 'open') { this.drop(backend); continue }
       if (backend.idleTimer) clearTimeout(backend.idleTimer)
       backend.idleTimer = null
       const waiter = /** @type {{ grant: Function, timer: NodeJS.Timeout }} */ (this.waiters.shift())
@@ -326,7 +327,6 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
     let waiting = false
     /** @type {PgMessage[]} messages waiting for a backend */
     let queue = []
-    const dbg = (...a) => process.env.PROXY_DEBUG && console.error('[proxy]', ...a)
     let inflight = 0 // forwarded Query/Sync/FunctionCall messages not yet answered by ReadyForQuery
     let dirty = false // messages forwarded after the last Sync (a Parse whose Sync is still to come)
     const fromClient = framer(true)
@@ -349,7 +349,6 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
       if (ms.length === 0) return
       let out = []
       for (const m of ms) {
-        dbg('B>', m.type, m.data.length)
         out.push(m.data)
         if (m.type !== 'Z') continue
         inflight = Math.max(0, inflight - 1)
@@ -366,7 +365,6 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
     }
     /** @param {PgMessage} m */
     const forward = (m) => {
-      dbg('C>', m.type, m.data.length)
       if (m.type === 'Q' || m.type === 'S' || m.type === 'F') { inflight++; dirty = false }
       else if (m.type !== 'd' && m.type !== 'c' && m.type !== 'f') dirty = true // COPY data belongs to its Query
       backend?.socket.write(m.data)
