@@ -134,10 +134,12 @@ async function seedFixtures(db) {
 /** Issues `from`..`to` (global numbers, round-robin over the projects), their assignees and labels. */
 async function seedIssues(db, fx, from, to) {
   const before = Number((await db.query(`SELECT COALESCE(max(id), 0) AS id FROM issues`)).rows[0].id);
+  // Which labels an issue carries follows from its iid (the same rule fills label_links below).
+  const labelRule = (iid) => `(l.title = 'a' AND ${iid} % 2 = 0) OR (l.title = 'b' AND ${iid} % 3 = 0) OR (l.title = 'bug' AND ${iid} % 5 = 0)
+       OR (l.title = 'feature' AND ${iid} % 7 = 1) OR (l.title = 'backend' AND ${iid} % 4 = 1) OR (l.title = 'docs' AND ${iid} % 11 = 0)`;
   await db.query(
-    `INSERT INTO issues (iid, project_id, title, description, state, author_id, milestone_id, closed_at, closed_by_id, created_at, updated_at)
-     SELECT (g - 1) / $3::int + 1,
-            ($4::int[])[(g - 1) % $3::int + 1],
+    `INSERT INTO issues (iid, project_id, title, description, state, author_id, milestone_id, closed_at, closed_by_id, created_at, updated_at, label_ids)
+     SELECT x.iid, x.project_id,
             'Bench issue ' || g,
             'Steps to reproduce issue ' || g || E'\\n\\n- [x] triaged\\n- [ ] fixed',
             CASE WHEN g % 4 = 0 THEN 'closed' ELSE 'opened' END,
@@ -145,8 +147,11 @@ async function seedIssues(db, fx, from, to) {
             CASE WHEN g % 3 = 0 THEN NULL ELSE ($6::int[])[((g - 1) % $3::int) * $7::int + g % $7::int + 1] END,
             CASE WHEN g % 4 = 0 THEN ts + interval '1 hour' END,
             CASE WHEN g % 4 = 0 THEN ($5::int[])[1] END,
-            ts, ts + interval '1 hour'
-     FROM generate_series($1::int, $2::int) g, LATERAL (SELECT now() - ($8::int - g) * interval '1 minute' AS ts) t`,
+            ts, ts + interval '1 hour',
+            ARRAY(SELECT l.id FROM labels l WHERE l.project_id = x.project_id AND (${labelRule("x.iid")}) ORDER BY l.id)
+     FROM generate_series($1::int, $2::int) g,
+          LATERAL (SELECT now() - ($8::int - g) * interval '1 minute' AS ts) t,
+          LATERAL (SELECT (g - 1) / $3::int + 1 AS iid, ($4::int[])[(g - 1) % $3::int + 1] AS project_id) x`,
     [from, to, fx.projects.length, fx.projects, fx.users, fx.milestones, MILESTONES, ISSUES],
   );
   await db.query(
@@ -154,25 +159,16 @@ async function seedIssues(db, fx, from, to) {
      SELECT i.id, ($2::int[])[i.iid % cardinality($2::int[]) + 1] FROM issues i WHERE i.id > $1 AND i.iid % 3 <> 0`,
     [before, fx.users],
   );
-  // The label_links trigger would update each issue once per link (a million issues: 1.5 million updates);
-  // seeding turns triggers off for the session and fills `issues.label_ids` in one statement instead.
+  // The label_links trigger would update each issue once per link (a million issues: 1.5 million updates):
+  // `issues.label_ids` was written with the issues, so the links go in with triggers off for the session.
   await db.query(`SET session_replication_role = replica`);
   await db.query(
     `INSERT INTO label_links (label_id, target_type, target_id)
      SELECT l.id, 'Issue', i.id FROM issues i JOIN labels l ON l.project_id = i.project_id
-     WHERE i.id > $1 AND (
-       (l.title = 'a' AND i.iid % 2 = 0) OR (l.title = 'b' AND i.iid % 3 = 0) OR (l.title = 'bug' AND i.iid % 5 = 0)
-       OR (l.title = 'feature' AND i.iid % 7 = 1) OR (l.title = 'backend' AND i.iid % 4 = 1) OR (l.title = 'docs' AND i.iid % 11 = 0))`,
+     WHERE i.id > $1 AND (${labelRule("i.iid")})`,
     [before],
   );
   await db.query(`SET session_replication_role = DEFAULT`);
-  await db.query(
-    `UPDATE issues i SET label_ids = s.ids
-     FROM (SELECT target_id, array_agg(label_id ORDER BY id) AS ids FROM label_links
-           WHERE target_type = 'Issue' AND target_id > $1 GROUP BY target_id) s
-     WHERE i.id = s.target_id`,
-    [before],
-  );
   await db.query(
     `INSERT INTO internal_ids (usage, project_id, last_value)
      SELECT 'issues', project_id, max(iid) FROM issues GROUP BY project_id
