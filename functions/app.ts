@@ -29,6 +29,7 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
+import { keysRoutes, userKeysRoutes } from "./keys/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -58,6 +59,7 @@ app.use("/uploads/*", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
+api.route("/", userKeysRoutes);
 api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
@@ -81,6 +83,7 @@ api.route("/", commitsRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
+api.route("/", keysRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

@@ -6,3 +6,4 @@ export * from "./members";
 export * from "./instance";
 export * from "./repository";
 export * from "./issues";
+export * from "./keys";

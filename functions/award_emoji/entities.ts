@@ -1,5 +1,5 @@
 import type { AwardEmoji } from "../../db/schema";
-import type { NoteUser } from "../kernel/noteables";
+import type { NoteUser } from "../shared/issuables/noteables";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { userBasic } from "../users/entities";
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { awardEmoji, users, type AwardEmoji } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { Awardable } from "../kernel/note_writes";
+import type { Awardable } from "./writes";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { AwardRow } from "./entities";
 

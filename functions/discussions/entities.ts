@@ -1,5 +1,5 @@
 import { note, type NoteContext } from "../notes/entities";
-import type { NoteRow } from "../kernel/noteables";
+import type { NoteRow } from "../shared/issuables/noteables";
 
 /** A discussion: its id and its readable notes in creation order. */
 export type DiscussionRow = { id: string; notes: NoteRow[] };

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { notes } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import { noteRow, onNoteable, selectNotes, type Noteable, type NoteRow } from "../kernel/noteables";
+import { noteRow, onNoteable, selectNotes, type Noteable, type NoteRow } from "../shared/issuables/noteables";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { DiscussionRow } from "./entities";
 

@@ -3,22 +3,8 @@ import { allowed } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { badRequest, checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
-import { deleteNote, insertNote, insertReply, updateNoteBody } from "../kernel/note_writes";
-import {
-  canAdminNote,
-  canCreateNote,
-  canReadConfidentialNotes,
-  canReadNote,
-  checkNoteBody,
-  findNote,
-  findNoteable,
-  newDiscussionId,
-  noteCreatedAt,
-  noteUser,
-  type Noteable,
-  type NoteableType,
-  type NoteRow,
-} from "../kernel/noteables";
+import { deleteNote, insertNote, insertReply, updateNoteBody } from "../notes/writes";
+import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, newDiscussionId, noteCreatedAt, noteUser, type Noteable, type NoteableType, type NoteRow } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, validateParams, type ParamRule } from "../kernel/params";
 import { present } from "../kernel/present";

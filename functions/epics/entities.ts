@@ -1,5 +1,5 @@
 import type { Epic } from "../../db/schema";
-import type { NoteUser } from "../kernel/noteables";
+import type { NoteUser } from "../shared/issuables/noteables";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { userBasic } from "../users/entities";
 

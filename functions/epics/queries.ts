@@ -4,7 +4,7 @@ import { epics, namespaces, users, type Epic } from "../../db/schema";
 import type { GroupWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
-import { nextIid } from "../kernel/issuables";
+import { nextIid } from "../shared/issuables/iids";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupAccessLevel, groupIsVisible } from "../kernel/visibility";
 import type { EpicRow } from "./entities";

@@ -3,8 +3,8 @@ import { issueLinks, issues, namespaces, projects, type IssueLink } from "../../
 import type { ProjectWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
-import { issueIsVisible, type IssueWithAssignees } from "../kernel/issuables";
-import { loadIssueRows, type IssueRow } from "../kernel/issue_preload";
+import { issueIsVisible, type IssueWithAssignees } from "../shared/issuables/policy";
+import { loadIssueRows, type IssueRow } from "../shared/issuables/issue_preload";
 import { projectAccessLevel } from "../kernel/visibility";
 import type { LinkType, RelatedIssueRow } from "./entities";
 

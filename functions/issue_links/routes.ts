@@ -3,7 +3,8 @@ import { allowed, canReadProject, type ProjectWithAccess } from "../kernel/abili
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, notFound, recordNotFound } from "../kernel/errors";
-import { canReadIssue, findIssue, type IssueWithAssignees } from "../kernel/issuables";
+import { canReadIssue, type IssueWithAssignees } from "../shared/issuables/policy";
+import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";

@@ -1,5 +1,5 @@
-import type { IssueLabel, IssueRow, IssueUser } from "../kernel/issue_preload";
-import { mentionedUsernames } from "../kernel/issuables";
+import type { IssueLabel, IssueRow, IssueUser } from "../shared/issuables/issue_preload";
+import { mentionedUsernames } from "../shared/issuables/mentions";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { labelBasic } from "../labels/entities";
 import { milestone, type MilestoneRow } from "../milestones/entities";
@@ -8,10 +8,10 @@ import { userBasic } from "../users/entities";
 
 /**
  * The issue entities of lib/api/entities/issue_basic.rb and issue.rb with their EE prepends. Rows come
- * from kernel/issue_preload.ts (`loadIssueRows`): other domains that embed issues (issue links, to-dos)
+ * from shared/issuables/issue_preload.ts (`loadIssueRows`): other domains that embed issues (issue links, to-dos)
  * load rows there and present them with `issue` (or `issueBasic`) from this file.
  */
-export type { IssueRow, IssueUser, IssueLabel } from "../kernel/issue_preload";
+export type { IssueRow, IssueUser, IssueLabel } from "../shared/issuables/issue_preload";
 
 /** Where the request comes from, for `references.relative` (IssuableReferences). */
 export type ReferenceFrom = { kind: "project"; id: number; namespaceId: number } | { kind: "group"; id: number } | null;

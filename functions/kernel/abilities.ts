@@ -39,7 +39,7 @@ const PROJECT = {
   // Creating, promoting to, demoting from or removing the Owner role of a project member.
   manage_owners: { level: Access.OWNER },
   // Issues (app/policies/project_policy.rb, issue_policy.rb). Authors and assignees may also update
-  // their issue and read a confidential one: that is decided per issue in kernel/issuables.ts.
+  // their issue and read a confidential one: that is decided per issue in shared/issuables/policy.ts.
   read_issue: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
   // Signed-in non-members have guest access to public (and, unless external, internal) projects
   // (ProjectPolicy `public_user_access` → `guest_access`), so they may open issues there.
@@ -83,7 +83,7 @@ const GROUP = {
   remove_group: { level: Access.OWNER },
   read_billable_member: { level: Access.OWNER },
   // Epics and their notes (ee/app/policies/ee/group_policy.rb, epic_policy.rb): whoever reads the group
-  // reads its epics (confidential ones: reporters and up, decided per epic in kernel/noteables.ts).
+  // reads its epics (confidential ones: reporters and up, decided per epic in shared/issuables/policy.ts).
   read_epic: { level: Access.MINIMAL_ACCESS, readers: true },
   admin_epic: { level: Access.REPORTER },
   destroy_epic: { level: Access.OWNER },

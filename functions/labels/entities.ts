@@ -1,7 +1,7 @@
 import type { Label } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
 
-/** The columns LabelBasic reads: issue rows carry labels in this shape (kernel/issue_preload.ts). */
+/** The columns LabelBasic reads: issue rows carry labels in this shape (shared/issuables/issue_preload.ts). */
 export type LabelBasicRow = Pick<Label, "id" | "title" | "color" | "description">;
 
 /**

@@ -4,7 +4,7 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { fuzzySearch } from "../kernel/fuzzy_search";
-import { issueIsVisible } from "../kernel/issuables";
+import { issueIsVisible } from "../shared/issuables/policy";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { projectIsVisible } from "../kernel/visibility";
 import type { LabelRow } from "./entities";

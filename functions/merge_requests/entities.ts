@@ -1,4 +1,4 @@
-import type { MergeRequestProject, MergeRequestRow } from "../kernel/merge_request_preload";
+import type { MergeRequestProject, MergeRequestRow } from "../shared/issuables/merge_request_preload";
 import { Access, Visibility } from "../kernel/access";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { taskSummary } from "../issues/entities";
@@ -7,7 +7,7 @@ import { milestone } from "../milestones/entities";
 import { timeStats } from "../time_tracking/entities";
 import { userBasic, type UserBasicRow } from "../users/entities";
 
-export type { MergeRequestProject, MergeRequestRow } from "../kernel/merge_request_preload";
+export type { MergeRequestProject, MergeRequestRow } from "../shared/issuables/merge_request_preload";
 
 /**
  * Presentation options, as GitLab passes them to the entity: `project` or `group` for the relative

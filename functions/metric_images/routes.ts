@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Ctx } from "../kernel/env";
 import { apiError, badRequest, forbidden } from "../kernel/errors";
-import { findIssue } from "../kernel/issuables";
+import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
 import { p, rawParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";

@@ -1,7 +1,7 @@
 import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import { Access } from "../kernel/access";
 import type { Actor } from "../kernel/env";
-import { canUpdateIssue, type IssueWithAssignees } from "../kernel/issuables";
+import { canUpdateIssue, type IssueWithAssignees } from "../shared/issuables/policy";
 
 /**
  * Metric image rules: the abilities of EE IssuablePolicy and the validations of MetricImageUploading

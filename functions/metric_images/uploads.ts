@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../kernel/env";
 import { ApiError, notFound } from "../kernel/errors";
-import { findIssue } from "../kernel/issuables";
+import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
 import * as q from "./queries";
 

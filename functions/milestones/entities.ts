@@ -1,4 +1,4 @@
-import type { IssueMilestone } from "../kernel/issue_preload";
+import type { IssueMilestone } from "../shared/issuables/issue_preload";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 
 /** A milestone with the path of its web page (queries compute it; issue rows carry the same shape). */

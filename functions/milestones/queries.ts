@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import { fuzzySearch } from "../kernel/fuzzy_search";
-import { milestoneJson } from "../kernel/issue_preload";
+import { milestoneJson } from "../shared/issuables/issue_preload";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { MilestoneRow } from "./entities";
 

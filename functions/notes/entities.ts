@@ -1,4 +1,4 @@
-import type { Noteable, NoteRow } from "../kernel/noteables";
+import type { Noteable, NoteRow } from "../shared/issuables/noteables";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { userBasic } from "../users/entities";
 

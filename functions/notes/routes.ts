@@ -3,19 +3,8 @@ import { awardEmoji } from "../award_emoji/entities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
-import { deleteNote, updateNoteBody } from "../kernel/note_writes";
-import {
-  canAdminNote,
-  canCreateNote,
-  canReadConfidentialNotes,
-  canReadNote,
-  checkNoteBody,
-  findNote,
-  findNoteable,
-  noteCreatedAt,
-  noteInvalid,
-  type NoteableType,
-} from "../kernel/noteables";
+import { deleteNote, updateNoteBody } from "./writes";
+import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteInvalid, type NoteableType } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";

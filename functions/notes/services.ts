@@ -1,10 +1,11 @@
 import type { AwardRow } from "../award_emoji/entities";
 import type { Executor } from "../kernel/db";
-import { emojiName, emojiOnlyName } from "../kernel/emoji";
+import { emojiName, emojiOnlyName } from "../shared/issuables/emoji";
 import type { Actor } from "../kernel/env";
 import { notFound } from "../kernel/errors";
-import { insertAward, insertNote, toggleAward } from "../kernel/note_writes";
-import { canAwardEmoji, checkNoteBody, newDiscussionId, noteErrors, noteUser, type Noteable, type NoteRow } from "../kernel/noteables";
+import { insertAward, toggleAward } from "../award_emoji/writes";
+import { insertNote } from "./writes";
+import { canAwardEmoji, checkNoteBody, newDiscussionId, noteErrors, noteUser, type Noteable, type NoteRow } from "../shared/issuables/noteables";
 
 export type CreatedNote =
   | { kind: "note"; note: NoteRow; commandsChanges: Record<string, string> }

@@ -3,7 +3,7 @@ import { snippets, users, type Snippet } from "../../db/schema";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
-import { snippetIsVisible } from "../kernel/noteables";
+import { snippetIsVisible } from "../shared/issuables/policy";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { SnippetRow } from "./entities";
 

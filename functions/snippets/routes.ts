@@ -5,7 +5,7 @@ import { requireUser } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { badRequest, checkUnmodifiedSince, forbidden, notFound, paramsError, recordNotFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
-import { noteUser } from "../kernel/noteables";
+import { noteUser } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { validation } from "../kernel/errors";
-import { findIssue, findMergeRequest } from "../kernel/issuables";
+import { findIssue, findMergeRequest } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
 import { p, rawParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";

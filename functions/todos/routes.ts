@@ -2,7 +2,7 @@ import { z } from "zod";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { recordNotFound } from "../kernel/errors";
-import { findIssue, findMergeRequest } from "../kernel/issuables";
+import { findIssue, findMergeRequest } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";

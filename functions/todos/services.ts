@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
-import { TodoAction } from "../kernel/issuables";
+import { TodoAction } from "../shared/issuables/todos";
 
 /** To-do writes (app/services/todo_service.rb). */
 

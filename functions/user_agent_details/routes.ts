@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireAdmin } from "../kernel/auth";
 import { notFound } from "../kernel/errors";
-import { findIssue } from "../kernel/issuables";
+import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
 import { p, rawParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";

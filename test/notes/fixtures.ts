@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { awardEmoji, epics, issueAssignees, issues, mergeRequests, notes, snippets, todos } from "../../db/schema";
-import { nextIid } from "../../functions/kernel/issuables";
+import { nextIid } from "../../functions/shared/issuables/iids";
 import { unique, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
 
 /**

@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { issueAssignees, issues, mergeRequests, notes, timelogs } from "../../db/schema";
-import { nextIid } from "../../functions/kernel/issuables";
+import { nextIid } from "../../functions/shared/issuables/iids";
 import type { TestProject, TestUser, World } from "../helpers/world";
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../kernel/db";
-import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "../../kernel/issue_preload";
+import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "../../shared/issuables/issue_preload";
 import { cappedCount, type Page } from "../../kernel/pagination";
 
 /**

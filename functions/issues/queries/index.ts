@@ -1,4 +1,4 @@
-/** Every statement of the issues domain (relations of issue rows: kernel/issue_preload.ts). */
+/** Every statement of the issues domain (relations of issue rows: shared/issuables/issue_preload.ts). */
 export * from "./list";
 export * from "./write";
 export * from "./events";

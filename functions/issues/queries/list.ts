@@ -3,7 +3,7 @@ import { issues } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { fuzzySearch } from "../../kernel/fuzzy_search";
-import { issueIsVisible } from "../../kernel/issuables";
+import { issueIsVisible } from "../../shared/issuables/policy";
 import { cappedCount, type Page } from "../../kernel/pagination";
 
 /**
@@ -201,7 +201,7 @@ function ownerCondition(owner: IssueOwner, nonArchived: boolean): SQL | null {
   return nonArchived ? sql`${issues.projectId} IN (SELECT op.id FROM projects op WHERE NOT op.archived)` : null;
 }
 
-/** The WHERE of a list: visibility (kernel `issueIsVisible`), owner, then every filter. */
+/** The WHERE of a list: visibility (`issueIsVisible`, shared/issuables/policy.ts), owner, then every filter. */
 export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL {
   const c: (SQL | null)[] = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived)];
   const userId = actor?.user.id ?? null;

@@ -1,7 +1,7 @@
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { recordNotFound } from "../../kernel/errors";
-import { findIssue, findMergeRequest } from "../../kernel/issuables";
+import { findIssue, findMergeRequest } from "../../shared/issuables/find";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";

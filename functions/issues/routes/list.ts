@@ -1,6 +1,6 @@
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { loadIssueRows } from "../../kernel/issue_preload";
+import { loadIssueRows } from "../../shared/issuables/issue_preload";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { pageOf, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";

@@ -1,5 +1,6 @@
 import { userBasic } from "../../users/entities";
-import { findIssue, mentionedUsernames } from "../../kernel/issuables";
+import { findIssue } from "../../shared/issuables/find";
+import { mentionedUsernames } from "../../shared/issuables/mentions";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";

@@ -1,5 +1,5 @@
 import type { Ctx } from "../../kernel/env";
-import { findIssue } from "../../kernel/issuables";
+import { findIssue } from "../../shared/issuables/find";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { z } from "zod";

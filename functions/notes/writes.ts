@@ -1,13 +1,13 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { AwardEmoji, Note } from "../../db/schema";
-import { Access } from "./access";
-import type { Executor } from "./db";
-import { DOWNVOTE_NAME, UPVOTE_NAME } from "./emoji";
-import { directlyAddressedUsernames, mentionedUsernames, TodoAction } from "./issuables";
-import type { Noteable, NoteableType } from "./noteables";
+import type { Note } from "../../db/schema";
+import { Access } from "../kernel/access";
+import type { Executor } from "../kernel/db";
+import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
+import type { Noteable, NoteableType } from "../shared/issuables/noteables";
+import { TodoAction } from "../shared/issuables/todos";
 
 /**
- * The writes of notes and award emoji, each ONE statement (data-modifying CTEs, atomic like a
+ * The writes of notes (the notes domain owns them; discussions and quick actions call them), each ONE statement (data-modifying CTEs, atomic like a
  * transaction and without BEGIN/COMMIT round trips), with their side effects:
  * - Notes::CreateService: the note; the noteable's `updated_at` (Note#touch_noteable) and, for
  *   issues and merge requests, `user_notes_count` (non-system notes); TodoService#new_note: the
@@ -15,7 +15,6 @@ import type { Noteable, NoteableType } from "./noteables";
  *   the users the note names who may read it (one pending to-do per user and target, as GitLab's
  *   `pending_todos` exclusion does; none for snippet notes, `Note#can_create_todo?`).
  * - Notes::DestroyService: the note, its award emoji (polymorphic, no foreign key) and the counter.
- * - AwardEmojis::AddService / DestroyService: the award and the issue or merge request vote counters.
  */
 
 /** Tables whose rows hold each noteable. */
@@ -45,18 +44,6 @@ function noteFrom(r: Record<string, unknown>): Note {
     updatedById: r.updated_by_id === null ? null : Number(r.updated_by_id),
     createdAt: time(r.created_at)!,
     updatedAt: time(r.updated_at)!,
-  };
-}
-
-function awardFrom(r: Record<string, unknown>): AwardEmoji {
-  return {
-    id: Number(r.id),
-    name: String(r.name),
-    userId: Number(r.user_id),
-    awardableType: String(r.awardable_type),
-    awardableId: Number(r.awardable_id),
-    createdAt: new Date(String(r.created_at)),
-    updatedAt: new Date(String(r.updated_at)),
   };
 }
 
@@ -197,76 +184,4 @@ export async function deleteNote(db: Executor, n: Noteable, note: Note): Promise
     WITH deleted AS (DELETE FROM notes WHERE id = ${note.id} RETURNING id),
     awards AS (DELETE FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id = ${note.id} RETURNING 1)${counter}
     SELECT count(*)::int AS n FROM deleted`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Award emoji
-
-export type Awardable = { type: "Issue" | "MergeRequest" | "Snippet" | "Epic" | "Note"; id: number };
-
-function voteColumn(awardable: Awardable, name: string): string | null {
-  if (awardable.type !== "Issue" && awardable.type !== "MergeRequest") return null;
-  return name === UPVOTE_NAME ? "upvotes" : name === DOWNVOTE_NAME ? "downvotes" : null;
-}
-
-/**
- * AwardEmojis::AddService: the award (null when the user already awarded that emoji: the unique
- * index), the vote counter, and TodoService#new_award_emoji (the awarder's pending to-dos on an issue
- * or merge request are done). One statement.
- */
-export async function insertAward(db: Executor, awardable: Awardable, name: string, userId: number, todoTarget: Awardable | null): Promise<AwardEmoji | null> {
-  const column = voteColumn(awardable, name);
-  const votes = column
-    ? sql`, votes AS (UPDATE ${ident(awardable.type === "Issue" ? "issues" : "merge_requests")} SET ${ident(column)} = ${ident(column)} + 1
-        WHERE id = ${awardable.id} AND EXISTS (SELECT 1 FROM inserted) RETURNING 1)`
-    : sql``;
-  const todos =
-    todoTarget && (todoTarget.type === "Issue" || todoTarget.type === "MergeRequest")
-      ? sql`, resolved AS (UPDATE todos SET state = 'done', updated_at = now() WHERE user_id = ${userId}
-          AND target_type = ${todoTarget.type} AND target_id = ${todoTarget.id} AND state = 'pending' AND EXISTS (SELECT 1 FROM inserted) RETURNING 1)`
-      : sql``;
-  const result = await db.execute(sql`
-    WITH inserted AS (
-      INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id) VALUES (${name}, ${userId}, ${awardable.type}, ${awardable.id})
-      ON CONFLICT (awardable_type, awardable_id, user_id, name) DO NOTHING RETURNING *
-    )${votes}${todos}
-    SELECT * FROM inserted`);
-  const row = result.rows[0] as Record<string, unknown> | undefined;
-  return row ? awardFrom(row) : null;
-}
-
-/** AwardEmojis::DestroyService: the award and the vote counter. One statement. */
-export async function deleteAward(db: Executor, awardable: Awardable, award: AwardEmoji): Promise<void> {
-  const column = voteColumn(awardable, award.name);
-  const votes = column
-    ? sql`, votes AS (UPDATE ${ident(awardable.type === "Issue" ? "issues" : "merge_requests")} SET ${ident(column)} = GREATEST(${ident(column)} - 1, 0)
-        WHERE id = ${awardable.id} AND EXISTS (SELECT 1 FROM deleted) RETURNING 1)`
-    : sql``;
-  await db.execute(sql`
-    WITH deleted AS (DELETE FROM award_emoji WHERE id = ${award.id} RETURNING id)${votes}
-    SELECT count(*)::int AS n FROM deleted`);
-}
-
-/**
- * AwardEmojis::ToggleService (the `/award` quick action): removes the user's award of `name` when it
- * exists, else adds it, with the vote counters. One statement; true when the award now exists.
- */
-export async function toggleAward(db: Executor, awardable: Awardable, name: string, userId: number): Promise<boolean> {
-  const column = voteColumn(awardable, name);
-  const votes = column
-    ? sql`, votes AS (UPDATE ${ident(awardable.type === "Issue" ? "issues" : "merge_requests")}
-        SET ${ident(column)} = GREATEST(${ident(column)} + (SELECT count(*) FROM added) - (SELECT count(*) FROM removed), 0)
-        WHERE id = ${awardable.id} RETURNING 1)`
-    : sql``;
-  const result = await db.execute(sql`
-    WITH removed AS (
-      DELETE FROM award_emoji WHERE awardable_type = ${awardable.type} AND awardable_id = ${awardable.id}
-        AND user_id = ${userId} AND name = ${name} RETURNING id
-    ), added AS (
-      INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id)
-      SELECT ${name}::text, ${userId}::int, ${awardable.type}::text, ${awardable.id}::int WHERE NOT EXISTS (SELECT 1 FROM removed)
-      ON CONFLICT (awardable_type, awardable_id, user_id, name) DO NOTHING RETURNING id
-    )${votes}
-    SELECT (SELECT count(*) FROM added)::int AS added`);
-  return Number((result.rows[0] as Record<string, unknown>).added) > 0;
 }

@@ -1,14 +1,14 @@
 import { and, eq, sql, type SQL, type WithSubquery } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { epics, issues, mergeRequests, notes, snippets, users, type Epic, type Note, type Snippet, type User } from "../../db/schema";
-import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
-import { Access, Visibility } from "./access";
-import type { Executor } from "./db";
-import type { Actor, Ctx } from "./env";
-import { badRequest, recordNotFound } from "./errors";
-import { canReadIssue } from "./issuables";
-import { findGroup, findProject } from "./lookup";
-import { parseDateTime } from "./params";
+import { epics, issues, mergeRequests, notes, snippets, users, type Epic, type Note, type User } from "../../../db/schema";
+import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "../../kernel/abilities";
+import { Access } from "../../kernel/access";
+import type { Executor } from "../../kernel/db";
+import type { Actor, Ctx } from "../../kernel/env";
+import { badRequest, recordNotFound } from "../../kernel/errors";
+import { canReadEpic, canReadIssue, canReadSnippet } from "./policy";
+import { findGroup, findProject } from "../../kernel/lookup";
+import { parseDateTime } from "../../kernel/params";
 
 /**
  * What notes, discussions and award emoji share (lib/api/helpers/notes_helpers.rb, NotesFinder,
@@ -128,36 +128,6 @@ function epicNoteable(actor: Actor | null, group: GroupWithAccess, epic: Epic): 
     group,
     readable: canReadEpic(actor, group, epic),
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Read rules of the noteables themselves
-
-/**
- * ProjectSnippetPolicy: the project's snippets feature and the project must be readable; members
- * (and admins, and the author) read every snippet of the project, others the public ones and, when
- * signed in and not external, the internal ones.
- */
-export function canReadSnippet(actor: Actor | null, project: ProjectWithAccess, snippet: Pick<Snippet, "authorId" | "visibilityLevel">): boolean {
-  if (!allowed(actor, "read_snippet", project)) return false;
-  if (actor?.isAdmin || project.accessLevel >= Access.GUEST) return true;
-  if (actor && snippet.authorId === actor.user.id) return true;
-  if (snippet.visibilityLevel >= Visibility.PUBLIC) return true;
-  return snippet.visibilityLevel >= Visibility.INTERNAL && !!actor && !actor.user.external;
-}
-
-/** The same rule as SQL over `snippets` rows of one project (Snippet.for_project_with_user). */
-export function snippetIsVisible(actor: Actor | null, project: ProjectWithAccess): SQL {
-  if (actor?.isAdmin || project.accessLevel >= Access.GUEST) return sql`true`;
-  const minimum = actor && !actor.user.external ? Visibility.INTERNAL : Visibility.PUBLIC;
-  if (!actor) return sql`${snippets.visibilityLevel} >= ${minimum}`;
-  return sql`(${snippets.visibilityLevel} >= ${minimum} OR ${snippets.authorId} = ${actor.user.id})`;
-}
-
-/** EpicPolicy: `read_epic` on the group; a confidential epic only for reporters and up. */
-export function canReadEpic(actor: Actor | null, group: GroupWithAccess, epic: Pick<Epic, "confidential">): boolean {
-  if (!allowedOnGroup(actor, "read_epic", group)) return false;
-  return !epic.confidential || allowedOnGroup(actor, "read_confidential_epic", group);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 import { eq, sql, type SQL } from "drizzle-orm";
-import { mergeRequests, namespaces, projects, type MergeRequest } from "../../db/schema";
-import type { Executor } from "./db";
-import type { Actor } from "./env";
+import { mergeRequests, namespaces, projects, type MergeRequest } from "../../../db/schema";
+import type { Executor } from "../../kernel/db";
+import type { Actor } from "../../kernel/env";
 import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "./issue_preload";
-import { projectAccessLevel } from "./visibility";
+import { projectAccessLevel } from "../../kernel/visibility";
 
 /**
  * Everything the merge request entities (functions/merge_requests/entities.ts) need, in ONE statement

@@ -1,9 +1,9 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { issues, namespaces, projects, type Issue, type Label, type Milestone, type User } from "../../db/schema";
-import type { Executor } from "./db";
-import type { Actor } from "./env";
-import { projectIsVisible } from "./visibility";
+import { issues, namespaces, projects, type Issue, type Label, type Milestone, type User } from "../../../db/schema";
+import type { Executor } from "../../kernel/db";
+import type { Actor } from "../../kernel/env";
+import { projectIsVisible } from "../../kernel/visibility";
 
 /**
  * Everything the issue entities (functions/issues/entities.ts) need, loaded in ONE statement for any
@@ -127,7 +127,7 @@ function base(db: Executor, actor: Actor | null) {
 
 /**
  * The issues with these ids, in the order of `ids` (one statement). Visibility is the caller's
- * business: select readable ids first (kernel `issueIsVisible`, `canReadIssue`).
+ * business: select readable ids first (shared/issuables/policy.ts `issueIsVisible`, `canReadIssue`).
  */
 export async function loadIssueRows(db: Executor, ids: number[], actor: Actor | null): Promise<IssueRow[]> {
   if (ids.length === 0) return [];

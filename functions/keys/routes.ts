@@ -1,0 +1,320 @@
+import { z } from "zod";
+import { authorize } from "../kernel/abilities";
+import { requireAdmin, requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, validation } from "../kernel/errors";
+import { findProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, readParams, validateParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { deployKey, deployKeyWithUser, projectDeployKey, sshKey, sshKeyWithUser } from "./entities";
+import * as q from "./queries";
+import { createKey, checkKey } from "./services";
+
+/** User keys live in lib/api/users.rb, whose reads `read_user` tokens may use. */
+export const userKeysRoutes = router({ readUserScope: true });
+/** Deploy keys (lib/api/deploy_keys.rb) and the admin key lookups (lib/api/keys.rb). */
+export const keysRoutes = router();
+
+const MAX_ID = 2147483647;
+const USAGE_TYPES = ["auth", "signing", "auth_and_signing"] as const;
+
+const KeyId = z.object({ key_id: p.int() });
+const AddKey = z.object({
+  key: p.string(),
+  title: p.string(),
+  expires_at: p.datetime().optional(),
+  usage_type: p.oneOf(...USAGE_TYPES).optional(),
+});
+
+function keyIdOf(raw: string): number | null {
+  return /^\d+$/.test(raw) && Number(raw) <= MAX_ID ? Number(raw) : null;
+}
+
+/** The `key_id` path parameter (Grape `type: Integer`): anything else is `key_id is invalid`. */
+async function readKeyId(c: Ctx): Promise<number> {
+  const { key_id } = validateParams({ key_id: c.req.param("key_id") }, KeyId);
+  if (key_id > MAX_ID || key_id < 0) throw recordNotFound();
+  return key_id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The caller's keys: /user/keys
+
+/** GET /user/keys (lib/api/users.rb) */
+userKeysRoutes.get("/user/keys", async (c) => {
+  const actor = requireUser(c);
+  const page = pageOf(await readParams(c, pageParams));
+  const list = await q.listUserKeys(c.var.db(), actor.user.id, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, sshKey, { userName: actor.user.name });
+});
+
+/** GET /user/keys/:key_id */
+userKeysRoutes.get("/user/keys/:key_id", async (c) => {
+  const actor = requireUser(c);
+  const keyId = keyIdOf(c.req.param("key_id"));
+  const key = keyId === null ? null : await q.findUserKey(c.var.db(), actor.user.id, keyId);
+  if (!key) throw notFound("Key");
+  return present(c, key, sshKey, { userName: actor.user.name });
+});
+
+/** POST /user/keys: 201 with the key, or 400 with the model's errors. */
+userKeysRoutes.post("/user/keys", async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, AddKey);
+  const result = await createKey(c.var.db(), {
+    userId: actor.user.id,
+    type: null,
+    title: params.title,
+    key: params.key,
+    expiresAt: params.expires_at ?? null,
+    usageType: params.usage_type,
+  });
+  if ("errors" in result) throw validation(result.errors);
+  return present(c, result.key, sshKey, { userName: actor.user.name }, 201);
+});
+
+/** DELETE /user/keys/:key_id: 204. */
+userKeysRoutes.delete("/user/keys/:key_id", async (c) => {
+  const actor = requireUser(c);
+  const keyId = await readKeyId(c);
+  const key = await q.findUserKey(c.var.db(), actor.user.id, keyId);
+  if (!key) throw notFound("Key");
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), key.updatedAt);
+  await q.deleteKey(c.var.db(), key.id);
+  return c.body(null, 204);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Another user's keys: /users/:id/keys
+
+async function findKeyOwner(c: Ctx, idOrUsername: string) {
+  const user = await q.findUserByIdOrUsername(c.var.db(), idOrUsername);
+  if (!user) throw notFound("User");
+  return user;
+}
+
+/** GET /users/:id/keys: anyone may read a user's public keys (`read_user`). */
+userKeysRoutes.get("/users/:id/keys", async (c) => {
+  const page = pageOf(await readParams(c, pageParams));
+  const user = await findKeyOwner(c, c.req.param("id"));
+  const list = await q.listUserKeys(c.var.db(), user.id, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, sshKey, { userName: user.name });
+});
+
+/** GET /users/:id/keys/:key_id */
+userKeysRoutes.get("/users/:id/keys/:key_id", async (c) => {
+  const keyId = await readKeyId(c);
+  const user = await findKeyOwner(c, c.req.param("id"));
+  const key = await q.findUserKey(c.var.db(), user.id, keyId);
+  if (!key) throw notFound("Key");
+  return present(c, key, sshKey, { userName: user.name });
+});
+
+/** POST /users/:id/keys: administrators add a key to a user. */
+userKeysRoutes.post("/users/:id/keys", async (c) => {
+  requireUser(c);
+  const params = await readParams(c, AddKey);
+  requireAdmin(c);
+  const id = keyIdOf(c.req.param("id"));
+  const user = id === null ? null : await q.findUserByIdOrUsername(c.var.db(), String(id));
+  if (!user) throw notFound("User");
+  const result = await createKey(c.var.db(), {
+    userId: user.id,
+    type: null,
+    title: params.title,
+    key: params.key,
+    expiresAt: params.expires_at ?? null,
+    usageType: params.usage_type,
+  });
+  if ("errors" in result) throw validation(result.errors);
+  return present(c, result.key, sshKey, { userName: user.name }, 201);
+});
+
+/** DELETE /users/:id/keys/:key_id: administrators only; 204. */
+userKeysRoutes.delete("/users/:id/keys/:key_id", async (c) => {
+  requireUser(c);
+  const keyId = await readKeyId(c);
+  requireAdmin(c);
+  const id = keyIdOf(c.req.param("id"));
+  const user = id === null ? null : await q.findUserByIdOrUsername(c.var.db(), String(id));
+  if (!user) throw notFound("User");
+  const key = await q.findUserKey(c.var.db(), user.id, keyId);
+  if (!key) throw notFound("Key");
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), key.updatedAt);
+  await q.deleteKey(c.var.db(), key.id);
+  return c.body(null, 204);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Admin lookups: /keys/:id, /keys?fingerprint=
+
+/** GET /keys/:id (lib/api/keys.rb): administrators; the key with its user. */
+keysRoutes.get("/keys/:id", async (c) => {
+  requireAdmin(c);
+  const id = keyIdOf(c.req.param("id"));
+  if (id === null) throw apiError("id is invalid", 400);
+  const key = await q.findKey(c.var.db(), id);
+  if (!key) throw recordNotFound();
+  return presentKeyWithUser(c, key);
+});
+
+/** GET /keys?fingerprint= : by SHA256 (`SHA256:` prefix, URL-encoded) or MD5; a deploy key adds its projects. */
+keysRoutes.get("/keys", async (c) => {
+  requireAdmin(c);
+  const { fingerprint } = await readParams(c, z.object({ fingerprint: p.string() }));
+  const by = fingerprintQuery(fingerprint);
+  if (!by) throw apiError("Failed to return the key", 400);
+  const key = await q.findKeyByFingerprint(c.var.db(), by);
+  if (!key) throw notFound("Key");
+  return presentKeyWithUser(c, key);
+});
+
+async function presentKeyWithUser(c: Ctx, key: Awaited<ReturnType<typeof q.findKey>> & {}) {
+  const user = key.userId === null ? null : await q.findUserRow(c.var.db(), key.userId);
+  if (key.type !== "DeployKey") return present(c, key, sshKeyWithUser, { user });
+  const links = await q.linksOfKey(c.var.db(), key.id);
+  return present(c, key, deployKeyWithUser, { user, links });
+}
+
+/** KeysFinder: `SHA256:<base64 of 32 bytes>` or MD5 hex pairs; anything else is an invalid fingerprint. */
+function fingerprintQuery(value: string): { md5: string } | { sha256: string } | null {
+  if (/^sha256:/i.test(value)) {
+    const b64 = value.replace(/sha256:/gi, "");
+    try {
+      if (atob(b64.padEnd(Math.ceil(b64.length / 4) * 4, "=")).length !== 32) return null;
+    } catch {
+      return null;
+    }
+    return { sha256: b64.replace(/=+$/, "") };
+  }
+  return /^([0-9a-f]{2}:){15}[0-9a-f]{2}/i.test(value) ? { md5: value.toLowerCase() } : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deploy keys
+
+/** GET /deploy_keys: administrators; every deploy key with the projects it may push to. */
+keysRoutes.get("/deploy_keys", async (c) => {
+  requireAdmin(c);
+  const params = await readParams(c, pageParams.extend({ public: p.bool().optional() }));
+  const page = pageOf(params);
+  const list = await q.listDeployKeys(c.var.db(), !!params.public, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, deployKey);
+});
+
+/** `authenticate!` then `authorize_admin_project` (404 for an unreadable project, 403 below maintainer). */
+async function adminProject(c: Ctx) {
+  requireUser(c);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_project", project);
+  return project;
+}
+
+/** GET /projects/:id/deploy_keys */
+keysRoutes.get("/projects/:id/deploy_keys", async (c) => {
+  const page = pageOf(await readParams(c, pageParams));
+  const project = await adminProject(c);
+  const list = await q.listProjectDeployKeys(c.var.db(), project.id, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, projectDeployKey);
+});
+
+/** GET /projects/:id/deploy_keys/:key_id: `find_by!` answers "404 Not found". */
+keysRoutes.get("/projects/:id/deploy_keys/:key_id", async (c) => {
+  const keyId = await readKeyId(c);
+  const project = await adminProject(c);
+  const row = await q.findProjectDeployKey(c.var.db(), project.id, keyId);
+  if (!row) throw recordNotFound();
+  return present(c, row, projectDeployKey);
+});
+
+const AddDeployKey = z.object({
+  key: p.string(),
+  title: p.string(),
+  can_push: p.bool().optional(),
+  expires_at: p.datetime().optional(),
+});
+
+/**
+ * POST /projects/:id/deploy_keys: a key already on the project is answered as is; one the caller can
+ * reach elsewhere (public, or on a project they maintain) is enabled here; else a new deploy key.
+ */
+keysRoutes.post("/projects/:id/deploy_keys", async (c) => {
+  const params = await readParams(c, AddDeployKey);
+  const project = await adminProject(c);
+  const actor = c.var.actor!;
+  const db = c.var.db();
+  const checked = await checkKey(db, { title: params.title, key: params.key, expiresAt: params.expires_at ?? null });
+  if (checked.parsed) {
+    const existing = await q.findAccessibleDeployKey(db, { userId: actor.user.id, isAdmin: actor.isAdmin }, { fingerprintSha256: checked.parsed.fingerprintSha256 });
+    if (existing) {
+      const link = await q.linkDeployKey(db, project.id, existing.id, !!params.can_push);
+      return present(c, { ...existing, link }, projectDeployKey, undefined, 201);
+    }
+  }
+  const created = await db.transaction(async (tx) => {
+    const result = await createKey(tx, {
+      userId: actor.user.id,
+      type: "DeployKey",
+      title: params.title,
+      key: params.key,
+      expiresAt: params.expires_at ?? null,
+    });
+    if ("errors" in result) return result;
+    const link = await q.linkDeployKey(tx, project.id, result.key.id, !!params.can_push);
+    return { row: { ...result.key, link } };
+  });
+  if ("errors" in created) {
+    // Rails names the errors of the nested deploy key `deploy_key.<attribute>`.
+    throw validation(Object.fromEntries(Object.entries(created.errors).map(([k, v]) => [`deploy_key.${k}`, v])));
+  }
+  return present(c, created.row, projectDeployKey, undefined, 201);
+});
+
+/** PUT /projects/:id/deploy_keys/:key_id: title and `can_push`; the key must be private and the caller maintain a project of it. */
+keysRoutes.put("/projects/:id/deploy_keys/:key_id", async (c) => {
+  const keyId = await readKeyId(c);
+  const params = await readParams(c, z.object({ title: p.string().optional(), can_push: p.bool().optional() }), [
+    { atLeastOneOf: ["title", "can_push"] },
+  ]);
+  const project = await adminProject(c);
+  const db = c.var.db();
+  const row = await q.findProjectDeployKey(db, project.id, keyId);
+  if (!row) throw recordNotFound();
+  const actor = c.var.actor!;
+  if (!actor.isAdmin && !(await q.canUpdateDeployKey(db, actor.user.id, row.id))) throw forbidden();
+  const title = params.title ?? row.title;
+  if (title.trim() === "" || title.length > 255)
+    throw validation({ "deploy_key.title": [title.trim() === "" ? "can't be blank" : "is too long (maximum is 255 characters)"] });
+  const canPush = params.can_push ?? row.link.canPush;
+  await db.transaction((tx) => q.updateDeployKey(tx, row.link, { title, canPush }));
+  return present(c, { ...row, title }, deployKey);
+});
+
+/** POST /projects/:id/deploy_keys/:key_id/enable: a deploy key the caller can reach, enabled on this project. */
+keysRoutes.post("/projects/:id/deploy_keys/:key_id/enable", async (c) => {
+  const keyId = await readKeyId(c);
+  const project = await adminProject(c);
+  const actor = c.var.actor!;
+  const db = c.var.db();
+  const key = await q.findAccessibleDeployKey(db, { userId: actor.user.id, isAdmin: actor.isAdmin }, { id: keyId });
+  if (!key) throw notFound("Deploy Key");
+  await q.linkDeployKey(db, project.id, key.id, false);
+  return present(c, key, sshKey, { userName: null }, 201);
+});
+
+/** DELETE /projects/:id/deploy_keys/:key_id: 204; a private key left on no project is destroyed. */
+keysRoutes.delete("/projects/:id/deploy_keys/:key_id", async (c) => {
+  const keyId = await readKeyId(c);
+  const project = await adminProject(c);
+  const row = await q.findProjectDeployKey(c.var.db(), project.id, keyId);
+  if (!row) throw notFound("Deploy Key");
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), row.link.updatedAt);
+  await q.unlinkDeployKey(c.var.db(), row.link);
+  return c.body(null, 204);
+});

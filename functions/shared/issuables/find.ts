@@ -1,0 +1,50 @@
+import { and, eq, sql } from "drizzle-orm";
+import { issues, mergeRequests } from "../../../db/schema";
+import { allowed, type ProjectWithAccess } from "../../kernel/abilities";
+import type { Ctx } from "../../kernel/env";
+import { notFound } from "../../kernel/errors";
+import { canReadIssue, type IssueWithAssignees, type MergeRequestWithAssignees } from "./policy";
+
+/** Issuables by iid inside a project, as the API's `find_project_issue` and `find_merge_request_with_access` load them. */
+
+/** `find_project_issue` (lib/api/helpers.rb): by iid inside the project; unreadable is `404 Issue Not Found`. */
+export async function findIssue(c: Ctx, project: ProjectWithAccess, iid: string): Promise<IssueWithAssignees> {
+  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Issue");
+  const rows = await c.var
+    .db()
+    .select({
+      issue: issues,
+      assigneeIds: sql<number[]>`ARRAY(SELECT ia.user_id FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} ORDER BY ia.user_id)`,
+    })
+    .from(issues)
+    .where(and(eq(issues.projectId, project.id), eq(issues.iid, Number(iid))))
+    .limit(1);
+  const row = rows[0];
+  const issue = row ? { ...row.issue, assigneeIds: (row.assigneeIds ?? []).map(Number) } : null;
+  if (!issue || !canReadIssue(c.var.actor, project, issue)) throw notFound("Issue");
+  return issue;
+}
+
+/**
+ * `find_merge_request_with_access` (lib/api/helpers.rb): by iid inside the project; missing or not
+ * readable (`read_merge_request`: the project feature and access) is `404 Merge Request Not Found`.
+ * Differs from GitLab: its `find_by!` answers `404 Not found` for a missing merge request and
+ * `authorize!` 403 for an unreadable one; here both are the named 404, as `findIssue` does.
+ */
+export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: string): Promise<MergeRequestWithAssignees> {
+  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Merge Request");
+  if (!allowed(c.var.actor, "read_merge_request", project)) throw notFound("Merge Request");
+  const rows = await c.var
+    .db()
+    .select({
+      mr: mergeRequests,
+      assigneeIds: sql<number[]>`ARRAY(SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id = ${mergeRequests.id} ORDER BY a.user_id)`,
+      reviewerIds: sql<number[]>`ARRAY(SELECT r.user_id FROM merge_request_reviewers r WHERE r.merge_request_id = ${mergeRequests.id} ORDER BY r.user_id)`,
+    })
+    .from(mergeRequests)
+    .where(and(eq(mergeRequests.projectId, project.id), eq(mergeRequests.iid, Number(iid))))
+    .limit(1);
+  const row = rows[0];
+  if (!row) throw notFound("Merge Request");
+  return { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) };
+}

@@ -1,0 +1,91 @@
+import { sql, type SQL } from "drizzle-orm";
+import { issueAssignees, issues, projects, snippets, type Epic, type Issue, type MergeRequest, type Snippet } from "../../../db/schema";
+import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "../../kernel/abilities";
+import { Access, Visibility } from "../../kernel/access";
+import type { Actor } from "../../kernel/env";
+import { authorizedProjectIds, projectIsVisible } from "../../kernel/visibility";
+
+/**
+ * Read and update rules of issuables (app/policies/issue_policy.rb, issuable_policy.rb,
+ * project_snippet_policy.rb, ee epic_policy.rb): the TypeScript predicate for one row and, where lists
+ * need it, the SQL condition for many.
+ */
+
+/** An issue as lookups load it: with its assignees' ids (for the confidentiality rule). */
+export type IssueWithAssignees = Issue & { assigneeIds: number[] };
+
+/**
+ * IssuePolicy (app/policies/issue_policy.rb): whoever may read the project's issues reads a
+ * non-confidential issue; a confidential one only reporters and up, its author, its assignees and admins.
+ */
+export function canReadIssue(actor: Actor | null, project: ProjectWithAccess, issue: IssueWithAssignees): boolean {
+  if (!allowed(actor, "read_issue", project)) return false;
+  if (!issue.confidential) return true;
+  if (!actor) return false;
+  if (actor.isAdmin || project.accessLevel >= Access.REPORTER) return true;
+  return issue.authorId === actor.user.id || issue.assigneeIds.includes(actor.user.id);
+}
+
+/** Authors and assignees may update their own issue even below reporter (IssuePolicy `is_author`, `is_assignee`). */
+export function canUpdateIssue(actor: Actor | null, project: ProjectWithAccess, issue: IssueWithAssignees): boolean {
+  if (!actor) return false;
+  if (allowed(actor, "update_issue", project)) return true;
+  if (project.archived || !project.issuesEnabled) return false;
+  return issue.authorId === actor.user.id || issue.assigneeIds.includes(actor.user.id);
+}
+
+/** A merge request as lookups load it: with its assignees' and reviewers' ids. */
+export type MergeRequestWithAssignees = MergeRequest & { assigneeIds: number[]; reviewerIds: number[] };
+
+/**
+ * IssuablePolicy for merge requests: developers update any merge request; the author and the assignees
+ * update their own while they can read it and the project is not archived.
+ */
+export function canUpdateMergeRequest(actor: Actor | null, project: ProjectWithAccess, mr: MergeRequestWithAssignees): boolean {
+  if (!actor) return false;
+  if (allowed(actor, "update_merge_request", project)) return true;
+  if (project.archived || !allowed(actor, "read_merge_request", project)) return false;
+  return mr.authorId === actor.user.id || mr.assigneeIds.includes(actor.user.id);
+}
+
+/**
+ * WHERE condition for issue lists across projects: the project is readable with issues enabled, and a
+ * confidential issue only for reporters and up of its project, its author and its assignees.
+ */
+export function issueIsVisible(actor: Actor | null, issue = issues): SQL {
+  const projectReadable = sql`${issue.projectId} IN (SELECT ${projects.id} FROM ${projects} WHERE ${projects.issuesEnabled} AND ${projectIsVisible(actor)})`;
+  if (actor?.isAdmin) return projectReadable;
+  if (!actor) return sql`(${projectReadable} AND NOT ${issue.confidential})`;
+  const userId = actor.user.id;
+  return sql`(${projectReadable} AND (NOT ${issue.confidential}
+    OR ${issue.authorId} = ${userId}
+    OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issue.id} AND ${issueAssignees.userId} = ${userId})
+    OR ${issue.projectId} IN ${authorizedProjectIds(userId, Access.REPORTER)}))`;
+}
+
+/**
+ * ProjectSnippetPolicy: the project's snippets feature and the project must be readable; members
+ * (and admins, and the author) read every snippet of the project, others the public ones and, when
+ * signed in and not external, the internal ones.
+ */
+export function canReadSnippet(actor: Actor | null, project: ProjectWithAccess, snippet: Pick<Snippet, "authorId" | "visibilityLevel">): boolean {
+  if (!allowed(actor, "read_snippet", project)) return false;
+  if (actor?.isAdmin || project.accessLevel >= Access.GUEST) return true;
+  if (actor && snippet.authorId === actor.user.id) return true;
+  if (snippet.visibilityLevel >= Visibility.PUBLIC) return true;
+  return snippet.visibilityLevel >= Visibility.INTERNAL && !!actor && !actor.user.external;
+}
+
+/** The same rule as SQL over `snippets` rows of one project (Snippet.for_project_with_user). */
+export function snippetIsVisible(actor: Actor | null, project: ProjectWithAccess): SQL {
+  if (actor?.isAdmin || project.accessLevel >= Access.GUEST) return sql`true`;
+  const minimum = actor && !actor.user.external ? Visibility.INTERNAL : Visibility.PUBLIC;
+  if (!actor) return sql`${snippets.visibilityLevel} >= ${minimum}`;
+  return sql`(${snippets.visibilityLevel} >= ${minimum} OR ${snippets.authorId} = ${actor.user.id})`;
+}
+
+/** EpicPolicy: `read_epic` on the group; a confidential epic only for reporters and up. */
+export function canReadEpic(actor: Actor | null, group: GroupWithAccess, epic: Pick<Epic, "confidential">): boolean {
+  if (!allowedOnGroup(actor, "read_epic", group)) return false;
+  return !epic.confidential || allowedOnGroup(actor, "read_confidential_epic", group);
+}

@@ -1,0 +1,202 @@
+/**
+ * Every application setting Edgeforge knows (spec 2: 2 "Application settings", 4.4), with GitLab 15's
+ * types and defaults (app/models/application_setting_implementation.rb `defaults`, lib/api/settings.rb).
+ * The order is the order of GET /application/settings and of the "at least one parameter" message.
+ * `column`: the setting has its own column in `application_settings` (SQL elsewhere reads it); every other
+ * setting is stored in the `settings` jsonb. `secret`: write-only, never returned.
+ */
+export type SettingType = "boolean" | "integer" | "float" | "string" | "strings" | "integers" | "visibility" | "visibilities" | "hash";
+
+export type SettingDef = {
+  type: SettingType;
+  default: unknown;
+  column?: "adminMode" | "defaultProjectsLimit" | "defaultProjectVisibility" | "defaultGroupVisibility" | "issuesCreateLimit" | "notesCreateLimit";
+  /** Grape `values:` (strings or integers). */
+  values?: readonly (string | number)[];
+  secret?: true;
+  /** Another (deprecated) name the API also takes for this setting. */
+  alias?: string;
+};
+
+export const IMPORT_SOURCES = ["github", "bitbucket", "bitbucket_server", "gitlab", "fogbugz", "git", "gitlab_project", "gitea", "manifest", "phabricator"] as const;
+
+/** Gitlab::SSHPublicKey.supported_sizes. */
+export const KEY_SIZES = {
+  rsa: [1024, 2048, 3072, 4096],
+  dsa: [1024, 2048, 3072],
+  ecdsa: [256, 384, 521],
+  ed25519: [256],
+  ecdsa_sk: [256],
+  ed25519_sk: [256],
+} as const;
+export type KeyKind = keyof typeof KEY_SIZES;
+
+const bool = (d: boolean, extra: Partial<SettingDef> = {}): SettingDef => ({ type: "boolean", default: d, ...extra });
+const int = (d: number | null, extra: Partial<SettingDef> = {}): SettingDef => ({ type: "integer", default: d, ...extra });
+const str = (d: string | null, extra: Partial<SettingDef> = {}): SettingDef => ({ type: "string", default: d, ...extra });
+const strs = (d: string[] | null, extra: Partial<SettingDef> = {}): SettingDef => ({ type: "strings", default: d, ...extra });
+
+export const SETTINGS = {
+  admin_mode: bool(false, { column: "adminMode" }),
+  abuse_notification_email: str(null, { alias: "admin_notification_email" }),
+  after_sign_out_path: str(null),
+  after_sign_up_text: str(null),
+  spam_api_key: str(null),
+  spam_enabled: bool(false),
+  allow_group_owners_to_manage_ldap: bool(true),
+  allow_local_requests_from_web_hooks_and_services: bool(false, { alias: "allow_local_requests_from_hooks_and_services" }),
+  allow_local_requests_from_system_hooks: bool(true),
+  archive_builds_in_human_readable: str(null),
+  asset_proxy_enabled: bool(false),
+  asset_proxy_secret_key: str(null, { secret: true }),
+  asset_proxy_url: str(null),
+  asset_proxy_allowlist: strs([], { alias: "asset_proxy_whitelist" }),
+  authorized_keys_enabled: bool(true),
+  auto_devops_domain: str(null),
+  auto_devops_enabled: bool(true),
+  automatic_purchased_storage_allocation: bool(false),
+  check_namespace_plan: bool(false),
+  commit_email_hostname: str(null),
+  container_registry_token_expire_delay: int(5),
+  default_artifacts_expire_in: str("30 days"),
+  default_branch_protection: int(2, { values: [0, 1, 2, 3, 4] }),
+  default_ci_config_path: str(null),
+  default_group_visibility: { type: "visibility", default: "private", column: "defaultGroupVisibility" },
+  default_project_visibility: { type: "visibility", default: "private", column: "defaultProjectVisibility" },
+  default_snippet_visibility: { type: "visibility", default: "private" },
+  default_project_creation: int(2, { values: [0, 1, 2] }),
+  default_projects_limit: int(100000, { column: "defaultProjectsLimit" }),
+  deletion_adjourned_period: int(7),
+  diff_max_patch_bytes: int(204800),
+  disable_feed_token: bool(false),
+  disabled_oauth_sign_in_sources: strs([]),
+  dns_rebinding_protection_enabled: bool(true),
+  domain_denylist_enabled: bool(false),
+  domain_denylist: strs([]),
+  domain_allowlist: strs(null),
+  dsa_key_restriction: int(0),
+  ecdsa_key_restriction: int(0),
+  ecdsa_sk_key_restriction: int(0),
+  ed25519_key_restriction: int(0),
+  ed25519_sk_key_restriction: int(0),
+  // Differs from GitLab: its default is 0 (any size); Edgeforge refuses RSA keys under 2048 bits by default.
+  rsa_key_restriction: int(2048),
+  cluster_integration_enabled: bool(false),
+  cluster_access_key_id: str(null),
+  cluster_account_id: str(null),
+  cluster_secret_access_key: str(null, { secret: true }),
+  signup_enabled: bool(true),
+  require_admin_approval_after_user_signup: bool(true),
+  send_user_confirmation_email: bool(false),
+  password_authentication_enabled_for_web: bool(true),
+  password_authentication_enabled_for_git: bool(true),
+  minimum_password_length: int(8),
+  user_default_external: bool(false),
+  user_default_internal_regex: str(null),
+  can_create_group: bool(true),
+  import_sources: strs([...IMPORT_SOURCES]),
+  max_attachment_size: int(10),
+  max_import_size: int(0),
+  max_artifacts_size: int(100),
+  user_oauth_applications: bool(true),
+  session_expire_delay: int(10080),
+  home_page_url: str(null),
+  restricted_visibility_levels: { type: "visibilities", default: [] },
+  outbound_local_requests_whitelist: strs([]),
+  avatar_service_enabled: bool(true),
+  sign_in_text: str(null),
+  help_page_text: str(null),
+  repository_storages: strs(["default"]),
+  repository_storages_weighted: { type: "hash", default: { default: 100 } },
+  diagram_a_enabled: bool(false),
+  diagram_a_url: str(null),
+  diagram_b_enabled: bool(false),
+  diagram_b_url: str(null),
+  terminal_max_session_time: int(0),
+  polling_interval_multiplier: { type: "float", default: 1 },
+  first_day_of_week: int(0, { values: [0, 1, 6] }),
+  enforce_terms: bool(false),
+  terms: str(null),
+  performance_bar_allowed_group_id: int(null),
+  user_show_add_ssh_key_message: bool(true),
+  local_markdown_version: int(0),
+  npm_package_requests_forwarding: bool(true),
+  snippet_size_limit: int(52428800),
+  issues_create_limit: int(300, { column: "issuesCreateLimit" }),
+  notes_create_limit: int(300, { column: "notesCreateLimit" }),
+  raw_blob_request_limit: int(300),
+  wiki_page_max_content_bytes: int(52428800),
+  personal_access_token_prefix: str("glpat-"),
+  rate_limiting_response_text: str(null),
+  keep_latest_artifact: bool(true),
+  container_expiration_policies_enable_historic_entries: bool(false),
+  external_authorization_service_enabled: bool(false),
+  external_authorization_service_url: str(null),
+  external_authorization_service_default_label: str(null),
+  external_authorization_service_timeout: { type: "float", default: 0.5 },
+  external_pipeline_validation_service_timeout: int(null),
+  external_pipeline_validation_service_token: str(null),
+  external_pipeline_validation_service_url: str(null),
+  shared_runners_enabled: bool(true),
+  shared_runners_text: str(null),
+  default_branch_name: str(null),
+  file_template_project_id: int(null),
+  geo_node_allowed_ips: str("0.0.0.0/0, ::/0"),
+  geo_status_timeout: int(10),
+} as const satisfies Record<string, SettingDef>;
+
+export type SettingName = keyof typeof SETTINGS;
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+
+/** Settings as code reads them: every setting with its stored value or its default. */
+export type Settings = { [K in SettingName]: unknown } & {
+  default_projects_limit: number;
+  default_project_visibility: string;
+  default_group_visibility: string;
+  default_snippet_visibility: string;
+  restricted_visibility_levels: number[];
+  signup_enabled: boolean;
+  minimum_password_length: number;
+  allow_local_requests_from_web_hooks_and_services: boolean;
+  allow_local_requests_from_system_hooks: boolean;
+  outbound_local_requests_whitelist: string[];
+  max_attachment_size: number;
+  import_sources: string[];
+  can_create_group: boolean;
+  default_project_creation: number;
+  default_branch_protection: number;
+  user_default_external: boolean;
+};
+
+type Row = {
+  adminMode: boolean;
+  defaultProjectsLimit: number;
+  defaultProjectVisibility: string;
+  defaultGroupVisibility: string;
+  issuesCreateLimit: number;
+  notesCreateLimit: number;
+  settings: Record<string, unknown>;
+};
+
+/** Merges a stored row over the defaults. */
+export function settingsFromRow(row: Row | null | undefined): Settings {
+  const out: Record<string, unknown> = {};
+  const stored = row?.settings ?? {};
+  for (const name of SETTING_NAMES) {
+    const def: SettingDef = SETTINGS[name];
+    if (def.column && row) out[name] = row[def.column];
+    else if (name in stored) out[name] = stored[name];
+    else out[name] = structuredClone(def.default);
+  }
+  return out as Settings;
+}
+
+/** `key_restriction_for(type)`: the minimum size of a key type, 0 for any, -1 when forbidden. */
+export function keyRestriction(settings: Settings, kind: KeyKind): number {
+  return Number(settings[`${kind}_key_restriction` as SettingName] ?? 0);
+}
+
+/** `allowed_key_types`: the types that are not forbidden, in GitLab's order. */
+export function allowedKeyTypes(settings: Settings): KeyKind[] {
+  return (Object.keys(KEY_SIZES) as KeyKind[]).filter((kind) => keyRestriction(settings, kind) !== -1);
+}
