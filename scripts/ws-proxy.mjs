@@ -367,7 +367,11 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
     const forward = (m) => {
       if (m.type === 'Q' || m.type === 'S' || m.type === 'F') { inflight++; dirty = false }
       else if (m.type !== 'd' && m.type !== 'c' && m.type !== 'f') dirty = true // COPY data belongs to its Query
-      backend?.socket.write(m.data)
+      if (!backend) return
+      const socket = backend.socket
+      // The frames of one statement (Parse, Bind, Describe, Execute, Sync) arrive in one tick: one write.
+      if (socket.writableCorked === 0) { socket.cork(); process.nextTick(() => socket.uncork()) }
+      socket.write(m.data)
     }
     const take = () => {
       if (waiting || !pool) return
