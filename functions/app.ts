@@ -29,7 +29,18 @@ import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
+import { pipelinesRoutes } from "./pipelines/routes";
+import { jobsRoutes } from "./jobs/routes";
+import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
 import { keysRoutes, userKeysRoutes } from "./keys/routes";
+import { applicationSettingsRoutes } from "./application_settings/routes";
+import { licenseRoutes } from "./license/routes";
+import { notificationSettingsRoutes } from "./notification_settings/routes";
+import { featureFlagsRoutes } from "./feature_flags/routes";
+import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
+import { environmentsRoutes } from "./environments/routes";
+import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
+import { badgesRoutes } from "./badges/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -83,7 +94,20 @@ api.route("/", commitsRoutes);
 api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
+api.route("/", pipelinesRoutes);
+api.route("/", jobsRoutes);
+api.route("/", runnerProtocolRoutes);
+api.route("/", runnersRoutes);
 api.route("/", keysRoutes);
+api.route("/", applicationSettingsRoutes);
+api.route("/", licenseRoutes);
+api.route("/", notificationSettingsRoutes);
+api.route("/", featureFlagsRoutes);
+api.route("/", featureFlagsUserListsRoutes);
+api.route("/", environmentsRoutes);
+api.route("/", featureFlagsClientRoutes);
+api.route("/", unleashRoutes);
+api.route("/", badgesRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

@@ -1,7 +1,11 @@
 import { app } from "./app";
 import type { Bindings } from "./kernel/env";
+import { scheduled } from "./kernel/cron";
 
-/** The Worker entry: fetch now; queue, scheduled and the Durable Object classes land with their issues. */
+export { PipelineCoordinator } from "./pipelines/coordinator";
+
+/** The Worker entry: fetch and the crons; the Durable Object classes are re-exported above. */
 export default {
   fetch: app.fetch,
+  scheduled,
 } satisfies ExportedHandler<Bindings>;

@@ -14,6 +14,8 @@ export default defineConfig({
           WS_PROXY: inject("wsProxy"),
           ROOT_TOKEN: inject("rootToken"),
           QUERY_COUNT_HEADER: "1",
+          // The public half of test/license/fixtures.ts (a key made for tests only).
+          LICENSE_PUBLIC_KEY: "Na2bJTkxlPTUHXYmHnBvOqpn6nY3lXeLOnPtiQTvX3Y=",
         },
       },
     })),

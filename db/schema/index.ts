@@ -6,4 +6,7 @@ export * from "./members";
 export * from "./instance";
 export * from "./repository";
 export * from "./issues";
+export * from "./ci";
 export * from "./keys";
+export * from "./operations";
+export * from "./badges";

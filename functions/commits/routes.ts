@@ -6,8 +6,9 @@ import { commitFiles, findCommit, listCommits, pickCommit, refsContaining, repoO
 import { findProject } from "../kernel/lookup";
 import { pageOf, paginate, paginateWithoutCount } from "../kernel/pagination";
 import { readParams } from "../kernel/params";
-import { present, type PresentContext } from "../kernel/present";
+import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
+import { pipelinesForPush } from "../kernel/ci";
 import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
 import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 
@@ -99,6 +100,8 @@ commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
     userId: c.var.actor!.user.id,
   });
   if (!result.ok) throw apiError(result.message, 400);
+  // The ref update wrote a push event: its pipeline (if the branch has a .gitlab-ci.yml) starts now.
+  c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));
   return present(c, result.commit, commitDetail, commitContext(project, { withStats: params.stats ?? true }), 201);
 });
 

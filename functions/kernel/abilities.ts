@@ -13,7 +13,7 @@ type Rule = {
   readers?: true;
   blockedWhenArchived?: true;
   /** The project feature the ability needs (`issues_disabled` prevents every issue ability). */
-  feature?: "issuesEnabled" | "mergeRequestsEnabled" | "snippetsEnabled";
+  feature?: "issuesEnabled" | "mergeRequestsEnabled" | "snippetsEnabled" | "jobsEnabled";
 };
 
 /**
@@ -48,7 +48,8 @@ const PROJECT = {
   admin_issue: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   read_confidential_issues: { level: Access.REPORTER, feature: "issuesEnabled" },
   destroy_issue: { level: Access.OWNER, feature: "issuesEnabled" },
-  admin_issue_link: { level: Access.GUEST, blockedWhenArchived: true, feature: "issuesEnabled" },
+  // ProjectPolicy: `admin_issue_link` comes with reporter access, not with the guest rule.
+  admin_issue_link: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   read_issue_link: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
   read_label: { level: Access.GUEST, readers: true },
   admin_label: { level: Access.REPORTER, blockedWhenArchived: true },
@@ -59,7 +60,9 @@ const PROJECT = {
   admin_note: { level: Access.MAINTAINER, blockedWhenArchived: true },
   award_emoji: { level: Access.GUEST, readers: true, blockedWhenArchived: true },
   set_note_created_at: { level: Access.OWNER },
-  read_merge_request: { level: Access.GUEST, readers: true, feature: "mergeRequestsEnabled" },
+  // ProjectPolicy: `public_access` grants it to whoever reads a public or internal project, but the
+  // guest rule does not, so guests of a private project do not read its merge requests (reporter).
+  read_merge_request: { level: Access.REPORTER, readers: true, feature: "mergeRequestsEnabled" },
   create_merge_request_in: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   update_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   admin_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
@@ -70,6 +73,31 @@ const PROJECT = {
   read_snippet: { level: Access.GUEST, readers: true, feature: "snippetsEnabled" },
   create_snippet: { level: Access.REPORTER, blockedWhenArchived: true, feature: "snippetsEnabled" },
   admin_snippet: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "snippetsEnabled" },
+  // CI (app/policies/project_policy.rb, ci/pipeline_policy.rb, ci/build_policy.rb). Readers of a public
+  // project see pipelines and jobs while `public_jobs` is on (decided in `allowed` below).
+  read_pipeline: { level: Access.REPORTER, readers: true, feature: "jobsEnabled" },
+  read_build: { level: Access.REPORTER, readers: true, feature: "jobsEnabled" },
+  create_pipeline: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "jobsEnabled" },
+  update_pipeline: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "jobsEnabled" },
+  update_build: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "jobsEnabled" },
+  erase_build: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "jobsEnabled" },
+  read_pipeline_variable: { level: Access.DEVELOPER, feature: "jobsEnabled" },
+  destroy_pipeline: { level: Access.OWNER, feature: "jobsEnabled" },
+  admin_build: { level: Access.MAINTAINER, feature: "jobsEnabled" },
+  admin_runner: { level: Access.MAINTAINER },
+  // Feature flags, user lists, the Unleash client token (ee/app/policies/ee/project_policy.rb) and
+  // environments (app/policies/project_policy.rb, environment_policy.rb).
+  read_feature_flag: { level: Access.DEVELOPER },
+  create_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_feature_flag: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_user_lists: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_feature_flags_client: { level: Access.MAINTAINER, blockedWhenArchived: true },
+  read_environment: { level: Access.REPORTER },
+  create_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
 } as const satisfies Record<string, Rule>;
 
 /** Group abilities, from app/policies/group_policy.rb. */
@@ -120,7 +148,9 @@ export function allowed(actor: Actor | null, ability: ProjectAbility, project: P
   if (rule.feature && !project[rule.feature]) return false;
   if (actor?.isAdmin) return true;
   if (!actor && !rule.readers) return false;
-  if (rule.readers && canReadWithoutMembership(actor, project.visibilityLevel)) return true;
+  // Non-members read pipelines and jobs only while the project's jobs are public (`public_builds`).
+  const publicJobsGate = (ability === "read_pipeline" || ability === "read_build") && !project.publicJobs;
+  if (rule.readers && !publicJobsGate && canReadWithoutMembership(actor, project.visibilityLevel)) return true;
   return project.accessLevel >= rule.level;
 }
 

@@ -12,6 +12,10 @@ export type Bindings = {
   QUERY_COUNT_HEADER?: string;
   /** R2 (wrangler.toml `[[r2_buckets]]`): uploaded files such as incident metric images. */
   BLOBS: R2Bucket;
+  /** Base64 of the raw 32-byte Ed25519 public key that signs licenses (`POST /license`); unset: uploads are refused. */
+  LICENSE_PUBLIC_KEY?: string;
+  /** Durable Object namespace of `PipelineCoordinator` (functions/pipelines/coordinator.ts, CI.md §7). */
+  PIPELINES: DurableObjectNamespace;
 };
 
 /** Who is calling: the user, through which token, with which scopes. */

@@ -7,10 +7,12 @@ import type { AppEnv } from "./env";
  * GitLab runs on matched endpoints only, so an unknown route stays a plain 404: the token's scope
  * (A3) and `authenticate_non_get!` (A4: anonymous writes are 401).
  */
-export function router(opts: { readUserScope?: boolean; anyScope?: boolean } = {}) {
+export function router(opts: { readUserScope?: boolean; anyScope?: boolean; tokenInBody?: boolean } = {}) {
   const app = new Hono<AppEnv>();
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
+    // `tokenInBody`: the runner protocol (lib/api/ci/runner.rb) authenticates runner and job tokens
+    // itself, so anonymous writes reach the route.
+    if (!opts.tokenInBody && c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
     // `anyScope`: `allow_access_with_scope(Gitlab::Auth.all_available_scopes)`, e.g. a token reading
     // or revoking itself (lib/api/personal_access_tokens/self_*.rb).
     if (!opts.anyScope) checkScope(c, { readUser: opts.readUserScope });

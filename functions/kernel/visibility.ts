@@ -76,12 +76,16 @@ export function authorizedProjectIds(userId: number, minAccessLevel = 10): SQL {
   )`;
 }
 
-/** WHERE condition: the project row is readable by the actor (A8). */
-export function projectIsVisible(actor: Actor | null, project = projects): SQL {
+/**
+ * WHERE condition: the project row is readable by the actor (A8). `memberLevel` raises the level a
+ * member needs where visibility alone does not grant it: merge requests of a private project need
+ * reporter (ProjectFeature.required_minimum_access_level(:merge_requests)).
+ */
+export function projectIsVisible(actor: Actor | null, project = projects, memberLevel = 10): SQL {
   if (actor?.isAdmin) return sql`true`;
   if (!actor) return sql`${project.visibilityLevel} = 20`;
   const minimum = actor.user.external ? 20 : 10;
-  return sql`(${project.visibilityLevel} >= ${minimum} OR ${project.id} IN ${authorizedProjectIds(actor.user.id)})`;
+  return sql`(${project.visibilityLevel} >= ${minimum} OR ${project.id} IN ${authorizedProjectIds(actor.user.id, memberLevel)})`;
 }
 
 /** WHERE condition: the group row is readable by the actor. */

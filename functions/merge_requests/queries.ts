@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { mergeRequests, projects } from "../../db/schema";
+import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { fuzzySearch } from "../kernel/fuzzy_search";
@@ -26,9 +27,12 @@ export async function mergeRequestById(db: Executor, actor: Actor | null, id: nu
 // ---------------------------------------------------------------------------------------------
 // Who may read merge requests (MergeRequestsFinder's `projects_for_user`, MergeRequestPolicy).
 
-/** WHERE condition over a joined `projects` row: the caller reads that project's merge requests. */
+/**
+ * WHERE condition over a joined `projects` row: the caller reads that project's merge requests
+ * (`read_merge_request`: anyone who reads a public or internal project, reporters and up of a private one).
+ */
 export function mergeRequestsReadable(actor: Actor | null): SQL {
-  return sql`(${projects.mergeRequestsEnabled} AND ${projectIsVisible(actor)})`;
+  return sql`(${projects.mergeRequestsEnabled} AND ${projectIsVisible(actor, projects, Access.REPORTER)})`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,7 +276,7 @@ export type WriteLookup = {
 /** Users who may read the project's merge requests: active, and admins, members or readers by visibility. */
 function readsMergeRequests(userId: SQL): SQL {
   return sql`u.state = 'active' AND projects.merge_requests_enabled AND (u.admin
-    OR ${projectAccessLevel(userId)} >= 10
+    OR ${projectAccessLevel(userId)} >= ${Access.REPORTER}
     OR projects.visibility_level = 20 OR (projects.visibility_level = 10 AND NOT u.external))`;
 }
 

@@ -56,7 +56,7 @@ const CreateSnippet = z.object({
 snippetsRoutes.get("/projects/:id/snippets", async (c) => {
   const project = await snippetsProject(c);
   const params = await readWithPath(c, pageParams);
-  requireUser(c);
+  // No `authenticate!`: anonymous callers list the public snippets of a public project.
   const page = pageOf(params);
   const list = await q.listSnippets(c.var.db(), project, c.var.actor, page);
   paginate(c, page, list.total);

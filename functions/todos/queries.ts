@@ -24,7 +24,7 @@ function targetReadable(actor: Actor): SQL {
   return sql`CASE ${todos.targetType}
     WHEN 'Issue' THEN EXISTS (SELECT 1 FROM issues WHERE issues.id = ${todos.targetId} AND ${issueIsVisible(actor)})
     WHEN 'MergeRequest' THEN EXISTS (SELECT 1 FROM merge_requests m JOIN projects ON projects.id = m.project_id
-      WHERE m.id = ${todos.targetId} AND projects.merge_requests_enabled AND ${projectIsVisible(actor)})
+      WHERE m.id = ${todos.targetId} AND projects.merge_requests_enabled AND ${projectIsVisible(actor, projects, 20)})
     WHEN 'Epic' THEN EXISTS (SELECT 1 FROM epics JOIN namespaces ON namespaces.id = epics.group_id
       WHERE epics.id = ${todos.targetId} AND ${groupIsVisible(actor)}
         AND (NOT epics.confidential OR ${groupAccessLevel(actor.user.id)} >= 20))

@@ -96,8 +96,10 @@ export type ValidationErrors = Record<string, string[]>;
  */
 export function validateUser(
   changes: UserChanges,
-  opts: { passwordRequired: boolean; verifiedEmails: string[] },
+  opts: { passwordRequired: boolean; verifiedEmails: string[]; minimumPasswordLength?: number },
 ): ValidationErrors {
+  // The application setting `minimum_password_length` (Devise's `password_length` lower bound).
+  const passwordMin = opts.minimumPasswordLength ?? PASSWORD_MIN;
   const errors: ValidationErrors = {};
   const add = (attr: string, message: string) => (errors[attr] ??= []).push(message);
 
@@ -108,7 +110,7 @@ export function validateUser(
   if (opts.passwordRequired || (changes.password !== undefined && changes.password !== null)) {
     const password = changes.password ?? "";
     if (password === "") add("password", "can't be blank");
-    else if (password.length < PASSWORD_MIN) add("password", `is too short (minimum is ${PASSWORD_MIN} characters)`);
+    else if (password.length < passwordMin) add("password", `is too short (minimum is ${passwordMin} characters)`);
     else if (password.length > PASSWORD_MAX) add("password", `is too long (maximum is ${PASSWORD_MAX} characters)`);
   }
   if (changes.name !== undefined) {

@@ -10,7 +10,8 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid", () => {
     const w = await world();
     const dev = await w.user();
     const guest = await w.user();
-    const project = await w.project({ developers: [dev], guests: [guest] });
+    // Guests read merge requests of public and internal projects only (ProjectPolicy `public_access`).
+    const project = await w.project({ visibility: "public", developers: [dev], guests: [guest] });
     const mr = await createMergeRequest(w, dev, project, { description: "- [x] done\n- [ ] todo" });
     const asDev = await w.as(dev).get(`/projects/${project.id}/merge_requests/${mr.iid}`);
     expect(asDev.status).toBe(200);
@@ -198,11 +199,21 @@ describe("PUT /projects/:id/merge_requests/:merge_request_iid", () => {
     expect(await statusAndBody(event)).toEqual([400, { error: "state_event does not have a valid value" }]);
   });
 
-  forbidsRoles(["guest", "reporter"], async (w, p, u) => {
+  forbidsRoles(["reporter"], async (w, p, u) => {
     const owner = await w.user();
     await w.addMembers("Project", p.id, { developers: [owner] });
     const mr = await createMergeRequest(w, owner, p);
     return w.as(u).put(`/projects/${p.id}/merge_requests/${mr.iid}`, { json: { title: "x" } });
+  });
+
+  it("answers 404 to a guest of a private project, who may not read someone else's merge request", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const guest = await w.user();
+    const p = await w.project({ visibility: "private", developers: [owner], guests: [guest] });
+    const mr = await createMergeRequest(w, owner, p);
+    const res = await w.as(guest).put(`/projects/${p.id}/merge_requests/${mr.iid}`, { json: { title: "x" } });
+    expect(await statusAndBody(res)).toEqual([404, { message: "404 Merge Request Not Found" }]);
   });
   requiresAuthentication((w) => w.anonymous.put(`/projects/1/merge_requests/1`, { json: { title: "x" } }));
 });

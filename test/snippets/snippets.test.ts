@@ -32,11 +32,16 @@ describe("GET /projects/:id/snippets", () => {
     await expectFlat(w, dev, path);
   });
 
-  it("needs a signed-in caller and the snippets feature", async () => {
+  it("lists the public snippets of a public project to anonymous callers, and needs the snippets feature", async () => {
     const w = await world();
     const dev = await w.user();
     const project = await w.project({ visibility: "public", developers: [dev] });
-    expect(await statusAndBody(await w.anonymous.get(`/projects/${project.id}/snippets`))).toEqual([401, { message: "401 Unauthorized" }]);
+    const pub = await snippet(w, project, { author: dev, visibility: "public" });
+    await snippet(w, project, { author: dev, visibility: "internal" });
+    await snippet(w, project, { author: dev, visibility: "private" });
+    const anonymous = await w.anonymous.get(`/projects/${project.id}/snippets`);
+    expect(anonymous.status).toBe(200);
+    expect(((await anonymous.json()) as Json[]).map((s) => s.id)).toEqual([pub.id]);
     await w.db((db) => db.update(projects).set({ snippetsEnabled: false }).where(eq(projects.id, project.id)));
     expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/snippets`))).toEqual([403, { message: "403 Forbidden" }]);
   });

@@ -3,7 +3,7 @@ import { allowed, authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, checkUnmodifiedSince, forbidden, notFound } from "../../kernel/errors";
-import { canUpdateMergeRequest } from "../../shared/issuables/policy";
+import { canReadMergeRequest, canUpdateMergeRequest, mayReadSomeMergeRequest } from "../../shared/issuables/policy";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { findProject } from "../../kernel/lookup";
 import { p, readParams, validateParams } from "../../kernel/params";
@@ -134,9 +134,10 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
   // findMergeRequest's rule (read_merge_request, then the row) without its extra statement.
-  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647 || !allowed(c.var.actor, "read_merge_request", project)) throw notFound("Merge Request");
+  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647 || !mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
   const row = await q.mergeRequestByIid(c.var.db(), c.var.actor, project.id, Number(iid));
-  if (!row) throw notFound("Merge Request");
+  if (!row || !canReadMergeRequest(c.var.actor, project, { authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.id) }))
+    throw notFound("Merge Request");
   return present<MergeRequestRow, Partial<MergeRequestContext>>(c, row, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,

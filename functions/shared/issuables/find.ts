@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { issues, mergeRequests } from "../../../db/schema";
-import { allowed, type ProjectWithAccess } from "../../kernel/abilities";
+import { type ProjectWithAccess } from "../../kernel/abilities";
 import type { Ctx } from "../../kernel/env";
 import { notFound } from "../../kernel/errors";
-import { canReadIssue, type IssueWithAssignees, type MergeRequestWithAssignees } from "./policy";
+import { canReadIssue, canReadMergeRequest, mayReadSomeMergeRequest, type IssueWithAssignees, type MergeRequestWithAssignees } from "./policy";
 
 /** Issuables by iid inside a project, as the API's `find_project_issue` and `find_merge_request_with_access` load them. */
 
@@ -33,7 +33,7 @@ export async function findIssue(c: Ctx, project: ProjectWithAccess, iid: string)
  */
 export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: string): Promise<MergeRequestWithAssignees> {
   if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Merge Request");
-  if (!allowed(c.var.actor, "read_merge_request", project)) throw notFound("Merge Request");
+  if (!mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
   const rows = await c.var
     .db()
     .select({
@@ -46,5 +46,7 @@ export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: 
     .limit(1);
   const row = rows[0];
   if (!row) throw notFound("Merge Request");
-  return { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) };
+  const mr = { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) };
+  if (!canReadMergeRequest(c.var.actor, project, mr)) throw notFound("Merge Request");
+  return mr;
 }

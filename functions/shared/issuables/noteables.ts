@@ -6,7 +6,7 @@ import { Access } from "../../kernel/access";
 import type { Executor } from "../../kernel/db";
 import type { Actor, Ctx } from "../../kernel/env";
 import { badRequest, recordNotFound } from "../../kernel/errors";
-import { canReadEpic, canReadIssue, canReadSnippet } from "./policy";
+import { canReadEpic, canReadIssue, canReadMergeRequest, canReadSnippet } from "./policy";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { parseDateTime } from "../../kernel/params";
 
@@ -94,7 +94,7 @@ export async function loadNoteable(c: Ctx, container: NoteableContainer, type: N
       assigneeIds: (row.assigneeIds ?? []).map(Number),
       confidential: false,
       discussionLocked: !!row.mr.discussionLocked,
-      readable: allowed(actor, "read_merge_request", project),
+      readable: canReadMergeRequest(actor, project, { authorId: row.mr.authorId, assigneeIds: (row.assigneeIds ?? []).map(Number) }),
     };
   }
   if (type === "Snippet") {

@@ -44,8 +44,24 @@ export type MergeRequestWithAssignees = MergeRequest & { assigneeIds: number[]; 
 export function canUpdateMergeRequest(actor: Actor | null, project: ProjectWithAccess, mr: MergeRequestWithAssignees): boolean {
   if (!actor) return false;
   if (allowed(actor, "update_merge_request", project)) return true;
-  if (project.archived || !allowed(actor, "read_merge_request", project)) return false;
+  if (project.archived || !canReadMergeRequest(actor, project, mr)) return false;
   return mr.authorId === actor.user.id || mr.assigneeIds.includes(actor.user.id);
+}
+
+/**
+ * MergeRequestPolicy `read_merge_request`: the project's rule (anyone who reads a public or internal
+ * project, reporters and up of a private one), plus IssuablePolicy's `guest_access & assignee_or_author`:
+ * a guest reads (and updates) the merge requests they wrote or are assigned to.
+ */
+export function canReadMergeRequest(actor: Actor | null, project: ProjectWithAccess, mr: { authorId: number | null; assigneeIds: number[] }): boolean {
+  if (allowed(actor, "read_merge_request", project)) return true;
+  if (!actor || !project.mergeRequestsEnabled || project.accessLevel < Access.GUEST) return false;
+  return mr.authorId === actor.user.id || mr.assigneeIds.includes(actor.user.id);
+}
+
+/** Whether any merge request of the project may be readable, before loading one (a guest's own may be). */
+export function mayReadSomeMergeRequest(actor: Actor | null, project: ProjectWithAccess): boolean {
+  return allowed(actor, "read_merge_request", project) || (!!actor && project.mergeRequestsEnabled && project.accessLevel >= Access.GUEST);
 }
 
 /**

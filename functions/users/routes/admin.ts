@@ -10,15 +10,14 @@ import { isInternal, userWithAdmin, type UserRow } from "../entities";
 import { hasErrors, validateUser, type ValidationErrors } from "../model";
 import { hashPassword, randomPassword } from "../password";
 import * as q from "../queries";
+import { loadSettings } from "../../shared/settings/load";
+import type { Settings } from "../../shared/settings/catalog";
 import { createUser, deleteUser, NAMESPACE_TAKEN, throwConflict, updateUser } from "../services";
 
 /** The administrators' writes of lib/api/users.rb. */
 export const adminRoutes = router({ readUserScope: true });
 
 const MAX_ID = 2147483647;
-/** GitLab's defaults for new users (gitlab.yml `default_can_create_group`, application setting `default_projects_limit`). */
-const DEFAULT_CAN_CREATE_GROUP = true;
-const DEFAULT_PROJECTS_LIMIT = 100000;
 
 const userId = (raw: string) => {
   const id = Number(raw);
@@ -93,14 +92,33 @@ function profileChanges(params: OptionalAttributes): Partial<q.NewUser> {
  * `ensure_user_rights_and_limits` (before saving a new user or a change of `external`): external users
  * may create neither groups nor projects; others get the defaults unless this request set them.
  */
-function ensureRightsAndLimits(set: Partial<q.NewUser>): void {
+function ensureRightsAndLimits(set: Partial<q.NewUser>, settings: Settings): void {
   if (set.external) {
     set.canCreateGroup = false;
     set.projectsLimit = 0;
   } else {
-    set.canCreateGroup ??= DEFAULT_CAN_CREATE_GROUP;
-    set.projectsLimit ??= DEFAULT_PROJECTS_LIMIT;
+    // The application settings `can_create_group` and `default_projects_limit`.
+    set.canCreateGroup ??= settings.can_create_group;
+    set.projectsLimit ??= settings.default_projects_limit;
   }
+}
+
+/**
+ * `set_default_user_external` (new users): with `user_default_external`, a new user is external unless
+ * this request said otherwise or their e-mail matches `user_default_internal_regex`.
+ */
+function applyDefaultExternal(set: Partial<q.NewUser>, email: string, settings: Settings): void {
+  if (set.external !== undefined || !settings.user_default_external) return;
+  const regex = settings.user_default_internal_regex;
+  let internal = false;
+  if (typeof regex === "string" && regex !== "") {
+    try {
+      internal = new RegExp(regex).test(email);
+    } catch {
+      internal = false;
+    }
+  }
+  set.external = !internal;
 }
 
 /** Devise's `strip_whitespace_keys` and `case_insensitive_keys` for e-mails. */
@@ -137,9 +155,10 @@ adminRoutes.post("/users", async (c) => {
   const password = params.force_random_password || params.reset_password ? randomPassword() : params.password;
   const email = normalizeEmail(params.email);
   const set = profileChanges(params);
+  const settings = await loadSettings(c.var.db());
   const errors = validateUser(
     { email, password: password ?? null, name: params.name, username: params.username, ...modelFields(set) },
-    { passwordRequired: true, verifiedEmails: params.skip_confirmation ? [email] : [] },
+    { passwordRequired: true, verifiedEmails: params.skip_confirmation ? [email] : [], minimumPasswordLength: settings.minimum_password_length },
   );
   if (hasErrors(errors)) {
     // GitLab answers a taken e-mail or username with 409 before any validation error.
@@ -147,7 +166,8 @@ adminRoutes.post("/users", async (c) => {
     throwConflict(conflicts);
     throwValidation(errors, conflicts.namespace);
   }
-  ensureRightsAndLimits(set);
+  applyDefaultExternal(set, email, settings);
+  ensureRightsAndLimits(set, settings);
   const created = await createUser(
     c.var.db(),
     {
@@ -198,7 +218,8 @@ adminRoutes.put("/users/:id{[0-9]+}", async (c) => {
   const { row, conflicts } = found;
   throwConflict({ ...conflicts, namespace: false }, 404);
 
-  const set = changes(row, params, email, actor);
+  const settings = await loadSettings(c.var.db());
+  const set = changes(row, params, email, actor, settings);
   const finalEmail = set.email ?? row.email;
   const errors = validateUser(
     {
@@ -208,7 +229,7 @@ adminRoutes.put("/users/:id{[0-9]+}", async (c) => {
       username: set.username,
       ...modelFields(set),
     },
-    { passwordRequired: false, verifiedEmails: row.confirmedAt ? [finalEmail] : [] },
+    { passwordRequired: false, verifiedEmails: row.confirmedAt ? [finalEmail] : [], minimumPasswordLength: settings.minimum_password_length },
   );
   throwValidation(errors, conflicts.namespace && set.username !== undefined);
   if (params.password !== undefined) set.encryptedPassword = await hashPassword(params.password);
@@ -217,7 +238,7 @@ adminRoutes.put("/users/:id{[0-9]+}", async (c) => {
 });
 
 /** The columns a PUT changes (the password digest is added once the changes are valid). */
-function changes(row: UserRow, params: z.output<typeof UpdateUser>, email: string | undefined, actor: Actor): Partial<q.NewUser> {
+function changes(row: UserRow, params: z.output<typeof UpdateUser>, email: string | undefined, actor: Actor, settings: Settings): Partial<q.NewUser> {
   const set = profileChanges(params);
   if (email !== undefined && email !== row.email) {
     if (params.skip_reconfirmation) Object.assign(set, { email, unconfirmedEmail: null });
@@ -227,7 +248,7 @@ function changes(row: UserRow, params: z.output<typeof UpdateUser>, email: strin
   if (params.username !== undefined && params.username !== row.username) set.username = params.username;
   // An administrator's change of another user's password forces a new one at next sign-in.
   if (params.password !== undefined && actor.user.id !== row.id) set.passwordExpiresAt = new Date();
-  if (set.external !== undefined && set.external !== row.external) ensureRightsAndLimits(set);
+  if (set.external !== undefined && set.external !== row.external) ensureRightsAndLimits(set, settings);
   return set;
 }
 

@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { requireAdmin, requireUser } from "../kernel/auth";
+import { paramsError, validation } from "../kernel/errors";
+import { p, rawParams, readParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { IMPORT_SOURCES, SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef, type SettingName } from "../shared/settings/catalog";
+import { applicationSetting } from "./entities";
+import * as q from "./queries";
+import { parseDuration, validateSettings, visibilityLevels } from "./rules";
+
+/** lib/api/settings.rb: administrators only. */
+export const applicationSettingsRoutes = router();
+
+/** A number (Grape `Float`); anything else `is invalid`. */
+const float = () =>
+  z.any().transform((v, ctx): number => {
+    const n = typeof v === "number" ? v : typeof v === "string" && /^\s*[-+]?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
+    if (!Number.isFinite(n)) {
+      ctx.addIssue({ code: "custom", message: "is invalid" });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+function paramOf(name: SettingName, def: SettingDef): z.ZodType {
+  switch (def.type) {
+    case "boolean":
+      return p.bool();
+    case "integer":
+      return def.values ? p.intOneOf(...(def.values as number[])) : p.int();
+    case "float":
+      return float();
+    case "visibility":
+      return p.oneOf("private", "internal", "public");
+    case "visibilities":
+    case "strings":
+      if (name === "import_sources")
+        return p.strings({ comma: true }).refine((list) => list.every((s) => (IMPORT_SOURCES as readonly string[]).includes(s)), {
+          message: "does not have a valid value",
+        });
+      return p.strings({ comma: true });
+    case "hash":
+      return p.hash();
+    default:
+      return p.string();
+  }
+}
+
+/** Every setting (and deprecated alias) is an optional parameter; a string setting may be cleared with null. */
+const shape: Record<string, z.ZodType> = {};
+for (const name of SETTING_NAMES) {
+  const def: SettingDef = SETTINGS[name];
+  const schema = paramOf(name, def);
+  shape[name] = (def.type === "string" ? schema.nullable() : schema).optional();
+  if (def.alias) shape[def.alias] = (def.type === "string" ? schema.nullable() : schema).optional();
+}
+const UpdateSettings = z.object(shape);
+const SETTABLE = Object.keys(shape);
+
+/** Grape's `given x: ->(v) { v } do requires …`: dependents that must come with an enabling switch. */
+const DEPENDENTS: [string, string[]][] = [
+  ["spam_enabled", ["spam_api_key"]],
+  ["asset_proxy_enabled", ["asset_proxy_url", "asset_proxy_secret_key"]],
+  ["domain_denylist_enabled", ["domain_denylist"]],
+];
+
+/** GET /application/settings */
+applicationSettingsRoutes.get("/application/settings", async (c) => {
+  requireAdmin(c);
+  const row = await q.findSettingsRow(c.var.db());
+  return present(c, row, applicationSetting);
+});
+
+/** PUT /application/settings: any subset of the settings; 400 with Grape's or the model's messages. */
+applicationSettingsRoutes.put("/application/settings", async (c) => {
+  requireUser(c);
+  const params = (await readParams(c, UpdateSettings, [{ atLeastOneOf: SETTABLE }])) as Record<string, unknown>;
+  const raw = await rawParams(c);
+  const missing: string[] = [];
+  for (const [flag, needs] of DEPENDENTS)
+    if (params[flag] === true) for (const need of needs) if (raw[need] === undefined || raw[need] === null) missing.push(`${need} is missing`);
+  if (missing.length) throw paramsError(missing.join(", "));
+  requireAdmin(c);
+
+  // Deprecated names write the current setting.
+  for (const name of SETTING_NAMES) {
+    const alias = (SETTINGS[name] as SettingDef).alias;
+    if (alias && params[alias] !== undefined) params[name] = params[alias];
+  }
+  const errors: Record<string, string[]> = {};
+  if (params.restricted_visibility_levels !== undefined) {
+    const levels = visibilityLevels(params.restricted_visibility_levels as string[]);
+    if ("error" in levels) errors.restricted_visibility_levels = [levels.error];
+    else params.restricted_visibility_levels = levels.levels;
+  }
+  if (params.archive_builds_in_human_readable !== undefined) {
+    const text = params.archive_builds_in_human_readable as string | null;
+    const seconds = text ? parseDuration(text) : null;
+    if (seconds !== null && seconds < 86400) errors.archive_builds_in_seconds = ["must be at least 1 day"];
+    params.archive_builds_in_human_readable = seconds;
+  }
+
+  const db = c.var.db();
+  const row = await q.findSettingsRow(db);
+  const change: q.SettingsChange = { settings: {} };
+  for (const name of SETTING_NAMES) {
+    if (params[name] === undefined) continue;
+    const def: SettingDef = SETTINGS[name];
+    if (def.column) (change as Record<string, unknown>)[def.column] = params[name];
+    else change.settings[name] = params[name];
+  }
+  const after = { ...settingsFromRow(row), ...Object.fromEntries(SETTING_NAMES.filter((n) => params[n] !== undefined).map((n) => [n, params[n]])) };
+  Object.assign(errors, validateSettings(after));
+  if (Object.keys(errors).length) throw validation(errors);
+  const saved = await q.saveSettings(db, change);
+  return present(c, saved, applicationSetting);
+});

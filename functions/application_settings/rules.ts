@@ -1,0 +1,116 @@
+import { exclusiveSentence } from "../keys/ssh";
+import { KEY_SIZES, type KeyKind, type Settings } from "../shared/settings/catalog";
+
+export type ModelErrors = Record<string, string[]>;
+
+const MAX_INT = 2147483647;
+const VISIBILITY_BY_NAME: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+/** `restricted_visibility_levels` as sent (names or numbers) → levels, or the model's message for a bad one. */
+export function visibilityLevels(values: string[]): { levels: number[] } | { error: string } {
+  const levels: number[] = [];
+  for (const value of values) {
+    const v = value.trim().toLowerCase();
+    const level = v in VISIBILITY_BY_NAME ? VISIBILITY_BY_NAME[v] : /^\d+$/.test(v) && [0, 10, 20].includes(Number(v)) ? Number(v) : null;
+    if (level === null) return { error: `'${value}' is not a valid visibility level` };
+    if (!levels.includes(level)) levels.push(level);
+  }
+  return { levels };
+}
+
+const UNITS: Record<string, number> = {
+  s: 1, sec: 1, secs: 1, second: 1, seconds: 1,
+  m: 60, min: 60, mins: 60, minute: 60, minutes: 60,
+  h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600,
+  d: 86400, day: 86400, days: 86400,
+  w: 604800, wk: 604800, week: 604800, weeks: 604800,
+  mo: 2592000, mon: 2592000, month: 2592000, months: 2592000,
+  y: 31557600, yr: 31557600, year: 31557600, years: 31557600,
+};
+
+/** ChronicDuration.parse for what the setting takes ("15 days", "1 month", "2 years", "1d 12h"); null if unreadable. */
+export function parseDuration(text: string): number | null {
+  const parts = [...text.toLowerCase().matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)];
+  const rest = text.toLowerCase().replace(/(\d+(?:\.\d+)?)\s*([a-z]+)/g, "").replace(/[\s,and]+/g, "");
+  if (parts.length === 0 || rest !== "") return null;
+  let seconds = 0;
+  for (const [, n, unit] of parts) {
+    if (!(unit in UNITS)) return null;
+    seconds += Number(n) * UNITS[unit];
+  }
+  return Math.round(seconds);
+}
+
+/** ChronicDuration.output(seconds, format: :long): "15 days", "1 month", "2 years 3 days". */
+export function formatDuration(seconds: number): string {
+  const out: string[] = [];
+  let left = seconds;
+  for (const [name, size] of [["year", 31557600], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]] as const) {
+    const n = Math.floor(left / size);
+    if (n > 0) out.push(`${n} ${name}${n === 1 ? "" : "s"}`);
+    left -= n * size;
+  }
+  return out.join(" ");
+}
+
+function range(errors: ModelErrors, name: string, value: unknown, min: number | null, max: number | null, strictMin = false) {
+  if (typeof value !== "number") return;
+  if (min !== null && (strictMin ? value <= min : value < min))
+    (errors[name] ??= []).push(strictMin ? `must be greater than ${min}` : `must be greater than or equal to ${min}`);
+  else if (max !== null && value > max) (errors[name] ??= []).push(`must be less than or equal to ${max}`);
+}
+
+const blank = (v: unknown) => v === null || v === undefined || (typeof v === "string" && v.trim() === "") || (Array.isArray(v) && v.length === 0);
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+const isUrl = (v: string) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
+};
+
+/** The validations of app/models/application_setting.rb over the settings after the change. */
+export function validateSettings(s: Settings & Record<string, unknown>): ModelErrors {
+  const errors: ModelErrors = {};
+  const add = (attr: string, msg: string) => (errors[attr] ??= []).push(msg);
+  if (s.spam_enabled && blank(s.spam_api_key)) add("spam_api_key", "can't be blank");
+  if (s.asset_proxy_enabled && blank(s.asset_proxy_url)) add("asset_proxy_url", "can't be blank");
+  if (s.domain_denylist_enabled && blank(s.domain_denylist)) add("domain_denylist", "Domain denylist cannot be empty if denylist is enabled.");
+  for (const name of ["home_page_url", "after_sign_out_path", "asset_proxy_url", "diagram_a_url", "diagram_b_url", "external_authorization_service_url"]) {
+    const v = s[name];
+    if (typeof v === "string" && v !== "" && !isUrl(v)) add(name, "must be a valid URL");
+  }
+  if (typeof s.abuse_notification_email === "string" && s.abuse_notification_email !== "" && !EMAIL.test(s.abuse_notification_email))
+    add("abuse_notification_email", "is invalid");
+  range(errors, "default_projects_limit", s.default_projects_limit, 0, MAX_INT);
+  range(errors, "minimum_password_length", s.minimum_password_length, 8, 128);
+  range(errors, "max_attachment_size", s.max_attachment_size, 0, null, true);
+  range(errors, "max_import_size", s.max_import_size, 0, null);
+  range(errors, "max_artifacts_size", s.max_artifacts_size, 0, null, true);
+  range(errors, "session_expire_delay", s.session_expire_delay, 0, null);
+  range(errors, "container_registry_token_expire_delay", s.container_registry_token_expire_delay, 1, null);
+  for (const name of ["issues_create_limit", "notes_create_limit", "raw_blob_request_limit", "terminal_max_session_time", "local_markdown_version"])
+    range(errors, name, s[name], 0, MAX_INT);
+  range(errors, "deletion_adjourned_period", s.deletion_adjourned_period, 0, 90);
+  range(errors, "diff_max_patch_bytes", s.diff_max_patch_bytes, 204800, 512000);
+  range(errors, "snippet_size_limit", s.snippet_size_limit, 0, null, true);
+  range(errors, "wiki_page_max_content_bytes", s.wiki_page_max_content_bytes, 1024, null);
+  range(errors, "polling_interval_multiplier", s.polling_interval_multiplier, 0, null);
+  range(errors, "geo_status_timeout", s.geo_status_timeout, 0, null, true);
+  range(errors, "external_authorization_service_timeout", s.external_authorization_service_timeout, 0, 10, true);
+  for (const kind of Object.keys(KEY_SIZES) as KeyKind[]) {
+    const name = `${kind}_key_restriction`;
+    const allowed = [0, -1, ...KEY_SIZES[kind]];
+    if (!allowed.includes(Number(s[name])))
+      add(name, `must be ${exclusiveSentence(["forbidden", "allowed", ...KEY_SIZES[kind]])}`);
+  }
+  const prefix = s.personal_access_token_prefix;
+  if (typeof prefix === "string" && prefix !== "") {
+    if (!/^[a-zA-Z0-9_+=/@:.-]+$/.test(prefix))
+      add("personal_access_token_prefix", "can contain only letters of the Base64 alphabet (RFC4648) with the addition of '@', ':' and '.'");
+    else if (prefix.length > 20) add("personal_access_token_prefix", "is too long (maximum is 20 characters)");
+  }
+  return errors;
+}

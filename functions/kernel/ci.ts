@@ -1,0 +1,40 @@
+import type { JobOutcome } from "../pipelines/processing";
+import type { PipelineCoordinator, PipelineSnapshot } from "../pipelines/coordinator";
+import type { Bindings } from "./env";
+
+/**
+ * The typed facade of the `PipelineCoordinator` Durable Object (CI.md §7): how `jobs`, `runners`,
+ * `commits` and the git push path reach the pipeline engine, which lives in `pipelines/`.
+ */
+export type { JobOutcome, PipelineSnapshot };
+
+function stub(env: Bindings, name: string): DurableObjectStub<PipelineCoordinator> {
+  return env.PIPELINES.get(env.PIPELINES.idFromName(name)) as DurableObjectStub<PipelineCoordinator>;
+}
+
+/** The coordinator of one pipeline; every state change of that pipeline goes through it. */
+export function pipelineStub(env: Bindings, pipelineId: number) {
+  const s = stub(env, String(pipelineId));
+  return {
+    process: () => s.process(pipelineId) as Promise<PipelineSnapshot>,
+    cancel: () => s.cancel(pipelineId) as Promise<PipelineSnapshot>,
+    retry: (userId: number | null) => s.retry(pipelineId, userId) as Promise<PipelineSnapshot>,
+    retryJob: (jobId: number, userId: number | null) => s.retryJob(pipelineId, jobId, userId) as Promise<number | null>,
+    playJob: (jobId: number, userId: number | null) => s.playJob(pipelineId, jobId, userId) as Promise<boolean>,
+    cancelJob: (jobId: number) => s.cancelJob(pipelineId, jobId) as Promise<PipelineSnapshot>,
+    finishJob: (jobId: number, outcome: JobOutcome) => s.finishJob(pipelineId, jobId, outcome) as Promise<{ status: string }>,
+  };
+}
+
+/**
+ * Call after any ref update of a project (API commits, branch and tag writes, git push over smart
+ * HTTP): the git core has already written one `push_events` row per updated ref in the same statement
+ * as the ref's compare-and-swap; this creates the `push` pipelines of the project's unprocessed events
+ * (branches and tags with a `.gitlab-ci.yml`; `[skip ci]` in the head commit, or `ciSkip` for the
+ * `ci.skip` push option, skips) and processes them. Serialised per project; safe to call twice; the
+ * `*\/5` cron sweep picks up events whose call was lost. Use it as
+ * `c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { baseUrl }))`.
+ */
+export function pipelinesForPush(env: Bindings, projectId: number, opts: { ciSkip?: boolean; baseUrl?: string } = {}): Promise<number[]> {
+  return stub(env, `project:${projectId}`).pushed(projectId, opts) as Promise<number[]>;
+}

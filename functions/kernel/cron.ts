@@ -1,0 +1,18 @@
+import { sweepStep } from "../pipelines/services";
+import { pipelineStub } from "./ci";
+import { withDb } from "./db";
+import type { Bindings } from "./env";
+
+/** Cron dispatch (ARCHITECTURE.md §11): `*\/5 * * * *` runs the CI sweep. Each task is idempotent. */
+export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
+  if (controller.cron === "*/5 * * * *") ctx.waitUntil(ciSweep(env));
+}
+
+/** The stuck-job sweep (CI.md §7): failures and re-processing go through each pipeline's object. */
+export async function ciSweep(env: Bindings): Promise<void> {
+  const baseUrl = (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, "");
+  const step = await withDb(env, (db) => sweepStep(db, baseUrl));
+  for (const id of step.pushed) await pipelineStub(env, id).process();
+  for (const job of step.dropped) await pipelineStub(env, job.pipelineId).finishJob(job.id, { state: "failed", failureReason: job.reason, exitCode: null });
+  for (const id of step.unprocessed) await pipelineStub(env, id).process();
+}

@@ -1,0 +1,13 @@
+import type { Ctx } from "./env";
+import { rawParams } from "./params";
+
+/**
+ * The CI job token of a request (CI.md §10; lib/api/helpers.rb `job_token_authentication`): the
+ * `JOB-TOKEN` header or the `job_token` parameter. Runner routes also accept the body's `token`.
+ */
+export async function jobTokenOf(c: Ctx): Promise<string | null> {
+  const header = c.req.header("job-token");
+  if (header) return header.trim();
+  const raw = await rawParams(c);
+  return typeof raw.job_token === "string" && raw.job_token ? raw.job_token : null;
+}

@@ -1,0 +1,183 @@
+import { DurableObject } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { ciBuilds, ciPipelines } from "../../db/schema";
+import { pipelineStub } from "../kernel/ci";
+import { withDb, type Database } from "../kernel/db";
+import type { Bindings } from "../kernel/env";
+import type { JobOutcome } from "./processing";
+import * as engine from "./processing";
+import { createChildPipeline, pipelinesForPushEvents } from "./services";
+
+const SAFETY_RERUN_MS = 5 * 60 * 1000;
+
+/**
+ * One object per pipeline (`idFromName(String(pipelineId))`), and one per project for push events
+ * (`idFromName("project:<id>")`): it serialises every state change of its pipeline (CI.md §7). State
+ * lives only in Postgres; our awaits are Postgres I/O, which input gates do not hold back, so every
+ * method runs inside a promise-chain mutex. Other domains reach it through kernel/ci.ts.
+ */
+export class PipelineCoordinator extends DurableObject<Bindings> {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** A queued, not yet started `process()` run that new callers join instead of adding another. */
+  private queuedProcess: Promise<PipelineSnapshot> | null = null;
+  private pipelineId: number | null = null;
+
+  /** Runs `fn` after every earlier call; errors do not break the chain. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private db<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+    return withDb(this.env, fn);
+  }
+
+  private baseUrl(): string {
+    return (this.env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, "");
+  }
+
+  /** Processes until nothing changes; creates child pipelines of pending bridges; sets the alarm. */
+  private async runProcess(db: Database, pipelineId: number): Promise<PipelineSnapshot> {
+    this.pipelineId = pipelineId;
+    let result = await engine.processPipeline(db, pipelineId);
+    for (let round = 0; round < 10 && result.bridges.length > 0; round++) {
+      for (const bridgeId of result.bridges) await this.startBridge(db, bridgeId);
+      result = await engine.processPipeline(db, pipelineId);
+    }
+    const next = result.nextScheduledAt?.getTime() ?? (result.unprocessed ? Date.now() + SAFETY_RERUN_MS : null);
+    if (next !== null) {
+      await this.ctx.storage.put("pipelineId", pipelineId);
+      await this.ctx.storage.setAlarm(next);
+    }
+    const pipeline = result.pipeline;
+    if (pipeline?.parentPipelineId && pipeline.sourceJobId) await this.settleBridge(db, pipeline.sourceJobId, pipeline.status);
+    return { status: pipeline?.status ?? null };
+  }
+
+  /** A pending bridge creates its child; without `strategy: depend` it succeeds at once. */
+  private async startBridge(db: Database, bridgeId: number): Promise<void> {
+    const [bridge] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, bridgeId));
+    if (!bridge || bridge.status !== "pending") return;
+    const child = await createChildPipeline(db, bridgeId, this.baseUrl());
+    const depend = (bridge.options.trigger as { strategy: string | null } | null)?.strategy === "depend";
+    const failed = !child || child.status === "failed";
+    await db
+      .update(ciBuilds)
+      .set({
+        status: failed ? "failed" : depend ? "running" : "success",
+        failureReason: failed ? "downstream_pipeline_creation_failed" : null,
+        startedAt: new Date(),
+        finishedAt: failed || !depend ? new Date() : null,
+        processed: false,
+      })
+      .where(and(eq(ciBuilds.id, bridgeId), eq(ciBuilds.status, "pending")));
+    if (child && child.status !== "failed") await pipelineStub(this.env, child.id).process();
+  }
+
+  /** A child pipeline's final status reaches a `strategy: depend` bridge, then the parent is processed. */
+  private async settleBridge(db: Database, bridgeId: number, childStatus: string): Promise<void> {
+    if (!["success", "failed", "canceled", "skipped"].includes(childStatus)) return;
+    const [bridge] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, bridgeId));
+    if (!bridge || bridge.status !== "running") return;
+    const status = childStatus === "success" ? "success" : childStatus === "canceled" ? "canceled" : "failed";
+    await db
+      .update(ciBuilds)
+      .set({ status, finishedAt: new Date(), processed: false, failureReason: status === "failed" ? "downstream_pipeline_creation_failed" : null })
+      .where(and(eq(ciBuilds.id, bridgeId), eq(ciBuilds.status, "running")));
+    const parentId = bridge.pipelineId;
+    this.ctx.waitUntil(pipelineStub(this.env, parentId).process());
+  }
+
+  /** Idempotent; concurrent callers that arrive while a run is queued share it. */
+  process(pipelineId: number): Promise<PipelineSnapshot> {
+    if (this.queuedProcess) return this.queuedProcess;
+    const queued = this.serial(async () => {
+      if (this.queuedProcess === queued) this.queuedProcess = null;
+      return this.db((db) => this.runProcess(db, pipelineId));
+    });
+    this.queuedProcess = queued;
+    return queued;
+  }
+
+  cancel(pipelineId: number): Promise<PipelineSnapshot> {
+    return this.serial(() =>
+      this.db(async (db) => {
+        await engine.cancelPipeline(db, pipelineId);
+        const children = await db.select({ id: ciPipelines.id }).from(ciPipelines).where(eq(ciPipelines.parentPipelineId, pipelineId));
+        for (const child of children) await engine.processPipeline(db, child.id);
+        return this.runProcess(db, pipelineId);
+      }),
+    );
+  }
+
+  retry(pipelineId: number, userId: number | null): Promise<PipelineSnapshot> {
+    return this.serial(() =>
+      this.db(async (db) => {
+        await engine.retryPipeline(db, pipelineId, userId);
+        return this.runProcess(db, pipelineId);
+      }),
+    );
+  }
+
+  retryJob(pipelineId: number, jobId: number, userId: number | null): Promise<number | null> {
+    return this.serial(() =>
+      this.db(async (db) => {
+        const id = await engine.retryJob(db, jobId, userId);
+        if (id !== null) await this.runProcess(db, pipelineId);
+        return id;
+      }),
+    );
+  }
+
+  playJob(pipelineId: number, jobId: number, userId: number | null): Promise<boolean> {
+    return this.serial(() =>
+      this.db(async (db) => {
+        const played = await engine.playJob(db, jobId, userId);
+        if (played) await this.runProcess(db, pipelineId);
+        return played;
+      }),
+    );
+  }
+
+  cancelJob(pipelineId: number, jobId: number): Promise<PipelineSnapshot> {
+    return this.serial(() =>
+      this.db(async (db) => {
+        await engine.cancelJob(db, jobId);
+        return this.runProcess(db, pipelineId);
+      }),
+    );
+  }
+
+  finishJob(pipelineId: number, jobId: number, outcome: JobOutcome): Promise<{ status: string }> {
+    return this.serial(() =>
+      this.db(async (db) => {
+        const result = await engine.finishJob(db, jobId, outcome);
+        await this.runProcess(db, pipelineId);
+        return { status: result.status };
+      }),
+    );
+  }
+
+  /** Per-project instance: pipelines for the project's unprocessed push events, then their processing. */
+  pushed(projectId: number, opts: { ciSkip?: boolean; baseUrl?: string } = {}): Promise<number[]> {
+    return this.serial(async () => {
+      const ids = await this.db((db) => pipelinesForPushEvents(db, projectId, opts.baseUrl ?? this.baseUrl(), opts));
+      for (const id of ids) await pipelineStub(this.env, id).process();
+      return ids;
+    });
+  }
+
+  async alarm(): Promise<void> {
+    const pipelineId = this.pipelineId ?? (await this.ctx.storage.get<number>("pipelineId")) ?? null;
+    if (pipelineId === null) return;
+    await this.serial(() =>
+      this.db(async (db) => {
+        await engine.enqueueDueScheduled(db, pipelineId);
+        return this.runProcess(db, pipelineId);
+      }),
+    );
+  }
+}
+
+export type PipelineSnapshot = { status: string | null };

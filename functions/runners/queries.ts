@@ -1,0 +1,278 @@
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import {
+  ciBuildTraceChunks,
+  ciBuilds,
+  ciJobArtifacts,
+  ciRegistrationTokens,
+  ciRunnerNamespaces,
+  ciRunnerProjects,
+  ciRunners,
+  type CiBuild,
+  type CiRunner,
+} from "../../db/schema";
+import type { Database, Executor } from "../kernel/db";
+import { readCommitRows } from "../shared/git";
+import { cappedCount, type Page } from "../kernel/pagination";
+
+/** The runner protocol's SQL (CI.md §8): registration, the claim, trace append, artifacts. */
+
+export type RunnerInfo = { name?: string; version?: string; revision?: string; platform?: string; architecture?: string };
+
+export async function findRegistrationToken(db: Executor, digest: string) {
+  const rows = await db.select().from(ciRegistrationTokens).where(eq(ciRegistrationTokens.tokenDigest, digest)).limit(1);
+  return rows[0] ?? null;
+}
+
+/** Replaces the instance's (or a project's) registration token. */
+export async function resetRegistrationToken(db: Database, digest: string, projectId: number | null) {
+  await db.transaction(async (tx) => {
+    await tx.delete(ciRegistrationTokens).where(projectId === null ? sql`${ciRegistrationTokens.projectId} IS NULL AND ${ciRegistrationTokens.namespaceId} IS NULL` : eq(ciRegistrationTokens.projectId, projectId));
+    await tx.insert(ciRegistrationTokens).values({ tokenDigest: digest, projectId });
+  });
+}
+
+export type NewRunner = {
+  digest: string;
+  runnerType: string;
+  description?: string;
+  tagList: string[];
+  runUntagged: boolean;
+  locked: boolean;
+  accessLevel: string;
+  maximumTimeout: number | null;
+  active: boolean;
+  info?: RunnerInfo;
+  projectId?: number | null;
+  namespaceId?: number | null;
+};
+
+export async function createRunner(db: Database, r: NewRunner): Promise<CiRunner> {
+  return db.transaction(async (tx) => {
+    const [runner] = await tx
+      .insert(ciRunners)
+      .values({
+        tokenDigest: r.digest,
+        runnerType: r.runnerType,
+        description: r.description ?? "",
+        tagList: r.tagList,
+        runUntagged: r.runUntagged,
+        locked: r.locked,
+        accessLevel: r.accessLevel,
+        maximumTimeout: r.maximumTimeout,
+        active: r.active,
+        name: r.info?.name ?? null,
+        version: r.info?.version ?? null,
+        revision: r.info?.revision ?? null,
+        platform: r.info?.platform ?? null,
+        architecture: r.info?.architecture ?? null,
+      })
+      .returning();
+    if (r.projectId) await tx.insert(ciRunnerProjects).values({ runnerId: runner.id, projectId: r.projectId });
+    if (r.namespaceId) await tx.insert(ciRunnerNamespaces).values({ runnerId: runner.id, namespaceId: r.namespaceId });
+    return runner;
+  });
+}
+
+/** The runner of a token, touched (`contacted_at`), with the queue version (1 statement). */
+export async function touchRunner(db: Executor, digest: string, info: RunnerInfo | undefined, ip: string | null) {
+  const result = await db.execute<CiRunnerRowRaw & { queue_version: string }>(sql`
+    UPDATE ci_runners SET contacted_at = now(),
+      name = coalesce(${info?.name ?? null}, name), version = coalesce(${info?.version ?? null}, version),
+      revision = coalesce(${info?.revision ?? null}, revision), platform = coalesce(${info?.platform ?? null}, platform),
+      architecture = coalesce(${info?.architecture ?? null}, architecture), ip_address = coalesce(${ip}, ip_address)
+    WHERE token_digest = ${digest}
+    RETURNING id, active, run_untagged, tag_list, runner_type, maximum_timeout, description,
+      (SELECT version FROM ci_queue_state WHERE id = 1)::text AS queue_version`);
+  const row = result.rows[0];
+  return row ? { ...rawRunner(row), queueVersion: row.queue_version } : null;
+}
+
+type CiRunnerRowRaw = { id: number; active: boolean; run_untagged: boolean; tag_list: string[]; runner_type: string; maximum_timeout: number | null; description: string };
+const rawRunner = (r: CiRunnerRowRaw) => ({
+  id: Number(r.id),
+  active: r.active,
+  runUntagged: r.run_untagged,
+  tagList: r.tag_list,
+  runnerType: r.runner_type,
+  maximumTimeout: r.maximum_timeout,
+  description: r.description,
+});
+export type ClaimingRunner = ReturnType<typeof rawRunner>;
+
+export async function queueVersion(db: Executor): Promise<string> {
+  const result = await db.execute<{ v: string }>(sql`SELECT version::text AS v FROM ci_queue_state WHERE id = 1`);
+  return result.rows[0]?.v ?? "0";
+}
+
+/** The claim: one statement, safe with concurrent runners (FOR UPDATE SKIP LOCKED). */
+export async function claimJob(db: Executor, runner: ClaimingRunner, tokenDigest: string): Promise<CiBuild | null> {
+  const scope =
+    runner.runnerType === "instance_type"
+      ? sql`b.project_id IN (SELECT id FROM projects WHERE shared_runners_enabled)`
+      : runner.runnerType === "project_type"
+        ? sql`b.project_id IN (SELECT project_id FROM ci_runner_projects WHERE runner_id = ${runner.id})`
+        : sql`b.project_id IN (SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id
+            WHERE n.traversal_ids && ARRAY(SELECT namespace_id FROM ci_runner_namespaces WHERE runner_id = ${runner.id}))`;
+  const result = await db.execute<{ id: number }>(sql`
+    UPDATE ci_builds SET status = 'running', runner_id = ${runner.id}, started_at = now(), token_digest = ${tokenDigest},
+      lock_version = lock_version + 1, processed = false, updated_at = now()
+    WHERE id = (
+      SELECT b.id FROM ci_builds b
+      WHERE b.status = 'pending' AND b.type = 'build' AND ${scope}
+        AND b.tag_list <@ ${sql.param(runner.tagList)}::text[]
+        AND (${runner.runUntagged} OR cardinality(b.tag_list) > 0)
+      ORDER BY b.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING id`);
+  const id = result.rows[0]?.id;
+  if (id === undefined) return null;
+  const [job] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, Number(id)));
+  return job;
+}
+
+/** What the job payload needs besides the job: pipeline, project, namespace, user, commit (2 statements). */
+export async function jobContext(db: Executor, job: CiBuild) {
+  const result = await db.execute<{
+    pipeline: Record<string, unknown>;
+    project: Record<string, unknown>;
+    ns_path: string;
+    user: Record<string, unknown> | null;
+  }>(sql`
+    SELECT row_to_json(p) AS pipeline, row_to_json(pr) AS project, n.full_path AS ns_path,
+      (SELECT row_to_json(u) FROM (SELECT id, username, name, email FROM users WHERE id = coalesce(${job.userId}, p.user_id)) u) AS "user"
+    FROM ci_pipelines p JOIN projects pr ON pr.id = p.project_id JOIN namespaces n ON n.id = pr.namespace_id
+    WHERE p.id = ${job.pipelineId}`);
+  const row = result.rows[0];
+  const pipeline = row.pipeline as { id: number; iid: number; ref: string; tag: boolean; sha: string; before_sha: string; source: string; created_at: string; user_id: number | null };
+  const project = row.project as { id: number; name: string; path: string; full_path: string; visibility_level: number; default_branch: string | null };
+  const commit = (await readCommitRows(db, project.id, [pipeline.sha])).get(pipeline.sha) ?? null;
+  return { pipeline, project, namespacePath: row.ns_path, user: row.user as { id: number; username: string; name: string; email: string } | null, commit };
+}
+
+/** Project CI/CD variables and the pipeline's variables (1 statement). */
+export async function jobVariables(db: Executor, projectId: number, pipelineId: number, protectedRef: boolean) {
+  const result = await db.execute<{ kind: string; key: string; value: string; variable_type: string; masked: boolean }>(sql`
+    SELECT 'project' AS kind, key, value, variable_type, masked FROM ci_variables
+      WHERE project_id = ${projectId} AND (NOT protected OR ${protectedRef}) AND environment_scope = '*'
+    UNION ALL
+    SELECT 'pipeline', key, value, variable_type, false FROM ci_pipeline_variables WHERE pipeline_id = ${pipelineId}`);
+  return result.rows;
+}
+
+/** Jobs of the pipeline whose archives a job may download, with their archive (1 statement). */
+export async function dependencyCandidates(db: Executor, pipelineId: number) {
+  return db
+    .select({ id: ciBuilds.id, name: ciBuilds.name, stageIdx: ciBuilds.stageIdx, filename: ciJobArtifacts.filename, size: ciJobArtifacts.size })
+    .from(ciBuilds)
+    .leftJoin(ciJobArtifacts, and(eq(ciJobArtifacts.jobId, ciBuilds.id), eq(ciJobArtifacts.fileType, "archive")))
+    .where(and(eq(ciBuilds.pipelineId, pipelineId), eq(ciBuilds.retried, false), eq(ciBuilds.type, "build")))
+    .orderBy(asc(ciBuilds.id));
+}
+
+export async function findBuild(db: Executor, jobId: number) {
+  if (!Number.isSafeInteger(jobId) || jobId > 2147483647) return null;
+  const [job] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, jobId));
+  return job ?? null;
+}
+
+export async function keepAlive(db: Executor, jobId: number) {
+  await db.update(ciBuilds).set({ updatedAt: sql`now()` }).where(eq(ciBuilds.id, jobId));
+}
+
+/**
+ * Appends a trace chunk in one statement: the size moves only if it equals `start` and the job runs.
+ * Returns the new size, or null (then the caller tells 403 from 416).
+ */
+export async function appendTrace(db: Executor, jobId: number, start: number, data: Uint8Array, maxSize: number): Promise<number | null> {
+  const result = await db.execute<{ size: number }>(sql`
+    WITH moved AS (
+      UPDATE ci_builds SET trace_size = trace_size + ${data.length}, updated_at = now()
+      WHERE id = ${jobId} AND trace_size = ${start} AND status IN ('running', 'canceling') AND trace_size + ${data.length} <= ${maxSize}
+      RETURNING trace_size
+    )
+    INSERT INTO ci_build_trace_chunks (build_id, "offset", data)
+    SELECT ${jobId}, trace_size - ${data.length}, ${data} FROM moved
+    RETURNING "offset" + ${data.length} AS size`);
+  const row = result.rows[0];
+  return row ? Number(row.size) : null;
+}
+
+export async function setCoverage(db: Executor, jobId: number, coverage: number) {
+  await db.update(ciBuilds).set({ coverage }).where(eq(ciBuilds.id, jobId));
+}
+
+export async function saveArtifact(
+  db: Executor,
+  a: { jobId: number; projectId: number; fileType: string; fileFormat: string; filename: string; size: number; r2Key: string; expireAt: Date | null },
+) {
+  await db
+    .insert(ciJobArtifacts)
+    .values(a)
+    .onConflictDoUpdate({
+      target: [ciJobArtifacts.jobId, ciJobArtifacts.fileType],
+      set: { filename: a.filename, size: a.size, r2Key: a.r2Key, expireAt: a.expireAt, fileFormat: a.fileFormat },
+    });
+  if (a.fileType === "archive") await db.update(ciBuilds).set({ artifactsExpireAt: a.expireAt }).where(eq(ciBuilds.id, a.jobId));
+}
+
+export async function archiveOf(db: Executor, jobId: number) {
+  const rows = await db.select().from(ciJobArtifacts).where(and(eq(ciJobArtifacts.jobId, jobId), eq(ciJobArtifacts.fileType, "archive")));
+  return rows[0] ?? null;
+}
+
+export async function deleteRunnerByDigest(db: Executor, digest: string): Promise<boolean> {
+  const rows = await db.delete(ciRunners).where(eq(ciRunners.tokenDigest, digest)).returning({ id: ciRunners.id });
+  return rows.length > 0;
+}
+
+export async function findRunnerByDigest(db: Executor, digest: string) {
+  const rows = await db.select().from(ciRunners).where(eq(ciRunners.tokenDigest, digest));
+  return rows[0] ?? null;
+}
+
+export async function findRunner(db: Executor, id: number) {
+  if (!Number.isSafeInteger(id) || id > 2147483647) return null;
+  const rows = await db.select().from(ciRunners).where(eq(ciRunners.id, id));
+  if (!rows[0]) return null;
+  const projects = await db.select({ projectId: ciRunnerProjects.projectId }).from(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, id));
+  return { ...rows[0], projectIds: projects.map((p) => p.projectId) };
+}
+
+export async function deleteRunner(db: Executor, id: number) {
+  await db.delete(ciRunners).where(eq(ciRunners.id, id));
+}
+
+export type RunnerFilters = { type?: string; paused?: boolean; tagList?: string[]; projectId?: number };
+
+export async function listRunners(db: Executor, f: RunnerFilters, page: Page) {
+  const where = and(
+    f.type ? eq(ciRunners.runnerType, f.type) : undefined,
+    f.paused === undefined ? undefined : eq(ciRunners.active, !f.paused),
+    f.tagList?.length ? sql`${ciRunners.tagList} @> ${sql.param(f.tagList)}::text[]` : undefined,
+    f.projectId === undefined
+      ? undefined
+      : sql`(${ciRunners.runnerType} = 'instance_type' OR ${ciRunners.id} IN (SELECT runner_id FROM ci_runner_projects WHERE project_id = ${f.projectId}))`,
+  );
+  const rows = await db.select().from(ciRunners).where(where).orderBy(desc(ciRunners.id)).limit(page.limit).offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(ciRunners).where(where), page);
+  return { rows, total };
+}
+
+
+export async function findRunningJobByToken(db: Executor, digest: string) {
+  const rows = await db
+    .select()
+    .from(ciBuilds)
+    .where(and(eq(ciBuilds.tokenDigest, digest), sql`${ciBuilds.status} IN ('running', 'canceling')`));
+  return rows[0] ?? null;
+}
+
+export async function readTrace(db: Executor, jobId: number): Promise<Uint8Array> {
+  const chunks = await db.select().from(ciBuildTraceChunks).where(eq(ciBuildTraceChunks.buildId, jobId)).orderBy(asc(ciBuildTraceChunks.offset));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.data.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c.data, at);
+    at += c.data.length;
+  }
+  return out;
+}

@@ -1,0 +1,410 @@
+import { z } from "zod";
+import { authorize } from "../kernel/abilities";
+import { generateToken, requireAdmin, requireUser, sha256Hex } from "../kernel/auth";
+import { pipelineStub } from "../kernel/ci";
+import type { Ctx } from "../kernel/env";
+import { ApiError, badRequest, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
+import { findProject, loadGroup, loadProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, rawParams, readParams } from "../kernel/params";
+import { baseUrl, present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { runnerBasic } from "../jobs/entities";
+import { parseDuration } from "../pipelines/yaml";
+import { dependencyIds, FAILURE_REASONS, jobPayload } from "./payload";
+import * as q from "./queries";
+
+/**
+ * The runner protocol (lib/api/ci/runner.rb; CI.md §8) and runner administration (lib/api/ci/runners.rb).
+ * Not built: `POST /jobs/:id/artifacts/authorize` (the runner uploads directly), runner PUT,
+ * group runners endpoints, `GET /runners` (owned) and runner jobs lists.
+ */
+export const runnerProtocolRoutes = router({ tokenInBody: true, anyScope: true });
+export const runnersRoutes = router();
+
+const TRACE_LIMIT = 16 * 1024 * 1024;
+const ARTIFACT_LIMIT = 100 * 1024 * 1024;
+const LONG_POLL_MS = 20_000;
+
+const tagList = z.preprocess((v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v), p.strings());
+const runnerOptions = {
+  description: p.string().optional(),
+  tag_list: tagList.optional(),
+  run_untagged: p.bool().optional(),
+  locked: p.bool().optional(),
+  access_level: p.oneOf("not_protected", "ref_protected").optional(),
+  maximum_timeout: p.int().optional(),
+  paused: p.bool().optional(),
+  active: p.bool().optional(),
+  info: p.hash().optional(),
+};
+const Register = z.object({ token: p.string(), ...runnerOptions });
+const Verify = z.object({ token: p.string(), system_id: p.string().optional() });
+const TokenOnly = z.object({ token: p.string() });
+
+function runnerInfo(info: Record<string, unknown> | undefined): q.RunnerInfo | undefined {
+  if (!info) return undefined;
+  const s = (k: string) => (typeof info[k] === "string" ? (info[k] as string) : undefined);
+  return { name: s("name"), version: s("version"), revision: s("revision"), platform: s("platform"), architecture: s("architecture") };
+}
+
+/** JSON with exactly `application/json`: the runner rejects other types on 201. */
+const json = (c: Ctx, body: unknown, status: 200 | 201) => c.json(body as object, status);
+
+/** POST /runners: registers a runner with a registration token. */
+runnerProtocolRoutes.post("/runners", async (c) => {
+  const params = await readParams(c, Register);
+  const registration = await q.findRegistrationToken(c.var.db(), await sha256Hex(params.token));
+  if (!registration) throw forbidden();
+  const token = generateToken("glrt-");
+  const runner = await q.createRunner(c.var.db(), {
+    digest: await sha256Hex(token),
+    runnerType: registration.projectId ? "project_type" : registration.namespaceId ? "group_type" : "instance_type",
+    description: params.description,
+    tagList: params.tag_list ?? [],
+    runUntagged: params.run_untagged ?? true,
+    locked: params.locked ?? false,
+    accessLevel: params.access_level ?? "not_protected",
+    maximumTimeout: params.maximum_timeout ?? null,
+    active: !(params.paused ?? (params.active === undefined ? false : !params.active)),
+    info: runnerInfo(params.info),
+    projectId: registration.projectId,
+    namespaceId: registration.namespaceId,
+  });
+  return json(c, { id: runner.id, token, token_expires_at: null }, 201);
+});
+
+/** POST /runners/verify */
+runnerProtocolRoutes.post("/runners/verify", async (c) => {
+  const params = await readParams(c, Verify);
+  const runner = await q.findRunnerByDigest(c.var.db(), await sha256Hex(params.token));
+  if (!runner) throw forbidden();
+  return json(c, { id: runner.id, token: params.token, token_expires_at: null }, 200);
+});
+
+/** DELETE /runners: unregisters the runner of the token (204). */
+runnerProtocolRoutes.delete("/runners", async (c) => {
+  const params = await readParams(c, TokenOnly);
+  if (!(await q.deleteRunnerByDigest(c.var.db(), await sha256Hex(params.token)))) throw forbidden();
+  return c.body(null, 204);
+});
+
+const RequestJob = z.object({ token: p.string(), last_update: p.string().optional(), system_id: p.string().optional(), info: p.hash().optional() });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** POST /jobs/request: claims the oldest pending job the runner may take (201), else 204. */
+runnerProtocolRoutes.post("/jobs/request", async (c) => {
+  const params = await readParams(c, RequestJob);
+  const db = c.var.db();
+  const runner = await q.touchRunner(db, await sha256Hex(params.token), runnerInfo(params.info), c.req.header("x-forwarded-for") ?? null);
+  if (!runner) throw forbidden();
+  let version = runner.queueVersion;
+  const none = () => {
+    c.header("X-GitLab-Last-Update", version);
+    return c.body(null, 204);
+  };
+  if (!runner.active) return none();
+  // Long polling: a runner that has seen the current version waits here until the queue moves.
+  if (params.last_update !== undefined && params.last_update === version) {
+    const until = Date.now() + LONG_POLL_MS;
+    while (Date.now() < until && version === params.last_update) {
+      await sleep(500);
+      version = await q.queueVersion(db);
+    }
+    if (version === params.last_update) return none();
+  }
+  const token = generateToken("glcbt-");
+  const job = await q.claimJob(db, runner, await sha256Hex(token));
+  if (!job) return none();
+  const context = await q.jobContext(db, job);
+  const variables = await q.jobVariables(db, job.projectId, job.pipelineId, false);
+  const candidates = await q.dependencyCandidates(db, job.pipelineId);
+  const ids = dependencyIds(job, candidates);
+  const payload = jobPayload({
+    job,
+    token,
+    runner,
+    baseUrl: baseUrl(c),
+    pipeline: context.pipeline,
+    project: context.project,
+    namespacePath: context.namespacePath,
+    user: context.user,
+    commit: context.commit,
+    variables,
+    dependencies: candidates.filter((d) => ids.includes(d.id)),
+    gitHttp: false,
+  });
+  c.executionCtx.waitUntil(pipelineStub(c.env, job.pipelineId).process().catch(() => undefined));
+  c.header("X-GitLab-Last-Update", version);
+  return json(c, payload, 201);
+});
+
+/** A job token's job; 403 with `Job-Status` when the job does not run or the token is wrong. */
+async function runningJob(c: Ctx, token: string | null) {
+  const raw = c.req.param("id") ?? "";
+  const job = /^\d+$/.test(raw) ? await q.findBuild(c.var.db(), Number(raw)) : null;
+  if (!job) throw notFound();
+  const valid = !!token && job.tokenDigest === (await sha256Hex(token));
+  if (!valid || (job.status !== "running" && job.status !== "canceling"))
+    throw new ApiError(403, { message: "403 Forbidden" }, { "Job-Status": job.status });
+  return job;
+}
+
+const UpdateJob = z.object({
+  token: p.string().optional(),
+  state: p.oneOf("running", "success", "failed").optional(),
+  failure_reason: p.string().optional(),
+  exit_code: p.int().optional(),
+  checksum: p.string().optional(),
+  output: p.hash().optional(),
+});
+
+/** Coverage (lib/gitlab/ci/trace.rb): last matching line, its last match, first number in it. */
+function coverageOf(trace: string, regex: string): number | null {
+  let re: RegExp;
+  try {
+    re = new RegExp(regex, "g");
+  } catch {
+    return null;
+  }
+  const lines = trace.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const matches = [...lines[i].matchAll(re)];
+    if (!matches.length) continue;
+    const last = matches[matches.length - 1];
+    const text = last.length > 1 ? (last[last.length - 1] ?? last[0]) : last[0];
+    const number = /\d+(\.\d+)?/.exec(text);
+    return number ? Number(number[0]) : null;
+  }
+  return null;
+}
+
+/** PUT /jobs/:id: keep-alive (`running`) or the final state, which goes through the pipeline's object. */
+runnerProtocolRoutes.put("/jobs/:id", async (c) => {
+  const params = await readParams(c, UpdateJob);
+  const job = await runningJob(c, params.token ?? c.req.header("job-token") ?? null);
+  if (!params.state || params.state === "running") {
+    await q.keepAlive(c.var.db(), job.id);
+    c.header("Job-Status", job.status);
+    return c.text("200", 200);
+  }
+  if (job.coverageRegex) {
+    const coverage = coverageOf(new TextDecoder().decode(await q.readTrace(c.var.db(), job.id)), job.coverageRegex);
+    if (coverage !== null) await q.setCoverage(c.var.db(), job.id, coverage);
+  }
+  const reason = params.failure_reason && FAILURE_REASONS.includes(params.failure_reason) ? params.failure_reason : "unknown_failure";
+  const outcome = params.state === "success" ? { state: "success" as const } : { state: "failed" as const, failureReason: reason, exitCode: params.exit_code ?? null };
+  const result = await pipelineStub(c.env, job.pipelineId).finishJob(job.id, outcome);
+  c.header("Job-Status", result.status);
+  return c.text("200", 200);
+});
+
+/** PATCH /jobs/:id/trace: appends at `Content-Range` start (202), 416 on a gap. */
+runnerProtocolRoutes.patch("/jobs/:id/trace", async (c) => {
+  const range = c.req.header("content-range");
+  const job = await runningJob(c, c.req.header("job-token") ?? ((await rawParams(c)).token as string | undefined) ?? null);
+  if (!range) throw badRequest("Missing header Content-Range");
+  const m = /^(\d+)-(\d+)$/.exec(range.trim());
+  if (!m) throw new ApiError(416, { message: "416 Range Not Satisfiable" }, { Range: `0-${job.traceSize}` });
+  const start = Number(m[1]);
+  const body = new Uint8Array(await c.req.arrayBuffer());
+  const size = await q.appendTrace(c.var.db(), job.id, start, body, TRACE_LIMIT);
+  if (size === null) {
+    const now = await q.findBuild(c.var.db(), job.id);
+    if (!now || (now.status !== "running" && now.status !== "canceling"))
+      throw new ApiError(403, { message: "403 Forbidden" }, { "Job-Status": now?.status ?? "failed" });
+    if (start === now.traceSize && now.traceSize + body.length > TRACE_LIMIT) {
+      await pipelineStub(c.env, job.pipelineId).finishJob(job.id, { state: "failed", failureReason: "trace_size_exceeded", exitCode: null });
+      throw new ApiError(403, { message: "403 Forbidden" }, { "Job-Status": "failed" });
+    }
+    throw new ApiError(416, { message: "416 Range Not Satisfiable" }, { Range: `0-${now.traceSize}` });
+  }
+  c.header("Job-Status", job.status);
+  c.header("Range", `0-${size}`);
+  c.header("X-GitLab-Trace-Update-Interval", "3");
+  return c.body(null, 202);
+});
+
+const TYPES: Record<string, string> = { archive: "zip", junit: "gzip", metadata: "gzip", trace: "raw" };
+
+/** POST /jobs/:id/artifacts: multipart `file`; stored in R2 under artifacts/<project>/<job>/<type>/. */
+runnerProtocolRoutes.post("/jobs/:id/artifacts", async (c) => {
+  if (Number(c.req.header("content-length") ?? 0) > ARTIFACT_LIMIT) throw tooLarge();
+  const raw = await rawParams(c);
+  const job = await runningJob(c, c.req.header("job-token") ?? (typeof raw.token === "string" ? raw.token : null));
+  const file = raw.file;
+  if (!(file instanceof File)) throw paramsError("file is missing");
+  if (file.size > ARTIFACT_LIMIT) throw tooLarge();
+  const type = typeof raw.artifact_type === "string" ? raw.artifact_type : "archive";
+  if (!(type in TYPES)) throw paramsError("artifact_type does not have a valid value");
+  const format = typeof raw.artifact_format === "string" ? raw.artifact_format : TYPES[type];
+  const expireIn = typeof raw.expire_in === "string" ? raw.expire_in : "30 days";
+  const seconds = expireIn === "never" ? null : (parseDuration(expireIn) ?? 30 * 86400);
+  const filename = file.name || (type === "archive" ? "artifacts.zip" : `${type}.gz`);
+  const key = `artifacts/${job.projectId}/${job.id}/${type}/${filename}`;
+  await c.env.BLOBS.put(key, await file.arrayBuffer());
+  await q.saveArtifact(c.var.db(), {
+    jobId: job.id,
+    projectId: job.projectId,
+    fileType: type,
+    fileFormat: format,
+    filename,
+    size: file.size,
+    r2Key: key,
+    expireAt: seconds === null ? null : new Date(Date.now() + seconds * 1000),
+  });
+  return c.body("201", 201);
+});
+
+/** GET /jobs/:id/artifacts: a dependency's archive, for a running job of the same project. */
+runnerProtocolRoutes.get("/jobs/:id/artifacts", async (c) => {
+  const token = c.req.header("job-token") ?? ((await rawParams(c)).token as string | undefined) ?? null;
+  if (!token) throw forbidden();
+  const raw = c.req.param("id") ?? "";
+  const target = /^\d+$/.test(raw) ? await q.findBuild(c.var.db(), Number(raw)) : null;
+  if (!target) throw notFound();
+  const owner = await q.findRunningJobByToken(c.var.db(), await sha256Hex(token));
+  if (!owner || owner.projectId !== target.projectId) throw forbidden();
+  const archive = await q.archiveOf(c.var.db(), target.id);
+  const object = archive ? await c.env.BLOBS.get(archive.r2Key) : null;
+  if (!archive || !object) throw notFound();
+  return new Response(object.body, { headers: { "Content-Type": "application/octet-stream", "Content-Disposition": `attachment; filename="${archive.filename}"` } });
+});
+
+// --- Administration (lib/api/ci/runners.rb, lib/api/user_runners.rb) --------------------------------
+
+/** POST /runners/reset_registration_token (admin): a new instance registration token. */
+runnersRoutes.post("/runners/reset_registration_token", async (c) => {
+  requireAdmin(c);
+  // GitLab's registration tokens start GR1348941; never `glrt-`, which runners verify instead.
+  const token = `GR1348941${generateToken("").replace(/[-_]/g, "x")}`;
+  await q.resetRegistrationToken(c.var.db(), await sha256Hex(token), null);
+  return c.json({ token, token_expires_at: null }, 201);
+});
+
+/** POST /projects/:id/runners/reset_registration_token (maintainers). */
+runnersRoutes.post("/projects/:id/runners/reset_registration_token", async (c) => {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_runner", project);
+  const token = `GR1348941${generateToken("").replace(/[-_]/g, "x")}`;
+  await q.resetRegistrationToken(c.var.db(), await sha256Hex(token), project.id);
+  return c.json({ token, token_expires_at: null }, 201);
+});
+
+const CreateUserRunner = z.object({
+  runner_type: p.oneOf("instance_type", "group_type", "project_type"),
+  group_id: p.int().optional(),
+  project_id: p.int().optional(),
+  ...runnerOptions,
+});
+
+/** POST /user/runners: a runner and its `glrt-` token, created by a user (15.10+ workflow). */
+runnersRoutes.post("/user/runners", async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, CreateUserRunner);
+  let projectId: number | null = null;
+  let namespaceId: number | null = null;
+  if (params.runner_type === "instance_type") {
+    if (!actor.isAdmin) throw forbidden();
+  } else if (params.runner_type === "project_type") {
+    if (params.project_id === undefined) throw badRequest("project_id is required for project_type");
+    const project = await findProject(c, String(params.project_id));
+    authorize(c, "admin_runner", project);
+    projectId = project.id;
+  } else {
+    if (params.group_id === undefined) throw badRequest("group_id is required for group_type");
+    const group = await loadGroup(c, String(params.group_id));
+    if (!group) throw notFound("Group");
+    if (!actor.isAdmin && group.accessLevel < 50) throw forbidden();
+    namespaceId = group.id;
+  }
+  const token = generateToken("glrt-");
+  const runner = await q.createRunner(c.var.db(), {
+    digest: await sha256Hex(token),
+    runnerType: params.runner_type,
+    description: params.description,
+    tagList: params.tag_list ?? [],
+    runUntagged: params.run_untagged ?? true,
+    locked: params.locked ?? false,
+    accessLevel: params.access_level ?? "not_protected",
+    maximumTimeout: params.maximum_timeout ?? null,
+    active: !(params.paused ?? false),
+    projectId,
+    namespaceId,
+  });
+  return c.json({ id: runner.id, token, token_expires_at: null }, 201);
+});
+
+const ListRunners = pageParams.extend({
+  type: p.oneOf("instance_type", "group_type", "project_type").optional(),
+  paused: p.bool().optional(),
+  tag_list: tagList.optional(),
+});
+
+/** GET /runners/all (admin) */
+runnersRoutes.get("/runners/all", async (c) => {
+  requireAdmin(c);
+  const params = await readParams(c, ListRunners);
+  const page = pageOf(params);
+  const list = await q.listRunners(c.var.db(), { type: params.type, paused: params.paused, tagList: params.tag_list }, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, runnerBasic);
+});
+
+/** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
+runnersRoutes.get("/projects/:id/runners", async (c) => {
+  const params = await readParams(c, ListRunners);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_runner", project);
+  const page = pageOf(params);
+  const list = await q.listRunners(c.var.db(), { type: params.type, paused: params.paused, tagList: params.tag_list, projectId: project.id }, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, runnerBasic);
+});
+
+/** Admins, or maintainers of a project the runner is assigned to (`assign_runner`). */
+async function manageableRunner(c: Ctx) {
+  const actor = requireUser(c);
+  const raw = c.req.param("id") ?? "";
+  const runner = /^\d+$/.test(raw) ? await q.findRunner(c.var.db(), Number(raw)) : null;
+  if (!runner) throw notFound("Runner");
+  if (actor.isAdmin) return runner;
+  if (runner.runnerType === "instance_type") throw forbidden("Runner is instance type");
+  for (const projectId of runner.projectIds) {
+    const project = await loadProject(c, String(projectId));
+    if (project && project.accessLevel >= 40) return runner;
+  }
+  throw forbidden("No access granted");
+}
+
+function runnerDetails(r: NonNullable<Awaited<ReturnType<typeof q.findRunner>>>) {
+  return {
+    ...runnerBasic(r),
+    tag_list: r.tagList,
+    run_untagged: r.runUntagged,
+    locked: r.locked,
+    maximum_timeout: r.maximumTimeout,
+    access_level: r.accessLevel,
+    version: r.version,
+    revision: r.revision,
+    platform: r.platform,
+    architecture: r.architecture,
+    contacted_at: r.contactedAt ? new Date(r.contactedAt).toISOString() : null,
+    projects: r.projectIds.map((id) => ({ id })),
+    groups: [],
+  };
+}
+
+/** GET /runners/:id */
+runnersRoutes.get("/runners/:id", async (c) => {
+  const runner = await manageableRunner(c);
+  return c.json(runnerDetails(runner));
+});
+
+/** DELETE /runners/:id: 204. */
+runnersRoutes.delete("/runners/:id", async (c) => {
+  const runner = await manageableRunner(c);
+  await q.deleteRunner(c.var.db(), runner.id);
+  return c.body(null, 204);
+});
