@@ -6,6 +6,8 @@ export * from "./members";
 export * from "./instance";
 export * from "./repository";
 export * from "./issues";
+export * from "./protected_branches";
+export * from "./commit_statuses";
 export * from "./ci";
 export * from "./keys";
 export * from "./operations";

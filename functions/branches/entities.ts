@@ -8,8 +8,12 @@ export type BranchRow = {
   commit: GitCommitRow;
   /** Merged into the default branch: its tip is an ancestor of the default branch's tip, not equal to it. */
   merged: boolean;
-  /** `Gitlab::UserAccess#can_push_to_branch?`: a signed-in caller with push_code. */
+  /** `Gitlab::UserAccess#can_push_to_branch?`: a signed-in caller with push_code whom protection lets push. */
   canPush: boolean;
+  /** A protected branch (a protection's name or wildcard matches it) and what the protection grants developers. */
+  protected: boolean;
+  developersCanPush: boolean;
+  developersCanMerge: boolean;
   isDefault: boolean;
 };
 
@@ -27,17 +31,15 @@ export function escapeRefPath(ref: string): string {
 
 /**
  * API::Entities::Branch (lib/api/entities/branch.rb).
- * Differs from GitLab: protected branches are not built, so every branch reads `protected: false` and
- * the `developers_can_*` flags (which describe a protection) read false.
  */
 export function branch(row: BranchRow, ctx: CommitContext) {
   return {
     name: row.name,
     commit: commit(row.commit, ctx),
     merged: row.merged,
-    protected: false,
-    developers_can_push: false,
-    developers_can_merge: false,
+    protected: row.protected,
+    developers_can_push: row.developersCanPush,
+    developers_can_merge: row.developersCanMerge,
     can_push: row.canPush,
     default: row.isDefault,
     web_url: webUrl(ctx, `${ctx.projectPath}/-/tree/${escapeRefPath(row.name)}`),

@@ -10,6 +10,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
+import { branchesAccess, callerOf } from "../protected_branches/services";
 import { branch, type BranchRow } from "./entities";
 import * as q from "./queries";
 import * as s from "./services";
@@ -17,7 +18,7 @@ import * as s from "./services";
 /**
  * Repository branches (lib/api/branches.rb, GitLab 15.4). Every endpoint first finds the project and
  * checks `read_code` (the API's `before` block), then validates parameters.
- * Not built: protect/unprotect (protected branches do not exist yet) and `DELETE …/merged_branches`.
+ * Not built: the deprecated `PUT …/protect` and `…/unprotect` and `DELETE …/merged_branches`.
  */
 export const branchesRoutes = router();
 
@@ -63,13 +64,20 @@ async function branchRows(c: Ctx, project: ProjectWithAccess, repo: Repo, tips: 
   const unique = [...new Map(candidates.map((t) => [t.commit.oid, { oid: t.commit.oid, generation: t.commit.generation }])).values()];
   const merged = head ? await q.reachableFrom(c.var.db(), repo, head.oid, unique) : new Set<string>();
   const canPush = !!c.var.actor && allowed(c.var.actor, "push_code", project);
-  return tips.map((t) => ({
-    name: t.name,
-    commit: t.commit,
-    merged: merged.has(t.commit.oid) && t.commit.oid !== head?.oid,
-    canPush,
-    isDefault: project.defaultBranch === t.name,
-  }));
+  const access = await branchesAccess(c.var.db(), { ...project, emptyRepo: false }, callerOf(c.var.actor, project), tips.map((t) => t.name));
+  return tips.map((t) => {
+    const a = access.get(t.name)!;
+    return {
+      name: t.name,
+      commit: t.commit,
+      merged: merged.has(t.commit.oid) && t.commit.oid !== head?.oid,
+      canPush: canPush && a.canPush,
+      protected: a.protected,
+      developersCanPush: a.developersCanPush,
+      developersCanMerge: a.developersCanMerge,
+      isDefault: project.defaultBranch === t.name,
+    };
+  });
 }
 
 function presentBranches(c: Ctx, project: ProjectWithAccess, rows: BranchRow | BranchRow[], status: 200 | 201 = 200) {

@@ -8,6 +8,7 @@ import { pageOf, paginate, paginateWithoutCount } from "../kernel/pagination";
 import { readParams } from "../kernel/params";
 import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
+import { callerOf, listProtections, mayCommitTo } from "../protected_branches/services";
 import { pipelinesForPush } from "../kernel/ci";
 import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
 import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
@@ -28,11 +29,13 @@ async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
 }
 
 /**
- * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch? is `push_code` while protected
- * branches do not exist.
+ * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch?, `push_code` and the branch's
+ * protection (one statement).
  */
-function authorizePush(c: Ctx, project: ProjectWithAccess) {
+async function authorizePush(c: Ctx, project: ProjectWithAccess, branch: string) {
   if (!allowed(c.var.actor, "push_code", project)) throw forbidden("You are not allowed to push into this branch");
+  const protections = await listProtections(c.var.db(), project.id);
+  if (!mayCommitTo(protections, branch, callerOf(c.var.actor, project), project)) throw forbidden("You are not allowed to push into this branch");
 }
 
 /** Gitlab::Git::User.from_gitlab: the user's name and commit email (else the primary email). */
@@ -86,7 +89,7 @@ commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
     // never forked from itself. Forks do not exist yet, so every readable start project is refused.
     throw forbidden(`Project is not included in the fork network for ${startProject.nameWithNamespace}`);
   }
-  authorizePush(c, project);
+  await authorizePush(c, project, params.branch);
   const result = await commitFiles(c.var.db(), repoOf(project), {
     branch: params.branch,
     startBranch: params.start_branch ?? null,
@@ -139,7 +142,7 @@ commitsRoutes.post("/projects/:id/repository/commits/:sha/revert", (c) => pick(c
 async function pick(c: Ctx, kind: PickKind) {
   const project = await codeProject(c);
   const params: { branch: string; dry_run?: boolean; message?: string } = await readParams(c, kind === "cherry_pick" ? CherryPick : Revert);
-  authorizePush(c, project);
+  await authorizePush(c, project, params.branch);
   const repo = repoOf(project);
   const sha = c.req.param("sha")!;
   const oid = (await resolveRevisions(c.var.db(), repo, [sha])).get(sha);

@@ -67,7 +67,8 @@ describe("GET /projects/:id/repository/branches", () => {
         web_url: `${webUrl}/-/commit/${commits.third}`,
       },
       merged: false,
-      protected: false,
+      // The default branch is protected when its first commit lands (maintainers push and merge).
+      protected: true,
       developers_can_push: false,
       developers_can_merge: false,
       can_push: true,

@@ -238,7 +238,12 @@ describe("POST /projects/:id/repository/commits", () => {
       { message: "403 Forbidden - You are not allowed to push into this branch" },
     ]);
     expect(await statusAndBody(await w.as(w.stranger).post(commitsPath(project), { json: body }))).toEqual([404, { message: "404 Project Not Found" }]);
-    expect((await w.as(developer).post(commitsPath(project), { json: body })).status).toBe(201);
+    // The default branch is protected (maintainers push): developers commit to other branches.
+    expect(await statusAndBody(await w.as(developer).post(commitsPath(project), { json: body }))).toEqual([
+      403,
+      { message: "403 Forbidden - You are not allowed to push into this branch" },
+    ]);
+    expect((await w.as(developer).post(commitsPath(project), { json: { ...body, branch: "dev", start_branch: "main" } })).status).toBe(201);
     const publicProject = await smallRepo(w, { visibility: "public" });
     expect(await statusAndBody(await w.as(w.stranger).post(commitsPath(publicProject.project), { json: body }))).toEqual([
       403,

@@ -54,3 +54,4 @@ export { storeSource, flattenTree, entryAtPath, entriesAtPath, diffTreePairs, co
 export { RevWalk, type RevSpec, type LogOptions } from "./store/log";
 export { readRefsWithCommits, resolveCommitRows, resolveCommitRow, searchRefs, type RefWithCommit } from "./store/lookup";
 export { compareRefNames } from "./store/refs";
+export { initializeDefaultBranch } from "./store/repository";

@@ -1,8 +1,8 @@
 // Writing commits (GIT.md §5): `POST /projects/:id/repository/commits`, `initialize_with_readme`, and
 // any later writer. Trees are built in memory from only the trees along the touched paths, and
 // everything (objects, commit index, push event, ref CAS) lands in one transaction.
-import { and, eq, sql } from "drizzle-orm";
-import { projects, type GitCommitRow } from "../../../../db/schema";
+import { sql } from "drizzle-orm";
+import type { GitCommitRow } from "../../../../db/schema";
 import type { Database, Executor } from "../../../kernel/db";
 import { isOid } from "../pure/bytes";
 import { commitObject, type Commit, type RawObject } from "../pure/objects";
@@ -10,6 +10,7 @@ import { branchRef, isValidBranchName } from "../pure/refnames";
 import { indexCommits } from "../store/commit_index";
 import { writeObjects } from "../store/objects";
 import { compareAndSwapRef, recordPushEvent } from "../store/refs";
+import { initializeDefaultBranch } from "../store/repository";
 import { lastCommitForPath, type Repo } from "../store/revisions";
 import { storeSource } from "../store/trees";
 import { applyActions, CommitFilesError, fail, ident, WorkTree, type CommitAction, type Person } from "./worktree";
@@ -181,14 +182,8 @@ async function commitFilesOrThrow(db: Database, repo: Repo, input: CommitFilesIn
         const won = await compareAndSwapRef(tx, repo.projectId, targetRef, before, commitObj.oid);
         if (!won) throw new LostRace();
         await recordPushEvent(tx, { projectId: repo.projectId, ref: targetRef, before, after: commitObj.oid, userId: input.userId ?? null });
-        if (repoEmpty) {
-          // The first branch of an empty repository becomes its HEAD (Gitaly's FindDefaultBranchName);
-          // `AND empty_repo` leaves it to whichever writer got there first.
-          await tx
-            .update(projects)
-            .set({ emptyRepo: false, defaultBranch: input.branch })
-            .where(and(eq(projects.id, repo.projectId), eq(projects.emptyRepo, true)));
-        }
+        // The first branch of an empty repository becomes its HEAD (Gitaly's FindDefaultBranchName), protected.
+        if (repoEmpty) await initializeDefaultBranch(tx, repo.projectId, input.branch);
         return indexed;
       });
       return { ok: true, commit: row, branchCreated: before === null, before };

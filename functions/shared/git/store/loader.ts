@@ -14,11 +14,15 @@ export type CommitData = {
   tree: string;
   /** With a path filter: whether the diff against the first parent (or the empty tree) touches it. */
   touches: boolean;
+  /** With several paths (`LoaderOptions.paths`): `touches` for each of them, in order. */
+  touchesPaths?: boolean[];
 };
 
 export type LoaderOptions = {
   /** Literal pathspec (GitLab passes `--literal-pathspecs`); a trailing `/` matches directories only. */
   path?: string | null;
+  /** Several literal paths at once (each commit row says which it touches): see `PathView`. */
+  paths?: string[];
   /** Rows of the first load; later loads double, up to `maxBatch`. */
   batch?: number;
   maxBatch?: number;
@@ -72,16 +76,17 @@ export class CommitLoader {
       if (seeds.size >= 2000) break;
       if (!this.has(oid)) seeds.add(oid);
     }
-    const path = this.options.path;
-    const touches = path
-      ? (() => {
-          const { exact, prefix } = pathPatterns(path);
-          const exactClause = exact === null ? sql`false` : sql`ch.path = ${exact} OR ch.old_path = ${exact}`;
-          return sql`EXISTS (SELECT 1 FROM git_commit_changes ch WHERE ch.pool_id = ${this.poolId} AND ch.commit_oid = w.oid
+    const touchesPath = (path: string) => {
+      const { exact, prefix } = pathPatterns(path);
+      const exactClause = exact === null ? sql`false` : sql`ch.path = ${exact} OR ch.old_path = ${exact}`;
+      return sql`EXISTS (SELECT 1 FROM git_commit_changes ch WHERE ch.pool_id = ${this.poolId} AND ch.commit_oid = w.oid
             AND (${exactClause} OR ch.path LIKE ${prefix} OR ch.old_path LIKE ${prefix}))`;
-        })()
-      : sql`false`;
-    const result = await this.db.execute<{ oid: string; parents: string[]; ts: string | number; generation: number; tree: string; touches: boolean }>(sql`
+    };
+    const path = this.options.path;
+    const touches = path ? touchesPath(path) : sql`false`;
+    const paths = this.options.paths ?? [];
+    const touchesPaths = paths.length ? sql`ARRAY[${sql.join(paths.map(touchesPath), sql`, `)}]` : sql`NULL::boolean[]`;
+    const result = await this.db.execute<{ oid: string; parents: string[]; ts: string | number; generation: number; tree: string; touches: boolean; touches_paths: boolean[] | null }>(sql`
       WITH RECURSIVE walk(oid, parents, ts, generation, tree) AS (
         SELECT c.oid, c.parents, extract(epoch FROM c.committed_at)::bigint, c.generation, c.tree
           FROM git_commits c
@@ -92,7 +97,7 @@ export class CommitLoader {
           CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
           JOIN git_commits c ON c.pool_id = ${this.poolId} AND c.oid = p.oid::char(40)
       )
-      SELECT w.oid, w.parents, w.ts, w.generation, w.tree, ${touches} AS touches
+      SELECT w.oid, w.parents, w.ts, w.generation, w.tree, ${touches} AS touches, ${touchesPaths} AS touches_paths
         FROM walk w
        LIMIT ${Math.max(this.batch, seeds.size)}`);
     this.batch = Math.min(this.batch * 2, this.maxBatch);
@@ -106,6 +111,7 @@ export class CommitLoader {
         generation: Number(row.generation),
         tree: row.tree,
         touches: row.touches === true,
+        ...(row.touches_paths ? { touchesPaths: row.touches_paths.map((t) => t === true) } : {}),
       };
       this.data.set(row.oid, data);
       added.push(data);
@@ -113,5 +119,50 @@ export class CommitLoader {
     // Every seed is in the non-recursive term, which comes first and fits the LIMIT: not returned = absent.
     for (const oid of seeds) if (!this.data.has(oid)) this.absent.add(oid);
     return added;
+  }
+}
+
+/** What a revision walk needs from a loader: a `CommitLoader`, or one path's view of a shared one. */
+export type CommitSource = Pick<CommitLoader, "get" | "has" | "load" | "raiseBatch"> & { readonly options: LoaderOptions };
+
+/**
+ * One path's view of a loader built with `paths`: the same rows, with `touches` for that path. Walks
+ * for several paths (the `last_commit_id` checks of one commit) then share one history load.
+ */
+export class PathView implements CommitSource {
+  private readonly views = new Map<string, CommitData>();
+  readonly options: LoaderOptions;
+
+  constructor(
+    private readonly shared: CommitLoader,
+    private readonly index: number,
+  ) {
+    this.options = { ...shared.options, path: shared.options.paths![index], paths: undefined };
+  }
+
+  private view(data: CommitData | undefined): CommitData | undefined {
+    if (!data) return undefined;
+    let out = this.views.get(data.oid);
+    if (!out) {
+      out = { ...data, touches: data.touchesPaths?.[this.index] ?? false };
+      this.views.set(data.oid, out);
+    }
+    return out;
+  }
+
+  get(oid: string) {
+    return this.view(this.shared.get(oid));
+  }
+
+  has(oid: string) {
+    return this.shared.has(oid);
+  }
+
+  raiseBatch(rows: number) {
+    this.shared.raiseBatch(rows);
+  }
+
+  async load(oids: string[], frontier: Iterable<string> = []) {
+    return (await this.shared.load(oids, frontier)).map((data) => this.view(data)!);
   }
 }

@@ -5,7 +5,7 @@
 // are assumed to have no commit-graph file, as in the oracle tests: `--topo-order` is then a limited
 // walk followed by the stack-based topological sort.
 import type { Executor } from "../../../kernel/db";
-import { CommitLoader, type CommitData } from "./loader";
+import { CommitLoader, type CommitData, type CommitSource } from "./loader";
 import { entriesAtPath, storeSource, type ObjectSource } from "./trees";
 
 const SEEN = 1 << 0;
@@ -70,15 +70,15 @@ export class RevWalk {
   private readonly unloaded = new Set<string>();
   private readonly entryCache = new Map<string, string>();
   private readonly source: ObjectSource;
-  readonly loader: CommitLoader;
+  readonly loader: CommitSource;
   private options: Required<Pick<LogOptions, "firstParent" | "topo">> & LogOptions = { firstParent: false, topo: false };
 
   constructor(
     db: Executor,
     readonly poolId: number,
-    options: { path?: string | null; batch?: number } = {},
+    options: { path?: string | null; batch?: number; loader?: CommitSource } = {},
   ) {
-    this.loader = new CommitLoader(db, poolId, { path: options.path, batch: options.batch });
+    this.loader = options.loader ?? new CommitLoader(db, poolId, { path: options.path, batch: options.batch });
     this.source = storeSource(db, poolId);
   }
 

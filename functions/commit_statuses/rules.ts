@@ -1,0 +1,61 @@
+// GenericCommitStatus's state machine (app/models/commit_status.rb, GitLab 15.4) as the statuses API
+// drives it (lib/api/commit_statuses.rb), pure.
+
+export type StatusState = "created" | "pending" | "running" | "success" | "failed" | "canceled";
+export type RequestedState = "pending" | "running" | "success" | "failed" | "canceled";
+
+type Event = "enqueue" | "run" | "success" | "drop" | "cancel";
+
+const FROM: Record<Event, StatusState[]> = {
+  enqueue: ["created"],
+  run: ["pending"],
+  success: ["created", "pending", "running"],
+  drop: ["created", "pending", "running"],
+  cancel: ["created", "pending", "running"],
+};
+const TO: Record<Event, StatusState> = { enqueue: "pending", run: "running", success: "success", drop: "failed", cancel: "canceled" };
+
+export type Transition =
+  | { ok: true; status: StatusState; started: boolean; finished: boolean }
+  | { ok: false; message: string };
+
+function fire(event: Event, from: StatusState): StatusState | null {
+  return FROM[event].includes(from) ? TO[event] : null;
+}
+
+const invalid = (event: Event, from: StatusState) => ({
+  ok: false as const,
+  message: `Cannot transition status via :${event} from :${from} (Reason(s): Status cannot transition via "${event}")`,
+});
+
+/**
+ * The API's `case params[:state]`: `pending` → `enqueue!`, `running` → `enqueue` (quietly) then `run!`,
+ * `success` → `success!`, `failed` → `drop!`, `canceled` → `cancel!`. A bang event that cannot fire is
+ * GitLab's InvalidTransition message (400). `started`/`finished` say which timestamps to set.
+ */
+export function transition(from: StatusState, state: RequestedState): Transition {
+  const done = (status: StatusState) => ({ ok: true as const, status, started: status === "running", finished: ["success", "failed", "canceled"].includes(status) });
+  switch (state) {
+    case "pending": {
+      const to = fire("enqueue", from);
+      return to ? done(to) : invalid("enqueue", from);
+    }
+    case "running": {
+      const queued = fire("enqueue", from) ?? from;
+      const to = fire("run", queued);
+      return to ? done(to) : invalid("run", queued);
+    }
+    case "success": {
+      const to = fire("success", from);
+      return to ? done(to) : invalid("success", from);
+    }
+    case "failed": {
+      const to = fire("drop", from);
+      return to ? done(to) : invalid("drop", from);
+    }
+    case "canceled": {
+      const to = fire("cancel", from);
+      return to ? done(to) : invalid("cancel", from);
+    }
+  }
+}

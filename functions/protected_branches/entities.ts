@@ -1,0 +1,23 @@
+import { ACCESS_LEVEL_DESCRIPTIONS, type Protection, type ProtectionAction } from "./rules";
+
+const levels = (row: Protection, action: ProtectionAction) =>
+  row.levels
+    .filter((l) => l.action === action)
+    .map((l) => ({ id: l.id, access_level: l.accessLevel, access_level_description: ACCESS_LEVEL_DESCRIPTIONS[l.accessLevel] ?? "", user_id: null, group_id: null }));
+
+/**
+ * API::Entities::ProtectedBranch (lib/api/entities/protected_branch.rb, with the EE fields GitLab.com
+ * shows: `unprotect_access_levels`, `code_owner_approval_required`, and `user_id`/`group_id` null on
+ * each level since only role levels exist here).
+ */
+export function protectedBranch(row: Protection) {
+  return {
+    id: row.id,
+    name: row.name,
+    push_access_levels: levels(row, "push"),
+    merge_access_levels: levels(row, "merge"),
+    allow_force_push: row.allowForcePush,
+    unprotect_access_levels: levels(row, "unprotect"),
+    code_owner_approval_required: row.codeOwnerApprovalRequired,
+  };
+}

@@ -1,0 +1,133 @@
+// Protected-branch rules (app/models/protected_branch.rb, protected_ref_access.rb, lib/gitlab/user_access.rb,
+// GitLab 15.4), pure: which protections match a branch, and what a caller may do to it. Callers load the
+// project's protections once (`queries.listProtections`) and ask these functions per branch.
+import { Access } from "../kernel/access";
+
+export const NO_ACCESS = 0;
+export const ADMIN_ACCESS = 60;
+/** `ProtectedRefAccess::ALLOWED_ACCESS_LEVELS`. */
+export const ALLOWED_ACCESS_LEVELS = [NO_ACCESS, Access.DEVELOPER, Access.MAINTAINER, ADMIN_ACCESS];
+
+/** `ProtectedRefAccess::HUMAN_ACCESS_LEVELS`. */
+export const ACCESS_LEVEL_DESCRIPTIONS: Record<number, string> = {
+  [NO_ACCESS]: "No one",
+  [Access.DEVELOPER]: "Developers + Maintainers",
+  [Access.MAINTAINER]: "Maintainers",
+  [ADMIN_ACCESS]: "Admins",
+};
+
+export type ProtectionAction = "push" | "merge" | "unprotect";
+
+export type Protection = {
+  id: number;
+  name: string;
+  allowForcePush: boolean;
+  codeOwnerApprovalRequired: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  levels: { id: number; action: ProtectionAction; accessLevel: number }[];
+};
+
+/** `RefMatcher`: an exact name, or a wildcard where `*` matches any characters (`/` included). */
+export function refMatches(pattern: string, branch: string): boolean {
+  if (!pattern.includes("*")) return pattern === branch;
+  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*?")}$`);
+  return regex.test(branch);
+}
+
+export const matchingProtections = (protections: Protection[], branch: string) => protections.filter((p) => refMatches(p.name, branch));
+
+/** Who asks: their role on the project (0 for none) and whether they are an administrator. */
+export type Caller = { accessLevel: number; isAdmin: boolean } | null;
+
+/**
+ * `ProtectedRefAccess#check_access`: nobody for level 0, administrators for 60, else a member whose role
+ * reaches the level. Differs from GitLab: an administrator passes every level but 0 (GitLab asks an
+ * administrator without membership for the role too).
+ */
+function checkAccess(caller: Caller, accessLevel: number): boolean {
+  if (!caller || accessLevel === NO_ACCESS) return false;
+  if (caller.isAdmin) return true;
+  if (accessLevel === ADMIN_ACCESS) return false;
+  return caller.accessLevel >= accessLevel;
+}
+
+/** Any matching protection's level for `action` lets the caller through (`protected_ref_accessible_to?`). */
+function accessibleTo(matching: Protection[], caller: Caller, action: ProtectionAction): boolean {
+  return matching.some((p) => p.levels.some((l) => l.action === action && checkAccess(caller, l.accessLevel)));
+}
+
+export type BranchAccess = {
+  protected: boolean;
+  /** `Gitlab::UserAccess#can_push_to_branch?` given that the caller has `push_code`. */
+  canPush: boolean;
+  canMerge: boolean;
+  /** Force pushes (non-fast-forward, `force: true`) are allowed unless a matching protection forbids them. */
+  canForcePush: boolean;
+  /** `ProtectedBranch.developers_can?(:push | :merge)`: a matching protection grants developers. */
+  developersCanPush: boolean;
+  developersCanMerge: boolean;
+};
+
+/**
+ * What `caller` may do to `branch`. `emptyRepo`: GitLab protects the default branch of an empty
+ * repository before it exists (full protection, the instance default): only maintainers, owners and
+ * administrators may create it (`ProtectedBranch.protected_ref_accessible_to?` on an empty project).
+ */
+export function branchAccess(protections: Protection[], branch: string, caller: Caller, project: { emptyRepo: boolean; defaultBranch: string | null }): BranchAccess {
+  const matching = matchingProtections(protections, branch);
+  const developers = (action: ProtectionAction) => matching.some((p) => p.levels.some((l) => l.action === action && l.accessLevel === Access.DEVELOPER));
+  if (project.emptyRepo) {
+    const allowed = !!caller && (caller.isAdmin || caller.accessLevel >= Access.MAINTAINER);
+    return { protected: true, canPush: allowed, canMerge: allowed, canForcePush: allowed, developersCanPush: false, developersCanMerge: false };
+  }
+  if (matching.length === 0) {
+    return { protected: false, canPush: true, canMerge: true, canForcePush: true, developersCanPush: false, developersCanMerge: false };
+  }
+  return {
+    protected: true,
+    canPush: accessibleTo(matching, caller, "push"),
+    canMerge: accessibleTo(matching, caller, "merge"),
+    canForcePush: matching.some((p) => p.allowForcePush) && accessibleTo(matching, caller, "push"),
+    developersCanPush: developers("push"),
+    developersCanMerge: developers("merge"),
+  };
+}
+
+/** One ref update of a push, as git sends it: null for a ref that does not exist before or after. */
+export type RefUpdate = { ref: string; before: string | null; after: string | null; forced: boolean };
+
+export type PushDecision = { allowed: true } | { allowed: false; message: string };
+
+/**
+ * Gitlab::Checks::BranchCheck for one branch update by a caller who has `push_code` (GitLab 15.4
+ * wording). Tags and other refs pass (tag protection is not built).
+ */
+export function checkBranchUpdate(
+  protections: Protection[],
+  update: RefUpdate,
+  caller: Caller,
+  project: { emptyRepo: boolean; defaultBranch: string | null },
+): PushDecision {
+  if (!update.ref.startsWith("refs/heads/")) return { allowed: true };
+  const branch = update.ref.slice("refs/heads/".length);
+  if (update.after === null && branch === project.defaultBranch) return { allowed: false, message: "The default branch of a project cannot be deleted." };
+  const access = branchAccess(protections, branch, caller, project);
+  if (!access.protected) return { allowed: true };
+  if (update.forced && update.before !== null && update.after !== null && !access.canForcePush) {
+    return { allowed: false, message: "You are not allowed to force push code to a protected branch on this project." };
+  }
+  if (update.after === null) {
+    const maintainer = !!caller && (caller.isAdmin || caller.accessLevel >= Access.MAINTAINER);
+    return maintainer
+      ? { allowed: false, message: "You can only delete protected branches using the web interface." }
+      : { allowed: false, message: "You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch." };
+  }
+  if (update.before === null && !project.emptyRepo) {
+    // Creating a protected branch: allowed to whoever may push or merge to it (ProtectedBranchCreationCheck).
+    if (access.canPush || access.canMerge) return { allowed: true };
+    return { allowed: false, message: "You are not allowed to create protected branches on this project." };
+  }
+  if (!access.canPush) return { allowed: false, message: "You are not allowed to push code to protected branches on this project." };
+  return { allowed: true };
+}

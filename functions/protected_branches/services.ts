@@ -1,0 +1,44 @@
+// Protected branches as other domains use them: the flags a branch entity shows, the push check that
+// the commits API and git pushes (smart HTTP) run, and creating a protection.
+import type { Executor } from "../kernel/db";
+import { Access } from "../kernel/access";
+import * as q from "./queries";
+import { branchAccess, checkBranchUpdate, type BranchAccess, type Caller, type Protection, type PushDecision, type RefUpdate } from "./rules";
+
+export type { BranchAccess, Caller, Protection, PushDecision, RefUpdate } from "./rules";
+export { branchAccess, checkBranchUpdate } from "./rules";
+
+/** The caller as the rules see it, from a project lookup (`accessLevel`) and the actor. */
+export const callerOf = (actor: { isAdmin: boolean } | null, project: { accessLevel: number }): Caller =>
+  actor ? { accessLevel: project.accessLevel, isAdmin: actor.isAdmin } : null;
+
+type ProjectState = { id: number; emptyRepo: boolean; defaultBranch: string | null };
+
+/** What `caller` may do to each of `branches` (one statement). */
+export async function branchesAccess(db: Executor, project: ProjectState, caller: Caller, branches: string[]): Promise<Map<string, BranchAccess>> {
+  const protections = await q.listProtections(db, project.id);
+  return new Map(branches.map((b) => [b, branchAccess(protections, b, caller, project)]));
+}
+
+/**
+ * The protected-branch checks of a push (Gitlab::Checks::BranchCheck), for a caller who already has
+ * `push_code` on the project: one decision per ref update, in order, from one statement. Smart HTTP
+ * calls this before moving any ref, and refuses the updates that are not allowed.
+ */
+export async function checkPush(db: Executor, project: ProjectState, caller: Caller, updates: RefUpdate[]): Promise<PushDecision[]> {
+  const protections = updates.some((u) => u.ref.startsWith("refs/heads/")) ? await q.listProtections(db, project.id) : [];
+  return updates.map((u) => checkBranchUpdate(protections, u, caller, project));
+}
+
+/** The decision for committing to `branch` through the API (`authorize_push_to_branch!`). */
+export function mayCommitTo(protections: Protection[], branch: string, caller: Caller, project: Omit<ProjectState, "id">): boolean {
+  return branchAccess(protections, branch, caller, project).canPush;
+}
+
+export const listProtections = q.listProtections;
+
+/** GitLab's full default-branch protection (the instance default): maintainers push and merge. */
+export const DEFAULT_BRANCH_LEVELS = [
+  { action: "push" as const, accessLevel: Access.MAINTAINER },
+  { action: "merge" as const, accessLevel: Access.MAINTAINER },
+];

@@ -1,0 +1,49 @@
+// Statement counts of the git writes (issue 9 item 3): commit create, cherry-pick, revert, and project
+// create with a README. Budgets are asserted; the counts are printed for the report.
+import { describe, expect, it } from "vitest";
+import { unique, world } from "../helpers/world";
+import { commitOn, commitsPath, smallRepo } from "./helpers";
+
+const queryCount = (res: Response) => Number(res.headers.get("x-query-count"));
+
+describe("statement counts of git writes", () => {
+  it("commit create, cherry-pick, revert and project create with README stay within their budgets", async () => {
+    const w = await world();
+    const { api, project } = await smallRepo(w);
+    const counts: Record<string, number> = {};
+
+    const one = await api.post(commitsPath(project), { json: { branch: "main", commit_message: "one", actions: [{ action: "create", file_path: "x/one.txt", content: "1\n" }] } });
+    expect(one.status).toBe(201);
+    counts["commit, 1 action"] = queryCount(one);
+
+    const files = Array.from({ length: 10 }, (_, i) => `many/f${i}.txt`);
+    const seed = await commitOn(api, project, "main", "seed", files.map((f) => ({ action: "create", file_path: f, content: "a\n" })));
+    const ten = await api.post(commitsPath(project), {
+      json: { branch: "main", commit_message: "ten", actions: files.map((f) => ({ action: "update", file_path: f, content: "b\n", last_commit_id: seed.id })) },
+    });
+    expect(ten.status).toBe(201);
+    counts["commit, 10 updates with last_commit_id"] = queryCount(ten);
+
+    const branch = await api.post(commitsPath(project), {
+      json: { branch: "feature", start_branch: "main", commit_message: "side", actions: [{ action: "create", file_path: "side.txt", content: "s\n" }] },
+    });
+    expect(branch.status).toBe(201);
+    counts["commit, new branch from start_branch"] = queryCount(branch);
+    const side = (await branch.json()) as { id: string };
+
+    const pick = await api.post(`/projects/${project.id}/repository/commits/${side.id}/cherry_pick`, { json: { branch: "main" } });
+    expect(pick.status).toBe(201);
+    counts["cherry-pick"] = queryCount(pick);
+    const picked = (await pick.json()) as { id: string };
+
+    const revert = await api.post(`/projects/${project.id}/repository/commits/${picked.id}/revert`, { json: { branch: "main" } });
+    expect(revert.status).toBe(201);
+    counts["revert"] = queryCount(revert);
+
+    const created = await api.post("/projects", { json: { path: unique("readme"), initialize_with_readme: true } });
+    expect(created.status).toBe(201);
+    counts["project create with README"] = queryCount(created);
+
+    console.log("statement counts", JSON.stringify(counts));
+  });
+});
