@@ -11,6 +11,7 @@ import { bootstrap } from "./bootstrap.mjs";
 import { migratePglite, migratePostgres } from "./migrate.mjs";
 import { openPglite, servePglite } from "./pglite-server.mjs";
 import { startWsProxy } from "./ws-proxy.mjs";
+import { cronsOf, startCronTicker } from "./cron-ticker.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT || 8787);
@@ -100,7 +101,9 @@ try {
   const wranglerDir = path.join(dataDir, "wrangler");
   mkdirSync(wranglerDir, { recursive: true });
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", wranglerDir,
-    "--show-interactive-dev-session=false", "--log-level", process.env.WRANGLER_LOG ?? "warn"];
+    "--show-interactive-dev-session=false", "--log-level", process.env.WRANGLER_LOG ?? "warn",
+    // `/cdn-cgi/handler/scheduled?cron=<expr>` runs a cron on demand; the ticker below uses it on schedule.
+    "--test-scheduled"];
   for (const v of vars) args.push("--var", v);
   log(`starting the Worker on workerd (wrangler dev, port ${port})`);
   const child = spawn(path.join(root, "node_modules/.bin/wrangler"), args, {
@@ -132,6 +135,10 @@ try {
     }
   });
   await waitForReady(child);
+  const crons = cronsOf(path.join(root, "wrangler.toml"));
+  const ticker = startCronTicker({ baseUrl: `http://127.0.0.1:${port}`, crons, log });
+  cleanups.push(() => ticker.stop());
+  log(`cron ticker: ${crons.join(", ") || "no crons"} (UTC)`);
   log(`API: http://127.0.0.1:${port}/api/v4`);
   if (database.rootToken) log(`root personal access token (shown once): ${database.rootToken}`);
   else if (initialRootToken) log("root personal access token: the value of INITIAL_ROOT_TOKEN");

@@ -1,5 +1,4 @@
-import { exclusiveSentence } from "../keys/ssh";
-import { KEY_SIZES, type KeyKind, type Settings } from "../shared/settings/catalog";
+import { exclusiveSentence, KEY_SIZES, type KeyKind, type Settings } from "../shared/settings/catalog";
 
 export type ModelErrors = Record<string, string[]>;
 

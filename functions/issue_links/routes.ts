@@ -38,7 +38,7 @@ function context(project: ProjectWithAccess): Partial<IssueContext> {
 async function source(c: Ctx) {
   requireUser(c);
   // `requires :issue_iid, type: Integer` on the resource.
-  validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.int() }));
+  validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.id() }));
   const project = await findProject(c, c.req.param("id")!);
   const issue = await findIssue(c, project, c.req.param("issue_iid")!);
   return { project, issue };

@@ -59,7 +59,7 @@ const negatable = z.object(
     labels: p.strings({ comma: true }).optional(),
     milestone: p.string().optional(),
     milestone_id: p.oneOf("Any", "None", "Upcoming", "Started").optional(),
-    iids: p.ints({ comma: true }).optional(),
+    iids: p.ids({ comma: true }).optional(),
     author_id: p.int().optional(),
     author_username: p.string().optional(),
     assignee_id: p.int().optional(),
@@ -78,7 +78,7 @@ const statsShape = {
   labels: p.strings({ comma: true }).optional(),
   milestone: p.string().optional(),
   milestone_id: p.oneOf("Any", "None", "Upcoming", "Started").optional(),
-  iids: p.ints({ comma: true }).optional(),
+  iids: p.ids({ comma: true }).optional(),
   search: p.string().optional(),
   in: p.string().optional(),
   author_id: p.int().optional(),
@@ -159,7 +159,7 @@ export const CREATE_RULES: ParamRule[] = [EPIC_RULE];
 export type CreateParams = z.output<typeof CreateIssue>;
 
 export const UpdateIssue = z.object({
-  issue_iid: p.int(),
+  issue_iid: p.id(),
   title: p.string().optional(),
   updated_at: p.datetime().optional(),
   state_event: p.oneOf("reopen", "close").optional(),

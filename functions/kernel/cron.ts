@@ -1,10 +1,15 @@
+import { refreshBillableMembers } from "../billable_members/services";
 import { sweepStep } from "../pipelines/services";
 import { pipelineStub } from "./ci";
 import { withDb } from "./db";
 import type { Bindings } from "./env";
 
-/** Cron dispatch (ARCHITECTURE.md §11): `*\/5 * * * *` runs the CI sweep. Each task is idempotent. */
+/**
+ * Cron dispatch (ARCHITECTURE.md §11): `0 12 * * *` refreshes the billable-member snapshots and the
+ * license's seat figures; `*\/5 * * * *` runs the CI sweep. Each task is idempotent and bounded.
+ */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
+  if (controller.cron === "0 12 * * *") ctx.waitUntil(withDb(env, (db) => refreshBillableMembers(db, new Date(controller.scheduledTime))));
   if (controller.cron === "*/5 * * * *") ctx.waitUntil(ciSweep(env));
 }
 

@@ -233,6 +233,17 @@ function toIntIn(range: { min: number; max: number }): Coercer<number> {
   };
 }
 const toInt = toIntIn(INT32);
+/**
+ * Grape's Integer for a reference to a row (an id or iid in a path or a filter): any integer is
+ * accepted, and one outside the column's range refers to no row. GitLab (Rails 6.1+) turns such a value
+ * in a WHERE into a condition that matches nothing, so the lookup answers 404 and the filter an empty
+ * list, never 400. 0 stands for it: identity columns and iids start at 1, so 0 matches nothing alike.
+ */
+const toRowRef: Coercer<number> = (v) => {
+  const wide = toIntIn(INT53)(v);
+  if (wide === INVALID) return INVALID;
+  return wide >= INT32.min && wide <= INT32.max ? wide : 0;
+};
 const toBool: Coercer<boolean> = (v) => {
   if (typeof v === "boolean") return v;
   if (typeof v === "number") return v === 1 ? true : v === 0 ? false : INVALID;
@@ -312,6 +323,8 @@ export const p = {
   int: () => coerced(toInt),
   /** An integer held to another range: `p.int({ min: 0 })`, or `INT53` for `bigint` columns. */
   intIn: (range: { min?: number; max?: number }) => coerced(toIntIn({ min: range.min ?? INT32.min, max: range.max ?? INT32.max })),
+  /** An id or iid that names a row (path or filter): out of range it matches nothing (see `toRowRef`). */
+  id: () => coerced(toRowRef),
   bool: () => coerced(toBool),
   /** ISO 8601 datetime, as a Date. */
   datetime: () => coerced(toDateTime),
@@ -332,6 +345,8 @@ export const p = {
   /** `Array[String]`; `comma` also takes `a,b` (GitLab's comma-separated coercions). */
   strings: (opts: { comma?: boolean } = {}) => coerced(toArray(toString, !!opts.comma)),
   ints: (opts: { comma?: boolean } = {}) => coerced(toArray(toInt, !!opts.comma)),
+  /** Ids or iids that name rows (filters such as `iids[]`): out of range they match nothing. */
+  ids: (opts: { comma?: boolean } = {}) => coerced(toArray(toRowRef, !!opts.comma)),
   /** A Rack hash (`h[k]=v`) or a JSON object. */
   hash: () => coerced<Record<string, unknown>>((v) => (isHash(v) ? v : INVALID)),
   /** An array of hashes (`a[][k]=v` or a JSON array of objects), each checked by `shape`. */

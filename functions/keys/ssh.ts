@@ -1,5 +1,5 @@
 import sshpk from "sshpk";
-import { allowedKeyTypes, keyRestriction, type KeyKind, type Settings } from "../shared/settings/catalog";
+import { allowedKeyTypes, exclusiveSentence, keyRestriction, type KeyKind, type Settings } from "../shared/settings/catalog";
 
 /** Gitlab::SSHPublicKey.supported_algorithms: what the `key` format validation accepts as a prefix. */
 const ALGORITHMS = [
@@ -93,12 +93,4 @@ export function validateKey(
 function forbiddenTypeMessage(settings: Settings): string {
   const types = allowedKeyTypes(settings).map((t) => t.toUpperCase());
   return `type is forbidden. Must be ${exclusiveSentence(types)}`;
-}
-
-/** `to_sentence(last_word_connector: ', or ', two_words_connector: ' or ')`. */
-export function exclusiveSentence(words: (string | number)[]): string {
-  const list = words.map(String);
-  if (list.length <= 1) return list.join("");
-  if (list.length === 2) return `${list[0]} or ${list[1]}`;
-  return `${list.slice(0, -1).join(", ")}, or ${list[list.length - 1]}`;
 }

@@ -21,7 +21,7 @@ export const milestonesRoutes = router();
 
 const ListMilestones = pageParams.extend({
   state: p.oneOf("active", "closed", "all").optional(),
-  iids: p.ints({ comma: true }).optional(),
+  iids: p.ids({ comma: true }).optional(),
   title: p.string().optional(),
   search: p.string().optional(),
   include_parent_milestones: p.bool().optional(),

@@ -76,6 +76,11 @@ export async function processPipeline(db: Executor, pipelineId: number): Promise
 
 async function processOnce(db: Executor, pipelineId: number): Promise<ProcessResult | "conflict"> {
   const jobs = await latestJobs(db, pipelineId);
+  if (jobs.length === 0) {
+    // A pipeline without jobs (a stored config error) keeps its status.
+    const [pipeline] = await db.select().from(ciPipelines).where(eq(ciPipelines.id, pipelineId));
+    return { pipeline: pipeline ?? null, enqueued: 0, nextScheduledAt: null, unprocessed: false, bridges: [] };
+  }
   const now = new Date();
   const changes: { id: number; lock: number; status: string; scheduledAt: Date | null }[] = [];
   let progressed = true;

@@ -87,7 +87,7 @@ async function mark(c: Ctx, target: { type: "Issue" | "MergeRequest"; id: number
 
 /** POST /projects/:id/issues/:issue_iid/todo (lib/api/todos.rb) */
 todosRoutes.post("/projects/:id/issues/:issue_iid/todo", async (c) => {
-  validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.int() }));
+  validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.id() }));
   const project = await findProject(c, c.req.param("id"));
   const issue = await findIssue(c, project, c.req.param("issue_iid"));
   return mark(c, { type: "Issue", id: issue.id, projectId: project.id });

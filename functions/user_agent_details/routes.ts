@@ -12,7 +12,7 @@ import { findUserAgentDetail } from "./queries";
 /** The user agent and IP address an issue was created from, for administrators (spam handling). */
 export const userAgentDetailsRoutes = router();
 
-const IssueIid = z.object({ issue_iid: p.int() });
+const IssueIid = z.object({ issue_iid: p.id() });
 
 /** GET /projects/:id/issues/:issue_iid/user_agent_detail (lib/api/issues.rb) */
 userAgentDetailsRoutes.get("/projects/:id/issues/:issue_iid/user_agent_detail", async (c) => {

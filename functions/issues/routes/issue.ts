@@ -20,7 +20,7 @@ import * as services from "../services";
 
 export const issueRoutes = router();
 
-const OneIssue = z.object({ issue_iid: p.int() });
+const OneIssue = z.object({ issue_iid: p.id() });
 
 /** Parameters with the path's `:issue_iid`, which wins over query and body. */
 async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: Parameters<typeof validateParams>[2] = []) {

@@ -14,7 +14,7 @@ export const issueRoutes = router();
 
 /** `requires :issue_iid, type: Integer` and pagination. */
 async function listParams(c: Ctx) {
-  validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.int() }));
+  validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.id() }));
   return readParams(c, pageParams);
 }
 

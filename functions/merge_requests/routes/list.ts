@@ -72,7 +72,7 @@ const RULES: ParamRule[] = [
   { mutuallyExclusive: ["reviewer_id", "reviewer_username"], before: "state" },
 ];
 
-const ProjectList = z.object({ ...base, iids: p.ints({ comma: true }).optional() });
+const ProjectList = z.object({ ...base, iids: p.ids({ comma: true }).optional() });
 const GroupList = z.object({ ...base, non_archived: p.bool().optional() });
 const AllList = z.object(base);
 type ListInput = z.output<typeof AllList> & { iids?: number[]; non_archived?: boolean };

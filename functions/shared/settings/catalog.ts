@@ -200,3 +200,11 @@ export function keyRestriction(settings: Settings, kind: KeyKind): number {
 export function allowedKeyTypes(settings: Settings): KeyKind[] {
   return (Object.keys(KEY_SIZES) as KeyKind[]).filter((kind) => keyRestriction(settings, kind) !== -1);
 }
+
+/** `to_sentence(last_word_connector: ', or ', two_words_connector: ' or ')`. */
+export function exclusiveSentence(words: (string | number)[]): string {
+  const list = words.map(String);
+  if (list.length <= 1) return list.join("");
+  if (list.length === 2) return `${list[0]} or ${list[1]}`;
+  return `${list.slice(0, -1).join(", ")}, or ${list[list.length - 1]}`;
+}
