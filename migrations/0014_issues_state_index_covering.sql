@@ -1,9 +1,7 @@
--- Before the index: of open merge requests that share target project, source project and both
--- branches (left by the old check-then-insert race), the oldest stays open and the rest are closed.
-UPDATE "merge_requests" m SET "state" = 'closed', "closed_at" = now(), "updated_at" = now()
-FROM (
-  SELECT "id", row_number() OVER (PARTITION BY "project_id", "source_project_id", "source_branch", "target_branch" ORDER BY "id") AS n
-  FROM "merge_requests" WHERE "state" = 'opened'
-) d
-WHERE d."id" = m."id" AND d.n > 1;--> statement-breakpoint
-CREATE UNIQUE INDEX "index_merge_requests_on_open_branches" ON "merge_requests" USING btree ("project_id","source_project_id","source_branch","target_branch") WHERE state = 'opened';
+-- Issue 9: the labelled instance-wide list (`GET /issues?scope=all&labels=a,b&state=opened`) counts its
+-- matches (capped at 10,001) from this index alone. The same key (state, created_at, id) now carries the
+-- columns that list filters on, so both the page and the capped count are index-only scans that stop at
+-- their limit, instead of a bitmap of every issue carrying each label (the GIN index: its cost grows with
+-- the table) and then thousands of heap pages. Same name and key, so the Drizzle schema still describes it.
+DROP INDEX IF EXISTS "index_issues_on_state_and_created_at";--> statement-breakpoint
+CREATE INDEX "index_issues_on_state_and_created_at" ON "issues" USING btree ("state", "created_at", "id") INCLUDE ("project_id", "issue_type", "label_ids");
