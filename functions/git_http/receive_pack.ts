@@ -8,7 +8,7 @@ import { decodeCommit, decodeTag, decodeTree, indexCommits, isValidRefName, read
 import { PackError, PackResolver, readPack, type ObjectTypeName, type ResolvedObject } from "../shared/git/pack/pack";
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../shared/git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../shared/git/pack/reader";
-import { checkPush, type Caller, type RefUpdate } from "../protected_branches/services";
+import { checkPush, type Caller, type RefUpdate } from "../shared/protected_branches/access";
 import * as q from "./queries";
 import type { Repository } from "./upload_pack";
 import { AGENT } from "./upload_pack";

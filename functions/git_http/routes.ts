@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { pipelinesForPush } from "../kernel/ci";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { baseUrl } from "../kernel/present";
-import { callerOf } from "../protected_branches/services";
+import { callerOf } from "../shared/protected_branches/access";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
 import { GitHttpError, gitAccess } from "./access";
