@@ -44,6 +44,7 @@ import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
 import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
+import { starsRoutes } from "./stars/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -78,6 +79,7 @@ api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
 api.route("/", projectsRoutes);
+api.route("/", starsRoutes);
 api.route("/", membersRoutes);
 api.route("/", timeTrackingRoutes);
 api.route("/", userAgentDetailsRoutes);

@@ -12,3 +12,4 @@ export * from "./ci";
 export * from "./keys";
 export * from "./operations";
 export * from "./badges";
+export * from "./stars";
