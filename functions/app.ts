@@ -45,6 +45,7 @@ import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
+import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -116,6 +117,9 @@ api.route("/", environmentsRoutes);
 api.route("/", featureFlagsClientRoutes);
 api.route("/", unleashRoutes);
 api.route("/", badgesRoutes);
+api.route("/", genericPackagesRoutes);
+api.route("/", npmPackagesRoutes);
+api.route("/", packagesRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 

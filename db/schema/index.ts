@@ -13,3 +13,4 @@ export * from "./keys";
 export * from "./operations";
 export * from "./badges";
 export * from "./stars";
+export * from "./packages";

@@ -94,6 +94,10 @@ const PROJECT = {
   admin_feature_flags_user_lists: { level: Access.DEVELOPER, blockedWhenArchived: true },
   admin_feature_flags_client: { level: Access.MAINTAINER, blockedWhenArchived: true },
   read_environment: { level: Access.REPORTER },
+  // Packages (app/policies/project_policy.rb, 15.x): readers of the project read them.
+  read_package: { level: Access.REPORTER, readers: true },
+  create_package: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_package: { level: Access.DEVELOPER, blockedWhenArchived: true },
   create_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },

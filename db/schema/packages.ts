@@ -1,0 +1,74 @@
+// Packages (issue 13, spec 1: 4.10): packages of a project, their files (bytes in R2 `BLOBS`), npm
+// dist-tags and npm version metadata. GitLab's table names.
+import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { createdAt, id, timestamptz, updatedAt } from "./columns";
+import { projects } from "./projects";
+import { users } from "./users";
+
+export const packages = pgTable(
+  "packages_packages",
+  {
+    id: id(),
+    projectId: integer().notNull().references(() => projects.id, { onDelete: "cascade" }),
+    creatorId: integer().references(() => users.id, { onDelete: "set null" }),
+    name: text().notNull(),
+    version: text(),
+    packageType: text().notNull(), // generic | npm | …
+    status: text().notNull().default("default"), // default | hidden | processing | error
+    lastDownloadedAt: timestamptz(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("index_packages_on_project_id_and_created_at").on(t.projectId, t.createdAt, t.id),
+    index("index_packages_on_project_id_and_name_and_version").on(t.projectId, t.packageType, t.name, t.version),
+    uniqueIndex("index_packages_on_project_id_name_version_unique_npm")
+      .on(t.projectId, t.name, t.version)
+      .where(sql`package_type = 'npm' AND status <> 'pending_destruction'`),
+  ],
+);
+
+export const packageFiles = pgTable(
+  "packages_package_files",
+  {
+    id: id(),
+    packageId: integer().notNull().references(() => packages.id, { onDelete: "cascade" }),
+    fileName: text().notNull(),
+    size: bigint({ mode: "number" }).notNull(),
+    fileMd5: text(),
+    fileSha1: text(),
+    fileSha256: text(),
+    /** The object key in R2 (`BLOBS`). */
+    fileStore: text().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("index_packages_package_files_on_package_id_and_file_name").on(t.packageId, t.fileName, t.id)],
+);
+
+/** npm dist-tags (`latest`, `beta` …), one package version each. */
+export const packageTags = pgTable(
+  "packages_tags",
+  {
+    id: id(),
+    packageId: integer().notNull().references(() => packages.id, { onDelete: "cascade" }),
+    projectId: integer().notNull().references(() => projects.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("index_packages_tags_on_package_id").on(t.packageId)],
+);
+
+/** The `package.json` of a published npm version, served back in the package metadata. */
+export const npmMetadata = pgTable("packages_npm_metadata", {
+  packageId: integer()
+    .primaryKey()
+    .references(() => packages.id, { onDelete: "cascade" }),
+  packageJson: jsonb().$type<Record<string, unknown>>().notNull(),
+});
+
+export type Package = typeof packages.$inferSelect;
+export type PackageFile = typeof packageFiles.$inferSelect;
+export type PackageTag = typeof packageTags.$inferSelect;

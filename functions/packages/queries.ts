@@ -1,0 +1,231 @@
+import { and, asc, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import { namespaces, npmMetadata, packageFiles, packages, packageTags, projects, type Package, type PackageFile, type PackageTag } from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import { escapeLike } from "../kernel/fuzzy_search";
+import { cappedCount, type Page } from "../kernel/pagination";
+import { authorizedProjectIds } from "../kernel/visibility";
+import type { PackageRow } from "./entities";
+
+export type PackageFilters = {
+  orderBy: "created_at" | "name" | "version" | "type" | "project_path";
+  sort: "asc" | "desc";
+  packageType?: string;
+  packageName?: string;
+  includeVersionless: boolean;
+  status?: string;
+};
+
+const PACKAGE_ID = sql.raw(`"packages_packages"."id"`);
+const tagsOf = sql<PackageTag[]>`COALESCE((SELECT json_agg(json_build_object('id', t.id, 'packageId', t.package_id, 'projectId', t.project_id,
+  'name', t.name, 'createdAt', t.created_at, 'updatedAt', t.updated_at) ORDER BY t.id) FROM packages_tags t WHERE t.package_id = ${PACKAGE_ID}), '[]'::json)`;
+
+const fixTags = (tags: PackageTag[]) => tags.map((t) => ({ ...t, createdAt: new Date(t.createdAt), updatedAt: new Date(t.updatedAt) }));
+
+/** Packages::PackagesFinder / GroupPackagesFinder filters: displayable statuses unless `status`, no versionless. */
+function filtersOf(f: PackageFilters): SQL[] {
+  return [
+    f.status ? eq(packages.status, f.status) : sql`${packages.status} IN ('default', 'error')`,
+    ...(f.packageType ? [eq(packages.packageType, f.packageType)] : []),
+    ...(f.packageName ? [sql`${packages.name} ILIKE ${`%${escapeLike(f.packageName)}%`}`] : []),
+    ...(f.includeVersionless ? [] : [sql`${packages.version} IS NOT NULL`]),
+  ];
+}
+
+function orderOf(f: PackageFilters): SQL[] {
+  const dir = f.sort === "desc" ? desc : asc;
+  const column = { created_at: packages.createdAt, name: packages.name, version: packages.version, type: packages.packageType, project_path: projects.fullPath }[f.orderBy];
+  return [dir(column), dir(packages.id)];
+}
+
+async function list(db: Executor, where: SQL, f: PackageFilters, page: Page): Promise<{ rows: PackageRow[]; total: number }> {
+  const rows = await db
+    .select({ pkg: packages, projectFullPath: projects.fullPath, tags: tagsOf })
+    .from(packages)
+    .innerJoin(projects, eq(projects.id, packages.projectId))
+    .where(where)
+    .orderBy(...orderOf(f))
+    .limit(page.limit)
+    .offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(packages).innerJoin(projects, eq(projects.id, packages.projectId)).where(where), page);
+  return { rows: rows.map((r) => ({ ...r.pkg, projectFullPath: r.projectFullPath, tags: fixTags(r.tags) })), total };
+}
+
+export function listProjectPackages(db: Executor, projectId: number, f: PackageFilters, page: Page) {
+  return list(db, and(eq(packages.projectId, projectId), ...filtersOf(f))!, f, page);
+}
+
+/**
+ * GroupPackagesFinder: packages of the group's projects (and its subgroups' unless `exclude_subgroups`)
+ * whose package registry the caller may read: public projects, internal ones for signed-in
+ * non-external users, and projects where the caller is Reporter or higher.
+ */
+export function listGroupPackages(db: Executor, groupId: number, excludeSubgroups: boolean, actor: Actor | null, f: PackageFilters, page: Page) {
+  const inGroup = excludeSubgroups
+    ? eq(projects.namespaceId, groupId)
+    : sql`${projects.namespaceId} IN (SELECT ${namespaces.id} FROM ${namespaces} WHERE ${groupId}::int = ANY(${namespaces.traversalIds}))`;
+  const readable = actor?.isAdmin
+    ? sql`true`
+    : actor
+      ? sql`(${projects.visibilityLevel} >= ${actor.user.external ? 20 : 10} OR ${projects.id} IN ${authorizedProjectIds(actor.user.id, 20)})`
+      : sql`${projects.visibilityLevel} = 20`;
+  return list(db, and(inGroup, readable, ...filtersOf(f))!, f, page);
+}
+
+/** One package of the project with its tags and its other versions (same name and type). */
+export async function findPackage(db: Executor, projectId: number, id: number, withVersions = true): Promise<PackageRow | null> {
+  const rows = await db
+    .select({ pkg: packages, projectFullPath: projects.fullPath, tags: tagsOf })
+    .from(packages)
+    .innerJoin(projects, eq(projects.id, packages.projectId))
+    .where(and(eq(packages.projectId, projectId), eq(packages.id, id), ne(packages.status, "pending_destruction")))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return null;
+  const found: PackageRow = { ...row.pkg, projectFullPath: row.projectFullPath, tags: fixTags(row.tags) };
+  if (!withVersions) return found;
+  const versions = await db
+    .select({ pkg: packages, tags: tagsOf })
+    .from(packages)
+    .where(and(eq(packages.projectId, projectId), eq(packages.name, found.name), eq(packages.packageType, found.packageType), ne(packages.id, id), sql`${packages.version} IS NOT NULL`))
+    .orderBy(desc(packages.createdAt), desc(packages.id))
+    .limit(100);
+  return { ...found, versions: versions.map((v) => ({ ...v.pkg, tags: fixTags(v.tags) })) };
+}
+
+export async function listPackageFiles(db: Executor, packageId: number, page: Page): Promise<{ rows: PackageFile[]; total: number }> {
+  const where = eq(packageFiles.packageId, packageId);
+  const rows = await db.select().from(packageFiles).where(where).orderBy(asc(packageFiles.id)).limit(page.limit).offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(packageFiles).where(where), page);
+  return { rows, total };
+}
+
+/** Deletes the package (files, tags and metadata cascade) and returns the R2 keys of its files. */
+export async function deletePackage(db: Executor, packageId: number): Promise<string[]> {
+  const result = await db.execute<{ file_store: string }>(sql`
+    WITH files AS (SELECT file_store FROM packages_package_files WHERE package_id = ${packageId}::int),
+    gone AS (DELETE FROM packages_packages WHERE id = ${packageId}::int)
+    SELECT file_store FROM files`);
+  return result.rows.map((r) => r.file_store);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic packages
+
+export type StoredFile = { fileName: string; size: number; fileMd5: string; fileSha1: string; fileSha256: string; fileStore: string };
+
+/**
+ * `Packages::Generic::FindOrCreatePackageService` and `CreatePackageFileService` in one statement:
+ * the generic package `name`/`version` of the project (made on first upload, its status set to the
+ * upload's), then a new file row (duplicates are kept, as GitLab allows by default).
+ */
+export async function addGenericFile(db: Executor, projectId: number, creatorId: number, v: { name: string; version: string; status: string }, file: StoredFile): Promise<PackageFile> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+    WITH existing AS (SELECT id FROM packages_packages WHERE project_id = ${projectId}::int AND package_type = 'generic'
+        AND name = ${v.name}::text AND version = ${v.version}::text AND status <> 'pending_destruction' ORDER BY id LIMIT 1),
+    created AS (INSERT INTO packages_packages (project_id, creator_id, name, version, package_type, status)
+      SELECT ${projectId}::int, ${creatorId}::int, ${v.name}::text, ${v.version}::text, 'generic', ${v.status}::text
+      WHERE NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
+    pkg AS (SELECT id FROM existing UNION ALL SELECT id FROM created),
+    touched AS (UPDATE packages_packages SET status = ${v.status}::text, updated_at = now() WHERE id IN (SELECT id FROM existing))
+    INSERT INTO packages_package_files (package_id, file_name, size, file_md5, file_sha1, file_sha256, file_store)
+      SELECT pkg.id, ${file.fileName}::text, ${file.size}::bigint, ${file.fileMd5}::text, ${file.fileSha1}::text, ${file.fileSha256}::text, ${file.fileStore}::text FROM pkg
+    RETURNING id, package_id, file_name, size, file_md5, file_sha1, file_sha256, file_store, created_at, updated_at`);
+  return fileFromRow(result.rows[0]);
+}
+
+function fileFromRow(r: Record<string, unknown>): PackageFile {
+  return {
+    id: Number(r.id),
+    packageId: Number(r.package_id),
+    fileName: String(r.file_name),
+    size: Number(r.size),
+    fileMd5: r.file_md5 as string,
+    fileSha1: r.file_sha1 as string,
+    fileSha256: r.file_sha256 as string,
+    fileStore: String(r.file_store),
+    createdAt: new Date(r.created_at as string),
+    updatedAt: new Date(r.updated_at as string),
+  };
+}
+
+/** The newest file of that name in the package `name`/`version` (displayable: not hidden-from-download states). */
+export async function findGenericFile(db: Executor, projectId: number, name: string, version: string, fileName: string): Promise<PackageFile | null> {
+  const rows = await db
+    .select({ file: packageFiles })
+    .from(packageFiles)
+    .innerJoin(packages, eq(packages.id, packageFiles.packageId))
+    .where(
+      and(
+        eq(packages.projectId, projectId),
+        eq(packages.packageType, "generic"),
+        eq(packages.name, name),
+        eq(packages.version, version),
+        sql`${packages.status} IN ('default', 'hidden')`,
+        eq(packageFiles.fileName, fileName),
+      ),
+    )
+    .orderBy(desc(packageFiles.id))
+    .limit(1);
+  return rows[0]?.file ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// npm
+
+export type NpmVersion = Package & { packageJson: Record<string, unknown>; file: PackageFile | null; tags: string[] };
+
+/** Every installable version of an npm package in the project, with its metadata, file and dist-tags. */
+export async function npmVersions(db: Executor, projectId: number, name: string): Promise<NpmVersion[]> {
+  const rows = await db
+    .select({
+      pkg: packages,
+      packageJson: npmMetadata.packageJson,
+      file: sql<Record<string, unknown> | null>`(SELECT row_to_json(f) FROM packages_package_files f WHERE f.package_id = ${PACKAGE_ID} ORDER BY f.id DESC LIMIT 1)`,
+      tags: sql<string[]>`ARRAY(SELECT t.name FROM packages_tags t WHERE t.package_id = ${PACKAGE_ID} ORDER BY t.id)`,
+    })
+    .from(packages)
+    .leftJoin(npmMetadata, eq(npmMetadata.packageId, packages.id))
+    .where(and(eq(packages.projectId, projectId), eq(packages.packageType, "npm"), eq(packages.name, name), eq(packages.status, "default")))
+    .orderBy(asc(packages.id));
+  return rows.map((r) => ({ ...r.pkg, packageJson: r.packageJson ?? {}, file: r.file ? fileFromRow(r.file) : null, tags: r.tags ?? [] }));
+}
+
+/**
+ * `Packages::Npm::CreatePackageService`: the version, its metadata, its tarball and its dist-tags (moved
+ * from other versions of the package) in one statement. False when the version exists.
+ */
+export async function createNpmVersion(
+  db: Executor,
+  projectId: number,
+  creatorId: number,
+  v: { name: string; version: string; packageJson: Record<string, unknown>; tags: string[] },
+  file: StoredFile,
+): Promise<boolean> {
+  const result = await db.execute<{ id: number }>(sql`
+    WITH pkg AS (INSERT INTO packages_packages (project_id, creator_id, name, version, package_type, status)
+      VALUES (${projectId}::int, ${creatorId}::int, ${v.name}::text, ${v.version}::text, 'npm', 'default')
+      ON CONFLICT (project_id, name, version) WHERE package_type = 'npm' AND status <> 'pending_destruction' DO NOTHING RETURNING id),
+    meta AS (INSERT INTO packages_npm_metadata (package_id, package_json) SELECT id, ${JSON.stringify(v.packageJson)}::jsonb FROM pkg),
+    file AS (INSERT INTO packages_package_files (package_id, file_name, size, file_md5, file_sha1, file_sha256, file_store)
+      SELECT id, ${file.fileName}::text, ${file.size}::bigint, ${file.fileMd5}::text, ${file.fileSha1}::text, ${file.fileSha256}::text, ${file.fileStore}::text FROM pkg),
+    moved AS (DELETE FROM packages_tags t USING packages_packages p
+      WHERE t.package_id = p.id AND p.project_id = ${projectId}::int AND p.package_type = 'npm' AND p.name = ${v.name}::text
+        AND t.name = ANY(${`{${v.tags.map((t) => JSON.stringify(t)).join(",")}}`}::text[]) AND EXISTS (SELECT 1 FROM pkg)),
+    tags AS (INSERT INTO packages_tags (package_id, project_id, name)
+      SELECT pkg.id, ${projectId}::int, tag FROM pkg, unnest(${`{${v.tags.map((t) => JSON.stringify(t)).join(",")}}`}::text[]) AS tag)
+    SELECT id FROM pkg`);
+  return result.rows.length > 0;
+}
+
+/** The npm tarball `fileName` of package `name` in the project. */
+export async function findNpmFile(db: Executor, projectId: number, name: string, fileName: string): Promise<PackageFile | null> {
+  const rows = await db
+    .select({ file: packageFiles })
+    .from(packageFiles)
+    .innerJoin(packages, eq(packages.id, packageFiles.packageId))
+    .where(and(eq(packages.projectId, projectId), eq(packages.packageType, "npm"), eq(packages.name, name), eq(packageFiles.fileName, fileName), eq(packages.status, "default")))
+    .orderBy(desc(packageFiles.id))
+    .limit(1);
+  return rows[0]?.file ?? null;
+}

@@ -1,0 +1,3 @@
+export { packagesRoutes } from "./packages";
+export { genericPackagesRoutes } from "./generic";
+export { npmPackagesRoutes } from "./npm";

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
+import type { Ctx } from "../../kernel/env";
+import { paramsError, recordNotFound } from "../../kernel/errors";
+import { findGroup, findProject } from "../../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, readParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { Access } from "../../kernel/access";
+import { packageEntity, packageFile, type PackageRow } from "../entities";
+import * as q from "../queries";
+import { removeFiles } from "../services";
+
+/**
+ * The package registry's common API (lib/api/project_packages.rb, group_packages.rb,
+ * package_files.rb; spec 1: 4.10). Not built: `GET …/packages/:package_id/pipelines` (packages are not
+ * built by CI yet) and deleting single package files.
+ */
+export const packagesRoutes = router();
+
+const TYPES = ["conan", "maven", "npm", "pypi", "composer", "nuget", "helm", "terraform_module", "golang", "generic", "rubygems", "debian"] as const;
+const listShape = {
+  order_by: p.oneOf("created_at", "name", "version", "type").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  package_type: p.oneOf(...TYPES).optional(),
+  package_name: p.string().optional(),
+  include_versionless: p.bool().optional(),
+  status: p.oneOf("default", "hidden", "processing", "error", "pending_destruction").optional(),
+};
+const ListProjectPackages = pageParams.extend(listShape);
+const ListGroupPackages = pageParams.extend({
+  ...listShape,
+  order_by: p.oneOf("created_at", "name", "version", "type", "project_path").optional(),
+  exclude_subgroups: p.bool().optional(),
+});
+
+function filtersOf(params: z.output<typeof ListGroupPackages>): q.PackageFilters {
+  return {
+    orderBy: params.order_by ?? "created_at",
+    sort: params.sort ?? "asc",
+    packageType: params.package_type,
+    packageName: params.package_name,
+    includeVersionless: params.include_versionless ?? false,
+    status: params.status,
+  };
+}
+
+function packageId(c: Ctx): number {
+  const id = c.req.param("package_id")!;
+  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw paramsError("package_id is invalid");
+  return Number(id);
+}
+
+async function findPackage(c: Ctx, project: ProjectWithAccess, withVersions = true): Promise<PackageRow> {
+  const found = await q.findPackage(c.var.db(), project.id, packageId(c), withVersions);
+  if (!found) throw recordNotFound();
+  return found;
+}
+
+const canDestroyIn = (c: Ctx, project: ProjectWithAccess) => () => allowed(c.var.actor, "destroy_package", project);
+
+/** GET /projects/:id/packages (lib/api/project_packages.rb); anonymous callers see public projects' packages. */
+packagesRoutes.get("/projects/:id/packages", async (c) => {
+  const params = await readParams(c, ListProjectPackages);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_package", project);
+  const page = pageOf(params);
+  const list = await q.listProjectPackages(c.var.db(), project.id, filtersOf(params), page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, packageEntity, { canDestroy: canDestroyIn(c, project) });
+});
+
+/**
+ * GET /groups/:id/packages (lib/api/group_packages.rb): packages of the projects whose registry the
+ * caller reads. `delete_api_path` for the projects where the caller is Developer or higher (from the
+ * same rule as `destroy_package`).
+ */
+packagesRoutes.get("/groups/:id/packages", async (c) => {
+  const params = await readParams(c, ListGroupPackages);
+  const group = await findGroup(c, c.req.param("id")!);
+  const page = pageOf(params);
+  const list = await q.listGroupPackages(c.var.db(), group.id, params.exclude_subgroups ?? false, c.var.actor, filtersOf(params), page);
+  paginate(c, page, list.total);
+  const actor = c.var.actor;
+  // Group membership gives at least that level in every project of the group.
+  const canDestroy = () => !!actor && (actor.isAdmin || group.accessLevel >= Access.DEVELOPER);
+  return present(c, list.rows, packageEntity, { canDestroy, group: true });
+});
+
+/** GET /projects/:id/packages/:package_id (lib/api/project_packages.rb): with `versions`. */
+packagesRoutes.get("/projects/:id/packages/:package_id", async (c) => {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_package", project);
+  return present(c, await findPackage(c, project), packageEntity, { canDestroy: canDestroyIn(c, project) });
+});
+
+/** GET /projects/:id/packages/:package_id/package_files (lib/api/package_files.rb) */
+packagesRoutes.get("/projects/:id/packages/:package_id/package_files", async (c) => {
+  const params = await readParams(c, pageParams);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_package", project);
+  const pkg = await findPackage(c, project, false);
+  const page = pageOf(params);
+  const list = await q.listPackageFiles(c.var.db(), pkg.id, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, packageFile);
+});
+
+/** DELETE /projects/:id/packages/:package_id (lib/api/project_packages.rb): 204; the files leave R2 too. */
+packagesRoutes.delete("/projects/:id/packages/:package_id", async (c) => {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_package", project);
+  const pkg = await findPackage(c, project, false);
+  authorize(c, "destroy_package", project);
+  const keys = await q.deletePackage(c.var.db(), pkg.id);
+  await removeFiles(c.env.BLOBS, keys);
+  return c.body(null, 204);
+});

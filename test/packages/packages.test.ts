@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import { statusAndBody } from "../helpers/client";
+import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
+import { world, type TestUser } from "../helpers/world";
+import { env } from "cloudflare:test";
+import { packageFiles } from "../../db/schema";
+import { eq } from "drizzle-orm";
+
+type Pkg = { id: number; name: string; version: string; package_type: string; status: string; _links: { web_path: string; delete_api_path?: string }; versions?: { version: string }[]; project_id?: number; project_path?: string };
+type File = { id: number; package_id: number; file_name: string; size: number; file_md5: string; file_sha1: string; file_sha256: string };
+
+async function hex(algorithm: string, text: string) {
+  const digest = await crypto.subtle.digest(algorithm, new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function rawPut(token: string, path: string, content: string): Promise<Response> {
+  const { exports } = await import("cloudflare:workers");
+  const worker = (exports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default;
+  return worker.fetch(new Request(`http://edgeforge.test/api/v4${path}`, { method: "PUT", headers: { "PRIVATE-TOKEN": token }, body: content }));
+}
+
+async function setup() {
+  const w = await world();
+  const dev = await w.user();
+  const reporter = await w.user();
+  const project = await w.project({ developers: [dev], reporters: [reporter] });
+  return { w, dev, reporter, project };
+}
+
+describe("PUT /projects/:id/packages/generic/:package_name/:package_version/:file_name", () => {
+  it("stores the file in R2 with its digests; select=package_file answers the file", async () => {
+    const { w, dev, project } = await setup();
+    const res = await rawPut(dev.token, `/projects/${project.id}/packages/generic/tool/1.2.3/tool.bin`, "hello package");
+    expect(await statusAndBody(res)).toEqual([201, { message: "201 Created" }]);
+    const second = await rawPut(dev.token, `/projects/${project.id}/packages/generic/tool/1.2.3/tool.txt?select=package_file`, "second");
+    expect(second.status).toBe(200);
+    const file = (await second.json()) as File;
+    expect(file).toMatchObject({ file_name: "tool.txt", size: 6, file_md5: await hex("MD5", "second"), file_sha1: await hex("SHA-1", "second"), file_sha256: await hex("SHA-256", "second") });
+    const [row] = await w.db((db) => db.select().from(packageFiles).where(eq(packageFiles.id, file.id)));
+    const object = await (env as unknown as { BLOBS: R2Bucket }).BLOBS.get(row.fileStore);
+    expect(await object!.text()).toBe("second");
+    const list = (await (await w.as(dev).get(`/projects/${project.id}/packages`)).json()) as Pkg[];
+    expect(list).toMatchObject([{ name: "tool", version: "1.2.3", package_type: "generic", status: "default" }]);
+  });
+
+  it("answers 400 for invalid names and versions, 403 for reporters", async () => {
+    const { dev, reporter, project } = await setup();
+    expect(await statusAndBody(await rawPut(dev.token, `/projects/${project.id}/packages/generic/bad%20name/1.0/x.bin`, "x"))).toEqual([
+      400,
+      { error: "package_name is invalid, package_version is invalid" },
+    ]);
+    expect(await statusAndBody(await rawPut(dev.token, `/projects/${project.id}/packages/generic/ok/1.0.0/x.bin?status=processing`, "x"))).toEqual([
+      400,
+      { error: "status does not have a valid value" },
+    ]);
+    expect(await statusAndBody(await rawPut(reporter.token, `/projects/${project.id}/packages/generic/ok/1.0.0/x.bin`, "x"))).toEqual([403, { message: "403 Forbidden" }]);
+  });
+});
+
+describe("GET /projects/:id/packages/generic/:package_name/:package_version/:file_name", () => {
+  it("downloads the newest file of that name; hidden packages download but are not listed", async () => {
+    const { w, dev, reporter, project } = await setup();
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/app/2.0.0/app.tar`, "old");
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/app/2.0.0/app.tar?status=hidden`, "new");
+    const res = await w.as(reporter).get(`/projects/${project.id}/packages/generic/app/2.0.0/app.tar`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/octet-stream");
+    expect(await res.text()).toBe("new");
+    expect(await (await w.as(reporter).get(`/projects/${project.id}/packages`)).json()).toEqual([]);
+    const hidden = (await (await w.as(reporter).get(`/projects/${project.id}/packages`, { query: { status: "hidden" } })).json()) as Pkg[];
+    expect(hidden.map((p) => p.name)).toEqual(["app"]);
+    expect(await statusAndBody(await w.as(reporter).get(`/projects/${project.id}/packages/generic/app/2.0.0/other.tar`))).toEqual([404, { message: "404 Not found" }]);
+  });
+
+  hidesPrivateProject((w, p) => w.as(w.stranger).get(`/projects/${p.id}/packages/generic/a/1.0.0/a.bin`));
+});
+
+describe("GET /projects/:id/packages", () => {
+  it("filters and orders; delete_api_path only for those who may delete; flat statement count", async () => {
+    const { w, dev, reporter, project } = await setup();
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/beta/1.0.0/b.bin`, "b");
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/alpha/2.0.0/a.bin`, "a");
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/alpha/1.0.0/a.bin`, "a");
+    const names = async (user: TestUser, query: Record<string, string | number>) =>
+      ((await (await w.as(user).get(`/projects/${project.id}/packages`, { query })).json()) as Pkg[]).map((p) => `${p.name}@${p.version}`);
+    expect(await names(dev, {})).toEqual(["beta@1.0.0", "alpha@2.0.0", "alpha@1.0.0"]);
+    expect(await names(dev, { order_by: "name", sort: "desc" })).toEqual(["beta@1.0.0", "alpha@1.0.0", "alpha@2.0.0"]);
+    expect(await names(dev, { order_by: "version" })).toEqual(["beta@1.0.0", "alpha@1.0.0", "alpha@2.0.0"]);
+    expect(await names(dev, { package_name: "LPH" })).toEqual(["alpha@2.0.0", "alpha@1.0.0"]);
+    expect(await names(dev, { package_type: "npm" })).toEqual([]);
+    const asDev = (await (await w.as(dev).get(`/projects/${project.id}/packages`)).json()) as Pkg[];
+    expect(asDev[0]._links).toEqual({ web_path: `/${project.fullPath}/-/packages/${asDev[0].id}`, delete_api_path: `http://edgeforge.test/api/v4/projects/${project.id}/packages/${asDev[0].id}` });
+    const asReporter = (await (await w.as(reporter).get(`/projects/${project.id}/packages`)).json()) as Pkg[];
+    expect(asReporter[0]._links).toEqual({ web_path: `/${project.fullPath}/-/packages/${asDev[0].id}` });
+    const one = await w.as(dev).get(`/projects/${project.id}/packages`, { query: { per_page: 1 } });
+    const many = await w.as(dev).get(`/projects/${project.id}/packages`, { query: { per_page: 100 } });
+    expect(one.headers.get("x-total")).toBe("3");
+    expect(one.headers.get("x-query-count")).toBe(many.headers.get("x-query-count"));
+    expect(Number(many.headers.get("x-query-count"))).toBeLessThanOrEqual(6);
+    expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/packages`, { query: { order_by: "size" } }))).toEqual([
+      400,
+      { error: "order_by does not have a valid value" },
+    ]);
+  });
+
+  it("shows public projects' packages to anonymous callers", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const project = await w.project({ developers: [dev], visibility: "public" });
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/pub/1.0.0/p.bin`, "p");
+    const list = (await (await w.anonymous.get(`/projects/${project.id}/packages`)).json()) as Pkg[];
+    expect(list.map((p) => p.name)).toEqual(["pub"]);
+    expect(list[0]._links.delete_api_path).toBeUndefined();
+  });
+
+  forbidsRoles(["guest"], (w, p, user) => w.as(user).get(`/projects/${p.id}/packages`));
+  hidesPrivateProject((w, p) => w.as(w.stranger).get(`/projects/${p.id}/packages`));
+});
+
+describe("GET /groups/:id/packages", () => {
+  it("lists the packages of the group's projects and subgroups with project_path", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const group = await w.group({ developers: [dev] });
+    const sub = await w.group({ parent: group });
+    const top = await w.project({ group });
+    const inner = await w.project({ group: sub });
+    await rawPut(dev.token, `/projects/${top.id}/packages/generic/top/1.0.0/t.bin`, "t");
+    await rawPut(dev.token, `/projects/${inner.id}/packages/generic/inner/1.0.0/i.bin`, "i");
+    const list = (await (await w.as(dev).get(`/groups/${group.id}/packages`, { query: { order_by: "project_path" } })).json()) as Pkg[];
+    expect(list.map((p) => [p.name, p.project_id, p.project_path])).toEqual(
+      [["inner", inner.id, inner.fullPath], ["top", top.id, top.fullPath]].sort((a, b) => String(a[2]).localeCompare(String(b[2]))),
+    );
+    const only = (await (await w.as(dev).get(`/groups/${group.id}/packages`, { query: { exclude_subgroups: true } })).json()) as Pkg[];
+    expect(only.map((p) => p.name)).toEqual(["top"]);
+    expect(await (await w.as(w.stranger).get(`/groups/${group.id}/packages`)).status).toBe(404);
+  });
+});
+
+describe("GET /projects/:id/packages/:package_id", () => {
+  it("answers the package with its other versions; its files", async () => {
+    const { w, dev, project } = await setup();
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/lib/1.0.0/l.bin`, "1");
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/lib/1.1.0/l.bin`, "11");
+    await rawPut(dev.token, `/projects/${project.id}/packages/generic/lib/1.1.0/l.sig`, "sig");
+    const [newest] = (await (await w.as(dev).get(`/projects/${project.id}/packages`, { query: { sort: "desc" } })).json()) as Pkg[];
+    const pkg = (await (await w.as(dev).get(`/projects/${project.id}/packages/${newest.id}`)).json()) as Pkg;
+    expect(pkg).toMatchObject({ id: newest.id, version: "1.1.0" });
+    expect(pkg.versions!.map((v) => v.version)).toEqual(["1.0.0"]);
+    const files = (await (await w.as(dev).get(`/projects/${project.id}/packages/${newest.id}/package_files`)).json()) as File[];
+    expect(files.map((f) => [f.file_name, f.size])).toEqual([["l.bin", 2], ["l.sig", 3]]);
+    expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/packages/2147483000`))).toEqual([404, { message: "404 Not found" }]);
+  });
+});
+
+describe("DELETE /projects/:id/packages/:package_id", () => {
+  it("answers 204 and removes the files from R2; then 404; 403 for reporters", async () => {
+    const { w, dev, reporter, project } = await setup();
+    const file = (await (await rawPut(dev.token, `/projects/${project.id}/packages/generic/gone/1.0.0/g.bin?select=package_file`, "g")).json()) as File;
+    const [row] = await w.db((db) => db.select().from(packageFiles).where(eq(packageFiles.id, file.id)));
+    expect(await statusAndBody(await w.as(reporter).delete(`/projects/${project.id}/packages/${file.package_id}`))).toEqual([403, { message: "403 Forbidden" }]);
+    expect((await w.as(dev).delete(`/projects/${project.id}/packages/${file.package_id}`)).status).toBe(204);
+    expect(await (env as unknown as { BLOBS: R2Bucket }).BLOBS.get(row.fileStore)).toBeNull();
+    expect(await statusAndBody(await w.as(dev).delete(`/projects/${project.id}/packages/${file.package_id}`))).toEqual([404, { message: "404 Not found" }]);
+  });
+});
