@@ -19,6 +19,12 @@
 //      ordered by created_at desc, id desc, LIMIT/OFFSET.
 //   3. kernel/pagination.ts `cappedCount` over the same FROM/WHERE.
 //   4. `preloadSharedGroups` for the page's ids.
+//   GET /projects/:id/issues?per_page=20 (functions/issues/routes/list.ts):
+//   2. kernel/lookup.ts `loadProject`, as for GET /projects/:id.
+//   3. issues/queries/list.ts `listIssueIds`: the page's ids (project, issue types; created_at desc, id desc).
+//   4. kernel/pagination.ts `cappedCount` over the same FROM/WHERE.
+//   5. kernel/issue_preload.ts `loadIssueRows`: the rows with author, closer, assignees, labels, milestone,
+//      closing merge request and blocking counts, and whether the caller commented, in one statement.
 //
 // Env: BARE_PORT, BARE_TOKEN (only this token is accepted, as root's), BARE_POOL_MAX, and either
 // BARE_DATABASE_URL (PostgreSQL) or BARE_PGLITE_DIR (opens that PGlite, serves it with pglite-socket on
@@ -99,6 +105,39 @@ const SHARED_GROUPS = (count) => `select l.*, g.* from project_group_links l inn
   where l.project_id in (${Array.from({ length: count }, (_, i) => `$${i + 1}`).join(", ")})
     and (l.expires_at IS NULL OR l.expires_at > current_date) and true
   order by l.id asc`;
+
+// GET /projects/:id/issues: the statements as PostgreSQL logged them (log_statement=all), columns spelled out.
+const ISSUE_TYPES = ["issue", "incident", "test_case", "requirement"];
+const ISSUE_FILTER = `"issues"."project_id" IN (SELECT "projects"."id" FROM "projects" WHERE "projects"."issues_enabled" AND true)
+  AND "issues"."project_id" = $1 AND "issues"."issue_type" = ANY($2::text[])`;
+const ISSUE_PAGE = (offset) => `select "id" from "issues" where ${ISSUE_FILTER} order by "issues"."created_at" DESC, "issues"."id" DESC limit $3${offset > 0 ? " offset $4" : ""}`;
+const ISSUE_COUNT = `SELECT count(*)::int AS n FROM ((select 1 from "issues" where ${ISSUE_FILTER} limit $3)) AS counted`;
+const USER_JSON = `json_build_object('id', u.id, 'username', u.username, 'name', u.name, 'state', u.state, 'avatarUrl', u.avatar_url, 'email', u.email)`;
+const ISSUE_ROWS = `select i.id, i.iid, i.project_id, i.title, i.description, i.state, i.issue_type, i.author_id, i.closed_by_id,
+    i.closed_at, i.milestone_id, i.confidential, i.discussion_locked, i.due_date, i.weight, i.iteration_id, i.health_status,
+    i.relative_position, i.moved_to_id, i.duplicated_to_id, i.time_estimate, i.total_time_spent, i.upvotes, i.downvotes,
+    i.user_notes_count, i.label_ids, i.created_at, i.updated_at, p.id, p.path, p.full_path, p.namespace_id, n.type,
+    (SELECT ${USER_JSON} FROM users u WHERE u.id = i.author_id),
+    (SELECT ${USER_JSON} FROM users u WHERE u.id = i.closed_by_id),
+    COALESCE((SELECT json_agg(${USER_JSON} ORDER BY u.id) FROM issue_assignees ia JOIN users u ON u.id = ia.user_id
+      WHERE ia.issue_id = i.id), '[]'::json),
+    COALESCE((SELECT json_agg(json_build_object('id', l.id, 'title', l.title, 'color', l.color, 'description', l.description,
+        'projectId', l.project_id, 'groupId', l.group_id, 'priority', l.priority) ORDER BY l.title, l.id)
+      FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Issue' AND ll.target_id = i.id), '[]'::json),
+    (SELECT json_build_object('id', m.id, 'iid', m.iid, 'projectId', m.project_id, 'groupId', m.group_id,
+        'title', m.title, 'description', m.description, 'state', m.state, 'dueDate', m.due_date,
+        'startDate', m.start_date, 'createdAt', m.created_at, 'updatedAt', m.updated_at,
+        'webPath', CASE WHEN m.project_id IS NOT NULL
+          THEN (SELECT wp.full_path FROM projects wp WHERE wp.id = m.project_id) || '/-/milestones/' || m.iid
+          ELSE 'groups/' || (SELECT wg.full_path FROM namespaces wg WHERE wg.id = m.group_id) || '/-/milestones/' || m.iid END)
+      FROM milestones m WHERE m.id = i.milestone_id),
+    (SELECT count(*)::int FROM merge_requests_closing_issues c JOIN merge_requests mr ON mr.id = c.merge_request_id
+      JOIN projects mp ON mp.id = mr.project_id WHERE c.issue_id = i.id AND mp.merge_requests_enabled AND true),
+    (SELECT count(*)::int FROM issue_links il JOIN issues t ON t.id = il.target_id
+      WHERE il.source_id = i.id AND il.link_type = 'blocks' AND t.state = 'opened'),
+    EXISTS (SELECT 1 FROM notes nt WHERE nt.noteable_type = 'Issue' AND nt.noteable_id = i.id AND nt.author_id = $1 AND NOT nt.system)
+  from issues i inner join projects p on p.id = i.project_id inner join namespaces n on n.id = p.namespace_id
+  where i.id = ANY($2::int[])`;
 
 /** Column counts of the tables whose `*` the statements select, to split array rows. */
 const widths = {};
@@ -245,15 +284,9 @@ async function showProject(client, user, id, base) {
   return [200, present(base, p, n, o, extra, shared.get(p.id) ?? [])];
 }
 
-async function listProjects(client, user, url, base, headers) {
-  const page = Math.max(1, Number(url.searchParams.get("page") || 1));
-  const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") || 20)));
-  const offset = (page - 1) * perPage;
-  const { rows } = await query(client, LIST_PAGE(offset), [user.id, "User", perPage, ...(offset > 0 ? [offset] : [])]);
-  const counted = await query(client, LIST_COUNT, [Math.max(10_001, offset + perPage + 1)]);
-  const total = Number(counted.rows[0][0]);
-  const parts = rows.map((row) => split(row, ["projects", "namespaces", "users"]));
-  const shared = await sharedGroups(client, parts.map(([p]) => p.id));
+/** kernel/pagination.ts `paginate`: the offset headers and Link (totals omitted above 10,000). */
+function pageHeaders(url, headers, page, perPage, offset, total) {
+  const known = total <= 10_000;
   const totalPages = Math.max(1, Math.ceil(total / perPage));
   const link = (n) => {
     const u = new URL(url);
@@ -264,17 +297,84 @@ async function listProjects(client, user, url, base, headers) {
   const links = [];
   if (page > 1) links.push(`<${link(page - 1)}>; rel="prev"`);
   if (total > offset + perPage) links.push(`<${link(page + 1)}>; rel="next"`);
-  links.push(`<${link(1)}>; rel="first"`, `<${link(totalPages)}>; rel="last"`);
+  links.push(`<${link(1)}>; rel="first"`);
+  if (known) links.push(`<${link(totalPages)}>; rel="last"`);
   Object.assign(headers, {
     "X-Page": String(page),
     "X-Per-Page": String(perPage),
     "X-Next-Page": total > offset + perPage ? String(page + 1) : "",
     "X-Prev-Page": page > 1 ? String(page - 1) : "",
-    "X-Total": String(total),
-    "X-Total-Pages": String(totalPages),
+    ...(known ? { "X-Total": String(total), "X-Total-Pages": String(totalPages) } : {}),
     Link: links.join(", "),
   });
+}
+
+async function listProjects(client, user, url, base, headers) {
+  const page = Math.max(1, Number(url.searchParams.get("page") || 1));
+  const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") || 20)));
+  const offset = (page - 1) * perPage;
+  const { rows } = await query(client, LIST_PAGE(offset), [user.id, "User", perPage, ...(offset > 0 ? [offset] : [])]);
+  const counted = await query(client, LIST_COUNT, [Math.max(10_001, offset + perPage + 1)]);
+  const total = Number(counted.rows[0][0]);
+  const parts = rows.map((row) => split(row, ["projects", "namespaces", "users"]));
+  const shared = await sharedGroups(client, parts.map(([p]) => p.id));
+  pageHeaders(url, headers, page, perPage, offset, total);
   return [200, parts.map(([p, n, o, extra]) => present(base, p, n, o, extra, shared.get(p.id) ?? []))];
+}
+
+
+const userBasic = (base, u) => u && ({ id: u.id, username: u.username, name: u.name, state: u.state, avatar_url: u.avatarUrl, web_url: `${base}/${u.username}` });
+const TASK_ITEM = /^(?:(?:>\s{0,4})*)((?:[ \t]*(?:[-+*]|(?:\d+\.)))+)[ \t]+(\[[ \t]\]|\[[xX]\])([ \t].+)/gm;
+
+/** The keys of issues/entities.ts `issue` (API::Entities::Issue), for an admin caller in its project. */
+function presentIssue(base, r) {
+  const [id, iid, projectId, title, description, state, issueType, , , closedAt, , confidential, discussionLocked, dueDate, weight,
+    , , , , , timeEstimate, totalTimeSpent, upvotes, downvotes, userNotesCount, , createdAt, updatedAt, , projectPath, fullPath, ,
+    , author, closedBy, assignees, labels, milestone, mergeRequestsCount, blockingIssuesCount] = r;
+  let count = 0;
+  let completed = 0;
+  for (const m of (description ?? "").matchAll(TASK_ITEM)) { count += 1; if (/x/i.test(m[2])) completed += 1; }
+  const api = `${base}/api/v4/projects/${projectId}`;
+  return {
+    id, iid, project_id: projectId, title, description, state,
+    created_at: iso(createdAt), updated_at: iso(updatedAt), closed_at: iso(closedAt),
+    closed_by: userBasic(base, closedBy),
+    labels: labels.map((l) => l.title).sort(),
+    milestone: milestone && { id: milestone.id, iid: milestone.iid, project_id: milestone.projectId, title: milestone.title,
+      description: milestone.description, state: milestone.state, created_at: iso(milestone.createdAt), updated_at: iso(milestone.updatedAt),
+      due_date: milestone.dueDate, start_date: milestone.startDate, expired: false, web_url: `${base}/${milestone.webPath}` },
+    assignees: assignees.map((u) => userBasic(base, u)),
+    author: userBasic(base, author),
+    type: issueType.toUpperCase(),
+    assignee: userBasic(base, assignees[0] ?? null),
+    user_notes_count: userNotesCount, merge_requests_count: mergeRequestsCount, upvotes, downvotes,
+    due_date: dueDate, confidential, discussion_locked: discussionLocked, issue_type: issueType,
+    web_url: `${base}/${fullPath}/-/issues/${iid}`,
+    time_stats: { time_estimate: timeEstimate, total_time_spent: totalTimeSpent, human_time_estimate: null, human_total_time_spent: null },
+    task_completion_status: { count, completed_count: completed },
+    weight, blocking_issues_count: blockingIssuesCount,
+    has_tasks: count > 0,
+    ...(count > 0 ? { task_status: `${completed} of ${count} ${count === 1 ? "task" : "tasks"} completed` } : {}),
+    _links: { self: `${api}/issues/${iid}`, notes: `${api}/issues/${iid}/notes`, award_emoji: `${api}/issues/${iid}/award_emoji`, project: api, closed_as_duplicate_of: null },
+    references: { short: `#${iid}`, relative: `#${iid}`, full: `${fullPath}#${iid}` },
+    severity: "UNKNOWN", moved_to_id: null, service_desk_reply_to: null, epic_iid: null, epic: null, iteration: null, health_status: null,
+    project_path: projectPath,
+  };
+}
+
+async function listProjectIssues(client, user, id, url, base, headers) {
+  if (!/^\d+$/.test(id)) return [404, { message: "404 Project Not Found" }];
+  const found = await query(client, LOOKUP, [Number(id), user.id]);
+  if (found.rows.length === 0) return [404, { message: "404 Project Not Found" }];
+  const page = Math.max(1, Number(url.searchParams.get("page") || 1));
+  const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") || 20)));
+  const offset = (page - 1) * perPage;
+  const ids = (await query(client, ISSUE_PAGE(offset), [Number(id), ISSUE_TYPES, perPage, ...(offset > 0 ? [offset] : [])])).rows.map((r) => r[0]);
+  const total = Number((await query(client, ISSUE_COUNT, [Number(id), ISSUE_TYPES, Math.max(10_001, offset + perPage + 1)])).rows[0][0]);
+  const rows = (await query(client, ISSUE_ROWS, [user.id, ids])).rows;
+  const byId = new Map(rows.map((r) => [r[0], r]));
+  pageHeaders(url, headers, page, perPage, offset, total);
+  return [200, ids.map((i) => presentIssue(base, byId.get(i)))];
 }
 
 const server = http.createServer(async (req, res) => {
@@ -296,8 +396,10 @@ const server = http.createServer(async (req, res) => {
     try {
       const user = await authenticate(client, req);
       const show = /^\/api\/v4\/projects\/([^/]+)$/.exec(url.pathname);
+      const issues = /^\/api\/v4\/projects\/([^/]+)\/issues$/.exec(url.pathname);
       if (!user) [status, body] = [401, { message: "401 Unauthorized" }];
       else if (req.method === "GET" && show) [status, body] = await showProject(client, user, show[1], base);
+      else if (req.method === "GET" && issues) [status, body] = await listProjectIssues(client, user, issues[1], url, base, headers);
       else if (req.method === "GET" && url.pathname === "/api/v4/projects") [status, body] = await listProjects(client, user, url, base, headers);
     } finally {
       client.release();

@@ -4,7 +4,8 @@
 // WebSocket proxy, the database).
 //
 //   instances: two, side by side, each with its own database and its own `npm start` (separate DATA_DIRs):
-//              one with 1,000 issues, one with BENCH_ISSUES (100,000).
+//              one with BENCH_SMALL (1,000) issues, one with BENCH_ISSUES (100,000).
+//              `npm run bench:flat` (not part of CI or `npm run bench`): 10,000 against 1,000,000, seeded in bulk.
 //   database:  DATABASE_URL unset → embedded PGlite in each instance's temporary DATA_DIR (as `npm start`);
 //              DATABASE_URL set   → fresh databases `edgeforge_bench_issues_<rand>` on that server (loopback
 //              only), dropped at the end.
@@ -24,7 +25,7 @@
 //              above; BENCH_KEEP_DATABASE=1 keeps the PostgreSQL database (its name is printed) for EXPLAIN.
 //   report:    req/s, p50, p99, non-2xx, SQL statements per request (the X-Query-Count header, which
 //              scripts/start.mjs turns on with EDGEFORGE_QUERY_COUNT=1), and the 100,000/1,000 latency
-//              ratio against the 1.5x target.
+//              ratio against the target (1.2x: issue 9).
 //
 // Everything listens on and targets 127.0.0.1 only; the run stops itself after 5 minutes at most; everything
 // started is stopped and temporary files and databases removed.
@@ -42,12 +43,14 @@ import { assertLoopback, benchRun, jsonRequest, withDatabase } from "./support.m
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
 const ISSUES = Number(process.env.BENCH_ISSUES || 100_000);
-const SMALL = 1_000;
+const SMALL = Number(process.env.BENCH_SMALL || 1_000);
+const TARGET = 1.2;
 const PROJECTS = Number(process.env.BENCH_PROJECTS || 10);
 const USERS = Number(process.env.BENCH_USERS || 20);
 const WARMUP = 2;
 const LATENCY_SECONDS = 5;
-const DEADLINE_MS = 290_000; // under 5 minutes in all
+// Under 5 minutes in all at the default size; seeding a million issues takes longer (bench:flat).
+const DEADLINE_MS = Math.max(290_000, 290_000 + (ISSUES - 100_000) * 0.6);
 const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 const LABELS = ["a", "b", "bug", "feature", "backend", "frontend", "docs", "security"];
 const MILESTONES = 5;
@@ -131,10 +134,12 @@ async function seedFixtures(db) {
 /** Issues `from`..`to` (global numbers, round-robin over the projects), their assignees and labels. */
 async function seedIssues(db, fx, from, to) {
   const before = Number((await db.query(`SELECT COALESCE(max(id), 0) AS id FROM issues`)).rows[0].id);
+  // Which labels an issue carries follows from its iid (the same rule fills label_links below).
+  const labelRule = (iid) => `(l.title = 'a' AND ${iid} % 2 = 0) OR (l.title = 'b' AND ${iid} % 3 = 0) OR (l.title = 'bug' AND ${iid} % 5 = 0)
+       OR (l.title = 'feature' AND ${iid} % 7 = 1) OR (l.title = 'backend' AND ${iid} % 4 = 1) OR (l.title = 'docs' AND ${iid} % 11 = 0)`;
   await db.query(
-    `INSERT INTO issues (iid, project_id, title, description, state, author_id, milestone_id, closed_at, closed_by_id, created_at, updated_at)
-     SELECT (g - 1) / $3::int + 1,
-            ($4::int[])[(g - 1) % $3::int + 1],
+    `INSERT INTO issues (iid, project_id, title, description, state, author_id, milestone_id, closed_at, closed_by_id, created_at, updated_at, label_ids)
+     SELECT x.iid, x.project_id,
             'Bench issue ' || g,
             'Steps to reproduce issue ' || g || E'\\n\\n- [x] triaged\\n- [ ] fixed',
             CASE WHEN g % 4 = 0 THEN 'closed' ELSE 'opened' END,
@@ -142,8 +147,11 @@ async function seedIssues(db, fx, from, to) {
             CASE WHEN g % 3 = 0 THEN NULL ELSE ($6::int[])[((g - 1) % $3::int) * $7::int + g % $7::int + 1] END,
             CASE WHEN g % 4 = 0 THEN ts + interval '1 hour' END,
             CASE WHEN g % 4 = 0 THEN ($5::int[])[1] END,
-            ts, ts + interval '1 hour'
-     FROM generate_series($1::int, $2::int) g, LATERAL (SELECT now() - ($8::int - g) * interval '1 minute' AS ts) t`,
+            ts, ts + interval '1 hour',
+            ARRAY(SELECT l.id FROM labels l WHERE l.project_id = x.project_id AND (${labelRule("x.iid")}) ORDER BY l.id)
+     FROM generate_series($1::int, $2::int) g,
+          LATERAL (SELECT now() - ($8::int - g) * interval '1 minute' AS ts) t,
+          LATERAL (SELECT (g - 1) / $3::int + 1 AS iid, ($4::int[])[(g - 1) % $3::int + 1] AS project_id) x`,
     [from, to, fx.projects.length, fx.projects, fx.users, fx.milestones, MILESTONES, ISSUES],
   );
   await db.query(
@@ -151,14 +159,16 @@ async function seedIssues(db, fx, from, to) {
      SELECT i.id, ($2::int[])[i.iid % cardinality($2::int[]) + 1] FROM issues i WHERE i.id > $1 AND i.iid % 3 <> 0`,
     [before, fx.users],
   );
+  // The label_links trigger would update each issue once per link (a million issues: 1.5 million updates):
+  // `issues.label_ids` was written with the issues, so the links go in with triggers off for the session.
+  await db.query(`SET session_replication_role = replica`);
   await db.query(
     `INSERT INTO label_links (label_id, target_type, target_id)
      SELECT l.id, 'Issue', i.id FROM issues i JOIN labels l ON l.project_id = i.project_id
-     WHERE i.id > $1 AND (
-       (l.title = 'a' AND i.iid % 2 = 0) OR (l.title = 'b' AND i.iid % 3 = 0) OR (l.title = 'bug' AND i.iid % 5 = 0)
-       OR (l.title = 'feature' AND i.iid % 7 = 1) OR (l.title = 'backend' AND i.iid % 4 = 1) OR (l.title = 'docs' AND i.iid % 11 = 0))`,
+     WHERE i.id > $1 AND (${labelRule("i.iid")})`,
     [before],
   );
+  await db.query(`SET session_replication_role = DEFAULT`);
   await db.query(
     `INSERT INTO internal_ids (usage, project_id, last_value)
      SELECT 'issues', project_id, max(iid) FROM issues GROUP BY project_id
@@ -341,13 +351,13 @@ function report(mode, load, latency) {
   );
   for (const r of load) if (r.missing) console.log(`not measured: ${r.missing}`);
   console.log("");
-  console.log(`first page, 1 connection, two instances timed in alternation for ${2 * LATENCY_SECONDS} s: ${SMALL} issues against ${ISSUES} (target: within 1.5x)`);
+  console.log(`first page, 1 connection, two instances timed in alternation for ${2 * LATENCY_SECONDS} s: ${SMALL} issues against ${ISSUES} (target: within ${TARGET}x)`);
   table(
     ["endpoint", `p50 @${SMALL}`, `p50 @${ISSUES}`, "ratio", "target", `p99 @${SMALL}`, `p99 @${ISSUES}`, "SQL"],
     latency.map(({ name, small, large }) => {
       if (small.missing || large.missing) return [name, "not measured", "", "", "", "", "", ""];
       const ratio = large.p50 / small.p50;
-      return [name, fmt(small.p50, 2), fmt(large.p50, 2), `${fmt(ratio, 2)}x`, ratio <= 1.5 ? "met" : "MISSED", fmt(small.p99, 2), fmt(large.p99, 2), `${fmt(small.statements)}/${fmt(large.statements)}`];
+      return [name, fmt(small.p50, 2), fmt(large.p50, 2), `${fmt(ratio, 2)}x`, ratio <= TARGET ? "met" : "MISSED", fmt(small.p99, 2), fmt(large.p99, 2), `${fmt(small.statements)}/${fmt(large.statements)}`];
     }),
   );
 }

@@ -1,39 +1,47 @@
 #!/usr/bin/env node
-// `npm run bench` (issue 2 item 17, ARCHITECTURE.md §12): Edgeforge as `npm start` runs it (wrangler dev on
-// workerd, the WebSocket proxy, the database) beside a bare Node `http` + pooled `pg` server running the
-// same SQL (bench/bare.mjs), in the same run, against the same database, with the same load.
+// `npm run bench` (issue 2 item 17, issue 9, ARCHITECTURE.md §12): Edgeforge as `npm start` runs it (wrangler dev
+// on workerd, the pooling WebSocket proxy, the database) beside a bare Node `http` + pooled `pg` server running
+// the same SQL (bench/bare.mjs), in the same run, against the same database, with the same load; on both
+// databases, one after the other.
 //
-//   database:  DATABASE_URL unset → embedded PGlite in a temporary DATA_DIR (as `npm start`);
-//              DATABASE_URL set   → a fresh database `edgeforge_bench_<rand>` on that server, dropped at the end.
-//   seed:      one group and BENCH_PROJECTS (1,000) projects through `POST /api/v4/projects`, so the rows
-//              are exactly what Edgeforge writes (no hand-written INSERT to drift from the schema).
-//   measure:   autocannon, BENCH_CONNECTIONS (10) connections, BENCH_DURATION (10) seconds each, after a
-//              2 s warm-up, as root: `GET /api/v4/projects/:id` (ids rotate over the seeded projects) and
-//              `GET /api/v4/projects?per_page=20`. Edgeforge first; it is then stopped (embedded PGlite is
-//              one process's files) and the bare server is measured on the same database.
-//   report:    req/s, p50, p99, non-2xx and errors, bytes per response, and the ratio Edgeforge/bare; on
-//              PostgreSQL also SQL statements and new connections per request, from pg_stat_database
-//              (a check that both servers run the same number of statements).
-//   env:       BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PROJECTS override the figures above.
+//   databases: the embedded PGlite in a temporary DATA_DIR (as `npm start` by default), then PostgreSQL: a fresh
+//              database `edgeforge_bench_<rand>` on DATABASE_URL (or on 127.0.0.1:5432 when something answers
+//              there), dropped at the end. BENCH_DATABASES=pglite or =postgres runs one of them.
+//   seed:      one group and BENCH_PROJECTS (1,000) projects through `POST /api/v4/projects`, and 25 issues in each
+//              of the first 10 through `POST /api/v4/projects/:id/issues`, so the rows are exactly what Edgeforge
+//              writes (no hand-written INSERT to drift from the schema).
+//   measure:   autocannon, BENCH_CONNECTIONS (10) connections, BENCH_DURATION (10) seconds each, after a 2 s
+//              warm-up, as root: `GET /api/v4/projects/:id` (ids rotate over the seeded projects),
+//              `GET /api/v4/projects?per_page=20` and `GET /api/v4/projects/:id/issues?per_page=20` (over the
+//              10 projects with issues). Edgeforge first; it is then stopped (embedded PGlite is one process's
+//              files) and the bare server is measured on the same database.
+//   report:    per database, req/s, p50, p99, non-2xx and errors, bytes per response, and the ratios
+//              Edgeforge/bare against the targets (p50 at most 2x, req/s at least 0.5x, 0 errors); on PostgreSQL
+//              also SQL statements and new connections per request, from pg_stat_database (a check that both
+//              servers run the same number of statements), and the machine's load with each.
+//   env:       BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PROJECTS, BENCH_DATABASES override the figures above.
 //
 // Everything listens on and targets 127.0.0.1 only; everything started is stopped, temp files removed.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun, jsonRequest } from "./support.mjs";
+import { assertLoopback, benchRun, jsonRequest, loadavg } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
 const PROJECTS = Number(process.env.BENCH_PROJECTS || 1000);
 const WARMUP = 2;
-const DEADLINE_MS = 170_000; // the whole run stays under 3 minutes
+const ISSUE_PROJECTS = 10;
+const ISSUES_PER_PROJECT = 25;
+const DEADLINE_MS = 900_000; // both databases: about 5 minutes on an idle machine, far more under load
 const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 const bareScript = fileURLToPath(new URL("./bare.mjs", import.meta.url));
 
@@ -94,11 +102,24 @@ async function seed(base, count) {
     }
   }
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  return { group, ids: ids.sort((a, b) => a - b) };
+  ids.sort((a, b) => a - b);
+  // Issues in the first ISSUE_PROJECTS projects, with labels, as a client creates them.
+  const withIssues = ids.slice(0, ISSUE_PROJECTS);
+  const todo = withIssues.flatMap((id) => Array.from({ length: ISSUES_PER_PROJECT }, (_, k) => [id, k]));
+  let at = 0;
+  async function issueWorker() {
+    while (at < todo.length) {
+      const [id, k] = todo[at++];
+      const body = { title: `Bench issue ${k}`, description: `Steps to reproduce ${k}\n\n- [x] triaged\n- [ ] fixed`, labels: k % 2 ? "a,b" : "bug" };
+      await request(base, "POST", `/api/v4/projects/${id}/issues`, body, 201);
+    }
+  }
+  await Promise.all(Array.from({ length: CONNECTIONS }, issueWorker));
+  return { group, ids, withIssues };
 }
 
-/** The two measured endpoints, as autocannon request lists. */
-function scenarios(ids) {
+/** The measured endpoints, as autocannon request lists. */
+function scenarios(ids, withIssues) {
   return [
     {
       name: "GET /api/v4/projects/:id",
@@ -112,6 +133,14 @@ function scenarios(ids) {
       name: "GET /api/v4/projects?per_page=20",
       requests: () => [{ method: "GET", path: "/api/v4/projects?per_page=20" }],
       sample: "/api/v4/projects?per_page=20",
+    },
+    {
+      name: "GET /api/v4/projects/:id/issues?per_page=20",
+      requests: () => {
+        let i = 0;
+        return [{ method: "GET", setupRequest: (req) => ({ ...req, path: `/api/v4/projects/${withIssues[i++ % withIssues.length]}/issues?per_page=20` }) }];
+      },
+      sample: `/api/v4/projects/${withIssues[0]}/issues?per_page=20`,
     },
   ];
 }
@@ -196,7 +225,7 @@ function fmt(n, digits = 0) {
   return n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(digits);
 }
 
-function printTable(rows, mode) {
+function printTable({ rows, mode, load }) {
   const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "requests", "bytes/resp", "SQL/req", "conn/req"];
   const lines = [header];
   for (const { endpoint, edgeforge, bare } of rows) {
@@ -221,21 +250,37 @@ function printTable(rows, mode) {
   console.log("");
   console.log(`Edgeforge bench: ${mode}`);
   console.log(`${CONNECTIONS} connections, ${DURATION} s per endpoint after a ${WARMUP} s warm-up, as root, ${PROJECTS} projects`);
-  console.log(machine());
+  console.log(`machine: load average ${load.start} before this database's run, ${load.end} after it`);
   console.log("");
   console.log(render(lines[0]));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const l of lines.slice(1)) console.log(render(l));
   console.log("");
   for (const { endpoint, edgeforge, bare } of rows) {
+    const rps = edgeforge.rps / bare.rps;
+    const p50 = edgeforge.p50 / bare.p50;
+    const met = rps >= 0.5 && p50 <= 2 && edgeforge.errors === 0 && edgeforge.non2xx === 0;
     console.log(
-      `ratio edgeforge/bare  ${endpoint.padEnd(34)} req/s ${fmt(edgeforge.rps / bare.rps, 3)}   p50 ${fmt(edgeforge.p50 / bare.p50, 2)}x   p99 ${fmt(edgeforge.p99 / bare.p99, 2)}x`,
+      `ratio edgeforge/bare  ${endpoint.padEnd(44)} req/s ${fmt(rps, 3)}   p50 ${fmt(p50, 2)}x   p99 ${fmt(edgeforge.p99 / bare.p99, 2)}x   ${met ? "met" : "MISSED"} (target: req/s >= 0.5, p50 <= 2x, 0 errors)`,
     );
   }
 }
 
-async function main() {
-  const serverUrl = process.env.DATABASE_URL || "";
+/** Whether something accepts TCP connections at host:port (the default PostgreSQL). */
+function answers(host, port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 1000 });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once("connect", () => done(true)).once("error", () => done(false)).once("timeout", () => done(false));
+  });
+}
+
+/** One database: Edgeforge, then the bare server, on the same data. `serverUrl` empty = embedded PGlite. */
+async function runDatabase(serverUrl) {
+  const load = { start: loadavg(), end: "" };
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-bench-"));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -256,14 +301,17 @@ async function main() {
   log(`Edgeforge: ${server.apiUrl}`);
 
   const seedStart = Date.now();
-  const { ids } = await seed(server.host, PROJECTS);
-  log(`seeded ${ids.length} projects through POST /api/v4/projects in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+  const { ids, withIssues } = await seed(server.host, PROJECTS);
+  log(`seeded ${ids.length} projects and ${withIssues.length * ISSUES_PER_PROJECT} issues through the API in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
   if (database) await vacuumAnalyze(database.url);
 
   const stats = database ? { serverUrl, database: database.name } : null;
-  const list = scenarios(ids);
-  const results = list.map((s) => ({ endpoint: s.name, edgeforge: null, bare: null }));
-  for (const [i, scenario] of list.entries()) results[i].edgeforge = await measure("edgeforge", server.host, scenario, stats);
+  const list = scenarios(ids, withIssues);
+  const rows = list.map((s) => ({ endpoint: s.name, edgeforge: null, bare: null }));
+  // The proxy's kept backends report their statistics when idle for 10 s or when they exit, which they
+  // do after 10 s idle (scripts/ws-proxy.mjs `idleMs`): wait for that before reading the counters.
+  const edgeforgeStats = stats && { ...stats, settle: () => new Promise((resolve) => setTimeout(resolve, 11_000)) };
+  for (const [i, scenario] of list.entries()) rows[i].edgeforge = await measure("edgeforge", server.host, scenario, edgeforgeStats);
 
   const stopped = await server.stop(20_000);
   cleanups.pop();
@@ -280,12 +328,31 @@ async function main() {
     // Pooled backends flush their statistics only when idle or on exit: ask the server to let go.
     settle: () => request(bare.base, "POST", "/flush-stats", null, 204),
   };
-  for (const [i, scenario] of list.entries()) results[i].bare = await measure("bare", bare.base, scenario, bareStats);
+  for (const [i, scenario] of list.entries()) rows[i].bare = await measure("bare", bare.base, scenario, bareStats);
   await bare.stop();
   cleanups.pop();
+  load.end = loadavg();
+  return { rows, mode, load, counted: !!stats };
+}
 
-  printTable(results, mode);
-  if (!stats) console.log("SQL/req and conn/req are counted on PostgreSQL only (pg_stat_database); run with DATABASE_URL to see them.");
+async function main() {
+  const wanted = (process.env.BENCH_DATABASES || "pglite,postgres").split(",").map((s) => s.trim());
+  let postgresUrl = process.env.DATABASE_URL || "";
+  if (!postgresUrl && (await answers("127.0.0.1", 5432))) postgresUrl = "postgres://postgres@127.0.0.1:5432/postgres";
+  const reports = [];
+  const print = (report) => {
+    printTable(report);
+    if (!report.counted) console.log("SQL/req and conn/req are counted on PostgreSQL only (pg_stat_database).");
+  };
+  // Each database's table as soon as it is measured, and all of them again at the end.
+  if (wanted.includes("pglite")) print(reports[reports.push(await runDatabase("")) - 1]);
+  if (wanted.includes("postgres")) {
+    if (postgresUrl) print(reports[reports.push(await runDatabase(postgresUrl)) - 1]);
+    else log("PostgreSQL: nothing answers on 127.0.0.1:5432 and DATABASE_URL is unset; measured the embedded database only");
+  }
+  console.log("");
+  console.log(machine());
+  if (reports.length > 1) for (const report of reports) print(report);
   await finish();
   agent.destroy();
   log("done");

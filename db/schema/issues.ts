@@ -112,6 +112,8 @@ export const issues = pgTable(
     index("index_issues_on_project_id_and_created_at_and_id_and_state").on(t.projectId, t.createdAt, t.id, t.state, t.issueType),
     index("index_issues_on_author_id_and_created_at").on(t.authorId, t.createdAt, t.id),
     index("index_issues_on_milestone_id").on(t.milestoneId),
+    // INCLUDE (project_id, issue_type, label_ids), added by migrations/0014 (Drizzle cannot say INCLUDE):
+    // the labelled instance-wide list's page and capped count are index-only scans.
     index("index_issues_on_state_and_created_at").on(t.state, t.createdAt, t.id),
     index("index_issues_on_project_id_and_due_date").on(t.projectId, t.dueDate, t.id),
   ],

@@ -96,3 +96,112 @@ test('real Postgres (not serialised) through the proxy', { timeout: 20_000 }, as
     await pool.end()
   }
 })
+
+test('sessions share kept backends: one backend serves sequential sessions, none opened per session', { timeout: 30_000 }, async (t) => {
+  if (!(await answers('127.0.0.1', 5432))) return t.skip('nothing listening on 127.0.0.1:5432')
+  const pids = new Set()
+  for (let i = 0; i < 5; i++) {
+    const pool = new Pool({ connectionString: REAL_PG, max: 1 })
+    try {
+      const { rows } = await pool.query('select pg_backend_pid() as pid, $1::int as i', [i])
+      assert.equal(rows[0].i, i)
+      pids.add(rows[0].pid)
+    } finally {
+      await pool.end()
+    }
+  }
+  assert.equal(pids.size, 1)
+})
+
+test('a session that leaves mid-transaction: its backend is destroyed, the transaction rolled back, the next session clean', { timeout: 30_000 }, async (t) => {
+  if (!(await answers('127.0.0.1', 5432))) return t.skip('nothing listening on 127.0.0.1:5432')
+  const table = `proxy_test_${process.pid}`
+  const setup = new Pool({ connectionString: REAL_PG, max: 1 })
+  await setup.query(`CREATE TABLE ${table} (v text)`)
+  await setup.end()
+  try {
+    const leaver = new Pool({ connectionString: REAL_PG, max: 1 })
+    leaver.on('error', () => {})
+    const c = await leaver.connect()
+    await c.query('BEGIN')
+    const { rows: [{ pid }] } = await c.query(`INSERT INTO ${table} VALUES ('uncommitted') RETURNING pg_backend_pid() AS pid`)
+    await c.query('SET LOCAL statement_timeout = 1234')
+    c.release(true) // ends the session without COMMIT
+    await leaver.end()
+    const next = new Pool({ connectionString: REAL_PG, max: 1 })
+    try {
+      const { rows } = await next.query(`SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM ${table}) AS n,
+        current_setting('statement_timeout') AS timeout, txid_current_if_assigned() AS xid`)
+      assert.notEqual(rows[0].pid, pid)
+      assert.equal(rows[0].n, 0)
+      assert.equal(rows[0].timeout, '0')
+      assert.equal(rows[0].xid, null)
+    } finally {
+      await next.end()
+    }
+  } finally {
+    const drop = new Pool({ connectionString: REAL_PG, max: 1 })
+    await drop.query(`DROP TABLE ${table}`)
+    await drop.end()
+  }
+})
+
+test('20 concurrent sessions x 10 SELECT … FOR UPDATE increments on real Postgres through the pool: none lost', { timeout: 60_000 }, async (t) => {
+  if (!(await answers('127.0.0.1', 5432))) return t.skip('nothing listening on 127.0.0.1:5432')
+  const table = `proxy_counter_${process.pid}`
+  const setup = new Pool({ connectionString: REAL_PG, max: 1 })
+  await setup.query(`CREATE TABLE ${table} (id int PRIMARY KEY, n int NOT NULL); INSERT INTO ${table} VALUES (1, 0)`)
+  await setup.end()
+  try {
+    await Promise.all(Array.from({ length: 20 }, async () => {
+      for (let r = 0; r < 10; r++) {
+        const pool = new Pool({ connectionString: REAL_PG, max: 1 })
+        const c = await pool.connect()
+        try {
+          await c.query('BEGIN')
+          const { rows } = await c.query(`SELECT n FROM ${table} WHERE id = 1 FOR UPDATE`)
+          await c.query(`UPDATE ${table} SET n = $1 WHERE id = 1`, [rows[0].n + 1])
+          await c.query('COMMIT')
+        } finally {
+          c.release()
+          await pool.end()
+        }
+      }
+    }))
+    const check = new Pool({ connectionString: REAL_PG, max: 1 })
+    const { rows } = await check.query(`SELECT n FROM ${table} WHERE id = 1`)
+    await check.end()
+    assert.equal(rows[0].n, 200)
+    // poolMax (10) backends for this database, and the one PGlite backend of the first test.
+    assert.ok(proxy.stats().backends <= 11, `at most poolMax backends (${proxy.stats().backends})`)
+  } finally {
+    const drop = new Pool({ connectionString: REAL_PG, max: 1 })
+    await drop.query(`DROP TABLE ${table}`)
+    await drop.end()
+  }
+})
+
+test('a database that cannot be reached: the session fails with 08006 at once, and works again once it is back', { timeout: 30_000 }, async () => {
+  const server = net.createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)))
+  const port = /** @type {net.AddressInfo} */ (server.address()).port
+  await new Promise((resolve) => server.close(() => resolve(undefined))) // nothing listens there now
+  const pool = new Pool({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 1 })
+  pool.on('error', () => {})
+  const started = Date.now()
+  await assert.rejects(pool.query('select 1'), (/** @type {any} */ err) => err.code === '08006')
+  assert.ok(Date.now() - started < 2000)
+  await pool.end().catch(() => {})
+  // Back: PGlite served on that very port answers through the same proxy, nothing restarted.
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
+  const back = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port, maxConnections: 10 })
+  await back.start()
+  try {
+    const again = new Pool({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 1 })
+    const { rows } = await again.query('select 41 + $1::int as n', [1])
+    assert.deepEqual(rows, [{ n: 42 }])
+    await again.end()
+  } finally {
+    await back.stop()
+  }
+})
