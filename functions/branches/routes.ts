@@ -10,7 +10,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { branchesAccess, callerOf } from "../protected_branches/services";
+import { branchesAccess, callerOf } from "../shared/protected_branches/access";
 import { branch, type BranchRow } from "./entities";
 import * as q from "./queries";
 import * as s from "./services";

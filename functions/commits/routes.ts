@@ -8,8 +8,9 @@ import { pageOf, paginate, paginateWithoutCount } from "../kernel/pagination";
 import { readParams } from "../kernel/params";
 import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
-import { callerOf, listProtections, mayCommitTo } from "../protected_branches/services";
 import { pipelinesForPush } from "../kernel/ci";
+import { callerOf, pushGuard } from "../shared/protected_branches/access";
+import { commitFailureMessage, pickFailureMessage } from "./messages";
 import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
 import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 
@@ -29,13 +30,12 @@ async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
 }
 
 /**
- * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch?, `push_code` and the branch's
- * protection (one statement).
+ * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch?, `push_code` here and the
+ * branch's protection in the git core's state read (`mayPush`, no statement of its own).
  */
-async function authorizePush(c: Ctx, project: ProjectWithAccess, branch: string) {
+function authorizePush(c: Ctx, project: ProjectWithAccess, branch: string) {
   if (!allowed(c.var.actor, "push_code", project)) throw forbidden("You are not allowed to push into this branch");
-  const protections = await listProtections(c.var.db(), project.id);
-  if (!mayCommitTo(protections, branch, callerOf(c.var.actor, project), project)) throw forbidden("You are not allowed to push into this branch");
+  return pushGuard(callerOf(c.var.actor, project), project, branch);
 }
 
 /** Gitlab::Git::User.from_gitlab: the user's name and commit email (else the primary email). */
@@ -89,8 +89,9 @@ commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
     // never forked from itself. Forks do not exist yet, so every readable start project is refused.
     throw forbidden(`Project is not included in the fork network for ${startProject.nameWithNamespace}`);
   }
-  await authorizePush(c, project, params.branch);
+  const mayPush = authorizePush(c, project, params.branch);
   const result = await commitFiles(c.var.db(), repoOf(project), {
+    mayPush,
     branch: params.branch,
     startBranch: params.start_branch ?? null,
     startSha: params.start_sha ?? null,
@@ -102,7 +103,10 @@ commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
     force: params.force ?? false,
     userId: c.var.actor!.user.id,
   });
-  if (!result.ok) throw apiError(result.message, 400);
+  if (!result.ok) {
+    if (result.failure.kind === "forbidden") throw forbidden("You are not allowed to push into this branch");
+    throw apiError(commitFailureMessage(result.failure), 400);
+  }
   // The ref update wrote a push event: its pipeline (if the branch has a .gitlab-ci.yml) starts now.
   c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));
   return present(c, result.commit, commitDetail, commitContext(project, { withStats: params.stats ?? true }), 201);
@@ -142,7 +146,7 @@ commitsRoutes.post("/projects/:id/repository/commits/:sha/revert", (c) => pick(c
 async function pick(c: Ctx, kind: PickKind) {
   const project = await codeProject(c);
   const params: { branch: string; dry_run?: boolean; message?: string } = await readParams(c, kind === "cherry_pick" ? CherryPick : Revert);
-  await authorizePush(c, project, params.branch);
+  const mayPush = authorizePush(c, project, params.branch);
   const repo = repoOf(project);
   const sha = c.req.param("sha")!;
   const oid = (await resolveRevisions(c.var.db(), repo, [sha])).get(sha);
@@ -156,11 +160,16 @@ async function pick(c: Ctx, kind: PickKind) {
     userId: c.var.actor!.user.id,
     dryRun,
     message: params.message ?? null,
+    mayPush,
   });
   if (result.ok) {
     if (dryRun || !result.commit) return c.json(dryRunSuccess, 200);
     return present(c, result.commit, commit, commitContext(project), 201);
   }
-  if (result.status === 404) throw result.message === "404 Branch Not Found" ? notFound("Branch") : notFound("Commit");
-  return c.json(pickFailure(result.message, result.errorCode, dryRun), 400);
+  const failure = result.failure;
+  if (failure.kind === "branch_not_found") throw notFound("Branch");
+  if (failure.kind === "commit_not_found") throw notFound("Commit");
+  if (failure.kind === "forbidden") throw forbidden("You are not allowed to push into this branch");
+  if (failure.kind === "ref_moved") return c.json(pickFailure(commitFailureMessage(failure), null, dryRun), 400);
+  return c.json(pickFailure(pickFailureMessage(kind), failure.kind, dryRun), 400);
 }

@@ -1,4 +1,4 @@
-import { ACCESS_LEVEL_DESCRIPTIONS, type Protection, type ProtectionAction } from "./rules";
+import { ACCESS_LEVEL_DESCRIPTIONS, type Protection, type ProtectionAction } from "../shared/protected_branches/rules";
 
 const levels = (row: Protection, action: ProtectionAction) =>
   row.levels

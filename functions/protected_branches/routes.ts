@@ -9,7 +9,7 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { protectedBranch } from "./entities";
 import * as q from "./queries";
-import { ALLOWED_ACCESS_LEVELS, type ProtectionAction } from "./rules";
+import { ALLOWED_ACCESS_LEVELS, type ProtectionAction } from "../shared/protected_branches/rules";
 
 /**
  * Protected branches (lib/api/protected_branches.rb, GitLab 15.4). Every endpoint needs `admin_project`

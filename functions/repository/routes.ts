@@ -1,15 +1,19 @@
 import { z } from "zod";
 import type { GitCommitRow } from "../../db/schema";
-import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { requireUser } from "../kernel/auth";
+import { pipelinesForPush } from "../kernel/ci";
 import type { Ctx } from "../kernel/env";
-import { notFound, paramsError } from "../kernel/errors";
-import { listTree, repoOf, resolveCommitRow, RevWalk, type Repo, type TreeListing } from "../shared/git";
+import { apiError, forbidden, notFound, paramsError } from "../kernel/errors";
+import { commitFiles, listTree, repoOf, resolveCommitRow, RevWalk, type CommitAction, type Repo, type TreeListing } from "../shared/git";
+import { commitFailureMessage } from "../commits/messages";
+import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { toBase64 } from "../shared/git/pure/bytes";
 import { inflate, MODE, modeNumber, TYPE_CODE } from "../shared/git/pure/objects";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams, validateParams } from "../kernel/params";
-import { present } from "../kernel/present";
+import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { contentDisposition, detectContentType } from "./content_type";
 import { blobHeaders, fileWithContent, treeObject, type FileRow } from "./entities";
@@ -17,8 +21,9 @@ import * as q from "./queries";
 
 /**
  * Repository files and trees (lib/api/files.rb, lib/api/repositories.rb, GitLab 15.4).
- * Not built: file writes (`POST/PUT/DELETE …/files/:file_path`), `…/files/:file_path/blame`, blobs,
- * archives, compare, contributors, merge base and changelog.
+ * File writes are one commit each through the git core (Files::CreateService, UpdateService,
+ * DeleteService). Not built: `…/files/:file_path/blame`, blobs, archives, compare, contributors, merge
+ * base and changelog.
  */
 export const repositoryRoutes = router();
 
@@ -158,6 +163,77 @@ repositoryRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) 
 function sortedEntries(entries: TreeListing[]): TreeListing[] {
   return [...entries.filter((e) => e.type === "tree"), ...entries.filter((e) => e.type === "blob"), ...entries.filter((e) => e.type === "commit")];
 }
+
+const writeShape = {
+  file_path: filePath(),
+  branch: nonBlank(),
+  commit_message: nonBlank(),
+  start_branch: p.string().optional(),
+  author_email: p.string().optional(),
+  author_name: p.string().optional(),
+  last_commit_id: p.string().optional(),
+};
+const WriteFile = z.object({
+  ...writeShape,
+  content: p.string(),
+  execute_filemode: p.bool().optional(),
+  encoding: p.oneOf("base64", "text").optional(),
+});
+const DeleteFile = z.object(writeShape);
+
+type WriteKind = "create" | "update" | "delete";
+
+/**
+ * One file write as one commit (lib/api/files.rb `commit_params`, Files::*Service): `start_branch`
+ * defaults to `branch`; errors are 400 `{"message": …}` in the service's words; a protected branch
+ * the user may not push to is 403 (`authorize_push_to_branch!`).
+ */
+async function writeFile(c: Ctx, kind: WriteKind) {
+  const actor = requireUser(c);
+  // Grape validates parameters before the endpoint finds the project (`user_project`).
+  const params = await fileParams(c, kind === "delete" ? DeleteFile : WriteFile);
+  const project = await findProject(c, c.req.param("id")!);
+  if (!allowed(actor, "push_code", project)) throw forbidden("You are not allowed to push into this branch");
+  const file = params as z.output<typeof WriteFile>;
+  const lastCommitId = params.last_commit_id || null;
+  const actions: CommitAction[] =
+    kind === "create"
+      ? [{ action: "create", filePath: params.file_path, content: file.content, encoding: file.encoding ?? "text", executeFilemode: file.execute_filemode ?? null }]
+      : kind === "update"
+        ? [
+            { action: "update", filePath: params.file_path, content: file.content, encoding: file.encoding ?? "text", lastCommitId },
+            ...(file.execute_filemode === undefined ? [] : [{ action: "chmod" as const, filePath: params.file_path, executeFilemode: file.execute_filemode }]),
+          ]
+        : [{ action: "delete", filePath: params.file_path, lastCommitId }];
+  const user = actor.user;
+  const result = await commitFiles(c.var.db(), repoOf(project), {
+    mayPush: pushGuard(callerOf(actor, project), project, params.branch),
+    branch: params.branch,
+    startBranch: params.start_branch || params.branch,
+    actions,
+    message: params.commit_message,
+    authorName: params.author_name ?? null,
+    authorEmail: params.author_email ?? null,
+    committer: { name: user.name, email: user.commitEmail || user.email },
+    userId: user.id,
+  });
+  if (!result.ok) {
+    if (result.failure.kind === "forbidden") throw forbidden("You are not allowed to push into this branch");
+    throw apiError(commitFailureMessage(result.failure, kind === "update" ? "files_update" : kind === "delete" ? "files_delete" : "commits"), 400);
+  }
+  c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));
+  if (kind === "delete") return c.body(null, 204);
+  return c.json({ file_path: params.file_path, branch: params.branch }, kind === "create" ? 201 : 200);
+}
+
+/** POST /projects/:id/repository/files/:file_path (Files::CreateService) */
+repositoryRoutes.post("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "create"));
+
+/** PUT /projects/:id/repository/files/:file_path (Files::UpdateService) */
+repositoryRoutes.put("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "update"));
+
+/** DELETE /projects/:id/repository/files/:file_path (Files::DeleteService) */
+repositoryRoutes.delete("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "delete"));
 
 /** GET /projects/:id/repository/tree (lib/api/repositories.rb, app/finders/repositories/tree_finder.rb) */
 repositoryRoutes.get("/projects/:id/repository/tree", async (c) => {

@@ -45,5 +45,12 @@ describe("statement counts of git writes", () => {
     counts["project create with README"] = queryCount(created);
 
     console.log("statement counts", JSON.stringify(counts));
+    // Before the single-statement write: 11, 33, 11, 19, 18 and 16.
+    expect(counts["commit, 1 action"]).toBeLessThanOrEqual(6);
+    expect(counts["commit, 10 updates with last_commit_id"]).toBeLessThanOrEqual(8);
+    expect(counts["commit, new branch from start_branch"]).toBeLessThanOrEqual(6);
+    expect(counts["cherry-pick"]).toBeLessThanOrEqual(9);
+    expect(counts["revert"]).toBeLessThanOrEqual(9);
+    expect(counts["project create with README"]).toBeLessThanOrEqual(10);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { branchAccess, checkBranchUpdate, refMatches, type Protection } from "../../functions/protected_branches/rules";
+import { branchAccess, checkBranchUpdate, refMatches, type Protection } from "../../functions/shared/protected_branches/rules";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 import { commitOn, commitsPath, smallRepo } from "../commits/helpers";

@@ -42,7 +42,7 @@ export async function commitTo(
       now: opts.at,
     }),
   );
-  if (!result.ok) throw new Error(result.message);
+  if (!result.ok) throw new Error(result.failure.kind);
   return result.commit.oid;
 }
 

@@ -5,7 +5,7 @@
 //   store/       Postgres: objects, refs (compare-and-swap), the commit index, trees, history walks, reads
 //   operations/  writes made of several store steps (commit files, cherry-pick/revert, branch/tag refs),
 //                returning typed outcomes; GitLab's wording for them lives in the calling domain.
-export { repoOf, listCommits, resolveRevisions, lastCommitForPath, parseRange, type Repo, type CommitsQuery, type CommitsResult } from "./store/revisions";
+export { repoOf, listCommits, resolveRevisions, lastCommitForPath, lastCommitsForPaths, parseRange, type Repo, type CommitsQuery, type CommitsResult } from "./store/revisions";
 export { findCommit, refsContaining, commitTree, readFileAt, listTree, type FileAt, type TreeListing, type RefType } from "./store/read";
 export { createBranch, createTag, deleteRefWithEvent } from "./operations/refs";
 export {
@@ -17,9 +17,13 @@ export {
   type CommitAction,
   type CommitFilesInput,
   type CommitFilesResult,
+  type CommitFailure,
+  type ProtectionRow,
   type Person,
+  planCommit,
+  readBranchState,
 } from "./operations/commit_files";
-export { pickCommit, commitTitle, pickMessage, pickFailureMessage, type PickInput, type PickResult, type PickKind } from "./operations/pick";
+export { pickCommit, commitTitle, pickMessage, type PickInput, type PickResult, type PickKind, type PickFailureKind } from "./operations/pick";
 export { listRefs, readRef, readRefs, refCommit, hasBranches, compareAndSwapRef, swapRefWithEvent, recordPushEvent, type Ref } from "./store/refs";
 export { isValidBranchName, isValidRefName, branchRef, tagRef, branchName, tagName } from "./pure/refnames";
 export { readCommitRows, readCommitChanges, indexCommits, type CommitToIndex } from "./store/commit_index";
@@ -55,3 +59,5 @@ export { RevWalk, type RevSpec, type LogOptions } from "./store/log";
 export { readRefsWithCommits, resolveCommitRows, resolveCommitRow, searchRefs, type RefWithCommit } from "./store/lookup";
 export { compareRefNames } from "./store/refs";
 export { initializeDefaultBranch } from "./store/repository";
+export { writeCommitAndMoveRef, type CommitWrite } from "./store/write";
+export { buildIndexRows } from "./store/commit_index";

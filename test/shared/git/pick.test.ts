@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Database } from "../../../functions/kernel/db";
 import { decodeUtf8 } from "../../../functions/shared/git/pure/bytes";
 import { decodeCommit } from "../../../functions/shared/git/pure/objects";
-import { commitTitle, pickCommit, pickFailureMessage, pickMessage } from "../../../functions/shared/git/operations/pick";
+import { commitTitle, pickCommit as corePick, pickMessage, type PickInput, type PickResult } from "../../../functions/shared/git/operations/pick";
+import { pickFailureMessage } from "../../../functions/commits/messages";
 import { readRef } from "../../../functions/shared/git/store/refs";
 import type { Repo } from "../../../functions/shared/git/store/revisions";
 import { readObjects } from "../../../functions/shared/git/store/objects";
@@ -23,6 +24,17 @@ afterAll(async () => close());
 const alice = { name: "Alice", email: "alice@example.com" };
 const bob = { name: "Bob", email: "bob@example.com" };
 const T = new Date("2024-05-01T10:00:00Z");
+
+/** The core's typed outcome as the endpoint words it (functions/commits/messages.ts). */
+async function pickCommit(db: Parameters<typeof corePick>[0], repo: Parameters<typeof corePick>[1], input: PickInput) {
+  const r: PickResult = await corePick(db, repo, input);
+  if (r.ok) return r;
+  const f = r.failure;
+  if (f.kind === "branch_not_found") return { ok: false as const, status: 404, message: "404 Branch Not Found" };
+  if (f.kind === "commit_not_found") return { ok: false as const, status: 404, message: "404 Commit Not Found" };
+  if (f.kind === "empty" || f.kind === "conflict") return { ok: false as const, status: 400, message: pickFailureMessage(input.kind), errorCode: f.kind };
+  return { ok: false as const, status: 400, message: f.kind, errorCode: null };
+}
 const LINES = Array.from({ length: 12 }, (_, i) => `line ${i}\n`).join("");
 
 async function setup() {
@@ -31,7 +43,7 @@ async function setup() {
   const repo: Repo = { projectId: project.id, poolId: project.id, defaultBranch: "main" };
   const run = async (branch: string, actions: CommitAction[], extra: { startBranch?: string; message?: string; by?: typeof alice } = {}) => {
     const r = await commitFiles(db, repo, { branch, actions, message: extra.message ?? "Change", committer: extra.by ?? alice, now: T, startBranch: extra.startBranch });
-    if (!r.ok) throw new Error(r.message);
+    if (!r.ok) throw new Error(r.failure.kind);
     return r.commit.oid;
   };
   await run("main", [

@@ -10,7 +10,8 @@ import { readRef } from "../../../functions/shared/git/store/refs";
 import { lastCommitForPath, listCommits, type Repo } from "../../../functions/shared/git/store/revisions";
 import { readObjects } from "../../../functions/shared/git/store/objects";
 import { flattenTree, storeSource } from "../../../functions/shared/git/store/trees";
-import { commitFiles, createInitialCommit, type CommitAction, type CommitFilesInput } from "../../../functions/shared/git/operations/commit_files";
+import { commitFiles, createInitialCommit, type CommitAction, type CommitFilesInput, type CommitFilesResult } from "../../../functions/shared/git/operations/commit_files";
+import { commitFailureMessage } from "../../../functions/commits/messages";
 import { createBranch, createTag, deleteRefWithEvent } from "../../../functions/shared/git/operations/refs";
 import { decodeTag } from "../../../functions/shared/git/pure/objects";
 import { resolveRevisions } from "../../../functions/shared/git/store/revisions";
@@ -47,7 +48,7 @@ async function seededRepo(): Promise<{ repo: Repo; first: string }> {
       { action: "create", filePath: "src/app.js", content: "one\ntwo\nthree\n" },
     ],
   });
-  if (!result.ok) throw new Error(result.message);
+  if (!result.ok) throw new Error(result.failure.kind);
   return { repo: { ...repo, defaultBranch: "main" }, first: result.commit.oid };
 }
 
@@ -59,8 +60,12 @@ async function files(repo: Repo, rev: string) {
   return Object.fromEntries([...tree.values()].map((f) => [f.path, { mode: f.mode, text: decodeUtf8(blobs.get(f.oid)!.body) }]));
 }
 
-const commit = (repo: Repo, input: Partial<CommitFilesInput> & { actions: CommitAction[] }) =>
-  commitFiles(db, repo, { branch: "main", message: "Change", committer: alice, now: T, ...input });
+/** The core's typed failures in the commits API's words, as the endpoint answers them. */
+const worded = (r: CommitFilesResult) =>
+  r.ok ? r : { ok: false as const, status: 400 as const, message: r.failure.kind === "forbidden" ? "forbidden" : commitFailureMessage(r.failure) };
+
+const commit = async (repo: Repo, input: Partial<CommitFilesInput> & { actions: CommitAction[] }) =>
+  worded(await commitFiles(db, repo, { branch: "main", message: "Change", committer: alice, now: T, ...input }));
 
 describe("commitFiles", () => {
   it("makes the first commit of an empty repository and sets its default branch", async () => {
@@ -223,7 +228,7 @@ describe("commitFiles", () => {
       Array.from({ length: 16 }, async (_, i) => {
         const own = createDb(env as never);
         try {
-          return await commitFiles(own.db, repo, { branch: "main", message: `c${i}`, committer: alice, now: T, actions: [{ action: "create", filePath: `c/${i}.txt`, content: `${i}\n` }] });
+          return worded(await commitFiles(own.db, repo, { branch: "main", message: `c${i}`, committer: alice, now: T, actions: [{ action: "create", filePath: `c/${i}.txt`, content: `${i}\n` }] }));
         } finally {
           await own.pool.end();
         }

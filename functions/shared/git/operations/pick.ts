@@ -3,17 +3,18 @@
 // "base = theirs → take ours" keeps the branch's entry, so nothing else is read.
 import { sql } from "drizzle-orm";
 import type { GitCommitRow } from "../../../../db/schema";
-import type { Database } from "../../../kernel/db";
-import { indexCommits } from "../store/commit_index";
+import type { Executor } from "../../../kernel/db";
+import { fromHex } from "../pure/bytes";
 import { mergeBlobContents, resolvePath } from "../pure/merge";
-import { blobObject, commitObject, decodeCommit, isTreeMode, MODE, type Commit, type RawObject } from "../pure/objects";
+import { blobObject, commitObject, decodeCommit, inflate, isTreeMode, MODE, type Commit, type FileEntry, type RawObject } from "../pure/objects";
 import { branchRef } from "../pure/refnames";
-import { compareAndSwapRef, readRef, recordPushEvent } from "../store/refs";
+import { buildIndexRows } from "../store/commit_index";
 import type { Repo } from "../store/revisions";
-import { readObject, writeObjects } from "../store/objects";
-import { diffTreePairs, storeSource, type FileEntry } from "../store/trees";
-import { CAS_ATTEMPTS } from "./commit_files";
-import { CommitFilesError, ident, WorkTree, type Person } from "./worktree";
+import { diffTreePairs, storeSource } from "../store/trees";
+import { writeCommitAndMoveRef } from "../store/write";
+import { CAS_ATTEMPTS, readBranchState, type ProtectionRow } from "./commit_files";
+import { CommitFailed } from "./failures";
+import { ident, WorkTree, type Person } from "./worktree";
 
 export type PickKind = "cherry_pick" | "revert";
 
@@ -28,12 +29,15 @@ export type PickInput = {
   /** Replaces the default message (GitLab 14.5+ `message`). */
   message?: string | null;
   now?: Date;
+  /** May the user push to the branch (see CommitFilesInput.mayPush)? */
+  mayPush?: (protections: ProtectionRow[], context: { repoEmpty: boolean }) => boolean;
 };
+
+export type PickFailureKind = "empty" | "conflict";
 
 export type PickResult =
   | { ok: true; commit: GitCommitRow | null /* null on a dry run */ }
-  | { ok: false; status: 400; message: string; errorCode: "empty" | "conflict" | null }
-  | { ok: false; status: 404; message: string };
+  | { ok: false; failure: { kind: PickFailureKind } | { kind: "ref_moved"; ref: string } | { kind: "branch_not_found" } | { kind: "commit_not_found" } | { kind: "forbidden" } };
 
 /**
  * `Commit#title` (app/models/commit.rb): the first line, `No commit message` when blank, and a line of
@@ -55,44 +59,50 @@ export function pickMessage(kind: PickKind, oid: string, message: string): strin
   return kind === "cherry_pick" ? `${message}\n\n(cherry picked from commit ${oid})` : `Revert "${commitTitle(message).trim()}"\n\nThis reverts commit ${oid}`;
 }
 
-/** Commits::ChangeService's failure message. */
-export function pickFailureMessage(kind: PickKind): string {
-  const act = kind === "cherry_pick" ? "cherry-pick" : "revert";
-  return `Sorry, we cannot ${act} this commit automatically. This commit may already have been ${act}ed, or a more recent commit may have updated some of its content.`;
-}
-
 class PickFailure extends Error {
-  constructor(readonly errorCode: "empty" | "conflict") {
+  constructor(readonly errorCode: PickFailureKind) {
     super(errorCode);
   }
 }
-class Lost extends Error {}
 
-/** Cherry-picks or reverts `input.commit` onto `input.branch` (Gitaly UserCherryPick / UserRevert). */
-export async function pickCommit(db: Database, repo: Repo, input: PickInput): Promise<PickResult> {
-  const picked = await db.execute<{ tree: string; parents: string[] }>(
-    sql`SELECT tree, parents FROM git_commits WHERE pool_id = ${repo.poolId} AND oid = ${input.commit}`,
-  );
-  if (picked.rows.length === 0) return { ok: false, status: 404, message: "404 Commit Not Found" };
-  const pickedTree = picked.rows[0].tree;
-  const firstParent = picked.rows[0].parents[0] ?? null;
-  const parentRows = firstParent
-    ? await db.execute<{ tree: string }>(sql`SELECT tree FROM git_commits WHERE pool_id = ${repo.poolId} AND oid = ${firstParent}`)
-    : null;
-  const parentTree = parentRows?.rows[0]?.tree ?? null;
+/**
+ * The picked commit's tree, first parent's tree and object, in one statement (null when the commit is
+ * not in the pool).
+ */
+async function readPicked(db: Executor, repo: Repo, oid: string) {
+  const result = await db.execute<{ tree: string; parent_tree: string | null; zdata: Uint8Array | string | null }>(sql`
+    SELECT c.tree, p.tree AS parent_tree, o.zdata
+      FROM git_commits c
+      LEFT JOIN git_commits p ON p.pool_id = c.pool_id AND p.oid = c.parents[1]
+      LEFT JOIN git_objects o ON o.pool_id = c.pool_id AND o.oid = decode(c.oid::text, 'hex')
+     WHERE c.pool_id = ${repo.poolId} AND c.oid = ${oid}`);
+  const row = result.rows[0];
+  if (!row || row.zdata === null) return null;
+  const zdata = typeof row.zdata === "string" ? fromHex(row.zdata.replace(/^\\x/, "")) : new Uint8Array(row.zdata);
+  return { tree: row.tree, parentTree: row.parent_tree, commit: decodeCommit(inflate(zdata)) };
+}
+
+/**
+ * Cherry-picks or reverts `input.commit` onto `input.branch` (Gitaly UserCherryPick / UserRevert).
+ * Reads: the picked commit (one statement), the branch tip with the protections (one), the trees along
+ * the changed paths, the blobs to merge and to count; then one write statement.
+ */
+export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Promise<PickResult> {
+  const picked = await readPicked(db, repo, input.commit);
+  if (!picked) return { ok: false, failure: { kind: "commit_not_found" } };
   // Cherry-pick: base = parent (mainline 1 for a merge), theirs = the commit. Revert: the reverse.
-  const [baseTree, theirsTree] = input.kind === "cherry_pick" ? [parentTree, pickedTree] : [pickedTree, parentTree];
-  const object = await readObject(db, repo.poolId, input.commit);
-  const original = decodeCommit(object!.body);
+  const [baseTree, theirsTree] = input.kind === "cherry_pick" ? [picked.parentTree, picked.tree] : [picked.tree, picked.parentTree];
+  const original = picked.commit;
   const ref = branchRef(input.branch);
   const source = storeSource(db, repo.poolId);
   const [changes] = await diffTreePairs(source, [{ oldRoot: baseTree, newRoot: theirsTree }], { renames: false });
 
   for (let attempt = 1; ; attempt++) {
-    const tip = await readRef(db, repo.projectId, ref);
-    if (!tip) return { ok: false, status: 404, message: "404 Branch Not Found" };
-    const tipRow = await db.execute<{ tree: string }>(sql`SELECT tree FROM git_commits WHERE pool_id = ${repo.poolId} AND oid = ${tip.target}`);
-    const oursTree = tipRow.rows[0].tree;
+    const state = await readBranchState(db, repo, [ref], null, attempt === 1 && !!input.mayPush);
+    const tip = state.tips.get(ref);
+    if (!tip || !tip.tree) return { ok: false, failure: { kind: "branch_not_found" } };
+    if (attempt === 1 && input.mayPush && !input.mayPush(state.protections, { repoEmpty: !state.hasBranches })) return { ok: false, failure: { kind: "forbidden" } };
+    const oursTree = tip.tree;
     try {
       const objects: RawObject[] = [];
       const tree = await WorkTree.load(source, oursTree, changes.map((c) => c.path));
@@ -136,24 +146,30 @@ export async function pickCommit(db: Database, repo: Repo, input: PickInput): Pr
       };
       const commitObj = await commitObject(commit);
       objects.push(commitObj);
-      const row = await db.transaction(async (tx) => {
-        await writeObjects(tx, repo.poolId, objects);
-        const overlay = new Map(objects.map((o) => [o.oid, o]));
-        const [indexed] = await indexCommits(tx, repo.poolId, [{ oid: commitObj.oid, commit }], storeSource(tx, repo.poolId, overlay));
-        if (!(await compareAndSwapRef(tx, repo.projectId, ref, tip.target, commitObj.oid))) throw new Lost();
-        await recordPushEvent(tx, { projectId: repo.projectId, ref, before: tip.target, after: commitObj.oid, userId: input.userId ?? null });
-        return indexed;
+      const overlay = new Map(objects.map((o) => [o.oid, o]));
+      const known = new Map(tip.generation !== null ? [[tip.target, { generation: tip.generation, tree: oursTree }]] : []);
+      const { commitRows, changeRows } = await buildIndexRows(db, repo.poolId, [{ oid: commitObj.oid, commit }], storeSource(db, repo.poolId, overlay), known);
+      const won = await writeCommitAndMoveRef(db, {
+        poolId: repo.poolId,
+        projectId: repo.projectId,
+        objects,
+        commitRows,
+        changeRows,
+        ref,
+        before: tip.target,
+        after: commitObj.oid,
+        userId: input.userId ?? null,
       });
-      return { ok: true, commit: row };
+      if (won) return { ok: true, commit: commitRows[0] };
     } catch (error) {
       // A path the work tree cannot take (a file where the branch has a directory on the way) conflicts.
-      if (error instanceof CommitFilesError) return { ok: false, status: 400, message: pickFailureMessage(input.kind), errorCode: "conflict" };
-      if (error instanceof PickFailure) return { ok: false, status: 400, message: pickFailureMessage(input.kind), errorCode: error.errorCode };
-      if (!(error instanceof Lost)) throw error;
-      // Differs from GitLab: Gitaly fails at once when the branch moved; we redo the merge on the new tip.
-      if (attempt >= CAS_ATTEMPTS) return { ok: false, status: 400, message: `Could not update ${ref}. Please refresh and try again.`, errorCode: null };
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 15 * attempt));
+      if (error instanceof CommitFailed) return { ok: false, failure: { kind: "conflict" } };
+      if (error instanceof PickFailure) return { ok: false, failure: { kind: error.errorCode } };
+      throw error;
     }
+    // Differs from GitLab: Gitaly fails at once when the branch moved; we redo the merge on the new tip.
+    if (attempt >= CAS_ATTEMPTS) return { ok: false, failure: { kind: "ref_moved", ref } };
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 15 * attempt));
   }
 }
 

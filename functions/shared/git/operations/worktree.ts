@@ -1,6 +1,7 @@
 // The in-memory work tree that commits are built on (GIT.md §5 step 3): only the directories along
 // the touched paths are loaded, actions apply in order, changed trees are written bottom-up.
 import { fromBase64, utf8 } from "../pure/bytes";
+import { fail } from "./failures";
 import { blobObject, isTreeMode, MODE, treeObject, tzText, type Ident, type ObjectSource, type RawObject, type TreeEntry } from "../pure/objects";
 
 export type CommitAction = {
@@ -18,27 +19,23 @@ export type Person = { name: string; email: string };
 /** Decoded size limit of one action's content (GIT.md §10). */
 export const MAX_FILE_SIZE = 10 * 1024 * 1024;
 
-export class CommitFilesError extends Error {}
-
-export const fail = (message: string): never => {
-  throw new CommitFilesError(message);
-};
+export { CommitFailed, fail } from "./failures";
 
 // ---------------------------------------------------------------------------------------------------
 // Paths (Gitaly's validatePath and its index errors)
 
-/** Normalises an action path; throws GitLab's message for an empty, traversing or invalid path. */
+/** Normalises an action path; fails for an empty, traversing or invalid path. */
 export function normalizePath(path: string | null | undefined): string {
-  if (!path) return fail("You must provide a file path");
-  if (path.includes("//")) return fail(`invalid path: '${path}'`);
+  if (!path) return fail({ kind: "empty_path" });
+  if (path.includes("//")) return fail({ kind: "invalid_path", path });
   const segments: string[] = [];
   for (const segment of path.split("/")) {
     if (segment === "" || segment === ".") continue;
-    if (segment === "..") return fail("Path cannot include directory traversal");
-    if (segment.toLowerCase() === ".git" || segment.includes("\0")) return fail(`invalid path: '${path}'`);
+    if (segment === "..") return fail({ kind: "path_traversal" });
+    if (segment.toLowerCase() === ".git" || segment.includes("\0")) return fail({ kind: "invalid_path", path });
     segments.push(segment);
   }
-  if (segments.length === 0) return fail("You must provide a file path");
+  if (segments.length === 0) return fail({ kind: "empty_path" });
   return segments.join("/");
 }
 
@@ -130,21 +127,21 @@ export class WorkTree {
   /** Adds a file where nothing is (the caller checked). */
   add(path: string, mode: string, oid: string) {
     const parent = this.parentOf(path, true);
-    if (parent === "file-in-the-way" || parent === null) return fail("A file with this name already exists");
+    if (parent === "file-in-the-way" || parent === null) return fail({ kind: "file_exists", path });
     parent.dir.entries.set(parent.name, { mode, oid });
     this.touch(path);
   }
 
   set(path: string, entry: { mode: string; oid: string }) {
     const parent = this.parentOf(path, false);
-    if (!parent || parent === "file-in-the-way") return fail("A file with this name doesn't exist");
+    if (!parent || parent === "file-in-the-way") return fail({ kind: "file_missing", path });
     parent.dir.entries.set(parent.name, entry);
     this.touch(path);
   }
 
   remove(path: string) {
     const parent = this.parentOf(path, false);
-    if (!parent || parent === "file-in-the-way") return fail("A file with this name doesn't exist");
+    if (!parent || parent === "file-in-the-way") return fail({ kind: "file_missing", path });
     parent.dir.entries.delete(parent.name);
     this.touch(path);
   }
@@ -188,26 +185,26 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
     const isFile = existing !== null && !isTreeMode(existing.mode) && existing.mode !== MODE.submodule;
     switch (action.action) {
       case "create": {
-        if (existing) fail(isTreeMode(existing.mode) || existing.mode === MODE.submodule ? "A directory with this name already exists" : "A file with this name already exists");
+        if (existing) fail(isTreeMode(existing.mode) || existing.mode === MODE.submodule ? { kind: "directory_exists", path } : { kind: "file_exists", path });
         const blob = await newBlob(action, path);
         objects.push(blob);
         tree.add(path, action.executeFilemode ? MODE.executable : MODE.file, blob.oid);
         break;
       }
       case "update": {
-        if (!isFile) fail("A file with this name doesn't exist");
+        if (!isFile) fail({ kind: "file_missing", path });
         const blob = await newBlob(action, path);
         objects.push(blob);
         tree.set(path, { mode: existing!.mode, oid: blob.oid });
         break;
       }
       case "delete": {
-        if (!isFile) fail("A file with this name doesn't exist");
+        if (!isFile) fail({ kind: "file_missing", path });
         tree.remove(path);
         break;
       }
       case "chmod": {
-        if (!isFile) fail("A file with this name doesn't exist");
+        if (!isFile) fail({ kind: "file_missing", path });
         const mode = action.executeFilemode ? (existing!.mode === MODE.file ? MODE.executable : existing!.mode) : existing!.mode === MODE.executable ? MODE.file : existing!.mode;
         tree.set(path, { mode, oid: existing!.oid });
         break;
@@ -215,9 +212,9 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
       case "move": {
         const from = normalizePath(action.previousPath);
         const source_ = tree.get(from);
-        if (!source_ || isTreeMode(source_.mode) || source_.mode === MODE.submodule) fail("A file with this name doesn't exist");
+        if (!source_ || isTreeMode(source_.mode) || source_.mode === MODE.submodule) fail({ kind: "file_missing", path });
         if (existing && from !== path) {
-          fail(isTreeMode(existing.mode) || existing.mode === MODE.submodule ? "A directory with this name already exists" : "A file with this name already exists");
+          fail(isTreeMode(existing.mode) || existing.mode === MODE.submodule ? { kind: "directory_exists", path } : { kind: "file_exists", path });
         }
         let oid = source_!.oid;
         if (action.content !== undefined && action.content !== null) {
@@ -230,7 +227,7 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
         break;
       }
       default:
-        fail(`Unknown action '${String((action as { action: unknown }).action)}'`);
+        fail({ kind: "unknown_action", action: String((action as { action: unknown }).action) });
     }
   }
 }
@@ -238,7 +235,7 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
 async function newBlob(action: CommitAction, path: string): Promise<RawObject> {
   const content = decodeContent(action);
   // Differs from GitLab: a per-file limit protects the Worker's memory (GIT.md §10).
-  if (content.length > MAX_FILE_SIZE) fail(`File is too large: ${path}`);
+  if (content.length > MAX_FILE_SIZE) fail({ kind: "file_too_large", path });
   return blobObject(content);
 }
 

@@ -40,7 +40,30 @@ export async function indexCommits(
   /** Parent rows the caller already read (generation and tree), to skip that statement. */
   parents: Map<string, { generation: number; tree: string }> = new Map(),
 ): Promise<GitCommitRow[]> {
-  if (commits.length === 0) return [];
+  const { commitRows, changeRows } = await buildIndexRows(db, poolId, commits, source, parents);
+  for (let i = 0; i < commitRows.length; i += ROW_CHUNK) {
+    await db.insert(gitCommits).values(commitRows.slice(i, i + ROW_CHUNK)).onConflictDoNothing();
+  }
+  for (let i = 0; i < changeRows.length; i += ROW_CHUNK) {
+    await db.insert(gitCommitChanges).values(changeRows.slice(i, i + ROW_CHUNK)).onConflictDoNothing();
+  }
+  return commitRows;
+}
+
+export type CommitChangeRow = typeof gitCommitChanges.$inferInsert;
+
+/**
+ * The index rows of `commits` (in the order given) without writing them: reads only (known parents,
+ * trees per depth, blobs for line counts), so a writer can put them in its single write statement.
+ */
+export async function buildIndexRows(
+  db: Executor,
+  poolId: number,
+  commits: CommitToIndex[],
+  source: ObjectSource,
+  parents: Map<string, { generation: number; tree: string }> = new Map(),
+): Promise<{ commitRows: GitCommitRow[]; changeRows: CommitChangeRow[] }> {
+  if (commits.length === 0) return { commitRows: [], changeRows: [] };
   const ordered = topoOrder(commits);
   const inBatch = new Map(ordered.map((c) => [c.oid, c]));
   const outside = [...new Set(ordered.flatMap((c) => c.commit.parents).filter((p) => !inBatch.has(p) && !parents.has(p)))];
@@ -57,7 +80,7 @@ export async function indexCommits(
   const changes = await countChanges(source, await diffTreePairs(source, pairs));
 
   const commitRows: GitCommitRow[] = [];
-  const changeRows: (typeof gitCommitChanges.$inferInsert)[] = [];
+  const changeRows: CommitChangeRow[] = [];
   ordered.forEach(({ oid, commit }, i) => {
     let additions = 0;
     let deletions = 0;
@@ -102,15 +125,9 @@ export async function indexCommits(
       changesIndexed: true,
     });
   });
-  for (let i = 0; i < commitRows.length; i += ROW_CHUNK) {
-    await db.insert(gitCommits).values(commitRows.slice(i, i + ROW_CHUNK)).onConflictDoNothing();
-  }
-  for (let i = 0; i < changeRows.length; i += ROW_CHUNK) {
-    await db.insert(gitCommitChanges).values(changeRows.slice(i, i + ROW_CHUNK)).onConflictDoNothing();
-  }
   // In the order given, for the caller.
   const byOid = new Map(commitRows.map((row) => [row.oid, row]));
-  return commits.map((c) => byOid.get(c.oid)!);
+  return { commitRows: commits.map((c) => byOid.get(c.oid)!), changeRows };
 }
 
 /** Full commit rows by id (one statement), for presenting a page of commits. */

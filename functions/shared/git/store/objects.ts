@@ -30,10 +30,18 @@ const byteaHex = (oid: string) => `\\x${oid}`;
  * Differs from GIT.md §2: blobs over 1 MiB stay inline until the R2 binding exists (wrangler.toml has none yet).
  */
 export async function writeObjects(db: Executor, poolId: number, objects: RawObject[]): Promise<void> {
+  const rows = objectRows(poolId, objects);
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db.insert(gitObjects).values(rows.slice(i, i + INSERT_CHUNK)).onConflictDoNothing();
+  }
+}
+
+/** `git_objects` rows for `objects`: duplicates dropped, sorted by id, bodies deflated. */
+export function objectRows(poolId: number, objects: RawObject[]) {
   const unique = new Map<string, RawObject>();
   for (const object of objects) unique.set(object.oid, object);
   // Sorted by id: concurrent writers then take row locks in the same order and cannot deadlock.
-  const rows = [...unique.values()].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((object) => ({
+  return [...unique.values()].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((object) => ({
     poolId,
     oid: hexBytes(object.oid),
     type: TYPE_CODE[object.type],
@@ -41,9 +49,6 @@ export async function writeObjects(db: Executor, poolId: number, objects: RawObj
     zdata: deflate(object.body),
     r2Key: null,
   }));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db.insert(gitObjects).values(rows.slice(i, i + INSERT_CHUNK)).onConflictDoNothing();
-  }
 }
 
 function hexBytes(oid: string): Uint8Array {

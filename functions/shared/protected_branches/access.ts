@@ -1,8 +1,8 @@
-// Protected branches as other domains use them: the flags a branch entity shows, the push check that
+// Protected branches as domains use them (functions/protected_branches/ manages them): the flags a branch entity shows, the push check that
 // the commits API and git pushes (smart HTTP) run, and creating a protection.
-import type { Executor } from "../kernel/db";
-import { Access } from "../kernel/access";
-import * as q from "./queries";
+import type { Executor } from "../../kernel/db";
+import { Access } from "../../kernel/access";
+import * as q from "./read";
 import { branchAccess, checkBranchUpdate, type BranchAccess, type Caller, type Protection, type PushDecision, type RefUpdate } from "./rules";
 
 export type { BranchAccess, Caller, Protection, PushDecision, RefUpdate } from "./rules";
@@ -42,3 +42,12 @@ export const DEFAULT_BRANCH_LEVELS = [
   { action: "push" as const, accessLevel: Access.MAINTAINER },
   { action: "merge" as const, accessLevel: Access.MAINTAINER },
 ];
+
+/**
+ * The `mayPush` guard the git core's writes take (commit files, cherry-pick, revert): it receives the
+ * protection rows read with the branch tips, so the check costs no statement of its own.
+ */
+export function pushGuard(caller: Caller, project: { defaultBranch: string | null }, branch: string) {
+  return (rows: q.ProtectionJson[], context: { repoEmpty: boolean }) =>
+    branchAccess(rows.map(q.toProtection), branch, caller, { emptyRepo: context.repoEmpty, defaultBranch: project.defaultBranch }).canPush;
+}

@@ -1,7 +1,7 @@
 // Protected-branch rules (app/models/protected_branch.rb, protected_ref_access.rb, lib/gitlab/user_access.rb,
 // GitLab 15.4), pure: which protections match a branch, and what a caller may do to it. Callers load the
 // project's protections once (`queries.listProtections`) and ask these functions per branch.
-import { Access } from "../kernel/access";
+import { Access } from "../../kernel/access";
 
 export const NO_ACCESS = 0;
 export const ADMIN_ACCESS = 60;

@@ -1,0 +1,57 @@
+// One statement for a whole commit write (GIT.md §1, §5): objects, the commit index rows, the ref
+// compare-and-swap, its push event and, for the first branch of an empty repository, HEAD and the
+// default branch's protection. Data-modifying CTEs all run; only the push event and the repository
+// initialisation depend on the swap. A lost swap thus leaves unreachable objects and index rows,
+// which are harmless (ON CONFLICT DO NOTHING, GIT.md §1.1), and writes nothing else.
+import { sql, type SQL } from "drizzle-orm";
+import { gitCommitChanges, gitCommits, gitObjects, type GitCommitRow } from "../../../../db/schema";
+import type { Executor } from "../../../kernel/db";
+import { ZERO_OID, type RawObject } from "../pure/objects";
+import type { CommitChangeRow } from "./commit_index";
+import { objectRows } from "./objects";
+
+export type CommitWrite = {
+  poolId: number;
+  projectId: number;
+  objects: RawObject[];
+  commitRows: GitCommitRow[];
+  changeRows: CommitChangeRow[];
+  ref: string;
+  /** The ref's expected target (null: must not exist). */
+  before: string | null;
+  after: string;
+  userId: number | null;
+  /** Set when the repository was empty: this branch becomes HEAD and is protected. */
+  initializeBranch?: string | null;
+};
+
+/** Maintainers push and merge: GitLab's full default-branch protection. */
+const MAINTAINER = 40;
+
+/** Writes everything and moves the ref in one statement. True when this writer won the swap. */
+export async function writeCommitAndMoveRef(db: Executor, write: CommitWrite): Promise<boolean> {
+  const parts: SQL[] = [];
+  const rows = objectRows(write.poolId, write.objects);
+  // Builders render their own INSERT … ON CONFLICT DO NOTHING; the db handle only builds SQL here.
+  if (rows.length) parts.push(sql`o AS (${db.insert(gitObjects).values(rows).onConflictDoNothing().getSQL()})`);
+  if (write.commitRows.length) parts.push(sql`c AS (${db.insert(gitCommits).values(write.commitRows).onConflictDoNothing().getSQL()})`);
+  if (write.changeRows.length) parts.push(sql`ch AS (${db.insert(gitCommitChanges).values(write.changeRows).onConflictDoNothing().getSQL()})`);
+  const { projectId, ref, before, after } = write;
+  parts.push(
+    before === null
+      ? sql`swapped AS (INSERT INTO git_refs (project_id, name, target) VALUES (${projectId}, ${ref}, ${after}) ON CONFLICT DO NOTHING RETURNING name)`
+      : sql`swapped AS (UPDATE git_refs SET target = ${after}, peeled = NULL, updated_at = now()
+              WHERE project_id = ${projectId} AND name = ${ref} AND target = ${before} RETURNING name)`,
+  );
+  parts.push(sql`ev AS (INSERT INTO push_events (project_id, ref, before, after, user_id)
+    SELECT ${projectId}, ${ref}, ${before ?? ZERO_OID}, ${after}, ${write.userId} FROM swapped)`);
+  if (write.initializeBranch) {
+    parts.push(sql`p AS (UPDATE projects SET empty_repo = false, default_branch = ${write.initializeBranch}
+      WHERE id = ${projectId} AND empty_repo = true AND EXISTS (SELECT 1 FROM swapped) RETURNING id)`);
+    parts.push(sql`pb AS (INSERT INTO protected_branches (project_id, name) SELECT id, ${write.initializeBranch} FROM p ON CONFLICT DO NOTHING RETURNING id)`);
+    parts.push(sql`pbl AS (INSERT INTO protected_branch_access_levels (protected_branch_id, action, access_level)
+      SELECT pb.id, a.action, ${MAINTAINER} FROM pb, (VALUES ('push'), ('merge'), ('unprotect')) AS a(action))`);
+  }
+  const result = await db.execute<{ won: number }>(sql`WITH ${sql.join(parts, sql`, `)} SELECT count(*)::int AS won FROM swapped`);
+  return Number(result.rows[0]?.won ?? 0) === 1;
+}
