@@ -45,6 +45,7 @@ import { featureFlagsUserListsRoutes } from "./feature_flags_user_lists/routes";
 import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
+import { starsRoutes } from "./stars/routes";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -80,6 +81,7 @@ api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
 api.route("/", projectsRoutes);
+api.route("/", starsRoutes);
 api.route("/", membersRoutes);
 api.route("/", timeTrackingRoutes);
 api.route("/", userAgentDetailsRoutes);

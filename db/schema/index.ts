@@ -12,4 +12,5 @@ export * from "./ci";
 export * from "./keys";
 export * from "./operations";
 export * from "./badges";
+export * from "./stars";
 export * from "./packages";

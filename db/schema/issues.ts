@@ -183,6 +183,11 @@ export const mergeRequests = pgTable(
     uniqueIndex("index_merge_requests_on_project_id_and_iid").on(t.projectId, t.iid),
     index("index_merge_requests_on_project_id_and_state_and_created_at").on(t.projectId, t.state, t.createdAt, t.id),
     index("index_merge_requests_on_author_id").on(t.authorId, t.id),
+    // MergeRequest#validate_branches: one open merge request per target project, source project,
+    // source branch and target branch, held by the database so that concurrent creates cannot race.
+    uniqueIndex("index_merge_requests_on_open_branches")
+      .on(t.projectId, t.sourceProjectId, t.sourceBranch, t.targetBranch)
+      .where(sql`state = 'opened'`),
   ],
 );
 

@@ -109,6 +109,15 @@ export function describeFailure(requestId: string | undefined, method: string, r
   return `${head}: ${e.name}: ${maskValues(e.message)}${frames.length ? "\n" + frames.join("\n") : ""}`;
 }
 
+/**
+ * True when `err` is Postgres' unique violation (23505) of `constraint`: the loser of a race on a
+ * unique index, to be answered with GitLab's conflict body rather than a 500.
+ */
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const db = databaseError(err);
+  return !!db && db.code === "23505" && db.constraint === constraint;
+}
+
 type DatabaseError = { code: string; message: string; table?: string; column?: string; constraint?: string };
 
 /** The Postgres error behind `err` (Drizzle wraps it in `cause`), if there is one. */

@@ -2,7 +2,7 @@ import type { User } from "../../db/schema";
 import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
-import { checkUnmodifiedSince, conflict, forbidden, notFound, recordNotFound, validation } from "../kernel/errors";
+import { checkUnmodifiedSince, conflict, forbidden, isUniqueViolation, notFound, recordNotFound, validation } from "../kernel/errors";
 import type { MemberRow } from "./entities";
 import * as q from "./queries";
 import {
@@ -49,12 +49,19 @@ export async function addOneMember(
     botElsewhere: invitee.user.userType === "project_bot" && invitee.hasMembership,
   });
   if (errors) throw validation(errors);
-  const member = await q.insertMember(db, scope, {
-    userId: invitee.user.id,
-    accessLevel: input.accessLevel,
-    expiresAt: input.expiresAt,
-    createdById: actor.user.id,
-  });
+  // Two concurrent adds both pass the `existing` check; the unique index refuses the loser, who gets
+  // the answer the check would have given.
+  const member = await q
+    .insertMember(db, scope, {
+      userId: invitee.user.id,
+      accessLevel: input.accessLevel,
+      expiresAt: input.expiresAt,
+      createdById: actor.user.id,
+    })
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error, "index_members_on_source_and_user_id")) throw conflict("Member already exists");
+      throw error;
+    });
   return { member, user: invitee.user, createdBy: actor.user, accessLevel: member.accessLevel };
 }
 

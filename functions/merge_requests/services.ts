@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
-import { apiError, validation } from "../kernel/errors";
+import { apiError, isUniqueViolation, validation } from "../kernel/errors";
 import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
 import { TodoAction } from "../shared/issuables/todos";
 import { type MergeRequestWithAssignees } from "../shared/issuables/policy";
@@ -265,7 +265,7 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
     [],
   );
 
-  const result = await db.execute<{ id: number }>(sql`
+  const result = await openDuplicateIsConflict(db, project.id, input.sourceBranch, input.targetBranch, () => db.execute<{ id: number }>(sql`
     WITH iid AS (INSERT INTO internal_ids (usage, project_id, last_value) VALUES ('merge_requests', ${project.id}::int, 1)
       ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = internal_ids.last_value + 1
       RETURNING last_value),
@@ -282,8 +282,27 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
       SELECT 'add', mr.id, ms.id, ${actor.user.id}::int, ms.state FROM mr JOIN milestones ms ON ms.id = ${lookup.milestoneId}::int),
     ${referenceCtes(scope, issues, new Set(), closingIds)},
     ${todosCte(scope, todos)}
-    SELECT id FROM mr`);
+    SELECT id FROM mr`));
   return Number(result.rows[0].id);
+}
+
+/**
+ * Runs a write that may open a merge request (create, reopen, retarget). The check in `lookupForWrite`
+ * answers the common case; two concurrent writes both pass it, and the partial unique index
+ * `index_merge_requests_on_open_branches` refuses the loser, whose statement rolls back whole (its iid
+ * included). The loser gets the 409 the check would have given, naming the winner.
+ */
+async function openDuplicateIsConflict<T>(db: Executor, projectId: number, source: string, target: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isUniqueViolation(error, "index_merge_requests_on_open_branches")) throw error;
+    const winner = await db.execute<{ iid: number }>(sql`
+      SELECT iid FROM merge_requests WHERE project_id = ${projectId}::int AND source_project_id = ${projectId}::int
+        AND source_branch = ${source} AND target_branch = ${target} AND state = 'opened' LIMIT 1`);
+    const iid = winner.rows[0]?.iid;
+    throw apiError([`Another open merge request already exists for this source branch: !${iid ?? ""}`], 409);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,7 +415,7 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
     ...removedReviewers,
   ])}))`;
 
-  await db.execute(sql`
+  await openDuplicateIsConflict(db, project.id, mr.sourceBranch, targetBranch, () => db.execute(sql`
     WITH names AS (SELECT ${userNotes} AS n),
     mr AS (UPDATE merge_requests SET
         title = ${title}::text, description = ${description}::text, target_branch = ${targetBranch}::text,
@@ -434,7 +453,7 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
     ], actor.user.id)},
     ${referenceCtes(scope, issues, new Set(current.referencedIssueIds), closingIds)},
     ${todosCte(scope, todos)}
-    SELECT id FROM mr`);
+    SELECT id FROM mr`));
 }
 
 /**

@@ -107,6 +107,8 @@ export type ProjectFilters = {
   owned?: boolean;
   membership?: boolean;
   starred?: boolean;
+  /** `GET /users/:id/starred_projects`: projects this user starred. */
+  starredBy?: number;
   minAccessLevel?: number;
   withIssuesEnabled?: boolean;
   withMergeRequestsEnabled?: boolean;
@@ -178,8 +180,8 @@ function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilter
       if (f.membership) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, 10)}`);
     }
   }
-  // Differs from GitLab: there is no starring yet, so a signed-in caller has starred nothing.
-  if (f.starred && userId !== null) where.push(sql`false`);
+  if (f.starred && userId !== null) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${userId})`);
+  if (f.starredBy !== undefined) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${f.starredBy})`);
   if (f.visibilityLevel !== undefined) where.push(eq(projects.visibilityLevel, f.visibilityLevel));
   if (f.topics && f.topics.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topics.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
   if (f.search) {

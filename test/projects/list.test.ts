@@ -72,8 +72,9 @@ describe("GET /projects", () => {
     expect(await query(w.root, { last_activity_before: "2010-01-01T00:00:00Z" })).toEqual([internal.id]);
     expect(await query(w.root, { topic: "go, ruby" })).toEqual([internal.id]);
     expect(await query(w.root, { topic: "go,java" })).toEqual([]);
-    // Differs from GitLab only in that nothing can be starred yet.
     expect(await query(w.as(member), { starred: true })).toEqual([]);
+    expect((await w.as(member).post(`/projects/${pub.id}/star`)).status).toBe(201);
+    expect(await query(w.as(member), { starred: true })).toEqual([pub.id]);
   });
 
   it("searches name, path and description (short queries must match exactly), and namespaces on request", async () => {

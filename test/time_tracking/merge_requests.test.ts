@@ -98,18 +98,22 @@ describe("POST /projects/:id/merge_requests/:merge_request_iid/reset_spent_time"
 });
 
 describe("GET /projects/:id/merge_requests/:merge_request_iid/time_stats", () => {
-  it("returns the time stats to a guest", async () => {
+  it("returns the time stats to a reporter, and hides them from a guest of a private project", async () => {
     const w = await world();
     const developer = await w.user();
+    const reporter = await w.user();
     const guest = await w.user();
-    const project = await w.project({ visibility: "private", developers: [developer], guests: [guest] });
+    const project = await w.project({ visibility: "private", developers: [developer], reporters: [reporter], guests: [guest] });
     const mr = await makeMergeRequest(w, project);
     await w.as(developer).post(path(project.id, mr.iid, "time_estimate"), { json: { duration: "1mo" } });
-    const res = await w.as(guest).get(path(project.id, mr.iid, "time_stats"));
+    const res = await w.as(reporter).get(path(project.id, mr.iid, "time_stats"));
     expect(await statusAndBody(res)).toEqual([
       200,
       { time_estimate: 576000, total_time_spent: 0, human_time_estimate: "1mo", human_total_time_spent: null },
     ]);
+    // GitLab gives guests of private projects no read_merge_request (issue 8).
+    const hidden = await w.as(guest).get(path(project.id, mr.iid, "time_stats"));
+    expect(await statusAndBody(hidden)).toEqual([404, { message: "404 Merge Request Not Found" }]);
   });
 
   hidesPrivateProject(async (w, project) => w.as(w.stranger).get(path(project.id, 1, "time_stats")));

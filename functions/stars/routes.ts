@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { visibilityLevel } from "../kernel/access";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { keysetUnavailable, pageOf, pageParams, paginate } from "../kernel/pagination";
+import { findProject, findUser } from "../kernel/lookup";
+import { p, readParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { project as projectEntity, projectBasic, projectWithAccess } from "../projects/entities";
+import * as projectQueries from "../projects/queries";
+import { userStarsProject } from "./entities";
+import * as q from "./queries";
+
+/**
+ * Project stars (lib/api/projects.rb: star, unstar, starrers, `GET /users/:user_id/starred_projects`).
+ * `projects.star_count` is the counter cache, changed in the same statement as the star row.
+ */
+export const starsRoutes = router();
+
+/** Grape's `not_modified!`: 304 with no body. */
+const notModified = () => new Response(null, { status: 304 });
+
+async function starOrUnstar(c: Ctx, on: boolean) {
+  const actor = requireUser(c);
+  const project = await findProject(c, c.req.param("id")!);
+  const db = c.var.db();
+  const changed = on ? await q.star(db, actor.user.id, project.id) : await q.unstar(db, actor.user.id, project.id);
+  if (!changed) return notModified();
+  const row = await projectQueries.loadProjectRow(db, actor, project.id);
+  // Entities::Project, as GitLab presents the reloaded project.
+  return present(c, row!, projectEntity, {}, 201);
+}
+
+/** POST /projects/:id/star: 201 with the project, 304 when the caller already starred it. */
+starsRoutes.post("/projects/:id/star", (c) => starOrUnstar(c, true));
+
+/** POST /projects/:id/unstar: 201 with the project, 304 when the caller had not starred it. */
+starsRoutes.post("/projects/:id/unstar", (c) => starOrUnstar(c, false));
+
+const ListStarrers = pageParams.extend({ search: p.string().optional() });
+
+/** GET /projects/:id/starrers (UsersStarProjectsFinder; API::Entities::UserStarsProject) */
+starsRoutes.get("/projects/:id/starrers", async (c) => {
+  const params = await readParams(c, ListStarrers);
+  const project = await findProject(c, c.req.param("id")!);
+  const page = pageOf(params);
+  const { rows, total } = await q.listStarrers(c.var.db(), c.var.actor, project.id, params.search, page);
+  paginate(c, page, total);
+  return present(c, rows, userStarsProject);
+});
+
+/** `params :collection_params` of lib/api/projects.rb (sort, filter, pagination, simple). */
+const ListStarredProjects = z.object({
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  archived: p.bool().optional(),
+  visibility: p.oneOf("private", "internal", "public").optional(),
+  search: p.string().optional(),
+  search_namespaces: p.bool().optional(),
+  owned: p.bool().optional(),
+  starred: p.bool().optional(),
+  membership: p.bool().optional(),
+  with_issues_enabled: p.bool().optional(),
+  with_merge_requests_enabled: p.bool().optional(),
+  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
+  id_after: p.int().optional(),
+  id_before: p.int().optional(),
+  ...pageParams.shape,
+  simple: p.bool().optional(),
+  pagination: p.string().optional(),
+});
+
+/** GET /users/:user_id/starred_projects (StarredProjectsFinder) */
+starsRoutes.get("/users/:user_id/starred_projects", async (c) => {
+  const params = await readParams(c, ListStarredProjects);
+  const actor = c.var.actor;
+  const user = await findUser(c, c.req.param("user_id")!);
+  // Differs from GitLab: 15.x answers offset pages here even for `pagination=keyset`; the contract
+  // (GITLAB-COMPAT P6) refuses keyset where it is not offered.
+  if (params.pagination === "keyset") throw keysetUnavailable();
+  const entity = params.simple || !actor ? projectBasic : projectWithAccess;
+  const page = pageOf(params);
+  // StarredProjectsFinder#execute: nothing unless the caller may read the user's profile.
+  const readable = !user.privateProfile || !!actor?.isAdmin || actor?.user.id === user.id;
+  if (!readable) {
+    paginate(c, page, 0);
+    return present(c, [], entity);
+  }
+  const filters: projectQueries.ProjectFilters = {
+    archived: params.archived,
+    visibilityLevel: params.visibility ? visibilityLevel(params.visibility) : undefined,
+    search: params.search,
+    searchNamespaces: params.search_namespaces,
+    owned: params.owned,
+    membership: params.membership,
+    starred: params.starred,
+    starredBy: user.id,
+    minAccessLevel: params.min_access_level,
+    withIssuesEnabled: params.with_issues_enabled,
+    withMergeRequestsEnabled: params.with_merge_requests_enabled,
+    idAfter: params.id_after,
+    idBefore: params.id_before,
+  };
+  const order = { kind: "column" as const, column: params.order_by ?? "created_at", sort: params.sort ?? "desc" };
+  const { rows, total } = await projectQueries.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
+  paginate(c, page, total);
+  return present(c, rows, entity);
+});
