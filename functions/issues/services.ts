@@ -315,9 +315,11 @@ export async function updateIssue(
   }
   if (changes.confidential !== undefined) notes.push(confidentialityNote(changes.confidential));
 
+  // One clock reading for the whole update: closed_at equals updated_at, as the tests and clients expect.
+  const now = new Date();
   // State events (Issues::CloseService, Issues::ReopenService).
   if (params.state_event === "close" && current.state === "opened") {
-    Object.assign(changes, { state: "closed", closedAt: new Date(), closedById: actor.user.id });
+    Object.assign(changes, { state: "closed", closedAt: now, closedById: actor.user.id });
     effects.stateEvent = "closed";
     effects.openIssuesDelta = -1;
   } else if (params.state_event === "reopen" && current.state === "closed") {
@@ -340,7 +342,6 @@ export async function updateIssue(
   // TodoService#resolve_todos_for_target on meaningful changes (`has_changes?`) and on close.
   effects.resolveActorTodos =
     textChanged || changes.milestoneId !== undefined || labelsChanged || assigneesChanged || effects.stateEvent === "closed";
-  const now = new Date();
   changes.updatedAt = perms.timestamps && params.updated_at ? params.updated_at : now;
   await q.updateIssue(db, { id: current.id, projectId: project.id, state: current.state }, changes, effects, actor.user.id, now);
   return true;
