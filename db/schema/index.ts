@@ -15,3 +15,4 @@ export * from "./operations";
 export * from "./badges";
 export * from "./stars";
 export * from "./packages";
+export * from "./hooks";
