@@ -2,6 +2,8 @@ import type { Epic } from "../../db/schema";
 import type { NoteUser } from "../shared/issuables/noteables";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { userBasic } from "../users/entities";
+import { issue, type IssueContext, type IssueRow } from "../issues/entities";
+import type { EpicIssueRow } from "./queries";
 
 /** An epic with its author, its group's full path, its parent's iid and its vote counts. */
 export type EpicRow = Epic & {
@@ -99,4 +101,14 @@ export function linkedEpic(row: LinkedEpicRow, ctx: PresentContext) {
     url: webUrl(ctx, `groups/${row.groupFullPath}/-/epics/${row.iid}`),
     relation_url: webUrl(ctx, `groups/${row.parentGroup.fullPath}/-/epics/${row.parentIid}/links/${row.id}`),
   };
+}
+
+/** EE::API::Entities::EpicIssue: the Issue entity with the link's id and position. */
+export function epicIssue(row: EpicIssueRow, ctx: IssueContext) {
+  return { ...issue(row, ctx), epic_issue_id: row.epicIssue.id, relative_position: row.epicIssue.relativePosition };
+}
+
+/** EE::API::Entities::EpicIssueLink: the link with its epic and its issue. */
+export function epicIssueLink(row: { id: number; relativePosition: number | null; epic: EpicRow; issue: IssueRow }, ctx: EpicContext & IssueContext) {
+  return { id: row.id, relative_position: row.relativePosition, epic: epic(row.epic, ctx), issue: issue(row.issue, ctx) };
 }

@@ -1,6 +1,8 @@
 import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { epics, namespaces, users, type Epic } from "../../db/schema";
+import { epicIssues as epicIssuesTable, epics, namespaces, users, type Epic } from "../../db/schema";
+import { issueIsVisible } from "../shared/issuables/policy";
+import { loadIssueRows, type IssueRow } from "../shared/issuables/issue_preload";
 import type { GroupWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
@@ -255,4 +257,78 @@ export type EpicParent = Pick<Epic, "confidential">;
 export async function parentOf(db: Executor, parentId: number): Promise<EpicParent | null> {
   const [row] = await db.select({ confidential: epics.confidential }).from(epics).where(eq(epics.id, parentId));
   return row ?? null;
+}
+
+/** An issue of an epic, with the link (GitLab's epic_issues row) it came through. */
+export type EpicIssueRow = IssueRow & { epicIssue: { id: number; relativePosition: number | null } };
+
+/** `epic.issues_readable_by(user)`: the epic's issues the caller may read, in their order (two statements). */
+export async function epicIssues(db: Executor, actor: Actor | null, epicId: number): Promise<EpicIssueRow[]> {
+  const links = await db.execute<{ id: number; issue_id: number; relative_position: number | null }>(sql`
+    SELECT ei.id, ei.issue_id, ei.relative_position FROM epic_issues ei JOIN issues ON issues.id = ei.issue_id
+    WHERE ei.epic_id = ${epicId} AND ${issueIsVisible(actor)}
+    ORDER BY ei.relative_position ASC NULLS LAST, ei.id`);
+  const rows = await loadIssueRows(db, links.rows.map((l) => Number(l.issue_id)), actor);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return links.rows.flatMap((l) => {
+    const row = byId.get(Number(l.issue_id));
+    return row ? [{ ...row, epicIssue: { id: Number(l.id), relativePosition: l.relative_position === null ? null : Number(l.relative_position) } }] : [];
+  });
+}
+
+/** What EpicIssues::CreateService needs about an issue id: whether it exists, may join the epic, and its epic. */
+export async function issueForEpic(db: Executor, actor: Actor, epic: Epic, issueId: number): Promise<{ exists: boolean; linkable: boolean; currentEpicId: number | null }> {
+  if (issueId < 1 || issueId > 2147483647) return { exists: false, linkable: false, currentEpicId: null };
+  const result = await db.execute<{ linkable: boolean; epic_id: number | null }>(sql`
+    SELECT (${epic.groupId}::int = ANY(n.traversal_ids) AND ${issueIsVisible(actor)}) AS linkable, ei.epic_id
+    FROM issues JOIN projects pr ON pr.id = issues.project_id JOIN namespaces n ON n.id = pr.namespace_id
+    LEFT JOIN epic_issues ei ON ei.issue_id = issues.id
+    WHERE issues.id = ${issueId}`);
+  const row = result.rows[0];
+  if (!row) return { exists: false, linkable: false, currentEpicId: null };
+  return { exists: true, linkable: row.linkable, currentEpicId: row.epic_id === null ? null : Number(row.epic_id) };
+}
+
+/** `link.epic = epic; link.move_to_start; link.save!`: assigns (or moves) the issue, first in the epic. */
+export async function assignIssue(db: Executor, epicId: number, issueId: number): Promise<number> {
+  const result = await db.execute<{ id: number }>(sql`
+    INSERT INTO epic_issues (epic_id, issue_id, relative_position)
+    VALUES (${epicId}, ${issueId}, COALESCE((SELECT min(relative_position) FROM epic_issues WHERE epic_id = ${epicId}), 0) - 1000)
+    ON CONFLICT (issue_id) DO UPDATE SET epic_id = EXCLUDED.epic_id, relative_position = EXCLUDED.relative_position, updated_at = now()
+    RETURNING id`);
+  return Number(result.rows[0].id);
+}
+
+/** `epic.epic_issues.find(id)`: a link of this epic, or null. */
+export async function epicIssueLink(db: Executor, epicId: number, linkId: number): Promise<{ id: number; issueId: number; relativePosition: number | null } | null> {
+  if (linkId < 1 || linkId > 2147483647) return null;
+  const [row] = await db
+    .select({ id: epicIssuesTable.id, issueId: epicIssuesTable.issueId, relativePosition: epicIssuesTable.relativePosition })
+    .from(epicIssuesTable)
+    .where(and(eq(epicIssuesTable.id, linkId), eq(epicIssuesTable.epicId, epicId)));
+  return row ?? null;
+}
+
+export async function removeEpicIssue(db: Executor, linkId: number): Promise<void> {
+  await db.delete(epicIssuesTable).where(eq(epicIssuesTable.id, linkId));
+}
+
+/** The epic's links in their order (every issue, readable or not: positions concern them all). */
+export async function epicIssueOrder(db: Executor, epicId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: epicIssuesTable.id })
+    .from(epicIssuesTable)
+    .where(eq(epicIssuesTable.epicId, epicId))
+    .orderBy(sql`${epicIssuesTable.relativePosition} ASC NULLS LAST`, asc(epicIssuesTable.id));
+  return rows.map((r) => r.id);
+}
+
+/** Writes the order of an epic's links as positions 1000, 2000, … in one statement. */
+export async function writeEpicIssueOrder(db: Executor, orderedIds: number[]): Promise<void> {
+  if (orderedIds.length === 0) return;
+  const positions = orderedIds.map((_, i) => (i + 1) * 1000);
+  await db.execute(sql`
+    UPDATE epic_issues SET relative_position = o.position
+    FROM unnest(${sql.param(orderedIds)}::int[], ${sql.param(positions)}::int[]) AS o(id, position)
+    WHERE epic_issues.id = o.id`);
 }
