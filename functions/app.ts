@@ -46,6 +46,7 @@ import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
+import { namespacesRoutes } from "./namespaces/routes";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -82,6 +83,7 @@ api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
 api.route("/", projectsRoutes);
 api.route("/", starsRoutes);
+api.route("/", namespacesRoutes);
 api.route("/", membersRoutes);
 api.route("/", timeTrackingRoutes);
 api.route("/", userAgentDetailsRoutes);
