@@ -48,6 +48,7 @@ import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
 import { namespacesRoutes } from "./namespaces/routes";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
+import { hooksRoutes } from "./hooks/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -123,6 +124,7 @@ api.route("/", badgesRoutes);
 api.route("/", genericPackagesRoutes);
 api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
+api.route("/", hooksRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
