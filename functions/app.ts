@@ -34,6 +34,7 @@ import { gitHttpRoutes } from "./git_http/routes";
 import { protectedBranchesRoutes } from "./protected_branches/routes";
 import { commitStatusesRoutes } from "./commit_statuses/routes";
 import { pipelinesRoutes } from "./pipelines/routes";
+import { groupVariablesRoutes, instanceVariablesRoutes, projectVariablesRoutes } from "./ci_variables/routes";
 import { jobsRoutes } from "./jobs/routes";
 import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
 import { keysRoutes, userKeysRoutes } from "./keys/routes";
@@ -48,6 +49,7 @@ import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
+import { hooksRoutes } from "./hooks/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -107,6 +109,9 @@ api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
 api.route("/", pipelinesRoutes);
+api.route("/", projectVariablesRoutes);
+api.route("/", groupVariablesRoutes);
+api.route("/", instanceVariablesRoutes);
 api.route("/", jobsRoutes);
 api.route("/", runnerProtocolRoutes);
 api.route("/", runnersRoutes);
@@ -124,6 +129,7 @@ api.route("/", badgesRoutes);
 api.route("/", genericPackagesRoutes);
 api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
+api.route("/", hooksRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
