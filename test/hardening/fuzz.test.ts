@@ -25,7 +25,7 @@ const worker = (r: Request) => entry.fetch(r);
 
 const vars = env as unknown as { FUZZ_RUNS?: string; FUZZ_SEED?: string; FUZZ_TRACE?: string; FUZZ_CI_RUNS?: string };
 const BIG = !!vars.FUZZ_RUNS;
-const RUNS = BIG ? Number(vars.FUZZ_RUNS) : Number(vars.FUZZ_CI_RUNS || 300);
+const RUNS = BIG ? Number(vars.FUZZ_RUNS) : Number(vars.FUZZ_CI_RUNS || 200);
 const SEED = vars.FUZZ_SEED ? Number(vars.FUZZ_SEED) : 20260408;
 
 /**
