@@ -46,6 +46,8 @@ import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
+import { alertManagementRoutes } from "./alert_management/routes";
+import { alertReceiverRoutes } from "./alert_management/receiver";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -121,8 +123,11 @@ api.route("/", badgesRoutes);
 api.route("/", genericPackagesRoutes);
 api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
+api.route("/", alertManagementRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
+// The alert receiver (`/<full_path>/-/alerts/notify/…`), outside /api/v4, authenticated by the integration key.
+app.route("/", alertReceiverRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
 app.route("/", gitHttpRoutes);
 

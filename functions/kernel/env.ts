@@ -16,6 +16,9 @@ export type Bindings = {
   LICENSE_PUBLIC_KEY?: string;
   /** Durable Object namespace of `PipelineCoordinator` (functions/pipelines/coordinator.ts, CI.md §7). */
   PIPELINES: DurableObjectNamespace;
+  /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (ARCHITECTURE.md §11). */
+  ALERTS_QUEUE: Queue<{ receiptId: number }>;
+  EXPORTS_QUEUE: Queue<{ kind: "export" | "import"; id: number }>;
 };
 
 /** Who is calling: the user, through which token, with which scopes. */
