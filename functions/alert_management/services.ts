@@ -32,8 +32,9 @@ export async function processReceipts(db: Database, ids: number[]): Promise<numb
       }
     }
     const botId = groups.size ? await q.alertBotId(tx) : 0;
-    // One lock order for every consumer (by key), so that concurrent batches cannot deadlock.
-    for (const key of [...groups.keys()].sort()) {
+    // Groups in order of arrival, so that new alerts take their iids in that order. Two consumers
+    // locking the same alerts in another order is a deadlock Postgres breaks: that batch retries.
+    for (const key of groups.keys()) {
       const g = groups.get(key)!;
       await processGroup(tx, g.projectId, g.fingerprint, g.items, botId, now);
     }
