@@ -33,6 +33,7 @@ import { gitHttpRoutes } from "./git_http/routes";
 import { protectedBranchesRoutes } from "./protected_branches/routes";
 import { commitStatusesRoutes } from "./commit_statuses/routes";
 import { pipelinesRoutes } from "./pipelines/routes";
+import { groupVariablesRoutes, instanceVariablesRoutes, projectVariablesRoutes } from "./ci_variables/routes";
 import { jobsRoutes } from "./jobs/routes";
 import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
 import { keysRoutes, userKeysRoutes } from "./keys/routes";
@@ -49,6 +50,7 @@ import { starsRoutes } from "./stars/routes";
 import { alertManagementRoutes } from "./alert_management/routes";
 import { alertReceiverRoutes } from "./alert_management/receiver";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
+import { hooksRoutes } from "./hooks/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -106,6 +108,9 @@ api.route("/", branchesRoutes);
 api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
 api.route("/", pipelinesRoutes);
+api.route("/", projectVariablesRoutes);
+api.route("/", groupVariablesRoutes);
+api.route("/", instanceVariablesRoutes);
 api.route("/", jobsRoutes);
 api.route("/", runnerProtocolRoutes);
 api.route("/", runnersRoutes);
@@ -123,6 +128,7 @@ api.route("/", badgesRoutes);
 api.route("/", genericPackagesRoutes);
 api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
+api.route("/", hooksRoutes);
 api.route("/", alertManagementRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
