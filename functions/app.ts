@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { contextStorage } from "hono/context-storage";
 import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
@@ -47,6 +48,7 @@ import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
+import { namespacesRoutes } from "./namespaces/routes";
 import { alertManagementRoutes } from "./alert_management/routes";
 import { alertReceiverRoutes } from "./alert_management/receiver";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
@@ -65,6 +67,8 @@ function getPath(req: Request): string {
 
 export const app = new Hono<AppEnv>({ getPath });
 
+// The request's context for kernel code below the routes (the parameter registry of `validateParams`).
+app.use(contextStorage());
 app.use(async (c, next) => {
   const requestId = c.req.header("x-request-id") || crypto.randomUUID();
   c.set("requestId", requestId);
@@ -86,6 +90,7 @@ api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
 api.route("/", projectsRoutes);
 api.route("/", starsRoutes);
+api.route("/", namespacesRoutes);
 api.route("/", membersRoutes);
 api.route("/", timeTrackingRoutes);
 api.route("/", userAgentDetailsRoutes);
