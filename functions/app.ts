@@ -53,6 +53,7 @@ import { alertManagementRoutes } from "./alert_management/routes";
 import { alertReceiverRoutes } from "./alert_management/receiver";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
+import { integrationsRoutes } from "./integrations/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -134,6 +135,7 @@ api.route("/", genericPackagesRoutes);
 api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
 api.route("/", hooksRoutes);
+api.route("/", integrationsRoutes);
 api.route("/", alertManagementRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
