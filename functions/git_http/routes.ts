@@ -1,4 +1,5 @@
 // Git over smart HTTP (app/controllers/repositories/git_http_controller.rb; gitprotocol-http(5)):
+import { streamOf } from "../kernel/stream";
 // `http(s)://host/<full_path>.git` for clone, fetch, pull and push with the git CLI. upload-pack
 // speaks protocol v2 (`Git-Protocol: version=2`); receive-pack speaks v0/v1 with report-status.
 import { Hono } from "hono";
@@ -32,33 +33,7 @@ function bytesResponse(parts: Uint8Array[], contentType: string, status = 200): 
 }
 
 function streamResponse(chunks: AsyncGenerator<Uint8Array>, contentType: string, c: Ctx): Response {
-  let finished!: () => void;
-  const done = new Promise<void>((resolve) => (finished = resolve));
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done: end } = await chunks.next();
-        if (end) {
-          controller.close();
-          finished();
-        } else controller.enqueue(value);
-      } catch (error) {
-        console.error(`[${c.var.requestId}] git pack stream:`, error);
-        controller.error(error);
-        finished();
-      }
-    },
-    async cancel() {
-      await chunks.return(undefined);
-      finished();
-    },
-  });
-  try {
-    c.executionCtx.waitUntil(done);
-  } catch {
-    // no execution context (unit tests calling app.fetch directly)
-  }
-  return new Response(body, { headers: { "Content-Type": contentType, ...NO_CACHE } });
+  return new Response(streamOf(c, chunks, "git pack"), { headers: { "Content-Type": contentType, ...NO_CACHE } });
 }
 
 /** The project path of `/<full_path>.git`. */

@@ -1,4 +1,5 @@
 import { refreshBillableMembers } from "../billable_members/services";
+import { runDueSchedules } from "../pipeline_schedules/services";
 import { sweepStep } from "../pipelines/services";
 import { pipelineStub } from "./ci";
 import { withDb } from "./db";
@@ -10,7 +11,11 @@ import type { Bindings } from "./env";
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
   if (controller.cron === "0 12 * * *") ctx.waitUntil(withDb(env, (db) => refreshBillableMembers(db, new Date(controller.scheduledTime))));
-  if (controller.cron === "*/5 * * * *") ctx.waitUntil(ciSweep(env));
+  if (controller.cron === "*/5 * * * *") {
+    ctx.waitUntil(ciSweep(env));
+    // Pipeline schedules whose next run has passed (Ci::PipelineScheduleWorker).
+    ctx.waitUntil(runDueSchedules(env));
+  }
 }
 
 /** The stuck-job sweep (CI.md §7): failures and re-processing go through each pipeline's object. */

@@ -31,6 +31,9 @@ export type CreatePipelineInput = {
   beforeSha?: string;
   sha?: string;
   pushEventId?: number;
+  /** Pipelines run by a schedule (source `schedule`) or a trigger token (source `trigger`). */
+  pipelineScheduleId?: number;
+  triggerId?: number;
   /** Child pipelines: the parent, the bridge, and the configuration path to read. */
   parent?: { pipelineId: number; jobId: number; configPath: string; sha: string; ref: string; tag: boolean };
 };
@@ -223,6 +226,8 @@ async function insertPipeline(
       pushEventId: input.pushEventId ?? null,
       parentPipelineId: input.parent?.pipelineId ?? null,
       sourceJobId: input.parent?.jobId ?? null,
+      pipelineScheduleId: input.pipelineScheduleId ?? null,
+      triggerId: input.triggerId ?? null,
       finishedAt: extra.status === "failed" ? sql`now()` : null,
     })
     .returning();

@@ -1,4 +1,4 @@
-import type { Comparison, FileDiff, TreeListing } from "../shared/git";
+import type { Comparison, Contributor, FileDiff, TreeListing } from "../shared/git";
 import { webUrl, type PresentContext } from "../kernel/present";
 import { commit, type CommitContext } from "../commits/entities";
 
@@ -94,4 +94,14 @@ export function compare(result: Comparison, ctx: CommitContext) {
     compare_same_ref: result.same,
     web_url: webUrl(ctx, `${ctx.projectPath}/-/compare/${result.from.oid}...${result.to.oid}`),
   };
+}
+
+/** The body of `GET /repository/blobs/:sha` (a hash in lib/api/repositories.rb). */
+export function blob(row: { size: number; content: string; sha: string }, _ctx?: PresentContext) {
+  return { size: row.size, encoding: "base64", content: row.content, sha: row.sha };
+}
+
+/** API::Entities::Contributor: Gitlab::Contributor's additions and deletions are always 0. */
+export function contributor(row: Contributor, _ctx?: PresentContext) {
+  return { name: row.name, email: row.email, commits: row.commits, additions: 0, deletions: 0 };
 }

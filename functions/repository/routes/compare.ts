@@ -32,7 +32,8 @@ const Compare = z.object({
 compareRoutes.get("/projects/:id/repository/compare", async (c) => {
   const project = await codeProject(c);
   const params = await readParams(c, Compare);
-  // MergeRequestTargetProjectFinder: the project's fork network, which without forks is the project.
+  // MergeRequestTargetProjectFinder. Differs from GitLab: only the project itself is accepted, not the
+  // other readable projects of its fork network (comparing across forks is not built).
   if (params.from_project_id !== undefined && params.from_project_id !== project.id) {
     throw apiError(`Target project id:${params.from_project_id} is not a fork of project id:${c.req.param("id")}`, 400);
   }

@@ -22,8 +22,7 @@ import * as q from "../queries";
 /**
  * Repository files and trees (lib/api/files.rb, lib/api/repositories.rb, GitLab 15.4).
  * File writes are one commit each through the git core (Files::CreateService, UpdateService,
- * DeleteService). Not built: `…/files/:file_path/blame`, blobs, archives, compare, contributors, merge
- * base and changelog.
+ * DeleteService). Not built: `…/files/:file_path/blame` and the changelog.
  */
 export const fileRoutes = router();
 

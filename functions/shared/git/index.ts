@@ -63,3 +63,5 @@ export { writeCommitAndMoveRef, type CommitWrite } from "./store/write";
 export { buildIndexRows } from "./store/commit_index";
 export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/diffs";
 export { mergeBase, commitsBetween, compareCommits, commitDiffs, type Comparison } from "./store/compare";
+export { contributors, type Contributor } from "./store/contributors";
+export { archiveItems, tarArchive, zipArchive, type ArchiveFormat, type ArchiveItem } from "./store/archive";

@@ -52,6 +52,8 @@ export type LogOptions = {
   maxCount?: number | null;
   /** `--reverse` (applied after skip and max-count, as git does). */
   reverse?: boolean;
+  /** `--no-merges` (git's `max_parents = 1`): merges are walked through, not shown. */
+  noMerges?: boolean;
 };
 
 export class CommitNotFoundError extends Error {
@@ -291,6 +293,7 @@ export class RevWalk {
     if (commit.flags & UNINTERESTING) return "ignore";
     if (this.options.until != null && commit.date > this.options.until) return "ignore";
     if (this.options.path && commit.flags & TREESAME) return "ignore";
+    if (this.options.noMerges && commit.parents!.length > 1) return "ignore";
     return "show";
   }
 

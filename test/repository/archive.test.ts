@@ -1,0 +1,110 @@
+import { unzipSync } from "fflate";
+import { describe, expect, it } from "vitest";
+import { statusAndBody } from "../helpers/client";
+import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
+import { world } from "../helpers/world";
+import { commitTo, smallRepo } from "./fixture";
+
+const archivePath = (project: { id: number }, suffix = "") => `/projects/${project.id}/repository/archive${suffix}`;
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** A minimal tar reader: entries with pax `path` records applied; checks every header's checksum. */
+function readTar(bytes: Uint8Array) {
+  const entries: { name: string; type: string; mode: number; mtime: number; body: string; link: string }[] = [];
+  const field = (h: Uint8Array, at: number, len: number) => text(h.subarray(at, at + len)).replace(/\0.*$/s, "");
+  let paxPath: string | null = null;
+  let comment: string | null = null;
+  for (let at = 0; at + 512 <= bytes.length; ) {
+    const h = bytes.subarray(at, at + 512);
+    if (h.every((b) => b === 0)) break;
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : h[i];
+    expect(parseInt(field(h, 148, 8), 8)).toBe(sum);
+    const size = parseInt(field(h, 124, 12), 8);
+    const type = field(h, 156, 1);
+    const body = bytes.subarray(at + 512, at + 512 + size);
+    at += 512 + Math.ceil(size / 512) * 512;
+    if (type === "g") comment = /comment=([0-9a-f]+)/.exec(text(body))![1];
+    else if (type === "x") paxPath = /\d+ path=(.*)\n/.exec(text(body))![1];
+    else {
+      entries.push({ name: paxPath ?? field(h, 0, 100), type, mode: parseInt(field(h, 100, 8), 8), mtime: parseInt(field(h, 136, 12), 8), body: text(body), link: field(h, 157, 100) });
+      paxPath = null;
+    }
+  }
+  return { comment, entries };
+}
+
+async function gunzip(res: Response) {
+  return new Uint8Array(await new Response(res.body!.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+}
+
+describe("GET /projects/:id/repository/archive[.format]", () => {
+  it("streams a tar.gz of the default branch under <path>-<ref>-<sha>/, as git archive lays it out", async () => {
+    const w = await world();
+    const { project, api, commits } = await smallRepo(w);
+    const long = `${"deep/".repeat(22)}file.txt`;
+    const head = await commitTo(project, "main", [{ action: "create", filePath: long, content: "x\n" }]);
+    const res = await api.get(archivePath(project));
+    expect(res.status).toBe(200);
+    const prefix = `${project.path}-main-${head}`;
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${prefix}.tar.gz"`);
+    expect(res.headers.get("content-type")).toBe("application/octet-stream");
+    const tar = readTar(await gunzip(res));
+    expect(tar.comment).toBe(head);
+    const names = tar.entries.map((e) => e.name);
+    expect(names.slice(0, 6)).toEqual([`${prefix}/`, `${prefix}/README.md`, `${prefix}/bin/`, `${prefix}/bin/run.sh`, `${prefix}/deep/`, `${prefix}/deep/deep/`]);
+    expect(names).toContain(`${prefix}/${long}`);
+    expect(names).toContain(`${prefix}/src/app.js`);
+    const script = tar.entries.find((e) => e.name.endsWith("bin/run.sh"))!;
+    expect([script.type, script.mode, script.body]).toEqual(["0", 0o775, "#!/bin/sh\n"]);
+    const readme = tar.entries.find((e) => e.name.endsWith("README.md"))!;
+    expect([readme.mode, readme.body]).toEqual([0o664, "# Hello\nworld\n"]);
+    expect(tar.entries.find((e) => e.name === `${prefix}/`)!.type).toBe("5");
+    expect(commits.third).not.toBe(head);
+  });
+
+  it("takes sha and path, and the format from the extension or the parameter (tar, zip)", async () => {
+    const w = await world();
+    const { project, api, commits } = await smallRepo(w);
+    const res = await api.get(archivePath(project, ".tar"), { query: { sha: commits.second, path: "docs" } });
+    const prefix = `${project.path}-${commits.second}-${commits.second}-docs`;
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${prefix}.tar"`);
+    const tar = readTar(new Uint8Array(await res.arrayBuffer()));
+    expect(tar.entries.map((e) => e.name)).toEqual([`${prefix}/`, `${prefix}/docs/`, `${prefix}/docs/guide/`, `${prefix}/docs/guide/intro.md`]);
+
+    const zip = await api.get(archivePath(project), { query: { format: "zip", sha: "main" } });
+    expect(zip.headers.get("content-type")).toBe("application/zip");
+    const zprefix = `${project.path}-main-${commits.third}`;
+    expect(zip.headers.get("content-disposition")).toBe(`attachment; filename="${zprefix}.zip"`);
+    const files = unzipSync(new Uint8Array(await zip.arrayBuffer()));
+    expect(text(files[`${zprefix}/src/app.js`])).toBe("one\ntwo\n");
+    expect(Object.keys(files)).toContain(`${zprefix}/docs/guide/`);
+    // tgz is tar.gz
+    const tgz = await api.get(archivePath(project, ".tgz"));
+    expect(tgz.headers.get("content-disposition")).toBe(`attachment; filename="${zprefix}.tar.gz"`);
+    expect(readTar(await gunzip(tgz)).entries.length).toBeGreaterThan(5);
+  });
+
+  it("answers 404 File Not Found for an unknown sha or path, or an empty repository; tar.bz2 is not built", async () => {
+    const w = await world();
+    const { project, api } = await smallRepo(w);
+    expect(await statusAndBody(await api.get(archivePath(project), { query: { sha: "nope" } }))).toEqual([404, { message: "404 File Not Found" }]);
+    expect(await statusAndBody(await api.get(archivePath(project), { query: { path: "no/such" } }))).toEqual([404, { message: "404 File Not Found" }]);
+    expect(await statusAndBody(await api.get(archivePath(project, ".tar.bz2")))).toEqual([404, { error: "404 Not Found" }]);
+    expect(await statusAndBody(await api.get(archivePath(project, ".rar")))).toEqual([404, { error: "404 Not Found" }]);
+    const owner = await w.user();
+    const empty = await w.project({ owner });
+    expect(await statusAndBody(await w.as(owner).get(archivePath(empty)))).toEqual([404, { message: "404 File Not Found" }]);
+  });
+
+  it("lets anyone download a public project's archive", async () => {
+    const w = await world();
+    const { project } = await smallRepo(w, { visibility: "public" });
+    const res = await w.anonymous.get(archivePath(project, ".zip"));
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+
+  hidesPrivateProject(async (w, project) => w.as(await w.user()).get(archivePath(project)));
+  forbidsRoles(["guest"], (w, project, user) => w.as(user).get(archivePath(project)));
+});
