@@ -50,6 +50,8 @@ import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
 import { namespacesRoutes } from "./namespaces/routes";
+import { alertManagementRoutes } from "./alert_management/routes";
+import { alertReceiverRoutes } from "./alert_management/receiver";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
 import { integrationsRoutes } from "./integrations/routes";
@@ -136,8 +138,11 @@ api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
 api.route("/", hooksRoutes);
 api.route("/", integrationsRoutes);
+api.route("/", alertManagementRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
+// The alert receiver (`/<full_path>/-/alerts/notify/…`), outside /api/v4, authenticated by the integration key.
+app.route("/", alertReceiverRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
 app.route("/", gitHttpRoutes);
 

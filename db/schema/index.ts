@@ -16,3 +16,4 @@ export * from "./badges";
 export * from "./stars";
 export * from "./packages";
 export * from "./hooks";
+export * from "./async_work";

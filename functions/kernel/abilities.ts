@@ -97,6 +97,11 @@ const PROJECT = {
   admin_feature_flags_user_lists: { level: Access.DEVELOPER, blockedWhenArchived: true },
   admin_feature_flags_client: { level: Access.MAINTAINER, blockedWhenArchived: true },
   read_environment: { level: Access.REPORTER },
+  // Alert management (app/policies/project_policy.rb): reporters read alerts, developers change them,
+  // maintainers manage the HTTP integrations and the incident settings (`admin_operations`).
+  read_alert_management_alert: { level: Access.REPORTER },
+  update_alert_management_alert: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  admin_operations: { level: Access.MAINTAINER },
   // Packages (app/policies/project_policy.rb, 15.x): readers of the project read them.
   read_package: { level: Access.REPORTER, readers: true },
   create_package: { level: Access.DEVELOPER, blockedWhenArchived: true },

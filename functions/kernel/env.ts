@@ -19,6 +19,9 @@ export type Bindings = {
   PIPELINES: DurableObjectNamespace;
   /** Queue `edgeforge-webhooks` (wrangler.toml): hook events and deliveries (functions/shared/webhooks). */
   WEBHOOKS_QUEUE?: Queue<WebhookMessage>;
+  /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (ARCHITECTURE.md §11). */
+  ALERTS_QUEUE: Queue<{ receiptId: number }>;
+  EXPORTS_QUEUE: Queue<{ kind: "export" | "import"; id: number }>;
 };
 
 /** Who is calling: the user, through which token, with which scopes. */

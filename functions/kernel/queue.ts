@@ -1,3 +1,4 @@
+import { consumeAlerts, consumeDeadAlerts } from "../alert_management/consumer";
 import { consumeWebhooks, type WebhookMessage } from "../shared/webhooks";
 import type { Bindings } from "./env";
 
@@ -5,10 +6,14 @@ import type { Bindings } from "./env";
  * Queue dispatch (ARCHITECTURE.md §11): one consumer per queue of wrangler.toml, chosen by
  * `batch.queue`. Keep it a small switch; each consumer acks or retries its own messages.
  */
-export async function queue(batch: MessageBatch, env: Bindings, _ctx: ExecutionContext): Promise<void> {
+export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {
   switch (batch.queue) {
     case "edgeforge-webhooks":
       return consumeWebhooks(batch as MessageBatch<WebhookMessage>, env);
+    case "edgeforge-alerts":
+      return consumeAlerts(batch as MessageBatch<{ receiptId: number }>, env, ctx);
+    case "edgeforge-alerts-dlq":
+      return consumeDeadAlerts(batch as MessageBatch<{ receiptId: number }>, env);
     default:
       console.error(`queue: no consumer for ${batch.queue}`);
       batch.retryAll();

@@ -20,7 +20,7 @@ export type TodoActionName = keyof typeof TodoAction;
 export type TodoInput = {
   userIds: number[];
   action: TodoActionName;
-  targetType: "Issue" | "MergeRequest" | "Epic" | "Snippet";
+  targetType: "Issue" | "MergeRequest" | "Epic" | "Snippet" | "AlertManagement::Alert";
   targetId: number;
   projectId: number | null;
   groupId?: number | null;

@@ -1,0 +1,207 @@
+import { z } from "zod";
+import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { Access } from "../kernel/access";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { apiError, conflict, isUniqueViolation, notFound, validation } from "../kernel/errors";
+import { findProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, readParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { createSystemNotes } from "../shared/issuables/system_notes";
+import { createTodos } from "../shared/issuables/todos";
+import { alert, httpIntegration, incidentSettings } from "./entities";
+import * as q from "./queries";
+import { MAPPABLE_FIELDS, randomHex, RESOLVED, STATUSES, type AttributeMapping } from "./rules";
+
+/**
+ * Alert management, our REST extension (GitLab does this through its web interface and GraphQL; spec
+ * 2 §4.11): HTTP integrations (Maintainer), the project's incident settings (Maintainer), and alerts
+ * (Reporter reads, Developer changes). The receiver itself is in receiver.ts.
+ */
+export const alertManagementRoutes = router();
+
+const Mappings = p.hashes({
+  field_name: p.oneOf(...MAPPABLE_FIELDS),
+  path: p.strings(),
+  type: p.oneOf("string", "array", "datetime").optional(),
+});
+const CreateIntegration = z.object({ name: p.string(), active: p.bool().optional(), payload_attribute_mappings: Mappings.optional() });
+const UpdateIntegration = z.object({ name: p.string().optional(), active: p.bool().optional(), payload_attribute_mappings: Mappings.optional() });
+const Settings = z.object({ create_issue: p.bool().optional(), auto_close_incident: p.bool().optional(), send_email: p.bool().optional() });
+const ListAlerts = pageParams.extend({ status: p.oneOf(...STATUSES).optional(), search: p.string().optional() });
+const UpdateAlert = z.object({ status: p.oneOf(...STATUSES).optional(), assignee_ids: p.ids({ comma: true }).optional() });
+
+const toMapping = (list: z.output<typeof Mappings> | undefined): AttributeMapping | undefined =>
+  list && Object.fromEntries(list.map((m) => [m.field_name, { path: m.path, type: m.type ?? "string" }]));
+
+/** HttpIntegration validations: `name` present, at most 255 characters. */
+function checkName(name: string | undefined) {
+  if (name === undefined) return;
+  if (!name.trim()) throw validation({ name: ["can't be blank"] });
+  if ([...name].length > 255) throw validation({ name: ["is too long (maximum is 255 characters)"] });
+}
+
+async function adminProject(c: Ctx): Promise<ProjectWithAccess> {
+  requireUser(c);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_operations", project);
+  return project;
+}
+
+async function integrationOf(c: Ctx, project: ProjectWithAccess) {
+  const id = Number(c.req.param("integration_id"));
+  const row = /^\d+$/.test(c.req.param("integration_id")!) && id <= 2147483647 ? await q.findIntegration(c.var.db(), project.id, id) : null;
+  if (!row) throw notFound("Integration");
+  return row;
+}
+
+const presentIntegration = (c: Ctx, project: ProjectWithAccess, row: Parameters<typeof httpIntegration>[0] | Parameters<typeof httpIntegration>[0][], status: 200 | 201 = 200) =>
+  present(c, row, httpIntegration, { fullPath: project.fullPath }, status);
+
+const INTEGRATIONS = "/projects/:id/alert_management/http_integrations";
+
+/** GET /projects/:id/alert_management/http_integrations */
+alertManagementRoutes.get(INTEGRATIONS, async (c) => {
+  const project = await adminProject(c);
+  return presentIntegration(c, project, await q.listIntegrations(c.var.db(), project.id));
+});
+
+/** POST /projects/:id/alert_management/http_integrations (HttpIntegrations::CreateService): a new endpoint and key. */
+alertManagementRoutes.post(INTEGRATIONS, async (c) => {
+  const params = await readParams(c, CreateIntegration);
+  const project = await adminProject(c);
+  checkName(params.name);
+  const row = await q.insertIntegration(c.var.db(), project.id, {
+    name: params.name.trim(),
+    active: params.active ?? false,
+    payloadAttributeMapping: toMapping(params.payload_attribute_mappings) ?? {},
+    endpointIdentifier: randomHex(16),
+    token: randomHex(16),
+  });
+  return presentIntegration(c, project, row, 201);
+});
+
+/** GET /projects/:id/alert_management/http_integrations/:integration_id */
+alertManagementRoutes.get(`${INTEGRATIONS}/:integration_id`, async (c) => {
+  const project = await adminProject(c);
+  return presentIntegration(c, project, await integrationOf(c, project));
+});
+
+/** PUT /projects/:id/alert_management/http_integrations/:integration_id */
+alertManagementRoutes.put(`${INTEGRATIONS}/:integration_id`, async (c) => {
+  const params = await readParams(c, UpdateIntegration);
+  const project = await adminProject(c);
+  const found = await integrationOf(c, project);
+  checkName(params.name);
+  const row = await q.updateIntegration(c.var.db(), found.id, {
+    ...(params.name !== undefined && { name: params.name.trim() }),
+    ...(params.active !== undefined && { active: params.active }),
+    ...(params.payload_attribute_mappings !== undefined && { payloadAttributeMapping: toMapping(params.payload_attribute_mappings) }),
+  });
+  return presentIntegration(c, project, row);
+});
+
+/** DELETE /projects/:id/alert_management/http_integrations/:integration_id: 204. */
+alertManagementRoutes.delete(`${INTEGRATIONS}/:integration_id`, async (c) => {
+  const project = await adminProject(c);
+  const found = await integrationOf(c, project);
+  await q.deleteIntegration(c.var.db(), found.id);
+  return c.body(null, 204);
+});
+
+/** POST …/:integration_id/reset_token (`httpIntegrationResetToken`): a new key; the old one stops working. */
+alertManagementRoutes.post(`${INTEGRATIONS}/:integration_id/reset_token`, async (c) => {
+  const project = await adminProject(c);
+  const found = await integrationOf(c, project);
+  return presentIntegration(c, project, await q.updateIntegration(c.var.db(), found.id, { token: randomHex(16) }));
+});
+
+/** GET /projects/:id/alert_management/settings: the alert part of the incident settings. */
+alertManagementRoutes.get("/projects/:id/alert_management/settings", async (c) => {
+  const project = await adminProject(c);
+  return c.json(incidentSettings(await q.loadSettings(c.var.db(), project.id)));
+});
+
+/** PUT /projects/:id/alert_management/settings (`create_issue`, `auto_close_incident`, `send_email`). */
+alertManagementRoutes.put("/projects/:id/alert_management/settings", async (c) => {
+  const params = await readParams(c, Settings);
+  const project = await adminProject(c);
+  const row = await q.saveSettings(c.var.db(), project.id, {
+    ...(params.create_issue !== undefined && { createIssue: params.create_issue }),
+    ...(params.auto_close_incident !== undefined && { autoCloseIncident: params.auto_close_incident }),
+    ...(params.send_email !== undefined && { sendEmail: params.send_email }),
+  });
+  return c.json(incidentSettings(row));
+});
+
+/** GET /projects/:id/alert_management/alerts (AlertManagement::AlertsFinder: `status`, `search`), newest first. */
+alertManagementRoutes.get("/projects/:id/alert_management/alerts", async (c) => {
+  requireUser(c);
+  const params = await readParams(c, ListAlerts);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_alert_management_alert", project);
+  const page = pageOf(params);
+  const statuses = params.status ? [STATUSES.indexOf(params.status)] : null;
+  const list = await q.listAlerts(c.var.db(), project.id, { statuses, search: params.search?.trim() || null }, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, alert, { fullPath: project.fullPath });
+});
+
+async function alertOf(c: Ctx, project: ProjectWithAccess) {
+  const raw = c.req.param("alert_iid")!;
+  const row = /^\d+$/.test(raw) && Number(raw) <= 2147483647 ? await q.findAlert(c.var.db(), project.id, Number(raw)) : null;
+  if (!row) throw notFound("Alert");
+  return row;
+}
+
+/** GET /projects/:id/alert_management/alerts/:alert_iid */
+alertManagementRoutes.get("/projects/:id/alert_management/alerts/:alert_iid", async (c) => {
+  requireUser(c);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_alert_management_alert", project);
+  return present(c, await alertOf(c, project), alert, { fullPath: project.fullPath });
+});
+
+/**
+ * PUT /projects/:id/alert_management/alerts/:alert_iid (AlertManagement::Alerts::UpdateService):
+ * `status` with its system note (resolving sets `ended_at`), `assignee_ids` (members who may read
+ * alerts; each new assignee gets an `assigned` to-do on the alert).
+ */
+alertManagementRoutes.put("/projects/:id/alert_management/alerts/:alert_iid", async (c) => {
+  const params = await readParams(c, UpdateAlert);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "update_alert_management_alert", project);
+  const found = await alertOf(c, project);
+  const actor = c.var.actor!;
+  const db = c.var.db();
+  const wanted = params.assignee_ids?.filter((id, i, all) => id > 0 && all.indexOf(id) === i);
+  const assignees = wanted ? await q.membersAmong(db, project.id, wanted, Access.REPORTER) : null;
+  if (wanted && assignees!.length !== wanted.length) throw apiError("Assignee has no permissions", 400);
+  try {
+    await db.transaction(async (tx) => {
+      const now = new Date();
+      const notes: string[] = [];
+      if (params.status !== undefined && STATUSES.indexOf(params.status) !== found.status) {
+        const status = STATUSES.indexOf(params.status);
+        await q.setAlert(tx, found.id, { status, endedAt: status === RESOLVED ? now : null, updatedAt: now });
+        notes.push(`changed the status to **${params.status[0].toUpperCase()}${params.status.slice(1)}**`);
+      }
+      if (assignees) {
+        const before = await q.replaceAssignees(tx, found.id, assignees.map((u) => u.id));
+        const added = assignees.filter((u) => !before.includes(u.id));
+        if (added.length) notes.push(`assigned to ${added.map((u) => `@${u.username}`).join(" and ")}`);
+        await createTodos(tx, { userIds: added.map((u) => u.id), action: "assigned", targetType: "AlertManagement::Alert", targetId: found.id, projectId: project.id, authorId: actor.user.id });
+        await q.setAlert(tx, found.id, { updatedAt: now });
+      }
+      await createSystemNotes(tx, { noteableType: "AlertManagement::Alert", noteableId: found.id, projectId: project.id, authorId: actor.user.id, bodies: notes, now });
+    });
+  } catch (e) {
+    // Reopening a resolved alert while another one with its fingerprint is open.
+    if (isUniqueViolation(e, "index_partial_am_alerts_on_project_id_and_fingerprint"))
+      throw conflict("An open alert with the same fingerprint exists");
+    throw e;
+  }
+  return present(c, (await q.findAlert(db, project.id, found.iid))!, alert, { fullPath: project.fullPath });
+});
