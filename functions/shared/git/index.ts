@@ -61,3 +61,15 @@ export { compareRefNames } from "./store/refs";
 export { initializeDefaultBranch } from "./store/repository";
 export { writeCommitAndMoveRef, type CommitWrite } from "./store/write";
 export { buildIndexRows } from "./store/commit_index";
+export {
+  mergeBase,
+  commitsBetween,
+  mergeTreeOids,
+  checkMergeability,
+  mergeBranches,
+  mergeToRef,
+  type MergeMethod,
+  type Mergeability,
+  type MergeInput,
+  type MergeResult,
+} from "./operations/merge";
