@@ -14,4 +14,5 @@ export * from "./operations";
 export * from "./badges";
 export * from "./stars";
 export * from "./packages";
+export * from "./hooks";
 export * from "./approvals";

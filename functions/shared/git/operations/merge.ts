@@ -7,7 +7,7 @@ import { mergeBlobContents, resolvePath } from "../pure/merge";
 import { blobObject, commitObject, isTreeMode, MODE, type Commit, type FileEntry, type RawObject } from "../pure/objects";
 import { branchRef } from "../pure/refnames";
 import { buildIndexRows, readCommitRows } from "../store/commit_index";
-import { RevWalk } from "../store/log";
+import { commitsBetween, mergeBase } from "../store/compare";
 import { commitTree } from "../store/read";
 import { readRef, swapRefWithEvent } from "../store/refs";
 import type { Repo } from "../store/revisions";
@@ -20,19 +20,6 @@ import { ident, WorkTree, type Person } from "./worktree";
 export type MergeMethod = "merge" | "rebase_merge" | "ff";
 
 type Tip = { target: string; tree: string | null; generation: number | null };
-
-/** The best common ancestor of two commits (the newest of git's merge bases), null when unrelated. */
-export async function mergeBase(db: Executor, repo: Repo, a: string, b: string): Promise<string | null> {
-  const walk = new RevWalk(db, repo.poolId, { batch: 1000 });
-  const bases = await walk.mergeBases(a, b);
-  return bases[0] ?? null;
-}
-
-/** `git log <head> ^<exclude>` in git's default order: the commits a merge request brings. */
-export async function commitsBetween(db: Executor, repo: Repo, exclude: string | null, head: string, limit?: number): Promise<string[]> {
-  const walk = new RevWalk(db, repo.poolId, { batch: 1000 });
-  return walk.log({ kind: "tips", include: [head], exclude: exclude ? [exclude] : [] }, { maxCount: limit ?? null });
-}
 
 class Conflict extends Error {}
 
@@ -121,7 +108,7 @@ export async function checkMergeability(db: Executor, repo: Repo, sourceBranch: 
 async function mergeabilityOf(db: Executor, repo: Repo, source: Tip | undefined, target: Tip | undefined): Promise<Mergeability> {
   if (!source?.tree) return { kind: "source_missing" };
   if (!target?.tree) return { kind: "target_missing" };
-  const base = await mergeBase(db, repo, target.target, source.target);
+  const base = await mergeBase(db, repo, [target.target, source.target]);
   const ffPossible = base === target.target;
   // `has_no_commits?`: everything on the source is already on the target.
   if (base === source.target) return { kind: "no_commits", source, target, base, ffPossible, merged: null };
@@ -182,7 +169,7 @@ export async function mergeBranches(db: Executor, repo: Repo, input: MergeInput)
     let head = source.target;
     let squashSha: string | null = null;
     if (input.squash) {
-      const many = (await commitsBetween(db, repo, target.target, source.target, 2)).length > 1;
+      const many = (await commitsBetween(db, repo, target.target, source.target)).length > 1;
       if (many || input.squashMessageGiven) {
         // Gitaly UserSquash: the source's tree on top of the merge base, authored by the MR's author.
         const squash: Commit = {

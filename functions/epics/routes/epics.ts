@@ -1,17 +1,17 @@
 import { z } from "zod";
-import { allowedOnGroup, authorizeGroup } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
-import { forbidden, validation } from "../kernel/errors";
-import { findGroup } from "../kernel/lookup";
-import { canReadEpic } from "../shared/issuables/policy";
-import { noteUser } from "../shared/issuables/noteables";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
-import { present } from "../kernel/present";
-import { router } from "../kernel/router";
-import { epic } from "./entities";
-import * as q from "./queries";
+import { allowedOnGroup, authorizeGroup } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { forbidden, validation } from "../../kernel/errors";
+import { findGroup } from "../../kernel/lookup";
+import { canReadEpic } from "../../shared/issuables/policy";
+import { noteUser } from "../../shared/issuables/noteables";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, rawParams, validateParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { epic } from "../entities";
+import * as q from "../queries";
 
 /**
  * Group epics, the part notes need (ee/lib/api/epics.rb): list, get, create. Reads are open to
@@ -19,7 +19,7 @@ import * as q from "./queries";
  * Not built: update, delete, label filters and label assignment (epics carry no labels here, and the
  * `labels` parameters are ignored), `my_reaction_emoji`, dates on create.
  */
-export const epicsRoutes = router();
+export const epicRoutes = router();
 
 async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
   const raw = await rawParams(c);
@@ -53,7 +53,7 @@ const CreateEpic = z.object({
 
 for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** GET /groups/:id/epics (ee/lib/api/epics.rb) */
-  epicsRoutes.get(prefix, async (c) => {
+  epicRoutes.get(prefix, async (c) => {
     const params = await readWithPath(c, ListEpics);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const page = pageOf(params);
@@ -80,7 +80,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
    * GET /groups/:id/epics/:epic_iid (ee/lib/api/epics.rb). `authorize!(:read_epic, epic)` with a nil
    * epic is forbidden: GitLab answers 403, not 404, to a missing or unreadable epic.
    */
-  epicsRoutes.get(`${prefix}/:epic_iid`, async (c) => {
+  epicRoutes.get(`${prefix}/:epic_iid`, async (c) => {
     const params = await readWithPath(c, OneEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const found = await q.findEpic(c.var.db(), group, params.epic_iid);
@@ -89,7 +89,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   });
 
   /** POST /groups/:id/epics (ee/lib/api/epics.rb, Epics::CreateService) */
-  epicsRoutes.post(prefix, async (c) => {
+  epicRoutes.post(prefix, async (c) => {
     const actor = requireUser(c);
     const params = await readWithPath(c, CreateEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
