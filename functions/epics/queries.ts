@@ -221,3 +221,38 @@ export async function childrenAndIssues(db: Executor, epicId: number): Promise<{
   const row = result.rows[0] as { has_children: boolean; has_issues: boolean };
   return { hasChildren: row.has_children, hasIssues: row.has_issues };
 }
+
+/** Whether the epic has non-confidential child epics or issues (Epic#validate_confidential_issues_and_subepics). */
+export async function openDescendants(db: Executor, epicId: number): Promise<{ children: boolean; issues: boolean }> {
+  const result = await db.execute(sql`
+    SELECT EXISTS (SELECT 1 FROM epics WHERE parent_id = ${epicId} AND NOT confidential) AS children,
+           EXISTS (SELECT 1 FROM epic_issues ei JOIN issues i ON i.id = ei.issue_id WHERE ei.epic_id = ${epicId} AND NOT i.confidential) AS issues`);
+  const row = result.rows[0] as { children: boolean; issues: boolean };
+  return { children: row.children, issues: row.issues };
+}
+
+export type EpicChanges = Partial<
+  Pick<Epic, "title" | "description" | "confidential" | "startDate" | "dueDate" | "startDateIsFixed" | "dueDateIsFixed" | "state" | "closedAt" | "closedById" | "parentId" | "updatedAt">
+>;
+
+/** Epics::UpdateService's save: the changed columns (a new parent puts the epic first among its children). */
+export async function updateEpic(db: Executor, epicId: number, changes: EpicChanges): Promise<void> {
+  const { parentId, ...columns } = changes;
+  await db.transaction(async (tx) => {
+    if (parentId !== undefined) await setParent(tx, epicId, parentId);
+    await tx.update(epics).set({ updatedAt: new Date(), ...columns }).where(eq(epics.id, epicId));
+  });
+}
+
+/** Issuable::DestroyService: the epic; its child epics and links go with it (foreign keys). */
+export async function deleteEpic(db: Executor, epicId: number): Promise<void> {
+  await db.delete(epics).where(eq(epics.id, epicId));
+}
+
+export type EpicParent = Pick<Epic, "confidential">;
+
+/** The parent's confidentiality, for the rule that a confidential parent keeps confidential children. */
+export async function parentOf(db: Executor, parentId: number): Promise<EpicParent | null> {
+  const [row] = await db.select({ confidential: epics.confidential }).from(epics).where(eq(epics.id, parentId));
+  return row ?? null;
+}

@@ -12,12 +12,15 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { epic } from "../entities";
 import * as q from "../queries";
+import { planEpicUpdate } from "../services";
 
 /**
- * Group epics, the part notes need (ee/lib/api/epics.rb): list, get, create. Reads are open to
- * anonymous callers on public groups (`authenticate_non_get!`); the licence always has epics.
- * Not built: update, delete, label filters and label assignment (epics carry no labels here, and the
- * `labels` parameters are ignored), `my_reaction_emoji`, dates on create.
+ * Group epics (ee/lib/api/epics.rb): list, get, create, update, delete. Reads are open to anonymous
+ * callers on public groups (`authenticate_non_get!`); the licence always has epics.
+ * Not built: label filters and label assignment (epics carry no labels here: the `labels`,
+ * `add_labels` and `remove_labels` parameters are accepted and ignored), `color` (ignored, as GitLab
+ * does while its `epic_color_highlight` flag is off), `my_reaction_emoji`, dates on create, and the
+ * system notes GitLab writes on epic changes.
  */
 export const epicRoutes = router();
 
@@ -43,6 +46,26 @@ const ListEpics = z.object({
   ...pageParams.shape,
 });
 const OneEpic = z.object({ epic_iid: p.int() });
+const UpdateEpic = z.object({
+  epic_iid: p.int(),
+  title: p.string().optional(),
+  color: p.string().optional(),
+  description: p.string().optional(),
+  confidential: p.bool().optional(),
+  updated_at: p.datetime().optional(),
+  start_date_fixed: p.string().optional(),
+  start_date: p.string().optional(), // GitLab's later alias of start_date_fixed
+  start_date_is_fixed: p.bool().optional(),
+  due_date_fixed: p.string().optional(),
+  end_date: p.string().optional(), // GitLab's later alias of due_date_fixed
+  due_date_is_fixed: p.bool().optional(),
+  labels: p.strings({ comma: true }).optional(),
+  add_labels: p.strings({ comma: true }).optional(),
+  remove_labels: p.strings({ comma: true }).optional(),
+  state_event: p.oneOf("reopen", "close").optional(),
+  parent_id: p.id().optional(),
+});
+const UPDATE_FIELDS = ["add_labels", "color", "confidential", "description", "due_date_fixed", "due_date_is_fixed", "labels", "parent_id", "remove_labels", "start_date_fixed", "start_date_is_fixed", "state_event", "title"];
 const CreateEpic = z.object({
   title: p.string(),
   description: p.string().optional(),
@@ -116,5 +139,33 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
       downvotes: 0,
     });
     return present(c, row, epic, { group }, 201);
+  });
+  /** PUT /groups/:id/epics/:epic_iid (Epics::UpdateService): at least one change; owners may set updated_at. */
+  epicRoutes.put(`${prefix}/:epic_iid`, async (c) => {
+    const actor = requireUser(c);
+    const raw = await rawParams(c);
+    const aliased = { ...raw, start_date_fixed: raw.start_date_fixed ?? raw.start_date, due_date_fixed: raw.due_date_fixed ?? raw.end_date };
+    const params = validateParams({ ...aliased, epic_iid: c.req.param("epic_iid") }, UpdateEpic, [{ atLeastOneOf: UPDATE_FIELDS }]);
+    const group = await findGroup(c, c.req.param("id") ?? "");
+    const db = c.var.db();
+    const found = await q.findEpic(db, group, params.epic_iid);
+    if (!found || !canReadEpic(actor, group, found)) throw forbidden();
+    authorizeGroup(c, "admin_epic", group);
+    const changes = await planEpicUpdate(db, actor, group, found, params, allowedOnGroup(actor, "set_epic_updated_at", group));
+    await q.updateEpic(db, found.id, changes);
+    const updated = (await q.findEpic(db, group, found.iid))!;
+    return present(c, updated, epic, { group });
+  });
+
+  /** DELETE /groups/:id/epics/:epic_iid (Issuable::DestroyService): owners only; 204. */
+  epicRoutes.delete(`${prefix}/:epic_iid`, async (c) => {
+    const actor = requireUser(c);
+    const params = await readWithPath(c, OneEpic);
+    const group = await findGroup(c, c.req.param("id") ?? "");
+    const found = await q.findEpic(c.var.db(), group, params.epic_iid);
+    if (!found || !canReadEpic(actor, group, found)) throw forbidden();
+    authorizeGroup(c, "destroy_epic", group);
+    await q.deleteEpic(c.var.db(), found.id);
+    return c.body(null, 204);
   });
 }
