@@ -17,3 +17,4 @@ export * from "./stars";
 export * from "./packages";
 export * from "./hooks";
 export * from "./async_work";
+export * from "./approvals";

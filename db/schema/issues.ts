@@ -171,6 +171,16 @@ export const mergeRequests = pgTable(
     sha: text(),
     mergeCommitSha: text(),
     squashCommitSha: text(),
+    /** `merge_params['should_remove_source_branch']`, set when merging. */
+    shouldRemoveSourceBranch: boolean(),
+    mergeError: text(),
+    /** The source and target heads `merge_status` was computed for (a head moved: check again). */
+    mergeCheckSourceSha: text(),
+    mergeCheckTargetSha: text(),
+    /** Who asked for the merge when the pipeline succeeds (`merge_user`). */
+    mergeUserId: integer().references(() => users.id, { onDelete: "set null" }),
+    /** EE `approvals_before_merge` of the merge request (null: the project's). */
+    approvalsBeforeMerge: integer(),
     timeEstimate: integer().notNull().default(0),
     totalTimeSpent: integer().notNull().default(0),
     upvotes: integer().notNull().default(0),
@@ -221,6 +231,31 @@ export const mergeRequestsClosingIssues = pgTable(
   (t) => [
     uniqueIndex("index_mr_closing_issues_on_mr_and_issue").on(t.mergeRequestId, t.issueId),
     index("index_mr_closing_issues_on_issue_id").on(t.issueId),
+  ],
+);
+
+/**
+ * One row per source-branch head a merge request has seen (GitLab's merge_request_diffs, the
+ * `versions` API): the head, the merge base with the target and the target head at that time.
+ */
+export const mergeRequestDiffs = pgTable(
+  "merge_request_diffs",
+  {
+    id: id(),
+    mergeRequestId: integer().notNull().references(() => mergeRequests.id, { onDelete: "cascade" }),
+    headCommitSha: text().notNull(),
+    baseCommitSha: text(),
+    startCommitSha: text(),
+    state: text().notNull().default("collected"),
+    /** Changed files between base and head (`real_size`, a string in the API). */
+    filesCount: integer().notNull().default(0),
+    commitsCount: integer().notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // Differs from GitLab: a head seen before (a force-push back) does not make a second version;
+    // the index also makes concurrent refreshes write one row.
+    uniqueIndex("index_merge_request_diffs_on_mr_id_and_head").on(t.mergeRequestId, t.headCommitSha),
   ],
 );
 
@@ -498,6 +533,7 @@ export type Issue = typeof issues.$inferSelect;
 export type Label = typeof labels.$inferSelect;
 export type Milestone = typeof milestones.$inferSelect;
 export type MergeRequest = typeof mergeRequests.$inferSelect;
+export type MergeRequestDiff = typeof mergeRequestDiffs.$inferSelect;
 export type Note = typeof notes.$inferSelect;
 export type AwardEmoji = typeof awardEmoji.$inferSelect;
 export type Snippet = typeof snippets.$inferSelect;

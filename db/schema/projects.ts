@@ -35,6 +35,11 @@ export const projects = pgTable(
     forksCount: integer().notNull().default(0),
     openIssuesCount: integer().notNull().default(0),
     avatarUrl: text(),
+    /** Merge settings (Project#merge_method, squash_option, remove_source_branch_after_merge). */
+    mergeMethod: text().notNull().default("merge"), // merge | rebase_merge | ff
+    squashOption: text().notNull().default("default_off"), // never | always | default_on | default_off
+    removeSourceBranchAfterMerge: boolean().notNull().default(true),
+    onlyAllowMergeIfPipelineSucceeds: boolean().notNull().default(false),
     /**
      * GitLab's fork_network_members.forked_from_project_id: the project this one was forked from
      * (`forked_from_project`); null when not a fork, or after `DELETE /projects/:id/fork`.

@@ -76,10 +76,27 @@ export function mergeRequestSimple(mr: MergeRequestRow, ctx: MergeRequestContext
 }
 
 /**
+ * `detailed_merge_status` (MergeRequests::Mergeability::DetailedMergeStatusService, 15.6+; the task
+ * asks for it on 15.4's entity). Differs from GitLab: conflicts and a missing branch both read
+ * `broken_status` (15.x's `broken?` covers both), and `need_rebase` / `ci_must_pass` are only found
+ * by the merge endpoint, which checks them when asked to merge.
+ */
+export function detailedMergeStatus(mr: MergeRequestRow): string {
+  if (mr.state !== "opened") return "not_open";
+  if (mr.mergeStatus === "unchecked" || mr.mergeStatus === "checking") return mr.mergeStatus;
+  if (mr.draft) return "draft_status";
+  if (mr.mergeStatus === "cannot_be_merged") return "broken_status";
+  return "mergeable";
+}
+
+/** Files a diff shows before it overflows (`Gitlab::Diff::FileCollection` default `max_files`). */
+export const DIFF_MAX_FILES = 1000;
+
+/**
  * API::Entities::MergeRequestBasic (lib/api/entities/merge_request_basic.rb, with EE's
- * `approvals_before_merge`), as 15.4 exposes it: what lists and `closed_by` show.
- * Differs from GitLab while there is no repository: `sha` (the diff head) is null and `merge_status`
- * stays `unchecked`, since no mergeability check can run.
+ * `approvals_before_merge`), as 15.4 exposes it: what lists and `closed_by` show. `merge_status` is
+ * the stored result of the last mergeability check (the single GET and the merge run one when a head
+ * moved; lists show what is stored, as GitLab's do).
  */
 export function mergeRequestBasic(mr: MergeRequestRow, ctx: MergeRequestContext) {
   const labels = [...mr.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
@@ -87,7 +104,7 @@ export function mergeRequestBasic(mr: MergeRequestRow, ctx: MergeRequestContext)
   return {
     ...issuableHead(mr),
     merged_by: user(mr.mergedBy, ctx),
-    merge_user: user(mr.mergedBy, ctx),
+    merge_user: user(mr.mergedBy ?? mr.mergeUser, ctx),
     merged_at: isoTime(mr.mergedAt),
     closed_by: user(mr.closedBy, ctx),
     closed_at: isoTime(mr.closedAt),
@@ -110,12 +127,13 @@ export function mergeRequestBasic(mr: MergeRequestRow, ctx: MergeRequestContext)
     milestone: mr.milestone ? milestone(mr.milestone, ctx) : null,
     merge_when_pipeline_succeeds: mr.mergeWhenPipelineSucceeds,
     merge_status: mr.mergeStatus,
+    detailed_merge_status: detailedMergeStatus(mr),
     sha: mr.sha,
     merge_commit_sha: mr.mergeCommitSha,
     squash_commit_sha: mr.squashCommitSha,
     discussion_locked: mr.discussionLocked,
-    // `merge_params` of GitLab: `should_remove_source_branch` is only set when merging.
-    should_remove_source_branch: null,
+    // `merge_params['should_remove_source_branch']`: set when merging (or asking to merge on success).
+    should_remove_source_branch: mr.shouldRemoveSourceBranch,
     force_remove_source_branch: mr.forceRemoveSourceBranch,
     reference: `${referenceBase(mr.project, { ...ctx, fromGroup: null })}${short}`,
     references: mergeRequestReferences(mr, ctx),
@@ -125,7 +143,7 @@ export function mergeRequestBasic(mr: MergeRequestRow, ctx: MergeRequestContext)
     task_completion_status: taskCompletionStatus(mr.description),
     has_conflicts: mr.mergeStatus === "cannot_be_merged",
     blocking_discussions_resolved: true,
-    approvals_before_merge: null,
+    approvals_before_merge: mr.approvalsBeforeMerge,
   };
 }
 
@@ -162,13 +180,16 @@ export function mergeRequest(mr: MergeRequestRow, ctx: MergeRequestContext) {
   return {
     ...mergeRequestBasic(mr, ctx),
     ...(ctx.includeSubscribed === false ? {} : { subscribed: participant }),
-    changes_count: null,
+    // `merge_request_diff.real_size`: the changed files of the newest version, "1000+" past the limit.
+    changes_count: mr.latestDiff ? (mr.latestDiff.filesCount > DIFF_MAX_FILES ? `${DIFF_MAX_FILES}+` : String(mr.latestDiff.filesCount)) : null,
     ...(builds
       ? { latest_build_started_at: null, latest_build_finished_at: null, first_deployed_to_production_at: null, pipeline: null }
       : {}),
     ...(ctx.fromProject && readsPipelines(mr.project, ctx) ? { head_pipeline: null } : {}),
-    diff_refs: null,
-    merge_error: null,
+    diff_refs: mr.latestDiff
+      ? { base_sha: mr.latestDiff.baseCommitSha, head_sha: mr.latestDiff.headCommitSha, start_sha: mr.latestDiff.startCommitSha }
+      : null,
+    merge_error: mr.mergeError,
     // No rebase can run without a repository; `compute_diverged_commits_count` is 0 without branch heads.
     ...(ctx.includeRebaseInProgress ? { rebase_in_progress: false } : {}),
     ...(ctx.includeDivergedCommitsCount ? { diverged_commits_count: 0 } : {}),

@@ -2,9 +2,11 @@ import { router } from "../../kernel/router";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
 import { mergeRequestRoutes } from "./merge_request";
+import { mergeRoutes } from "./merge";
 
-/** Merge requests (lib/api/merge_requests.rb) and the issue endpoints that list them. Merging comes later. */
+/** Merge requests (lib/api/merge_requests.rb) and the issue endpoints that list them. */
 export const mergeRequestsRoutes = router();
 mergeRequestsRoutes.route("/", listRoutes);
 mergeRequestsRoutes.route("/", mergeRequestRoutes);
 mergeRequestsRoutes.route("/", issueRoutes);
+mergeRequestsRoutes.route("/", mergeRoutes);

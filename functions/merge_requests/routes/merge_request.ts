@@ -13,6 +13,7 @@ import { router } from "../../kernel/router";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
 import * as q from "../queries";
 import * as services from "../services";
+import { refreshMergeRequest } from "../merging";
 
 export const mergeRequestRoutes = router();
 
@@ -137,9 +138,11 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
   const project = await findProject(c, c.req.param("id"));
   // findMergeRequest's rule (read_merge_request, then the row) without its extra statement.
   if (!/^\d+$/.test(iid) || Number(iid) > 2147483647 || !mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
-  const row = await q.mergeRequestByIid(c.var.db(), c.var.actor, project.id, Number(iid));
+  let row = await q.mergeRequestByIid(c.var.db(), c.var.actor, project.id, Number(iid));
   if (!row || !canReadMergeRequest(c.var.actor, project, { authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.id) }))
     throw notFound("Merge Request");
+  // GitLab's entity starts an asynchronous mergeability check; ours runs when a head moved.
+  if ((await refreshMergeRequest(c.var.db(), project, row)) !== row) row = await q.mergeRequestById(c.var.db(), c.var.actor, row.id);
   return present<MergeRequestRow, Partial<MergeRequestContext>>(c, row, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,

@@ -65,3 +65,13 @@ export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/dif
 export { mergeBase, commitsBetween, compareCommits, commitDiffs, type Comparison } from "./store/compare";
 export { contributors, type Contributor } from "./store/contributors";
 export { archiveItems, tarArchive, zipArchive, type ArchiveFormat, type ArchiveItem } from "./store/archive";
+export {
+  mergeTreeOids,
+  checkMergeability,
+  mergeBranches,
+  mergeToRef,
+  type MergeMethod,
+  type Mergeability,
+  type MergeInput,
+  type MergeResult,
+} from "./operations/merge";

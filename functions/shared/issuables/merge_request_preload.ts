@@ -33,6 +33,10 @@ export type MergeRequestRow = MergeRequest & {
   reviewers: IssueUser[];
   closedBy: IssueUser | null;
   mergedBy: IssueUser | null;
+  /** Who set `merge_when_pipeline_succeeds` (`merge_user` before the merge). */
+  mergeUser: IssueUser | null;
+  /** The newest diff version (`diff_refs`, `changes_count`). */
+  latestDiff: { id: number; headCommitSha: string; baseCommitSha: string | null; startCommitSha: string | null; filesCount: number } | null;
   labels: Pick<IssueLabel, "id" | "title" | "color" | "description">[];
   milestone: IssueMilestone | null;
 };
@@ -67,6 +71,10 @@ function selection(actor: Actor | null) {
     author: sql<MergeRequestRow["author"]>`${userJson(sql`${mergeRequests.authorId}`)}`,
     closedBy: sql<MergeRequestRow["closedBy"]>`${userJson(sql`${mergeRequests.closedById}`)}`,
     mergedBy: sql<MergeRequestRow["mergedBy"]>`${userJson(sql`${mergeRequests.mergedById}`)}`,
+    mergeUser: sql<MergeRequestRow["mergeUser"]>`${userJson(sql`${mergeRequests.mergeUserId}`)}`,
+    latestDiff: sql<MergeRequestRow["latestDiff"]>`(SELECT json_build_object('id', d.id, 'headCommitSha', d.head_commit_sha,
+      'baseCommitSha', d.base_commit_sha, 'startCommitSha', d.start_commit_sha, 'filesCount', d.files_count)
+      FROM merge_request_diffs d WHERE d.merge_request_id = ${mergeRequests.id} ORDER BY d.id DESC LIMIT 1)`,
     assignees: sql<MergeRequestRow["assignees"]>`${usersJson("merge_request_assignees")}`,
     reviewers: sql<MergeRequestRow["reviewers"]>`${usersJson("merge_request_reviewers")}`,
     labels: sql<MergeRequestRow["labels"]>`${labelsJson}`,
@@ -76,7 +84,7 @@ function selection(actor: Actor | null) {
 
 type Selected = { mr: typeof mergeRequests.$inferSelect; project: Omit<MergeRequestRow["project"], "accessLevel">; accessLevel: number } & Pick<
   MergeRequestRow,
-  "author" | "closedBy" | "mergedBy" | "assignees" | "reviewers" | "labels" | "milestone"
+  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone"
 >;
 
 export function toMergeRequestRow(r: unknown): MergeRequestRow {
@@ -87,6 +95,8 @@ export function toMergeRequestRow(r: unknown): MergeRequestRow {
     author: s.author,
     closedBy: s.closedBy,
     mergedBy: s.mergedBy,
+    mergeUser: s.mergeUser,
+    latestDiff: s.latestDiff,
     assignees: s.assignees ?? [],
     reviewers: s.reviewers ?? [],
     labels: s.labels ?? [],

@@ -1,0 +1,97 @@
+// Merge request approvals (EE: ee/app/models/approval_project_rule.rb, approval.rb, the project's
+// approval settings): project rules with their users, groups and protected branches, and the approvals
+// given on merge requests.
+import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./columns";
+import { namespaces } from "./namespaces";
+import { projects } from "./projects";
+import { protectedBranches } from "./protected_branches";
+import { mergeRequests } from "./issues";
+import { users } from "./users";
+
+/** The six approval settings of a project (`POST /projects/:id/approvals`); no row = GitLab's defaults. */
+export const projectApprovalSettings = pgTable("project_approval_settings", {
+  projectId: integer()
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  approvalsBeforeMerge: integer().notNull().default(0),
+  resetApprovalsOnPush: boolean().notNull().default(true),
+  disableOverridingApproversPerMergeRequest: boolean().notNull().default(false),
+  mergeRequestsAuthorApproval: boolean().notNull().default(false),
+  mergeRequestsDisableCommittersApproval: boolean().notNull().default(false),
+  requirePasswordToApprove: boolean().notNull().default(false),
+});
+
+export const approvalProjectRules = pgTable(
+  "approval_project_rules",
+  {
+    id: id(),
+    projectId: integer()
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    approvalsRequired: integer().notNull().default(0),
+    ruleType: text().notNull().default("regular"), // regular | any_approver
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("index_approval_project_rules_on_project_id_and_name").on(t.projectId, t.name)],
+);
+
+export const approvalProjectRulesUsers = pgTable(
+  "approval_project_rules_users",
+  {
+    ruleId: integer()
+      .notNull()
+      .references(() => approvalProjectRules.id, { onDelete: "cascade" }),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.ruleId, t.userId] })],
+);
+
+export const approvalProjectRulesGroups = pgTable(
+  "approval_project_rules_groups",
+  {
+    ruleId: integer()
+      .notNull()
+      .references(() => approvalProjectRules.id, { onDelete: "cascade" }),
+    groupId: integer()
+      .notNull()
+      .references(() => namespaces.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.ruleId, t.groupId] })],
+);
+
+export const approvalProjectRulesProtectedBranches = pgTable(
+  "approval_project_rules_protected_branches",
+  {
+    ruleId: integer()
+      .notNull()
+      .references(() => approvalProjectRules.id, { onDelete: "cascade" }),
+    protectedBranchId: integer()
+      .notNull()
+      .references(() => protectedBranches.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.ruleId, t.protectedBranchId] })],
+);
+
+/** An approval of a merge request by a user (EE `approvals`). */
+export const approvals = pgTable(
+  "approvals",
+  {
+    id: id(),
+    mergeRequestId: integer()
+      .notNull()
+      .references(() => mergeRequests.id, { onDelete: "cascade" }),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("index_approvals_on_merge_request_id_and_user_id").on(t.mergeRequestId, t.userId), index("index_approvals_on_user_id").on(t.userId)],
+);
+
+export type ApprovalProjectRule = typeof approvalProjectRules.$inferSelect;
+export type ProjectApprovalSettings = typeof projectApprovalSettings.$inferSelect;

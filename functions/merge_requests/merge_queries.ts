@@ -1,0 +1,160 @@
+// SQL of merging (MergeRequests::MergeService, PostMergeService, MergeabilityCheckService) and of
+// merge request diff versions. Each write is one statement.
+import { sql } from "drizzle-orm";
+import type { MergeRequestDiff } from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import { authorizedProjectIds } from "../kernel/visibility";
+
+/** A merge request diff version as the versions API shows it. */
+export type DiffVersion = MergeRequestDiff;
+
+/**
+ * The result of a mergeability check (MergeabilityCheckService), with a new diff version when the
+ * source head is new (MergeRequests::RefreshService#reload_merge_requests): one statement.
+ */
+export async function recordCheck(
+  db: Executor,
+  mrId: number,
+  check: {
+    status: "can_be_merged" | "cannot_be_merged";
+    sourceSha: string;
+    targetSha: string;
+    sha: string | null;
+    diff: { head: string; base: string | null; start: string | null; files: number; commits: number } | null;
+  },
+): Promise<void> {
+  const d = check.diff;
+  await db.execute(sql`
+    WITH diff AS (INSERT INTO merge_request_diffs (merge_request_id, head_commit_sha, base_commit_sha, start_commit_sha, files_count, commits_count)
+      SELECT ${mrId}::int, ${d?.head ?? ""}::text, ${d?.base ?? null}::text, ${d?.start ?? null}::text, ${d?.files ?? 0}::int, ${d?.commits ?? 0}::int
+      WHERE ${d !== null}::boolean
+      ON CONFLICT DO NOTHING)
+    UPDATE merge_requests SET merge_status = ${check.status}::text, merge_check_source_sha = ${check.sourceSha}::text,
+      merge_check_target_sha = ${check.targetSha}::text, sha = ${check.sha}::text
+    WHERE id = ${mrId}::int AND state = 'opened'`);
+}
+
+/** Versions of a merge request, newest first (`merge_request.merge_request_diffs.order_id_desc`). */
+export async function listVersions(db: Executor, mrId: number, page: { limit: number; offset: number }): Promise<{ rows: DiffVersion[]; total: number }> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+    SELECT d.*, count(*) OVER () AS total FROM merge_request_diffs d WHERE d.merge_request_id = ${mrId}
+    ORDER BY d.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`);
+  const rows = result.rows.map(versionOf);
+  return { rows, total: result.rows.length ? Number(result.rows[0].total) : await countVersions(db, mrId) };
+}
+
+async function countVersions(db: Executor, mrId: number): Promise<number> {
+  const result = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM merge_request_diffs WHERE merge_request_id = ${mrId}`);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+export async function findVersion(db: Executor, mrId: number, versionId: number): Promise<DiffVersion | null> {
+  const result = await db.execute<Record<string, unknown>>(sql`SELECT * FROM merge_request_diffs WHERE merge_request_id = ${mrId} AND id = ${versionId}`);
+  return result.rows[0] ? versionOf(result.rows[0]) : null;
+}
+
+export async function latestVersion(db: Executor, mrId: number): Promise<DiffVersion | null> {
+  const result = await db.execute<Record<string, unknown>>(sql`SELECT * FROM merge_request_diffs WHERE merge_request_id = ${mrId} ORDER BY id DESC LIMIT 1`);
+  return result.rows[0] ? versionOf(result.rows[0]) : null;
+}
+
+function versionOf(r: Record<string, unknown>): DiffVersion {
+  return {
+    id: Number(r.id),
+    mergeRequestId: Number(r.merge_request_id),
+    headCommitSha: String(r.head_commit_sha),
+    baseCommitSha: (r.base_commit_sha as string | null) ?? null,
+    startCommitSha: (r.start_commit_sha as string | null) ?? null,
+    state: String(r.state),
+    filesCount: Number(r.files_count),
+    commitsCount: Number(r.commits_count),
+    createdAt: new Date(r.created_at as string),
+  };
+}
+
+/** The issues a merge request closes, with what references need (`visible_closing_issues_for`). */
+export async function closingIssues(db: Executor, mrId: number): Promise<{ id: number; iid: number; projectId: number; path: string; fullPath: string; namespaceId: number }[]> {
+  const result = await db.execute<{ id: number; iid: number; project_id: number; path: string; full_path: string; namespace_id: number }>(sql`
+    SELECT i.id, i.iid, i.project_id, p.path, p.full_path, p.namespace_id
+      FROM merge_requests_closing_issues c JOIN issues i ON i.id = c.issue_id JOIN projects p ON p.id = i.project_id
+     WHERE c.merge_request_id = ${mrId} ORDER BY c.id`);
+  return result.rows.map((r) => ({ id: Number(r.id), iid: Number(r.iid), projectId: Number(r.project_id), path: r.path, fullPath: r.full_path, namespaceId: Number(r.namespace_id) }));
+}
+
+/** `merge_when_pipeline_succeeds`: the flag, the merge user and the merge parameters (AutoMergeService). */
+export async function setAutoMerge(db: Executor, mrId: number, input: { userId: number; squash?: boolean; shouldRemoveSourceBranch: boolean | null }): Promise<void> {
+  await db.execute(sql`
+    UPDATE merge_requests SET merge_when_pipeline_succeeds = true, merge_user_id = ${input.userId}::int,
+      squash = ${input.squash === undefined ? sql`squash` : sql`${input.squash}::boolean`},
+      should_remove_source_branch = ${input.shouldRemoveSourceBranch}::boolean, updated_at = now()
+    WHERE id = ${mrId}::int`);
+}
+
+/** AutoMergeService#cancel: the flag and the merge user cleared. */
+export async function cancelAutoMerge(db: Executor, mrId: number): Promise<void> {
+  await db.execute(sql`UPDATE merge_requests SET merge_when_pipeline_succeeds = false, merge_user_id = NULL, updated_at = now() WHERE id = ${mrId}::int`);
+}
+
+export async function setSquash(db: Executor, mrId: number, squash: boolean): Promise<void> {
+  await db.execute(sql`UPDATE merge_requests SET squash = ${squash}::boolean WHERE id = ${mrId}::int`);
+}
+
+/**
+ * MergeRequest#mark_as_merged and MergeRequests::PostMergeService, in one statement: the merge request
+ * merged (its shas and the merger), the `merged` state event, the merger's to-dos on it done, and the
+ * issues it closes closed (Issues::CloseService for each the merger may update: state, closer, the
+ * `closed` state event naming the merge request, the open issue counters, the merger's to-dos).
+ */
+export async function markMerged(
+  db: Executor,
+  input: {
+    mrId: number;
+    userId: number;
+    isAdmin: boolean;
+    mergeCommitSha: string | null;
+    squashCommitSha: string | null;
+    shouldRemoveSourceBranch: boolean | null;
+    squash: boolean;
+  },
+): Promise<void> {
+  const { mrId, userId } = input;
+  const mayClose = input.isAdmin ? sql`true` : sql`i.project_id IN ${authorizedProjectIds(userId, 20)}`;
+  await db.execute(sql`
+    WITH mr AS (UPDATE merge_requests SET state = 'merged', merged_at = now(), merged_by_id = ${userId}::int,
+        merge_commit_sha = ${input.mergeCommitSha}::text, squash_commit_sha = ${input.squashCommitSha}::text,
+        should_remove_source_branch = ${input.shouldRemoveSourceBranch}::boolean, squash = ${input.squash}::boolean,
+        merge_when_pipeline_succeeds = false, merge_error = NULL, updated_at = now()
+      WHERE id = ${mrId}::int AND state = 'opened' RETURNING id),
+    mr_event AS (INSERT INTO resource_state_events (state, merge_request_id, user_id) SELECT 'merged', id, ${userId}::int FROM mr),
+    mr_todos AS (UPDATE todos SET state = 'done', updated_at = now()
+      WHERE user_id = ${userId}::int AND target_type = 'MergeRequest' AND target_id = ${mrId}::int AND state = 'pending' AND EXISTS (SELECT 1 FROM mr)),
+    closed AS (UPDATE issues i SET state = 'closed', closed_at = now(), closed_by_id = ${userId}::int, updated_at = now()
+      FROM merge_requests_closing_issues c
+      WHERE c.merge_request_id = ${mrId}::int AND i.id = c.issue_id AND i.state = 'opened' AND ${mayClose} AND EXISTS (SELECT 1 FROM mr)
+      RETURNING i.id, i.project_id),
+    issue_events AS (INSERT INTO resource_state_events (state, issue_id, user_id, source_merge_request_id)
+      SELECT 'closed', id, ${userId}::int, ${mrId}::int FROM closed),
+    issue_todos AS (UPDATE todos SET state = 'done', updated_at = now()
+      WHERE user_id = ${userId}::int AND target_type = 'Issue' AND target_id IN (SELECT id FROM closed) AND state = 'pending'),
+    counters AS (UPDATE projects p SET open_issues_count = GREATEST(p.open_issues_count - x.n, 0)
+      FROM (SELECT project_id, count(*)::int AS n FROM closed GROUP BY project_id) x WHERE p.id = x.project_id)
+    SELECT id FROM mr`);
+}
+
+/** `merge_error` of a failed merge (MergeService#handle_merge_error). */
+export async function setMergeError(db: Executor, mrId: number, message: string): Promise<void> {
+  await db.execute(sql`UPDATE merge_requests SET merge_error = ${message}::text WHERE id = ${mrId}::int`);
+}
+
+/**
+ * The head pipeline of a merge request (`actual_head_pipeline`): the newest pipeline of the source
+ * branch on the diff head.
+ */
+export async function headPipeline(db: Executor, projectId: number, sourceBranch: string, sha: string | null): Promise<{ id: number; status: string } | null> {
+  if (!sha) return null;
+  const result = await db.execute<{ id: number; status: string }>(sql`
+    SELECT id, status FROM ci_pipelines WHERE project_id = ${projectId} AND ref = ${sourceBranch} AND NOT tag AND sha = ${sha} AND parent_pipeline_id IS NULL
+    ORDER BY id DESC LIMIT 1`);
+  const row = result.rows[0];
+  return row ? { id: Number(row.id), status: row.status } : null;
+}

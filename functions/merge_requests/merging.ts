@@ -1,0 +1,162 @@
+// Merging merge requests through the git core: the mergeability check behind `merge_status` and the
+// diff versions (MergeabilityCheckService, RefreshService), and the merge itself (MergeService,
+// FfMergeService, SquashService, PostMergeService, AutoMergeService for `merge_when_pipeline_succeeds`).
+import type { ProjectWithAccess } from "../kernel/abilities";
+import { Access } from "../kernel/access";
+import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import {
+  branchRef,
+  checkMergeability,
+  commitsBetween,
+  commitTree,
+  diffTreePairs,
+  mergeBranches,
+  readBranchState,
+  repoOf,
+  storeSource,
+  type MergeMethod,
+  type Person,
+} from "../shared/git";
+import { branchAccess, callerOf } from "../shared/protected_branches/access";
+import { toProtection } from "../shared/protected_branches/read";
+import type { MergeRequestWithAssignees } from "../shared/issuables/policy";
+import * as mq from "./merge_queries";
+
+/** Marks a missing branch in the recorded check heads (so that its reappearance triggers a check). */
+const MISSING = "-";
+
+type Checkable = Pick<MergeRequestWithAssignees, "id" | "state" | "sourceBranch" | "targetBranch" | "sha" | "mergeStatus" | "mergeCheckSourceSha" | "mergeCheckTargetSha">;
+
+/**
+ * MergeRequests::MergeabilityCheckService run synchronously when a head moved since the last check
+ * (GitLab runs it in Sidekiq and shows `checking` meanwhile), plus RefreshService's new diff version
+ * when the source head is new. Costs one statement when nothing moved. Returns the row as it now is.
+ */
+export async function refreshMergeRequest<T extends Checkable>(db: Executor, project: ProjectWithAccess, mr: T): Promise<T> {
+  if (mr.state !== "opened" || project.emptyRepo) return mr;
+  const repo = repoOf(project);
+  const state = await readBranchState(db, repo, [branchRef(mr.sourceBranch), branchRef(mr.targetBranch)]);
+  const source = state.tips.get(branchRef(mr.sourceBranch));
+  const target = state.tips.get(branchRef(mr.targetBranch));
+  const sourceSha = source?.target ?? MISSING;
+  const targetSha = target?.target ?? MISSING;
+  if (mr.mergeStatus !== "unchecked" && mr.mergeCheckSourceSha === sourceSha && mr.mergeCheckTargetSha === targetSha) return mr;
+
+  const check = await checkMergeability(db, repo, mr.sourceBranch, mr.targetBranch, state.tips);
+  let diff: Parameters<typeof mq.recordCheck>[2]["diff"] = null;
+  if ((check.kind === "ok" || check.kind === "conflict" || check.kind === "no_commits") && check.source.target !== mr.sha) {
+    const base = check.base;
+    const [baseTree, commits] = await Promise.all([base ? commitTree(db, repo, base) : Promise.resolve(null), commitsBetween(db, repo, check.target.target, check.source.target)]);
+    const [changes] = await diffTreePairs(storeSource(db, repo.poolId), [{ oldRoot: baseTree, newRoot: check.source.tree }]);
+    diff = { head: check.source.target, base, start: check.target.target, files: changes.length, commits: commits.length };
+  }
+  // `broken?` (no commits, a missing branch) and conflicts are `cannot_be_merged`.
+  const mergeStatus = check.kind === "ok" ? "can_be_merged" : "cannot_be_merged";
+  const sha = source?.target ?? mr.sha;
+  await mq.recordCheck(db, mr.id, { status: mergeStatus, sourceSha, targetSha, sha, diff });
+  return { ...mr, mergeStatus, sha, mergeCheckSourceSha: sourceSha, mergeCheckTargetSha: targetSha, fresh: { check, diffWritten: diff !== null } };
+}
+
+/** `Array#to_sentence` (Rails): "a", "a and b", "a, b, and c". */
+function toSentence(items: string[]): string {
+  if (items.length <= 2) return items.join(" and ");
+  return `${items.slice(0, -1).join(", ")}, and ${items[items.length - 1]}`;
+}
+
+/** `Issue#to_reference(target_project)`: `#1`, `project#1` next door, `group/project#1` elsewhere. */
+function issueReference(issue: { iid: number; projectId: number; path: string; fullPath: string; namespaceId: number }, project: ProjectWithAccess): string {
+  if (issue.projectId === project.id) return `#${issue.iid}`;
+  if (issue.namespaceId === project.namespaceId) return `${issue.path}#${issue.iid}`;
+  return `${issue.fullPath}#${issue.iid}`;
+}
+
+/** MergeRequest#default_merge_commit_message (15.4, no project template). */
+export async function defaultMergeMessage(db: Executor, project: ProjectWithAccess, mr: { id: number; iid: number; title: string; sourceBranch: string; targetBranch: string }): Promise<string> {
+  const closes = (await mq.closingIssues(db, mr.id)).map((i) => issueReference(i, project));
+  const parts = [`Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'`, mr.title];
+  if (closes.length) parts.push(`Closes ${toSentence(closes)}`);
+  parts.push(`See merge request ${project.fullPath}!${mr.iid}`);
+  return parts.join("\n\n");
+}
+
+/** `Project#squash_enabled_by_default?` … `MergeRequest#squash_on_merge?`. */
+export function squashOnMerge(project: ProjectWithAccess, squash: boolean): boolean {
+  if (project.squashOption === "always") return true;
+  if (project.squashOption === "never") return false;
+  return squash;
+}
+
+/**
+ * `MergeRequest#can_be_merged_by?` (`Gitlab::UserAccess#can_update_branch?`): developers push to an
+ * unprotected branch; a protected one needs its push or merge level.
+ */
+export function canMergeInto(actor: Actor | null, project: ProjectWithAccess, protections: ReturnType<typeof toProtection>[], branch: string): boolean {
+  if (!actor || project.archived) return false;
+  if (!actor.isAdmin && project.accessLevel < Access.DEVELOPER) return false;
+  const access = branchAccess(protections, branch, callerOf(actor, project), { emptyRepo: project.emptyRepo, defaultBranch: project.defaultBranch });
+  return access.canPush || access.canMerge;
+}
+
+export type MergeOutcome = Awaited<ReturnType<typeof mergeBranches>>;
+
+/**
+ * MergeRequests::MergeService (or FfMergeService) with SquashService and PostMergeService: the git
+ * merge, then the merge request marked merged and its closing issues closed. Returns the git outcome.
+ */
+export async function mergeMergeRequest(
+  db: Executor,
+  scope: { project: ProjectWithAccess; actor: Actor },
+  mr: MergeRequestWithAssignees,
+  input: {
+    expectedSource: string;
+    squash: boolean;
+    mergeMessage: string | undefined;
+    squashMessage: string | undefined;
+    shouldRemoveSourceBranch: boolean | undefined;
+    author: Person | null;
+  },
+): Promise<MergeOutcome> {
+  const { project, actor } = scope;
+  const repo = repoOf(project);
+  const user: Person = { name: actor.user.name, email: actor.user.commitEmail || actor.user.email };
+  // `remove_source_branch?` = should_remove_source_branch || force_remove_source_branch, when the
+  // user may (`can_remove_source_branch?`: not protected, not the default branch, push access).
+  const wantsRemoval = !!input.shouldRemoveSourceBranch || !!mr.forceRemoveSourceBranch;
+  let removable = false;
+  const outcome = await mergeBranches(db, repo, {
+    sourceBranch: mr.sourceBranch,
+    targetBranch: mr.targetBranch,
+    expectedSource: input.expectedSource,
+    method: (project.mergeMethod as MergeMethod) ?? "merge",
+    squash: input.squash,
+    mergeMessage: input.mergeMessage ?? (await defaultMergeMessage(db, project, mr)),
+    squashMessage: input.squashMessage ?? mr.title,
+    squashMessageGiven: input.squashMessage !== undefined,
+    user,
+    squashAuthor: input.author ?? user,
+    userId: actor.user.id,
+    get removeSource() {
+      return removable;
+    },
+    mayMerge: (rows) => {
+      const protections = rows.map(toProtection);
+      const caller = callerOf(actor, project);
+      const source = branchAccess(protections, mr.sourceBranch, caller, { emptyRepo: false, defaultBranch: project.defaultBranch });
+      removable = wantsRemoval && !source.protected && mr.sourceBranch !== project.defaultBranch && (actor.isAdmin || project.accessLevel >= Access.DEVELOPER);
+      return canMergeInto(actor, project, protections, mr.targetBranch);
+    },
+  });
+  if (outcome.ok) {
+    await mq.markMerged(db, {
+      mrId: mr.id,
+      userId: actor.user.id,
+      isAdmin: actor.isAdmin,
+      mergeCommitSha: outcome.mergeCommitSha,
+      squashCommitSha: outcome.squashCommitSha,
+      shouldRemoveSourceBranch: input.shouldRemoveSourceBranch ?? null,
+      squash: input.squash,
+    });
+  }
+  return outcome;
+}

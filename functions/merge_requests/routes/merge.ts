@@ -1,0 +1,156 @@
+import { z } from "zod";
+import type { ProjectWithAccess } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { apiError, unauthorized } from "../../kernel/errors";
+import { findProject } from "../../kernel/lookup";
+import { p, readParams, validateParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { findMergeRequest } from "../../shared/issuables/find";
+import { checkMergeability, mergeToRef, repoOf } from "../../shared/git";
+import { listProtections } from "../../shared/protected_branches/access";
+import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import * as mq from "../merge_queries";
+import { canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
+import * as q from "../queries";
+
+/** Merging (lib/api/merge_requests.rb, 15.4): merge, merge_ref, cancel_merge_when_pipeline_succeeds. */
+export const mergeRoutes = router();
+
+/** `requires :merge_request_iid, type: Integer`. */
+export function iidParam(c: Ctx): string {
+  const iid = c.req.param("merge_request_iid")!;
+  validateParams({ merge_request_iid: iid }, z.object({ merge_request_iid: p.int() }));
+  return iid;
+}
+
+async function presentMergeRequest(c: Ctx, project: ProjectWithAccess, id: number, status: 200 | 201 = 200) {
+  const row = await q.mergeRequestById(c.var.db(), c.var.actor, id);
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, row, mergeRequest, { fromProject: { id: project.id, namespaceId: project.namespaceId } }, status);
+}
+
+/** `Ci::Pipeline` statuses that are still going (`HasStatus::ACTIVE_STATUSES`). */
+const ACTIVE = ["preparing", "pending", "running", "waiting_for_resource", "created", "scheduled"];
+
+const notAllowed = () => apiError("405 Method Not Allowed", 405);
+const cannotBeMerged = () => apiError("Branch cannot be merged", 406);
+
+const MergeParams = z.object({
+  merge_commit_message: p.string().optional(),
+  squash_commit_message: p.string().optional(),
+  should_remove_source_branch: p.bool().optional(),
+  merge_when_pipeline_succeeds: p.bool().optional(),
+  sha: p.string().optional(),
+  squash: p.bool().optional(),
+});
+
+/**
+ * PUT /projects/:id/merge_requests/:merge_request_iid/merge (lib/api/merge_requests.rb): 401 unless the
+ * caller may push or merge into the target branch, 405 unless `mergeable_state?` (open, not a draft,
+ * not broken, the pipeline when the project requires it), 406 unless `mergeable?` (no conflict, a
+ * fast-forward possible for `ff` and `rebase_merge`), 409 on a `sha` that is not the source head.
+ * Differs from GitLab: conflicts are checked at the time of the request, so they answer 406 (GitLab
+ * answers 405 once its background check has marked the merge request `cannot_be_merged`).
+ * `merge_when_pipeline_succeeds` with a running head pipeline records the request; merging when that
+ * pipeline succeeds is left to the CI issue (not built: the flag stays set).
+ */
+mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (c) => {
+  const iid = iidParam(c);
+  const params = await readParams(c, MergeParams);
+  const project = await findProject(c, c.req.param("id"));
+  const db = c.var.db();
+  const found = await findMergeRequest(c, project, iid);
+  const actor = requireUser(c);
+  const protections = await listProtections(db, project.id);
+  if (!canMergeInto(actor, project, protections, found.targetBranch)) throw unauthorized();
+  const mr = await refreshMergeRequest(db, project, found);
+
+  const check = await checkMergeability(db, repoOf(project), mr.sourceBranch, mr.targetBranch);
+  const mwps = !!params.merge_when_pipeline_succeeds;
+  const stateOk = mr.state === "opened" && !mr.draft && (check.kind === "ok" || check.kind === "conflict");
+  const needsPipeline = mwps || project.onlyAllowMergeIfPipelineSucceeds;
+  const pipeline = needsPipeline ? await mq.headPipeline(db, project.id, mr.sourceBranch, mr.sha) : null;
+  const ciOk = !project.onlyAllowMergeIfPipelineSucceeds || pipeline?.status === "success" || pipeline?.status === "skipped";
+  const immediately = mwps ? stateOk && pipeline?.status === "success" : stateOk && ciOk;
+  const automatically = mwps && stateOk && !!pipeline && ACTIVE.includes(pipeline.status);
+  if (!immediately && !automatically) throw notAllowed();
+  if (check.kind !== "ok") throw cannotBeMerged();
+  if (project.mergeMethod !== "merge" && !check.ffPossible) throw cannotBeMerged();
+  if (params.sha !== undefined && params.sha !== mr.sha) throw apiError(`SHA does not match HEAD of source branch: ${mr.sha}`, 409);
+  if (params.squash) await mq.setSquash(db, mr.id, true);
+  const squash = squashOnMerge(project, params.squash || mr.squash);
+
+  if (!immediately) {
+    await mq.setAutoMerge(db, mr.id, { userId: actor.user.id, shouldRemoveSourceBranch: params.should_remove_source_branch ?? null });
+    return presentMergeRequest(c, project, mr.id);
+  }
+  const full = await q.mergeRequestById(db, actor, mr.id);
+  const outcome = await mergeMergeRequest(db, { project, actor }, mr, {
+    expectedSource: params.sha ?? mr.sha ?? check.source.target,
+    squash,
+    mergeMessage: params.merge_commit_message,
+    squashMessage: params.squash_commit_message,
+    shouldRemoveSourceBranch: params.should_remove_source_branch,
+    author: full.author?.email ? { name: full.author.name, email: full.author.email } : null,
+  });
+  if (!outcome.ok) {
+    if (outcome.failure === "forbidden") throw unauthorized();
+    if (outcome.failure === "sha_mismatch") throw apiError(`SHA does not match HEAD of source branch: ${outcome.head}`, 409);
+    if (outcome.failure === "conflict" || outcome.failure === "needs_rebase") throw cannotBeMerged();
+    if (outcome.failure === "ref_moved") {
+      // Differs from GitLab: its merge fails into `merge_error` and answers 200; the target kept
+      // moving under us, so we say so the same way.
+      await mq.setMergeError(db, mr.id, "Something went wrong during merge: the target branch was updated meanwhile");
+      return presentMergeRequest(c, project, mr.id);
+    }
+    throw notAllowed();
+  }
+  return presentMergeRequest(c, project, mr.id);
+});
+
+/**
+ * POST /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds
+ * (lib/api/merge_requests.rb, doc/api/merge_requests.md): 401 unless the caller may merge or asked for
+ * the automatic merge (`can_cancel_auto_merge?`), 405 for a merge request that is not open, 406 when
+ * no automatic merge is set; 201 with the merge request (Grape's POST status).
+ */
+mergeRoutes.post("/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds", async (c) => {
+  const iid = iidParam(c);
+  const project = await findProject(c, c.req.param("id"));
+  const mr = await findMergeRequest(c, project, iid);
+  const actor = requireUser(c);
+  const protections = await listProtections(c.var.db(), project.id);
+  if (!canMergeInto(actor, project, protections, mr.targetBranch) && mr.mergeUserId !== actor.user.id) throw unauthorized();
+  if (mr.state !== "opened") throw notAllowed();
+  if (!mr.mergeWhenPipelineSucceeds) throw apiError("406 Not Acceptable", 406);
+  await mq.cancelAutoMerge(c.var.db(), mr.id);
+  return presentMergeRequest(c, project, mr.id, 201);
+});
+
+/**
+ * GET /projects/:id/merge_requests/:merge_request_iid/merge_ref (lib/api/merge_requests.rb): the merge
+ * of the source into the target written to `refs/merge-requests/<iid>/merge` (MergeToRefService, as the
+ * mergeability check does), authored by the merge request's author; 400 when it cannot be merged.
+ */
+mergeRoutes.get("/projects/:id/merge_requests/:merge_request_iid/merge_ref", async (c) => {
+  const iid = iidParam(c);
+  const project = await findProject(c, c.req.param("id"));
+  const db = c.var.db();
+  const mr = await findMergeRequest(c, project, iid);
+  const full = await q.mergeRequestById(db, c.var.actor, mr.id);
+  const author = full.author?.email ? { name: full.author.name, email: full.author.email } : { name: "Ghost User", email: "ghost@example.com" };
+  const sha =
+    mr.state === "opened" && !project.emptyRepo
+      ? await mergeToRef(db, repoOf(project), {
+          sourceBranch: mr.sourceBranch,
+          targetBranch: mr.targetBranch,
+          ref: `refs/merge-requests/${mr.iid}/merge`,
+          message: await defaultMergeMessage(db, project, mr),
+          user: author,
+          userId: mr.authorId,
+        })
+      : null;
+  if (!sha) throw apiError("Merge request is not mergeable", 400);
+  return c.json({ commit_id: sha });
+});

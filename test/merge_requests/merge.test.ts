@@ -1,0 +1,201 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { statusAndBody } from "../helpers/client";
+import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
+import { world } from "../helpers/world";
+import { branchHead, commit, commitRow, createMergeRequest, insertIssue, mergeFixture, rows, type Json } from "./support";
+
+const mergePath = (project: { id: number }, iid: number) => `/projects/${project.id}/merge_requests/${iid}/merge`;
+
+describe("GET /projects/:id/merge_requests/:merge_request_iid (mergeability)", () => {
+  it("checks the merge against the branches: can_be_merged, sha, diff_refs and changes_count", async () => {
+    const w = await world();
+    const { owner, project, base, head, mr } = await mergeFixture(w);
+    expect(mr.merge_status).toBe("unchecked");
+    const body = (await (await w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}`)).json()) as Json;
+    expect(body).toMatchObject({
+      merge_status: "can_be_merged",
+      detailed_merge_status: "mergeable",
+      has_conflicts: false,
+      sha: head,
+      diff_refs: { base_sha: base, head_sha: head, start_sha: base },
+      changes_count: "1",
+    });
+  });
+
+  it("marks a conflicting merge request cannot_be_merged (has_conflicts)", async () => {
+    const w = await world();
+    const { owner, project, mr } = await mergeFixture(w);
+    await commit(w, owner, project, "main", "Conflict", [{ action: "update", file_path: "a.txt", content: "1\ntwo!\n3\n4\n5\n6\n7\n8\n" }]);
+    const body = (await (await w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}`)).json()) as Json;
+    expect(body).toMatchObject({ merge_status: "cannot_be_merged", has_conflicts: true, detailed_merge_status: "broken_status" });
+    expect(await statusAndBody(await w.as(owner).put(mergePath(project, mr.iid)))).toEqual([406, { message: "Branch cannot be merged" }]);
+  });
+});
+
+describe("PUT /projects/:id/merge_requests/:merge_request_iid/merge", () => {
+  it("creates GitLab's merge commit, moves the target, closes the issues and removes the source branch", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner });
+    const issue = await insertIssue(w, project, { title: "Bug" });
+    const base = await commit(w, owner, project, "main", "Initial commit", [{ action: "create", file_path: "a.txt", content: "1\n2\n3\n" }]);
+    const head = await commit(w, owner, project, "fix", "Fix", [{ action: "create", file_path: "b.txt", content: "b\n" }], { start_branch: "main" });
+    // The target moved on meanwhile: a real three-way merge.
+    const moved = await commit(w, owner, project, "main", "Elsewhere", [{ action: "update", file_path: "a.txt", content: "1\n2\n3\n4\n" }]);
+    const mr = await createMergeRequest(w, owner, project, { source_branch: "fix", target_branch: "main", title: "Fix it", description: `Closes #${issue.iid}` });
+
+    const res = await w.as(owner).put(mergePath(project, mr.iid), { json: { should_remove_source_branch: true } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body).toMatchObject({
+      state: "merged",
+      merged_by: { id: owner.id },
+      merge_user: { id: owner.id },
+      merged_at: expect.any(String),
+      should_remove_source_branch: true,
+      squash_commit_sha: null,
+      detailed_merge_status: "not_open",
+    });
+    const main = await branchHead(w, project, "main");
+    expect(body.merge_commit_sha).toBe(main);
+    const merge = await commitRow(w, project, main!);
+    expect(merge.parents).toEqual([moved, head]);
+    expect(merge.message).toBe(`Merge branch 'fix' into 'main'\n\nFix it\n\nCloses #${issue.iid}\n\nSee merge request ${project.fullPath}!${mr.iid}`);
+    expect(base).not.toBe(main);
+    expect(await branchHead(w, project, "fix")).toBeNull();
+
+    const [closed] = await rows(w, sql`SELECT state, closed_by_id FROM issues WHERE id = ${issue.id}`);
+    expect(closed).toEqual({ state: "closed", closed_by_id: owner.id });
+    const events = await rows(w, sql`SELECT state, issue_id, merge_request_id, source_merge_request_id FROM resource_state_events
+      WHERE merge_request_id = ${mr.id} OR issue_id = ${issue.id} ORDER BY state DESC`);
+    expect(events).toEqual([
+      { state: "merged", issue_id: null, merge_request_id: mr.id, source_merge_request_id: null },
+      { state: "closed", issue_id: issue.id, merge_request_id: null, source_merge_request_id: mr.id },
+    ]);
+    // Merged: nothing left to merge.
+    expect(await statusAndBody(await w.as(owner).put(mergePath(project, mr.iid)))).toEqual([405, { message: "405 Method Not Allowed" }]);
+  });
+
+  it("takes merge_commit_message and keeps the source branch by default", async () => {
+    const w = await world();
+    const { owner, project, feature, mr } = await mergeFixture(w);
+    const res = await w.as(owner).put(mergePath(project, mr.iid), { json: { merge_commit_message: "Custom" } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect((await commitRow(w, project, body.merge_commit_sha)).message).toBe("Custom");
+    expect(await branchHead(w, project, feature)).not.toBeNull();
+  });
+
+  it("answers 409 when sha is not the source head", async () => {
+    const w = await world();
+    const { owner, project, head, mr } = await mergeFixture(w);
+    const res = await w.as(owner).put(mergePath(project, mr.iid), { json: { sha: "0".repeat(40) } });
+    expect(await statusAndBody(res)).toEqual([409, { message: `SHA does not match HEAD of source branch: ${head}` }]);
+    const ok = await w.as(owner).put(mergePath(project, mr.iid), { json: { sha: head } });
+    expect(ok.status).toBe(200);
+  });
+
+  it("fast-forwards with merge_method ff, and refuses when the target moved (406)", async () => {
+    const w = await world();
+    const { owner, project, head, mr } = await mergeFixture(w);
+    await rows(w, sql`UPDATE projects SET merge_method = 'ff' WHERE id = ${project.id}`);
+    const body = (await (await w.as(owner).put(mergePath(project, mr.iid))).json()) as Json;
+    expect(body).toMatchObject({ state: "merged", merge_commit_sha: null, squash_commit_sha: null });
+    expect(await branchHead(w, project, "main")).toBe(head);
+
+    const other = await mergeFixture(w);
+    await rows(w, sql`UPDATE projects SET merge_method = 'rebase_merge' WHERE id = ${other.project.id}`);
+    await commit(w, other.owner, other.project, "main", "Moved", [{ action: "create", file_path: "c.txt", content: "c\n" }]);
+    expect(await statusAndBody(await w.as(other.owner).put(mergePath(other.project, other.mr.iid)))).toEqual([406, { message: "Branch cannot be merged" }]);
+  });
+
+  it("squashes: one commit on the merge base authored by the author, then the merge commit", async () => {
+    const w = await world();
+    const { owner, project, base, feature, head, mr } = await mergeFixture(w);
+    const second = await commit(w, owner, project, feature, "Second", [{ action: "create", file_path: "z.txt", content: "z\n" }]);
+    const res = await w.as(owner).put(mergePath(project, mr.iid), { json: { squash: true, squash_commit_message: "Squashed" } });
+    const body = (await res.json()) as Json;
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ state: "merged", squash: true, sha: second });
+    const squash = await commitRow(w, project, body.squash_commit_sha);
+    expect(squash.parents).toEqual([base]);
+    expect(squash.message).toBe("Squashed");
+    expect(squash.tree).toBe((await commitRow(w, project, second)).tree);
+    expect((await commitRow(w, project, body.merge_commit_sha)).parents).toEqual([base, body.squash_commit_sha]);
+    expect(head).not.toBe(second);
+  });
+
+  it("answers 405 for a draft and for a merge request without commits", async () => {
+    const w = await world();
+    const { owner, project, mr } = await mergeFixture(w, { mr: { title: "Draft: wip" } });
+    expect(await statusAndBody(await w.as(owner).put(mergePath(project, mr.iid)))).toEqual([405, { message: "405 Method Not Allowed" }]);
+    const same = await createMergeRequest(w, owner, project, { source_branch: "main", target_branch: mr.source_branch, title: "Nothing" });
+    expect(await statusAndBody(await w.as(owner).put(mergePath(project, same.iid)))).toEqual([405, { message: "405 Method Not Allowed" }]);
+  });
+
+  it("answers 401 to those who may not merge into the target (a developer into protected main)", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const reporter = await w.user();
+    const { project, mr } = await mergeFixture(w, { developers: [dev], reporters: [reporter], visibility: "public" });
+    expect(await statusAndBody(await w.as(dev).put(mergePath(project, mr.iid)))).toEqual([401, { message: "401 Unauthorized" }]);
+    expect(await statusAndBody(await w.as(reporter).put(mergePath(project, mr.iid)))).toEqual([401, { message: "401 Unauthorized" }]);
+    // Developers may merge once main lets them.
+    await rows(w, sql`UPDATE protected_branch_access_levels SET access_level = 30 WHERE protected_branch_id IN (SELECT id FROM protected_branches WHERE project_id = ${project.id})`);
+    expect((await w.as(dev).put(mergePath(project, mr.iid))).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown merge request", async () => {
+    const w = await world();
+    const { owner, project } = await mergeFixture(w);
+    expect(await statusAndBody(await w.as(owner).put(mergePath(project, 999)))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+  });
+
+  it("records merge_when_pipeline_succeeds while the head pipeline runs, and cancels it", async () => {
+    const w = await world();
+    const { owner, project, feature, head, mr } = await mergeFixture(w);
+    // Without a pipeline there is nothing to wait for (GitLab's 405).
+    expect((await w.as(owner).put(mergePath(project, mr.iid), { json: { merge_when_pipeline_succeeds: true } })).status).toBe(405);
+    await rows(w, sql`INSERT INTO ci_pipelines (iid, project_id, ref, sha, source, status) VALUES (1, ${project.id}, ${feature}, ${head}, 'push', 'running')`);
+    const res = await w.as(owner).put(mergePath(project, mr.iid), { json: { merge_when_pipeline_succeeds: true, should_remove_source_branch: true } });
+    expect(await res.json()).toMatchObject({ state: "opened", merge_when_pipeline_succeeds: true, merge_user: { id: owner.id }, should_remove_source_branch: true });
+    const cancel = await w.as(owner).post(`/projects/${project.id}/merge_requests/${mr.iid}/cancel_merge_when_pipeline_succeeds`);
+    expect(cancel.status).toBe(201);
+    expect(await cancel.json()).toMatchObject({ merge_when_pipeline_succeeds: false, merge_user: null });
+    expect(await statusAndBody(await w.as(owner).post(`/projects/${project.id}/merge_requests/${mr.iid}/cancel_merge_when_pipeline_succeeds`))).toEqual([
+      406,
+      { message: "406 Not Acceptable" },
+    ]);
+  });
+
+  requiresAuthentication((w) => w.anonymous.put(`/projects/1/merge_requests/1/merge`));
+  hidesPrivateProject((w, p) => w.as(w.stranger).put(mergePath(p, 1)));
+});
+
+describe("GET /projects/:id/merge_requests/:merge_request_iid/merge_ref", () => {
+  it("writes the merge to refs/merge-requests/:iid/merge and answers its id, stable while heads stay", async () => {
+    const w = await world();
+    const { owner, project, base, head, mr } = await mergeFixture(w);
+    await commit(w, owner, project, "main", "Moved", [{ action: "create", file_path: "c.txt", content: "c\n" }]);
+    const res = await w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}/merge_ref`);
+    expect(res.status).toBe(200);
+    const { commit_id } = (await res.json()) as Json;
+    const row = await commitRow(w, project, commit_id);
+    expect(row.parents[1]).toBe(head);
+    expect(row.parents[0]).not.toBe(base);
+    const [ref] = await rows(w, sql`SELECT target FROM git_refs WHERE project_id = ${project.id} AND name = ${`refs/merge-requests/${mr.iid}/merge`}`);
+    expect(ref).toEqual({ target: commit_id });
+    expect(await (await w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}/merge_ref`)).json()).toEqual({ commit_id });
+  });
+
+  it("answers 400 when the merge conflicts", async () => {
+    const w = await world();
+    const { owner, project, mr } = await mergeFixture(w);
+    await commit(w, owner, project, "main", "Conflict", [{ action: "update", file_path: "a.txt", content: "1\nzwei\n3\n4\n5\n6\n7\n8\n" }]);
+    expect(await statusAndBody(await w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}/merge_ref`))).toEqual([
+      400,
+      { message: "Merge request is not mergeable" },
+    ]);
+  });
+});
