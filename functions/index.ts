@@ -1,6 +1,6 @@
 import { app } from "./app";
 import type { Bindings } from "./kernel/env";
-import { scheduled } from "./kernel/cron";
+import { scheduled } from "./scheduled";
 
 export { PipelineCoordinator } from "./pipelines/coordinator";
 

@@ -7,7 +7,7 @@ import { findGroup } from "../kernel/lookup";
 import { canReadEpic } from "../shared/issuables/policy";
 import { noteUser } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { epic } from "./entities";
@@ -20,12 +20,6 @@ import * as q from "./queries";
  * `labels` parameters are ignored), `my_reaction_emoji`, dates on create.
  */
 export const epicsRoutes = router();
-
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const iid = c.req.param("epic_iid");
-  return validateParams(iid === undefined ? raw : { ...raw, epic_iid: iid }, schema);
-}
 
 const ListEpics = z.object({
   order_by: p.oneOf("created_at", "updated_at").optional(),
@@ -54,7 +48,7 @@ const CreateEpic = z.object({
 for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** GET /groups/:id/epics (ee/lib/api/epics.rb) */
   epicsRoutes.get(prefix, async (c) => {
-    const params = await readWithPath(c, ListEpics);
+    const params = await readParamsWithPath(c, ListEpics);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const page = pageOf(params);
     const filters = {
@@ -81,7 +75,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
    * epic is forbidden: GitLab answers 403, not 404, to a missing or unreadable epic.
    */
   epicsRoutes.get(`${prefix}/:epic_iid`, async (c) => {
-    const params = await readWithPath(c, OneEpic);
+    const params = await readParamsWithPath(c, OneEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const found = await q.findEpic(c.var.db(), group, params.epic_iid);
     if (!found || !canReadEpic(c.var.actor, group, found)) throw forbidden();
@@ -91,7 +85,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** POST /groups/:id/epics (ee/lib/api/epics.rb, Epics::CreateService) */
   epicsRoutes.post(prefix, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, CreateEpic);
+    const params = await readParamsWithPath(c, CreateEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     authorizeGroup(c, "admin_epic", group);
     const title = params.title.trim();

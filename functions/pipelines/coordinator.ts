@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { ciBuilds, ciPipelines } from "../../db/schema";
-import { pipelineStub } from "../kernel/ci";
+import { pipelineStub } from "../shared/ci/coordinator";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import type { JobOutcome } from "./processing";

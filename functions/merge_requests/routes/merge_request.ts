@@ -15,8 +15,6 @@ import * as services from "../services";
 
 export const mergeRequestRoutes = router();
 
-const nonBlank = () => p.string().refine((s) => s.trim() !== "", { message: "is empty" });
-
 /**
  * `optional_params` of lib/api/merge_requests.rb (15.4), in Grape's order.
  * Differs from GitLab: EE's `approvals_before_merge` is not taken (approvals are not built), and
@@ -65,8 +63,8 @@ const UPDATE_AT_LEAST_ONE = [
 ];
 
 const UpdateParams = z.object({
-  title: nonBlank().optional(),
-  target_branch: nonBlank().optional(),
+  title: p.nonBlank().optional(),
+  target_branch: p.nonBlank().optional(),
   state_event: p.oneOf("close", "reopen").optional(),
   discussion_locked: p.bool().optional(),
   ...optional,

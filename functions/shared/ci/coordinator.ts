@@ -1,6 +1,6 @@
-import type { JobOutcome } from "../pipelines/processing";
-import type { PipelineCoordinator, PipelineSnapshot } from "../pipelines/coordinator";
-import type { Bindings } from "./env";
+import type { JobOutcome } from "../../pipelines/processing";
+import type { PipelineCoordinator, PipelineSnapshot } from "../../pipelines/coordinator";
+import type { Bindings } from "../../kernel/env";
 
 /**
  * The typed facade of the `PipelineCoordinator` Durable Object (CI.md §7): how `jobs`, `runners`,
