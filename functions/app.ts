@@ -47,6 +47,7 @@ import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
+import { hooksRoutes } from "./hooks/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -121,6 +122,7 @@ api.route("/", badgesRoutes);
 api.route("/", genericPackagesRoutes);
 api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
+api.route("/", hooksRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.

@@ -11,6 +11,7 @@ import { gitFixtures } from "./git-fixtures";
 import type { GitFixtures } from "./shared/git/fixture-types";
 import { packFixtures } from "./git_http/pack-fixtures";
 import type { PackFixtures } from "./git_http/pack-fixture-types";
+import { startHookReceiver } from "./hooks/receiver";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -90,6 +91,9 @@ export default async function setup(project: TestProject) {
   project.provide("rootToken", rootToken);
   project.provide("gitFixtures", gitFixtures());
   project.provide("packFixtures", packFixtures());
+  const receiver = await startHookReceiver();
+  cleanups.unshift(() => receiver.close());
+  project.provide("hookReceiver", receiver.url);
 
   return async () => {
     for (const cleanup of cleanups) await cleanup();

@@ -14,3 +14,4 @@ export * from "./operations";
 export * from "./badges";
 export * from "./stars";
 export * from "./packages";
+export * from "./hooks";
