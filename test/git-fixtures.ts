@@ -450,6 +450,56 @@ function runLogs(dir: string, queries: FixtureLogQuery[]): FixtureLogCase[] {
   });
 }
 
+/** Parses `git diff --numstat -z` output (renames as `\0old\0new\0`). */
+function parseNumstat(text: string): FixtureNumstat[] {
+  const files: FixtureNumstat[] = [];
+  let rest = text;
+  while (rest.length) {
+    rest = rest.replace(/^[\0\n]+/, "");
+    if (!rest.length) break;
+    const m = /^(-|\d+)\t(-|\d+)\t/.exec(rest);
+    if (!m) throw new Error(`bad numstat record: ${JSON.stringify(rest.slice(0, 80))}`);
+    rest = rest.slice(m[0].length);
+    let path: string;
+    let oldPath: string | null = null;
+    if (rest.startsWith("\0")) {
+      const parts = rest.slice(1).split("\0");
+      oldPath = parts[0];
+      path = parts[1];
+      rest = parts.slice(2).join("\0");
+    } else {
+      const end = rest.indexOf("\0");
+      path = rest.slice(0, end);
+      rest = rest.slice(end + 1);
+    }
+    files.push({ path, oldPath, additions: m[1] === "-" ? null : Number(m[1]), deletions: m[2] === "-" ? null : Number(m[2]) });
+  }
+  return files;
+}
+
+/** `git merge-base` of ref lists, and `compare` answers: `git log --reverse from..to`, `git diff --numstat`. */
+function compareCases(dir: string): Pick<GitFixtures, "mergeBases" | "compares"> {
+  const mergeBases: GitFixtures["mergeBases"] = [];
+  for (const refs of [["main", "wip"], ["release", "wip"], ["topic/a", "topic/b"], ["main", "release", "wip"], ["main", "skewed"], ["v1.0", "main"], ["main~3", "main"], ["site", "main"]]) {
+    let expected: string | null = null;
+    try {
+      expected = git(dir, ["merge-base", ...refs]).toString().trim() || null;
+    } catch {
+      expected = null; // exit 1: no common ancestor
+    }
+    mergeBases.push({ refs, expected });
+  }
+  const compares: GitFixtures["compares"] = [];
+  for (const [from, to] of [["v1.0", "main"], ["main", "release"], ["topic/a", "topic/b"], ["release", "wip"], ["main~5", "main"], ["main", "main"], ["skewed", "main"]]) {
+    for (const straight of [false, true]) {
+      const log = git(dir, ["log", "--reverse", "--format=%H", `${from}..${to}`]).toString().trim();
+      const numstat = git(dir, ["diff", "--numstat", "-z", "-M100%", straight ? `${from}..${to}` : `${from}...${to}`]).toString("utf8");
+      compares.push({ from, to, straight, commits: log ? log.split("\n") : [], numstat: parseNumstat(numstat) });
+    }
+  }
+  return { mergeBases, compares };
+}
+
 function numstats(dir: string): Record<string, FixtureNumstat[]> {
   const out = git(dir, ["log", "--all", "--format=%x01%H", "--numstat", "-z", "-M100%", "--diff-merges=first-parent", "--root"]);
   const result: Record<string, FixtureNumstat[]> = {};
@@ -645,6 +695,7 @@ export function buildGitFixtures(): GitFixtures {
       logCases: cases,
       numstat: numstats(dir),
       merges: mergeCases(root),
+      ...compareCases(dir),
       gitVersion: git(dir, ["--version"]).toString().trim(),
     };
   } finally {

@@ -28,6 +28,9 @@ export const ciPipelines = pgTable(
     pushEventId: bigint({ mode: "number" }),
     parentPipelineId: integer(),
     sourceJobId: integer(),
+    /** Pipelines run by a schedule or a trigger token (source `schedule`, `trigger`). */
+    pipelineScheduleId: integer(),
+    triggerId: integer(),
     coverage: text(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

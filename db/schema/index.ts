@@ -9,6 +9,7 @@ export * from "./issues";
 export * from "./protected_branches";
 export * from "./commit_statuses";
 export * from "./ci";
+export * from "./ci_settings";
 export * from "./keys";
 export * from "./operations";
 export * from "./badges";

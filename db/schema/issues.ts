@@ -253,7 +253,11 @@ export const snippets = pgTable(
   (t) => [index("index_snippets_on_project_id_and_id").on(t.projectId, t.id)],
 );
 
-/** Minimal group epics (notes need a target; child epics later). */
+/**
+ * Group epics. `startDate` and `dueDate` hold GitLab's `start_date_fixed` and `due_date_fixed`; they count
+ * as the epic's dates when the matching `*_is_fixed` flag is set. `parentId` makes the epic tree (at most
+ * 7 levels, Epic::MAX_HIERARCHY_DEPTH); `relativePosition` orders siblings.
+ */
 export const epics = pgTable(
   "epics",
   {
@@ -269,10 +273,31 @@ export const epics = pgTable(
     startDate: date({ mode: "string" }),
     dueDate: date({ mode: "string" }),
     relativePosition: integer(),
+    startDateIsFixed: boolean().notNull().default(false),
+    dueDateIsFixed: boolean().notNull().default(false),
+    closedAt: timestamptz(),
+    closedById: integer().references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("index_epics_on_group_id_and_iid").on(t.groupId, t.iid)],
+  (t) => [
+    uniqueIndex("index_epics_on_group_id_and_iid").on(t.groupId, t.iid),
+    index("index_epics_on_parent_id").on(t.parentId),
+  ],
+);
+
+/** An issue's epic (GitLab's epic_issues): one epic per issue. */
+export const epicIssues = pgTable(
+  "epic_issues",
+  {
+    id: id(),
+    epicId: integer().notNull().references(() => epics.id, { onDelete: "cascade" }),
+    issueId: integer().notNull().references(() => issues.id, { onDelete: "cascade" }),
+    relativePosition: integer(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("index_epic_issues_on_issue_id").on(t.issueId), index("index_epic_issues_on_epic_id").on(t.epicId)],
 );
 
 /** Comments and system notes on issues, merge requests, snippets and epics. */

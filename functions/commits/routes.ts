@@ -2,9 +2,10 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
-import { commitFiles, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, type PickKind } from "../shared/git";
+import { commitDiffs, commitFiles, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, type PickKind } from "../shared/git";
 import { findProject } from "../kernel/lookup";
-import { pageOf, paginate, paginateWithoutCount } from "../kernel/pagination";
+import { pageOf, pageParams, paginate, paginateWithoutCount } from "../kernel/pagination";
+import { diff } from "../repository/entities";
 import { readParams } from "../kernel/params";
 import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -18,7 +19,7 @@ import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, Lis
  * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, GIT.md).
  * Every endpoint first needs `download_code` on the project (`before { authorize! :download_code }`),
  * which Grape runs before it validates parameters.
- * Not built: `/commits/:sha/diff`, `/comments`, `/merge_requests`, `/signature`, `/statuses` (not routed).
+ * Not built: `/comments`, `/merge_requests`, `/signature`, `/statuses` (not routed).
  */
 export const commitsRoutes = router();
 
@@ -119,6 +120,22 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
   if (!row) throw notFound("Commit");
   return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true }));
+});
+
+/**
+ * GET /projects/:id/repository/commits/:sha/diff (lib/api/commits.rb): the commit's diffs against its
+ * first parent, `Kaminari.paginate_array` (offset headers with totals).
+ */
+commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, pageParams);
+  const repo = repoOf(project);
+  const row = await findCommit(c.var.db(), repo, c.req.param("sha")!);
+  if (!row) throw notFound("Commit");
+  const diffs = await commitDiffs(c.var.db(), repo, row);
+  const page = pageOf(params);
+  paginate(c, page, diffs.length);
+  return present(c, diffs.slice(page.offset, page.offset + page.limit), diff);
 });
 
 /** GET /projects/:id/repository/commits/:sha/refs (lib/api/commits.rb): branches, then tags */

@@ -21,8 +21,9 @@ const DEFAULT_TEXT_COLOR = "#FFFFFF";
 
 /**
  * EE::API::Entities::Epic (ee/lib/api/entities/epic.rb, 15.4 fields).
- * Differs from GitLab: epics carry no labels nor milestone-inherited dates here, so `labels` is `[]`
- * and the dates are the fixed ones (none are set by the minimal create), `*_is_fixed` false.
+ * Differs from GitLab: epics carry no labels nor dates inherited from milestones or child epics here, so
+ * `labels` is `[]`, the `*_from_milestones` and `*_from_inherited_source` dates are null, and an epic's
+ * `start_date`/`due_date` are its fixed dates when `*_is_fixed` is set, else null.
  */
 export function epic(row: EpicRow, ctx: EpicContext) {
   const reference = `&${row.iid}`;
@@ -40,14 +41,14 @@ export function epic(row: EpicRow, ctx: EpicContext) {
     description: row.description,
     confidential: row.confidential,
     author: row.author ? userBasic(row.author, ctx) : null,
-    start_date: isoDate(row.startDate),
-    start_date_is_fixed: false,
+    start_date: row.startDateIsFixed ? isoDate(row.startDate) : null,
+    start_date_is_fixed: row.startDateIsFixed,
     start_date_fixed: isoDate(row.startDate),
     start_date_from_milestones: null,
     start_date_from_inherited_source: null,
-    end_date: isoDate(row.dueDate),
-    due_date: isoDate(row.dueDate),
-    due_date_is_fixed: false,
+    end_date: row.dueDateIsFixed ? isoDate(row.dueDate) : null,
+    due_date: row.dueDateIsFixed ? isoDate(row.dueDate) : null,
+    due_date_is_fixed: row.dueDateIsFixed,
     due_date_fixed: isoDate(row.dueDate),
     due_date_from_milestones: null,
     due_date_from_inherited_source: null,
@@ -61,7 +62,7 @@ export function epic(row: EpicRow, ctx: EpicContext) {
     },
     created_at: isoTime(row.createdAt),
     updated_at: isoTime(row.updatedAt),
-    closed_at: null,
+    closed_at: isoTime(row.closedAt),
     labels: [],
     upvotes: row.upvotes,
     downvotes: row.downvotes,
@@ -71,5 +72,31 @@ export function epic(row: EpicRow, ctx: EpicContext) {
       group: api,
       parent: row.parentIid !== null ? `${ctx.baseUrl}/api/v4/groups/${row.parentGroupId}/epics/${row.parentIid}` : null,
     },
+  };
+}
+
+/** For EE::API::Entities::LinkedEpic: the parent's group and iid, and the two existence flags. */
+export type LinkedEpicRow = EpicRow & {
+  parentGroup: { id: number; fullPath: string };
+  parentIid: number;
+  hasChildren: boolean;
+  hasIssues: boolean;
+};
+
+/** EE::API::Entities::LinkedEpic: the compact answer of "create and relate a child epic". */
+export function linkedEpic(row: LinkedEpicRow, ctx: PresentContext) {
+  const short = `&${row.iid}`;
+  return {
+    id: row.id,
+    iid: row.iid,
+    title: row.title,
+    group_id: row.groupId,
+    parent_id: row.parentId,
+    has_children: row.hasChildren,
+    has_issues: row.hasIssues,
+    // `epic.to_reference(epic.parent.group)`: the full path only across groups.
+    reference: row.groupId === row.parentGroup.id ? short : `${row.groupFullPath}${short}`,
+    url: webUrl(ctx, `groups/${row.groupFullPath}/-/epics/${row.iid}`),
+    relation_url: webUrl(ctx, `groups/${row.parentGroup.fullPath}/-/epics/${row.parentIid}/links/${row.id}`),
   };
 }

@@ -121,6 +121,7 @@ const GROUP = {
   destroy_epic: { level: Access.OWNER },
   read_confidential_epic: { level: Access.REPORTER },
   set_epic_created_at: { level: Access.OWNER },
+  set_epic_updated_at: { level: Access.OWNER },
   create_note: { level: Access.GUEST, readers: true },
   admin_note: { level: Access.MAINTAINER },
   set_note_created_at: { level: Access.OWNER },

@@ -1,5 +1,6 @@
-import type { TreeListing } from "../shared/git";
-import type { PresentContext } from "../kernel/present";
+import type { Comparison, FileDiff, TreeListing } from "../shared/git";
+import { webUrl, type PresentContext } from "../kernel/present";
+import { commit, type CommitContext } from "../commits/entities";
 
 /** A file at a commit, as `blob_data` of lib/api/files.rb describes it. */
 export type FileRow = {
@@ -59,5 +60,38 @@ export function treeObject(entry: TreeListing, _ctx?: PresentContext) {
     type: entry.type,
     path: entry.path,
     mode: entry.mode.padStart(6, "0"),
+  };
+}
+
+/**
+ * API::Entities::Diff (lib/api/entities/diff.rb, GitLab 15.4): `diff` is the patch without its
+ * `---`/`+++` header. Shared by commit diffs, compare and merge request diffs.
+ */
+export function diff(file: FileDiff, _ctx?: PresentContext) {
+  return {
+    diff: file.diff,
+    new_path: file.newPath,
+    old_path: file.oldPath,
+    a_mode: file.aMode,
+    b_mode: file.bMode,
+    new_file: file.newFile,
+    renamed_file: file.renamedFile,
+    deleted_file: file.deletedFile,
+  };
+}
+
+/**
+ * API::Entities::Compare (lib/api/entities/compare.rb): `commit` is the newest commit of the range
+ * (`commits.last`), `compare_timeout` whether the diffs overflowed (never: we do not cut the list).
+ */
+export function compare(result: Comparison, ctx: CommitContext) {
+  const commits = result.commits.map((row) => commit(row, ctx));
+  return {
+    commit: commits.length ? commits[commits.length - 1] : null,
+    commits,
+    diffs: result.diffs.map((file) => diff(file)),
+    compare_timeout: false,
+    compare_same_ref: result.same,
+    web_url: webUrl(ctx, `${ctx.projectPath}/-/compare/${result.from.oid}...${result.to.oid}`),
   };
 }

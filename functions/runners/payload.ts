@@ -1,7 +1,8 @@
 import type { CiBuild, GitCommitRow } from "../../db/schema";
 import { mergeVariables, pipelineVariables, projectVariables, serverVariables, userVariables, type Variable } from "../pipelines/variables";
 import type { ArtifactsSpec } from "../pipelines/yaml";
-import type { ClaimingRunner } from "./queries";
+import { scopeMatches } from "../ci_variables/rules";
+import type { ClaimingRunner, JobVariableRow } from "./queries";
 
 /**
  * The job payload of `POST /jobs/request` (lib/api/entities/ci/job_request/response.rb; CI.md §8, §10).
@@ -16,7 +17,9 @@ export type PayloadInput = {
   namespacePath: string;
   user: { id: number; username: string; name: string; email: string } | null;
   commit: GitCommitRow | null;
-  variables: { kind: string; key: string; value: string; variable_type: string; masked: boolean }[];
+  /** CI/CD variables as `jobVariables` reads them (all scopes); `protectedRef` says whether protected ones apply. */
+  variables: JobVariableRow[];
+  protectedRef: boolean;
   dependencies: { id: number; name: string; filename: string | null; size: number | null }[];
   /** True when the server offers git over smart HTTP (then the runner clones). */
   gitHttp: boolean;
@@ -81,11 +84,17 @@ export function jobPayload(i: PayloadInput) {
     masked: v.masked,
     ...(v.variable_type === "file" ? { file: true } : {}),
   });
+  const environment = environmentName((options as { environment?: unknown }).environment);
+  const applicable = i.variables
+    .filter((v) => (!v.protected || i.protectedRef) && scopeMatches(v.environment_scope, environment))
+    // Later wins: instance, then groups from the root down, then the project; a specific
+    // environment scope beats `*` (GitLab sorts scoped variables after the wildcard ones).
+    .sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.depth - b.depth || Number(a.environment_scope !== "*") - Number(b.environment_scope !== "*"));
+  // Precedence (CI.md §10): predefined < YAML < instance/group/project variables < pipeline variables.
   const variables = mergeVariables(
     predefined,
     job.yamlVariables.map((v) => pub(v.key, v.value)),
-    i.variables.filter((v) => v.kind === "project").map(toVar),
-    i.variables.filter((v) => v.kind === "pipeline").map(toVar),
+    applicable.map(toVar),
   );
 
   const steps = [{ name: "script", script: options.script ?? [], timeout, when: "on_success", allow_failure: false }];
@@ -138,6 +147,15 @@ export function jobPayload(i: PayloadInput) {
       .map((d) => ({ id: d.id, name: d.name, token: i.token, artifacts_file: { filename: d.filename, size: d.size } })),
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
   };
+}
+
+const KIND_ORDER: Record<string, number> = { instance: 0, group: 1, project: 2, pipeline: 3 };
+
+/** The job's `environment` (a name or `{name}`), null without one. */
+function environmentName(environment: unknown): string | null {
+  if (typeof environment === "string") return environment;
+  if (environment && typeof environment === "object" && typeof (environment as { name?: unknown }).name === "string") return (environment as { name: string }).name;
+  return null;
 }
 
 function imageOf(image: unknown) {

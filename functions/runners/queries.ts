@@ -148,13 +148,24 @@ export async function jobContext(db: Executor, job: CiBuild) {
   return { pipeline, project, namespacePath: row.ns_path, user: row.user as { id: number; username: string; name: string; email: string } | null, commit };
 }
 
-/** Project CI/CD variables and the pipeline's variables (1 statement). */
-export async function jobVariables(db: Executor, projectId: number, pipelineId: number, protectedRef: boolean) {
-  const result = await db.execute<{ kind: string; key: string; value: string; variable_type: string; masked: boolean }>(sql`
-    SELECT 'project' AS kind, key, value, variable_type, masked FROM ci_variables
-      WHERE project_id = ${projectId} AND (NOT protected OR ${protectedRef}) AND environment_scope = '*'
+export type JobVariableRow = { kind: string; depth: number; key: string; value: string; variable_type: string; masked: boolean; protected: boolean; environment_scope: string };
+
+/**
+ * Every CI/CD variable a job of the project may receive, before the protected and environment-scope
+ * filters (1 statement): the instance's, those of the project's groups (`depth` = position in the
+ * namespace's traversal ids, the closest group last), the project's, and the pipeline's.
+ */
+export async function jobVariables(db: Executor, projectId: number, pipelineId: number) {
+  const result = await db.execute<JobVariableRow>(sql`
+    SELECT 'instance' AS kind, 0 AS depth, key, value, variable_type, masked, protected, '*' AS environment_scope FROM ci_instance_variables
     UNION ALL
-    SELECT 'pipeline', key, value, variable_type, false FROM ci_pipeline_variables WHERE pipeline_id = ${pipelineId}`);
+    SELECT 'group', array_position(n.traversal_ids, gv.group_id), gv.key, gv.value, gv.variable_type, gv.masked, gv.protected, gv.environment_scope
+      FROM projects pr JOIN namespaces n ON n.id = pr.namespace_id JOIN ci_group_variables gv ON gv.group_id = ANY(n.traversal_ids)
+      WHERE pr.id = ${projectId}
+    UNION ALL
+    SELECT 'project', 0, key, value, variable_type, masked, protected, environment_scope FROM ci_variables WHERE project_id = ${projectId}
+    UNION ALL
+    SELECT 'pipeline', 0, key, value, variable_type, false, false, '*' FROM ci_pipeline_variables WHERE pipeline_id = ${pipelineId}`);
   return result.rows;
 }
 

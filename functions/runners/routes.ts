@@ -12,6 +12,8 @@ import { router } from "../kernel/router";
 import { runnerBasic } from "../jobs/entities";
 import { parseDuration } from "../pipelines/yaml";
 import { dependencyIds, FAILURE_REASONS, jobPayload } from "./payload";
+import { listProtections } from "../shared/protected_branches/access";
+import { refMatches } from "../shared/protected_branches/rules";
 import * as q from "./queries";
 
 /**
@@ -118,7 +120,9 @@ runnerProtocolRoutes.post("/jobs/request", async (c) => {
   const job = await q.claimJob(db, runner, await sha256Hex(token));
   if (!job) return none();
   const context = await q.jobContext(db, job);
-  const variables = await q.jobVariables(db, job.projectId, job.pipelineId, false);
+  const variables = await q.jobVariables(db, job.projectId, job.pipelineId);
+  // Protected variables reach jobs of protected branches only (Ci::Build#protected; no protected tags yet).
+  const protectedRef = !context.pipeline.tag && (await listProtections(db, job.projectId)).some((p) => refMatches(p.name, context.pipeline.ref));
   const candidates = await q.dependencyCandidates(db, job.pipelineId);
   const ids = dependencyIds(job, candidates);
   const payload = jobPayload({
@@ -132,6 +136,7 @@ runnerProtocolRoutes.post("/jobs/request", async (c) => {
     user: context.user,
     commit: context.commit,
     variables,
+    protectedRef,
     dependencies: candidates.filter((d) => ids.includes(d.id)),
     gitHttp: false,
   });

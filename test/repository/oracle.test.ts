@@ -93,3 +93,43 @@ describe("GET /projects/:id/repository/tree against git", () => {
     }
   });
 });
+
+describe("GET /projects/:id/repository/merge_base against git", () => {
+  it("finds what git merge-base finds (criss-cross merges, skewed clocks, three refs)", async () => {
+    expect(fixtures.mergeBases.length).toBeGreaterThan(5);
+    for (const c of fixtures.mergeBases) {
+      const [status, body] = await statusAndBody(await api.get(`/projects/${repo.projectId}/repository/merge_base`, { query: { "refs[]": c.refs } }));
+      if (c.expected === null) expect([status, body], c.refs.join(" ")).toEqual([404, { message: "404 Merge Base Not Found" }]);
+      else expect([status, (body as Json).id], c.refs.join(" ")).toEqual([200, c.expected]);
+    }
+  });
+});
+
+describe("GET /projects/:id/repository/compare against git", () => {
+  it("lists git log --reverse from..to and the files and line counts of git diff from...to (from..to when straight)", async () => {
+    for (const c of fixtures.compares) {
+      const name = `${c.from} ${c.straight ? ".." : "..."} ${c.to}`;
+      const [status, body] = await statusAndBody(
+        await api.get(`/projects/${repo.projectId}/repository/compare`, { query: { from: c.from, to: c.to, straight: c.straight } }),
+      );
+      expect(status, name).toBe(200);
+      const b = body as Json;
+      expect(b.commits.map((commit: Json) => commit.id), name).toEqual(c.commits);
+      expect(b.commit?.id ?? null, name).toBe(c.commits.at(-1) ?? null);
+      // Line counts from the hunks, binary files as git's null counts.
+      const got = b.diffs.map((d: Json) => {
+        const binary = d.diff.startsWith("Binary files ");
+        const lines = d.diff.split("\n");
+        return {
+          path: d.new_path,
+          oldPath: d.renamed_file ? d.old_path : null,
+          additions: binary ? null : lines.filter((l: string) => l.startsWith("+")).length,
+          deletions: binary ? null : lines.filter((l: string) => l.startsWith("-")).length,
+        };
+      });
+      // git's numstat lists a rename under its new path; both lists are in git's diff order by new path.
+      const sort = (list: { path: string }[]) => [...list].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+      expect(sort(got), name).toEqual(sort(c.numstat));
+    }
+  });
+});

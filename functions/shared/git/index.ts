@@ -61,3 +61,5 @@ export { compareRefNames } from "./store/refs";
 export { initializeDefaultBranch } from "./store/repository";
 export { writeCommitAndMoveRef, type CommitWrite } from "./store/write";
 export { buildIndexRows } from "./store/commit_index";
+export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/diffs";
+export { mergeBase, commitsBetween, compareCommits, commitDiffs, type Comparison } from "./store/compare";

@@ -45,6 +45,10 @@ export type GitFixtures = {
   contains: Record<string, string[]>;
   /** `git ls-tree -z [-r -t] <rev> [<path>/]`. */
   lsTree: { rev: string; path: string; recursive: boolean; entries: { mode: string; type: string; oid: string; path: string }[] }[];
+  /** `git merge-base <refs…>` (null when there is none). */
+  mergeBases: { refs: string[]; expected: string | null }[];
+  /** `git log --reverse --format=%H from..to` and `git diff --numstat -M100% from...to` (`from..to` when straight). */
+  compares: { from: string; to: string; straight: boolean; commits: string[]; numstat: FixtureNumstat[] }[];
 };
 
 declare module "vitest" {

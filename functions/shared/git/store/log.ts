@@ -148,19 +148,22 @@ export class RevWalk {
   // -------------------------------------------------------------------------------------------------
   // Merge bases (commit-reach.c: paint_down_to_common + remove_redundant)
 
-  /** All best common ancestors of `a` and `b`, newest first. */
-  async mergeBases(a: string, b: string): Promise<string[]> {
+  /**
+   * All best common ancestors of `a` and `b`, newest first. With several `b`s: those of `a` and a
+   * hypothetical merge of all of them (`git merge-base A B C`, get_merge_bases_many).
+   */
+  async mergeBases(a: string, b: string | string[]): Promise<string[]> {
     const one = this.node(a);
-    const two = this.node(b);
+    const twos = (Array.isArray(b) ? b : [b]).map((oid) => this.node(oid));
     await this.parse(one);
-    await this.parse(two);
-    if (one === two) return [one.oid];
-    const touched = new Set<Node>([one, two]);
+    for (const two of twos) await this.parse(two);
+    if (twos.includes(one)) return [one.oid];
+    const touched = new Set<Node>([one, ...twos]);
     one.flags |= PARENT1;
-    two.flags |= PARENT2;
+    for (const two of twos) two.flags |= PARENT2;
     const queue = new DateQueue();
     queue.put(one);
-    queue.put(two);
+    for (const two of twos) queue.put(two);
     const result: Node[] = [];
     while (queue.hasNonStale()) {
       const commit = queue.get()!;

@@ -1,23 +1,23 @@
 import { z } from "zod";
-import type { GitCommitRow } from "./queries";
-import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
-import { pipelinesForPush } from "../shared/ci/coordinator";
-import type { Ctx } from "../kernel/env";
-import { apiError, forbidden, notFound, paramsError } from "../kernel/errors";
-import { commitFiles, listTree, repoOf, resolveCommitRow, RevWalk, type CommitAction, type Repo, type TreeListing } from "../shared/git";
-import { commitFailureMessage } from "../commits/messages";
-import { callerOf, pushGuard } from "../shared/protected_branches/access";
-import { toBase64 } from "../shared/git/pure/bytes";
-import { inflate, MODE, modeNumber, TYPE_CODE } from "../shared/git/pure/objects";
-import { findProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, readParams, validateParams } from "../kernel/params";
-import { baseUrl, present } from "../kernel/present";
-import { router } from "../kernel/router";
-import { contentDisposition, detectContentType } from "./content_type";
-import { blobHeaders, fileWithContent, treeObject, type FileRow } from "./entities";
-import * as q from "./queries";
+import type { GitCommitRow } from "../queries";
+import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import { pipelinesForPush } from "../../shared/ci/coordinator";
+import type { Ctx } from "../../kernel/env";
+import { apiError, forbidden, notFound, paramsError } from "../../kernel/errors";
+import { commitFiles, listTree, repoOf, resolveCommitRow, RevWalk, type CommitAction, type Repo, type TreeListing } from "../../shared/git";
+import { commitFailureMessage } from "../../commits/messages";
+import { callerOf, pushGuard } from "../../shared/protected_branches/access";
+import { toBase64 } from "../../shared/git/pure/bytes";
+import { inflate, MODE, modeNumber, TYPE_CODE } from "../../shared/git/pure/objects";
+import { findProject } from "../../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, rawParams, readParams, validateParams } from "../../kernel/params";
+import { baseUrl, present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { contentDisposition, detectContentType } from "../content_type";
+import { blobHeaders, fileWithContent, treeObject, type FileRow } from "../entities";
+import * as q from "../queries";
 
 /**
  * Repository files and trees (lib/api/files.rb, lib/api/repositories.rb, GitLab 15.4).
@@ -25,7 +25,7 @@ import * as q from "./queries";
  * DeleteService). Not built: `…/files/:file_path/blame`, blobs, archives, compare, contributors, merge
  * base and changelog.
  */
-export const repositoryRoutes = router();
+export const fileRoutes = router();
 
 /** `CGI.unescape`: `+` is a space, bad escapes stay as they are. */
 function cgiUnescape(text: string): string {
@@ -122,7 +122,7 @@ async function fileRow(c: Ctx, repo: Repo, rev: string, ref: string | null, path
  * GET /projects/:id/repository/files/:file_path (lib/api/files.rb). HEAD answers the same headers
  * (`X-Gitlab-File-Name`, …) without a body.
  */
-repositoryRoutes.get("/projects/:id/repository/files/:file_path", async (c) => {
+fileRoutes.get("/projects/:id/repository/files/:file_path", async (c) => {
   const params = await fileParams(c, GetFile);
   const project = await codeProject(c);
   const { row, content } = await fileRow(c, repoOf(project), params.ref, params.ref, params.file_path);
@@ -134,7 +134,7 @@ repositoryRoutes.get("/projects/:id/repository/files/:file_path", async (c) => {
  * GET /projects/:id/repository/files/:file_path/raw (lib/api/files.rb): the bytes, typed as Workhorse
  * types them; `ref` defaults to the default branch. HEAD answers the headers only.
  */
-repositoryRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
+fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
   const params = await fileParams(c, GetRawFile);
   const project = await codeProject(c);
   // `user_project.commit(nil)` is the default branch's head; an empty repository has none.
@@ -221,16 +221,16 @@ async function writeFile(c: Ctx, kind: WriteKind) {
 }
 
 /** POST /projects/:id/repository/files/:file_path (Files::CreateService) */
-repositoryRoutes.post("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "create"));
+fileRoutes.post("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "create"));
 
 /** PUT /projects/:id/repository/files/:file_path (Files::UpdateService) */
-repositoryRoutes.put("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "update"));
+fileRoutes.put("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "update"));
 
 /** DELETE /projects/:id/repository/files/:file_path (Files::DeleteService) */
-repositoryRoutes.delete("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "delete"));
+fileRoutes.delete("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "delete"));
 
 /** GET /projects/:id/repository/tree (lib/api/repositories.rb, app/finders/repositories/tree_finder.rb) */
-repositoryRoutes.get("/projects/:id/repository/tree", async (c) => {
+fileRoutes.get("/projects/:id/repository/tree", async (c) => {
   const project = await codeProject(c);
   const params = await readParams(c, ListTree);
   if (params.pagination === "none" && !params.recursive) throw paramsError('pagination cannot be "none" unless "recursive" is true');

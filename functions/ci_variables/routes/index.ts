@@ -1,0 +1,3 @@
+export { groupVariablesRoutes } from "./group";
+export { instanceVariablesRoutes } from "./instance";
+export { projectVariablesRoutes } from "./project";

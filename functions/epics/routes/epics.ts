@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { allowedOnGroup, authorizeGroup } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { forbidden, validation } from "../../kernel/errors";
+import { findGroup } from "../../kernel/lookup";
+import { canReadEpic } from "../../shared/issuables/policy";
+import { noteUser } from "../../shared/issuables/noteables";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, rawParams, readParamsWithPath, validateParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { epic } from "../entities";
+import * as q from "../queries";
+import { planEpicUpdate } from "../services";
+
+/**
+ * Group epics (ee/lib/api/epics.rb): list, get, create, update, delete. Reads are open to anonymous
+ * callers on public groups (`authenticate_non_get!`); the licence always has epics.
+ * Not built: label filters and label assignment (epics carry no labels here: the `labels`,
+ * `add_labels` and `remove_labels` parameters are accepted and ignored), `color` (ignored, as GitLab
+ * does while its `epic_color_highlight` flag is off), `my_reaction_emoji`, dates on create, and the
+ * system notes GitLab writes on epic changes.
+ */
+export const epicRoutes = router();
+
+const ListEpics = z.object({
+  order_by: p.oneOf("created_at", "updated_at").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  search: p.string().optional(),
+  state: p.oneOf("opened", "closed", "all").optional(),
+  author_id: p.int().optional(),
+  created_after: p.datetime().optional(),
+  created_before: p.datetime().optional(),
+  updated_after: p.datetime().optional(),
+  updated_before: p.datetime().optional(),
+  include_ancestor_groups: p.bool().optional(),
+  include_descendant_groups: p.bool().optional(),
+  confidential: p.bool().optional(),
+  ...pageParams.shape,
+});
+const OneEpic = z.object({ epic_iid: p.int() });
+const UpdateEpic = z.object({
+  epic_iid: p.int(),
+  title: p.string().optional(),
+  color: p.string().optional(),
+  description: p.string().optional(),
+  confidential: p.bool().optional(),
+  updated_at: p.datetime().optional(),
+  start_date_fixed: p.string().optional(),
+  start_date: p.string().optional(), // GitLab's later alias of start_date_fixed
+  start_date_is_fixed: p.bool().optional(),
+  due_date_fixed: p.string().optional(),
+  end_date: p.string().optional(), // GitLab's later alias of due_date_fixed
+  due_date_is_fixed: p.bool().optional(),
+  labels: p.strings({ comma: true }).optional(),
+  add_labels: p.strings({ comma: true }).optional(),
+  remove_labels: p.strings({ comma: true }).optional(),
+  state_event: p.oneOf("reopen", "close").optional(),
+  parent_id: p.id().optional(),
+});
+const UPDATE_FIELDS = ["add_labels", "color", "confidential", "description", "due_date_fixed", "due_date_is_fixed", "labels", "parent_id", "remove_labels", "start_date_fixed", "start_date_is_fixed", "state_event", "title"];
+const CreateEpic = z.object({
+  title: p.string(),
+  description: p.string().optional(),
+  confidential: p.bool().optional(),
+  created_at: p.datetime().optional(),
+  labels: p.strings({ comma: true }).optional(),
+});
+
+for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
+  /** GET /groups/:id/epics (ee/lib/api/epics.rb) */
+  epicRoutes.get(prefix, async (c) => {
+    const params = await readParamsWithPath(c, ListEpics);
+    const group = await findGroup(c, c.req.param("id") ?? "");
+    const page = pageOf(params);
+    const filters = {
+      orderBy: params.order_by ?? "created_at",
+      sort: params.sort ?? "desc",
+      state: params.state ?? "all",
+      search: params.search,
+      authorId: params.author_id,
+      confidential: params.confidential,
+      createdAfter: params.created_after,
+      createdBefore: params.created_before,
+      updatedAfter: params.updated_after,
+      updatedBefore: params.updated_before,
+      includeAncestors: params.include_ancestor_groups ?? false,
+      includeDescendants: params.include_descendant_groups ?? true,
+    } as const;
+    const list = await q.listEpics(c.var.db(), group, c.var.actor, filters, page);
+    paginate(c, page, list.total);
+    return present(c, list.rows, epic, { group });
+  });
+
+  /**
+   * GET /groups/:id/epics/:epic_iid (ee/lib/api/epics.rb). `authorize!(:read_epic, epic)` with a nil
+   * epic is forbidden: GitLab answers 403, not 404, to a missing or unreadable epic.
+   */
+  epicRoutes.get(`${prefix}/:epic_iid`, async (c) => {
+    const params = await readParamsWithPath(c, OneEpic);
+    const group = await findGroup(c, c.req.param("id") ?? "");
+    const found = await q.findEpic(c.var.db(), group, params.epic_iid);
+    if (!found || !canReadEpic(c.var.actor, group, found)) throw forbidden();
+    return present(c, found, epic, { group });
+  });
+
+  /** POST /groups/:id/epics (ee/lib/api/epics.rb, Epics::CreateService) */
+  epicRoutes.post(prefix, async (c) => {
+    const actor = requireUser(c);
+    const params = await readParamsWithPath(c, CreateEpic);
+    const group = await findGroup(c, c.req.param("id") ?? "");
+    authorizeGroup(c, "admin_epic", group);
+    const title = params.title.trim();
+    if (title === "") throw validation({ title: ["can't be blank"] });
+    if ([...title].length > 255) throw validation({ title: ["is too long (maximum is 255 characters)"] });
+    // Setting created_at is allowed only for admins and owners (`set_epic_created_at`).
+    const createdAt = params.created_at && allowedOnGroup(actor, "set_epic_created_at", group) ? params.created_at : undefined;
+    const created = await q.insertEpic(c.var.db(), {
+      groupId: group.id,
+      authorId: actor.user.id,
+      title,
+      description: params.description ?? null,
+      confidential: params.confidential ?? false,
+      ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
+    });
+    const row = Object.assign(created, {
+      author: noteUser(actor.user),
+      groupFullPath: group.fullPath,
+      parentIid: null,
+      parentGroupId: null,
+      upvotes: 0,
+      downvotes: 0,
+    });
+    return present(c, row, epic, { group }, 201);
+  });
+  /** PUT /groups/:id/epics/:epic_iid (Epics::UpdateService): at least one change; owners may set updated_at. */
+  epicRoutes.put(`${prefix}/:epic_iid`, async (c) => {
+    const actor = requireUser(c);
+    const raw = await rawParams(c);
+    const aliased = { ...raw, start_date_fixed: raw.start_date_fixed ?? raw.start_date, due_date_fixed: raw.due_date_fixed ?? raw.end_date };
+    const params = validateParams({ ...aliased, epic_iid: c.req.param("epic_iid") }, UpdateEpic, [{ atLeastOneOf: UPDATE_FIELDS }]);
+    const group = await findGroup(c, c.req.param("id") ?? "");
+    const db = c.var.db();
+    const found = await q.findEpic(db, group, params.epic_iid);
+    if (!found || !canReadEpic(actor, group, found)) throw forbidden();
+    authorizeGroup(c, "admin_epic", group);
+    const changes = await planEpicUpdate(db, actor, group, found, params, allowedOnGroup(actor, "set_epic_updated_at", group));
+    await q.updateEpic(db, found.id, changes);
+    const updated = (await q.findEpic(db, group, found.iid))!;
+    return present(c, updated, epic, { group });
+  });
+
+  /** DELETE /groups/:id/epics/:epic_iid (Issuable::DestroyService): owners only; 204. */
+  epicRoutes.delete(`${prefix}/:epic_iid`, async (c) => {
+    const actor = requireUser(c);
+    const params = await readParamsWithPath(c, OneEpic);
+    const group = await findGroup(c, c.req.param("id") ?? "");
+    const found = await q.findEpic(c.var.db(), group, params.epic_iid);
+    if (!found || !canReadEpic(actor, group, found)) throw forbidden();
+    authorizeGroup(c, "destroy_epic", group);
+    await q.deleteEpic(c.var.db(), found.id);
+    return c.body(null, 204);
+  });
+}
