@@ -47,6 +47,7 @@ import { environmentsRoutes } from "./environments/routes";
 import { featureFlagsClientRoutes, unleashRoutes } from "./unleash/routes";
 import { badgesRoutes } from "./badges/routes";
 import { starsRoutes } from "./stars/routes";
+import { namespacesRoutes } from "./namespaces/routes";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
 
@@ -84,6 +85,7 @@ api.route("/", personalAccessTokensRoutes);
 api.route("/", groupsRoutes);
 api.route("/", projectsRoutes);
 api.route("/", starsRoutes);
+api.route("/", namespacesRoutes);
 api.route("/", membersRoutes);
 api.route("/", timeTrackingRoutes);
 api.route("/", userAgentDetailsRoutes);

@@ -1,6 +1,6 @@
 // Webhooks and integrations (issue 13, spec 1: 4.14): project, group and system hooks (GitLab's
 // `web_hooks` table with its STI `type`), and per-project integrations (GitLab's `integrations`).
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
 import { namespaces } from "./namespaces";
 import { projects } from "./projects";
@@ -70,6 +70,17 @@ export const integrations = pgTable(
   },
   (t) => [uniqueIndex("index_integrations_on_project_id_and_slug").on(t.projectId, t.slug)],
 );
+
+/**
+ * How far each project's `push_events` have been handed to hooks (functions/shared/webhooks): the CI
+ * engine claims the same events through `processed_at`, so hooks keep their own cursor.
+ */
+export const webHookPushCursors = pgTable("web_hook_push_cursors", {
+  projectId: integer()
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  lastPushEventId: bigint({ mode: "number" }).notNull().default(0),
+});
 
 export type WebHook = typeof webHooks.$inferSelect;
 export type Integration = typeof integrations.$inferSelect;

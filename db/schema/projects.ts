@@ -1,4 +1,4 @@
-import { boolean, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, date, index, integer, pgTable, text, uniqueIndex, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { createdAt, id, timestamptz, updatedAt } from "./columns";
 import { namespaces } from "./namespaces";
@@ -35,6 +35,18 @@ export const projects = pgTable(
     forksCount: integer().notNull().default(0),
     openIssuesCount: integer().notNull().default(0),
     avatarUrl: text(),
+    /**
+     * GitLab's fork_network_members.forked_from_project_id: the project this one was forked from
+     * (`forked_from_project`); null when not a fork, or after `DELETE /projects/:id/fork`.
+     */
+    forkedFromProjectId: integer().references((): AnyPgColumn => projects.id, { onDelete: "set null" }),
+    /**
+     * The object pool (GIT.md §2): a fork shares the git objects of its fork network's root, so its
+     * `git_objects`/`git_commits` rows are those of `pool_id`. Null: the project's own id.
+     */
+    poolId: integer(),
+    /** `mr_default_target_self`: merge requests of a fork target the fork itself by default. */
+    mrDefaultTargetSelf: boolean().notNull().default(false),
     lastActivityAt: timestamptz().notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -49,6 +61,7 @@ export const projects = pgTable(
     index("index_projects_on_path_and_id").on(t.path, t.id),
     index("index_projects_on_updated_at_and_id").on(t.updatedAt, t.id),
     index("index_projects_on_creator_id").on(t.creatorId),
+    index("index_projects_on_forked_from_project_id").on(t.forkedFromProjectId, t.id),
   ],
 );
 

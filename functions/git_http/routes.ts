@@ -64,9 +64,9 @@ function streamResponse(chunks: AsyncGenerator<Uint8Array>, contentType: string,
 /** The project path of `/<full_path>.git`. */
 const repoPath = (c: Ctx) => c.req.param("repo")!.replace(/\.git$/, "");
 
-const repository = (project: { id: number; defaultBranch: string | null }): Repository => ({
+const repository = (project: { id: number; defaultBranch: string | null; poolId: number | null }): Repository => ({
   projectId: project.id,
-  poolId: project.id,
+  poolId: project.poolId ?? project.id,
   defaultBranch: project.defaultBranch,
 });
 

@@ -6,10 +6,11 @@ import type { Ctx } from "../kernel/env";
 import { apiError, checkUnmodifiedSince, paramsError, recordNotFound } from "../kernel/errors";
 import { findGroup, findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams } from "../kernel/params";
+import { p, readParams, validateParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
+import { deliverNow, TEST_TRIGGERS, testSample } from "../shared/webhooks";
 import { deliver } from "../shared/webhooks/deliver";
 import { validBranchFilter } from "../shared/webhooks/events";
 import { validHookUrl } from "../shared/webhooks/url_guard";
@@ -57,6 +58,7 @@ const SystemHookParams = z.object({
   repository_update_events: bool(),
   enable_ssl_verification: bool(),
 });
+const TestParams = z.object({ trigger: p.oneOf(...TEST_TRIGGERS) });
 const UpdateSystemHookParams = SystemHookParams.extend({ url: p.string().optional() });
 
 type Kind = "project" | "group" | "system";
@@ -163,6 +165,25 @@ for (const kind of ["project", "group", "system"] as const) {
     return c.body(null, 204);
   });
 }
+
+/**
+ * POST /projects/:id/hooks/:hook_id/test/:trigger (lib/api/project_hooks.rb, 16.11+): delivers a sample
+ * built from the project's data to this hook now; 201 `{"message":"201 Created"}` when the receiver
+ * answers 2xx, else 422 with the receiver's body or the reason (blocked URL, no data to sample).
+ * Differs from GitLab: job, pipeline, wiki page and release samples are not built (400 for those triggers).
+ */
+hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", async (c) => {
+  const s = await scopeOf(c, "project");
+  const found = await findHook(c, s.scope);
+  const { trigger } = validateParams({ trigger: c.req.param("trigger") }, TestParams);
+  const db = c.var.db();
+  const sample = await testSample(db, found.projectId!, trigger, c.var.actor!.user.id, baseUrl(c));
+  if ("error" in sample) throw apiError(sample.error, 422);
+  const result = await deliverNow(db, found, sample.header, sample.payload, baseUrl(c));
+  if (!result.ok) throw apiError(result.error, 422);
+  if (result.status < 200 || result.status > 299) throw apiError(result.body, 422);
+  return c.json({ message: "201 Created" }, 201);
+});
 
 /** The sample of `POST /hooks/:hook_id` (lib/api/system_hooks.rb). */
 const SYSTEM_HOOK_SAMPLE = {

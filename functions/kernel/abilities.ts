@@ -35,6 +35,9 @@ const PROJECT = {
   remove_project: { level: Access.OWNER },
   change_namespace: { level: Access.OWNER },
   rename_project: { level: Access.OWNER },
+  // Forks (ProjectPolicy): whoever may download the code may fork it; only owners unlink a fork.
+  fork_project: { level: Access.REPORTER, readers: true },
+  remove_fork_project: { level: Access.OWNER },
   admin_project_group_link: { level: Access.MAINTAINER },
   // Creating, promoting to, demoting from or removing the Owner role of a project member.
   manage_owners: { level: Access.OWNER },

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Database } from "./db";
 import type { User } from "../../db/schema";
+import type { WebhookMessage } from "../shared/webhooks";
 
 /** Bindings of wrangler.toml and the `--var`s of scripts/start.mjs, typed by hand. */
 export type Bindings = {
@@ -16,6 +17,8 @@ export type Bindings = {
   LICENSE_PUBLIC_KEY?: string;
   /** Durable Object namespace of `PipelineCoordinator` (functions/pipelines/coordinator.ts, CI.md §7). */
   PIPELINES: DurableObjectNamespace;
+  /** Queue `edgeforge-webhooks` (wrangler.toml): hook events and deliveries (functions/shared/webhooks). */
+  WEBHOOKS_QUEUE?: Queue<WebhookMessage>;
 };
 
 /** Who is calling: the user, through which token, with which scopes. */

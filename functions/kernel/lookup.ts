@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { namespaces, projects, users, type User } from "../../db/schema";
+import { namespaces, projects, users, type Namespace, type User } from "../../db/schema";
 import { canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
 import type { Ctx } from "./env";
 import { notFound } from "./errors";
@@ -62,4 +62,42 @@ export async function findUser(c: Ctx, id: string): Promise<User> {
   const rows = await c.var.db().select().from(users).where(eq(users.id, Number(id))).limit(1);
   if (!rows[0]) throw notFound("User");
   return rows[0];
+}
+
+/** A namespace as `find_namespace!` loads it, with the caller's best membership in it or an ancestor. */
+export type NamespaceWithAccess = Namespace & { accessLevel: number };
+
+/**
+ * `find_namespace!` (lib/api/helpers.rb): digits are an id, anything else a full path; `read_namespace`
+ * decides: a personal namespace for its owner, a group for its members and members of an ancestor
+ * (GroupPolicy `has_access`), everything for admins. Otherwise `404 Namespace Not Found`.
+ */
+export async function findNamespace(c: Ctx, idOrPath: string): Promise<NamespaceWithAccess> {
+  const actor = c.var.actor;
+  const byId = /^\d+$/.test(idOrPath);
+  const userId = actor?.user.id ?? null;
+  const rows =
+    byId && Number(idOrPath) > 2147483647
+      ? []
+      : await c.var
+          .db()
+          .select({
+            namespace: namespaces,
+            accessLevel:
+              userId === null
+                ? sql<number>`0`
+                : sql<number>`COALESCE((SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Namespace'
+                    AND m.source_id = ANY(${namespaces.traversalIds}) AND m.user_id = ${userId}
+                    AND (m.expires_at IS NULL OR m.expires_at > current_date)), 0)::int`,
+          })
+          .from(namespaces)
+          .where(byId ? eq(namespaces.id, Number(idOrPath)) : sql`lower(${namespaces.fullPath}) = lower(${idOrPath})`)
+          .limit(1);
+  const row = rows[0];
+  const readable =
+    !!row &&
+    !!actor &&
+    (actor.isAdmin || (row.namespace.type === "User" ? row.namespace.ownerId === actor.user.id : Number(row.accessLevel) > 0));
+  if (!readable) throw notFound("Namespace");
+  return { ...row.namespace, accessLevel: Number(row.accessLevel) };
 }

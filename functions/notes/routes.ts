@@ -7,7 +7,8 @@ import { deleteNote, updateNoteBody } from "./writes";
 import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteInvalid, type NoteableType } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParamsWithPath } from "../kernel/params";
-import { present } from "../kernel/present";
+import { baseUrl, present } from "../kernel/present";
+import { hookEvent } from "../shared/webhooks";
 import { checkRateLimit } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
 import { note, noteCommands } from "./entities";
@@ -96,6 +97,8 @@ for (const family of FAMILIES) {
     const created = await createNote(c.var.db(), actor, n, { body: params.body, confidential, createdAt });
     if (created.kind === "award") return present(c, created.award, awardEmoji, {}, 201);
     if (created.kind === "commands") return present(c, created, noteCommands, {}, 202);
+    if (created.note.projectId !== null && !created.note.system)
+      await hookEvent(c.env, baseUrl(c), { kind: "note", projectId: created.note.projectId, id: created.note.id, userId: actor.user.id });
     return present(c, Object.assign(created.note, { commandsChanges: created.commandsChanges }), note, { noteable: n }, 201);
   });
 

@@ -65,7 +65,7 @@ async function changedPaths(db: Executor, repo: Repo, before: string, after: str
 
 /** Builds the configuration and the seeded jobs, or throws PipelineCreationError with GitLab's text. */
 export async function buildPipeline(db: Executor, input: CreatePipelineInput) {
-  const repo = repoOf({ id: input.project.id, defaultBranch: input.project.defaultBranch });
+  const repo = repoOf({ id: input.project.id, defaultBranch: input.project.defaultBranch, poolId: input.project.poolId });
   let sha: string;
   let tag: boolean;
   if (input.parent) {
@@ -255,11 +255,11 @@ export async function createPipeline(db: Database, input: CreatePipelineInput): 
 
 /** The facts of a project that pipelines need (for pushes, which arrive without a loaded project). */
 export async function projectFacts(db: Executor, projectId: number): Promise<ProjectFacts | null> {
-  const result = await db.execute<{ id: number; name: string; path: string; full_path: string; ns_path: string; visibility_level: number; default_branch: string | null }>(sql`
-    SELECT p.id, p.name, p.path, p.full_path, n.full_path AS ns_path, p.visibility_level, p.default_branch
+  const result = await db.execute<{ id: number; name: string; path: string; full_path: string; ns_path: string; visibility_level: number; default_branch: string | null; pool_id: number | null }>(sql`
+    SELECT p.id, p.name, p.path, p.full_path, n.full_path AS ns_path, p.visibility_level, p.default_branch, p.pool_id
     FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id = ${projectId}`);
   const r = result.rows[0];
-  return r ? { id: r.id, name: r.name, path: r.path, fullPath: r.full_path, namespaceFullPath: r.ns_path, visibilityLevel: Number(r.visibility_level), defaultBranch: r.default_branch } : null;
+  return r ? { id: r.id, name: r.name, path: r.path, fullPath: r.full_path, namespaceFullPath: r.ns_path, visibilityLevel: Number(r.visibility_level), defaultBranch: r.default_branch, poolId: r.pool_id } : null;
 }
 
 export async function userFacts(db: Executor, userId: number | null): Promise<UserFacts> {

@@ -25,6 +25,8 @@ export type ProjectFacts = {
   namespaceFullPath: string;
   visibilityLevel: number;
   defaultBranch: string | null;
+  /** The fork network's object pool (null: the project's own id). */
+  poolId?: number | null;
 };
 
 export type CommitFacts = { message: string; authorName: string; authorEmail: string; committedAt: Date | string };

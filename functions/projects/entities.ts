@@ -1,5 +1,5 @@
 import type { Namespace, Project, ProjectGroupLink, User } from "../../db/schema";
-import { allowed } from "../kernel/abilities";
+import { allowed, canReadProject } from "../kernel/abilities";
 import { visibilityName } from "../kernel/access";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 
@@ -17,6 +17,8 @@ export type ProjectRow = Project & {
   owner: User | null;
   accessLevel: number;
   sharedWithGroups: SharedGroup[];
+  /** The project this one was forked from, when it is a fork (preloaded with the row). */
+  forkedFrom?: ProjectRow | null;
 };
 
 /** For `ProjectWithAccess`: the caller's direct project membership and best group-hierarchy membership. */
@@ -158,6 +160,20 @@ export function project(row: ProjectRow, ctx: PresentContext) {
     public_jobs: row.publicJobs,
     shared_with_groups: row.sharedWithGroups.map(sharedGroupWithProject),
     request_access_enabled: row.requestAccessEnabled,
+    ...forkFields(row, ctx),
+  };
+}
+
+/**
+ * `forked_from_project` (BasicProjectDetails) when the project is a fork whose source the caller may
+ * read, and `mr_default_target_self` on forks (lib/api/entities/project.rb).
+ */
+function forkFields(row: ProjectRow, ctx: PresentContext) {
+  if (row.forkedFromProjectId === null || row.forkedFromProjectId === undefined) return {};
+  const source = row.forkedFrom;
+  return {
+    ...(source && canReadProject(ctx.actor, source) ? { forked_from_project: projectBasic(source, ctx) } : {}),
+    mr_default_target_self: row.mrDefaultTargetSelf,
   };
 }
 

@@ -8,6 +8,10 @@ import { authorizedProjectIds, groupIsVisible, projectAccessLevel, projectIsVisi
 import type { ProjectWithPermissionsRow, SharedGroup } from "./entities";
 
 const owner = alias(users, "owner");
+// The project a fork comes from, joined into the same statement (`forked_from_project`).
+const forkedFrom = alias(projects, "forked_from");
+const forkedFromNamespace = alias(namespaces, "forked_from_namespace");
+const forkedFromOwner = alias(users, "forked_from_owner");
 
 const activeLink = sql`(${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > current_date)`;
 
@@ -38,10 +42,17 @@ function selectRows(db: Executor, actor: Actor | null) {
       accessLevel: projectAccessLevel(userId),
       projectAccess: directProjectAccess(userId),
       groupAccess: groupHierarchyAccess(userId),
+      forkedFrom,
+      forkedFromNamespace,
+      forkedFromOwner,
+      forkedFromAccess: sql<number | null>`(CASE WHEN ${forkedFrom.id} IS NOT NULL THEN ${projectAccessLevel(userId, forkedFrom as unknown as typeof projects, forkedFromNamespace as unknown as typeof namespaces)} END)`,
     })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .leftJoin(owner, and(eq(namespaces.type, "User"), eq(owner.id, namespaces.ownerId)));
+    .leftJoin(owner, and(eq(namespaces.type, "User"), eq(owner.id, namespaces.ownerId)))
+    .leftJoin(forkedFrom, eq(forkedFrom.id, projects.forkedFromProjectId))
+    .leftJoin(forkedFromNamespace, eq(forkedFromNamespace.id, forkedFrom.namespaceId))
+    .leftJoin(forkedFromOwner, and(eq(forkedFromNamespace.type, "User"), eq(forkedFromOwner.id, forkedFromNamespace.ownerId)));
 }
 
 type RawRow = Awaited<ReturnType<ReturnType<typeof selectRows>["where"]>>[number];
@@ -73,6 +84,16 @@ async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawR
       groupAccess: r.groupAccess === null ? null : Number(r.groupAccess),
     },
     sharedWithGroups: byProject.get(r.project.id) ?? [],
+    forkedFrom:
+      r.forkedFrom && r.forkedFromNamespace
+        ? {
+            ...r.forkedFrom,
+            namespace: r.forkedFromNamespace,
+            owner: r.forkedFromOwner,
+            accessLevel: Number(r.forkedFromAccess ?? 0),
+            sharedWithGroups: [],
+          }
+        : null,
   }));
 }
 
@@ -109,6 +130,8 @@ export type ProjectFilters = {
   starred?: boolean;
   /** `GET /users/:id/starred_projects`: projects this user starred. */
   starredBy?: number;
+  /** `GET /projects/:id/forks`: the direct forks of this project. */
+  forkedFrom?: number;
   minAccessLevel?: number;
   withIssuesEnabled?: boolean;
   withMergeRequestsEnabled?: boolean;
@@ -182,6 +205,7 @@ function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilter
   }
   if (f.starred && userId !== null) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${userId})`);
   if (f.starredBy !== undefined) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${f.starredBy})`);
+  if (f.forkedFrom !== undefined) where.push(eq(projects.forkedFromProjectId, f.forkedFrom));
   if (f.visibilityLevel !== undefined) where.push(eq(projects.visibilityLevel, f.visibilityLevel));
   if (f.topics && f.topics.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topics.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
   if (f.search) {
@@ -342,11 +366,63 @@ export async function updateProject(db: Executor, projectId: number, changes: Pr
   return row ?? null;
 }
 
-/** Deleting a project removes its memberships (polymorphic, no FK) and its group links. */
+/**
+ * Deleting a project removes its memberships (polymorphic, no FK) and its group links; a deleted fork
+ * no longer counts in its source's `forks_count` (its own forks lose `forked_from_project` by the FK).
+ */
 export async function deleteProject(db: Executor, projectId: number) {
   await db.delete(members).where(and(eq(members.sourceType, "Project"), eq(members.sourceId, projectId)));
   await db.delete(projectGroupLinks).where(eq(projectGroupLinks.projectId, projectId));
-  await db.delete(projects).where(eq(projects.id, projectId));
+  await db.execute(sql`WITH gone AS (DELETE FROM projects WHERE id = ${projectId} RETURNING forked_from_project_id)
+    UPDATE projects SET forks_count = GREATEST(forks_count - 1, 0) WHERE id IN (SELECT forked_from_project_id FROM gone)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forks and transfers
+
+/** A new fork counts in its source's `forks_count` (GitLab's `forks_count` cache). */
+export async function countFork(db: Executor, sourceId: number) {
+  await db.execute(sql`UPDATE projects SET forks_count = forks_count + 1 WHERE id = ${sourceId}`);
+}
+
+/**
+ * `POST /projects/:id/fork/:forked_from_id`: links an existing project to its source, once. False when
+ * it is already a fork (another request may have linked it meanwhile). The counter moves in the same statement.
+ */
+export async function linkFork(db: Executor, projectId: number, sourceId: number): Promise<boolean> {
+  const result = await db.execute(sql`WITH linked AS (
+      UPDATE projects SET forked_from_project_id = ${sourceId}, updated_at = now()
+       WHERE id = ${projectId} AND forked_from_project_id IS NULL RETURNING id)
+    UPDATE projects SET forks_count = forks_count + 1 WHERE id = ${sourceId} AND EXISTS (SELECT 1 FROM linked) RETURNING id`);
+  return result.rows.length > 0;
+}
+
+/**
+ * Projects::UnlinkForkService: the project stops being a fork; its source's counter drops. The object
+ * pool stays shared (objects are immutable, so sharing them is invisible). False when it was not a fork.
+ */
+export async function unlinkFork(db: Executor, projectId: number): Promise<boolean> {
+  const result = await db.execute(sql`WITH unlinked AS (
+      UPDATE projects p SET forked_from_project_id = NULL, updated_at = now()
+        FROM projects old WHERE old.id = p.id AND p.id = ${projectId} AND p.forked_from_project_id IS NOT NULL
+      RETURNING old.forked_from_project_id AS source_id)
+    UPDATE projects SET forks_count = GREATEST(forks_count - 1, 0) WHERE id IN (SELECT source_id FROM unlinked) RETURNING id`);
+  return result.rows.length > 0;
+}
+
+/** Whether another project already has `fullPath`, or a namespace does (route uniqueness). */
+export async function fullPathTaken(db: Executor, fullPath: string, exceptProjectId: number): Promise<boolean> {
+  const result = await db.execute<{ taken: boolean }>(sql`SELECT
+    EXISTS (SELECT 1 FROM projects p WHERE lower(p.full_path) = lower(${fullPath}) AND p.id <> ${exceptProjectId})
+    OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath})) AS taken`);
+  return !!result.rows[0].taken;
+}
+
+/** A personal namespace's owner is an Owner member of the projects in it. */
+export async function ensureOwnerMember(db: Executor, projectId: number, userId: number, createdById: number) {
+  await db.execute(sql`INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id)
+    VALUES ('Project', ${projectId}, ${userId}, 50, ${createdById})
+    ON CONFLICT (source_type, source_id, user_id) DO UPDATE SET access_level = 50, updated_at = now()`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import type { Database, Transaction } from "../kernel/db";
 import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
 import { toSentence } from "../kernel/present";
 import type { ProjectRow } from "./entities";
-import { createInitialCommit, isValidBranchName, readRef, repoOf } from "../shared/git";
+import { copyRefsForFork, createInitialCommit, initializeDefaultBranch, isValidBranchName, readRef, repoOf } from "../shared/git";
 import * as q from "./queries";
 import { defaultReadme } from "./readme";
 
@@ -94,6 +94,11 @@ export type CreateInput = {
   publicJobs?: boolean;
   requestAccessEnabled?: boolean;
   topics?: string[];
+  /** A fork (Projects::ForkService): the source whose refs, object pool and counter it shares. */
+  forkOf?: Project;
+  /** The fork's own visibility level, already lowered to the source's and the namespace's. */
+  visibilityLevel?: number;
+  mrDefaultTargetSelf?: boolean;
 };
 
 /** `topic_list=`: trimmed, blanks dropped, case-insensitive duplicates dropped. */
@@ -157,7 +162,7 @@ export async function createProject(
 
   // The instance default applies when no visibility is given; a group caps it (GitLab lowers it to
   // the group's level instead of refusing).
-  let level = visibilityLevel(input.visibility ?? ((target.defaultVisibility ?? "private") as VisibilityName));
+  let level = input.visibilityLevel ?? visibilityLevel(input.visibility ?? ((target.defaultVisibility ?? "private") as VisibilityName));
   if (namespace.type === "Group" && level > namespace.visibilityLevel) level = namespace.visibilityLevel;
 
   const ownerId = namespace.type === "User" ? namespace.ownerId : null;
@@ -183,8 +188,12 @@ export async function createProject(
       publicJobs: input.publicJobs ?? true,
       requestAccessEnabled: input.requestAccessEnabled ?? true,
       tagList: topicList(input.topics ?? []),
+      forkedFromProjectId: input.forkOf?.id ?? null,
+      poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
+      mrDefaultTargetSelf: input.mrDefaultTargetSelf ?? false,
     });
     if (ownerId !== null) await q.insertOwnerMember(tx, row.id, ownerId, creator.id);
+    if (input.forkOf) await copyFork(tx, input.forkOf, row);
     return row;
   });
   if (input.initializeWithReadme) await createReadme(db, created, creator, input, opts.baseUrl ?? "");
@@ -195,6 +204,22 @@ export async function createProject(
     accessLevel: opts.accessLevelOf(namespace, target.memberLevel),
     sharedWithGroups: [],
   };
+}
+
+/**
+ * What a fork takes from its source, in the creating transaction: every branch and tag (the objects
+ * are the shared pool's), HEAD and its default-branch protection, and one more in `forks_count`.
+ * Differs from GitLab: GitLab copies the repository in a background import (`import_status`
+ * "scheduled" at first); here the fork is complete when the request answers.
+ */
+async function copyFork(tx: Transaction, source: Project, fork: Project): Promise<void> {
+  await copyRefsForFork(tx, source.id, fork.id);
+  if (source.defaultBranch && !source.emptyRepo && (await readRef(tx, fork.id, `refs/heads/${source.defaultBranch}`))) {
+    await initializeDefaultBranch(tx, fork.id, source.defaultBranch);
+    fork.emptyRepo = false;
+    fork.defaultBranch = source.defaultBranch;
+  }
+  await q.countFork(tx, source.id);
 }
 
 /**
@@ -346,4 +371,107 @@ export async function unshareProject(db: Database, projectId: number, groupId: n
   const link = await q.findGroupLink(db, projectId, groupId);
   if (!link) throw notFound("Group Link");
   await q.deleteGroupLink(db, link.id);
+}
+
+/** ForkTargetsFinder: the caller's own namespace and the groups where they may create projects; admins anywhere. */
+export function isForkTarget(user: User, namespace: Namespace, memberLevel: number): boolean {
+  return canCreateIn(user, namespace, memberLevel);
+}
+
+/**
+ * Projects::ForkService#target_visibility_level: the lowest of the source's, the target namespace's
+ * and the requested level.
+ */
+export function forkVisibility(source: Project, namespace: Namespace, requested: VisibilityName | undefined): number {
+  let level = Math.min(source.visibilityLevel, namespace.visibilityLevel);
+  if (requested !== undefined) level = Math.min(level, visibilityLevel(requested));
+  return level;
+}
+
+/**
+ * Projects::TransferService#execute: the refusals, in GitLab's order, rendered as
+ * `Failed to transfer project {:new_namespace=>["…"]}`; then the project's path, name and visibility
+ * move in one transaction (a personal namespace's owner becomes an Owner member, as GitLab keeps them).
+ */
+export async function transferProject(
+  db: Database,
+  user: User,
+  project: Project & { namespace: Namespace },
+  target: Namespace & { accessLevel: number },
+): Promise<void> {
+  const refuse = (text: string) => apiError(`Failed to transfer project {:new_namespace=>[${JSON.stringify(text)}]}`, 400);
+  if (target.id === project.namespaceId) throw refuse("Project is already in this namespace.");
+  if (!canTransferInto(user, target)) throw refuse("You don't have permission to transfer projects into that namespace.");
+  const fullPath = `${target.fullPath}/${project.path}`;
+  if (await q.fullPathTaken(db, fullPath, project.id)) throw refuse("Project with same name or path in target namespace already exists");
+  // `visibility_level_allowed_by_group?`: a group lowers a project above its own level.
+  const level = target.type === "Group" ? Math.min(project.visibilityLevel, target.visibilityLevel) : project.visibilityLevel;
+  try {
+    await db.transaction(async (tx) => {
+      await q.updateProject(tx, project.id, {
+        namespaceId: target.id,
+        fullPath,
+        nameWithNamespace: `${target.fullName} / ${project.name}`,
+        visibilityLevel: level,
+      });
+      if (target.type === "User" && target.ownerId !== null) await q.ensureOwnerMember(tx, project.id, target.ownerId, user.id);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw refuse("Project with same name or path in target namespace already exists");
+    throw err;
+  }
+}
+
+/**
+ * `transfer_projects` on the target: a personal namespace for its owner (who may still create personal
+ * projects), a group for its maintainers and owners when its project creation level lets them create
+ * projects; admins anywhere (NamespacePolicy, GroupPolicy).
+ */
+function canTransferInto(user: User, target: Namespace & { accessLevel: number }): boolean {
+  if (user.admin) return true;
+  if (target.type === "User") return target.ownerId === user.id && user.projectsLimit > 0;
+  return target.accessLevel >= Access.MAINTAINER && canCreateIn(user, target, target.accessLevel);
+}
+
+export type ForkInput = {
+  namespace: (Namespace & { accessLevel: number }) | null;
+  name?: string;
+  path?: string;
+  description?: string;
+  visibility?: VisibilityName;
+  mrDefaultTargetSelf?: boolean;
+};
+
+/**
+ * Projects::ForkService#fork_new_project: a project created (CreateService) with the source's name,
+ * path, description, shared runners and CI setting unless given, at the lowest visibility, sharing its
+ * objects and refs. `404 Target Namespace Not Found` for a namespace the caller may not fork into;
+ * the model's refusals answer 409 with the errors hash (`conflict!(errors.messages)`).
+ */
+export async function forkProject(db: Database, user: User, source: Project, input: ForkInput, baseUrl: string): Promise<Project> {
+  const target = input.namespace
+    ? { namespace: input.namespace as Namespace, memberLevel: input.namespace.accessLevel }
+    : await q.loadTargetNamespace(db, { ownerId: user.id }, user.id);
+  if (!target || !isForkTarget(user, target.namespace, target.memberLevel)) throw notFound("Target Namespace");
+  try {
+    return await createProject(
+      db,
+      user,
+      {
+        name: input.name ?? source.name,
+        path: input.path ?? source.path,
+        namespaceId: target.namespace.id,
+        description: input.description ?? source.description,
+        visibilityLevel: forkVisibility(source, target.namespace, input.visibility),
+        sharedRunnersEnabled: source.sharedRunnersEnabled,
+        jobsEnabled: source.jobsEnabled,
+        forkOf: source,
+        mrDefaultTargetSelf: input.mrDefaultTargetSelf,
+      },
+      { limitForbidden: false, accessLevelOf: () => Access.NO_ACCESS, baseUrl },
+    );
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400) throw new ApiError(409, err.body);
+    throw err;
+  }
 }

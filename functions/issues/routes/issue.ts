@@ -9,7 +9,8 @@ import { findIssue } from "../../shared/issuables/find";
 import { loadIssueById, loadProjectIssue, type IssueRow } from "../../shared/issuables/issue_preload";
 import { findProject } from "../../kernel/lookup";
 import { p, rawParams, readParamsWithPath } from "../../kernel/params";
-import { present } from "../../kernel/present";
+import { baseUrl, present } from "../../kernel/present";
+import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { checkRateLimit } from "../../kernel/rate_limit";
 import { router } from "../../kernel/router";
 import { issue } from "../entities";
@@ -75,6 +76,7 @@ issueRoutes.post("/projects/:id/issues", async (c) => {
     ipAddress: clientIp(c.req.header("cf-connecting-ip"), c.req.header("x-forwarded-for")),
   };
   const id = await services.createIssue(db, project, actor, params, request);
+  await hookEvent(c.env, baseUrl(c), { kind: "issue", projectId: project.id, id, action: "open", userId: actor.user.id });
   return presentIssue(c, await reload(c, project, { id }), project, 201);
 });
 
@@ -92,7 +94,17 @@ issueRoutes.put("/projects/:id/issues/:issue_iid", async (c) => {
   if (!current || !canReadIssue(actor, project, withAssigneeIds(current))) throw recordNotFound();
   if (!canUpdateIssue(actor, project, withAssigneeIds(current))) throw forbidden();
   const changed = await services.updateIssue(c.var.db(), project, actor, current, params, (key) => raw[key] !== undefined);
-  return presentIssue(c, changed ? await reload(c, project, { iid: current.iid }) : current, project);
+  if (!changed) return presentIssue(c, current, project);
+  const updated = await reload(c, project, { iid: current.iid });
+  await hookEvent(c.env, baseUrl(c), {
+    kind: "issue",
+    projectId: project.id,
+    id: updated.id,
+    action: updateAction(current.state, updated.state),
+    userId: actor.user.id,
+    before: hookAttrsBefore(current),
+  });
+  return presentIssue(c, updated, project);
 });
 
 /** DELETE /projects/:id/issues/:issue_iid (lib/api/issues.rb): owners and admins; 204, or 412 (`destroy_conditionally!`). */

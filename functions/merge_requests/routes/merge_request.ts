@@ -8,6 +8,7 @@ import { findMergeRequest } from "../../shared/issuables/find";
 import { findProject } from "../../kernel/lookup";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
+import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
 import * as q from "../queries";
@@ -123,6 +124,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
     forceRemoveSourceBranch: params.remove_source_branch ?? null,
     squash: params.squash,
   });
+  await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id, action: "open", userId: actor.user.id });
   return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, id), project, 201);
 });
 
@@ -167,7 +169,16 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
     squash: params.squash,
     discussionLocked: params.discussion_locked,
   });
-  return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, mr.id), project);
+  const updated = await q.mergeRequestById(c.var.db(), c.var.actor, mr.id);
+  await hookEvent(c.env, baseUrl(c), {
+    kind: "merge_request",
+    projectId: project.id,
+    id: mr.id,
+    action: updateAction(mr.state, updated?.state ?? mr.state),
+    userId: actor.user.id,
+    before: hookAttrsBefore(mr),
+  });
+  return presentOne(c, updated, project);
 });
 
 /** DELETE /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb): owners and admins, 204. */

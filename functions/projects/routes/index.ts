@@ -1,6 +1,7 @@
 import { router } from "../../kernel/router";
 import { listRoutes } from "./list";
 import { projectRoutes } from "./project";
+import { forkRoutes } from "./forks";
 import { shareRoutes } from "./share";
 
 /** The projects resource (lib/api/projects.rb) and the group project lists of lib/api/groups.rb. */
@@ -8,3 +9,4 @@ export const projectsRoutes = router();
 projectsRoutes.route("/", listRoutes);
 projectsRoutes.route("/", projectRoutes);
 projectsRoutes.route("/", shareRoutes);
+projectsRoutes.route("/", forkRoutes);

@@ -1,6 +1,7 @@
 import type { JobOutcome } from "../../pipelines/processing";
 import type { PipelineCoordinator, PipelineSnapshot } from "../../pipelines/coordinator";
 import type { Bindings } from "../../kernel/env";
+import { hookEvent } from "../webhooks";
 
 /**
  * The typed facade of the `PipelineCoordinator` Durable Object (CI.md §7): how `jobs`, `runners`,
@@ -35,6 +36,9 @@ export function pipelineStub(env: Bindings, pipelineId: number) {
  * `*\/5` cron sweep picks up events whose call was lost. Use it as
  * `c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { baseUrl }))`.
  */
-export function pipelinesForPush(env: Bindings, projectId: number, opts: { ciSkip?: boolean; baseUrl?: string } = {}): Promise<number[]> {
+export async function pipelinesForPush(env: Bindings, projectId: number, opts: { ciSkip?: boolean; baseUrl?: string } = {}): Promise<number[]> {
+  // Push and tag push hooks read the same push events through their own cursor (functions/shared/webhooks):
+  // this is the one place every ref update passes.
+  await hookEvent(env, opts.baseUrl ?? (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, ""), { kind: "push", projectId });
   return stub(env, `project:${projectId}`).pushed(projectId, opts) as Promise<number[]>;
 }

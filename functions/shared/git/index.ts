@@ -24,7 +24,7 @@ export {
   readBranchState,
 } from "./operations/commit_files";
 export { pickCommit, commitTitle, pickMessage, type PickInput, type PickResult, type PickKind, type PickFailureKind } from "./operations/pick";
-export { listRefs, readRef, readRefs, refCommit, hasBranches, compareAndSwapRef, swapRefWithEvent, recordPushEvent, type Ref } from "./store/refs";
+export { listRefs, readRef, readRefs, refCommit, hasBranches, compareAndSwapRef, swapRefWithEvent, recordPushEvent, copyRefsForFork, type Ref } from "./store/refs";
 export { isValidBranchName, isValidRefName, branchRef, tagRef, branchName, tagName } from "./pure/refnames";
 export { readCommitRows, readCommitChanges, indexCommits, type CommitToIndex } from "./store/commit_index";
 export { unifiedDiff, numstat, isBinary } from "./pure/diff";

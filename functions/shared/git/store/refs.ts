@@ -150,3 +150,13 @@ export async function hasBranches(db: Executor, projectId: number): Promise<bool
   return rows.length > 0;
 }
 
+
+/**
+ * A new fork's refs: the source's branches and tags, copied as they are (the objects are already in
+ * the shared pool, so no object moves). No push event: GitLab's fork import runs no pipelines.
+ */
+export async function copyRefsForFork(db: Executor, sourceProjectId: number, forkProjectId: number): Promise<void> {
+  await db.execute(sql`INSERT INTO git_refs (project_id, name, target, peeled)
+    SELECT ${forkProjectId}, name, target, peeled FROM git_refs
+     WHERE project_id = ${sourceProjectId} AND (name LIKE 'refs/heads/%' OR name LIKE 'refs/tags/%')`);
+}

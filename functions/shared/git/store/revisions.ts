@@ -13,10 +13,10 @@ import type { GitCommitRow } from "../../../../db/schema";
 /** A project's repository: its refs live under `projectId`, its objects and commits under `poolId`. */
 export type Repo = { projectId: number; poolId: number; defaultBranch: string | null };
 
-/** Until forks exist a project's pool is the project itself (GIT.md §2). */
-export const repoOf = (project: { id: number; defaultBranch: string | null }): Repo => ({
+/** A project's refs are its own; its objects are its fork network's pool (`pool_id`, else itself; GIT.md §2). */
+export const repoOf = (project: { id: number; defaultBranch: string | null; poolId?: number | null }): Repo => ({
   projectId: project.id,
-  poolId: project.id,
+  poolId: project.poolId ?? project.id,
   defaultBranch: project.defaultBranch,
 });
 

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { authorize, allowed } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import { apiError, checkUnmodifiedSince, forbidden, notFound } from "../../kernel/errors";
+import { findNamespace, findProject, type NamespaceWithAccess } from "../../kernel/lookup";
+import type { Ctx } from "../../kernel/env";
+import { keysetUnavailable, pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, rawParams, readParams, validateParams } from "../../kernel/params";
+import { baseUrl, present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { project, projectBasic, projectWithAccess } from "../entities";
+import * as q from "../queries";
+import * as s from "../services";
+import { visibilityLevel } from "../../kernel/access";
+
+/** Forks and transfers (lib/api/projects.rb; app/services/projects/fork_service.rb, transfer_service.rb). */
+export const forkRoutes = router();
+
+async function reload(c: Ctx, projectId: number) {
+  const row = await q.loadProjectRow(c.var.db(), c.var.actor, projectId);
+  if (!row) throw notFound("Project");
+  return row;
+}
+
+const ForkProject = z.object({
+  namespace: p.string().optional(),
+  namespace_id: p.int().optional(),
+  namespace_path: p.string().optional(),
+  path: p.string().optional(),
+  name: p.string().optional(),
+  description: p.string().optional(),
+  visibility: p.oneOf("private", "internal", "public").optional(),
+  mr_default_target_self: p.bool().optional(),
+});
+
+/**
+ * POST /projects/:id/fork: 201 with the fork (Entities::Project). A project the caller may read but
+ * not fork is `404 Not Found` (`not_found! unless can?(:fork_project)`).
+ * Differs from GitLab: `branches` (fork only some branches, 15.8+) is not a parameter of 15.4.
+ */
+forkRoutes.post("/projects/:id/fork", async (c) => {
+  const params = await readParams(c, ForkProject);
+  const actor = requireUser(c);
+  const source = await findProject(c, c.req.param("id")!);
+  if (!allowed(actor, "fork_project", source)) throw notFound();
+  const wanted = params.namespace_id ?? params.namespace_path ?? params.namespace;
+  const namespace: NamespaceWithAccess | null = wanted !== undefined && wanted !== "" ? await findNamespace(c, String(wanted)) : null;
+  const fork = await s.forkProject(
+    c.var.db(),
+    actor.user,
+    source,
+    {
+      namespace,
+      name: params.name,
+      path: params.path,
+      description: params.description,
+      visibility: params.visibility,
+      mrDefaultTargetSelf: params.mr_default_target_self,
+    },
+    baseUrl(c),
+  );
+  return present(c, await reload(c, fork.id), project, {}, 201);
+});
+
+/** `params :collection_params` of lib/api/projects.rb (sort, filter, pagination, simple). */
+const ListForks = z.object({
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  archived: p.bool().optional(),
+  visibility: p.oneOf("private", "internal", "public").optional(),
+  search: p.string().optional(),
+  search_namespaces: p.bool().optional(),
+  owned: p.bool().optional(),
+  starred: p.bool().optional(),
+  membership: p.bool().optional(),
+  with_issues_enabled: p.bool().optional(),
+  with_merge_requests_enabled: p.bool().optional(),
+  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
+  id_after: p.int().optional(),
+  id_before: p.int().optional(),
+  ...pageParams.shape,
+  simple: p.bool().optional(),
+  pagination: p.string().optional(),
+});
+
+/**
+ * GET /projects/:id/forks (ForkProjectsFinder): the direct forks the caller may see.
+ * Differs from GitLab: `pagination=keyset` answers 405 (contract P6), `order_by=similarity` orders by
+ * created_at.
+ */
+forkRoutes.get("/projects/:id/forks", async (c) => {
+  const params = await readParams(c, ListForks);
+  const actor = c.var.actor;
+  const source = await findProject(c, c.req.param("id")!);
+  if (params.pagination === "keyset") throw keysetUnavailable();
+  const filters: q.ProjectFilters = {
+    forkedFrom: source.id,
+    archived: params.archived,
+    visibilityLevel: params.visibility ? visibilityLevel(params.visibility) : undefined,
+    search: params.search,
+    searchNamespaces: params.search_namespaces,
+    owned: params.owned,
+    membership: params.membership,
+    starred: params.starred,
+    minAccessLevel: params.min_access_level,
+    withIssuesEnabled: params.with_issues_enabled,
+    withMergeRequestsEnabled: params.with_merge_requests_enabled,
+    idAfter: params.id_after,
+    idBefore: params.id_before,
+  };
+  const column = params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at";
+  const page = pageOf(params);
+  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, { kind: "column", column, sort: params.sort ?? "desc" }, page);
+  paginate(c, page, total);
+  return present(c, rows, params.simple || !actor ? projectBasic : projectWithAccess);
+});
+
+/**
+ * POST /projects/:id/fork/:forked_from_id: marks an existing project as a fork (201 with it); `409
+ * Project already forked` when it is one already.
+ */
+forkRoutes.post("/projects/:id/fork/:forked_from_id", async (c) => {
+  const actor = requireUser(c);
+  const target = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_project", target);
+  const source = await findProject(c, c.req.param("forked_from_id")!);
+  if (!allowed(actor, "fork_project", source)) throw forbidden();
+  // ForkService#link_existing_project: a project never becomes a fork of itself.
+  if (target.forkedFromProjectId !== null || source.id === target.id || !(await q.linkFork(c.var.db(), target.id, source.id)))
+    throw apiError("Project already forked", 409);
+  return present(c, await reload(c, target.id), project, {}, 201);
+});
+
+/** DELETE /projects/:id/fork (Projects::UnlinkForkService): 204, or 304 when the project is not a fork. */
+forkRoutes.delete("/projects/:id/fork", async (c) => {
+  const target = await findProject(c, c.req.param("id")!);
+  authorize(c, "remove_fork_project", target);
+  checkUnmodifiedSince(c.req.header("If-Unmodified-Since"), target.updatedAt);
+  if (!(await q.unlinkFork(c.var.db(), target.id))) return new Response(null, { status: 304 });
+  return c.body(null, 204);
+});
+
+const TransferProject = z.object({ namespace: p.string() });
+
+/** PUT /projects/:id/transfer (Projects::TransferService): 200 with the moved project. */
+forkRoutes.put("/projects/:id/transfer", async (c) => {
+  const params = validateParams(await rawParams(c), TransferProject);
+  const actor = requireUser(c);
+  const found = await findProject(c, c.req.param("id")!);
+  authorize(c, "change_namespace", found);
+  const target = await findNamespace(c, params.namespace);
+  await s.transferProject(c.var.db(), actor.user, found, target);
+  return present(c, await reload(c, found.id), project);
+});
+

@@ -1,0 +1,16 @@
+import { consumeWebhooks, type WebhookMessage } from "./shared/webhooks";
+import type { Bindings } from "./kernel/env";
+
+/**
+ * Queue dispatch (ARCHITECTURE.md §11): one consumer per queue of wrangler.toml, chosen by
+ * `batch.queue`. Keep it a small switch; each consumer acks or retries its own messages.
+ */
+export async function queue(batch: MessageBatch, env: Bindings, _ctx: ExecutionContext): Promise<void> {
+  switch (batch.queue) {
+    case "edgeforge-webhooks":
+      return consumeWebhooks(batch as MessageBatch<WebhookMessage>, env);
+    default:
+      console.error(`queue: no consumer for ${batch.queue}`);
+      batch.retryAll();
+  }
+}

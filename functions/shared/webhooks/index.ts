@@ -1,0 +1,284 @@
+import type { WebHook } from "../../../db/schema";
+import { withDb, type Executor } from "../../kernel/db";
+import type { Bindings } from "../../kernel/env";
+import type { PresentContext } from "../../kernel/present";
+import { ZERO_OID, listCommits, listRefs, readCommitChanges, readCommitRows, repoOf } from "../git";
+import { loadSettings } from "../settings/load";
+import { deliver } from "./deliver";
+import { branchMatches } from "./events";
+import { EVENT_HEADER, hookTime, issueAttrs, issuePayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pushPayload } from "./payloads";
+import * as q from "./queries";
+
+/**
+ * Webhook deliveries (issue 13). The request that changes something calls `hookEvent` once per event
+ * kind (issues routes, merge request routes, note routes, and `kernel/ci.ts pipelinesForPush` for every
+ * ref update); it only enqueues `{kind, ids}` on the `edgeforge-webhooks` queue, no database work. The
+ * consumer builds GitLab's payload, finds the hooks (project, ancestor groups, system), and enqueues one
+ * delivery per hook, so a failing receiver is retried alone (`max_retries` in wrangler.toml).
+ *
+ * Differs from GitLab: the payload is built when the consumer runs, moments after the change, so a
+ * second change in between shows in both; `changes` compares with the attributes the request saw before.
+ */
+export type HookEvent =
+  | { kind: "issue"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
+  | { kind: "merge_request"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
+  | { kind: "note"; projectId: number; id: number; userId: number }
+  | { kind: "push"; projectId: number };
+
+export type WebhookMessage =
+  | { type: "event"; baseUrl: string; event: HookEvent }
+  | { type: "delivery"; baseUrl: string; hookId: number; header: string; payload: unknown; uuid: string };
+
+/** The one entry point of every event kind: enqueue and return (never fails the caller's request). */
+export async function hookEvent(env: Bindings, baseUrl: string, event: HookEvent): Promise<void> {
+  if (!env.WEBHOOKS_QUEUE) return;
+  try {
+    await env.WEBHOOKS_QUEUE.send({ type: "event", baseUrl, event } satisfies WebhookMessage);
+  } catch (err) {
+    console.error(`webhooks: enqueue failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The hook attributes of an issue or merge request as the request saw them before its change. */
+export { issueAttrs as issueHookAttrs, mergeRequestAttrs as mergeRequestHookAttrs };
+
+export type BuiltEvent = { flag: q.HookFlag; header: string; payload: unknown; branch?: string };
+
+function context(baseUrl: string): PresentContext {
+  return { baseUrl, actor: null, now: new Date() };
+}
+
+async function lastCommitOf(db: Executor, project: q.HookProject, sha: string | null) {
+  if (!sha) return null;
+  return (await readCommitRows(db, project.id, [sha.trim()])).get(sha.trim()) ?? null;
+}
+
+/** Builds the payloads of one event (a push may carry several ref updates). */
+export async function buildEvent(db: Executor, project: q.HookProject, event: HookEvent, baseUrl: string): Promise<BuiltEvent[]> {
+  const ctx = context(baseUrl);
+  if (event.kind === "issue") {
+    const issue = await q.loadIssue(db, project.id, { id: event.id });
+    if (!issue) return [];
+    const users = await q.loadUsers(db, [event.userId, ...issue.assigneeIds]);
+    const user = users.get(event.userId);
+    if (!user) return [];
+    const payload = issuePayload(issue, project, ctx, user, event.action, users, event.before ?? null);
+    return [issue.confidential
+      ? { flag: "confidentialIssuesEvents", header: EVENT_HEADER.confidential_issue, payload }
+      : { flag: "issuesEvents", header: EVENT_HEADER.issue, payload }];
+  }
+  if (event.kind === "merge_request") {
+    const mr = await q.loadMergeRequest(db, project.id, { id: event.id });
+    if (!mr) return [];
+    const users = await q.loadUsers(db, [event.userId, ...mr.assigneeIds, ...mr.reviewerIds]);
+    const user = users.get(event.userId);
+    if (!user) return [];
+    const payload = mergeRequestPayload(mr, project, ctx, user, event.action, users, await lastCommitOf(db, project, mr.sha), event.before ?? null);
+    return [{ flag: "mergeRequestsEvents", header: EVENT_HEADER.merge_request, payload }];
+  }
+  if (event.kind === "note") return noteEvent(db, project, ctx, { id: event.id }, event.userId);
+  const built: BuiltEvent[] = [];
+  for (const e of await q.claimPushEvents(db, project.id)) built.push(await pushEvent(db, project, ctx, e));
+  return built;
+}
+
+export async function noteEvent(db: Executor, project: q.HookProject, ctx: PresentContext, which: { id: number } | "first", userId?: number): Promise<BuiltEvent[]> {
+  const note = await q.loadNote(db, project.id, which);
+  if (!note) return [];
+  const users = await q.loadUsers(db, [userId ?? note.authorId]);
+  const user = users.get(userId ?? note.authorId ?? 0);
+  if (!user) return [];
+  let payload;
+  let confidential = note.confidential;
+  if (note.noteableType === "Issue") {
+    const issue = await q.loadIssue(db, project.id, { id: note.noteableId });
+    if (!issue) return [];
+    confidential ||= issue.confidential;
+    payload = notePayload(note, project, ctx, user, { kind: "issue", issue });
+  } else {
+    const mr = await q.loadMergeRequest(db, project.id, { id: note.noteableId });
+    if (!mr) return [];
+    payload = notePayload(note, project, ctx, user, { kind: "merge_request", mr, lastCommit: await lastCommitOf(db, project, mr.sha) });
+  }
+  return [confidential
+    ? { flag: "confidentialNoteEvents", header: EVENT_HEADER.confidential_note, payload }
+    : { flag: "noteEvents", header: EVENT_HEADER.note, payload }];
+}
+
+/** One ref update: up to 20 commits, oldest first (`Gitlab::DataBuilder::Push`, `commits.last(20)`). */
+export async function pushEvent(db: Executor, project: q.HookProject, ctx: PresentContext, e: { ref: string; before: string; after: string; userId: number | null }): Promise<BuiltEvent> {
+  const tag = e.ref.startsWith("refs/tags/");
+  let rows: Awaited<ReturnType<typeof readCommitRows>> extends Map<string, infer R> ? R[] : never = [];
+  let total = 0;
+  if (e.after !== ZERO_OID && !tag) {
+    const defaultRef = project.defaultBranch ? `refs/heads/${project.defaultBranch}` : null;
+    const range = e.before !== ZERO_OID ? `${e.before}..${e.after}` : defaultRef && defaultRef !== e.ref ? `${project.defaultBranch}..${e.after}` : e.after;
+    const listed = await listCommits(db, repoOf(project), { refName: range, offset: 0, limit: 100 });
+    if (listed.kind === "ok") {
+      total = listed.commits.length;
+      rows = listed.commits.slice(0, 20).reverse();
+    }
+  }
+  const commits = [];
+  for (const row of rows) {
+    const changes = await readCommitChanges(db, project.id, row.oid.trim());
+    const files = { added: [] as string[], modified: [] as string[], removed: [] as string[] };
+    for (const ch of changes) {
+      if (ch.status === "A") files.added.push(ch.path);
+      else if (ch.status === "D") files.removed.push(ch.path);
+      else if (ch.status === "R") {
+        files.added.push(ch.path);
+        if (ch.oldPath) files.removed.push(ch.oldPath);
+      } else files.modified.push(ch.path);
+    }
+    commits.push({ row, files });
+  }
+  const users = await q.loadUsers(db, [e.userId]);
+  const payload = pushPayload(e, project, ctx, e.userId ? (users.get(e.userId) ?? null) : null, commits, total);
+  return tag
+    ? { flag: "tagPushEvents", header: EVENT_HEADER.tag_push, payload }
+    : { flag: "pushEvents", header: EVENT_HEADER.push, payload, branch: e.ref.slice("refs/heads/".length) };
+}
+
+/** The hooks one built event goes to: flag, and the push branch filter of project and group hooks. */
+export async function hooksForEvent(db: Executor, project: q.HookProject, built: BuiltEvent): Promise<WebHook[]> {
+  const hooks = await q.hooksFor(db, project, built.flag);
+  if (built.branch === undefined) return hooks;
+  return hooks.filter((h) => h.type === "SystemHook" || branchMatches(h.pushEventsBranchFilter, built.branch!));
+}
+
+/** Settings that steer one delivery: which local addresses the hook's kind may reach. */
+async function guardFor(db: Executor, hook: WebHook) {
+  const settings = await loadSettings(db);
+  return {
+    allowLocal: (hook.type === "SystemHook" ? settings.allow_local_requests_from_system_hooks : settings.allow_local_requests_from_web_hooks_and_services) as boolean,
+    allowlist: settings.outbound_local_requests_whitelist as string[],
+  };
+}
+
+/** Delivers one payload to one hook now (the consumer, and the test endpoints). */
+export async function deliverNow(db: Executor, hook: WebHook, header: string, payload: unknown, baseUrl: string, uuid?: string) {
+  return deliver(hook, header, payload, { ...(await guardFor(db, hook)), instanceUrl: baseUrl, uuid });
+}
+
+/** The queue consumer of `edgeforge-webhooks` (dispatched by functions/queue.ts). */
+export async function consumeWebhooks(batch: MessageBatch<WebhookMessage>, env: Bindings): Promise<void> {
+  await withDb(env, async (db) => {
+    for (const msg of batch.messages) {
+      const body = msg.body;
+      try {
+        if (body.type === "event") {
+          const project = await q.loadProject(db, body.event.projectId);
+          const deliveries: WebhookMessage[] = [];
+          // Most projects have no hooks: find out before building anything (a push still moves its cursor).
+          const hooked = project ? await q.anyHooks(db, project) : false;
+          if (project && !hooked && body.event.kind === "push") await q.claimPushEvents(db, project.id);
+          if (project && hooked) {
+            for (const built of await buildEvent(db, project, body.event, body.baseUrl)) {
+              for (const hook of await hooksForEvent(db, project, built)) {
+                deliveries.push({ type: "delivery", baseUrl: body.baseUrl, hookId: hook.id, header: built.header, payload: built.payload, uuid: crypto.randomUUID() });
+              }
+            }
+          }
+          if (deliveries.length && env.WEBHOOKS_QUEUE) await env.WEBHOOKS_QUEUE.sendBatch(deliveries.map((d) => ({ body: d })));
+          msg.ack();
+        } else {
+          const [hook] = await q.hooksByIds(db, [body.hookId]);
+          if (!hook) {
+            msg.ack(); // deleted since: nothing to deliver
+            continue;
+          }
+          const result = await deliverNow(db, hook, body.header, body.payload, body.baseUrl, body.uuid);
+          // WebHookService: a blocked URL is not retried; network errors and 5xx are.
+          if (!result.ok && result.error.startsWith("URL is blocked")) msg.ack();
+          else if (!result.ok || result.status >= 500) msg.retry({ delaySeconds: Math.min(60 * 2 ** msg.attempts, 3600) });
+          else msg.ack();
+        }
+      } catch (err) {
+        console.error(`webhooks: ${body.type} failed: ${err instanceof Error ? err.message : String(err)}`);
+        msg.retry({ delaySeconds: 30 });
+      }
+    }
+  });
+}
+
+/**
+ * The attributes an update's `changes` are computed from, as the request saw them before the change
+ * (keys and formats of `object_attributes`). Label and assignee changes are not reported.
+ */
+export function hookAttrsBefore(row: {
+  title: string;
+  description: string | null;
+  state: string;
+  confidential?: boolean;
+  dueDate?: string | null;
+  milestoneId: number | null;
+  discussionLocked: boolean | null;
+  timeEstimate: number;
+  updatedAt: Date | string;
+  targetBranch?: string;
+  draft?: boolean;
+}): Record<string, unknown> {
+  return {
+    title: row.title,
+    description: row.description,
+    state_id: ({ opened: 1, closed: 2, merged: 3, locked: 4 } as Record<string, number>)[row.state] ?? 1,
+    milestone_id: row.milestoneId,
+    discussion_locked: row.discussionLocked,
+    time_estimate: row.timeEstimate,
+    updated_at: hookTime(row.updatedAt),
+    ...(row.confidential !== undefined ? { confidential: row.confidential } : {}),
+    ...(row.dueDate !== undefined ? { due_date: row.dueDate } : {}),
+    ...(row.targetBranch !== undefined ? { target_branch: row.targetBranch } : {}),
+    ...(row.draft !== undefined ? { work_in_progress: row.draft } : {}),
+  };
+}
+
+/** `update`, or `close`/`reopen`/`merge` when the state moved (Issues::UpdateService's hook action). */
+export function updateAction(before: string, after: string): "update" | "close" | "reopen" | "merge" {
+  if (before !== after && after === "closed") return "close";
+  if (before !== after && after === "merged") return "merge";
+  if (before === "closed" && after === "opened") return "reopen";
+  return "update";
+}
+
+/** The triggers `POST /projects/:id/hooks/:hook_id/test/:trigger` builds samples for. */
+export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events"] as const;
+export type TestTrigger = (typeof TEST_TRIGGERS)[number];
+
+/**
+ * TestHooks::ProjectService: a sample payload from the project's own data, or GitLab's message when the
+ * project has nothing to show. The event goes to the one hook under test whatever its flags.
+ */
+export async function testSample(db: Executor, projectId: number, trigger: TestTrigger, userId: number, baseUrl: string): Promise<BuiltEvent | { error: string }> {
+  const project = await q.loadProject(db, projectId);
+  if (!project) return { error: "Ensure the project has at least 1 commit." };
+  const ctx = context(baseUrl);
+  if (trigger === "push_events") {
+    if (!project.defaultBranch) return { error: "Ensure the project has at least 1 commit." };
+    const listed = await listCommits(db, repoOf(project), { refName: project.defaultBranch, offset: 0, limit: 3 });
+    if (listed.kind !== "ok" || listed.commits.length === 0) return { error: "Ensure the project has at least 1 commit." };
+    const oids = listed.commits.map((c) => c.oid.trim());
+    const before = listed.commits.length === 3 ? oids[2] : (listed.commits[listed.commits.length - 1].parents[0] ?? ZERO_OID);
+    return pushEvent(db, project, ctx, { ref: `refs/heads/${project.defaultBranch}`, before, after: oids[0], userId });
+  }
+  if (trigger === "tag_push_events") {
+    const [tag] = await listRefs(db, project.id, "refs/tags/");
+    if (!tag) return { error: "Ensure the project has tags." };
+    return pushEvent(db, project, ctx, { ref: tag.name, before: ZERO_OID, after: (tag.peeled ?? tag.target).trim(), userId });
+  }
+  if (trigger === "note_events") {
+    const [built] = await noteEvent(db, project, ctx, "first", userId);
+    return built ?? { error: "Ensure the project has notes." };
+  }
+  if (trigger === "merge_requests_events") {
+    const mr = await q.loadMergeRequest(db, project.id, "first");
+    if (!mr) return { error: "Ensure the project has merge requests." };
+    const [built] = await buildEvent(db, project, { kind: "merge_request", projectId, id: mr.id, action: "open", userId }, baseUrl);
+    return built ?? { error: "Ensure the project has merge requests." };
+  }
+  const issue = await q.loadIssue(db, project.id, "first");
+  if (!issue) return { error: "Ensure the project has issues." };
+  const [built] = await buildEvent(db, project, { kind: "issue", projectId, id: issue.id, action: "open", userId }, baseUrl);
+  return built ?? { error: "Ensure the project has issues." };
+}

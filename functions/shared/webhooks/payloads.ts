@@ -1,0 +1,344 @@
+import type { GitCommitRow, Label, Note, User } from "../../../db/schema";
+import { isoTime, type PresentContext } from "../../kernel/present";
+import { avatarUrl } from "../../users/entities";
+import type { HookIssue, HookMergeRequest, HookProject } from "./queries";
+
+/**
+ * GitLab's webhook payloads (lib/gitlab/data_builder/*.rb, lib/gitlab/hook_data/*.rb, doc/user/project/
+ * integrations/webhook_events.md), built from rows loaded in bulk by ./queries.ts. Timestamps use
+ * GitLab's hook format (`2024-05-01 10:00:00 UTC`) where GitLab's `hook_attrs` serialize Ruby times.
+ */
+type Ctx = PresentContext;
+
+/** `Time#to_s` in UTC, as `hook_attrs` serialize timestamps: `2024-05-01 10:00:00 UTC`. */
+export function hookTime(value: Date | string | null | undefined): string | null {
+  const iso = isoTime(value);
+  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : null;
+}
+
+const projectUrl = (ctx: Ctx, p: HookProject) => `${ctx.baseUrl}/${p.fullPath}`;
+const sshUrl = (ctx: Ctx, p: HookProject) => `git@${new URL(ctx.baseUrl).hostname}:${p.fullPath}.git`;
+
+/** `Project#hook_attrs` */
+export function projectAttrs(p: HookProject, ctx: Ctx) {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    web_url: projectUrl(ctx, p),
+    avatar_url: p.avatarUrl,
+    git_ssh_url: sshUrl(ctx, p),
+    git_http_url: `${projectUrl(ctx, p)}.git`,
+    namespace: p.namespaceName,
+    visibility_level: p.visibilityLevel,
+    path_with_namespace: p.fullPath,
+    default_branch: p.defaultBranch,
+    ci_config_path: null,
+    homepage: projectUrl(ctx, p),
+    url: sshUrl(ctx, p),
+    ssh_url: sshUrl(ctx, p),
+    http_url: `${projectUrl(ctx, p)}.git`,
+  };
+}
+
+/** `repository` of issue, merge request and note payloads (`project.hook_attrs.slice(…)`). */
+function shortRepository(p: HookProject, ctx: Ctx) {
+  return { name: p.name, url: sshUrl(ctx, p), description: p.description, homepage: projectUrl(ctx, p) };
+}
+
+/** `User#hook_attrs` */
+export function userAttrs(u: User, ctx: Ctx) {
+  return { id: u.id, name: u.name, username: u.username, avatar_url: avatarUrl(u, ctx), email: u.publicEmail || "[REDACTED]" };
+}
+
+/** `Label#hook_attrs` */
+function labelAttrs(l: Label) {
+  return {
+    id: l.id,
+    title: l.title,
+    color: l.color,
+    project_id: l.projectId,
+    created_at: hookTime(l.createdAt),
+    updated_at: hookTime(l.updatedAt),
+    template: false,
+    description: l.description,
+    type: l.projectId ? "ProjectLabel" : "GroupLabel",
+    group_id: l.groupId,
+  };
+}
+
+function humanDuration(seconds: number): string | null {
+  if (!seconds) return null;
+  const parts: string[] = [];
+  const units: [string, number][] = [["w", 5 * 8 * 3600], ["d", 8 * 3600], ["h", 3600], ["m", 60]];
+  let rest = seconds;
+  for (const [unit, size] of units) {
+    const n = Math.floor(rest / size);
+    if (n) parts.push(`${n}${unit}`);
+    rest -= n * size;
+  }
+  return parts.join(" ") || null;
+}
+
+const STATE_ID: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };
+
+/** `Gitlab::HookData::IssueBuilder#build` */
+export function issueAttrs(i: HookIssue, p: HookProject, ctx: Ctx) {
+  return {
+    author_id: i.authorId,
+    closed_at: hookTime(i.closedAt),
+    confidential: i.confidential,
+    created_at: hookTime(i.createdAt),
+    description: i.description,
+    discussion_locked: i.discussionLocked,
+    due_date: i.dueDate,
+    id: i.id,
+    iid: i.iid,
+    last_edited_at: null,
+    last_edited_by_id: null,
+    milestone_id: i.milestoneId,
+    moved_to_id: i.movedToId,
+    duplicated_to_id: i.duplicatedToId,
+    project_id: i.projectId,
+    relative_position: i.relativePosition,
+    state_id: STATE_ID[i.state] ?? 1,
+    time_estimate: i.timeEstimate,
+    title: i.title,
+    updated_at: hookTime(i.updatedAt),
+    updated_by_id: null,
+    weight: i.weight,
+    health_status: i.healthStatus,
+    url: `${projectUrl(ctx, p)}/-/issues/${i.iid}`,
+    total_time_spent: i.totalTimeSpent,
+    time_change: 0,
+    human_total_time_spent: humanDuration(i.totalTimeSpent),
+    human_time_change: null,
+    human_time_estimate: humanDuration(i.timeEstimate),
+    assignee_ids: i.assigneeIds,
+    assignee_id: i.assigneeIds[0] ?? null,
+    labels: i.labels.map(labelAttrs),
+    state: i.state,
+    severity: "unknown",
+  };
+}
+
+/** `Gitlab::HookData::MergeRequestBuilder#build` */
+export function mergeRequestAttrs(m: HookMergeRequest, p: HookProject, ctx: Ctx, lastCommit: GitCommitRow | null) {
+  return {
+    assignee_id: m.assigneeIds[0] ?? null,
+    author_id: m.authorId,
+    created_at: hookTime(m.createdAt),
+    description: m.description,
+    head_pipeline_id: null,
+    id: m.id,
+    iid: m.iid,
+    last_edited_at: null,
+    last_edited_by_id: null,
+    merge_commit_sha: m.mergeCommitSha,
+    merge_error: null,
+    merge_params: { force_remove_source_branch: m.forceRemoveSourceBranch ? "1" : "0" },
+    merge_status: m.mergeStatus,
+    merge_user_id: null,
+    merge_when_pipeline_succeeds: m.mergeWhenPipelineSucceeds,
+    milestone_id: m.milestoneId,
+    source_branch: m.sourceBranch,
+    source_project_id: m.sourceProjectId,
+    state_id: STATE_ID[m.state] ?? 1,
+    target_branch: m.targetBranch,
+    target_project_id: m.projectId,
+    time_estimate: m.timeEstimate,
+    title: m.title,
+    updated_at: hookTime(m.updatedAt),
+    updated_by_id: null,
+    url: `${projectUrl(ctx, p)}/-/merge_requests/${m.iid}`,
+    source: projectAttrs(p, ctx),
+    target: projectAttrs(p, ctx),
+    last_commit: lastCommit ? commitAttrs(lastCommit, p, ctx) : null,
+    work_in_progress: m.draft,
+    total_time_spent: m.totalTimeSpent,
+    time_change: 0,
+    human_total_time_spent: humanDuration(m.totalTimeSpent),
+    human_time_change: null,
+    human_time_estimate: humanDuration(m.timeEstimate),
+    assignee_ids: m.assigneeIds,
+    reviewer_ids: m.reviewerIds,
+    labels: m.labels.map(labelAttrs),
+    state: m.state,
+    blocking_discussions_resolved: true,
+    first_contribution: false,
+  };
+}
+
+/** `Commit#hook_attrs` (`added`/`modified`/`removed` only on push payloads). */
+export function commitAttrs(c: GitCommitRow, p: HookProject, ctx: Ctx, files?: { added: string[]; modified: string[]; removed: string[] }) {
+  const title = c.message.split("\n")[0] ?? "";
+  return {
+    id: c.oid.trim(),
+    message: c.message,
+    title,
+    timestamp: isoTime(c.authoredAt)!.replace(/\.\d{3}Z$/, "+00:00"),
+    url: `${projectUrl(ctx, p)}/-/commit/${c.oid.trim()}`,
+    author: { name: c.authorName, email: c.authorEmail },
+    ...(files ?? {}),
+  };
+}
+
+/** `Note#hook_attrs` plus `url` (Gitlab::HookData::NoteBuilder). */
+export function noteAttrs(n: Note, p: HookProject, ctx: Ctx, noteableIid: number) {
+  const path = n.noteableType === "Issue" ? "issues" : "merge_requests";
+  return {
+    attachment: null,
+    author_id: n.authorId,
+    change_position: null,
+    commit_id: null,
+    created_at: hookTime(n.createdAt),
+    discussion_id: n.discussionId,
+    id: n.id,
+    line_code: null,
+    note: n.note,
+    noteable_id: n.noteableId,
+    noteable_type: n.noteableType,
+    original_position: null,
+    position: null,
+    project_id: n.projectId,
+    resolved_at: hookTime(n.resolvedAt),
+    resolved_by_id: n.resolvedById,
+    resolved_by_push: null,
+    st_diff: null,
+    system: n.system,
+    type: n.type,
+    updated_at: hookTime(n.updatedAt),
+    updated_by_id: n.updatedById,
+    description: n.note,
+    url: `${projectUrl(ctx, p)}/-/${path}/${noteableIid}#note_${n.id}`,
+  };
+}
+
+/** Changes between the attributes before and after an update: `{key: {previous, current}}`. */
+export function changesOf(before: Record<string, unknown> | null, after: Record<string, unknown>): Record<string, { previous: unknown; current: unknown }> {
+  const out: Record<string, { previous: unknown; current: unknown }> = {};
+  if (!before) return out;
+  for (const [key, previous] of Object.entries(before)) {
+    const current = after[key];
+    if (JSON.stringify(previous) !== JSON.stringify(current)) out[key] = { previous, current };
+  }
+  return out;
+}
+
+/** `Gitlab::DataBuilder::Issuable#build` for issues (`object_kind` issue; `event_type` may be confidential). */
+export function issuePayload(i: HookIssue, p: HookProject, ctx: Ctx, user: User, action: string, users: Map<number, User>, before: Record<string, unknown> | null) {
+  const attrs = issueAttrs(i, p, ctx);
+  return {
+    object_kind: "issue",
+    event_type: i.confidential ? "confidential_issue" : "issue",
+    user: userAttrs(user, ctx),
+    project: projectAttrs(p, ctx),
+    object_attributes: { ...attrs, action },
+    labels: attrs.labels,
+    changes: changesOf(before, attrs),
+    repository: shortRepository(p, ctx),
+    assignees: i.assigneeIds.map((id) => users.get(id)).filter((u): u is User => !!u).map((u) => userAttrs(u, ctx)),
+  };
+}
+
+export function mergeRequestPayload(
+  m: HookMergeRequest,
+  p: HookProject,
+  ctx: Ctx,
+  user: User,
+  action: string,
+  users: Map<number, User>,
+  lastCommit: GitCommitRow | null,
+  before: Record<string, unknown> | null,
+) {
+  const attrs = mergeRequestAttrs(m, p, ctx, lastCommit);
+  const people = (ids: number[]) => ids.map((id) => users.get(id)).filter((u): u is User => !!u).map((u) => userAttrs(u, ctx));
+  return {
+    object_kind: "merge_request",
+    event_type: "merge_request",
+    user: userAttrs(user, ctx),
+    project: projectAttrs(p, ctx),
+    object_attributes: { ...attrs, action },
+    labels: attrs.labels,
+    changes: changesOf(before, attrs),
+    repository: shortRepository(p, ctx),
+    assignees: people(m.assigneeIds),
+    reviewers: people(m.reviewerIds),
+  };
+}
+
+/** `Gitlab::DataBuilder::Note#build`: the note, and the issue or merge request it is on. */
+export function notePayload(
+  n: Note,
+  p: HookProject,
+  ctx: Ctx,
+  user: User,
+  noteable: { kind: "issue"; issue: HookIssue } | { kind: "merge_request"; mr: HookMergeRequest; lastCommit: GitCommitRow | null },
+) {
+  const confidential = n.confidential || (noteable.kind === "issue" && noteable.issue.confidential);
+  const iid = noteable.kind === "issue" ? noteable.issue.iid : noteable.mr.iid;
+  return {
+    object_kind: "note",
+    event_type: confidential ? "confidential_note" : "note",
+    user: userAttrs(user, ctx),
+    project_id: p.id,
+    project: projectAttrs(p, ctx),
+    object_attributes: noteAttrs(n, p, ctx, iid),
+    repository: shortRepository(p, ctx),
+    ...(noteable.kind === "issue"
+      ? { issue: issueAttrs(noteable.issue, p, ctx) }
+      : { merge_request: mergeRequestAttrs(noteable.mr, p, ctx, noteable.lastCommit) }),
+  };
+}
+
+/** `Gitlab::DataBuilder::Push#build` (push and tag_push). */
+export function pushPayload(
+  e: { ref: string; before: string; after: string },
+  p: HookProject,
+  ctx: Ctx,
+  user: User | null,
+  commits: { row: GitCommitRow; files: { added: string[]; modified: string[]; removed: string[] } }[],
+  totalCommits: number,
+) {
+  const tag = e.ref.startsWith("refs/tags/");
+  const deleted = /^0{40}$/.test(e.after);
+  return {
+    object_kind: tag ? "tag_push" : "push",
+    event_name: tag ? "tag_push" : "push",
+    before: e.before,
+    after: e.after,
+    ref: e.ref,
+    checkout_sha: deleted ? null : e.after,
+    message: null,
+    user_id: user?.id ?? null,
+    user_name: user?.name ?? null,
+    user_username: user?.username ?? null,
+    user_email: user ? user.publicEmail || "[REDACTED]" : null,
+    user_avatar: user ? avatarUrl(user, ctx) : null,
+    project_id: p.id,
+    project: projectAttrs(p, ctx),
+    commits: commits.map((c) => commitAttrs(c.row, p, ctx, c.files)),
+    total_commits_count: totalCommits,
+    push_options: {},
+    repository: {
+      name: p.name,
+      url: sshUrl(ctx, p),
+      description: p.description,
+      homepage: projectUrl(ctx, p),
+      git_http_url: `${projectUrl(ctx, p)}.git`,
+      git_ssh_url: sshUrl(ctx, p),
+      visibility_level: p.visibilityLevel,
+    },
+  };
+}
+
+/** `X-Gitlab-Event` for each payload kind. */
+export const EVENT_HEADER = {
+  push: "Push Hook",
+  tag_push: "Tag Push Hook",
+  issue: "Issue Hook",
+  confidential_issue: "Confidential Issue Hook",
+  note: "Note Hook",
+  confidential_note: "Confidential Note Hook",
+  merge_request: "Merge Request Hook",
+} as const;

@@ -1,0 +1,185 @@
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import {
+  issueAssignees,
+  issues,
+  labelLinks,
+  labels,
+  mergeRequestAssignees,
+  mergeRequestReviewers,
+  mergeRequests,
+  namespaces,
+  notes,
+  projects,
+  users,
+  webHooks,
+  webHookPushCursors,
+  type Issue,
+  type Label,
+  type MergeRequest,
+  type Note,
+  type Project,
+  type User,
+  type WebHook,
+} from "../../../db/schema";
+import type { Executor } from "../../kernel/db";
+
+/** The event flags of `web_hooks` a hook event selects by (GitLab's `hooks_scope`). */
+export type HookFlag =
+  | "pushEvents"
+  | "tagPushEvents"
+  | "issuesEvents"
+  | "confidentialIssuesEvents"
+  | "mergeRequestsEvents"
+  | "noteEvents"
+  | "confidentialNoteEvents"
+  | "jobEvents"
+  | "pipelineEvents"
+  | "wikiPageEvents"
+  | "releasesEvents";
+
+/** System hooks receive only these kinds (SystemHook's `hooks_scope`). */
+const SYSTEM_FLAGS = new Set<HookFlag>(["pushEvents", "tagPushEvents", "mergeRequestsEvents"]);
+
+/**
+ * The hooks an event of `project` reaches: the project's own with the flag, its ancestor groups' (group
+ * hooks, `project.group.hooks` through the hierarchy), and system hooks for push, tag push and merge
+ * request events. One statement.
+ */
+export async function hooksFor(db: Executor, project: { id: number; traversalIds: number[] }, flag: HookFlag): Promise<WebHook[]> {
+  const flagCol = webHooks[flag];
+  return db
+    .select()
+    .from(webHooks)
+    .where(
+      and(
+        eq(flagCol, true),
+        sql`((${webHooks.type} = 'ProjectHook' AND ${webHooks.projectId} = ${project.id})
+          OR (${webHooks.type} = 'GroupHook' AND ${webHooks.groupId} = ANY(${sql.param(project.traversalIds)}::int[]))
+          ${SYSTEM_FLAGS.has(flag) ? sql`OR ${webHooks.type} = 'SystemHook'` : sql``})`,
+      ),
+    )
+    .orderBy(asc(webHooks.id));
+}
+
+export async function hooksByIds(db: Executor, ids: number[]): Promise<WebHook[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(webHooks).where(inArray(webHooks.id, ids));
+}
+
+export type HookProject = Project & { namespaceName: string; traversalIds: number[] };
+
+export async function loadProject(db: Executor, projectId: number): Promise<HookProject | null> {
+  const rows = await db
+    .select({ project: projects, namespaceName: namespaces.name, namespaceType: namespaces.type, traversalIds: namespaces.traversalIds })
+    .from(projects)
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return null;
+  return { ...row.project, namespaceName: row.namespaceName, traversalIds: row.namespaceType === "Group" ? row.traversalIds : [] };
+}
+
+export async function loadUsers(db: Executor, ids: (number | null)[]): Promise<Map<number, User>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.select().from(users).where(inArray(users.id, wanted));
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+export type HookIssue = Issue & { assigneeIds: number[]; labels: Label[] };
+export type HookMergeRequest = MergeRequest & { assigneeIds: number[]; reviewerIds: number[]; labels: Label[] };
+
+async function labelsOf(db: Executor, targetType: "Issue" | "MergeRequest", targetId: number): Promise<Label[]> {
+  const rows = await db
+    .select({ label: labels })
+    .from(labelLinks)
+    .innerJoin(labels, eq(labels.id, labelLinks.labelId))
+    .where(and(eq(labelLinks.targetType, targetType), eq(labelLinks.targetId, targetId)))
+    .orderBy(asc(labels.title));
+  return rows.map((r) => r.label);
+}
+
+export async function loadIssue(db: Executor, projectId: number, where: { id: number } | "first"): Promise<HookIssue | null> {
+  const rows = await db
+    .select()
+    .from(issues)
+    .where(and(eq(issues.projectId, projectId), where === "first" ? undefined : eq(issues.id, where.id)))
+    .orderBy(asc(issues.id))
+    .limit(1);
+  const issue = rows[0];
+  if (!issue) return null;
+  const assignees = await db.select({ userId: issueAssignees.userId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id));
+  // Issues carry their label ids (`label_ids`); label links are for merge requests.
+  const issueLabels = issue.labelIds.length ? await db.select().from(labels).where(inArray(labels.id, issue.labelIds)).orderBy(asc(labels.title)) : [];
+  return { ...issue, assigneeIds: assignees.map((a) => a.userId), labels: issueLabels };
+}
+
+export async function loadMergeRequest(db: Executor, projectId: number, where: { id: number } | "first"): Promise<HookMergeRequest | null> {
+  const rows = await db
+    .select()
+    .from(mergeRequests)
+    .where(and(eq(mergeRequests.projectId, projectId), where === "first" ? undefined : eq(mergeRequests.id, where.id)))
+    .orderBy(asc(mergeRequests.id))
+    .limit(1);
+  const mr = rows[0];
+  if (!mr) return null;
+  const assignees = await db.select({ userId: mergeRequestAssignees.userId }).from(mergeRequestAssignees).where(eq(mergeRequestAssignees.mergeRequestId, mr.id));
+  const reviewers = await db.select({ userId: mergeRequestReviewers.userId }).from(mergeRequestReviewers).where(eq(mergeRequestReviewers.mergeRequestId, mr.id));
+  return { ...mr, assigneeIds: assignees.map((a) => a.userId), reviewerIds: reviewers.map((r) => r.userId), labels: await labelsOf(db, "MergeRequest", mr.id) };
+}
+
+export async function loadNote(db: Executor, projectId: number, where: { id: number } | "first"): Promise<Note | null> {
+  const rows = await db
+    .select()
+    .from(notes)
+    .where(
+      and(
+        eq(notes.projectId, projectId),
+        inArray(notes.noteableType, ["Issue", "MergeRequest"]),
+        where === "first" ? eq(notes.system, false) : eq(notes.id, where.id),
+      ),
+    )
+    .orderBy(asc(notes.id))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export type PushEventRow = { id: number; ref: string; before: string; after: string; userId: number | null };
+
+/**
+ * Claims the project's push events not yet handed to hooks, oldest first, by moving the project's
+ * cursor in one statement (concurrent consumers take disjoint ranges). Only events of the last hour
+ * count, so a project's first hooked push does not replay its history.
+ */
+export async function claimPushEvents(db: Executor, projectId: number): Promise<PushEventRow[]> {
+  const result = await db.execute<{ id: string | number; ref: string; before: string; after: string; user_id: number | null }>(sql`
+    WITH cur AS (
+      INSERT INTO ${webHookPushCursors} (project_id, last_push_event_id) VALUES (${projectId}, 0)
+      ON CONFLICT (project_id) DO UPDATE SET project_id = EXCLUDED.project_id
+      RETURNING last_push_event_id
+    ), picked AS (
+      SELECT e.id, e.ref, e.before, e.after, e.user_id FROM push_events e, cur
+      WHERE e.project_id = ${projectId} AND e.id > cur.last_push_event_id AND e.created_at > now() - interval '1 hour'
+      ORDER BY e.id LIMIT 50
+    ), moved AS (
+      UPDATE ${webHookPushCursors} SET last_push_event_id = (SELECT max(id) FROM picked)
+      WHERE project_id = ${projectId} AND EXISTS (SELECT 1 FROM picked)
+    )
+    SELECT * FROM picked ORDER BY id`);
+  return result.rows.map((r) => ({ id: Number(r.id), ref: r.ref, before: r.before.trim(), after: r.after.trim(), userId: r.user_id }));
+}
+
+/** True when any hook could receive an event of the project (its own, an ancestor group's, a system hook). */
+export async function anyHooks(db: Executor, project: { id: number; traversalIds: number[] }): Promise<boolean> {
+  const rows = await db
+    .select({ id: webHooks.id })
+    .from(webHooks)
+    .where(
+      sql`(${webHooks.type} = 'ProjectHook' AND ${webHooks.projectId} = ${project.id})
+        OR (${webHooks.type} = 'GroupHook' AND ${webHooks.groupId} = ANY(${sql.param(project.traversalIds)}::int[]))
+        OR ${webHooks.type} = 'SystemHook'`,
+    )
+    .limit(1);
+  return rows.length > 0;
+}
