@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { contextStorage } from "hono/context-storage";
 import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
@@ -64,6 +65,8 @@ function getPath(req: Request): string {
 
 export const app = new Hono<AppEnv>({ getPath });
 
+// The request's context for kernel code below the routes (the parameter registry of `validateParams`).
+app.use(contextStorage());
 app.use(async (c, next) => {
   const requestId = c.req.header("x-request-id") || crypto.randomUUID();
   c.set("requestId", requestId);

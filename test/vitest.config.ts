@@ -14,6 +14,11 @@ export default defineConfig({
           WS_PROXY: inject("wsProxy"),
           ROOT_TOKEN: inject("rootToken"),
           QUERY_COUNT_HEADER: "1",
+          // `npm run fuzz` (test/hardening/fuzz.test.ts): a larger run than CI's.
+          FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+          FUZZ_SEED: process.env.FUZZ_SEED ?? "",
+          FUZZ_TRACE: process.env.FUZZ_TRACE ?? "",
+          FUZZ_CI_RUNS: process.env.FUZZ_CI_RUNS ?? "",
           // The public half of test/license/fixtures.ts (a key made for tests only).
           LICENSE_PUBLIC_KEY: "Na2bJTkxlPTUHXYmHnBvOqpn6nY3lXeLOnPtiQTvX3Y=",
         },

@@ -168,7 +168,9 @@ featureFlagsRoutes.put("/projects/:id/feature_flags/:feature_flag_name", async (
     if (isUniqueViolation(e)) failIf(["Name has already been taken"]);
     throw e;
   }
-  const updated = (await q.findFlag(db, project.id, name))!;
+  // Deleted (or renamed) by a concurrent request between the lookup and here: gone, as GitLab's find.
+  const updated = await q.findFlag(db, project.id, name);
+  if (!updated) throw recordNotFound();
   const first = updated.strategies.filter((s) => added!.includes(s.id));
   const rest = updated.strategies.filter((s) => !added!.includes(s.id));
   return present(c, { ...updated, strategies: [...first, ...rest] }, featureFlag);

@@ -92,12 +92,19 @@ const UNAVAILABLE_CODES = /^(08...|57P01|57P02|57P03|53300)$/;
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|connection timeout|ECONNREFUSED|WebSocket|could not connect/i;
 
-/** Whether `err` (or an error it wraps, as Drizzle's DrizzleQueryError does) says the database is unreachable. */
+/**
+ * Whether `err` (or what it wraps: Drizzle's DrizzleQueryError `cause`, a WebSocket ErrorEvent's `error`)
+ * says the database is unreachable. The driver rejects a dropped WebSocket with an event, not an Error.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
+  const queue: unknown[] = [err];
+  for (let depth = 0; queue.length && depth < 8; depth++) {
+    const e = queue.shift();
+    if (!e || typeof e !== "object") continue;
+    const { code, message, cause, error } = e as { code?: unknown; message?: unknown; cause?: unknown; error?: unknown };
     if (typeof code === "string" && UNAVAILABLE_CODES.test(code)) return true;
-    if (UNAVAILABLE_MESSAGES.test(e.message)) return true;
+    if (typeof message === "string" && UNAVAILABLE_MESSAGES.test(message)) return true;
+    queue.push(cause, error);
   }
   return false;
 }

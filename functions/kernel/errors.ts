@@ -106,7 +106,15 @@ export function describeFailure(requestId: string | undefined, method: string, r
   }
   const e = err instanceof Error ? err : new Error(String(err));
   const frames = (e.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at ")).slice(0, 8);
-  return `${head}: ${e.name}: ${maskValues(e.message)}${frames.length ? "\n" + frames.join("\n") : ""}`;
+  // What the error wraps (Drizzle's `cause`: a dropped connection, a driver error), masked alike.
+  const causes: string[] = [];
+  for (let inner = (e as { cause?: unknown }).cause, depth = 0; inner && typeof inner === "object" && depth < 4; depth++) {
+    const { name, message, type } = inner as { name?: unknown; message?: unknown; type?: unknown };
+    causes.push(`${String(name ?? type ?? "cause")}: ${maskValues(String(message ?? ""))}`);
+    inner = (inner as { cause?: unknown }).cause;
+  }
+  const because = causes.length ? ` (caused by ${causes.join("; ")})` : "";
+  return `${head}: ${e.name}: ${maskValues(e.message)}${because}${frames.length ? "\n" + frames.join("\n") : ""}`;
 }
 
 /**

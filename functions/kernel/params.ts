@@ -1,4 +1,6 @@
 import type { MiddlewareHandler } from "hono";
+import { tryGetContext } from "hono/context-storage";
+import { routePath } from "hono/route";
 import { z } from "zod";
 import type { AppEnv, Ctx } from "./env";
 import { malformedRequest, paramsError, tooLarge } from "./errors";
@@ -192,6 +194,25 @@ function hasNestedKey(hash: Raw, key: string): boolean {
 // parameter reads as not sent, unless the schema is `.nullable()` (then it is a change).
 
 const INVALID = Symbol("invalid");
+
+/**
+ * What a `p.*` schema coerces to. Recorded so that the fuzz test (test/hardening/fuzz.test.ts) derives
+ * malformed values from the schemas the routes really declare, new endpoints included.
+ */
+export type ParamKind =
+  | { kind: "string" | "int" | "id" | "bool" | "datetime" | "date" | "hash" | "file" | "other" }
+  | { kind: "intIn"; min: number; max: number }
+  | { kind: "oneOf"; values: (string | number)[] }
+  | { kind: "array"; of: ParamKind; comma: boolean }
+  | { kind: "hashes"; shape: Record<string, ParamKind> };
+const kinds = new WeakMap<object, ParamKind>();
+function tagged<T extends z.ZodType>(schema: T, kind: ParamKind): T {
+  kinds.set(schema, kind);
+  // `.refine()` clones the pipe but keeps its parts: the tag on the output part survives it.
+  const out = (schema as unknown as { _zod: { def: { out?: object } } })._zod.def.out;
+  if (out) kinds.set(out, kind);
+  return schema;
+}
 type Coercer<T> = (value: unknown) => T | typeof INVALID;
 
 function coerced<T>(coerce: Coercer<T>, invalid = "is invalid") {
@@ -318,45 +339,103 @@ function toArray<T>(item: Coercer<T>, comma: boolean): Coercer<T[]> {
 }
 
 export const p = {
-  string: () => coerced(toString),
+  string: () => tagged(coerced(toString), { kind: "string" }),
   /** Grape `allow_blank: false`: a blank string (empty or whitespace only) is `<p> is empty`. */
-  nonBlank: () => coerced(toString).refine((s) => s.trim() !== "", { message: "is empty" }),
+  nonBlank: () => tagged(coerced(toString), { kind: "string" }).refine((s) => s.trim() !== "", { message: "is empty" }),
   /** A Postgres `integer` (the default for ids, iids and counts). */
-  int: () => coerced(toInt),
+  int: () => tagged(coerced(toInt), { kind: "int" }),
   /** An integer held to another range: `p.int({ min: 0 })`, or `INT53` for `bigint` columns. */
-  intIn: (range: { min?: number; max?: number }) => coerced(toIntIn({ min: range.min ?? INT32.min, max: range.max ?? INT32.max })),
+  intIn: (range: { min?: number; max?: number }) => {
+    const bounds = { min: range.min ?? INT32.min, max: range.max ?? INT32.max };
+    return tagged(coerced(toIntIn(bounds)), { kind: "intIn", ...bounds });
+  },
   /** An id or iid that names a row (path or filter): out of range it matches nothing (see `toRowRef`). */
-  id: () => coerced(toRowRef),
-  bool: () => coerced(toBool),
+  id: () => tagged(coerced(toRowRef), { kind: "id" }),
+  bool: () => tagged(coerced(toBool), { kind: "bool" }),
   /** ISO 8601 datetime, as a Date. */
-  datetime: () => coerced(toDateTime),
+  datetime: () => tagged(coerced(toDateTime), { kind: "datetime" }),
   /** `YYYY-MM-DD`, kept as that string. */
-  date: () => coerced(toDate),
+  date: () => tagged(coerced(toDate), { kind: "date" }),
   /** Grape `values:`; anything else `does not have a valid value`. */
   oneOf: <const T extends string>(...values: T[]) =>
-    coerced<T>((v) => {
-      const s = toString(v);
-      return s !== INVALID && (values as string[]).includes(s) ? (s as T) : INVALID;
-    }, "does not have a valid value"),
+    tagged(
+      coerced<T>((v) => {
+        const s = toString(v);
+        return s !== INVALID && (values as string[]).includes(s) ? (s as T) : INVALID;
+      }, "does not have a valid value"),
+      { kind: "oneOf", values },
+    ),
   /** An integer restricted to `values`. */
   intOneOf: (...values: number[]) =>
-    coerced<number>((v) => {
-      const n = toInt(v);
-      return n !== INVALID && values.includes(n) ? n : INVALID;
-    }, "does not have a valid value"),
+    tagged(
+      coerced<number>((v) => {
+        const n = toInt(v);
+        return n !== INVALID && values.includes(n) ? n : INVALID;
+      }, "does not have a valid value"),
+      { kind: "oneOf", values },
+    ),
   /** `Array[String]`; `comma` also takes `a,b` (GitLab's comma-separated coercions). */
-  strings: (opts: { comma?: boolean } = {}) => coerced(toArray(toString, !!opts.comma)),
-  ints: (opts: { comma?: boolean } = {}) => coerced(toArray(toInt, !!opts.comma)),
+  strings: (opts: { comma?: boolean } = {}) =>
+    tagged(coerced(toArray(toString, !!opts.comma)), { kind: "array", of: { kind: "string" }, comma: !!opts.comma }),
+  ints: (opts: { comma?: boolean } = {}) =>
+    tagged(coerced(toArray(toInt, !!opts.comma)), { kind: "array", of: { kind: "int" }, comma: !!opts.comma }),
   /** Ids or iids that name rows (filters such as `iids[]`): out of range they match nothing. */
-  ids: (opts: { comma?: boolean } = {}) => coerced(toArray(toRowRef, !!opts.comma)),
+  ids: (opts: { comma?: boolean } = {}) =>
+    tagged(coerced(toArray(toRowRef, !!opts.comma)), { kind: "array", of: { kind: "id" }, comma: !!opts.comma }),
   /** A Rack hash (`h[k]=v`) or a JSON object. */
-  hash: () => coerced<Record<string, unknown>>((v) => (isHash(v) ? v : INVALID)),
+  hash: () => tagged(coerced<Record<string, unknown>>((v) => (isHash(v) ? v : INVALID)), { kind: "hash" }),
   /** An array of hashes (`a[][k]=v` or a JSON array of objects), each checked by `shape`. */
   hashes: <S extends z.ZodRawShape>(shape: S) =>
-    z.preprocess((v) => (isHash(v) ? Object.values(v) : v), z.array(z.object(shape), { error: "is invalid" })),
+    tagged(
+      z.preprocess((v) => (isHash(v) ? Object.values(v) : v), z.array(z.object(shape), { error: "is invalid" })),
+      { kind: "hashes", shape: describeShape(shape) },
+    ),
   /** A multipart file. */
-  file: () => coerced<File>((v) => (v instanceof File ? v : INVALID)),
+  file: () => tagged(coerced<File>((v) => (v instanceof File ? v : INVALID)), { kind: "file" }),
 };
+
+/** The kind of a declared parameter, through `.optional()`, `.nullable()`, defaults and preprocessing. */
+export function paramKind(schema: z.ZodType, depth = 0): ParamKind {
+  const own = kinds.get(schema);
+  if (own) return own;
+  const def = (schema as unknown as { _zod: { def: Record<string, unknown> & { type: string } } })._zod.def;
+  if (depth > 8) return { kind: "other" };
+  if ("innerType" in def) return paramKind(def.innerType as z.ZodType, depth + 1);
+  if (def.type === "pipe") {
+    const tag = kinds.get(def.out as object);
+    if (tag) return tag;
+    const out = paramKind(def.out as z.ZodType, depth + 1);
+    return out.kind === "other" ? paramKind(def.in as z.ZodType, depth + 1) : out;
+  }
+  if (def.type === "string") return { kind: "string" };
+  if (def.type === "enum") return { kind: "oneOf", values: Object.values(def.entries as object) };
+  return { kind: "other" };
+}
+
+function describeShape(shape: z.ZodRawShape): Record<string, ParamKind> {
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, paramKind(schema as z.ZodType)]));
+}
+
+/**
+ * `"<METHOD> <route pattern>"` → the parameters its handler validated, with their kinds: the registry
+ * that the fuzz test reads, so that every endpoint is fuzzed with what it really declares. Bounded by
+ * the routes' declarations (keyed by names, not by schema objects).
+ */
+export const declaredParams = new Map<string, Map<string, ParamKind>>();
+const recorded = new WeakMap<object, Set<string>>();
+
+function recordDeclared(schema: z.ZodType) {
+  const c = tryGetContext<AppEnv>();
+  if (!c || !(schema instanceof z.ZodObject)) return;
+  const route = `${c.req.method} ${routePath(c)}`;
+  const seen = recorded.get(schema) ?? new Set<string>();
+  if (seen.has(route)) return;
+  seen.add(route);
+  recorded.set(schema, seen);
+  const params = declaredParams.get(route) ?? new Map<string, ParamKind>();
+  for (const [key, kind] of Object.entries(describeShape(schema.shape as z.ZodRawShape))) params.set(key, kind);
+  declaredParams.set(route, params);
+}
 
 export type ParamRule = (
   | { mutuallyExclusive: string[] }
@@ -389,6 +468,7 @@ export async function readParams<S extends z.ZodType>(c: Ctx, schema: S, rules: 
 }
 
 export function validateParams<S extends z.ZodType>(raw: Raw, schema: S, rules: ParamRule[] = []): z.output<S> {
+  recordDeclared(schema);
   const messages: string[] = [];
   /** The top-level parameter of each message ("" for rules), to place rules declared with `before`. */
   const owners: string[] = [];
