@@ -51,6 +51,7 @@ import { starsRoutes } from "./stars/routes";
 import { namespacesRoutes } from "./namespaces/routes";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
+import { integrationsRoutes } from "./integrations/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -132,6 +133,7 @@ api.route("/", genericPackagesRoutes);
 api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
 api.route("/", hooksRoutes);
+api.route("/", integrationsRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.

@@ -60,7 +60,8 @@ async function actorFromBasic(c: Ctx): Promise<Actor | null> {
   const found = credentials.password ? await q.findTokenWithUser(c.var.db(), await sha256Hex(credentials.password)) : null;
   if (!found) throw denied();
   if (found.token.expiresAt && found.token.expiresAt <= new Date().toISOString().slice(0, 10)) throw denied();
-  if (found.token.revoked || found.user.state === "blocked") throw denied();
+  // Blocked, banned and deactivated users may not use git (GitLab: `can?(:access_git)`).
+  if (found.token.revoked || found.user.state !== "active") throw denied();
   return { user: found.user, isAdmin: found.user.admin, scopes: found.token.scopes, tokenId: found.token.id, sudoFrom: null };
 }
 

@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { personalAccessTokens, users, type User } from "../../db/schema";
 import { withDb } from "./db";
 import type { Actor, AppEnv, Ctx } from "./env";
+import { baseUrl } from "./present";
 import { expiredToken, forbidden, insufficientScope, notFound, revokedToken, unauthorized } from "./errors";
 
 /** Scopes of personal access tokens (lib/gitlab/auth.rb), in GitLab's order. */
@@ -62,7 +63,13 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   // AccessTokenValidationService#validate tests expiry before revocation.
   if (found.token.expiresAt && found.token.expiresAt <= new Date().toISOString().slice(0, 10)) throw expiredToken();
   if (found.token.revoked) throw revokedToken();
-  if (found.user.state === "blocked") throw forbidden("Your account has been blocked.");
+  // Gitlab::Auth::UserAccessDeniedReason: banned users are blocked; deactivated ones are told how to
+  // reactivate (by signing in on the web, which Edgeforge does not have).
+  if (found.user.state === "blocked" || found.user.state === "banned") throw forbidden("Your account has been blocked.");
+  if (found.user.state === "deactivated")
+    throw forbidden(
+      `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${baseUrl(c)}`,
+    );
 
   let actor: Actor = {
     user: found.user,

@@ -176,3 +176,8 @@ export function identity(row: UserIdentity) {
 function stripTags(text: string): string {
   return text.replace(/<[^>]*>/g, "");
 }
+
+/** API::Entities::Membership (`GET /users/:user_id/memberships`). */
+export function membership(row: { sourceId: number; sourceName: string; sourceType: string; accessLevel: number }, _ctx?: PresentContext) {
+  return { source_id: row.sourceId, source_name: row.sourceName, source_type: row.sourceType, access_level: row.accessLevel };
+}

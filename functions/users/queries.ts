@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
-import { identities, namespaces, users, type User } from "../../db/schema";
+import { identities, members, namespaces, users, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { CustomAttribute, UserIdentity, UserRow } from "./entities";
@@ -346,7 +346,10 @@ export async function findUser(db: Executor, id: number): Promise<User | null> {
   return rows[0] ?? null;
 }
 
-export async function setUserState(db: Executor, id: number, state: "active" | "blocked"): Promise<void> {
+/** GitLab's user states that Edgeforge uses (`banned` and `deactivated` come with ban and deactivate). */
+export type UserState = "active" | "blocked" | "banned" | "deactivated";
+
+export async function setUserState(db: Executor, id: number, state: UserState): Promise<void> {
   await db.update(users).set({ state, updatedAt: new Date() }).where(eq(users.id, id));
 }
 
@@ -365,3 +368,26 @@ export async function deleteIdentity(db: Executor, identityId: number): Promise<
   await db.delete(identities).where(eq(identities.id, identityId));
 }
 
+
+/**
+ * `user.members.including_source` (Entities::Membership): the user's project and group memberships,
+ * by id, with the source's name; `type` narrows to `Project` or `Namespace`.
+ */
+export async function listMemberships(db: Executor, userId: number, type: "Project" | "Namespace" | undefined, page: Page) {
+  const where = and(eq(members.userId, userId), type ? eq(members.sourceType, type) : undefined);
+  const rows = await db
+    .select({
+      sourceId: members.sourceId,
+      sourceType: members.sourceType,
+      accessLevel: members.accessLevel,
+      sourceName: sql<string>`COALESCE((SELECT p.name FROM projects p WHERE ${members.sourceType} = 'Project' AND p.id = ${members.sourceId}),
+        (SELECT n.name FROM namespaces n WHERE ${members.sourceType} = 'Namespace' AND n.id = ${members.sourceId}))`,
+    })
+    .from(members)
+    .where(where)
+    .orderBy(asc(members.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(members).where(where), page);
+  return { rows, total };
+}

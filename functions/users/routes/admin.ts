@@ -276,18 +276,23 @@ adminRoutes.post("/users/:id{[0-9]+}/block", async (c) => {
   const actor = requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
   if (actor.user.id === target.id) throw forbidden("The API initiating user cannot be blocked by the API");
-  if (target.state === "blocked") return c.json(null, 201);
+  // `break if user.blocked?` (banned users are blocked too).
+  if (target.state === "blocked" || target.state === "banned") return c.json(null, 201);
   // Users::BlockService
   if (isInternal(target)) throw apiError("An internal user cannot be blocked", 403);
   await q.setUserState(c.var.db(), target.id, "blocked");
   return c.json(true, 201);
 });
 
-/** POST /users/:id/unblock (lib/api/users.rb): 201 `true`; `false` when the user was not blocked. */
+/**
+ * POST /users/:id/unblock (lib/api/users.rb): 201 `true`; `false` when the user was not blocked
+ * (`user.activate` has no transition); a banned user is activated too, a deactivated one refused.
+ */
 adminRoutes.post("/users/:id{[0-9]+}/unblock", async (c) => {
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
-  if (target.state !== "blocked") return c.json(false, 201);
+  if (target.state === "deactivated") throw forbidden("Deactivated users cannot be unblocked by the API");
+  if (target.state !== "blocked" && target.state !== "banned") return c.json(false, 201);
   await q.setUserState(c.var.db(), target.id, "active");
   return c.json(true, 201);
 });
