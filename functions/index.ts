@@ -1,7 +1,7 @@
 import { app } from "./app";
 import type { Bindings } from "./kernel/env";
-import { scheduled } from "./kernel/cron";
-import { queue } from "./kernel/queue";
+import { queue } from "./queue";
+import { scheduled } from "./scheduled";
 
 export { PipelineCoordinator } from "./pipelines/coordinator";
 

@@ -7,7 +7,7 @@ import { findProject } from "../kernel/lookup";
 import { deleteAward, insertAward, type Awardable } from "./writes";
 import { canAwardEmoji, canReadNote, findNote, loadNoteable, noteUser, type Noteable, type NoteableType } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { awardEmoji } from "./entities";
@@ -51,12 +51,6 @@ async function findTarget(c: Ctx, type: NoteableType, key: number): Promise<Targ
   return { awardable: { type: "Note", id: note.id }, noteable: n, readable, canAward: readable && canAwardEmoji(actor, n), systemNote: note.system };
 }
 
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const { id: _project, note_id: _note, ...path } = c.req.param() as Record<string, string>;
-  return validateParams({ ...raw, ...path }, schema);
-}
-
 for (const { base, type, key } of FAMILIES) {
   const keyParam = { [key]: p.int() } as { awardable: ReturnType<typeof p.int> };
   const List = z.object({ ...keyParam, ...pageParams.shape });
@@ -67,7 +61,7 @@ for (const { base, type, key } of FAMILIES) {
   for (const collection of [`${base}/award_emoji`, `${base}/notes/:note_id/award_emoji`]) {
     /** GET /projects/:id/:awardables/:awardable_id[/notes/:note_id]/award_emoji (lib/api/award_emoji.rb) */
     awardEmojiRoutes.get(collection, async (c) => {
-      const params = await readWithPath(c, List);
+      const params = await readParamsWithPath(c, List, [], ["id", "note_id"]);
       const target = await findTarget(c, type, keyOf(params));
       if (!target.readable) throw notFound("Award Emoji");
       const page = pageOf(params);
@@ -79,7 +73,7 @@ for (const { base, type, key } of FAMILIES) {
     /** GET /projects/:id/:awardables/:awardable_id[/notes/:note_id]/award_emoji/:award_id (lib/api/award_emoji.rb) */
     awardEmojiRoutes.get(`${collection}/:award_id`, async (c) => {
       requireUser(c);
-      const params = await readWithPath(c, One);
+      const params = await readParamsWithPath(c, One, [], ["id", "note_id"]);
       const target = await findTarget(c, type, keyOf(params));
       if (!target.readable) throw notFound("Award Emoji");
       const award = await q.findAward(c.var.db(), target.awardable, params.award_id);
@@ -90,7 +84,7 @@ for (const { base, type, key } of FAMILIES) {
     /** POST /projects/:id/:awardables/:awardable_id[/notes/:note_id]/award_emoji (AwardEmojis::AddService) */
     awardEmojiRoutes.post(collection, async (c) => {
       const actor = requireUser(c);
-      const params = await readWithPath(c, Create);
+      const params = await readParamsWithPath(c, Create, [], ["id", "note_id"]);
       const target = await findTarget(c, type, keyOf(params));
       if (!target.readable || !target.canAward) throw notFound("Award Emoji");
       // Note#emoji_awardable?: system notes take no award.
@@ -107,7 +101,7 @@ for (const { base, type, key } of FAMILIES) {
     /** DELETE /projects/:id/:awardables/:awardable_id[/notes/:note_id]/award_emoji/:award_id (lib/api/award_emoji.rb) */
     awardEmojiRoutes.delete(`${collection}/:award_id`, async (c) => {
       const actor = requireUser(c);
-      const params = await readWithPath(c, One);
+      const params = await readParamsWithPath(c, One, [], ["id", "note_id"]);
       const target = await findTarget(c, type, keyOf(params));
       const award = await q.findAward(c.var.db(), target.awardable, params.award_id);
       if (!award) throw recordNotFound();

@@ -75,3 +75,6 @@ export async function updateBadge(db: Executor, id: number, v: { name?: string; 
 export async function deleteBadge(db: Executor, id: number): Promise<void> {
   await db.delete(badges).where(eq(badges.id, id));
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { Badge } from "../../db/schema";

@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import type { Badge } from "../../db/schema";
+import type { Badge } from "./queries";
 import { badge, basicBadgeDetails } from "./entities";
 import * as q from "./queries";
 import { badgeErrors, type PlaceholderSource } from "./rules";

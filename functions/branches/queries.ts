@@ -55,3 +55,6 @@ export async function markEmptyWithoutBranches(db: Executor, projectId: number):
       ),
     );
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { GitCommitRow } from "../../db/schema";

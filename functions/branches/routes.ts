@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { GitCommitRow } from "../../db/schema";
+import type { GitCommitRow } from "./queries";
 import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
@@ -22,12 +22,6 @@ import * as s from "./services";
  */
 export const branchesRoutes = router();
 
-/** `requires :x, type: String, allow_blank: false`: blank (or only spaces) → `x is empty`. */
-const nonBlank = () =>
-  p.string().superRefine((value, ctx) => {
-    if (value.trim() === "") ctx.addIssue({ code: "custom", message: "is empty" });
-  });
-
 // Differs from GitLab: page 1 is not served through Gitaly's keyset pager (GitLab's
 // `branch_list_keyset_pagination` flag is off by default in 15.4); every page has offset headers.
 const ListBranches = pageParams.extend({
@@ -36,7 +30,7 @@ const ListBranches = pageParams.extend({
   page_token: p.string().optional(),
 });
 
-const CreateBranch = z.object({ branch: nonBlank(), ref: nonBlank() });
+const CreateBranch = z.object({ branch: p.nonBlank(), ref: p.nonBlank() });
 
 /** The project, readable and with `read_code` (`authorize_read_code!`): 404, then 403. */
 async function codeProject(c: Ctx): Promise<ProjectWithAccess> {

@@ -4,12 +4,6 @@ import type { CommitAction } from "../shared/git";
 import { pageParams } from "../kernel/pagination";
 import { p } from "../kernel/params";
 
-/** `requires :x, type: String, allow_blank: false`: blank (or only spaces) → `x is empty`. */
-const nonBlank = () =>
-  p.string().superRefine((value, ctx) => {
-    if (value.trim() === "") ctx.addIssue({ code: "custom", message: "is empty" });
-  });
-
 export const ListCommits = z.object({
   ref_name: p.string().optional(),
   since: p.datetime().optional(),
@@ -31,13 +25,13 @@ export const CommitRefs = z.object({
 });
 
 export const CherryPick = z.object({
-  branch: nonBlank(),
+  branch: p.nonBlank(),
   dry_run: p.bool().optional(),
   message: p.string().optional(),
 });
 
 export const Revert = z.object({
-  branch: nonBlank(),
+  branch: p.nonBlank(),
   dry_run: p.bool().optional(),
 });
 
@@ -152,7 +146,7 @@ const actionsParam = z.any().transform((raw, ctx): CommitAction[] => {
 });
 
 export const CreateCommit = z.object({
-  branch: nonBlank(),
+  branch: p.nonBlank(),
   commit_message: p.string(),
   actions: actionsParam,
   start_branch: p.string().optional(),

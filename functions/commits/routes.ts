@@ -9,7 +9,7 @@ import { diff } from "../repository/entities";
 import { readParams } from "../kernel/params";
 import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
-import { pipelinesForPush } from "../kernel/ci";
+import { pipelinesForPush } from "../shared/ci/coordinator";
 import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { commitFailureMessage, pickFailureMessage } from "./messages";
 import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";

@@ -4,9 +4,10 @@ import { requireUser } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { badRequest, checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
 import { deleteNote, insertNote, insertReply, updateNoteBody } from "../notes/writes";
-import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, newDiscussionId, noteCreatedAt, noteUser, type Noteable, type NoteableType, type NoteRow } from "../shared/issuables/noteables";
+import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteUser, type Noteable, type NoteableType, type NoteRow } from "../shared/issuables/noteables";
+import { newDiscussionId } from "../shared/issuables/system_notes";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams, type ParamRule } from "../kernel/params";
+import { p, type ParamRule, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { isResolvable, note } from "../notes/entities";
@@ -30,12 +31,6 @@ const FAMILIES: { base: string; type: NoteableType }[] = [
 
 /** Noteable::REPLYABLE_TYPES (with EE's Epic): where a single comment can become a thread. */
 const REPLYABLE = new Set<NoteableType>(["Issue", "MergeRequest", "Epic"]);
-
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: ParamRule[] = []): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const { id: _container, ...path } = c.req.param() as Record<string, string>;
-  return validateParams({ ...raw, ...path }, schema, rules);
-}
 
 function noteable(c: Ctx, type: NoteableType, key: string): Promise<Noteable> {
   return findNoteable(c, type, c.req.param("id") ?? "", /^\d+$/.test(key) ? Number(key) : NaN);
@@ -67,7 +62,7 @@ for (const family of FAMILIES) {
   /** GET /:parent/:id/:noteables/:noteable_id/discussions (lib/api/discussions.rb) */
   discussionsRoutes.get(base, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, List);
+    const params = await readParamsWithPath(c, List);
     const n = await noteable(c, type, params.noteable_id);
     const page = pageOf(params);
     const list = await q.listDiscussions(c.var.db(), n, !canReadConfidentialNotes(c.var.actor, n), page);
@@ -78,7 +73,7 @@ for (const family of FAMILIES) {
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id (lib/api/discussions.rb) */
   discussionsRoutes.get(`${base}/:discussion_id`, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, One);
+    const params = await readParamsWithPath(c, One);
     const n = await noteable(c, type, params.noteable_id);
     const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(c.var.actor, n));
     if (!found) throw notFound("Discussion");
@@ -88,7 +83,7 @@ for (const family of FAMILIES) {
   /** POST /:parent/:id/:noteables/:noteable_id/discussions: a new thread (lib/api/discussions.rb) */
   discussionsRoutes.post(base, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, CreateThread);
+    const params = await readParamsWithPath(c, CreateThread);
     const n = await noteable(c, type, params.noteable_id);
     if (!canCreateNote(actor, n)) throw forbidden();
     checkNoteBody(params.body);
@@ -110,7 +105,7 @@ for (const family of FAMILIES) {
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes (lib/api/discussions.rb) */
   discussionsRoutes.get(`${base}/:discussion_id/notes`, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, One);
+    const params = await readParamsWithPath(c, One);
     const n = await noteable(c, type, params.noteable_id);
     const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(c.var.actor, n));
     if (!found) throw notFound("Notes");
@@ -120,7 +115,7 @@ for (const family of FAMILIES) {
   /** POST /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes: a reply (lib/api/discussions.rb) */
   discussionsRoutes.post(`${base}/:discussion_id/notes`, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, Reply);
+    const params = await readParamsWithPath(c, Reply);
     const n = await noteable(c, type, params.noteable_id);
     const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(actor, n));
     if (!found) throw notFound("Discussion");
@@ -147,7 +142,7 @@ for (const family of FAMILIES) {
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`get_note`) */
   discussionsRoutes.get(`${base}/:discussion_id/notes/:note_id`, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, OneNote);
+    const params = await readParamsWithPath(c, OneNote);
     const n = await noteable(c, type, params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();
@@ -158,7 +153,7 @@ for (const family of FAMILIES) {
   /** PUT /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`update_note` / `resolve_note`) */
   discussionsRoutes.put(`${base}/:discussion_id/notes/:note_id`, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, UpdateNote, [{ exactlyOneOf: ["body", "resolved"] }]);
+    const params = await readParamsWithPath(c, UpdateNote, [{ exactlyOneOf: ["body", "resolved"] }]);
     const n = await noteable(c, type, params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();
@@ -181,7 +176,7 @@ for (const family of FAMILIES) {
   /** DELETE /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`delete_note`) */
   discussionsRoutes.delete(`${base}/:discussion_id/notes/:note_id`, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, OneNote);
+    const params = await readParamsWithPath(c, OneNote);
     const n = await noteable(c, type, params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();
@@ -195,7 +190,7 @@ for (const family of FAMILIES) {
     /** PUT /projects/:id/merge_requests/:noteable_id/discussions/:discussion_id: resolve a thread (lib/api/discussions.rb) */
     discussionsRoutes.put(`${base}/:discussion_id`, async (c) => {
       const actor = requireUser(c);
-      const params = await readWithPath(c, ResolveDiscussion);
+      const params = await readParamsWithPath(c, ResolveDiscussion);
       const n = await noteable(c, type, params.noteable_id);
       const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(actor, n));
       if (!found) throw notFound("Discussion");

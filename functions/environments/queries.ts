@@ -50,3 +50,6 @@ export async function updateEnvironment(db: Executor, id: number, v: Partial<Env
 export async function deleteEnvironment(db: Executor, id: number): Promise<void> {
   await db.delete(environments).where(eq(environments.id, id));
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { Environment } from "../../db/schema";

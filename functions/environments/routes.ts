@@ -9,7 +9,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import type { Environment } from "../../db/schema";
+import type { Environment } from "./queries";
 import { environment } from "./entities";
 import * as q from "./queries";
 import { environmentSlug, externalUrlErrors, guessTier, nameErrors, TIERS } from "./rules";

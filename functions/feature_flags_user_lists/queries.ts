@@ -59,3 +59,6 @@ export async function deleteUserList(db: Executor, id: number): Promise<boolean>
     .returning({ id: lists.id });
   return rows.length > 0;
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { UserList } from "../../db/schema";

@@ -9,7 +9,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { userList } from "../feature_flags/entities";
-import type { UserList } from "../../db/schema";
+import type { UserList } from "./queries";
 import * as q from "./queries";
 
 /**

@@ -3,7 +3,7 @@ import { streamOf } from "../kernel/stream";
 // `http(s)://host/<full_path>.git` for clone, fetch, pull and push with the git CLI. upload-pack
 // speaks protocol v2 (`Git-Protocol: version=2`); receive-pack speaks v0/v1 with report-status.
 import { Hono } from "hono";
-import { pipelinesForPush } from "../kernel/ci";
+import { pipelinesForPush } from "../shared/ci/coordinator";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { baseUrl } from "../kernel/present";
 import { callerOf } from "../shared/protected_branches/access";

@@ -51,3 +51,6 @@ export async function updateHook(db: Executor, id: number, values: HookValues): 
 export async function deleteHook(db: Executor, id: number): Promise<void> {
   await db.delete(webHooks).where(eq(webHooks.id, id));
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { WebHook } from "../../db/schema";

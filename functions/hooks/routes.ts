@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { WebHook } from "../../db/schema";
+import type { WebHook } from "./queries";
 import { authorize, authorizeGroup } from "../kernel/abilities";
 import { requireAdmin, requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";

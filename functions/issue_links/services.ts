@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
+import { systemNotesCte } from "../shared/issuables/system_notes";
 
 /**
  * Issue link writes (app/services/issue_links/create_service.rb, destroy_service.rb over
@@ -16,18 +17,16 @@ export function issueReference(issue: LinkEnd, from: LinkEnd["project"]): string
   return `${issue.project.fullPath}#${issue.iid}`;
 }
 
-function discussionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(20));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A system note on each issue of the pair, inserted by the CTE named `name` when the CTE `when` has a row. */
 function pairNotes(name: string, when: string, authorId: number, a: LinkEnd, aBody: string, b: LinkEnd, bBody: string) {
-  return sql`${sql.identifier(name)} AS (INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, discussion_id)
-    SELECT 'Issue', v.issue_id, v.project_id, ${authorId}::int, v.body, true, v.discussion_id
-    FROM (SELECT 1 FROM ${sql.identifier(when)} LIMIT 1) w,
-      (VALUES (${a.id}::int, ${a.projectId}::int, ${aBody}::text, ${discussionId()}::text),
-              (${b.id}::int, ${b.projectId}::int, ${bBody}::text, ${discussionId()}::text)) AS v(issue_id, project_id, body, discussion_id))`;
+  return systemNotesCte(
+    name,
+    [
+      { noteableType: "Issue", noteableId: a.id, projectId: a.projectId, body: aBody },
+      { noteableType: "Issue", noteableId: b.id, projectId: b.projectId, body: bBody },
+    ],
+    { authorId, from: sql`(SELECT 1 FROM ${sql.identifier(when)} LIMIT 1) w` },
+  );
 }
 
 export type CreateResult =

@@ -1,5 +1,6 @@
 import type { ProjectWithAccess } from "../kernel/abilities";
 import { Access, Visibility } from "../kernel/access";
+import { toSentence } from "../kernel/present";
 import type { ContextUser } from "./queries/write";
 
 /**
@@ -56,13 +57,6 @@ export function userCanReadIssue(
   if (!readsProject) return false;
   if (!issue || !issue.confidential) return true;
   return user.admin || user.access >= Access.REPORTER || issue.authorId === user.id || issue.assigneeIds.includes(user.id);
-}
-
-/** Rails' `Array#to_sentence`. */
-export function toSentence(items: string[]): string {
-  if (items.length <= 1) return items.join("");
-  if (items.length === 2) return `${items[0]} and ${items[1]}`;
-  return `${items.slice(0, -1).join(", ")}, and ${items[items.length - 1]}`;
 }
 
 /** SystemNotes::IssuablesService#change_issuable_assignees. */

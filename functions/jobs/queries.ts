@@ -107,3 +107,6 @@ export async function latestJobWithArtifacts(db: Executor, projectId: number, re
     .limit(1);
   return rows[0]?.id ?? null;
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { GitCommitRow } from "../../db/schema";

@@ -1,12 +1,12 @@
 import { unzipSync } from "fflate";
 import { z } from "zod";
-import type { GitCommitRow } from "../../db/schema";
+import type { GitCommitRow } from "./queries";
 import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { sha256Hex } from "../kernel/auth";
-import { pipelineStub } from "../kernel/ci";
+import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { badRequest, forbidden, notFound, paramsError, recordNotFound, unauthorized } from "../kernel/errors";
-import { jobTokenOf } from "../kernel/job_token";
+import { jobTokenOf } from "../shared/ci/job_token";
 import { findProject, loadProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";

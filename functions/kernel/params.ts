@@ -340,6 +340,8 @@ function toArray<T>(item: Coercer<T>, comma: boolean): Coercer<T[]> {
 
 export const p = {
   string: () => tagged(coerced(toString), { kind: "string" }),
+  /** Grape `allow_blank: false`: a blank string (empty or whitespace only) is `<p> is empty`. */
+  nonBlank: () => tagged(coerced(toString), { kind: "string" }).refine((s) => s.trim() !== "", { message: "is empty" }),
   /** A Postgres `integer` (the default for ids, iids and counts). */
   int: () => tagged(coerced(toInt), { kind: "int" }),
   /** An integer held to another range: `p.int({ min: 0 })`, or `INT53` for `bigint` columns. */
@@ -447,6 +449,17 @@ export type ParamRule = (
    */
   before?: string;
 };
+
+/**
+ * `readParams` with the path's own parameters (`:issue_iid`, `:note_id`, …), which Grape validates with
+ * the rest and which win over the query string and the body. `omit`: path parameters that are not
+ * parameters of the endpoint's schema (by default the container's `:id`, which `find*` resolves).
+ */
+export async function readParamsWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: ParamRule[] = [], omit: string[] = ["id"]): Promise<z.output<S>> {
+  const raw = await rawParams(c);
+  const path = Object.entries(c.req.param() as Record<string, string | undefined>).filter(([key, value]) => value !== undefined && !omit.includes(key));
+  return validateParams(path.length ? { ...raw, ...Object.fromEntries(path) } : raw, schema, rules);
+}
 
 /** Reads, coerces and validates; failures are one 400 `{"error": "<a> is missing, <b> is invalid"}`. */
 export async function readParams<S extends z.ZodType>(c: Ctx, schema: S, rules: ParamRule[] = []): Promise<z.output<S>> {

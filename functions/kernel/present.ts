@@ -51,3 +51,10 @@ export function present<T, X extends object = object>(
   const body = Array.isArray(value) ? value.map((row) => entity(row, ctx)) : entity(value, ctx);
   return c.json(body as object, status);
 }
+
+/** ActiveSupport's `Array#to_sentence` (GitLab's messages and system notes): `a`, `a and b`, `a, b, and c`. */
+export function toSentence(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  if (items.length === 2) return `${items[0]} and ${items[1]}`;
+  return `${items.slice(0, -1).join(", ")}, and ${items[items.length - 1]}`;
+}

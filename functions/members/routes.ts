@@ -5,7 +5,7 @@ import type { Ctx } from "../kernel/env";
 import { forbidden, paramsError, recordNotFound } from "../kernel/errors";
 import { findGroup, findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, rawParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { createResult, member } from "./entities";
@@ -38,13 +38,6 @@ function canAdminMembers(c: Ctx, source: MemberSource): boolean {
   return source.kind === "group"
     ? allowedOnGroup(c.var.actor, "admin_group_member", source.group)
     : allowed(c.var.actor, "admin_project_member", source.project);
-}
-
-/** Params with the path's `:user_id`, which wins over the query and body (GITLAB-COMPAT.md T2). */
-async function paramsWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const userId = c.req.param("user_id");
-  return validateParams(userId === undefined ? raw : { ...raw, user_id: userId }, schema);
 }
 
 /** Grape coerces `expires_at` as a DateTime (an empty string is nil); the column keeps its date. */
@@ -101,7 +94,7 @@ for (const { plural, find } of SOURCES) {
   /** GET /:source/:id/members (lib/api/members.rb): direct members. */
   membersRoutes.get(`/${plural}/:id/members`, async (c) => {
     requireUser(c);
-    const params = await paramsWithPath(c, ListMembers);
+    const params = await readParamsWithPath(c, ListMembers);
     const source = await find(c, c.req.param("id"));
     authorizeRead(c, source);
     const page = pageOf(params);
@@ -115,7 +108,7 @@ for (const { plural, find } of SOURCES) {
   /** GET /:source/:id/members/all (lib/api/members.rb): direct and inherited, highest level per user. */
   membersRoutes.get(`/${plural}/:id/members/all`, async (c) => {
     requireUser(c);
-    const params = await paramsWithPath(c, ListAllMembers);
+    const params = await readParamsWithPath(c, ListAllMembers);
     const source = await find(c, c.req.param("id"));
     authorizeRead(c, source);
     const page = pageOf(params);
@@ -129,7 +122,7 @@ for (const { plural, find } of SOURCES) {
   /** GET /:source/:id/members/all/:user_id (lib/api/members.rb): a member, inherited ones included. */
   membersRoutes.get(`/${plural}/:id/members/all/:user_id`, async (c) => {
     requireUser(c);
-    const params = await paramsWithPath(c, OneMember);
+    const params = await readParamsWithPath(c, OneMember);
     const source = await find(c, c.req.param("id"));
     authorizeRead(c, source);
     const row = await q.findMember(c.var.db(), q.scopeOf(source), params.user_id, { deep: true, actor: c.var.actor });
@@ -140,7 +133,7 @@ for (const { plural, find } of SOURCES) {
   /** GET /:source/:id/members/:user_id (lib/api/members.rb): a direct member. */
   membersRoutes.get(`/${plural}/:id/members/:user_id`, async (c) => {
     requireUser(c);
-    const params = await paramsWithPath(c, OneMember);
+    const params = await readParamsWithPath(c, OneMember);
     const source = await find(c, c.req.param("id"));
     authorizeRead(c, source);
     const row = await q.findMember(c.var.db(), q.scopeOf(source), params.user_id, { deep: false, actor: c.var.actor });
@@ -151,7 +144,7 @@ for (const { plural, find } of SOURCES) {
   /** POST /:source/:id/members (lib/api/members.rb): one user, or comma-separated ids. */
   membersRoutes.post(`/${plural}/:id/members`, async (c) => {
     const actor = requireUser(c);
-    const params = await paramsWithPath(c, AddMember);
+    const params = await readParamsWithPath(c, AddMember);
     const source = await find(c, c.req.param("id"));
     if (!canAdminMembers(c, source)) throw forbidden();
     const expiresAt = (await expiresDate(c, params.expires_at)) ?? null;
@@ -171,7 +164,7 @@ for (const { plural, find } of SOURCES) {
   /** PUT /:source/:id/members/:user_id (lib/api/members.rb) */
   membersRoutes.put(`/${plural}/:id/members/:user_id`, async (c) => {
     const actor = requireUser(c);
-    const params = await paramsWithPath(c, UpdateMember);
+    const params = await readParamsWithPath(c, UpdateMember);
     const source = await find(c, c.req.param("id"));
     if (!canAdminMembers(c, source)) throw forbidden(); // authorize_admin_source! comes before the lookup
     const expiresAt = await expiresDate(c, params.expires_at);
@@ -185,7 +178,7 @@ for (const { plural, find } of SOURCES) {
   /** DELETE /:source/:id/members/:user_id (lib/api/members.rb): 204; members may leave. */
   membersRoutes.delete(`/${plural}/:id/members/:user_id`, async (c) => {
     const actor = requireUser(c);
-    const params = await paramsWithPath(c, RemoveMember);
+    const params = await readParamsWithPath(c, RemoveMember);
     const source = await find(c, c.req.param("id"));
     await services.removeMember(c.var.db(), source, q.scopeOf(source), actor, {
       userId: params.user_id,

@@ -1,6 +1,7 @@
 import { Access, PROJECT_ACCESS_LEVELS } from "../kernel/access";
 import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "../kernel/abilities";
 import type { Actor } from "../kernel/env";
+import { toSentence } from "../kernel/present";
 
 /**
  * The membership rules GitLab keeps in its models and member policies (app/models/member.rb,
@@ -89,13 +90,6 @@ export function fullMessages(errors: Record<string, string[]>): string {
   const names: Record<string, string> = { expires_at: "Expires at", access_level: "Access level", user_id: "User" };
   const messages = Object.entries(errors).flatMap(([attr, list]) => list.map((m) => `${names[attr] ?? attr} ${m}`));
   return toSentence(messages);
-}
-
-/** ActiveSupport's Array#to_sentence: `a`, `a and b`, `a, b, and c`. */
-export function toSentence(items: string[]): string {
-  if (items.length <= 1) return items.join("");
-  if (items.length === 2) return `${items[0]} and ${items[1]}`;
-  return `${items.slice(0, -1).join(", ")}, and ${items[items.length - 1]}`;
 }
 
 /**

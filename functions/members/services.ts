@@ -3,6 +3,7 @@ import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { checkUnmodifiedSince, conflict, forbidden, isUniqueViolation, notFound, recordNotFound, validation } from "../kernel/errors";
+import { toSentence } from "../kernel/present";
 import type { MemberRow } from "./entities";
 import * as q from "./queries";
 import {
@@ -10,7 +11,6 @@ import {
   fullMessages,
   mayDestroy,
   mayUpdate,
-  toSentence,
   validateMember,
   type MemberSource,
 } from "./rules";

@@ -1,5 +1,6 @@
 // SQL of merging (MergeRequests::MergeService, PostMergeService, MergeabilityCheckService) and of
 // merge request diff versions. Each write is one statement.
+import { stateEventsCte } from "../shared/issuables/resource_events";
 import { sql } from "drizzle-orm";
 import type { MergeRequestDiff } from "../../db/schema";
 import type { Executor } from "../kernel/db";
@@ -125,15 +126,14 @@ export async function markMerged(
         should_remove_source_branch = ${input.shouldRemoveSourceBranch}::boolean, squash = ${input.squash}::boolean,
         merge_when_pipeline_succeeds = false, merge_error = NULL, updated_at = now()
       WHERE id = ${mrId}::int AND state = 'opened' RETURNING id),
-    mr_event AS (INSERT INTO resource_state_events (state, merge_request_id, user_id) SELECT 'merged', id, ${userId}::int FROM mr),
+    ${stateEventsCte("mr_event", "MergeRequest", sql`SELECT 'merged', id FROM mr`, userId)},
     mr_todos AS (UPDATE todos SET state = 'done', updated_at = now()
       WHERE user_id = ${userId}::int AND target_type = 'MergeRequest' AND target_id = ${mrId}::int AND state = 'pending' AND EXISTS (SELECT 1 FROM mr)),
     closed AS (UPDATE issues i SET state = 'closed', closed_at = now(), closed_by_id = ${userId}::int, updated_at = now()
       FROM merge_requests_closing_issues c
       WHERE c.merge_request_id = ${mrId}::int AND i.id = c.issue_id AND i.state = 'opened' AND ${mayClose} AND EXISTS (SELECT 1 FROM mr)
       RETURNING i.id, i.project_id),
-    issue_events AS (INSERT INTO resource_state_events (state, issue_id, user_id, source_merge_request_id)
-      SELECT 'closed', id, ${userId}::int, ${mrId}::int FROM closed),
+    ${stateEventsCte("issue_events", "Issue", sql`SELECT 'closed', id FROM closed`, userId, sql`now()`, mrId)},
     issue_todos AS (UPDATE todos SET state = 'done', updated_at = now()
       WHERE user_id = ${userId}::int AND target_type = 'Issue' AND target_id IN (SELECT id FROM closed) AND state = 'pending'),
     counters AS (UPDATE projects p SET open_issues_count = GREATEST(p.open_issues_count - x.n, 0)

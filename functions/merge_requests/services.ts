@@ -4,7 +4,9 @@ import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { apiError, isUniqueViolation, validation } from "../kernel/errors";
 import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
-import { TodoAction } from "../shared/issuables/todos";
+import { labelEventsCte, milestoneEventsCte, stateEventsCte } from "../shared/issuables/resource_events";
+import { systemNotesCte } from "../shared/issuables/system_notes";
+import { resolveTodosSql, TodoAction, todosCte as writeTodosCte } from "../shared/issuables/todos";
 import { type MergeRequestWithAssignees } from "../shared/issuables/policy";
 import { lookupForWrite, type ResolvedIssue, type WriteContext } from "./queries";
 import { closingIssueReferences, isDraftTitle, issueReferences, type IssueRef, type RefContext } from "./references";
@@ -25,12 +27,6 @@ export type WriteScope = { project: ProjectWithAccess; actor: Actor; baseUrl: st
 
 const DEFAULT_LABEL_COLOR = "#6699cc";
 const DESCRIPTION_MAX = 1_048_576;
-
-/** A 40-hex-character discussion id for a system note's own thread. */
-function discussionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(20));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Gitlab::GitRefValidator.validate_merge_request_branch: a name git accepts under `refs/heads/`. */
 export function validBranchName(name: string): boolean {
@@ -161,25 +157,28 @@ function labelsCtes(scope: WriteScope, addIds: number[], newTitles: string[], re
       ON CONFLICT DO NOTHING RETURNING label_id),
     removed_links AS (DELETE FROM label_links WHERE target_type = 'MergeRequest' AND target_id = (SELECT id FROM mr)
       AND label_id = ANY(${ints(removeIds)}) RETURNING label_id),
-    label_events AS (INSERT INTO resource_label_events (action, merge_request_id, label_id, user_id)
-      SELECT 'add', mr.id, added_links.label_id, ${userId}::int FROM mr, added_links
-      UNION ALL SELECT 'remove', mr.id, removed_links.label_id, ${userId}::int FROM mr, removed_links)`;
+    ${labelEventsCte(
+      "label_events",
+      "MergeRequest",
+      sql`SELECT 'add', mr.id, added_links.label_id FROM mr, added_links UNION ALL SELECT 'remove', mr.id, removed_links.label_id FROM mr, removed_links`,
+      userId,
+    )}`;
 }
 
 function notesCte(name: string, noteableType: "Issue" | "MergeRequest", notes: { noteableId: SQL | number; projectId: number; body: SQL | string }[], authorId: number): SQL {
-  if (notes.length === 0) return sql`${sql.identifier(name)} AS (SELECT 1)`;
-  const rows = sql.join(
-    notes.map((n) => sql`(${noteableType}::text, (${n.noteableId})::int, ${n.projectId}::int, ${authorId}::int, (${n.body})::text, true, ${discussionId()}::text)`),
-    sql`, `,
-  );
-  return sql`${sql.identifier(name)} AS (INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, discussion_id)
-    SELECT v.* FROM mr, LATERAL (VALUES ${rows}) AS v(noteable_type, noteable_id, project_id, author_id, note, system, discussion_id))`;
+  return systemNotesCte(name, notes.map((n) => ({ noteableType, ...n })), { authorId, from: sql`mr` });
 }
 
 function todosCte(scope: WriteScope, todos: TodoRow[]): SQL {
-  return sql`new_todos AS (INSERT INTO todos (user_id, project_id, author_id, target_type, target_id, action)
-    SELECT t.user_id, ${scope.project.id}::int, ${scope.actor.user.id}::int, 'MergeRequest', mr.id, t.action
-    FROM mr, unnest(${ints(todos.map((t) => t.userId))}, ${ints(todos.map((t) => t.action))}) AS t(user_id, action))`;
+  return writeTodosCte("new_todos", {
+    from: sql`mr, unnest(${ints(todos.map((t) => t.userId))}, ${ints(todos.map((t) => t.action))}) AS t(user_id, action)`,
+    userId: sql`t.user_id`,
+    action: sql`t.action`,
+    targetType: "MergeRequest",
+    targetId: sql`mr.id`,
+    projectId: scope.project.id,
+    authorId: scope.actor.user.id,
+  });
 }
 
 /** Cross references (new ones only) and, for an open merge request, the rebuilt closing issues. */
@@ -278,8 +277,12 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
     assignees AS (INSERT INTO merge_request_assignees (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(assignees)}) u),
     reviewers AS (INSERT INTO merge_request_reviewers (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(reviewers)}) u),
     ${labelsCtes(scope, labels.ids, labels.missing, [])},
-    milestone_event AS (INSERT INTO resource_milestone_events (action, merge_request_id, milestone_id, user_id, state)
-      SELECT 'add', mr.id, ms.id, ${actor.user.id}::int, ms.state FROM mr JOIN milestones ms ON ms.id = ${lookup.milestoneId}::int),
+    ${milestoneEventsCte(
+      "milestone_event",
+      "MergeRequest",
+      sql`SELECT 'add', mr.id, ms.id, ms.state FROM mr JOIN milestones ms ON ms.id = ${lookup.milestoneId}::int`,
+      actor.user.id,
+    )},
     ${referenceCtes(scope, issues, new Set(), closingIds)},
     ${todosCte(scope, todos)}
     SELECT id FROM mr`));
@@ -433,15 +436,22 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
     reviewers_gone AS (DELETE FROM merge_request_reviewers WHERE merge_request_id = ${current.id}::int AND user_id = ANY(${ints(removedReviewers)})),
     reviewers_new AS (INSERT INTO merge_request_reviewers (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(addedReviewers)}) u ON CONFLICT DO NOTHING),
     ${labelsCtes(scope, addLabelIds, newTitles, removeLabelIds)},
-    milestone_events AS (INSERT INTO resource_milestone_events (action, merge_request_id, milestone_id, user_id, state)
-      SELECT e.action, mr.id, ms.id, ${actor.user.id}::int, ms.state FROM mr,
+    ${milestoneEventsCte(
+      "milestone_events",
+      "MergeRequest",
+      sql`SELECT e.action, mr.id, ms.id, ms.state FROM mr,
         (VALUES ('remove', ${current.milestoneId !== milestoneId ? current.milestoneId : null}::int),
                 ('add', ${current.milestoneId !== milestoneId ? milestoneId : null}::int)) AS e(action, milestone_id)
-        JOIN milestones ms ON ms.id = e.milestone_id),
-    state_event AS (INSERT INTO resource_state_events (state, merge_request_id, user_id)
-      SELECT s, mr.id, ${actor.user.id}::int FROM mr, (SELECT ${closing ? "closed" : reopening ? "reopened" : null}::text AS s) x WHERE x.s IS NOT NULL),
-    done_todos AS (UPDATE todos SET state = 'done', updated_at = now() WHERE ${resolveOwn}::boolean AND user_id = ${actor.user.id}::int
-      AND target_type = 'MergeRequest' AND target_id = ${current.id}::int AND state = 'pending'),
+        JOIN milestones ms ON ms.id = e.milestone_id`,
+      actor.user.id,
+    )},
+    ${stateEventsCte(
+      "state_event",
+      "MergeRequest",
+      sql`SELECT s, mr.id FROM mr, (SELECT ${closing ? "closed" : reopening ? "reopened" : null}::text AS s) x WHERE x.s IS NOT NULL`,
+      actor.user.id,
+    )},
+    done_todos AS (${resolveTodosSql(actor.user.id, "MergeRequest", current.id, { when: sql`${resolveOwn}::boolean` })}),
     ${notesCte("mr_notes", "MergeRequest", [
       ...notes.map((body) => ({ noteableId: current.id, projectId: project.id, body })),
       ...assigneeNote(addedAssignees, removedAssignees, "assigned to", "unassigned").map((body) => ({ noteableId: current.id, projectId: project.id, body })),
@@ -464,9 +474,11 @@ function assigneeNote(added: number[], removed: number[], addVerb: string, remov
   if (!added.length && !removed.length) return [];
   const refs = (ids: number[]) => {
     const parts = ids.map((id) => sql`((SELECT n FROM names) ->> ${String(id)}::text)`);
+    // toSentence (kernel/present.ts) in SQL, since the usernames are read in the same statement.
     if (parts.length === 1) return parts[0];
+    if (parts.length === 2) return sql`${parts[0]} || ' and ' || ${parts[1]}`;
     const head = sql.join(parts.slice(0, -1), sql` || ', ' || `);
-    return sql`${head} || ' and ' || ${parts[parts.length - 1]}`;
+    return sql`${head} || ', and ' || ${parts[parts.length - 1]}`;
   };
   const pieces: SQL[] = [];
   if (added.length) pieces.push(sql`${`${addVerb} `}::text || ${refs(added)}`);

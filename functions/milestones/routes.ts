@@ -5,7 +5,7 @@ import type { Ctx } from "../kernel/env";
 import { apiError, recordNotFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { milestone } from "./entities";
@@ -45,17 +45,10 @@ const UpdateMilestone = z.object({
   start_date: p.string().nullable().optional(),
 });
 
-/** Parameters with the path's `:milestone_id`, which wins over query and body. */
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: Parameters<typeof validateParams>[2] = []) {
-  const raw = await rawParams(c);
-  const id = c.req.param("milestone_id");
-  return validateParams(id === undefined ? raw : { ...raw, milestone_id: id }, schema, rules);
-}
-
 /** GET /projects/:id/milestones (lib/api/milestones.rb) */
 milestonesRoutes.get("/projects/:id/milestones", async (c) => {
   requireUser(c);
-  const params = await readWithPath(c, ListMilestones);
+  const params = await readParamsWithPath(c, ListMilestones);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "read_milestone", project);
   const page = pageOf(params);
@@ -74,7 +67,7 @@ milestonesRoutes.get("/projects/:id/milestones", async (c) => {
 /** GET /projects/:id/milestones/:milestone_id (lib/api/milestones.rb) */
 milestonesRoutes.get("/projects/:id/milestones/:milestone_id", async (c) => {
   requireUser(c);
-  const params = await readWithPath(c, OneMilestone);
+  const params = await readParamsWithPath(c, OneMilestone);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "read_milestone", project);
   const row = await q.findMilestone(c.var.db(), project.id, params.milestone_id);
@@ -84,7 +77,7 @@ milestonesRoutes.get("/projects/:id/milestones/:milestone_id", async (c) => {
 
 /** POST /projects/:id/milestones (lib/api/milestones.rb, Milestones::CreateService) */
 milestonesRoutes.post("/projects/:id/milestones", async (c) => {
-  const params = await readWithPath(c, CreateMilestone);
+  const params = await readParamsWithPath(c, CreateMilestone);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "admin_milestone", project);
   const db = c.var.db();
@@ -104,7 +97,7 @@ milestonesRoutes.post("/projects/:id/milestones", async (c) => {
 
 /** PUT /projects/:id/milestones/:milestone_id (lib/api/milestones.rb, Milestones::UpdateService) */
 milestonesRoutes.put("/projects/:id/milestones/:milestone_id", async (c) => {
-  const params = await readWithPath(c, UpdateMilestone, [{ atLeastOneOf: ["title", "description", "start_date", "due_date", "state_event"] }]);
+  const params = await readParamsWithPath(c, UpdateMilestone, [{ atLeastOneOf: ["title", "description", "start_date", "due_date", "state_event"] }]);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "admin_milestone", project);
   const db = c.var.db();
@@ -131,7 +124,7 @@ milestonesRoutes.put("/projects/:id/milestones/:milestone_id", async (c) => {
 
 /** DELETE /projects/:id/milestones/:milestone_id (lib/api/milestones.rb): 204. */
 milestonesRoutes.delete("/projects/:id/milestones/:milestone_id", async (c) => {
-  const params = await readWithPath(c, OneMilestone);
+  const params = await readParamsWithPath(c, OneMilestone);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "admin_milestone", project);
   if (!(await q.deleteMilestone(c.var.db(), project.id, params.milestone_id))) throw recordNotFound();

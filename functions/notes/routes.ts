@@ -6,7 +6,7 @@ import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../ke
 import { deleteNote, updateNoteBody } from "./writes";
 import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteInvalid, type NoteableType } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { hookEvent } from "../shared/webhooks";
 import { checkRateLimit } from "../kernel/rate_limit";
@@ -30,16 +30,6 @@ const FAMILIES: { base: string; type: NoteableType }[] = [
   { base: "/groups/:id/epics/:noteable_id", type: "Epic" },
 ];
 
-/** Parameters with the path's own (`noteable_id`, `note_id`), which Grape validates with the rest. */
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const { id: _container, ...path } = c.req.param() as Record<string, string>;
-  return validateParams({ ...raw, ...path }, schema);
-}
-
-/** `allow_blank: false` strings: blank → `<p> is empty`. */
-const nonBlank = () => p.string().refine((s) => s.trim() !== "", { message: "is empty" });
-
 const ListNotes = z.object({
   noteable_id: p.int(),
   order_by: p.oneOf("created_at", "updated_at").optional(),
@@ -57,8 +47,8 @@ const CreateNote = z.object({
   merge_request_diff_head_sha: p.string().optional(),
 });
 /** Spec 1: §4.6: `body` is optional on issue notes only. */
-const UpdateIssueNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: nonBlank().optional(), confidential: p.bool().optional() });
-const UpdateNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: nonBlank(), confidential: p.bool().optional() });
+const UpdateIssueNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank().optional(), confidential: p.bool().optional() });
+const UpdateNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank(), confidential: p.bool().optional() });
 
 for (const family of FAMILIES) {
   const collection = `${family.base}/notes`;
@@ -67,7 +57,7 @@ for (const family of FAMILIES) {
   /** GET /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb) */
   notesRoutes.get(collection, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, ListNotes);
+    const params = await readParamsWithPath(c, ListNotes);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     const page = pageOf(params);
     const filters = {
@@ -84,7 +74,7 @@ for (const family of FAMILIES) {
   /** GET /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `get_note`) */
   notesRoutes.get(member, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, OneNote);
+    const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();
@@ -95,7 +85,7 @@ for (const family of FAMILIES) {
   /** POST /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb, `create_note`) */
   notesRoutes.post(collection, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, CreateNote);
+    const params = await readParamsWithPath(c, CreateNote);
     await checkRateLimit(c.var.db(), "notes_create", actor.user.id);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     if (!canCreateNote(actor, n)) throw forbidden();
@@ -115,7 +105,7 @@ for (const family of FAMILIES) {
   /** PUT /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `update_note`) */
   notesRoutes.put(member, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, family.type === "Issue" ? UpdateIssueNote : UpdateNote);
+    const params = await readParamsWithPath(c, family.type === "Issue" ? UpdateIssueNote : UpdateNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();
@@ -132,7 +122,7 @@ for (const family of FAMILIES) {
   /** DELETE /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `delete_note`) */
   notesRoutes.delete(member, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, OneNote);
+    const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();

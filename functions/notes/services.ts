@@ -5,7 +5,8 @@ import type { Actor } from "../kernel/env";
 import { notFound } from "../kernel/errors";
 import { insertAward, toggleAward } from "../award_emoji/writes";
 import { insertNote } from "./writes";
-import { canAwardEmoji, checkNoteBody, newDiscussionId, noteErrors, noteUser, type Noteable, type NoteRow } from "../shared/issuables/noteables";
+import { canAwardEmoji, checkNoteBody, noteErrors, noteUser, type Noteable, type NoteRow } from "../shared/issuables/noteables";
+import { newDiscussionId } from "../shared/issuables/system_notes";
 
 export type CreatedNote =
   | { kind: "note"; note: NoteRow; commandsChanges: Record<string, string> }

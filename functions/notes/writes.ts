@@ -4,7 +4,7 @@ import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
 import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
 import type { Noteable, NoteableType } from "../shared/issuables/noteables";
-import { TodoAction } from "../shared/issuables/todos";
+import { insertTodosSql, resolveTodosSql, TodoAction } from "../shared/issuables/todos";
 
 /**
  * The writes of notes (the notes domain owns them; discussions and quick actions call them), each ONE statement (data-modifying CTEs, atomic like a
@@ -83,21 +83,31 @@ function mayRead(n: Noteable, confidentialNote: boolean): SQL {
 /** The CTEs that create mention to-dos for the note of CTE `source` and finish the author's own. */
 function todoCtes(n: Noteable, authorId: number, body: string, confidentialNote: boolean, skip: string[]): SQL {
   if (n.type === "Snippet") return sql``;
-  const resolve = sql`, resolved AS (
-    UPDATE todos SET state = 'done', updated_at = now()
-    WHERE user_id = ${authorId} AND target_type = ${n.type} AND target_id = ${n.id} AND state = 'pending' RETURNING 1)`;
+  const resolve = sql`, resolved AS (${resolveTodosSql(authorId, n.type, n.id)} RETURNING 1)`;
   const direct = directlyAddressedUsernames(body).filter((u) => !skip.includes(u));
   const all = mentionedUsernames(body).filter((u) => !skip.includes(u));
   if (all.length === 0) return resolve;
+  const created = insertTodosSql(
+    {
+      from: sql`mentioned m CROSS JOIN source s`,
+      userId: sql`m.id`,
+      action: sql`m.action`,
+      targetType: n.type,
+      targetId: n.id,
+      projectId: n.project?.id ?? null,
+      groupId: n.group?.id ?? null,
+      authorId,
+      noteId: sql`s.id`,
+      body: sql`s.note`,
+      skipPending: {},
+    },
+    sql` RETURNING 1`,
+  );
   return sql`${resolve}, mentioned AS (
     SELECT u.id, CASE WHEN lower(u.username) = ANY(${sql.param(direct)}::text[]) THEN ${TodoAction.directly_addressed}::int ELSE ${TodoAction.mentioned}::int END AS action
     FROM users u
     WHERE lower(u.username) = ANY(${sql.param(all)}::text[]) AND u.state = 'active' AND ${mayRead(n, confidentialNote)}
-      AND NOT EXISTS (SELECT 1 FROM todos t WHERE t.user_id = u.id AND t.target_type = ${n.type} AND t.target_id = ${n.id} AND t.state = 'pending')
-  ), created_todos AS (
-    INSERT INTO todos (user_id, project_id, group_id, author_id, target_type, target_id, note_id, action, body)
-    SELECT m.id, ${n.project?.id ?? null}::int, ${n.group?.id ?? null}::int, ${authorId}::int, ${n.type}::text, ${n.id}::int, s.id, m.action, s.note
-    FROM mentioned m CROSS JOIN source s RETURNING 1)`;
+  ), created_todos AS (${created})`;
 }
 
 export type NewNote = {

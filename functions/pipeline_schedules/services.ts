@@ -1,6 +1,6 @@
 import { Cron } from "croner";
 import type { CiPipelineSchedule } from "../../db/schema";
-import { pipelineStub } from "../kernel/ci";
+import { pipelineStub } from "../shared/ci/coordinator";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import { buildPipeline, persistPipeline, PipelineCreationError, projectFacts, userFacts } from "../pipelines/services";

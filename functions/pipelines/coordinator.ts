@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { ciBuilds, ciPipelines } from "../../db/schema";
-import { pipelineStub } from "../kernel/ci";
+import { pipelineStub } from "../shared/ci/coordinator";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import type { JobOutcome } from "./processing";
@@ -14,7 +14,7 @@ const SAFETY_RERUN_MS = 5 * 60 * 1000;
  * One object per pipeline (`idFromName(String(pipelineId))`), and one per project for push events
  * (`idFromName("project:<id>")`): it serialises every state change of its pipeline (CI.md §7). State
  * lives only in Postgres; our awaits are Postgres I/O, which input gates do not hold back, so every
- * method runs inside a promise-chain mutex. Other domains reach it through kernel/ci.ts.
+ * method runs inside a promise-chain mutex. Other domains reach it through shared/ci/coordinator.ts.
  */
 export class PipelineCoordinator extends DurableObject<Bindings> {
   private tail: Promise<unknown> = Promise.resolve();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authorize, type ProjectWithAccess } from "../kernel/abilities";
-import { pipelineStub } from "../kernel/ci";
+import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { apiError, recordNotFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";

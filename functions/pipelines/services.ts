@@ -8,7 +8,7 @@ import { ConfigError, parseConfig, type Config } from "./yaml";
 
 /**
  * Creating pipelines (CI.md §2; app/services/ci/create_pipeline_service.rb). The caller processes the
- * new pipeline through its Durable Object (kernel/ci.ts) afterwards.
+ * new pipeline through its Durable Object (shared/ci/coordinator.ts) afterwards.
  */
 export class PipelineCreationError extends Error {
   constructor(

@@ -2,6 +2,7 @@ import type { Namespace, Project, User } from "../../db/schema";
 import { Access, visibilityLevel, visibilityName, type VisibilityName } from "../kernel/access";
 import type { Database, Transaction } from "../kernel/db";
 import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
+import { toSentence } from "../kernel/present";
 import type { ProjectRow } from "./entities";
 import { copyRefsForFork, createInitialCommit, initializeDefaultBranch, isValidBranchName, readRef, repoOf } from "../shared/git";
 import * as q from "./queries";
@@ -363,11 +364,6 @@ async function inTransaction<T>(db: Database, fn: (tx: Transaction) => Promise<T
     if (isUniqueViolation(err)) throw validation({ path: [TAKEN] });
     throw err;
   }
-}
-
-function toSentence(items: string[]): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 
 /** `DELETE /projects/:id/share/:group_id`: `404 Group Link Not Found` when there is no link. */

@@ -41,3 +41,6 @@ export async function pathChange(db: Executor, repo: Repo, commitOid: string, pa
     blob: row.size === null || row.type === null ? null : { size: row.size, zdata: row.zdata, type: row.type },
   };
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { GitCommitRow } from "../../db/schema";

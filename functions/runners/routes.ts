@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { authorize } from "../kernel/abilities";
 import { generateToken, requireAdmin, requireUser, sha256Hex } from "../kernel/auth";
-import { pipelineStub } from "../kernel/ci";
+import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { ApiError, badRequest, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
 import { findProject, loadGroup, loadProject } from "../kernel/lookup";

@@ -7,7 +7,7 @@ import { badRequest, checkUnmodifiedSince, forbidden, notFound, paramsError, rec
 import { findProject } from "../kernel/lookup";
 import { noteUser } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { projectSnippet } from "./entities";
@@ -33,29 +33,20 @@ function canAdminSnippet(actor: Actor, project: ProjectWithAccess, authorId: num
   return authorId === actor.user.id && allowed(actor, "create_snippet", project);
 }
 
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: Parameters<typeof validateParams>[2] = []): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const snippetId = c.req.param("snippet_id");
-  return validateParams(snippetId === undefined ? raw : { ...raw, snippet_id: snippetId }, schema, rules);
-}
-
-/** `allow_blank: false` strings: blank → `<p> is empty`. */
-const nonBlank = () => p.string().refine((s) => s.trim() !== "", { message: "is empty" });
-
 const OneSnippet = z.object({ snippet_id: p.int() });
 const CreateSnippet = z.object({
-  title: nonBlank(),
+  title: p.nonBlank(),
   description: p.string().optional(),
   visibility: p.oneOf("private", "internal", "public"),
-  files: p.hashes({ file_path: nonBlank(), content: nonBlank() }).optional(),
-  content: nonBlank().optional(),
+  files: p.hashes({ file_path: p.nonBlank(), content: p.nonBlank() }).optional(),
+  content: p.nonBlank().optional(),
   file_name: p.string().optional(),
 });
 
 /** GET /projects/:id/snippets (lib/api/project_snippets.rb) */
 snippetsRoutes.get("/projects/:id/snippets", async (c) => {
   const project = await snippetsProject(c);
-  const params = await readWithPath(c, pageParams);
+  const params = await readParamsWithPath(c, pageParams);
   // No `authenticate!`: anonymous callers list the public snippets of a public project.
   const page = pageOf(params);
   const list = await q.listSnippets(c.var.db(), project, c.var.actor, page);
@@ -66,7 +57,7 @@ snippetsRoutes.get("/projects/:id/snippets", async (c) => {
 /** GET /projects/:id/snippets/:snippet_id (lib/api/project_snippets.rb): `find` raises, so `404 Not found`. */
 snippetsRoutes.get("/projects/:id/snippets/:snippet_id", async (c) => {
   const project = await snippetsProject(c);
-  const params = await readWithPath(c, OneSnippet);
+  const params = await readParamsWithPath(c, OneSnippet);
   const snippet = await q.findSnippet(c.var.db(), project, c.var.actor, params.snippet_id);
   if (!snippet) throw recordNotFound();
   return present(c, snippet, projectSnippet);
@@ -76,7 +67,7 @@ snippetsRoutes.get("/projects/:id/snippets/:snippet_id", async (c) => {
 snippetsRoutes.post("/projects/:id/snippets", async (c) => {
   const actor = requireUser(c);
   const project = await snippetsProject(c);
-  const params = await readWithPath(c, CreateSnippet, [{ exactlyOneOf: ["files", "content"] }]);
+  const params = await readParamsWithPath(c, CreateSnippet, [{ exactlyOneOf: ["files", "content"] }]);
   // `given :content do requires :file_name end` (lib/api/helpers/snippets_helpers.rb).
   if (params.content !== undefined && params.file_name === undefined) throw paramsError("file_name is missing");
   authorize(c, "create_snippet", project);
@@ -100,7 +91,7 @@ snippetsRoutes.post("/projects/:id/snippets", async (c) => {
 snippetsRoutes.delete("/projects/:id/snippets/:snippet_id", async (c) => {
   const actor = requireUser(c);
   const project = await snippetsProject(c);
-  const params = await readWithPath(c, OneSnippet);
+  const params = await readParamsWithPath(c, OneSnippet);
   const snippet = await q.findSnippet(c.var.db(), project, actor, params.snippet_id);
   if (!snippet) throw notFound("Snippet");
   if (!canAdminSnippet(actor, project, snippet.authorId)) throw forbidden();

@@ -4,7 +4,7 @@ import type { Ctx } from "../kernel/env";
 import { validation } from "../kernel/errors";
 import { findIssue, findMergeRequest } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { parseDuration, timeStats } from "./entities";
@@ -41,11 +41,6 @@ function schemas(kind: Kind) {
   };
 }
 
-/** Params with the path's iid, which wins over query and body. */
-async function readWithPath<S extends z.ZodType>(c: Ctx, kind: Kind, schema: S): Promise<z.output<S>> {
-  return validateParams({ ...(await rawParams(c)), [kind.key]: c.req.param(kind.key) }, schema);
-}
-
 /** `load_issuable`: the project, then the issue or merge request inside it (404 when unreadable). */
 async function loadIssuable(c: Ctx, kind: Kind) {
   const project = await findProject(c, c.req.param("id")!);
@@ -60,7 +55,7 @@ for (const kind of KINDS) {
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/time_estimate (lib/api/time_tracking_endpoints.rb) */
   timeTrackingRoutes.post(`${base}/time_estimate`, async (c) => {
-    const input = await readWithPath(c, kind, params.duration);
+    const input = await readParamsWithPath(c, params.duration);
     const { project, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
     const seconds = parseDuration(input.duration);
@@ -72,7 +67,7 @@ for (const kind of KINDS) {
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/reset_time_estimate (lib/api/time_tracking_endpoints.rb) */
   timeTrackingRoutes.post(`${base}/reset_time_estimate`, async (c) => {
-    await readWithPath(c, kind, params.iidOnly);
+    await readParamsWithPath(c, params.iidOnly);
     const { project, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
     const result = await services.setTimeEstimate(c.var.db(), target, c.var.actor!.user.id, 0);
@@ -81,7 +76,7 @@ for (const kind of KINDS) {
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/add_spent_time (lib/api/time_tracking_endpoints.rb) */
   timeTrackingRoutes.post(`${base}/add_spent_time`, async (c) => {
-    const input = await readWithPath(c, kind, params.spent);
+    const input = await readParamsWithPath(c, params.spent);
     const { project, issuable, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
     const seconds = parseDuration(input.duration);
@@ -99,7 +94,7 @@ for (const kind of KINDS) {
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/reset_spent_time (lib/api/time_tracking_endpoints.rb) */
   timeTrackingRoutes.post(`${base}/reset_spent_time`, async (c) => {
-    await readWithPath(c, kind, params.iidOnly);
+    await readParamsWithPath(c, params.iidOnly);
     const { project, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
     const result = await services.resetSpentTime(c.var.db(), target, c.var.actor!.user.id);
@@ -108,7 +103,7 @@ for (const kind of KINDS) {
 
   /** GET /projects/:id/(issues|merge_requests)/:iid/time_stats (lib/api/time_tracking_endpoints.rb) */
   timeTrackingRoutes.get(`${base}/time_stats`, async (c) => {
-    await readWithPath(c, kind, params.iidOnly);
+    await readParamsWithPath(c, params.iidOnly);
     const { issuable } = await loadIssuable(c, kind);
     return present(c, issuable, timeStats);
   });

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
 import { validation } from "../kernel/errors";
+import { systemNotesCte } from "../shared/issuables/system_notes";
 import { humanDuration, type TimeTracked } from "./entities";
 
 /**
@@ -21,18 +22,13 @@ const TABLES = {
   MergeRequest: { table: sql.identifier("merge_requests"), timelogColumn: sql.identifier("merge_request_id") },
 } as const;
 
-/** A system note's own thread: 40 hex characters, as GitLab's discussion ids. */
-function discussionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(20));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The CTE that writes the system note when `condition` (over the `upd` row) holds. */
 function systemNote(target: TimeTarget, authorId: number, body: string, condition: SQL = sql`true`): SQL {
-  return sql`note AS (
-    INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, discussion_id)
-    SELECT ${target.type}::text, ${target.id}::int, ${target.projectId}::int, ${authorId}::int, ${body}::text, true, ${discussionId()}::text
-    FROM upd WHERE ${condition})`;
+  return systemNotesCte("note", [{ noteableType: target.type, noteableId: target.id, projectId: target.projectId, body }], {
+    authorId,
+    from: sql`upd`,
+    where: condition,
+  });
 }
 
 type StatsRow = { time_estimate: number; total_time_spent: number };

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
-import { TodoAction } from "../shared/issuables/todos";
+import { insertTodosSql, TodoAction } from "../shared/issuables/todos";
 
 /** To-do writes (app/services/todo_service.rb). */
 
@@ -30,11 +30,20 @@ export async function markTodo(
   userId: number,
   target: { type: "Issue" | "MergeRequest"; id: number; projectId: number },
 ): Promise<number | null> {
-  const result = await db.execute<{ id: number }>(sql`
-    INSERT INTO todos (user_id, project_id, author_id, target_type, target_id, action)
-    SELECT ${userId}::int, ${target.projectId}::int, ${userId}::int, ${target.type}::text, ${target.id}::int, ${TodoAction.marked}::int
-    WHERE NOT EXISTS (SELECT 1 FROM todos WHERE user_id = ${userId}::int AND target_type = ${target.type}::text
-      AND target_id = ${target.id}::int AND state = 'pending')
-    RETURNING id`);
+  const result = await db.execute<{ id: number }>(
+    insertTodosSql(
+      {
+        from: sql`(SELECT 1) AS one`,
+        userId: sql`${userId}::int`,
+        action: sql`${TodoAction.marked}::int`,
+        targetType: target.type,
+        targetId: target.id,
+        projectId: target.projectId,
+        authorId: userId,
+        skipPending: {},
+      },
+      sql` RETURNING id`,
+    ),
+  );
   return result.rows[0] ? Number(result.rows[0].id) : null;
 }

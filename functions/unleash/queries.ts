@@ -74,3 +74,6 @@ export async function addMetrics(db: Executor, projectId: number, appName: strin
     ON CONFLICT (project_id, app_name, feature_name, hour) DO UPDATE
       SET yes = operations_unleash_metrics.yes + EXCLUDED.yes, no = operations_unleash_metrics.no + EXCLUDED.no`);
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { FeatureFlagsClient } from "../../db/schema";

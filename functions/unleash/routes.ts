@@ -7,7 +7,7 @@ import { findProject } from "../kernel/lookup";
 import { rawParams } from "../kernel/params";
 import { present, presentContext } from "../kernel/present";
 import { router } from "../kernel/router";
-import type { FeatureFlagsClient } from "../../db/schema";
+import type { FeatureFlagsClient } from "./queries";
 import { clientFeatureFlags, featureFlagsClient } from "./entities";
 import * as q from "./queries";
 

@@ -1,6 +1,7 @@
 import type { User } from "../../db/schema";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { md5Hex } from "./md5";
+import { md5 } from "@noble/hashes/legacy.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 
 /** `{key, value}` of user_custom_attributes (API::Entities::CustomAttribute). */
 export type CustomAttribute = { key: string; value: string };
@@ -50,7 +51,7 @@ export function isInternal(user: Pick<User, "userType">): boolean {
  */
 export function avatarUrl(user: Pick<User, "avatarUrl" | "email">, ctx: PresentContext): string {
   if (user.avatarUrl) return user.avatarUrl.startsWith("/") ? webUrl(ctx, user.avatarUrl) : user.avatarUrl;
-  return `https://www.gravatar.com/avatar/${md5Hex(user.email.trim().toLowerCase())}?s=80&d=identicon`;
+  return `https://www.gravatar.com/avatar/${bytesToHex(md5(utf8ToBytes(user.email.trim().toLowerCase())))}?s=80&d=identicon`;
 }
 
 /** `Gitlab::PrivateCommitEmail.for_user`: `<id>-<username>@users.noreply.<host>`. */

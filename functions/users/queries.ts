@@ -391,3 +391,6 @@ export async function listMemberships(db: Executor, userId: number, type: "Proje
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(members).where(where), page);
   return { rows, total };
 }
+
+/** The row type routes name (routes never import db/schema). */
+export type { User } from "../../db/schema";

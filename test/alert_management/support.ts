@@ -3,7 +3,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import { expect } from "vitest";
 import { alertManagementAlertReceipts } from "../../db/schema";
 import type { Bindings } from "../../functions/kernel/env";
-import { queue } from "../../functions/kernel/queue";
+import { queue } from "../../functions/queue";
 import { BASE } from "../helpers/client";
 import type { TestProject, TestUser, World } from "../helpers/world";
 import { exports as workerExports } from "cloudflare:workers";

@@ -7,7 +7,7 @@ import { findGroup } from "../../kernel/lookup";
 import { canReadEpic } from "../../shared/issuables/policy";
 import { noteUser } from "../../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, rawParams, validateParams } from "../../kernel/params";
+import { p, rawParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { epic } from "../entities";
@@ -23,12 +23,6 @@ import { planEpicUpdate } from "../services";
  * system notes GitLab writes on epic changes.
  */
 export const epicRoutes = router();
-
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const iid = c.req.param("epic_iid");
-  return validateParams(iid === undefined ? raw : { ...raw, epic_iid: iid }, schema);
-}
 
 const ListEpics = z.object({
   order_by: p.oneOf("created_at", "updated_at").optional(),
@@ -77,7 +71,7 @@ const CreateEpic = z.object({
 for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** GET /groups/:id/epics (ee/lib/api/epics.rb) */
   epicRoutes.get(prefix, async (c) => {
-    const params = await readWithPath(c, ListEpics);
+    const params = await readParamsWithPath(c, ListEpics);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const page = pageOf(params);
     const filters = {
@@ -104,7 +98,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
    * epic is forbidden: GitLab answers 403, not 404, to a missing or unreadable epic.
    */
   epicRoutes.get(`${prefix}/:epic_iid`, async (c) => {
-    const params = await readWithPath(c, OneEpic);
+    const params = await readParamsWithPath(c, OneEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const found = await q.findEpic(c.var.db(), group, params.epic_iid);
     if (!found || !canReadEpic(c.var.actor, group, found)) throw forbidden();
@@ -114,7 +108,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** POST /groups/:id/epics (ee/lib/api/epics.rb, Epics::CreateService) */
   epicRoutes.post(prefix, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, CreateEpic);
+    const params = await readParamsWithPath(c, CreateEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     authorizeGroup(c, "admin_epic", group);
     const title = params.title.trim();
@@ -160,7 +154,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** DELETE /groups/:id/epics/:epic_iid (Issuable::DestroyService): owners only; 204. */
   epicRoutes.delete(`${prefix}/:epic_iid`, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, OneEpic);
+    const params = await readParamsWithPath(c, OneEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const found = await q.findEpic(c.var.db(), group, params.epic_iid);
     if (!found || !canReadEpic(actor, group, found)) throw forbidden();

@@ -4,7 +4,7 @@ import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, forbidden, recordNotFound, validation } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
-import { p, rawParams, validateParams } from "../../kernel/params";
+import { p, readParamsWithPath, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadEpic } from "../../shared/issuables/policy";
@@ -20,12 +20,6 @@ import { DEPTH_EXCEEDED, MAX_HIERARCHY_DEPTH, orderAfterMove, parentError } from
  * Not built: the system notes GitLab writes on both epics when a link changes.
  */
 export const epicLinkRoutes = router();
-
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const path = Object.fromEntries(Object.entries(c.req.param()).filter(([key]) => key !== "id"));
-  return validateParams({ ...raw, ...path }, schema);
-}
 
 /** The group and the epic named by the path, read-checked as `authorize!(:read_epic, epic)`. */
 async function findParentEpic(c: Ctx, iid: number): Promise<{ group: GroupWithAccess; parent: EpicRow }> {
@@ -49,7 +43,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   /** GET …/epics/:epic_iid/epics: the readable children, in their order. */
   epicLinkRoutes.get(prefix, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, OneEpic);
+    const params = await readParamsWithPath(c, OneEpic);
     const { group, parent } = await findParentEpic(c, params.epic_iid);
     const children = await q.childEpics(c.var.db(), group, c.var.actor, parent.id);
     return present(c, children, epic, { group });
@@ -58,7 +52,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   /** POST …/epics/:epic_iid/epics/:child_epic_id (EpicLinks::CreateService): relate, moving it from another parent. */
   epicLinkRoutes.post(`${prefix}/:child_epic_id`, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, ChildEpic);
+    const params = await readParamsWithPath(c, ChildEpic);
     const { group, parent } = await findParentEpic(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const db = c.var.db();
@@ -74,7 +68,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   /** POST …/epics/:epic_iid/epics (Epics::CreateService with `parent_id`): a new child, compact. */
   epicLinkRoutes.post(prefix, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, NewChild);
+    const params = await readParamsWithPath(c, NewChild);
     const { group, parent } = await findParentEpic(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const title = params.title.trim();
@@ -96,7 +90,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   /** PUT …/epics/:epic_iid/epics/:child_epic_id (EpicLinks::UpdateService): reorder among its siblings. */
   epicLinkRoutes.put(`${prefix}/:child_epic_id`, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, Reorder);
+    const params = await readParamsWithPath(c, Reorder);
     const { group, parent } = await findParentEpic(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const db = c.var.db();
@@ -115,7 +109,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   /** DELETE …/epics/:epic_iid/epics/:child_epic_id (Epics::UpdateService with `parent: nil`). */
   epicLinkRoutes.delete(`${prefix}/:child_epic_id`, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, ChildEpic);
+    const params = await readParamsWithPath(c, ChildEpic);
     const { group } = await findParentEpic(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const db = c.var.db();

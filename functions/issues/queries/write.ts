@@ -3,6 +3,9 @@ import { issues } from "../../../db/schema";
 import type { ProjectWithAccess } from "../../kernel/abilities";
 import type { Executor } from "../../kernel/db";
 import { projectAccessLevel } from "../../kernel/visibility";
+import { labelEventsCte, milestoneEventsCte, stateEventsCte } from "../../shared/issuables/resource_events";
+import { systemNotesCte } from "../../shared/issuables/system_notes";
+import { resolveTodosSql, todosCte } from "../../shared/issuables/todos";
 
 /**
  * The writes of issues, each ONE statement (data-modifying CTEs: atomic like a transaction, without
@@ -93,11 +96,6 @@ export const noEffects = (): IssueEffects => ({
 /** Label#color default (app/models/label.rb). */
 const DEFAULT_LABEL_COLOR = "#6699cc";
 
-/** 40 lowercase hex characters, as GitLab's discussion ids. */
-function discussionId(): string {
-  return [...crypto.getRandomValues(new Uint8Array(20))].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 const ints = (list: number[]) => sql`${sql.param(list)}::int[]`;
 
 /**
@@ -107,7 +105,6 @@ const ints = (list: number[]) => sql`${sql.param(list)}::int[]`;
  */
 function effectCtes(e: IssueEffects, ctx: { projectId: number; actorId: number; now: Date; issueState: SQL }): SQL[] {
   const projectId = sql`${ctx.projectId}::int`;
-  const actorId = sql`${ctx.actorId}::int`;
   const now = sql`${ctx.now}::timestamptz`;
   const ctes: SQL[] = [];
   ctes.push(sql`new_labels AS (INSERT INTO labels (project_id, title, color, created_at, updated_at)
@@ -118,38 +115,55 @@ function effectCtes(e: IssueEffects, ctx: { projectId: number; actorId: number; 
     AND label_id = ANY(${ints(e.removeLabelIds)}))`);
   ctes.push(sql`linked AS (INSERT INTO label_links (label_id, target_type, target_id, created_at)
     SELECT a.id, 'Issue', issue.id, ${now} FROM all_added a, issue ON CONFLICT DO NOTHING)`);
-  ctes.push(sql`label_events AS (INSERT INTO resource_label_events (action, issue_id, label_id, user_id, created_at)
-    SELECT 'add', issue.id, a.id, ${actorId}, ${now} FROM all_added a, issue
-    UNION ALL SELECT 'remove', issue.id, r, ${actorId}, ${now} FROM unnest(${ints(e.removeLabelIds)}) r, issue)`);
+  ctes.push(
+    labelEventsCte(
+      "label_events",
+      "Issue",
+      sql`SELECT 'add', issue.id, a.id FROM all_added a, issue UNION ALL SELECT 'remove', issue.id, r FROM unnest(${ints(e.removeLabelIds)}) r, issue`,
+      ctx.actorId,
+      now,
+    ),
+  );
   ctes.push(sql`unassigned AS (DELETE FROM issue_assignees WHERE issue_id = (SELECT id FROM issue)
     AND user_id = ANY(${ints(e.removeAssigneeIds)}))`);
   ctes.push(sql`assigned AS (INSERT INTO issue_assignees (issue_id, user_id)
     SELECT issue.id, u FROM issue, unnest(${ints(e.addAssigneeIds)}) u ON CONFLICT DO NOTHING)`);
   if (e.milestoneEvent)
-    ctes.push(sql`milestone_event AS (INSERT INTO resource_milestone_events (action, issue_id, milestone_id, user_id, state, created_at)
-      SELECT ${e.milestoneEvent.action}::text, issue.id, ${e.milestoneEvent.milestoneId}::int, ${actorId}, ${ctx.issueState}, ${now} FROM issue)`);
-  if (e.stateEvent)
-    ctes.push(sql`state_event AS (INSERT INTO resource_state_events (state, issue_id, user_id, created_at)
-      SELECT ${e.stateEvent}::text, issue.id, ${actorId}, ${now} FROM issue)`);
-  if (e.notes.length) {
-    const ids = e.notes.map(() => discussionId());
-    ctes.push(sql`system_notes AS (INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, discussion_id, created_at, updated_at)
-      SELECT 'Issue', issue.id, ${projectId}, ${actorId}, n.body, true, n.did, ${now}, ${now}
-      FROM issue, unnest(${sql.param(e.notes)}::text[], ${sql.param(ids)}::text[]) WITH ORDINALITY AS n(body, did, pos) ORDER BY n.pos)`);
-  }
+    ctes.push(
+      milestoneEventsCte(
+        "milestone_event",
+        "Issue",
+        sql`SELECT ${e.milestoneEvent.action}::text, issue.id, ${e.milestoneEvent.milestoneId}::int, ${ctx.issueState} FROM issue`,
+        ctx.actorId,
+        now,
+      ),
+    );
+  if (e.stateEvent) ctes.push(stateEventsCte("state_event", "Issue", sql`SELECT ${e.stateEvent}::text, issue.id FROM issue`, ctx.actorId, now));
+  if (e.notes.length)
+    ctes.push(
+      systemNotesCte(
+        "system_notes",
+        e.notes.map((body) => ({ noteableType: "Issue" as const, noteableId: sql`issue.id`, projectId: ctx.projectId, body })),
+        { authorId: ctx.actorId, from: sql`issue`, at: now },
+      ),
+    );
   if (e.resolveActorTodos)
-    ctes.push(sql`resolved_todos AS (UPDATE todos SET state = 'done', updated_at = ${now}
-      WHERE user_id = ${actorId} AND target_type = 'Issue' AND target_id = (SELECT id FROM issue) AND state = 'pending')`);
-  if (e.todos.length) {
-    // TodoService#create_todos skips users with a pending to-do on the target; the actor's own were
-    // just resolved (above), which this statement's snapshot does not see.
-    const skipActor = e.resolveActorTodos ? sql`AND p.user_id <> ${actorId}` : sql``;
-    ctes.push(sql`new_todos AS (INSERT INTO todos (user_id, project_id, author_id, target_type, target_id, action, state, created_at, updated_at)
-      SELECT t.user_id, ${projectId}, ${actorId}, 'Issue', issue.id, t.action, 'pending', ${now}, ${now}
-      FROM issue, unnest(${ints(e.todos.map((t) => t.userId))}, ${ints(e.todos.map((t) => t.action))}) AS t(user_id, action)
-      WHERE NOT EXISTS (SELECT 1 FROM todos p WHERE p.user_id = t.user_id AND p.target_type = 'Issue'
-        AND p.target_id = issue.id AND p.state = 'pending' ${skipActor}))`);
-  }
+    ctes.push(sql`resolved_todos AS (${resolveTodosSql(ctx.actorId, "Issue", sql`(SELECT id FROM issue)`, { at: now })})`);
+  if (e.todos.length)
+    ctes.push(
+      todosCte("new_todos", {
+        from: sql`issue, unnest(${ints(e.todos.map((t) => t.userId))}, ${ints(e.todos.map((t) => t.action))}) AS t(user_id, action)`,
+        userId: sql`t.user_id`,
+        action: sql`t.action`,
+        targetType: "Issue",
+        targetId: sql`issue.id`,
+        projectId: ctx.projectId,
+        authorId: ctx.actorId,
+        at: now,
+        // The actor's own were just resolved (above), which this statement's snapshot does not see.
+        skipPending: e.resolveActorTodos ? { except: ctx.actorId } : {},
+      }),
+    );
   if (e.userAgent)
     ctes.push(sql`agent AS (INSERT INTO user_agent_details (subject_type, subject_id, user_agent, ip_address, created_at)
       SELECT 'Issue', issue.id, ${e.userAgent.userAgent}::text, ${e.userAgent.ipAddress}::text, ${now} FROM issue)`);

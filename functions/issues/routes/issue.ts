@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { ProjectWithAccess } from "../../kernel/abilities";
 import { authorize } from "../../kernel/abilities";
@@ -7,9 +6,9 @@ import type { Ctx } from "../../kernel/env";
 import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../../kernel/errors";
 import { canReadIssue, canUpdateIssue } from "../../shared/issuables/policy";
 import { findIssue } from "../../shared/issuables/find";
-import { loadIssueWhere, loadProjectIssue, type IssueRow } from "../../shared/issuables/issue_preload";
+import { loadIssueById, loadProjectIssue, type IssueRow } from "../../shared/issuables/issue_preload";
 import { findProject } from "../../kernel/lookup";
-import { p, rawParams, validateParams } from "../../kernel/params";
+import { p, rawParams, readParamsWithPath } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { checkRateLimit } from "../../kernel/rate_limit";
@@ -22,13 +21,6 @@ import * as services from "../services";
 export const issueRoutes = router();
 
 const OneIssue = z.object({ issue_iid: p.id() });
-
-/** Parameters with the path's `:issue_iid`, which wins over query and body. */
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: Parameters<typeof validateParams>[2] = []) {
-  const raw = await rawParams(c);
-  const iid = c.req.param("issue_iid");
-  return validateParams(iid === undefined ? raw : { ...raw, issue_iid: iid }, schema, rules);
-}
 
 const withAssigneeIds = (row: IssueRow) => ({ ...row, assigneeIds: row.assignees.map((a) => a.id) });
 
@@ -43,7 +35,7 @@ async function reload(c: Ctx, project: ProjectWithAccess, where: { iid: number }
   const row =
     "iid" in where
       ? await loadProjectIssue(db, project.id, where.iid, c.var.actor)
-      : await loadIssueWhere(db, sql`issues.id = ${where.id}`, c.var.actor);
+      : await loadIssueById(db, where.id, c.var.actor);
   if (!row) throw notFound("Issue");
   return row;
 }
@@ -53,7 +45,7 @@ issueRoutes.get("/issues/:id", async (c) => {
   requireAdmin(c);
   const id = c.req.param("id");
   if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw recordNotFound();
-  const row = await loadIssueWhere(c.var.db(), sql`issues.id = ${Number(id)}`, c.var.actor);
+  const row = await loadIssueById(c.var.db(), Number(id), c.var.actor);
   if (!row) throw recordNotFound();
   const from = { kind: "project", id: row.project.id, namespaceId: row.project.namespaceId } as const;
   return present(c, row, issue, { from });
@@ -61,7 +53,7 @@ issueRoutes.get("/issues/:id", async (c) => {
 
 /** GET /projects/:id/issues/:issue_iid (lib/api/issues.rb, `find_project_issue`) */
 issueRoutes.get("/projects/:id/issues/:issue_iid", async (c) => {
-  const params = await readWithPath(c, OneIssue);
+  const params = await readParamsWithPath(c, OneIssue);
   const project = await findProject(c, c.req.param("id"));
   const row = await loadProjectIssue(c.var.db(), project.id, params.issue_iid, c.var.actor);
   if (!row || !canReadIssue(c.var.actor, project, withAssigneeIds(row))) throw notFound("Issue");
@@ -73,7 +65,7 @@ issueRoutes.get("/projects/:id/issues/:issue_iid", async (c) => {
  * (`issues_create`), after the permission check as the service does it.
  */
 issueRoutes.post("/projects/:id/issues", async (c) => {
-  const params = await readWithPath(c, CreateIssue, CREATE_RULES);
+  const params = await readParamsWithPath(c, CreateIssue, CREATE_RULES);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "create_issue", project);
   const actor = c.var.actor!;
@@ -94,7 +86,7 @@ issueRoutes.post("/projects/:id/issues", async (c) => {
  * Differs from GitLab: a confidential issue the caller may not read is that same 404, not a 403.
  */
 issueRoutes.put("/projects/:id/issues/:issue_iid", async (c) => {
-  const params = await readWithPath(c, UpdateIssue, UPDATE_RULES);
+  const params = await readParamsWithPath(c, UpdateIssue, UPDATE_RULES);
   const raw = await rawParams(c);
   const project = await findProject(c, c.req.param("id"));
   const actor = c.var.actor!;
@@ -117,7 +109,7 @@ issueRoutes.put("/projects/:id/issues/:issue_iid", async (c) => {
 
 /** DELETE /projects/:id/issues/:issue_iid (lib/api/issues.rb): owners and admins; 204, or 412 (`destroy_conditionally!`). */
 issueRoutes.delete("/projects/:id/issues/:issue_iid", async (c) => {
-  const params = await readWithPath(c, OneIssue);
+  const params = await readParamsWithPath(c, OneIssue);
   const project = await findProject(c, c.req.param("id"));
   const found = await findIssue(c, project, String(params.issue_iid));
   authorize(c, "destroy_issue", project);

@@ -17,8 +17,6 @@ import { refreshMergeRequest } from "../merging";
 
 export const mergeRequestRoutes = router();
 
-const nonBlank = () => p.string().refine((s) => s.trim() !== "", { message: "is empty" });
-
 /**
  * `optional_params` of lib/api/merge_requests.rb (15.4), in Grape's order.
  * Differs from GitLab: EE's `approvals_before_merge` is not taken (approvals are not built), and
@@ -67,8 +65,8 @@ const UPDATE_AT_LEAST_ONE = [
 ];
 
 const UpdateParams = z.object({
-  title: nonBlank().optional(),
-  target_branch: nonBlank().optional(),
+  title: p.nonBlank().optional(),
+  target_branch: p.nonBlank().optional(),
   state_event: p.oneOf("close", "reopen").optional(),
   discussion_locked: p.bool().optional(),
   ...optional,

@@ -5,7 +5,7 @@ import { requireAdmin, requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { acceptedBody, notFound } from "../../kernel/errors";
 import { findProject, findUser } from "../../kernel/lookup";
-import { p, rawParams, readParams, validateParams } from "../../kernel/params";
+import { p, rawParams, readParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
@@ -87,8 +87,7 @@ projectRoutes.post("/projects", async (c) => {
 
 /** POST /projects/user/:user_id (lib/api/projects.rb): an admin creates a project for a user. */
 projectRoutes.post("/projects/user/:user_id", async (c) => {
-  const raw = await rawParams(c);
-  const params = validateParams({ ...raw, user_id: c.req.param("user_id") }, CreateProjectForUser);
+  const params = await readParamsWithPath(c, CreateProjectForUser);
   requireAdmin(c);
   const user = await findUser(c, String(params.user_id));
   const row = await s.createProject(

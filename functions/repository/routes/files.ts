@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { GitCommitRow } from "../../../db/schema";
+import type { GitCommitRow } from "../queries";
 import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
-import { pipelinesForPush } from "../../kernel/ci";
+import { pipelinesForPush } from "../../shared/ci/coordinator";
 import type { Ctx } from "../../kernel/env";
 import { apiError, forbidden, notFound, paramsError } from "../../kernel/errors";
 import { commitFiles, listTree, repoOf, resolveCommitRow, RevWalk, type CommitAction, type Repo, type TreeListing } from "../../shared/git";
@@ -25,12 +25,6 @@ import * as q from "../queries";
  * DeleteService). Not built: `…/files/:file_path/blame` and the changelog.
  */
 export const fileRoutes = router();
-
-/** `allow_blank: false`: blank (or only spaces) → `x is empty`. */
-const nonBlank = () =>
-  p.string().superRefine((value, ctx) => {
-    if (value.trim() === "") ctx.addIssue({ code: "custom", message: "is empty" });
-  });
 
 /** `CGI.unescape`: `+` is a space, bad escapes stay as they are. */
 function cgiUnescape(text: string): string {
@@ -59,8 +53,8 @@ const filePath = () =>
     if (!validFilePath(value)) ctx.addIssue({ code: "custom", message: "should be a valid file path" });
   });
 
-const GetFile = z.object({ file_path: filePath(), ref: nonBlank() });
-const GetRawFile = z.object({ file_path: filePath(), ref: nonBlank().optional() });
+const GetFile = z.object({ file_path: filePath(), ref: p.nonBlank() });
+const GetRawFile = z.object({ file_path: filePath(), ref: p.nonBlank().optional() });
 
 // Differs from GitLab only with its `repository_tree_gitaly_pagination` flag on (off by default in
 // 15.4): `pagination=keyset` is then answered with offset pages, as GitLab does with the flag off.
@@ -165,8 +159,8 @@ function sortedEntries(entries: TreeListing[]): TreeListing[] {
 
 const writeShape = {
   file_path: filePath(),
-  branch: nonBlank(),
-  commit_message: nonBlank(),
+  branch: p.nonBlank(),
+  commit_message: p.nonBlank(),
   start_branch: p.string().optional(),
   author_email: p.string().optional(),
   author_name: p.string().optional(),

@@ -150,3 +150,8 @@ export async function loadIssueWhere(db: Executor, where: SQL, actor: Actor | nu
   const rows = await base(db, actor).where(where).limit(1);
   return rows[0] ? toRow(rows[0] as Selected) : null;
 }
+
+/** One issue by its global id, as `actor` sees it (null when missing). */
+export function loadIssueById(db: Executor, id: number, actor: Actor | null): Promise<IssueRow | null> {
+  return loadIssueWhere(db, sql`issues.id = ${id}`, actor);
+}

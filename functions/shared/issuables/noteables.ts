@@ -241,11 +241,6 @@ export function noteUser(user: User): NoteUser {
   return { id: user.id, username: user.username, name: user.name, state: user.state, avatarUrl: user.avatarUrl, email: user.email };
 }
 
-/** Discussion::discussion_id: 40 hex characters (GitLab hashes a random value with SHA1). */
-export function newDiscussionId(): string {
-  return [...crypto.getRandomValues(new Uint8Array(20))].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /**
  * `find_noteable` (lib/api/helpers/notes_helpers.rb): the project (or group, for epics) as its lookup
  * answers, then the noteable through its finder, which raises RecordNotFound (`404 Not found`) for a

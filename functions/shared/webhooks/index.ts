@@ -161,7 +161,7 @@ export async function deliverNow(db: Executor, hook: WebHook, header: string, pa
   return deliver(hook, header, payload, { ...(await guardFor(db, hook)), instanceUrl: baseUrl, uuid });
 }
 
-/** The queue consumer of `edgeforge-webhooks` (dispatched by kernel/queue.ts). */
+/** The queue consumer of `edgeforge-webhooks` (dispatched by functions/queue.ts). */
 export async function consumeWebhooks(batch: MessageBatch<WebhookMessage>, env: Bindings): Promise<void> {
   await withDb(env, async (db) => {
     for (const msg of batch.messages) {

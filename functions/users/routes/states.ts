@@ -5,7 +5,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import type { User } from "../../../db/schema";
+import type { User } from "../queries";
 import { isInternal, membership } from "../entities";
 import * as q from "../queries";
 

@@ -1,5 +1,5 @@
-import type { Ctx } from "./env";
-import { rawParams } from "./params";
+import type { Ctx } from "../../kernel/env";
+import { rawParams } from "../../kernel/params";
 
 /**
  * The CI job token of a request (CI.md §10; lib/api/helpers.rb `job_token_authentication`): the

@@ -1,7 +1,7 @@
-import type { JobOutcome } from "../pipelines/processing";
-import type { PipelineCoordinator, PipelineSnapshot } from "../pipelines/coordinator";
-import type { Bindings } from "./env";
-import { hookEvent } from "../shared/webhooks";
+import type { JobOutcome } from "../../pipelines/processing";
+import type { PipelineCoordinator, PipelineSnapshot } from "../../pipelines/coordinator";
+import type { Bindings } from "../../kernel/env";
+import { hookEvent } from "../webhooks";
 
 /**
  * The typed facade of the `PipelineCoordinator` Durable Object (CI.md §7): how `jobs`, `runners`,

@@ -1,9 +1,9 @@
-import { refreshBillableMembers } from "../billable_members/services";
-import { runDueSchedules } from "../pipeline_schedules/services";
-import { sweepStep } from "../pipelines/services";
-import { pipelineStub } from "./ci";
-import { withDb } from "./db";
-import type { Bindings } from "./env";
+import { refreshBillableMembers } from "./billable_members/services";
+import { runDueSchedules } from "./pipeline_schedules/services";
+import { sweepStep } from "./pipelines/services";
+import { pipelineStub } from "./shared/ci/coordinator";
+import { withDb } from "./kernel/db";
+import type { Bindings } from "./kernel/env";
 
 /**
  * Cron dispatch (ARCHITECTURE.md §11): `0 12 * * *` refreshes the billable-member snapshots and the

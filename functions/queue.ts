@@ -1,6 +1,6 @@
-import { consumeAlerts, consumeDeadAlerts } from "../alert_management/consumer";
-import { consumeWebhooks, type WebhookMessage } from "../shared/webhooks";
-import type { Bindings } from "./env";
+import { consumeAlerts, consumeDeadAlerts } from "./alert_management/consumer";
+import { consumeWebhooks, type WebhookMessage } from "./shared/webhooks";
+import type { Bindings } from "./kernel/env";
 
 /**
  * Queue dispatch (ARCHITECTURE.md §11): one consumer per queue of wrangler.toml, chosen by
