@@ -126,7 +126,8 @@ alertManagementRoutes.get("/projects/:id/alert_management/settings", async (c) =
 
 /** PUT /projects/:id/alert_management/settings (`create_issue`, `auto_close_incident`, `send_email`). */
 alertManagementRoutes.put("/projects/:id/alert_management/settings", async (c) => {
-  const params = await readParams(c, Settings);
+  // Grape's `at_least_one_of`, as GitLab's REST update endpoints declare it: an empty update is a 400.
+  const params = await readParams(c, Settings, [{ atLeastOneOf: ["create_issue", "auto_close_incident", "send_email"] }]);
   const project = await adminProject(c);
   const row = await q.saveSettings(c.var.db(), project.id, {
     ...(params.create_issue !== undefined && { createIssue: params.create_issue }),
