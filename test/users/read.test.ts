@@ -136,7 +136,8 @@ describe("GET /users", () => {
     const human = await w.user({ name: `${tag} human` });
     const alert = await w.user({ name: `${tag} alert` });
     const projectBot = await w.user({ name: `${tag} project` });
-    await setUser(w, alert.id, { userType: "alert_bot" });
+    // Not alert_bot: the alerts consumer takes the first alert_bot as its author, and tests share one database.
+    await setUser(w, alert.id, { userType: "visual_review_bot" });
     await setUser(w, projectBot.id, { userType: "project_bot" });
     const res = await w.as(w.stranger).get("/users", { query: { search: tag, exclude_internal: true } });
     expect(ids(await res.json())).toEqual([human.id, projectBot.id]);
