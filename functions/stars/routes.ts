@@ -11,6 +11,7 @@ import { project as projectEntity, projectBasic, projectWithAccess } from "../pr
 import * as projectQueries from "../projects/queries";
 import { userStarsProject } from "./entities";
 import * as q from "./queries";
+import { collectionFilters, collectionTail } from "../projects/params";
 
 /**
  * Project stars (lib/api/projects.rb: star, unstar, starrers, `GET /users/:user_id/starred_projects`).
@@ -52,23 +53,11 @@ starsRoutes.get("/projects/:id/starrers", async (c) => {
 
 /** `params :collection_params` of lib/api/projects.rb (sort, filter, pagination, simple). */
 const ListStarredProjects = z.object({
+  ...collectionFilters,
+  // StarredProjectsFinder has no similarity order.
   order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  archived: p.bool().optional(),
-  visibility: p.oneOf("private", "internal", "public").optional(),
-  search: p.string().optional(),
-  search_namespaces: p.bool().optional(),
-  owned: p.bool().optional(),
-  starred: p.bool().optional(),
-  membership: p.bool().optional(),
-  with_issues_enabled: p.bool().optional(),
-  with_merge_requests_enabled: p.bool().optional(),
-  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
-  id_after: p.int().optional(),
-  id_before: p.int().optional(),
   ...pageParams.shape,
-  simple: p.bool().optional(),
-  pagination: p.string().optional(),
+  ...collectionTail,
 });
 
 /** GET /users/:user_id/starred_projects (StarredProjectsFinder) */

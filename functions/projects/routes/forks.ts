@@ -10,6 +10,7 @@ import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess } from "../entities";
 import * as q from "../queries";
+import { collectionFilters, collectionTail } from "../params";
 import * as s from "../services";
 import { visibilityLevel } from "../../kernel/access";
 
@@ -63,25 +64,7 @@ forkRoutes.post("/projects/:id/fork", async (c) => {
 });
 
 /** `params :collection_params` of lib/api/projects.rb (sort, filter, pagination, simple). */
-const ListForks = z.object({
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  archived: p.bool().optional(),
-  visibility: p.oneOf("private", "internal", "public").optional(),
-  search: p.string().optional(),
-  search_namespaces: p.bool().optional(),
-  owned: p.bool().optional(),
-  starred: p.bool().optional(),
-  membership: p.bool().optional(),
-  with_issues_enabled: p.bool().optional(),
-  with_merge_requests_enabled: p.bool().optional(),
-  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
-  id_after: p.int().optional(),
-  id_before: p.int().optional(),
-  ...pageParams.shape,
-  simple: p.bool().optional(),
-  pagination: p.string().optional(),
-});
+const ListForks = z.object({ ...collectionFilters, ...pageParams.shape, ...collectionTail });
 
 /**
  * GET /projects/:id/forks (ForkProjectsFinder): the direct forks the caller may see.

@@ -9,6 +9,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
 import * as q from "../queries";
+import { collectionFilters, collectionTail } from "../params";
 
 export const listRoutes = router();
 
@@ -18,26 +19,12 @@ type KeysetOrder = (typeof KEYSET_ORDERS)[number];
 
 /** `params :sort_params`, `:filter_params`, `:pagination`, `simple` of lib/api/projects.rb, in its order. */
 const ListProjects = z.object({
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  archived: p.bool().optional(),
-  visibility: p.oneOf(...VISIBILITIES).optional(),
-  search: p.string().optional(),
-  search_namespaces: p.bool().optional(),
-  owned: p.bool().optional(),
-  starred: p.bool().optional(),
-  membership: p.bool().optional(),
-  with_issues_enabled: p.bool().optional(),
-  with_merge_requests_enabled: p.bool().optional(),
-  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
-  id_after: p.int().optional(),
-  id_before: p.int().optional(),
+  ...collectionFilters,
   last_activity_after: p.datetime().optional(),
   last_activity_before: p.datetime().optional(),
   topic: p.strings({ comma: true }).optional(),
   ...pageParams.shape,
-  simple: p.bool().optional(),
-  pagination: p.string().optional(),
+  ...collectionTail,
   cursor: p.string().optional(),
 });
 
