@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench:commits` (issue 3 item 7; also run by `npm run bench` after the other benches): the
 // commits API on a repository of BENCH_COMMITS (10,000) commits, Edgeforge as `npm start` runs it
-// (scripts/start.mjs: wrangler dev on workerd, the WebSocket proxy, the database).
+// (scripts/start.mjs: the Worker on workerd through Miniflare, the WebSocket proxy, the database).
 //
 //   database:  DATABASE_URL unset → embedded PGlite in a temporary DATA_DIR (as `npm start`);
 //              DATABASE_URL set   → a fresh database `edgeforge_bench_commits_<rand>` on that server (loopback

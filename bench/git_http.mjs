@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench:git_http` (issue 10 item 7; also run by `npm run bench`): git over smart HTTP with the git
-// CLI against Edgeforge as `npm start` runs it (scripts/start.mjs: wrangler dev on workerd, the WebSocket
+// CLI against Edgeforge as `npm start` runs it (scripts/start.mjs: the Worker on workerd through Miniflare, the WebSocket
 // proxy, the database).
 //
 //   database:  DATABASE_URL unset → embedded PGlite in a temporary DATA_DIR (as `npm start`);
@@ -15,7 +15,7 @@
 //              resident memory is sampled every 50 ms (/proc/<pid>/status VmRSS): the report gives its peak
 //              per step and the baseline before it (workerd also holds the dev server's own state, so the
 //              step's cost is the peak less the baseline).
-//   env:       BENCH_GIT_COMMITS overrides the history size.
+//   env:       BENCH_GIT_COMMITS overrides the history size; BENCH_GIT_LARGE=1 adds a blob over 1 MiB.
 //
 // Everything listens on and targets 127.0.0.1 only; the run stops itself after 15 minutes at most; everything
 // started is stopped and temporary files and databases removed.
@@ -44,7 +44,7 @@ function git(cwd, args) {
   return result.stdout;
 }
 
-/** The workerd process among the server's descendants (wrangler dev spawns it). */
+/** The workerd process among the server's descendants (Miniflare spawns it). */
 function workerdPid(rootPid) {
   const table = execFileSync("ps", ["-eo", "pid=,ppid=,comm="], { encoding: "utf8" })
     .trim()
@@ -104,7 +104,7 @@ async function main() {
   const source = path.join(dataDir, "source");
   git(dataDir, ["init", "-q", "-b", "main", source]);
   let started = Date.now();
-  buildHistory(source, { commits: COMMITS, seed: 11, binaryEvery: 40 });
+  buildHistory(source, { commits: COMMITS, seed: 11, binaryEvery: 40, largeBlob: process.env.BENCH_GIT_LARGE === "1" });
   const total = Number(git(source, ["rev-list", "--count", "--all"]).trim());
   const objects = git(source, ["count-objects", "-v"]);
   log(`git built ${total} commits in ${((Date.now() - started) / 1000).toFixed(1)} s (${/size-pack: (\d+)/.exec(objects)?.[1] ?? "?"} KiB packed)`);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench:issues` (issue 4 item 10; also run by `npm run bench` after bench/run.mjs): issues and
-// notes at volume, Edgeforge as `npm start` runs it (scripts/start.mjs: wrangler dev on workerd, the
-// WebSocket proxy, the database).
+// notes at volume, Edgeforge as `npm start` runs it (scripts/start.mjs: the Worker on workerd through
+// Miniflare, the WebSocket proxy, the database).
 //
 //   instances: two, side by side, each with its own database and its own `npm start` (separate DATA_DIRs):
 //              one with BENCH_SMALL (1,000) issues, one with BENCH_ISSUES (100,000).

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench` (issue 2 item 17, issue 9, ARCHITECTURE.md §12): Edgeforge as `npm start` runs it (wrangler dev
+// `npm run bench` (issue 2 item 17, issue 9, ARCHITECTURE.md §12): Edgeforge as `npm start` runs it (Miniflare
 // on workerd, the pooling WebSocket proxy, the database) beside a bare Node `http` + pooled `pg` server running
 // the same SQL (bench/bare.mjs), in the same run, against the same database, with the same load; on both
 // databases, one after the other.

@@ -1,6 +1,6 @@
-// The cron ticker of `npm start` (ARCHITECTURE.md §9): `wrangler dev` never fires `[triggers] crons`,
-// so this calls wrangler's `/cdn-cgi/handler/scheduled?cron=<expr>` (enabled by `--test-scheduled`)
-// when each expression of wrangler.toml is due, in UTC, as Cloudflare does.
+// The cron ticker of `npm start` (ARCHITECTURE.md §9): local workerd never fires `[triggers] crons`,
+// so this calls Miniflare's `/cdn-cgi/handler/scheduled?cron=<expr>` (enabled by `unsafeTriggerHandlers`,
+// scripts/worker-host.mjs) when each expression of wrangler.toml is due, in UTC, as Cloudflare does.
 import { readFileSync } from "node:fs";
 import { Cron } from "croner";
 
@@ -13,7 +13,7 @@ export function cronsOf(wranglerToml) {
 }
 
 /**
- * Schedules every expression; each tick calls the Worker's scheduled handler through wrangler.
+ * Schedules every expression; each tick calls the Worker's scheduled handler through Miniflare.
  * `protect` skips a tick while the previous run of the same expression is still answering.
  * @returns {{ stop(): void, jobs: Cron[] }}
  */

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm start` (ARCHITECTURE.md §9): the database (embedded PGlite, or DATABASE_URL), migrations and
-// bootstrap, the WebSocket proxy, then the Worker on workerd through `wrangler dev`.
+// bootstrap, the WebSocket proxy, then the Worker on workerd through Miniflare (scripts/worker-host.mjs
+// says why not `wrangler dev`).
 // Non-interactive; one progress line per step; Ctrl-C stops everything it started.
-import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,7 @@ import { migratePglite, migratePostgres } from "./migrate.mjs";
 import { openPglite, servePglite } from "./pglite-server.mjs";
 import { startWsProxy } from "./ws-proxy.mjs";
 import { cronsOf, startCronTicker } from "./cron-ticker.mjs";
+import { startWorker } from "./worker-host.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT || 8787);
@@ -70,10 +71,9 @@ async function prepareDatabase() {
   return { url: server.url, serialized: `127.0.0.1:${server.port}`, ...result };
 }
 
-async function waitForReady(child) {
+async function waitForReady() {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/v4/version`);
       if (res.status === 401) return;
@@ -87,54 +87,27 @@ async function waitForReady(child) {
 
 try {
   const database = await prepareDatabase();
-  const vars = [`DATABASE_URL:${database.url}`];
+  const vars = { DATABASE_URL: database.url };
   if (isLoopback(database.url)) {
     const proxy = await startWsProxy({ serialize: (address) => address === database.serialized });
     cleanups.push(() => proxy.close());
-    vars.push(`WS_PROXY:127.0.0.1:${proxy.port}`);
+    vars.WS_PROXY = `127.0.0.1:${proxy.port}`;
     log(`websocket proxy on 127.0.0.1:${proxy.port}${database.serialized ? " (serialising PGlite)" : ""}`);
   }
-  if (externalUrl) vars.push(`EXTERNAL_URL:${externalUrl}`);
+  if (externalUrl) vars.EXTERNAL_URL = externalUrl;
   // Opt-in (bench/issues.mjs): every response carries X-Query-Count, the SQL statements it ran.
-  if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.push("QUERY_COUNT_HEADER:1");
+  if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.QUERY_COUNT_HEADER = "1";
 
-  const wranglerDir = path.join(dataDir, "wrangler");
-  mkdirSync(wranglerDir, { recursive: true });
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", wranglerDir,
-    "--show-interactive-dev-session=false", "--log-level", process.env.WRANGLER_LOG ?? "warn",
-    // `/cdn-cgi/handler/scheduled?cron=<expr>` runs a cron on demand; the ticker below uses it on schedule.
-    "--test-scheduled"];
-  for (const v of vars) args.push("--var", v);
-  log(`starting the Worker on workerd (wrangler dev, port ${port})`);
-  const child = spawn(path.join(root, "node_modules/.bin/wrangler"), args, {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      // Machines are offline: do not fetch the `Request.cf` placeholder from Cloudflare.
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      // Keep wrangler's own config and logs inside DATA_DIR: nothing is written outside it and the project.
-      XDG_CONFIG_HOME: path.join(wranglerDir, "config"),
-      WRANGLER_LOG_PATH: path.join(wranglerDir, "logs"),
-    },
+  const workerDir = path.join(dataDir, "worker");
+  log(`starting the Worker on workerd (Miniflare, port ${port})`);
+  const worker = await startWorker({
+    port,
+    vars,
+    persistDir: path.join(workerDir, "state"),
+    bundleDir: path.join(workerDir, "bundle"),
   });
-  cleanups.push(
-    () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", resolve);
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
-      }),
-  );
-  child.once("exit", (code) => {
-    if (!stopping) {
-      console.error(`[edgeforge] wrangler dev exited (${code})`);
-      stop(1);
-    }
-  });
-  await waitForReady(child);
+  cleanups.push(() => worker.dispose());
+  await waitForReady();
   const crons = cronsOf(path.join(root, "wrangler.toml"));
   const ticker = startCronTicker({ baseUrl: `http://127.0.0.1:${port}`, crons, log });
   cleanups.push(() => ticker.stop());

@@ -14,36 +14,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { buildHistory, git, GIT_ENV } from "./git-history.mjs";
-import pg from "pg";
 import { startServer } from "./server.mjs";
 
-/**
- * A throwaway database on the local PostgreSQL when one answers: the 230-commit clone through the
- * embedded PGlite (one serialised backend) has hung intermittently (see docs/architecture.md, known
- * issues); E2E_DATABASE_URL overrides, and without PostgreSQL the test runs on PGlite as before.
- */
-async function throwawayDatabase() {
-  if (process.env.E2E_DATABASE_URL) return { url: process.env.E2E_DATABASE_URL, drop: async () => {} };
-  const admin = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres", connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return { url: undefined, drop: async () => {} };
-  }
-  const name = `edgeforge_e2e_git_${randomBytes(4).toString("hex")}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return {
-    url: `postgres://postgres@127.0.0.1:5432/${name}`,
-    drop: async () => {
-      const c = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres" });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-let database;
 
 const ROOT_TOKEN = `glpat-git${randomBytes(12).toString("hex")}`;
 const RUN = `gh${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
@@ -121,12 +93,11 @@ async function newUser(label) {
 
 before(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-git-e2e-"));
-  database = await throwawayDatabase();
   server = await startServer({
     dataDir: path.join(dataDir, "server"),
     rootToken: ROOT_TOKEN,
-    databaseUrl: database.url,
-    // wrangler's first build can be slow on a loaded machine.
+    databaseUrl: process.env.E2E_DATABASE_URL,
+    // The first bundle can be slow on a loaded machine.
     timeoutMs: 180_000,
     verbose: Boolean(process.env.E2E_VERBOSE),
   });
@@ -134,7 +105,6 @@ before(async () => {
 
 after(async () => {
   if (server) await server.stop(10_000);
-  if (database) await database.drop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
