@@ -2,7 +2,7 @@ import { unzipSync } from "fflate";
 import { z } from "zod";
 import type { GitCommitRow } from "./queries";
 import { authorize, type ProjectWithAccess } from "../kernel/abilities";
-import { sha256Hex } from "../kernel/auth";
+import { requireUser, sha256Hex } from "../kernel/auth";
 import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { badRequest, forbidden, notFound, paramsError, recordNotFound, unauthorized } from "../kernel/errors";
@@ -36,9 +36,14 @@ const ctxOf = (project: { id: number; fullPath: string }, commits: Map<string, G
   commits,
 });
 
-/** The project of a request authenticated by a running job's token, or by a user (then `ability`). */
-async function projectFor(c: Ctx, ability: "read_build" | "update_build" | "erase_build"): Promise<ProjectWithAccess> {
+/**
+ * The project of a request authenticated by a running job's token, or by a user (then `ability`).
+ * `signedIn`: lib/api/ci/jobs.rb's `before { authenticate! }` (neither a user nor a job token is 401,
+ * even on a public project); the artifact downloads (job_artifacts.rb) let anonymous callers read.
+ */
+async function projectFor(c: Ctx, ability: "read_build" | "update_build" | "erase_build", opts: { signedIn?: boolean } = {}): Promise<ProjectWithAccess> {
   const token = c.var.actor ? null : await jobTokenOf(c);
+  if (opts.signedIn && !c.var.actor && !token) throw unauthorized();
   if (token) {
     const found = await q.findJobByToken(c.var.db(), await sha256Hex(token));
     if (!found) throw unauthorized();
@@ -60,6 +65,7 @@ async function loadJob(c: Ctx, project: ProjectWithAccess) {
 
 /** GET /projects/:id/jobs */
 jobsRoutes.get("/projects/:id/jobs", async (c) => {
+  requireUser(c);
   const params = await readParams(c, ListJobs);
   checkScope(params.scope);
   const project = await findProject(c, c.req.param("id")!);
@@ -72,6 +78,7 @@ jobsRoutes.get("/projects/:id/jobs", async (c) => {
 
 /** GET /projects/:id/pipelines/:pipeline_id/jobs */
 jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
+  requireUser(c);
   const params = await readParams(c, ListPipelineJobs);
   checkScope(params.scope);
   const project = await findProject(c, c.req.param("id")!);
@@ -86,6 +93,7 @@ jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges */
 jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", async (c) => {
+  requireUser(c);
   const params = await readParams(c, ListJobs);
   checkScope(params.scope);
   const project = await findProject(c, c.req.param("id")!);
@@ -113,7 +121,7 @@ jobsRoutes.get("/job", async (c) => {
 
 /** GET /projects/:id/jobs/:job_id */
 jobsRoutes.get("/projects/:id/jobs/:job_id", async (c) => {
-  const project = await projectFor(c, "read_build");
+  const project = await projectFor(c, "read_build", { signedIn: true });
   const found = await loadJob(c, project);
   return present(c, found.row, job, ctxOf(project, found.commits));
 });
@@ -168,7 +176,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/erase", async (c) => {
 
 /** GET /projects/:id/jobs/:job_id/trace: the log as text/plain. */
 jobsRoutes.get("/projects/:id/jobs/:job_id/trace", async (c) => {
-  const project = await projectFor(c, "read_build");
+  const project = await projectFor(c, "read_build", { signedIn: true });
   const found = await loadJob(c, project);
   const trace = await q.readTrace(c.var.db(), found.row.id);
   return new Response(trace, { status: 200, headers: { "Content-Type": "text/plain" } });

@@ -162,8 +162,11 @@ export function allowed(actor: Actor | null, ability: ProjectAbility, project: P
   if (actor?.isAdmin) return true;
   if (!actor && !rule.readers) return false;
   // Non-members read pipelines and jobs only while the project's jobs are public (`public_builds`).
-  const publicJobsGate = (ability === "read_pipeline" || ability === "read_build") && !project.publicJobs;
-  if (rule.readers && !publicJobsGate && canReadWithoutMembership(actor, project.visibilityLevel)) return true;
+  const ci = ability === "read_pipeline" || ability === "read_build";
+  if (rule.readers && !(ci && !project.publicJobs) && canReadWithoutMembership(actor, project.visibilityLevel)) return true;
+  // …and so do guests, of private projects too (`rule { public_builds }.enable :read_build`,
+  // `rule { public_builds & can?(:guest_access) }.enable :read_pipeline`).
+  if (ci && project.publicJobs && project.accessLevel >= Access.GUEST) return true;
   return project.accessLevel >= rule.level;
 }
 
