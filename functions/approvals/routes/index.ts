@@ -1,4 +1,5 @@
 import { router } from "../../kernel/router";
+import { approvalRuleRoutes } from "./rules";
 import { approvalSettingsRoutes } from "./settings";
 
 /**
@@ -7,3 +8,4 @@ import { approvalSettingsRoutes } from "./settings";
  */
 export const approvalsRoutes = router();
 approvalsRoutes.route("/", approvalSettingsRoutes);
+approvalsRoutes.route("/", approvalRuleRoutes);
