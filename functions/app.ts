@@ -35,6 +35,7 @@ import { protectedBranchesRoutes } from "./protected_branches/routes";
 import { commitStatusesRoutes } from "./commit_statuses/routes";
 import { pipelinesRoutes } from "./pipelines/routes";
 import { pipelineSchedulesRoutes } from "./pipeline_schedules/routes";
+import { pipelineTriggersRoutes } from "./pipeline_triggers/routes";
 import { groupVariablesRoutes, instanceVariablesRoutes, projectVariablesRoutes } from "./ci_variables/routes";
 import { jobsRoutes } from "./jobs/routes";
 import { runnerProtocolRoutes, runnersRoutes } from "./runners/routes";
@@ -55,6 +56,8 @@ import { alertReceiverRoutes } from "./alert_management/receiver";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
 import { integrationsRoutes } from "./integrations/routes";
+import { projectExportRoutes } from "./project_export/routes";
+import { approvalsRoutes } from "./approvals/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -116,6 +119,7 @@ api.route("/", tagsRoutes);
 api.route("/", repositoryRoutes);
 api.route("/", pipelinesRoutes);
 api.route("/", pipelineSchedulesRoutes);
+api.route("/", pipelineTriggersRoutes);
 api.route("/", projectVariablesRoutes);
 api.route("/", groupVariablesRoutes);
 api.route("/", instanceVariablesRoutes);
@@ -138,6 +142,8 @@ api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
 api.route("/", hooksRoutes);
 api.route("/", integrationsRoutes);
+api.route("/", projectExportRoutes);
+api.route("/", approvalsRoutes);
 api.route("/", alertManagementRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);

@@ -18,6 +18,8 @@ export class PipelineCreationError extends Error {
   ) {
     super(message);
   }
+  /** The commit the configuration was read at, once the ref resolved (a failed pipeline is stored there). */
+  at?: { sha: string; tag: boolean };
 }
 
 export type CreatePipelineInput = {
@@ -78,6 +80,15 @@ export async function buildPipeline(db: Executor, input: CreatePipelineInput) {
     if (!resolved) throw new PipelineCreationError("Reference not found", "ref");
     ({ sha, tag } = resolved);
   }
+  try {
+    return await buildAt(db, input, repo, sha, tag);
+  } catch (error) {
+    if (error instanceof PipelineCreationError) error.at ??= { sha, tag };
+    throw error;
+  }
+}
+
+async function buildAt(db: Executor, input: CreatePipelineInput, repo: Repo, sha: string, tag: boolean) {
   const ref = input.ref.replace(/^refs\/(heads|tags)\//, "");
   const commit = (await readCommitRows(db, repo.poolId, [sha])).get(sha);
   if (!commit) throw new PipelineCreationError("Commit not found", "ref");
@@ -244,14 +255,18 @@ export async function createPipeline(db: Database, input: CreatePipelineInput): 
     return await persistPipeline(db, input, built);
   } catch (error) {
     if (!(error instanceof PipelineCreationError) || input.source === "api" || input.source === "web") throw error;
-    if (error.kind !== "config") return null;
-    const sha = input.parent?.sha ?? input.sha;
+    // Triggers answer every refusal but a configuration error (stored as a failed pipeline) with a 400.
+    if (error.kind !== "config") {
+      if (input.source === "trigger") throw error;
+      return null;
+    }
+    const sha = input.parent?.sha ?? input.sha ?? error.at?.sha;
     if (!sha) return null;
     return db.transaction((tx) =>
       insertPipeline(
         tx,
         input,
-        { sha, tag: input.parent?.tag ?? input.ref.startsWith("refs/tags/"), ref: input.ref.replace(/^refs\/(heads|tags)\//, ""), beforeSha: input.beforeSha ?? ZERO_OID },
+        { sha, tag: input.parent?.tag ?? error.at?.tag ?? input.ref.startsWith("refs/tags/"), ref: input.ref.replace(/^refs\/(heads|tags)\//, ""), beforeSha: input.beforeSha ?? ZERO_OID },
         { status: "failed", yamlErrors: error.message, failureReason: "config_error" },
       ),
     );

@@ -100,6 +100,8 @@ export function pipelineVariables(baseUrl: string, project: ProjectFacts, pipeli
     pub("CI_COMMIT_TIMESTAMP", commit ? new Date(commit.committedAt).toISOString().replace(/\.\d{3}Z$/, "Z") : ""),
     pipeline.tag ? pub("CI_COMMIT_TAG", pipeline.ref) : pub("CI_COMMIT_BRANCH", pipeline.ref),
   ];
+  // app/models/ci/build.rb: `CI_PIPELINE_TRIGGERED` for pipelines run by a trigger token.
+  if (pipeline.source === "trigger") out.push(pub("CI_PIPELINE_TRIGGERED", "true"));
   if (pipeline.id !== null) {
     out.push(pub("CI_PIPELINE_ID", pipeline.id), pub("CI_PIPELINE_IID", pipeline.iid));
     out.push(pub("CI_PIPELINE_URL", `${baseUrl}/${project.fullPath}/-/pipelines/${pipeline.id}`));
