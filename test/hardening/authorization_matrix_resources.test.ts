@@ -60,13 +60,14 @@ function expected<F>(e: Endpoint<F>, role: Role, vis: Vis): number {
   return e.denied ?? 403;
 }
 
-/** Per visibility: the project and what each cell acts on. `byRole` resources are consumed by a cell. */
+/**
+ * Per visibility: the project and what each cell acts on. `byRole` resources are each role's own (the
+ * note or merge request a role edits and then deletes), so that no two cells write the same row at once.
+ */
 type ProjectFixture = {
   project: TestProject;
   issueIid: number;
   mrIid: number;
-  issueNoteId: number;
-  mrNoteId: number;
   pipelineId: number;
   jobId: number;
   packageId: number;
@@ -160,15 +161,15 @@ const PROJECT_ENDPOINTS: Endpoint<ProjectFixture>[] = [
   // internal projects have guest access); editing another's note is `admin_note` (maintainers).
   { name: "list issue notes", method: "GET", path: (f) => `${P(f)}/issues/${f.issueIid}/notes`, min: "guest", readers: true, signedIn: true, ok: 200 },
   { name: "create issue note", method: "POST", path: (f) => `${P(f)}/issues/${f.issueIid}/notes`, body: () => ({ body: "n" }), min: "guest", readers: true, ok: 201 },
-  { name: "update issue note", method: "PUT", path: (f) => `${P(f)}/issues/${f.issueIid}/notes/${f.issueNoteId}`, body: () => ({ body: unique("e") }), min: "maintainer", ok: 200 },
+  { name: "update issue note", method: "PUT", path: (f, r) => `${P(f)}/issues/${f.issueIid}/notes/${f.byRole[r].issueNoteId}`, body: () => ({ body: unique("e") }), min: "maintainer", ok: 200 },
   { name: "delete issue note", method: "DELETE", path: (f, r) => `${P(f)}/issues/${f.issueIid}/notes/${f.byRole[r].issueNoteId}`, min: "maintainer", ok: 204 },
   // Merge request notes: a guest of a private project may not read the merge request (404).
   { name: "list MR notes", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/notes`, min: "reporter", readers: true, signedIn: true, readMin: "reporter", ok: 200 },
   { name: "create MR note", method: "POST", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/notes`, body: () => ({ body: "n" }), min: "reporter", readers: true, readMin: "reporter", ok: 201 },
-  { name: "update MR note", method: "PUT", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/notes/${f.mrNoteId}`, body: () => ({ body: unique("e") }), min: "maintainer", readMin: "reporter", ok: 200 },
+  { name: "update MR note", method: "PUT", path: (f, r) => `${P(f)}/merge_requests/${f.mrIid}/notes/${f.byRole[r].mrNoteId}`, body: () => ({ body: unique("e") }), min: "maintainer", readMin: "reporter", ok: 200 },
   { name: "delete MR note", method: "DELETE", path: (f, r) => `${P(f)}/merge_requests/${f.mrIid}/notes/${f.byRole[r].mrNoteId}`, min: "maintainer", readMin: "reporter", ok: 204 },
   // lib/api/merge_requests.rb (create is in authorization_matrix.test.ts).
-  { name: "update MR", method: "PUT", path: (f) => `${P(f)}/merge_requests/${f.mrIid}`, body: () => ({ description: unique("d") }), min: "developer", readMin: "reporter", ok: 200 },
+  { name: "update MR", method: "PUT", path: (f, r) => `${P(f)}/merge_requests/${f.byRole[r].deleteMrIid}`, body: () => ({ description: unique("d") }), min: "developer", readMin: "reporter", ok: 200 },
   { name: "merge MR", method: "PUT", path: (f, r) => `${P(f)}/merge_requests/${f.byRole[r].mergeIid}/merge`, min: "developer", readMin: "reporter", denied: 401, ok: 200 },
   { name: "delete MR", method: "DELETE", path: (f, r) => `${P(f)}/merge_requests/${f.byRole[r].deleteMrIid}`, min: "owner", readMin: "reporter", ok: 204 },
 ];
@@ -219,7 +220,7 @@ async function projectFixture(w: World, vis: Vis, owner: TestUser, members: Reco
   const note = (kind: "issues" | "merge_requests", iid: number) =>
     api.post(`${p}/${kind}/${iid}/notes`, { json: { body: "note" } }).then((r) => ok<{ id: number }>(r, 201, "note"));
   const pipeline = (ref: string) => api.post(`${p}/pipeline`, { json: { ref } }).then((r) => ok<{ id: number }>(r, 201, `pipeline ${ref}`));
-  const [issueNote, mrNote, shared, jobs] = await Promise.all([note("issues", issue.iid), note("merge_requests", mr.iid), pipeline("ci-small"), pipeline("ci")]);
+  const [shared, jobs] = await Promise.all([pipeline("ci-small"), pipeline("ci")]);
   const jobsOf = async (id: number) => ok<{ id: number; name: string; status: string }[]>(await api.get(`${p}/pipelines/${id}/jobs`, { query: { per_page: 100 } }), 200, "jobs");
   const [sharedJobs, roleJobs] = await Promise.all([jobsOf(shared.id), jobsOf(jobs.id)]);
   const jobNamed = (name: string) => roleJobs.find((j) => j.name === name)!;
@@ -268,8 +269,6 @@ async function projectFixture(w: World, vis: Vis, owner: TestUser, members: Reco
     project,
     issueIid: issue.iid,
     mrIid: mr.iid,
-    issueNoteId: issueNote.id,
-    mrNoteId: mrNote.id,
     pipelineId: shared.id,
     jobId: sharedJobs[0].id,
     packageId: packageNamed("shared"),
