@@ -13,6 +13,7 @@ import { pipelinesForPush } from "../shared/ci/coordinator";
 import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { commitFailureMessage, pickFailureMessage } from "./messages";
 import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
+import * as q from "./queries";
 import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 
 /**
@@ -119,7 +120,9 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
   const params = await readParams(c, GetCommit);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
   if (!row) throw notFound("Commit");
-  return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true }));
+  const lastPipeline = await q.lastPipeline(c.var.db(), project.id, row.oid);
+  const readsPipelines = allowed(c.var.actor, "read_pipeline", project);
+  return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true, lastPipeline, readsPipelines }));
 });
 
 /**

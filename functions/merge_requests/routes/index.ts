@@ -3,6 +3,7 @@ import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
 import { mergeRequestRoutes } from "./merge_request";
 import { mergeRoutes } from "./merge";
+import { pipelinesRoutes } from "./pipelines";
 
 /** Merge requests (lib/api/merge_requests.rb) and the issue endpoints that list them. */
 export const mergeRequestsRoutes = router();
@@ -10,3 +11,4 @@ mergeRequestsRoutes.route("/", listRoutes);
 mergeRequestsRoutes.route("/", mergeRequestRoutes);
 mergeRequestsRoutes.route("/", issueRoutes);
 mergeRequestsRoutes.route("/", mergeRoutes);
+mergeRequestsRoutes.route("/", pipelinesRoutes);
