@@ -96,6 +96,11 @@ export function basicRef(ref: { type: "branch" | "tag"; name: string }) {
   return { type: ref.type, name: ref.name };
 }
 
+/** API::Entities::CommitSequence (GitLab 16.9). */
+export function commitSequence(sequence: { count: number }) {
+  return { count: sequence.count };
+}
+
 /** `present dry_run: :success` of cherry_pick and revert with `dry_run=true`. */
 export const dryRunSuccess = { dry_run: "success" } as const;
 

@@ -24,6 +24,8 @@ export const CommitRefs = z.object({
   ...pageParams.shape,
 });
 
+export const CommitSequence = z.object({ first_parent: p.bool().optional() });
+
 export const CherryPick = z.object({
   branch: p.nonBlank(),
   dry_run: p.bool().optional(),

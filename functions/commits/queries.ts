@@ -1,6 +1,49 @@
-import { and, desc, eq, notInArray } from "drizzle-orm";
-import { ciPipelines, type CiPipeline } from "../../db/schema";
+// The commits domain's own Drizzle code: merge requests related to a commit, commit notes.
+import { and, desc, eq, notInArray, sql } from "drizzle-orm";
+import { ciPipelines, mergeRequests, type CiPipeline } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import type { Actor } from "../kernel/env";
+import { loadMergeRequestRows, type MergeRequestRow } from "../shared/issuables/merge_request_preload";
+
+/** What decides whether a merge request is related to a commit: its newest diff version and its merge commits. */
+export type MergeRequestCommits = {
+  id: number;
+  head: string | null;
+  base: string | null;
+  mergeCommitSha: string | null;
+  squashCommitSha: string | null;
+};
+
+/**
+ * Every merge request targeting the project, newest id first (MergeRequestsFinder's default
+ * `reorder(id: :desc)`), with its newest diff version's head and base (one statement).
+ */
+export async function mergeRequestCommits(db: Executor, projectId: number): Promise<MergeRequestCommits[]> {
+  const rows = await db
+    .select({
+      id: mergeRequests.id,
+      mergeCommitSha: mergeRequests.mergeCommitSha,
+      squashCommitSha: mergeRequests.squashCommitSha,
+      // Spelled out: inside a selection Drizzle writes the column without its table, which the subquery would read as `d.id`.
+      latest: sql<{ head: string; base: string | null } | null>`(SELECT json_build_object('head', d.head_commit_sha, 'base', d.base_commit_sha)
+        FROM merge_request_diffs d WHERE d.merge_request_id = merge_requests.id ORDER BY d.id DESC LIMIT 1)`,
+    })
+    .from(mergeRequests)
+    .where(eq(mergeRequests.projectId, projectId))
+    .orderBy(desc(mergeRequests.id));
+  return rows.map((r) => ({
+    id: r.id,
+    head: r.latest?.head ?? null,
+    base: r.latest?.base ?? null,
+    mergeCommitSha: r.mergeCommitSha,
+    squashCommitSha: r.squashCommitSha,
+  }));
+}
+
+/** The merge requests with these ids, fully loaded for the entity, in the order given (one statement). */
+export function loadMergeRequests(db: Executor, ids: number[], actor: Actor | null): Promise<MergeRequestRow[]> {
+  return loadMergeRequestRows(db, ids, actor);
+}
 
 /**
  * `Commit#last_pipeline`: the newest pipeline of the project on the commit, whatever its ref, among

@@ -2,7 +2,7 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
-import { commitDiffs, commitFiles, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, type PickKind } from "../shared/git";
+import { commitDiffs, commitFiles, countCommits, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, tipsReaching, type PickKind } from "../shared/git";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate, paginateWithoutCount } from "../kernel/pagination";
 import { diff } from "../repository/entities";
@@ -12,15 +12,16 @@ import { router } from "../kernel/router";
 import { pipelinesForPush } from "../shared/ci/coordinator";
 import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { commitFailureMessage, pickFailureMessage } from "./messages";
-import { basicRef, commit, commitDetail, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
+import { basicRef, commit, commitDetail, commitSequence, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
+import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../merge_requests/entities";
+import { CherryPick, CommitRefs, CommitSequence, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 import * as q from "./queries";
-import { CherryPick, CommitRefs, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 
 /**
  * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, GIT.md).
  * Every endpoint first needs `download_code` on the project (`before { authorize! :download_code }`),
  * which Grape runs before it validates parameters.
- * Not built: `/comments`, `/merge_requests`, `/signature`, `/statuses` (not routed).
+ * Not built: `/signature` (not routed); `/statuses` lives in functions/commit_statuses.
  */
 export const commitsRoutes = router();
 
@@ -155,6 +156,52 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/refs", async (c) => {
   const page = pageOf(params);
   paginate(c, page, refs.length);
   return present(c, refs.slice(page.offset, page.offset + page.limit), basicRef);
+});
+
+/** The id a revision resolves to, or `404 Commit Not Found` (`user_project.commit(params[:sha])`). */
+async function commitOid(c: Ctx, project: ProjectWithAccess): Promise<string> {
+  const sha = c.req.param("sha")!;
+  const oid = (await resolveRevisions(c.var.db(), repoOf(project), [sha])).get(sha);
+  if (!oid) throw notFound("Commit");
+  return oid;
+}
+
+/**
+ * GET /projects/:id/repository/commits/:sha/merge_requests (lib/api/commits.rb): the project's merge
+ * requests related to the commit (MergeRequestsFinder `commit_sha`, `by_related_commit_sha`): its
+ * newest diff version contains the commit (`git log head ^base`), or the commit is its merge or
+ * squash commit. Newest id first, offset pagination with totals.
+ */
+commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, pageParams);
+  authorize(c, "read_merge_request", project);
+  const oid = await commitOid(c, project);
+  const db = c.var.db();
+  const candidates = await q.mergeRequestCommits(db, project.id);
+  const tips = candidates.flatMap((mr) => [mr.head, mr.base]).filter((t): t is string => !!t);
+  const reaching = await tipsReaching(db, repoOf(project), oid, tips);
+  const related = candidates.filter(
+    (mr) => mr.mergeCommitSha === oid || mr.squashCommitSha === oid || (!!mr.head && reaching.has(mr.head) && !(mr.base && reaching.has(mr.base))),
+  );
+  const page = pageOf(params);
+  paginate(c, page, related.length);
+  const rows = await q.loadMergeRequests(db, related.slice(page.offset, page.offset + page.limit).map((mr) => mr.id), c.var.actor);
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, rows, mergeRequestBasic, {
+    fromProject: { id: project.id, namespaceId: project.namespaceId },
+  });
+});
+
+/**
+ * GET /projects/:id/repository/commits/:sha/sequence (lib/api/commits.rb): `git rev-list --count`.
+ * Differs from GitLab 15.4: this endpoint came with GitLab 16.9; it is built as 16.9 answers it.
+ */
+commitsRoutes.get("/projects/:id/repository/commits/:sha/sequence", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, CommitSequence);
+  const oid = await commitOid(c, project);
+  const count = await countCommits(c.var.db(), repoOf(project), oid, params.first_parent ?? false);
+  return present(c, { count }, commitSequence);
 });
 
 /** POST /projects/:id/repository/commits/:sha/cherry_pick (lib/api/commits.rb, Commits::CherryPickService) */

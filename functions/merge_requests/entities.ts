@@ -7,6 +7,11 @@ import { milestone } from "../milestones/entities";
 import { pipeline, pipelineBasic, type PipelineRow } from "../pipelines/entities";
 import { timeStats } from "../time_tracking/entities";
 import { userBasic, type UserBasicRow } from "../users/entities";
+import { commit, type CommitContext } from "../commits/entities";
+import { diff } from "../repository/entities";
+import type { GitCommitRow } from "../../db/schema";
+import type { FileDiff } from "../shared/git";
+import type { Version } from "./version_queries";
 
 export type { MergeRequestProject, MergeRequestRow } from "../shared/issuables/merge_request_preload";
 
@@ -204,6 +209,35 @@ export function mergeRequest(mr: MergeRequestRow & { headPipeline?: MergeRequest
     ...(ctx.includeRebaseInProgress ? { rebase_in_progress: false } : {}),
     ...(ctx.includeDivergedCommitsCount ? { diverged_commits_count: 0 } : {}),
     user: { can_merge: canMerge(mr, ctx) },
+  };
+}
+
+/** API::Entities::MergeRequestChanges: the merge request with its diffs as `changes` and `overflow`. */
+export function mergeRequestChanges(mr: MergeRequestRow & { changes: FileDiff[]; overflow: boolean }, ctx: MergeRequestContext) {
+  return { ...mergeRequest(mr, ctx), changes: mr.changes.map((file) => diff(file)), overflow: mr.overflow };
+}
+
+/** API::Entities::MergeRequestDiff (lib/api/entities/merge_request_diff.rb): one version. */
+export function mergeRequestDiff(version: Version, _ctx?: PresentContext) {
+  return {
+    id: version.id,
+    head_commit_sha: version.headCommitSha,
+    base_commit_sha: version.baseCommitSha,
+    start_commit_sha: version.startCommitSha,
+    created_at: isoTime(version.createdAt),
+    merge_request_id: version.mergeRequestId,
+    state: version.state,
+    // `real_size`: a string, "1000+" past the file limit.
+    real_size: version.filesCount > DIFF_MAX_FILES ? `${DIFF_MAX_FILES}+` : String(version.filesCount),
+  };
+}
+
+/** API::Entities::MergeRequestDiffFull: the version with its commits (newest first) and all its diffs. */
+export function mergeRequestDiffFull(version: Version & { commits: GitCommitRow[]; diffs: FileDiff[] }, ctx: CommitContext) {
+  return {
+    ...mergeRequestDiff(version, ctx),
+    commits: version.commits.map((row) => commit(row, ctx)),
+    diffs: version.diffs.map((file) => diff(file)),
   };
 }
 

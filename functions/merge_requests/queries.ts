@@ -274,7 +274,7 @@ export type WriteLookup = {
 };
 
 /** Users who may read the project's merge requests: active, and admins, members or readers by visibility. */
-function readsMergeRequests(userId: SQL): SQL {
+export function readsMergeRequests(userId: SQL): SQL {
   return sql`u.state = 'active' AND projects.merge_requests_enabled AND (u.admin
     OR ${projectAccessLevel(userId)} >= ${Access.REPORTER}
     OR projects.visibility_level = 20 OR (projects.visibility_level = 10 AND NOT u.external))`;

@@ -109,6 +109,25 @@ describe("POST /projects/:id/issues/:issue_iid/award_emoji", () => {
     expect((await awardsOf(w, "Issue", i.id)).length).toBe(1);
   });
 
+  it("accepts gemoji's names and GitLab's picker names, stores aliases under GitLab's name, refuses skin tones", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const project = await w.project({ developers: [dev] });
+    const i = await issue(w, project);
+    const path = `/projects/${project.id}/issues/${i.iid}/award_emoji`;
+    // Names the old hand-written list lacked: newer gemoji entries and gemoji's second names.
+    for (const [sent, stored] of [["yo_yo", "yo_yo"], ["flying_saucer", "flying_saucer"], ["slight_smile", "slight_smile"], ["+1", "thumbsup"], ["poop", "hankey"], ["fist_oncoming", "fist_oncoming"]]) {
+      const res = await w.as(dev).post(path, { json: { name: sent } });
+      expect([sent, res.status, ((await res.json()) as Json).name]).toEqual([sent, 201, stored]);
+    }
+    for (const refused of ["thumbsup_tone1", "Thumbsup", "smile "]) {
+      expect(await statusAndBody(await w.as(dev).post(path, { json: { name: refused } }))).toEqual([
+        404,
+        { message: `404 Award Emoji ["Name is not a valid emoji name"] Not Found` },
+      ]);
+    }
+  });
+
   it("refuses who may not award (archived project, unreadable issue) with 404 Award Emoji Not Found", async () => {
     const w = await world();
     const dev = await w.user();

@@ -1,4 +1,5 @@
 import { router } from "../../kernel/router";
+import { diffRoutes } from "./diffs";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
 import { mergeRequestRoutes } from "./merge_request";
@@ -11,4 +12,5 @@ mergeRequestsRoutes.route("/", listRoutes);
 mergeRequestsRoutes.route("/", mergeRequestRoutes);
 mergeRequestsRoutes.route("/", issueRoutes);
 mergeRequestsRoutes.route("/", mergeRoutes);
+mergeRequestsRoutes.route("/", diffRoutes);
 mergeRequestsRoutes.route("/", pipelinesRoutes);

@@ -9,6 +9,7 @@ import { branchName, tagName } from "../pure/refnames";
 import { listRefs, refCommit } from "./refs";
 import { resolveRevisions, type Repo } from "./revisions";
 import { readObjects } from "./objects";
+import { tipsReaching } from "./reach";
 import { entryAtPath, storeSource } from "./trees";
 
 /**
@@ -33,34 +34,7 @@ export async function refsContaining(db: Executor, repo: Repo, oid: string, type
   const prefixes = type === "branch" ? ["refs/heads/"] : type === "tag" ? ["refs/tags/"] : ["refs/heads/", "refs/tags/"];
   const refs = (await listRefs(db, repo.projectId, type === "all" ? "refs/" : prefixes[0])).filter((r) => prefixes.some((p) => r.name.startsWith(p)));
   if (refs.length === 0) return [];
-  const tips = [...new Set(refs.map(refCommit))];
-  const result = await db.execute<{ oid: string; parents: string[] }>(sql`
-    WITH RECURSIVE target AS (
-      SELECT generation FROM git_commits WHERE pool_id = ${repo.poolId} AND oid = ${oid}
-    ), walk(oid, parents) AS (
-      SELECT c.oid, c.parents FROM git_commits c, target t
-       WHERE c.pool_id = ${repo.poolId} AND c.oid = ANY(${sql.param(tips)}::char(40)[]) AND c.generation >= t.generation
-      UNION
-      SELECT c.oid, c.parents FROM walk w
-       CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-       JOIN git_commits c ON c.pool_id = ${repo.poolId} AND c.oid = p.oid::char(40)
-       CROSS JOIN target t
-       WHERE c.generation >= t.generation
-    )
-    SELECT oid, parents FROM walk`);
-  // Which loaded commits reach the target: walk child edges back from it.
-  const children = new Map<string, string[]>();
-  for (const row of result.rows) for (const parent of row.parents) children.set(parent, [...(children.get(parent) ?? []), row.oid]);
-  const reaches = new Set<string>([oid]);
-  const stack = [oid];
-  while (stack.length) {
-    for (const child of children.get(stack.pop()!) ?? []) {
-      if (!reaches.has(child)) {
-        reaches.add(child);
-        stack.push(child);
-      }
-    }
-  }
+  const reaches = await tipsReaching(db, repo, oid, refs.map(refCommit));
   const out: { type: RefType; name: string }[] = [];
   for (const prefix of prefixes) {
     for (const ref of refs) {
