@@ -195,7 +195,8 @@ export function mergeRequest(mr: MergeRequestRow, ctx: MergeRequestContext) {
       ? { base_sha: mr.latestDiff.baseCommitSha, head_sha: mr.latestDiff.headCommitSha, start_sha: mr.latestDiff.startCommitSha }
       : null,
     merge_error: mr.mergeError,
-    // No rebase can run without a repository; `compute_diverged_commits_count` is 0 without branch heads.
+    // Rebases run during `PUT …/rebase` (synchronously), so none is ever in progress when this is read.
+    // `compute_diverged_commits_count` is 0 without branch heads.
     ...(ctx.includeRebaseInProgress ? { rebase_in_progress: false } : {}),
     ...(ctx.includeDivergedCommitsCount ? { diverged_commits_count: 0 } : {}),
     user: { can_merge: canMerge(mr, ctx) },
@@ -229,4 +230,9 @@ export function mergeRequestDiffFull(version: Version & { commits: GitCommitRow[
     commits: version.commits.map((row) => commit(row, ctx)),
     diffs: version.diffs.map((file) => diff(file)),
   };
+}
+
+/** The body of `PUT …/rebase`: `rebase_in_progress?`, false once our synchronous rebase has finished. */
+export function rebaseAccepted() {
+  return { rebase_in_progress: false };
 }

@@ -1,6 +1,7 @@
 import { router } from "../../kernel/router";
 import { diffRoutes } from "./diffs";
 import { peopleRoutes } from "./people";
+import { rebaseRoutes } from "./rebase";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
 import { mergeRequestRoutes } from "./merge_request";
@@ -14,3 +15,4 @@ mergeRequestsRoutes.route("/", issueRoutes);
 mergeRequestsRoutes.route("/", mergeRoutes);
 mergeRequestsRoutes.route("/", diffRoutes);
 mergeRequestsRoutes.route("/", peopleRoutes);
+mergeRequestsRoutes.route("/", rebaseRoutes);
