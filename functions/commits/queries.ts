@@ -1,6 +1,6 @@
 // The commits domain's own Drizzle code: merge requests related to a commit, commit notes.
-import { desc, eq, sql } from "drizzle-orm";
-import { mergeRequests } from "../../db/schema";
+import { and, desc, eq, notInArray, sql } from "drizzle-orm";
+import { ciPipelines, mergeRequests, type CiPipeline } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { loadMergeRequestRows, type MergeRequestRow } from "../shared/issuables/merge_request_preload";
@@ -43,4 +43,18 @@ export async function mergeRequestCommits(db: Executor, projectId: number): Prom
 /** The merge requests with these ids, fully loaded for the entity, in the order given (one statement). */
 export function loadMergeRequests(db: Executor, ids: number[], actor: Actor | null): Promise<MergeRequestRow[]> {
   return loadMergeRequestRows(db, ids, actor);
+}
+
+/**
+ * `Commit#last_pipeline`: the newest pipeline of the project on the commit, whatever its ref, among
+ * `ci_sources` (child pipelines and the other dangling sources left out); 1 statement.
+ */
+export async function lastPipeline(db: Executor, projectId: number, sha: string): Promise<CiPipeline | null> {
+  const [row] = await db
+    .select()
+    .from(ciPipelines)
+    .where(and(eq(ciPipelines.projectId, projectId), eq(ciPipelines.sha, sha), notInArray(ciPipelines.source, ["parent_pipeline", "webide", "ondemand_dast_scan", "ondemand_dast_validation"])))
+    .orderBy(desc(ciPipelines.id))
+    .limit(1);
+  return row ?? null;
 }
