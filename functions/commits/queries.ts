@@ -48,6 +48,7 @@ export function loadMergeRequests(db: Executor, ids: number[], actor: Actor | nu
 }
 
 export type { NoteRow } from "../shared/issuables/noteables";
+export type { GitCommitRow } from "../../db/schema";
 
 /** `commit.notes.fresh` (created_at, then id), paginated with the count (two statements). */
 export async function listCommitNotes(db: Executor, projectId: number, commitId: string, page: Page): Promise<{ rows: NoteRow[]; total: number }> {

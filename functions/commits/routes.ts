@@ -18,9 +18,9 @@ import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } fro
 import { diffLines, lineCode, lineNumber } from "./diff_lines";
 import { insertCommitNote } from "../notes/writes";
 import { newDiscussionId } from "../shared/issuables/system_notes";
-import type { GitCommitRow } from "../../db/schema";
 import { CherryPick, CommitRefs, CommitSequence, PostComment, PostLineComment, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 import * as q from "./queries";
+import type { GitCommitRow } from "./queries";
 
 /**
  * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, GIT.md).
