@@ -1,4 +1,5 @@
 import { router } from "../../kernel/router";
+import { mergeRequestApprovalRoutes } from "./merge_requests";
 import { approvalRuleRoutes } from "./rules";
 import { approvalSettingsRoutes } from "./settings";
 
@@ -9,3 +10,4 @@ import { approvalSettingsRoutes } from "./settings";
 export const approvalsRoutes = router();
 approvalsRoutes.route("/", approvalSettingsRoutes);
 approvalsRoutes.route("/", approvalRuleRoutes);
+approvalsRoutes.route("/", mergeRequestApprovalRoutes);

@@ -1,5 +1,6 @@
 import { router } from "../../kernel/router";
 import { diffRoutes } from "./diffs";
+import { peopleRoutes } from "./people";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
 import { mergeRequestRoutes } from "./merge_request";
@@ -12,3 +13,4 @@ mergeRequestsRoutes.route("/", mergeRequestRoutes);
 mergeRequestsRoutes.route("/", issueRoutes);
 mergeRequestsRoutes.route("/", mergeRoutes);
 mergeRequestsRoutes.route("/", diffRoutes);
+mergeRequestsRoutes.route("/", peopleRoutes);
