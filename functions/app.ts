@@ -56,6 +56,7 @@ import { alertReceiverRoutes } from "./alert_management/receiver";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
 import { integrationsRoutes } from "./integrations/routes";
+import { projectExportRoutes } from "./project_export/routes";
 import { approvalsRoutes } from "./approvals/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -141,6 +142,7 @@ api.route("/", npmPackagesRoutes);
 api.route("/", packagesRoutes);
 api.route("/", hooksRoutes);
 api.route("/", integrationsRoutes);
+api.route("/", projectExportRoutes);
 api.route("/", approvalsRoutes);
 api.route("/", alertManagementRoutes);
 app.route("/api/v4", api);

@@ -1,5 +1,6 @@
 import { consumeAlerts, consumeDeadAlerts } from "./alert_management/consumer";
 import { consumeWebhooks, type WebhookMessage } from "./shared/webhooks";
+import { consumeDeadExports, consumeExports, type ExportMessage } from "./project_export/consumer";
 import type { Bindings } from "./kernel/env";
 
 /**
@@ -14,6 +15,10 @@ export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionCo
       return consumeAlerts(batch as MessageBatch<{ receiptId: number }>, env, ctx);
     case "edgeforge-alerts-dlq":
       return consumeDeadAlerts(batch as MessageBatch<{ receiptId: number }>, env);
+    case "edgeforge-exports":
+      return consumeExports(batch as MessageBatch<ExportMessage>, env);
+    case "edgeforge-exports-dlq":
+      return consumeDeadExports(batch as MessageBatch<ExportMessage>, env);
     default:
       console.error(`queue: no consumer for ${batch.queue}`);
       batch.retryAll();

@@ -1,4 +1,5 @@
-import type { GitCommitRow } from "../../db/schema";
+import type { CiPipeline, GitCommitRow } from "../../db/schema";
+import { pipelineBasic } from "../pipelines/entities";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import type { NoteRow } from "../shared/issuables/noteables";
 import { userBasic } from "../users/entities";
@@ -12,6 +13,9 @@ export type CommitContext = PresentContext & {
   withTrailers?: boolean;
   /** CommitDetail's `stats` (GET `stats` and POST `stats`, both default true). */
   withStats?: boolean;
+  /** CommitDetail: the commit's last pipeline (preloaded by the single GET), and whether the caller reads pipelines. */
+  lastPipeline?: CiPipeline | null;
+  readsPipelines?: boolean;
 };
 
 /**
@@ -75,15 +79,17 @@ export function commitWithStats(row: GitCommitRow, ctx: CommitContext) {
 
 /**
  * API::Entities::CommitDetail (lib/api/entities/commit_detail.rb): `stats` when asked, `status` (the
- * latest pipeline's status) and `last_pipeline`, which stay null until pipelines exist.
+ * last pipeline's status) and `last_pipeline` (PipelineBasic, for callers who may `read_pipeline`).
+ * A commit just created (POST) has no pipeline yet: both null.
  */
 export function commitDetail(row: GitCommitRow, ctx: CommitContext) {
+  const last = ctx.lastPipeline ?? null;
   return {
     ...commit(row, ctx),
     ...(ctx.withStats ? { stats: commitStats(row) } : {}),
-    status: null,
+    status: last?.status ?? null,
     project_id: ctx.projectId,
-    last_pipeline: null,
+    last_pipeline: last && ctx.readsPipelines ? pipelineBasic(last, ctx) : null,
   };
 }
 

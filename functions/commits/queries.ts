@@ -1,6 +1,6 @@
 // The commits domain's own Drizzle code: merge requests related to a commit, commit notes.
-import { and, asc, desc, eq, sql } from "drizzle-orm";
-import { mergeRequests, notes } from "../../db/schema";
+import { and, asc, desc, eq, notInArray, sql } from "drizzle-orm";
+import { ciPipelines, mergeRequests, notes, type CiPipeline } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
@@ -56,4 +56,18 @@ export async function listCommitNotes(db: Executor, projectId: number, commitId:
   const rows = await selectNotes(db).where(where).orderBy(asc(notes.createdAt), asc(notes.id)).limit(page.limit).offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(notes).where(where), page);
   return { rows: rows.map(noteRow), total };
+}
+
+/**
+ * `Commit#last_pipeline`: the newest pipeline of the project on the commit, whatever its ref, among
+ * `ci_sources` (child pipelines and the other dangling sources left out); 1 statement.
+ */
+export async function lastPipeline(db: Executor, projectId: number, sha: string): Promise<CiPipeline | null> {
+  const [row] = await db
+    .select()
+    .from(ciPipelines)
+    .where(and(eq(ciPipelines.projectId, projectId), eq(ciPipelines.sha, sha), notInArray(ciPipelines.source, ["parent_pipeline", "webide", "ondemand_dast_scan", "ondemand_dast_validation"])))
+    .orderBy(desc(ciPipelines.id))
+    .limit(1);
+  return row ?? null;
 }

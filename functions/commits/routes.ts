@@ -126,7 +126,9 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
   const params = await readParams(c, GetCommit);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
   if (!row) throw notFound("Commit");
-  return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true }));
+  const lastPipeline = await q.lastPipeline(c.var.db(), project.id, row.oid);
+  const readsPipelines = allowed(c.var.actor, "read_pipeline", project);
+  return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true, lastPipeline, readsPipelines }));
 });
 
 /**

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -352,6 +353,35 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     assert.deepEqual(listed.map((c) => c.id), gitOk(dir, ["log", "--format=%H", "topic"]).trim().split("\n"));
     assert.equal(gitOk(dir, ["cat-file", "-p", `${moved.id}:src/b.txt`]), "alpha\n");
     assert.equal(gitOk(dir, ["ls-tree", moved.id, "bin/tool"]).split(" ")[0], "100755");
+  });
+  it("export: the archive's project.bundle of the 230-commit history is read by git clone (issue 15)", STEP, async () => {
+    const id = state.empty.id;
+    assert.deepEqual(await api("POST", `/projects/${id}/export`, {}, state.maint.token), { message: "202 Accepted" });
+    let status;
+    for (let i = 0; i < 600; i++) {
+      status = await api("GET", `/projects/${id}/export`, undefined, state.maint.token);
+      if (!["queued", "started"].includes(status.export_status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(status.export_status, "finished");
+    const res = await fetch(status._links.api_url, { headers: { "PRIVATE-TOKEN": state.maint.token } });
+    assert.equal(res.status, 200);
+    const tar = gunzipSync(Buffer.from(await res.arrayBuffer()));
+    const files = new Map();
+    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+      const name = tar.subarray(at, at + 100).toString("utf8").replace(/\0.*$/s, "");
+      const size = parseInt(tar.subarray(at + 124, at + 136).toString("utf8").replace(/\0.*$/s, "").trim(), 8);
+      files.set(name, tar.subarray(at + 512, at + 512 + size));
+      at += 512 + Math.ceil(size / 512) * 512;
+    }
+    assert.deepEqual([...files.keys()].filter((f) => !f.startsWith("tree/project/")), ["VERSION", "tree/project.json", "project.bundle"]);
+    const bundle = path.join(dataDir, "history.bundle");
+    writeFileSync(bundle, files.get("project.bundle"));
+    gitOk(path.join(dataDir, "history"), ["bundle", "verify", "-q", bundle]);
+    const clone = path.join(dataDir, "history-from-bundle");
+    gitOk(dataDir, ["-c", "transfer.fsckObjects=true", "clone", "-q", "--mirror", bundle, clone]);
+    gitOk(clone, ["fsck", "--full", "--strict"]);
+    assert.deepEqual(refsOf(clone), refsOf(path.join(dataDir, "history")));
   });
 });
 

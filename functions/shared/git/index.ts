@@ -24,6 +24,7 @@ export {
   readBranchState,
 } from "./operations/commit_files";
 export { pickCommit, commitTitle, pickMessage, type PickInput, type PickResult, type PickKind, type PickFailureKind } from "./operations/pick";
+export { rebaseBranch, type RebaseResult } from "./operations/rebase";
 export { listRefs, readRef, readRefs, refCommit, hasBranches, compareAndSwapRef, swapRefWithEvent, recordPushEvent, copyRefsForFork, type Ref } from "./store/refs";
 export { isValidBranchName, isValidRefName, branchRef, tagRef, branchName, tagName } from "./pure/refnames";
 export { tipsReaching, countCommits } from "./store/reach";

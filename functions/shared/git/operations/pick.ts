@@ -6,11 +6,11 @@ import type { GitCommitRow } from "../../../../db/schema";
 import type { Executor } from "../../../kernel/db";
 import { fromHex } from "../pure/bytes";
 import { mergeBlobContents, resolvePath } from "../pure/merge";
-import { blobObject, commitObject, decodeCommit, inflate, isTreeMode, MODE, type Commit, type FileEntry, type RawObject } from "../pure/objects";
+import { blobObject, commitObject, decodeCommit, inflate, isTreeMode, MODE, type Commit, type FileEntry, type ObjectSource, type RawObject } from "../pure/objects";
 import { branchRef } from "../pure/refnames";
 import { buildIndexRows } from "../store/commit_index";
 import type { Repo } from "../store/revisions";
-import { diffTreePairs, storeSource } from "../store/trees";
+import { diffTreePairs, storeSource, type Change } from "../store/trees";
 import { writeCommitAndMoveRef } from "../store/write";
 import { CAS_ATTEMPTS, readBranchState, type ProtectionRow } from "./commit_files";
 import { CommitFailed } from "./failures";
@@ -69,7 +69,7 @@ class PickFailure extends Error {
  * The picked commit's tree, first parent's tree and object, in one statement (null when the commit is
  * not in the pool).
  */
-async function readPicked(db: Executor, repo: Repo, oid: string) {
+export async function readPicked(db: Executor, repo: Repo, oid: string) {
   const result = await db.execute<{ tree: string; parent_tree: string | null; zdata: Uint8Array | string | null }>(sql`
     SELECT c.tree, p.tree AS parent_tree, o.zdata
       FROM git_commits c
@@ -104,34 +104,9 @@ export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Pr
     if (attempt === 1 && input.mayPush && !input.mayPush(state.protections, { repoEmpty: !state.hasBranches })) return { ok: false, failure: { kind: "forbidden" } };
     const oursTree = tip.tree;
     try {
-      const objects: RawObject[] = [];
-      const tree = await WorkTree.load(source, oursTree, changes.map((c) => c.path));
-      const contentMerges: { path: string; o: FileEntry; b: FileEntry; t: FileEntry; mode: string }[] = [];
-      for (const change of changes) {
-        const entryOf = (mode: string | null, oid: string | null): FileEntry | undefined => (mode && oid ? { path: change.path, mode, oid } : undefined);
-        const b = entryOf(change.oldMode, change.oldOid);
-        const t = entryOf(change.newMode, change.newOid);
-        const current = tree.get(change.path);
-        if (current && (isTreeMode(current.mode) || current.mode === MODE.submodule) && !(current.mode === MODE.submodule && b?.mode === MODE.submodule)) {
-          throw new PickFailure("conflict"); // a directory where the commit changes a file
-        }
-        const o = current ? { path: change.path, mode: current.mode, oid: current.oid } : undefined;
-        const resolution = resolvePath(o, b, t);
-        if (resolution.kind === "conflict") throw new PickFailure("conflict");
-        if (resolution.kind === "content") contentMerges.push({ path: change.path, o: o!, b: b!, t: t!, mode: resolution.mode });
-        else applyEntry(tree, change.path, o, resolution.entry);
-      }
-      if (contentMerges.length) {
-        const blobs = await source.blobs(contentMerges.flatMap((m) => [m.o.oid, m.b.oid, m.t.oid]));
-        for (const m of contentMerges) {
-          const merged = mergeBlobContents(blobs.get(m.o.oid)!, blobs.get(m.b.oid)!, blobs.get(m.t.oid)!);
-          if (!merged) throw new PickFailure("conflict");
-          const blob = await blobObject(merged);
-          objects.push(blob);
-          applyEntry(tree, m.path, m.o, { path: m.path, mode: m.mode, oid: blob.oid });
-        }
-      }
-      const treeOid = await tree.write(objects);
+      const applied = await applyChanges(source, oursTree, changes);
+      if (!applied) throw new PickFailure("conflict");
+      const { tree: treeOid, objects } = applied;
       if (treeOid === oursTree) throw new PickFailure("empty");
       if (input.dryRun) return { ok: true, commit: null };
 
@@ -170,6 +145,48 @@ export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Pr
     // Differs from GitLab: Gitaly fails at once when the branch moved; we redo the merge on the new tip.
     if (attempt >= CAS_ATTEMPTS) return { ok: false, failure: { kind: "ref_moved", ref } };
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 15 * attempt));
+  }
+}
+
+/**
+ * The three-way merge of a pick: `changes` (base → theirs, without renames) applied to the tree
+ * `oursTree`. Returns the new root tree with the objects to write, or null on a conflict. Shared by
+ * cherry-pick, revert and the merge request rebase (a rebase replays commits one after the other).
+ */
+export async function applyChanges(source: ObjectSource, oursTree: string, changes: Change[]): Promise<{ tree: string; objects: RawObject[] } | null> {
+  try {
+    const objects: RawObject[] = [];
+    const tree = await WorkTree.load(source, oursTree, changes.map((c) => c.path));
+    const contentMerges: { path: string; o: FileEntry; b: FileEntry; t: FileEntry; mode: string }[] = [];
+    for (const change of changes) {
+      const entryOf = (mode: string | null, oid: string | null): FileEntry | undefined => (mode && oid ? { path: change.path, mode, oid } : undefined);
+      const b = entryOf(change.oldMode, change.oldOid);
+      const t = entryOf(change.newMode, change.newOid);
+      const current = tree.get(change.path);
+      if (current && (isTreeMode(current.mode) || current.mode === MODE.submodule) && !(current.mode === MODE.submodule && b?.mode === MODE.submodule)) {
+        return null; // a directory where the commit changes a file
+      }
+      const o = current ? { path: change.path, mode: current.mode, oid: current.oid } : undefined;
+      const resolution = resolvePath(o, b, t);
+      if (resolution.kind === "conflict") return null;
+      if (resolution.kind === "content") contentMerges.push({ path: change.path, o: o!, b: b!, t: t!, mode: resolution.mode });
+      else applyEntry(tree, change.path, o, resolution.entry);
+    }
+    if (contentMerges.length) {
+      const blobs = await source.blobs(contentMerges.flatMap((m) => [m.o.oid, m.b.oid, m.t.oid]));
+      for (const m of contentMerges) {
+        const merged = mergeBlobContents(blobs.get(m.o.oid)!, blobs.get(m.b.oid)!, blobs.get(m.t.oid)!);
+        if (!merged) return null;
+        const blob = await blobObject(merged);
+        objects.push(blob);
+        applyEntry(tree, m.path, m.o, { path: m.path, mode: m.mode, oid: blob.oid });
+      }
+    }
+    return { tree: await tree.write(objects), objects };
+  } catch (error) {
+    // A path the work tree cannot take (a file where the branch has a directory on the way) conflicts.
+    if (error instanceof CommitFailed) return null;
+    throw error;
   }
 }
 

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { Access } from "../../kernel/access";
+import { requireUser } from "../../kernel/auth";
+import { conflict, forbidden } from "../../kernel/errors";
+import { findProject } from "../../kernel/lookup";
+import { p, readParams } from "../../kernel/params";
+import { baseUrl } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { pipelinesForPush } from "../../shared/ci/coordinator";
+import { rebaseBranch, repoOf } from "../../shared/git";
+import { findMergeRequest } from "../../shared/issuables/find";
+import { branchAccess, callerOf, listProtections } from "../../shared/protected_branches/access";
+import { rebaseAccepted } from "../entities";
+import * as mq from "../merge_queries";
+import { iidParam } from "./merge";
+
+/** Rebasing a merge request's source branch (lib/api/merge_requests.rb, MergeRequests::RebaseService). */
+export const rebaseRoutes = router();
+
+/** MergeRequests::RebaseService::REBASE_ERROR as 15.x words it. */
+export const REBASE_ERROR = "Rebase failed: Rebase locally, resolve all conflicts, then push the branch.";
+
+const RebaseParams = z.object({ skip_ci: p.bool().optional() });
+
+/**
+ * PUT /projects/:id/merge_requests/:merge_request_iid/rebase (lib/api/merge_requests.rb):
+ * `authorize_push_to_merge_request!` (403 `Source branch does not exist`, 403 `Cannot push to source
+ * branch`), then the rebase, answered 202 `{"rebase_in_progress": …}`. A conflict (or a target that is
+ * gone) leaves the branch alone and sets `merge_error`, which the single GET shows.
+ * Differs from GitLab: the rebase runs during the request (GitLab queues RebaseWorker), so the answer
+ * says `rebase_in_progress: false` and the outcome is already visible; the push check comes before the
+ * source branch's existence (GitLab checks the branch first).
+ */
+rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", async (c) => {
+  // `authenticate_non_get!` comes before everything.
+  const actor = requireUser(c);
+  const iid = iidParam(c);
+  const params = await readParams(c, RebaseParams);
+  const project = await findProject(c, c.req.param("id"));
+  const mr = await findMergeRequest(c, project, iid);
+  const db = c.var.db();
+  // Gitlab::UserAccess#can_push_to_branch?: `push_code` (developers, not archived), then the branch's protection.
+  const canPushCode = !project.archived && (actor.isAdmin || project.accessLevel >= Access.DEVELOPER);
+  const protections = canPushCode ? await listProtections(db, project.id) : [];
+  const access = branchAccess(protections, mr.sourceBranch, callerOf(actor, project), { emptyRepo: project.emptyRepo, defaultBranch: project.defaultBranch });
+  if (!canPushCode || !access.canPush) throw forbidden("Cannot push to source branch");
+  // `rebase_async` refuses a merge request that is not open (ActiveRecord::StaleObjectError).
+  if (mr.state !== "opened") throw conflict();
+
+  const outcome = await rebaseBranch(db, repoOf(project), {
+    sourceBranch: mr.sourceBranch,
+    targetBranch: mr.targetBranch,
+    user: { name: actor.user.name, email: actor.user.commitEmail || actor.user.email },
+    userId: actor.user.id,
+  });
+  if (!outcome.ok && outcome.failure === "source_not_found") throw forbidden("Source branch does not exist");
+  if (!outcome.ok) await mq.setMergeError(db, mr.id, REBASE_ERROR);
+  // The moved source branch wrote a push event: its pipeline starts now, unless `skip_ci`.
+  else if (outcome.rebased)
+    c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { ciSkip: !!params.skip_ci, baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));
+  return c.json(rebaseAccepted(), 202);
+});

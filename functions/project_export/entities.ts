@@ -1,0 +1,102 @@
+import type { Namespace, Project, ProjectTransferJob } from "../../db/schema";
+import { type PresentContext, webUrl } from "../kernel/present";
+import { projectIdentity } from "../projects/entities";
+import type { ExportRelations } from "./queries";
+
+/** GitLab's export_status (Project#export_status): none, queued, started, finished, regeneration_in_progress, failed. */
+export function exportStatus(jobs: ProjectTransferJob[]): string {
+  const latest = jobs[0];
+  if (!latest) return "none";
+  const finishedBefore = jobs.some((j) => j.status === "finished" && j.r2Key);
+  if ((latest.status === "queued" || latest.status === "started") && finishedBefore) return "regeneration_in_progress";
+  return latest.status;
+}
+
+/** API::Entities::ProjectExportStatus: the project's identity, `export_status`, and `_links` once finished. */
+export function projectExportStatus(row: { project: Project & { namespace: Namespace }; jobs: ProjectTransferJob[] }, ctx: PresentContext) {
+  const status = exportStatus(row.jobs);
+  return {
+    ...projectIdentity(row.project),
+    export_status: status,
+    ...(status === "finished"
+      ? {
+          _links: {
+            api_url: `${ctx.baseUrl}/api/v4/projects/${row.project.id}/export/download`,
+            web_url: webUrl(ctx, `${row.project.fullPath}/download_export`),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The `VERSION` file of GitLab 15's export format (Gitlab::ImportExport.version). */
+export const EXPORT_VERSION = "0.2.4";
+
+const snake = (key: string) => key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`);
+
+/**
+ * A row as GitLab's exporter writes a model: its attributes in snake_case, times in ISO 8601, minus
+ * what import_export.yml excludes (`except`). This is the exporter's generic attribute dump, not an API
+ * entity: GitLab writes `as_json` of the model here.
+ */
+function attributes(row: object, except: readonly string[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const name = snake(key);
+    if (except.includes(name)) continue;
+    out[name] = value instanceof Date ? value.toISOString() : value;
+  }
+  return out;
+}
+
+// import_export.yml: tokens, counters and caches are never exported; neither is the database's own
+// search vector.
+const PROJECT_EXCEPT = ["id", "namespace_id", "creator_id", "pool_id", "runners_token", "star_count", "forks_count", "search_vector", "full_path", "name_with_namespace"];
+const ISSUABLE_EXCEPT = ["search_vector", "title_html", "description_html"];
+
+/**
+ * The archive's files in GitLab's ndjson layout: `tree/project.json` (the project's attributes) and one
+ * `tree/project/<relation>.ndjson` per relation, each line one record with its sub-relations nested
+ * (issues carry their notes, label links with the label, and award emoji).
+ */
+export function exportTree(data: ExportRelations): { path: string; lines: unknown[] | null; json?: unknown }[] {
+  const labelsById = new Map(data.labelRows.map((l) => [l.id, l]));
+  const group = <T>(rows: T[], key: (row: T) => string) => {
+    const out = new Map<string, T[]>();
+    for (const row of rows) {
+      const list = out.get(key(row));
+      if (list) list.push(row);
+      else out.set(key(row), [row]);
+    }
+    return out;
+  };
+  const links = group(data.labelLinkRows, (l) => `${l.targetType}:${l.targetId}`);
+  const notes = group(data.noteRows, (n) => `${n.noteableType}:${n.noteableId}`);
+  const awards = group(data.awardRows, (a) => `${a.awardableType}:${a.awardableId}`);
+  const linksOf = (type: string, id: number) =>
+    (links.get(`${type}:${id}`) ?? []).map((l) => ({ target_type: type, label: attributes(labelsById.get(l.labelId) ?? { id: l.labelId }, ["search_vector"]) }));
+  const notesOf = (type: string, id: number) => (notes.get(`${type}:${id}`) ?? []).map((n) => attributes(n));
+  return [
+    { path: "tree/project.json", lines: null, json: attributes(data.project, PROJECT_EXCEPT) },
+    { path: "tree/project/labels.ndjson", lines: data.labelRows.map((l) => ({ ...attributes(l, ["search_vector"]), type: "ProjectLabel" })) },
+    { path: "tree/project/milestones.ndjson", lines: data.milestoneRows.map((m) => attributes(m)) },
+    {
+      path: "tree/project/issues.ndjson",
+      lines: data.issueRows.map((i) => ({
+        ...attributes(i, ISSUABLE_EXCEPT),
+        notes: notesOf("Issue", i.id),
+        label_links: linksOf("Issue", i.id),
+        award_emoji: (awards.get(`Issue:${i.id}`) ?? []).map((a) => attributes(a)),
+      })),
+    },
+    {
+      path: "tree/project/merge_requests.ndjson",
+      lines: data.mrRows.map((m) => ({ ...attributes(m, ISSUABLE_EXCEPT), notes: notesOf("MergeRequest", m.id), label_links: linksOf("MergeRequest", m.id) })),
+    },
+    {
+      path: "tree/project/project_members.ndjson",
+      lines: data.memberRows.map((m) => ({ ...attributes(m.member), user: { id: m.user.id, username: m.user.username, public_email: m.user.publicEmail } })),
+    },
+    { path: "tree/project/project_badges.ndjson", lines: data.badgeRows.map((b) => attributes(b)) },
+  ];
+}

@@ -1,0 +1,125 @@
+import { and, asc, desc, eq, inArray, lt, or, sql, isNull } from "drizzle-orm";
+import {
+  awardEmoji,
+  badges,
+  issues,
+  labelLinks,
+  labels,
+  members,
+  mergeRequests,
+  milestones,
+  notes,
+  projects,
+  projectTransferJobs,
+  users,
+  type ProjectTransferJob,
+} from "../../db/schema";
+import type { Executor } from "../kernel/db";
+
+/** The newest export job of a project, and whether an older one finished (for `regeneration_in_progress`). */
+export async function exportJobs(db: Executor, projectId: number): Promise<ProjectTransferJob[]> {
+  return db
+    .select()
+    .from(projectTransferJobs)
+    .where(and(eq(projectTransferJobs.projectId, projectId), eq(projectTransferJobs.kind, "export")))
+    .orderBy(desc(projectTransferJobs.id))
+    .limit(20);
+}
+
+export async function createExportJob(
+  db: Executor,
+  job: { projectId: number; userId: number; description: string | null; uploadUrl: string | null; uploadMethod: string | null; correlationId: string },
+): Promise<ProjectTransferJob> {
+  const [row] = await db
+    .insert(projectTransferJobs)
+    .values({ kind: "export", status: "queued", ...job })
+    .returning();
+  return row;
+}
+
+export async function loadJob(db: Executor, id: number): Promise<ProjectTransferJob | null> {
+  const [row] = await db.select().from(projectTransferJobs).where(eq(projectTransferJobs.id, id));
+  return row ?? null;
+}
+
+/**
+ * Takes a queued job, or a started one whose lease passed (its consumer died): one statement, so two
+ * deliveries of the same message cannot both take it. Null when another consumer holds it or it is done.
+ */
+export async function leaseJob(db: Executor, id: number, leaseSeconds: number): Promise<ProjectTransferJob | null> {
+  const [row] = await db
+    .update(projectTransferJobs)
+    .set({
+      status: "started",
+      attempts: sql`${projectTransferJobs.attempts} + 1`,
+      leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(projectTransferJobs.id, id),
+        or(eq(projectTransferJobs.status, "queued"), and(eq(projectTransferJobs.status, "started"), or(isNull(projectTransferJobs.leaseUntil), lt(projectTransferJobs.leaseUntil, sql`now()`)))),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+export async function finishJob(db: Executor, id: number, r2Key: string, error: string | null) {
+  await db
+    .update(projectTransferJobs)
+    .set({ status: "finished", r2Key, error, finishedAt: sql`now()`, leaseUntil: null, updatedAt: sql`now()` })
+    .where(eq(projectTransferJobs.id, id));
+}
+
+export async function failJob(db: Executor, id: number, error: string) {
+  await db
+    .update(projectTransferJobs)
+    .set({ status: "failed", error, leaseUntil: null, updatedAt: sql`now()` })
+    .where(and(eq(projectTransferJobs.id, id), sql`${projectTransferJobs.status} <> 'finished'`));
+}
+
+/** Everything the archive holds, read in a fixed number of statements (no per-issue queries). */
+export async function exportRelations(db: Executor, projectId: number) {
+  const [project] = await db.select().from(projects).where(eq(projects.id, projectId));
+  if (!project) return null;
+  const [labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows] = await Promise.all([
+    db.select().from(labels).where(eq(labels.projectId, projectId)).orderBy(asc(labels.id)),
+    db.select().from(milestones).where(eq(milestones.projectId, projectId)).orderBy(asc(milestones.id)),
+    db.select().from(issues).where(eq(issues.projectId, projectId)).orderBy(asc(issues.id)),
+    db.select().from(mergeRequests).where(eq(mergeRequests.projectId, projectId)).orderBy(asc(mergeRequests.id)),
+    db
+      .select({ member: members, user: { id: users.id, username: users.username, publicEmail: users.publicEmail } })
+      .from(members)
+      .innerJoin(users, eq(users.id, members.userId))
+      .where(and(eq(members.sourceType, "Project"), eq(members.sourceId, projectId)))
+      .orderBy(asc(members.id)),
+    db.select().from(badges).where(eq(badges.projectId, projectId)).orderBy(asc(badges.id)),
+  ]);
+  const noteRows = await db
+    .select()
+    .from(notes)
+    .where(and(eq(notes.projectId, projectId), inArray(notes.noteableType, ["Issue", "MergeRequest"])))
+    .orderBy(asc(notes.id));
+  const issueIds = issueRows.map((r) => r.id);
+  const mrIds = mrRows.map((r) => r.id);
+  const [labelLinkRows, awardRows] = await Promise.all([
+    issueIds.length + mrIds.length === 0
+      ? []
+      : db
+          .select({ targetType: labelLinks.targetType, targetId: labelLinks.targetId, labelId: labelLinks.labelId })
+          .from(labelLinks)
+          .where(
+            or(
+              issueIds.length ? and(eq(labelLinks.targetType, "Issue"), inArray(labelLinks.targetId, issueIds)) : sql`false`,
+              mrIds.length ? and(eq(labelLinks.targetType, "MergeRequest"), inArray(labelLinks.targetId, mrIds)) : sql`false`,
+            ),
+          ),
+    issueIds.length === 0
+      ? []
+      : db.select().from(awardEmoji).where(and(eq(awardEmoji.awardableType, "Issue"), inArray(awardEmoji.awardableId, issueIds))).orderBy(asc(awardEmoji.id)),
+  ]);
+  return { project, labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows, noteRows, labelLinkRows, awardRows };
+}
+
+export type ExportRelations = NonNullable<Awaited<ReturnType<typeof exportRelations>>>;

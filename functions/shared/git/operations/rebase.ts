@@ -1,0 +1,78 @@
+// Rebase (Gitaly UserRebaseConfirmable, GIT.md §9): the source branch's own commits replayed one after
+// the other onto the target's tip, each a pick (operations/pick.ts `applyChanges`), then the source
+// ref moved by compare-and-swap. Merge commits are dropped and commits that become empty are skipped,
+// as `git rebase` does.
+import type { Executor } from "../../../kernel/db";
+import { commitObject, type Commit, type RawObject } from "../pure/objects";
+import { branchRef } from "../pure/refnames";
+import { buildIndexRows } from "../store/commit_index";
+import { commitsBetween, mergeBase } from "../store/compare";
+import type { Repo } from "../store/revisions";
+import { diffTreePairs, storeSource } from "../store/trees";
+import { writeCommitAndMoveRef } from "../store/write";
+import { readBranchState } from "./commit_files";
+import { applyChanges, readPicked } from "./pick";
+import { ident, type Person } from "./worktree";
+
+export type RebaseResult =
+  | { ok: true; head: string; rebased: boolean }
+  | { ok: false; failure: "source_not_found" | "target_not_found" | "conflict" | "ref_moved" };
+
+/**
+ * Rebases `sourceBranch` onto `targetBranch`. Reads: both tips (one statement), the commits to replay,
+ * then per commit its object and the trees along its changed paths; one write statement at the end.
+ * Nothing is written on a conflict. A branch already on the target's tip is left alone.
+ */
+export async function rebaseBranch(
+  db: Executor,
+  repo: Repo,
+  input: { sourceBranch: string; targetBranch: string; user: Person; userId: number | null; now?: Date },
+): Promise<RebaseResult> {
+  const sourceRef = branchRef(input.sourceBranch);
+  const state = await readBranchState(db, repo, [sourceRef, branchRef(input.targetBranch)]);
+  const source = state.tips.get(sourceRef);
+  const target = state.tips.get(branchRef(input.targetBranch));
+  if (!source) return { ok: false, failure: "source_not_found" };
+  if (!target || !target.tree) return { ok: false, failure: "target_not_found" };
+  // `git rebase` on a branch that already contains the target's tip: "Current branch is up to date".
+  if ((await mergeBase(db, repo, [source.target, target.target])) === target.target) return { ok: true, head: source.target, rebased: false };
+  const commits = (await commitsBetween(db, repo, target.target, source.target)).filter((row) => row.parents.length <= 1);
+  const overlay = new Map<string, RawObject>();
+  const objects = storeSource(db, repo.poolId, overlay);
+  const now = input.now ?? new Date();
+  const written: { oid: string; commit: Commit }[] = [];
+  const toWrite: RawObject[] = [];
+  let head = target.target;
+  let headTree = target.tree;
+  for (const row of commits) {
+    const picked = await readPicked(db, repo, row.oid);
+    if (!picked) return { ok: false, failure: "conflict" };
+    const [changes] = await diffTreePairs(objects, [{ oldRoot: picked.parentTree, newRoot: picked.tree }], { renames: false });
+    const applied = await applyChanges(objects, headTree, changes);
+    if (!applied) return { ok: false, failure: "conflict" };
+    if (applied.tree === headTree) continue;
+    const commit: Commit = { ...picked.commit, tree: applied.tree, parents: [head], committer: ident(input.user, now) };
+    const object = await commitObject(commit);
+    for (const o of [...applied.objects, object]) {
+      overlay.set(o.oid, o);
+      toWrite.push(o);
+    }
+    written.push({ oid: object.oid, commit });
+    head = object.oid;
+    headTree = applied.tree;
+  }
+  // A source behind the target with nothing of its own is fast-forwarded to the target's tip.
+  const { commitRows, changeRows } = await buildIndexRows(db, repo.poolId, written, objects);
+  const won = await writeCommitAndMoveRef(db, {
+    poolId: repo.poolId,
+    projectId: repo.projectId,
+    objects: toWrite,
+    commitRows,
+    changeRows,
+    ref: sourceRef,
+    before: source.target,
+    after: head,
+    userId: input.userId,
+  });
+  return won ? { ok: true, head, rebased: true } : { ok: false, failure: "ref_moved" };
+}
