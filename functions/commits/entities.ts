@@ -1,6 +1,8 @@
 import type { CiPipeline, GitCommitRow } from "../../db/schema";
 import { pipelineBasic } from "../pipelines/entities";
-import { webUrl, type PresentContext } from "../kernel/present";
+import { isoTime, webUrl, type PresentContext } from "../kernel/present";
+import type { NoteRow } from "../shared/issuables/noteables";
+import { userBasic } from "../users/entities";
 import { parseTrailers } from "./trailers";
 
 /** What every commit entity needs besides the row: where the project lives. */
@@ -94,6 +96,25 @@ export function commitDetail(row: GitCommitRow, ctx: CommitContext) {
 /** API::Entities::BasicRef (lib/api/entities/basic_ref.rb). */
 export function basicRef(ref: { type: "branch" | "tag"; name: string }) {
   return { type: ref.type, name: ref.name };
+}
+
+/** A commit note with the diff line its line code names, when the commit's diff still has it. */
+export type CommitNoteRow = NoteRow & { diffLine: { path: string; line: number; type: "new" | "old" | null } | null };
+
+/**
+ * API::Entities::CommitNote (lib/api/entities/commit_note.rb): `path`, `line` and `line_type` of a
+ * diff note (LegacyDiffNote) come from the commit's diff line its line code names.
+ */
+export function commitNote(row: CommitNoteRow, ctx: PresentContext) {
+  const diffLine = row.type === "LegacyDiffNote" ? row.diffLine : null;
+  return {
+    note: row.note,
+    path: diffLine?.path ?? null,
+    line: diffLine?.line ?? null,
+    line_type: diffLine?.type ?? null,
+    author: row.author ? userBasic(row.author, ctx) : null,
+    created_at: isoTime(row.createdAt),
+  };
 }
 
 /** API::Entities::CommitSequence (GitLab 16.9). */
