@@ -31,6 +31,7 @@ import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
 import { gitHttpRoutes } from "./git_http/routes";
+import { badgeImageRoutes } from "./badges/routes";
 import { protectedBranchesRoutes } from "./protected_branches/routes";
 import { commitStatusesRoutes } from "./commit_statuses/routes";
 import { pipelinesRoutes } from "./pipelines/routes";
@@ -151,6 +152,8 @@ app.route("/", metricImageUploadRoutes);
 app.route("/", alertReceiverRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
 app.route("/", gitHttpRoutes);
+// Pipeline and coverage badge images (`/<full_path>/badges/<ref>/pipeline.svg`), token as private_token or PRIVATE-TOKEN.
+app.route("/", badgeImageRoutes);
 
 app.notFound(onNotFound);
 app.onError(onError);

@@ -340,8 +340,9 @@ export const notes = pgTable(
   "notes",
   {
     id: id(),
-    noteableType: text().notNull(), // "Issue" | "MergeRequest" | "Snippet" | "Epic"
-    noteableId: integer().notNull(),
+    noteableType: text().notNull(), // "Issue" | "MergeRequest" | "Snippet" | "Epic" | "Commit"
+    /** Null for commit notes, which name their commit by `commit_id` (as GitLab stores them). */
+    noteableId: integer(),
     projectId: integer().references(() => projects.id, { onDelete: "cascade" }),
     authorId: integer().references(() => users.id, { onDelete: "set null" }),
     note: text().notNull(),
@@ -355,10 +356,15 @@ export const notes = pgTable(
     resolvedAt: timestamptz(),
     resolvedById: integer(),
     updatedById: integer(),
+    /** The commit of a commit note (`noteable_type` "Commit"). */
+    commitId: text(),
+    /** A commit comment on a diff line (LegacyDiffNote): `<sha1 of the path>_<old line>_<new line>`. */
+    lineCode: text(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    index("index_notes_on_commit_id").on(t.projectId, t.commitId).where(sql`${t.commitId} IS NOT NULL`),
     index("index_notes_on_noteable_and_created_at").on(t.noteableType, t.noteableId, t.createdAt, t.id),
     index("index_notes_on_discussion_id").on(t.discussionId),
     index("index_notes_on_author_id").on(t.authorId),

@@ -17,6 +17,7 @@ import {
   type ProjectApprovalSettings,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import { isUniqueViolation } from "../kernel/errors";
 import type { Actor } from "../kernel/env";
 import { groupIsVisible, projectAccessLevel } from "../kernel/visibility";
 import { systemNotesCte } from "../shared/issuables/system_notes";
@@ -193,6 +194,14 @@ export async function insertRule(db: Executor, projectId: number, input: RuleWri
 
 /** Updates a rule and replaces the links that were sent, in one transaction; null on a name taken by another rule. */
 export async function updateRule(db: Executor, ruleId: number, input: RuleWrite): Promise<ApprovalProjectRule | null> {
+  // A concurrent write that takes the name between the check and the update loses on the unique index.
+  return updateRuleOnce(db, ruleId, input).catch((err) => {
+    if (isUniqueViolation(err, "index_approval_project_rules_on_project_id_and_name")) return null;
+    throw err;
+  });
+}
+
+async function updateRuleOnce(db: Executor, ruleId: number, input: RuleWrite): Promise<ApprovalProjectRule | null> {
   return db.transaction(async (tx) => {
     const taken = await tx
       .select({ id: approvalProjectRules.id })

@@ -78,3 +78,29 @@ export async function deleteBadge(db: Executor, id: number): Promise<void> {
 
 /** The row type routes name (routes never import db/schema). */
 export type { Badge } from "../../db/schema";
+
+/**
+ * `ci_pipelines.latest_status(ref)`: the status of the ref's newest pipeline (child pipelines left
+ * out), skipped ones passed over when `ignoreSkipped`; null when there is none (1 statement).
+ */
+export async function latestPipelineStatus(db: Executor, projectId: number, ref: string, ignoreSkipped: boolean): Promise<string | null> {
+  const result = await db.execute<{ status: string }>(sql`
+    SELECT status FROM ci_pipelines WHERE project_id = ${projectId} AND ref = ${ref} AND source <> 'parent_pipeline'
+      ${ignoreSkipped ? sql`AND status <> 'skipped'` : sql``}
+    ORDER BY id DESC LIMIT 1`);
+  return result.rows[0]?.status ?? null;
+}
+
+/**
+ * Gitlab::Ci::Badge::Coverage::Report: the ref's newest successful pipeline's coverage (the mean of its
+ * latest jobs' coverage), or with `job` that job's; null when unknown (1 statement).
+ */
+export async function latestCoverage(db: Executor, projectId: number, ref: string, job: string | null): Promise<number | null> {
+  const result = await db.execute<{ coverage: number | null }>(sql`
+    WITH p AS (SELECT id FROM ci_pipelines WHERE project_id = ${projectId} AND ref = ${ref} AND status = 'success' AND source <> 'parent_pipeline' ORDER BY id DESC LIMIT 1)
+    SELECT ${job === null ? sql`avg(b.coverage)` : sql`(array_agg(b.coverage ORDER BY b.id DESC))[1]`}::float8 AS coverage
+    FROM ci_builds b JOIN p ON p.id = b.pipeline_id
+    WHERE NOT b.retried AND b.type = 'build' ${job === null ? sql`AND b.coverage IS NOT NULL` : sql`AND b.name = ${job}`}`);
+  const value = result.rows[0]?.coverage;
+  return value === null || value === undefined ? null : Number(value);
+}

@@ -1,9 +1,10 @@
+import { Hono } from "hono";
 import { z } from "zod";
-import { authorize, authorizeGroup } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
+import { authorize, authorizeGroup, canReadProject } from "../kernel/abilities";
+import { authenticate, requireUser } from "../kernel/auth";
+import type { AppEnv, Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, paramsError, recordNotFound, validation } from "../kernel/errors";
-import { findGroup, findProject } from "../kernel/lookup";
+import { findGroup, findProject, loadProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -12,6 +13,7 @@ import type { Badge } from "./queries";
 import { badge, basicBadgeDetails } from "./entities";
 import * as q from "./queries";
 import { badgeErrors, type PlaceholderSource } from "./rules";
+import { coverageBadge, pipelineBadge } from "./svg";
 
 /**
  * Badges of projects and groups (lib/api/badges.rb; spec 1: 4.11). Reads follow the source's
@@ -120,3 +122,29 @@ for (const kind of ["project", "group"] as const) {
     return c.body(null, 204);
   });
 }
+
+/**
+ * Badge images outside /api/v4 (Projects::BadgesController): `GET /<full_path>/badges/<ref>/pipeline.svg`
+ * (`ignore_skipped`) and `…/coverage.svg` (`job`), both with `key_text` and `key_width`. Readers of
+ * the project only (`authorize_read_project!`): anonymous callers for public projects, else a token
+ * as `private_token` or `PRIVATE-TOKEN`; everyone else gets the unknown route's 404.
+ * Differs from GitLab: GitLab sends signed-out visitors of a private project to the sign-in page.
+ */
+export const badgeImageRoutes = new Hono<AppEnv>();
+const BADGE_PATH = /^\/(.+?)\/badges\/(.+)\/(pipeline|coverage)\.svg$/;
+
+badgeImageRoutes.use("/:path{.+\\.svg}", authenticate);
+badgeImageRoutes.get("/:path{.+\\.svg}", async (c, next) => {
+  const match = BADGE_PATH.exec(decodeURIComponent(new URL(c.req.url).pathname));
+  if (!match) return next();
+  const [, fullPath, ref, kind] = match;
+  const project = fullPath.includes("/") ? await loadProject(c, fullPath) : null;
+  if (!project || !canReadProject(c.var.actor, project)) return c.notFound();
+  const opts = { keyText: c.req.query("key_text"), keyWidth: c.req.query("key_width") };
+  const svg =
+    kind === "pipeline"
+      ? pipelineBadge(await q.latestPipelineStatus(c.var.db(), project.id, ref, c.req.query("ignore_skipped") === "true"), opts)
+      : coverageBadge(await q.latestCoverage(c.var.db(), project.id, ref, c.req.query("job") ?? null), opts);
+  // `expires_now`: badges must not be cached by browsers or proxies.
+  return c.body(svg, 200, { "Content-Type": "image/svg+xml", "Cache-Control": "no-cache" });
+});

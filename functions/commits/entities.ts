@@ -1,5 +1,8 @@
-import type { GitCommitRow } from "../../db/schema";
-import { webUrl, type PresentContext } from "../kernel/present";
+import type { CiPipeline, GitCommitRow } from "../../db/schema";
+import { pipelineBasic } from "../pipelines/entities";
+import { isoTime, webUrl, type PresentContext } from "../kernel/present";
+import type { NoteRow } from "../shared/issuables/noteables";
+import { userBasic } from "../users/entities";
 import { parseTrailers } from "./trailers";
 
 /** What every commit entity needs besides the row: where the project lives. */
@@ -10,6 +13,9 @@ export type CommitContext = PresentContext & {
   withTrailers?: boolean;
   /** CommitDetail's `stats` (GET `stats` and POST `stats`, both default true). */
   withStats?: boolean;
+  /** CommitDetail: the commit's last pipeline (preloaded by the single GET), and whether the caller reads pipelines. */
+  lastPipeline?: CiPipeline | null;
+  readsPipelines?: boolean;
 };
 
 /**
@@ -73,21 +79,42 @@ export function commitWithStats(row: GitCommitRow, ctx: CommitContext) {
 
 /**
  * API::Entities::CommitDetail (lib/api/entities/commit_detail.rb): `stats` when asked, `status` (the
- * latest pipeline's status) and `last_pipeline`, which stay null until pipelines exist.
+ * last pipeline's status) and `last_pipeline` (PipelineBasic, for callers who may `read_pipeline`).
+ * A commit just created (POST) has no pipeline yet: both null.
  */
 export function commitDetail(row: GitCommitRow, ctx: CommitContext) {
+  const last = ctx.lastPipeline ?? null;
   return {
     ...commit(row, ctx),
     ...(ctx.withStats ? { stats: commitStats(row) } : {}),
-    status: null,
+    status: last?.status ?? null,
     project_id: ctx.projectId,
-    last_pipeline: null,
+    last_pipeline: last && ctx.readsPipelines ? pipelineBasic(last, ctx) : null,
   };
 }
 
 /** API::Entities::BasicRef (lib/api/entities/basic_ref.rb). */
 export function basicRef(ref: { type: "branch" | "tag"; name: string }) {
   return { type: ref.type, name: ref.name };
+}
+
+/** A commit note with the diff line its line code names, when the commit's diff still has it. */
+export type CommitNoteRow = NoteRow & { diffLine: { path: string; line: number; type: "new" | "old" | null } | null };
+
+/**
+ * API::Entities::CommitNote (lib/api/entities/commit_note.rb): `path`, `line` and `line_type` of a
+ * diff note (LegacyDiffNote) come from the commit's diff line its line code names.
+ */
+export function commitNote(row: CommitNoteRow, ctx: PresentContext) {
+  const diffLine = row.type === "LegacyDiffNote" ? row.diffLine : null;
+  return {
+    note: row.note,
+    path: diffLine?.path ?? null,
+    line: diffLine?.line ?? null,
+    line_type: diffLine?.type ?? null,
+    author: row.author ? userBasic(row.author, ctx) : null,
+    created_at: isoTime(row.createdAt),
+  };
 }
 
 /** API::Entities::CommitSequence (GitLab 16.9). */

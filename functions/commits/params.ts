@@ -26,6 +26,15 @@ export const CommitRefs = z.object({
 
 export const CommitSequence = z.object({ first_parent: p.bool().optional() });
 
+/** `requires :note`, `optional :path`; `given :path` also `requires :line` and `line_type` (default "new"). */
+export const PostComment = z.object({ note: p.string(), path: p.string().optional() });
+export const PostLineComment = z.object({
+  note: p.string(),
+  path: p.string(),
+  line: p.int(),
+  line_type: p.oneOf("new", "old").optional(),
+});
+
 export const CherryPick = z.object({
   branch: p.nonBlank(),
   dry_run: p.bool().optional(),

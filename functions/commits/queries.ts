@@ -1,8 +1,10 @@
 // The commits domain's own Drizzle code: merge requests related to a commit, commit notes.
-import { desc, eq, sql } from "drizzle-orm";
-import { mergeRequests } from "../../db/schema";
+import { and, asc, desc, eq, notInArray, sql } from "drizzle-orm";
+import { ciPipelines, mergeRequests, notes, type CiPipeline } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
+import { cappedCount, type Page } from "../kernel/pagination";
+import { noteRow, selectNotes, type NoteRow } from "../shared/issuables/noteables";
 import { loadMergeRequestRows, type MergeRequestRow } from "../shared/issuables/merge_request_preload";
 
 /** What decides whether a merge request is related to a commit: its newest diff version and its merge commits. */
@@ -43,4 +45,29 @@ export async function mergeRequestCommits(db: Executor, projectId: number): Prom
 /** The merge requests with these ids, fully loaded for the entity, in the order given (one statement). */
 export function loadMergeRequests(db: Executor, ids: number[], actor: Actor | null): Promise<MergeRequestRow[]> {
   return loadMergeRequestRows(db, ids, actor);
+}
+
+export type { NoteRow } from "../shared/issuables/noteables";
+export type { GitCommitRow } from "../../db/schema";
+
+/** `commit.notes.fresh` (created_at, then id), paginated with the count (two statements). */
+export async function listCommitNotes(db: Executor, projectId: number, commitId: string, page: Page): Promise<{ rows: NoteRow[]; total: number }> {
+  const where = and(eq(notes.projectId, projectId), eq(notes.commitId, commitId), eq(notes.noteableType, "Commit"));
+  const rows = await selectNotes(db).where(where).orderBy(asc(notes.createdAt), asc(notes.id)).limit(page.limit).offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(notes).where(where), page);
+  return { rows: rows.map(noteRow), total };
+}
+
+/**
+ * `Commit#last_pipeline`: the newest pipeline of the project on the commit, whatever its ref, among
+ * `ci_sources` (child pipelines and the other dangling sources left out); 1 statement.
+ */
+export async function lastPipeline(db: Executor, projectId: number, sha: string): Promise<CiPipeline | null> {
+  const [row] = await db
+    .select()
+    .from(ciPipelines)
+    .where(and(eq(ciPipelines.projectId, projectId), eq(ciPipelines.sha, sha), notInArray(ciPipelines.source, ["parent_pipeline", "webide", "ondemand_dast_scan", "ondemand_dast_validation"])))
+    .orderBy(desc(ciPipelines.id))
+    .limit(1);
+  return row ?? null;
 }

@@ -4,18 +4,23 @@ import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
 import { commitDiffs, commitFiles, countCommits, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, tipsReaching, type PickKind } from "../shared/git";
 import { findProject } from "../kernel/lookup";
+import { requireUser } from "../kernel/auth";
 import { pageOf, pageParams, paginate, paginateWithoutCount } from "../kernel/pagination";
 import { diff } from "../repository/entities";
-import { readParams } from "../kernel/params";
+import { rawParams, readParams, validateParams } from "../kernel/params";
 import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
 import { pipelinesForPush } from "../shared/ci/coordinator";
 import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { commitFailureMessage, pickFailureMessage } from "./messages";
-import { basicRef, commit, commitDetail, commitSequence, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
+import { basicRef, commit, commitDetail, commitNote, commitSequence, type CommitNoteRow, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
 import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../merge_requests/entities";
-import { CherryPick, CommitRefs, CommitSequence, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
+import { diffLines, lineCode, lineNumber } from "./diff_lines";
+import { insertCommitNote } from "../notes/writes";
+import { newDiscussionId } from "../shared/issuables/system_notes";
+import { CherryPick, CommitRefs, CommitSequence, PostComment, PostLineComment, CreateCommit, createCommitRules, GetCommit, ListCommits, Revert } from "./params";
 import * as q from "./queries";
+import type { GitCommitRow } from "./queries";
 
 /**
  * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, GIT.md).
@@ -121,7 +126,9 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
   const params = await readParams(c, GetCommit);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
   if (!row) throw notFound("Commit");
-  return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true }));
+  const lastPipeline = await q.lastPipeline(c.var.db(), project.id, row.oid);
+  const readsPipelines = allowed(c.var.actor, "read_pipeline", project);
+  return present(c, row, commitDetail, commitContext(project, { withStats: params.stats ?? true, lastPipeline, readsPipelines }));
 });
 
 /**
@@ -200,6 +207,74 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/sequence", async (c) =>
   const oid = await commitOid(c, project);
   const count = await countCommits(c.var.db(), repoOf(project), oid, params.first_parent ?? false);
   return present(c, { count }, commitSequence);
+});
+
+/**
+ * The lines of the commit's diff by line code (LegacyDiffNote#diff_line): each file's lines under
+ * `sha1(new path)`, as Gitlab::Diff::File#line_for_line_code finds them.
+ */
+async function diffLinesByCode(c: Ctx, project: ProjectWithAccess, row: GitCommitRow) {
+  const out = new Map<string, NonNullable<CommitNoteRow["diffLine"]>>();
+  for (const file of await commitDiffs(c.var.db(), repoOf(project), row)) {
+    for (const line of diffLines(file.diff)) out.set(lineCode(file.newPath, line), { path: file.newPath, line: lineNumber(line), type: line.type });
+  }
+  return out;
+}
+
+/** GET /projects/:id/repository/commits/:sha/comments (lib/api/commits.rb): `commit.notes.fresh`, paginated */
+commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", async (c) => {
+  const project = await codeProject(c);
+  const params = await readParams(c, pageParams);
+  const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
+  if (!row) throw notFound("Commit");
+  const page = pageOf(params);
+  const { rows, total } = await q.listCommitNotes(c.var.db(), project.id, row.oid, page);
+  // The diff is read only when a note on a diff line needs its path and line.
+  const lines = rows.some((n) => n.lineCode) ? await diffLinesByCode(c, project, row) : new Map();
+  paginate(c, page, total);
+  return present(c, rows.map((n) => ({ ...n, diffLine: (n.lineCode && lines.get(n.lineCode)) || null })), commitNote);
+});
+
+/**
+ * POST /projects/:id/repository/commits/:sha/comments (lib/api/commits.rb): a note on the commit; with
+ * `path`, `line` and `line_type` naming an added ("new") or removed ("old") line of the commit's diff
+ * (matched on its new position, as GitLab does), a LegacyDiffNote on that line, else a plain note.
+ * Differs from GitLab: no note webhook and no mention to-dos for commit notes yet.
+ */
+commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", async (c) => {
+  // A note needs an author: anonymous callers get the 401 of `authenticate!`.
+  const user = requireUser(c).user;
+  const project = await codeProject(c);
+  const raw = await rawParams(c);
+  const given = typeof raw.path === "string" ? raw.path !== "" : raw.path !== undefined && raw.path !== null;
+  const params: { note: string; path?: string; line?: number; line_type?: "new" | "old" } = validateParams(raw, given ? PostLineComment : PostComment);
+  const repo = repoOf(project);
+  const row = await findCommit(c.var.db(), repo, c.req.param("sha")!);
+  if (!row) throw notFound("Commit");
+  // Note validation (`validates :note, presence: true`), worded as 15.4's render_api_error! does.
+  if (params.note.trim() === "") throw apiError(`Failed to save note {:note=>["can't be blank"]}`, 400);
+  let code: string | null = null;
+  let diffLine: CommitNoteRow["diffLine"] = null;
+  if (given && params.line !== undefined) {
+    const type = params.line_type ?? "new";
+    for (const file of await commitDiffs(c.var.db(), repo, row)) {
+      if (file.newPath !== params.path) continue;
+      const line = diffLines(file.diff).find((l) => l.newPos === params.line && l.type === type);
+      if (!line) continue;
+      code = lineCode(file.newPath, line);
+      diffLine = { path: file.newPath, line: lineNumber(line), type: line.type };
+      break;
+    }
+  }
+  const note = await insertCommitNote(c.var.db(), {
+    projectId: project.id,
+    commitId: row.oid,
+    authorId: user.id,
+    body: params.note,
+    lineCode: code,
+    discussionId: newDiscussionId(),
+  });
+  return present(c, { ...note, author: user, resolvedBy: null, diffLine }, commitNote, {}, 201);
 });
 
 /** POST /projects/:id/repository/commits/:sha/cherry_pick (lib/api/commits.rb, Commits::CherryPickService) */

@@ -4,6 +4,7 @@ import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { taskSummary } from "../issues/entities";
 import { descriptionHtml, labelBasic } from "../labels/entities";
 import { milestone } from "../milestones/entities";
+import { pipeline, pipelineBasic, type PipelineRow } from "../pipelines/entities";
 import { timeStats } from "../time_tracking/entities";
 import { userBasic, type UserBasicRow } from "../users/entities";
 import { commit, type CommitContext } from "../commits/entities";
@@ -173,11 +174,15 @@ function canMerge(mr: MergeRequestRow, ctx: PresentContext): boolean {
 /**
  * API::Entities::MergeRequest (lib/api/entities/merge_request.rb): single GET, create, update,
  * related merge requests and to-do targets. Pipeline fields are shown where GitLab shows them (the
- * caller reads the project's builds), with no pipeline to report yet.
+ * caller reads the project's builds); `headPipeline` is preloaded by the single GET only (elsewhere null).
+ * Differs from GitLab: `pipeline` and `latest_build_*` come from the head pipeline once it has started
+ * (GitLab's merge request metrics keep the last head pipeline that ran, even after the head moved).
  * Differs from GitLab: there is no subscription record yet, so `subscribed` is true for the
  * participants GitLab subscribes implicitly (author, assignees, reviewers).
  */
-export function mergeRequest(mr: MergeRequestRow, ctx: MergeRequestContext) {
+export function mergeRequest(mr: MergeRequestRow & { headPipeline?: MergeRequestPipelineRow | null }, ctx: MergeRequestContext) {
+  const head = mr.headPipeline ?? null;
+  const ran = head && (head.startedAt || head.finishedAt) ? head : null;
   const actorId = ctx.actor?.user.id;
   const builds = ctx.fromProject ? mr.project.jobsEnabled : false;
   const participant =
@@ -188,9 +193,14 @@ export function mergeRequest(mr: MergeRequestRow, ctx: MergeRequestContext) {
     // `merge_request_diff.real_size`: the changed files of the newest version, "1000+" past the limit.
     changes_count: mr.latestDiff ? (mr.latestDiff.filesCount > DIFF_MAX_FILES ? `${DIFF_MAX_FILES}+` : String(mr.latestDiff.filesCount)) : null,
     ...(builds
-      ? { latest_build_started_at: null, latest_build_finished_at: null, first_deployed_to_production_at: null, pipeline: null }
+      ? {
+          latest_build_started_at: isoTime(ran?.startedAt),
+          latest_build_finished_at: isoTime(ran?.finishedAt),
+          first_deployed_to_production_at: null,
+          pipeline: ran ? pipelineBasic(ran, { ...ctx, projectPath: ran.projectPath }) : null,
+        }
       : {}),
-    ...(ctx.fromProject && readsPipelines(mr.project, ctx) ? { head_pipeline: null } : {}),
+    ...(ctx.fromProject && readsPipelines(mr.project, ctx) ? { head_pipeline: head ? pipeline(head, { ...ctx, projectPath: head.projectPath }) : null } : {}),
     diff_refs: mr.latestDiff
       ? { base_sha: mr.latestDiff.baseCommitSha, head_sha: mr.latestDiff.headCommitSha, start_sha: mr.latestDiff.startCommitSha }
       : null,
@@ -235,4 +245,12 @@ export function mergeRequestDiffFull(version: Version & { commits: GitCommitRow[
 /** The body of `PUT …/rebase`: `rebase_in_progress?`, false once our synchronous rebase has finished. */
 export function rebaseAccepted() {
   return { rebase_in_progress: false };
+}
+
+/** A pipeline of a merge request's source project, with that project's path for its `web_url`. */
+export type MergeRequestPipelineRow = PipelineRow & { projectPath: string };
+
+/** `GET …/merge_requests/:iid/pipelines`: API::Entities::Ci::PipelineBasic. */
+export function mergeRequestPipeline(row: MergeRequestPipelineRow, ctx: PresentContext) {
+  return pipelineBasic(row, { ...ctx, projectPath: row.projectPath });
 }

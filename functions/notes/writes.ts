@@ -30,7 +30,7 @@ function noteFrom(r: Record<string, unknown>): Note {
   return {
     id: Number(r.id),
     noteableType: String(r.noteable_type),
-    noteableId: Number(r.noteable_id),
+    noteableId: r.noteable_id === null ? null : Number(r.noteable_id),
     projectId: r.project_id === null ? null : Number(r.project_id),
     authorId: r.author_id === null ? null : Number(r.author_id),
     note: String(r.note),
@@ -42,6 +42,8 @@ function noteFrom(r: Record<string, unknown>): Note {
     resolvedAt: time(r.resolved_at),
     resolvedById: r.resolved_by_id === null ? null : Number(r.resolved_by_id),
     updatedById: r.updated_by_id === null ? null : Number(r.updated_by_id),
+    commitId: r.commit_id === null || r.commit_id === undefined ? null : String(r.commit_id),
+    lineCode: r.line_code === null || r.line_code === undefined ? null : String(r.line_code),
     createdAt: time(r.created_at)!,
     updatedAt: time(r.updated_at)!,
   };
@@ -181,6 +183,24 @@ export async function insertReply(db: Executor, input: NewNote & { convert: bool
       UPDATE ${ident(TABLE[n.type])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
     )${todoCtes(n, input.authorId, input.body, input.confidential, [])}
     SELECT * FROM source`);
+  return noteFrom(result.rows[0] as Record<string, unknown>);
+}
+
+/**
+ * Notes::CreateService for a comment on a commit (`POST …/repository/commits/:sha/comments`):
+ * `noteable_type` "Commit", no `noteable_id`, the commit's id in `commit_id`; a comment on a diff
+ * line is a LegacyDiffNote with its `line_code`. One statement.
+ * Differs from GitLab: no mention to-dos for commit notes (TodoService#new_note would add them).
+ */
+export async function insertCommitNote(
+  db: Executor,
+  input: { projectId: number; commitId: string; authorId: number; body: string; lineCode: string | null; discussionId: string },
+): Promise<Note> {
+  const result = await db.execute(sql`
+    INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id, resolvable, commit_id, line_code)
+    VALUES ('Commit', NULL, ${input.projectId}, ${input.authorId}, ${input.body}, false, false,
+      ${input.lineCode === null ? null : "LegacyDiffNote"}, ${input.discussionId}, false, ${input.commitId}, ${input.lineCode})
+    RETURNING *`);
   return noteFrom(result.rows[0] as Record<string, unknown>);
 }
 

@@ -85,6 +85,7 @@ describe("POST /projects/:id/approval_rules", () => {
       400,
       { message: { name: ["can't be blank"], approvals_required: ["must be greater than or equal to 0"] } },
     ]);
+    expect(await post({ name: "n".repeat(70_000), approvals_required: 1 })).toEqual([400, { message: { name: ["is too long (maximum is 255 characters)"] } }]);
     expect(await post({ name: "x", approvals_required: 101 })).toEqual([400, { message: { approvals_required: ["must be less than or equal to 100"] } }]);
     await create(maintainer, project, { name: "taken", approvals_required: 1 });
     expect(await post({ name: "taken", approvals_required: 1 })).toEqual([400, { message: { name: ["has already been taken"] } }]);

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { branch, commit, createMergeRequest, insertIssue, mergeFixture, rows, type Json } from "./support";
+import { branch, commit, createMergeRequest, insertIssue, mergeFixture, queryCount, rows, type Json } from "./support";
 
 const mrPath = (project: { id: number }, iid: number | string, rest: string) => `/projects/${project.id}/merge_requests/${iid}/${rest}`;
 
@@ -28,6 +28,17 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/participants", () 
     });
     const page = await w.as(owner).get(mrPath(project, mr.iid, "participants?per_page=2&page=2"));
     expect(((await page.json()) as Json[]).map((u) => u.id)).toEqual([dev.id, reviewer.id]);
+  });
+
+  it("costs the same statements whatever the number of participants (no N+1)", async () => {
+    const w = await world();
+    const commenters = [await w.user(), await w.user(), await w.user()];
+    const { owner, project, mr } = await mergeFixture(w, { reporters: commenters });
+    const count = async () => queryCount(await w.as(owner).get(mrPath(project, mr.iid, "participants")));
+    const alone = await count();
+    expect(alone).toBeGreaterThan(0);
+    for (const user of commenters) expect((await w.as(user).post(mrPath(project, mr.iid, "notes"), { json: { body: "Hi" } })).status).toBe(201);
+    expect(await count()).toBe(alone);
   });
 
   it("leaves out participants who can no longer read the project", async () => {

@@ -52,6 +52,9 @@ const RuleId = z.object({ approval_rule_id: p.id() });
 function validateRule(name: string, approvalsRequired: number): void {
   const errors: Record<string, string[]> = {};
   if (name.trim() === "") errors.name = ["can't be blank"];
+  // Differs from GitLab: names are held to 255 characters (the unique index on the name cannot take
+  // arbitrarily long keys; GitLab's column is unbounded text).
+  else if (name.length > 255) errors.name = ["is too long (maximum is 255 characters)"];
   if (approvalsRequired < 0) errors.approvals_required = ["must be greater than or equal to 0"];
   if (approvalsRequired > APPROVALS_REQUIRED_MAX) errors.approvals_required = [`must be less than or equal to ${APPROVALS_REQUIRED_MAX}`];
   if (Object.keys(errors).length) throw validation(errors);

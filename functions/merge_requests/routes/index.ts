@@ -6,6 +6,7 @@ import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
 import { mergeRequestRoutes } from "./merge_request";
 import { mergeRoutes } from "./merge";
+import { pipelinesRoutes } from "./pipelines";
 
 /** Merge requests (lib/api/merge_requests.rb) and the issue endpoints that list them. */
 export const mergeRequestsRoutes = router();
@@ -16,3 +17,4 @@ mergeRequestsRoutes.route("/", mergeRoutes);
 mergeRequestsRoutes.route("/", diffRoutes);
 mergeRequestsRoutes.route("/", peopleRoutes);
 mergeRequestsRoutes.route("/", rebaseRoutes);
+mergeRequestsRoutes.route("/", pipelinesRoutes);

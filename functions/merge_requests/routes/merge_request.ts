@@ -10,7 +10,8 @@ import { p, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
-import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import { mergeRequest, type MergeRequestContext, type MergeRequestPipelineRow, type MergeRequestRow } from "../entities";
+import { headPipelineRow } from "../pipeline_queries";
 import * as q from "../queries";
 import * as services from "../services";
 import { refreshMergeRequest } from "../merging";
@@ -141,7 +142,8 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
     throw notFound("Merge Request");
   // GitLab's entity starts an asynchronous mergeability check; ours runs when a head moved.
   if ((await refreshMergeRequest(c.var.db(), project, row)) !== row) row = await q.mergeRequestById(c.var.db(), c.var.actor, row.id);
-  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, row, mergeRequest, {
+  const headPipeline = project.jobsEnabled ? await headPipelineRow(c.var.db(), row!) : null;
+  return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline }, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,
     includeRebaseInProgress: params.include_rebase_in_progress,

@@ -84,19 +84,21 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
 
 export async function noteEvent(db: Executor, project: q.HookProject, ctx: PresentContext, which: { id: number } | "first", userId?: number): Promise<BuiltEvent[]> {
   const note = await q.loadNote(db, project.id, which);
-  if (!note) return [];
+  // Differs from GitLab: commit notes (no noteable_id) send no note hook yet.
+  if (!note || note.noteableId === null) return [];
+  const noteableId = note.noteableId;
   const users = await q.loadUsers(db, [userId ?? note.authorId]);
   const user = users.get(userId ?? note.authorId ?? 0);
   if (!user) return [];
   let payload;
   let confidential = note.confidential;
   if (note.noteableType === "Issue") {
-    const issue = await q.loadIssue(db, project.id, { id: note.noteableId });
+    const issue = await q.loadIssue(db, project.id, { id: noteableId });
     if (!issue) return [];
     confidential ||= issue.confidential;
     payload = notePayload(note, project, ctx, user, { kind: "issue", issue });
   } else {
-    const mr = await q.loadMergeRequest(db, project.id, { id: note.noteableId });
+    const mr = await q.loadMergeRequest(db, project.id, { id: noteableId });
     if (!mr) return [];
     payload = notePayload(note, project, ctx, user, { kind: "merge_request", mr, lastCommit: await lastCommitOf(db, project, mr.sha) });
   }
