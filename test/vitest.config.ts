@@ -19,6 +19,8 @@ export default defineConfig({
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
           FUZZ_TRACE: process.env.FUZZ_TRACE ?? "",
           FUZZ_CI_RUNS: process.env.FUZZ_CI_RUNS ?? "",
+          // `npm run matrix` (test/hardening/authorization_matrix_resources.test.ts): every cell.
+          MATRIX_FULL: process.env.MATRIX_FULL ?? "",
           // The public half of test/license/fixtures.ts (a key made for tests only).
           LICENSE_PUBLIC_KEY: "Na2bJTkxlPTUHXYmHnBvOqpn6nY3lXeLOnPtiQTvX3Y=",
         },

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { request, type Client } from "../helpers/client";
 import { unique, world, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
@@ -294,9 +295,18 @@ async function send<F>(api: Client, e: Endpoint<F>, f: F, role: Role): Promise<n
   }
 }
 
-/** Runs every cell, 8 at a time (one endpoint × one visibility × every role), and compares at once. */
+/**
+ * The full matrix (every endpoint × visibility × role) costs minutes of one core, too much for `npm test`'s
+ * budget: by default each endpoint runs every role on one visibility, rotating public → internal →
+ * private along the endpoint list, so every endpoint, every role and every visibility is covered.
+ * `npm run matrix` (MATRIX_FULL=1) runs every cell.
+ */
+const FULL = (env as unknown as { MATRIX_FULL?: string }).MATRIX_FULL === "1";
+const visibilitiesOf = (index: number): readonly Vis[] => (FULL ? VISIBILITIES : [VISIBILITIES[index % VISIBILITIES.length]]);
+
+/** Runs the cells, 8 at a time (one endpoint × one visibility × every role), and compares at once. */
 async function runMatrix<F>(endpoints: Endpoint<F>[], fixtures: Record<Vis, F>, clients: Record<Role, Client>) {
-  const cells = endpoints.flatMap((e) => VISIBILITIES.flatMap((vis) => ROLES.map((role) => ({ e, vis, role }))));
+  const cells = endpoints.flatMap((e, index) => visibilitiesOf(index).flatMap((vis) => ROLES.map((role) => ({ e, vis, role }))));
   const actual: string[] = [];
   const wanted: string[] = [];
   const batch = ROLES.length;
@@ -350,12 +360,11 @@ describe("authorization matrix: repository, CI, packages, notes, merge request w
     ["packages, notes, merge requests", PROJECT_ENDPOINTS.filter((e) => /package|note|MR/.test(e.name))],
   ] as const;
   for (const [part, endpoints] of parts)
-    it(`projects, ${part}: ${ROLES.length} roles × ${VISIBILITIES.length} visibilities × ${endpoints.length} endpoints = ${ROLES.length * VISIBILITIES.length * endpoints.length} cells`, { timeout: 600_000 }, async () => {
+    it(`projects, ${part}: ${ROLES.length} roles × ${FULL ? VISIBILITIES.length : 1} visibilities × ${endpoints.length} endpoints`, { timeout: 600_000 }, async () => {
       await runMatrix(endpoints, projects, clients);
     });
 
-  const groupCells = ROLES.length * VISIBILITIES.length * GROUP_ENDPOINTS.length;
-  it(`groups: ${ROLES.length} roles × ${VISIBILITIES.length} visibilities × ${GROUP_ENDPOINTS.length} endpoints = ${groupCells} cells`, { timeout: 600_000 }, async () => {
+  it(`groups: ${ROLES.length} roles × ${FULL ? VISIBILITIES.length : 1} visibilities × ${GROUP_ENDPOINTS.length} endpoints`, { timeout: 600_000 }, async () => {
     await runMatrix(GROUP_ENDPOINTS, groups, clients);
   });
 });
