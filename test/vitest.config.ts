@@ -30,10 +30,6 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["./test/global-setup.ts"],
-    // One Worker module graph for every test file of a worker instead of importing the whole Worker again
-    // per file (that import was about half of the suite's time). Test files keep no module-level state
-    // that another file reads; each still runs with its own isolated storage.
-    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
