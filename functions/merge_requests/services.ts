@@ -199,13 +199,23 @@ function referenceCtes(scope: WriteScope, issues: ResolvedIssue[], known: Set<nu
         : sql`closing_gone AS (DELETE FROM merge_requests_closing_issues WHERE merge_request_id = (SELECT id FROM mr)
               AND issue_id <> ALL(${ints(closingIds)})),
             closing AS (INSERT INTO merge_requests_closing_issues (merge_request_id, issue_id)
-              SELECT mr.id, i FROM mr, unnest(${ints(closingIds)}) i ON CONFLICT DO NOTHING)`
+              SELECT mr.id, r.i FROM mr, unnest(${ints(closingIds)}) WITH ORDINALITY AS r(i, ord) ORDER BY r.ord ON CONFLICT DO NOTHING)`
     }`;
 }
 
+/** The referenced issues that exist, in reference order (ClosingIssueExtractor's order), each once. */
 function resolveRefs(lookup: WriteContext, refs: IssueRef[]): ResolvedIssue[] {
-  const wanted = new Set(refs.map(refKey));
-  return lookup.issues.filter((i) => wanted.has(refKey({ path: i.fullPath, iid: i.iid })));
+  const byKey = new Map(lookup.issues.map((i) => [refKey({ path: i.fullPath, iid: i.iid }), i]));
+  const out: ResolvedIssue[] = [];
+  const seen = new Set<number>();
+  for (const ref of refs) {
+    const issue = byKey.get(refKey(ref));
+    if (issue && !seen.has(issue.id)) {
+      seen.add(issue.id);
+      out.push(issue);
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
