@@ -1,6 +1,7 @@
 import type { MergeRequest } from "../../db/schema";
-import { isoTime, type PresentContext } from "../kernel/present";
+import type { PresentContext } from "../kernel/present";
 import { group } from "../groups/entities";
+import { issuableHead } from "../merge_requests/entities";
 import { protectedBranch } from "../protected_branches/entities";
 import { userBasic } from "../users/entities";
 import type { RuleDetails, Settings } from "./queries";
@@ -66,14 +67,7 @@ export function mergeRequestApprovals(mr: MergeRequest, ctx: ApprovalsContext) {
   const { state } = ctx;
   const userId = ctx.actor?.user.id;
   return {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.projectId,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state,
-    created_at: isoTime(mr.createdAt),
-    updated_at: isoTime(mr.updatedAt),
+    ...issuableHead(mr),
     merge_status: mr.mergeStatus,
     approved: state.approved,
     approvals_required: state.approvalsRequired,

@@ -62,8 +62,8 @@ export function taskCompletionStatus(description: string | null) {
 
 const user = (row: UserBasicRow | null, ctx: PresentContext) => (row ? userBasic(row, ctx) : null);
 
-/** API::Entities::IssuableEntity's head, shared by the simple and the full views. */
-function issuableHead(mr: MergeRequestRow) {
+/** API::Entities::IssuableEntity's head, shared by the simple and the full views (and the approvals answers). */
+export function issuableHead(mr: Pick<MergeRequestRow, "id" | "iid" | "projectId" | "title" | "description" | "state" | "createdAt" | "updatedAt">) {
   return {
     id: mr.id,
     iid: mr.iid,
