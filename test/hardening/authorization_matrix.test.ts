@@ -1,16 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "../helpers/client";
 import { unique, world, type TestProject, type World } from "../helpers/world";
+import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 
 /**
  * Roles × project visibility × endpoints, every expected status from ONE table (issue 8), following
  * app/policies/project_policy.rb: what a caller may not read is 404; readable but not permitted is 403;
  * an anonymous write is 401 (`authenticate_non_get!`).
  */
-const ROLES = ["anonymous", "non-member", "guest", "reporter", "developer", "maintainer", "owner", "admin"] as const;
-type Role = (typeof ROLES)[number];
-const VISIBILITIES = ["public", "internal", "private"] as const;
-type Vis = (typeof VISIBILITIES)[number];
 const LEVEL: Record<Role, number> = { anonymous: 0, "non-member": 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50, admin: 60 };
 
 type Endpoint = {
@@ -98,19 +95,9 @@ describe("authorization matrix: roles × visibility × endpoints", () => {
 
   beforeAll(async () => {
     w = await world();
-    const [guest, reporter, developer, maintainer, owner, admin, stranger] = await Promise.all([
-      w.user(), w.user(), w.user(), w.user(), w.user(), w.user({ admin: true }), w.user(),
-    ]);
-    Object.assign(clients, {
-      anonymous: w.anonymous,
-      "non-member": w.as(stranger),
-      guest: w.as(guest),
-      reporter: w.as(reporter),
-      developer: w.as(developer),
-      maintainer: w.as(maintainer),
-      owner: w.as(owner),
-      admin: w.as(admin),
-    });
+    const roles = await roleClients(w);
+    const { guest, reporter, developer, maintainer, owner } = roles.users;
+    Object.assign(clients, roles.clients);
     for (const vis of VISIBILITIES)
       projects[vis] = await w.project({ visibility: vis, owner, guests: [guest], reporters: [reporter], developers: [developer], maintainers: [maintainer] });
   });

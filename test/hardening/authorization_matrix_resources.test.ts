@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { request, type Client } from "../helpers/client";
 import { unique, world, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
+import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 
 /**
  * The authorization matrix of issue 8, second part: repository (branches, files, tree, commits), CI
@@ -18,10 +19,6 @@ import { unique, world, type TestGroup, type TestProject, type TestUser, type Wo
  * or a note to delete, a job to retry or play, a merge request to merge) exist once per role, so that
  * cells are independent of their order and of each other's outcome.
  */
-const ROLES = ["anonymous", "non-member", "guest", "reporter", "developer", "maintainer", "owner", "admin"] as const;
-type Role = (typeof ROLES)[number];
-const VISIBILITIES = ["public", "internal", "private"] as const;
-type Vis = (typeof VISIBILITIES)[number];
 const LEVEL: Record<Role, number> = { anonymous: 0, "non-member": 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50, admin: 60 };
 type MemberRole = Exclude<Role, "anonymous" | "non-member" | "admin">;
 
@@ -332,19 +329,9 @@ describe("authorization matrix: repository, CI, packages, notes, merge request w
 
   beforeAll(async () => {
     w = await world();
-    const [guest, reporter, developer, maintainer, owner, admin, stranger] = await Promise.all([
-      w.user(), w.user(), w.user(), w.user(), w.user(), w.user({ admin: true }), w.user(),
-    ]);
-    Object.assign(clients, {
-      anonymous: w.anonymous,
-      "non-member": w.as(stranger),
-      guest: w.as(guest),
-      reporter: w.as(reporter),
-      developer: w.as(developer),
-      maintainer: w.as(maintainer),
-      owner: w.as(owner),
-      admin: w.as(admin),
-    });
+    const roles = await roleClients(w);
+    const { guest, reporter, developer, maintainer, owner } = roles.users;
+    Object.assign(clients, roles.clients);
     for (const vis of VISIBILITIES) {
       projects[vis] = await projectFixture(w, vis, owner, { guest, reporter, developer, maintainer });
       groups[vis] = {
