@@ -1,6 +1,7 @@
 import type { Comparison, Contributor, FileDiff, TreeListing } from "../shared/git";
 import { webUrl, type PresentContext } from "../kernel/present";
-import { commit, type CommitContext } from "../commits/entities";
+import type { GitCommitRow } from "../../db/schema";
+import { commit, signatureDate, type CommitContext } from "../commits/entities";
 
 /** A file at a commit, as `blob_data` of lib/api/files.rb describes it. */
 export type FileRow = {
@@ -104,4 +105,26 @@ export function blob(row: { size: number; content: string; sha: string }, _ctx?:
 /** API::Entities::Contributor: Gitlab::Contributor's additions and deletions are always 0. */
 export function contributor(row: Contributor, _ctx?: PresentContext) {
   return { name: row.name, email: row.email, commits: row.commits, additions: 0, deletions: 0 };
+}
+
+/** One group of `Gitlab::Blame#groups`: consecutive lines last changed by one commit. */
+export type BlameGroup = { commit: GitCommitRow; lines: string[] };
+
+/** API::Entities::BlameRange with API::Entities::BlameRangeCommit (lib/api/entities/blame_range*.rb). */
+export function blameRange(group: BlameGroup, _ctx?: PresentContext) {
+  const row = group.commit;
+  return {
+    commit: {
+      id: row.oid,
+      parent_ids: row.parents,
+      message: row.message,
+      authored_date: signatureDate(row.authoredAt, row.authorTz),
+      author_name: row.authorName,
+      author_email: row.authorEmail,
+      committed_date: signatureDate(row.committedAt, row.committerTz),
+      committer_name: row.committerName,
+      committer_email: row.committerEmail,
+    },
+    lines: group.lines,
+  };
 }

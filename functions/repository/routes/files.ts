@@ -5,7 +5,19 @@ import { requireUser } from "../../kernel/auth";
 import { pipelinesForPush } from "../../shared/ci/coordinator";
 import type { Ctx } from "../../kernel/env";
 import { apiError, forbidden, notFound, paramsError } from "../../kernel/errors";
-import { commitFiles, listTree, repoOf, resolveCommitRow, RevWalk, type CommitAction, type Repo, type TreeListing } from "../../shared/git";
+import {
+  blameFile,
+  BlameTooLargeError,
+  commitFiles,
+  listTree,
+  readCommitRows,
+  repoOf,
+  resolveCommitRow,
+  RevWalk,
+  type CommitAction,
+  type Repo,
+  type TreeListing,
+} from "../../shared/git";
 import { commitFailureMessage } from "../../commits/messages";
 import { callerOf, pushGuard } from "../../shared/protected_branches/access";
 import { toBase64 } from "../../shared/git/pure/bytes";
@@ -16,13 +28,13 @@ import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { contentDisposition, detectContentType } from "../content_type";
-import { blobHeaders, fileWithContent, treeObject, type FileRow } from "../entities";
+import { blameRange, blobHeaders, fileWithContent, treeObject, type BlameGroup, type FileRow } from "../entities";
 import * as q from "../queries";
 
 /**
  * Repository files and trees (lib/api/files.rb, lib/api/repositories.rb, GitLab 15.4).
  * File writes are one commit each through the git core (Files::CreateService, UpdateService,
- * DeleteService). Not built: `…/files/:file_path/blame` and the changelog.
+ * DeleteService). Not built: the changelog.
  */
 export const fileRoutes = router();
 
@@ -54,6 +66,36 @@ const filePath = () =>
   });
 
 const GetFile = z.object({ file_path: filePath(), ref: p.nonBlank() });
+/**
+ * Grape's `requires :start, type: Integer, allow_blank: false, values: ->(v) { v > 0 }` inside
+ * `optional :range, type: Hash`: missing, empty, not an integer, not positive, in that order.
+ */
+const blameLine = () =>
+  z.any().transform((value, ctx): number => {
+    if (value === undefined || value === null) {
+      ctx.addIssue({ code: "custom", message: "is missing" });
+      return z.NEVER;
+    }
+    if (typeof value === "string" && value.trim() === "") {
+      ctx.addIssue({ code: "custom", message: "is empty" });
+      return z.NEVER;
+    }
+    const n = typeof value === "number" ? value : typeof value === "string" && /^\s*[-+]?\d{1,15}\s*$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n)) {
+      ctx.addIssue({ code: "custom", message: "is invalid" });
+      return z.NEVER;
+    }
+    if (n <= 0) {
+      ctx.addIssue({ code: "custom", message: "does not have a valid value" });
+      return z.NEVER;
+    }
+    return n;
+  });
+const GetBlame = z.object({
+  file_path: filePath(),
+  ref: p.nonBlank(),
+  range: z.object({ start: blameLine(), end: blameLine() }).optional(),
+});
 const GetRawFile = z.object({ file_path: filePath(), ref: p.nonBlank().optional() });
 
 // Differs from GitLab only with its `repository_tree_gitaly_pagination` flag on (off by default in
@@ -150,6 +192,44 @@ fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
     Pragma: "no-cache",
     Expires: "Fri, 01 Jan 1990 00:00:00 GMT",
   });
+});
+
+/**
+ * GET /projects/:id/repository/files/:file_path/blame (lib/api/files.rb, Gitlab::Blame#groups): the
+ * file's lines grouped by the commit that last changed them, consecutive lines of one commit together,
+ * computed by the git core (`shared/git/store/blame.ts`). HEAD answers the file's headers only, as
+ * GitLab's `head …/blame` (which takes no `range`). A range past the end of the file answers `[]`
+ * (Gitlab::Git::Blame turns git's "has only N lines" into no lines); its end is cut to the file.
+ * Differs from GitLab: renames are not followed (see the git core), and a file changed by more than
+ * MAX_BLAME_SUSPECTS commits answers 503 instead of running until Gitaly's deadline.
+ */
+fileRoutes.get("/projects/:id/repository/files/:file_path/blame", async (c) => {
+  const head = c.req.method === "HEAD";
+  const params = head ? { ...(await fileParams(c, GetFile)), range: undefined } : await fileParams(c, GetBlame);
+  const project = await codeProject(c);
+  const repo = repoOf(project);
+  const { row, content } = await fileRow(c, repo, params.ref, params.ref, params.file_path);
+  for (const [name, value] of Object.entries(blobHeaders(row))) c.header(name, value);
+  if (head) return c.body(null, 200);
+  if (params.range && params.range.start > params.range.end) throw apiError("range[start] must be less than or equal to range[end]", 400);
+  const db = c.var.db();
+  let blamed;
+  try {
+    blamed = await blameFile(db, repo.poolId, { commit: row.commitId, path: row.path, blob: row.blobId, content, range: params.range ?? null });
+  } catch (error) {
+    if (error instanceof BlameTooLargeError) throw apiError(`Blame is too large to compute: ${error.message}`, 503);
+    throw error;
+  }
+  const commits = await readCommitRows(db, repo.poolId, [...new Set(blamed.commits)]);
+  const decoder = new TextDecoder();
+  const groups: BlameGroup[] = [];
+  blamed.commits.forEach((oid, i) => {
+    const line = decoder.decode(Uint8Array.from(blamed.lines[i], (ch) => ch.charCodeAt(0)));
+    const last = groups[groups.length - 1];
+    if (last && last.commit.oid === oid) last.lines.push(line);
+    else groups.push({ commit: commits.get(oid)!, lines: [line] });
+  });
+  return present(c, groups, blameRange);
 });
 
 /** Tree#sorted_entries: directories, then files (symlinks included), then submodules, each in git's order. */

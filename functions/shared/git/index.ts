@@ -66,6 +66,7 @@ export { buildIndexRows } from "./store/commit_index";
 export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/diffs";
 export { mergeBase, commitsBetween, compareCommits, commitDiffs, type Comparison } from "./store/compare";
 export { contributors, type Contributor } from "./store/contributors";
+export { blameFile, BlameTooLargeError, MAX_BLAME_SUSPECTS, type BlameResult } from "./store/blame";
 export { archiveItems, tarArchive, zipArchive, type ArchiveFormat, type ArchiveItem } from "./store/archive";
 export {
   mergeTreeOids,
