@@ -105,3 +105,40 @@ export const notificationSettings = pgTable(
 export type ApplicationSettings = typeof applicationSettings.$inferSelect;
 export type License = typeof licenses.$inferSelect;
 export type NotificationSetting = typeof notificationSettings.$inferSelect;
+
+/**
+ * Geo nodes (EE's `geo_nodes`). `url` and `internal_url` are stored with their ending slash, and
+ * `internal_url` is null when it equals `url` (GeoNode#internal_url=). `selectiveSyncNamespaceIds` stands
+ * for GitLab's geo_node_namespace_links rows. `oauthApplicationUid` marks the OAuth application a
+ * secondary gets on save (null for the primary, or when it went missing and `repair` must make one).
+ */
+export const geoNodes = pgTable(
+  "geo_nodes",
+  {
+    id: id(),
+    name: text().notNull(),
+    url: text().notNull(),
+    internalUrl: text(),
+    primary: boolean().notNull().default(false),
+    enabled: boolean().notNull().default(true),
+    filesMaxCapacity: integer().notNull().default(10),
+    reposMaxCapacity: integer().notNull().default(25),
+    verificationMaxCapacity: integer().notNull().default(100),
+    containerRepositoriesMaxCapacity: integer().notNull().default(10),
+    syncObjectStorage: boolean().notNull().default(false),
+    selectiveSyncType: text(),
+    selectiveSyncShards: text().array().notNull().default(sql`'{}'::text[]`),
+    selectiveSyncNamespaceIds: integer().array().notNull().default(sql`'{}'::integer[]`),
+    minimumReverificationInterval: integer().notNull().default(7),
+    oauthApplicationUid: text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("index_geo_nodes_on_lower_name").on(sql`lower(${t.name})`),
+    // GeoNode's `validates :primary, uniqueness:` as a constraint, so that two concurrent creates cannot both win.
+    uniqueIndex("index_geo_nodes_on_primary").on(t.primary).where(sql`"primary"`),
+  ],
+);
+
+export type GeoNode = typeof geoNodes.$inferSelect;

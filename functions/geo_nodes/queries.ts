@@ -1,0 +1,101 @@
+import { and, asc, eq, ne, sql } from "drizzle-orm";
+import { geoNodes, namespaces, type GeoNode } from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Page } from "../kernel/pagination";
+
+/** The only Drizzle code of the geo nodes domain. */
+
+export type { GeoNode };
+export type GeoNodeValues = Omit<typeof geoNodes.$inferInsert, "id" | "createdAt" | "updatedAt">;
+
+/** `GeoNode.all` under `paginate`: ordered by id. */
+export async function listGeoNodes(db: Executor, page: Page): Promise<{ rows: GeoNode[]; total: number }> {
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(geoNodes).orderBy(asc(geoNodes.id)).limit(page.limit).offset(page.offset),
+    db.select({ total: sql<number>`count(*)::int` }).from(geoNodes),
+  ]);
+  return { rows, total: Number(total) };
+}
+
+export async function findGeoNode(db: Executor, id: number): Promise<GeoNode | null> {
+  if (id < 1 || id > 2147483647) return null;
+  const [row] = await db.select().from(geoNodes).where(eq(geoNodes.id, id));
+  return row ?? null;
+}
+
+/** `GeoNode.find_by(name:)` for the instance's own node name, with or without its ending slash (GeoNode.current_node). */
+export async function findGeoNodeByName(db: Executor, names: string[]): Promise<GeoNode | null> {
+  const [row] = await db.select().from(geoNodes).where(sql`${geoNodes.name} = ANY(${sql.param(names)}::text[])`).orderBy(asc(geoNodes.id)).limit(1);
+  return row ?? null;
+}
+
+/** What GeoNode's uniqueness validations need, in one statement: a same-name node, a primary, unknown namespaces. */
+export async function conflicts(db: Executor, name: string, exceptId: number | null, namespaceIds: number[]): Promise<{ nameTaken: boolean; primaryTaken: boolean; missingNamespaces: boolean }> {
+  const other = exceptId === null ? sql`true` : ne(geoNodes.id, exceptId);
+  const [row] = await db
+    .select({
+      nameTaken: sql<boolean>`EXISTS (SELECT 1 FROM ${geoNodes} WHERE lower(${geoNodes.name}) = lower(${name}) AND ${other})`,
+      primaryTaken: sql<boolean>`EXISTS (SELECT 1 FROM ${geoNodes} WHERE ${geoNodes.primary} AND ${other})`,
+      found: sql<number>`(SELECT count(*) FROM ${namespaces} WHERE ${namespaces.id} = ANY(${sql.param(namespaceIds)}::int[]))::int`,
+    })
+    .from(sql`(SELECT 1) AS one`);
+  return { nameTaken: row.nameTaken, primaryTaken: row.primaryTaken, missingNamespaces: Number(row.found) < new Set(namespaceIds).size };
+}
+
+export async function insertGeoNode(db: Executor, values: GeoNodeValues): Promise<GeoNode> {
+  const [row] = await db.insert(geoNodes).values(values).returning();
+  return row;
+}
+
+export async function updateGeoNode(db: Executor, id: number, values: Partial<GeoNodeValues>): Promise<GeoNode | null> {
+  const [row] = await db.update(geoNodes).set({ ...values, updatedAt: new Date() }).where(eq(geoNodes.id, id)).returning();
+  return row ?? null;
+}
+
+export async function deleteGeoNode(db: Executor, id: number): Promise<void> {
+  await db.delete(geoNodes).where(eq(geoNodes.id, id));
+}
+
+/** The namespaces of selective sync, for the status entity's deprecated `namespaces`. */
+export async function namespacesByIds(db: Executor, ids: number[]) {
+  if (ids.length === 0) return [];
+  return db.select().from(namespaces).where(and(sql`${namespaces.id} = ANY(${sql.param(ids)}::int[])`)).orderBy(asc(namespaces.id));
+}
+
+/**
+ * What this instance stores, as a Geo primary's status reports it (GeoNodeStatus#load_primary_data and
+ * the replicators' `*_count` / `*_checksummed_count`), in one statement. A checksummed count counts the
+ * rows that carry a checksum: package files with their SHA-256, repositories with refs (a repository's
+ * checksum is made of its refs' object ids, which git content-addresses). `null` where this instance
+ * keeps no checksum of the kind.
+ */
+export type InstanceFigures = {
+  repositories: number;
+  repositoriesChecksummed: number;
+  attachments: number;
+  jobArtifacts: number;
+  packageFiles: number;
+  packageFilesChecksummed: number;
+  mergeRequestDiffs: number;
+};
+
+export async function instanceFigures(db: Executor): Promise<InstanceFigures> {
+  const result = await db.execute<Record<string, number>>(sql`
+    SELECT (SELECT count(*) FROM projects)::int AS repositories,
+           (SELECT count(*) FROM projects p WHERE EXISTS (SELECT 1 FROM git_refs r WHERE r.project_id = p.id))::int AS repositories_checksummed,
+           (SELECT count(*) FROM issuable_metric_images)::int AS attachments,
+           (SELECT count(*) FROM ci_job_artifacts)::int AS job_artifacts,
+           (SELECT count(*) FROM packages_package_files)::int AS package_files,
+           (SELECT count(*) FROM packages_package_files WHERE file_sha256 IS NOT NULL)::int AS package_files_checksummed,
+           (SELECT count(*) FROM merge_request_diffs)::int AS merge_request_diffs`);
+  const r = result.rows[0];
+  return {
+    repositories: Number(r.repositories),
+    repositoriesChecksummed: Number(r.repositories_checksummed),
+    attachments: Number(r.attachments),
+    jobArtifacts: Number(r.job_artifacts),
+    packageFiles: Number(r.package_files),
+    packageFilesChecksummed: Number(r.package_files_checksummed),
+    mergeRequestDiffs: Number(r.merge_request_diffs),
+  };
+}
