@@ -30,12 +30,13 @@ const SEED = vars.FUZZ_SEED ? Number(vars.FUZZ_SEED) : 20260408;
 
 /**
  * Never fuzzed: what would take the fuzzer's own credentials away, or change the instance for the
- * tests running beside it (application settings, the license, the runner queue of other projects).
+ * tests running beside it (application settings, the license, geo nodes, the runner queue of other projects).
  */
 const EXCLUDED = [
   /^(POST|PUT|DELETE) \/api\/v4\/personal_access_tokens/,
   /^(POST|PUT|DELETE|PATCH) \/api\/v4\/application\//,
   /^(POST|PUT|DELETE) \/api\/v4\/license/,
+  /^(POST|PUT|DELETE) \/api\/v4\/geo_nodes/,
   /^POST \/api\/v4\/jobs\/request/,
   // The fixtures themselves: deleting them would leave the rest of the run answering 404.
   /^DELETE \/api\/v4\/(projects|groups)\/:id$/,
