@@ -59,6 +59,7 @@ import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./pack
 import { hooksRoutes } from "./hooks/routes";
 import { integrationsRoutes } from "./integrations/routes";
 import { projectExportRoutes } from "./project_export/routes";
+import { projectImportRoutes } from "./project_import/routes";
 import { approvalsRoutes } from "./approvals/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -146,6 +147,7 @@ api.route("/", packagesRoutes);
 api.route("/", hooksRoutes);
 api.route("/", integrationsRoutes);
 api.route("/", projectExportRoutes);
+api.route("/", projectImportRoutes);
 api.route("/", approvalsRoutes);
 api.route("/", alertManagementRoutes);
 app.route("/api/v4", api);

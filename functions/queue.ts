@@ -1,6 +1,7 @@
 import { consumeAlerts, consumeDeadAlerts } from "./alert_management/consumer";
 import { consumeWebhooks, type WebhookMessage } from "./shared/webhooks";
 import { consumeDeadExports, consumeExports, type ExportMessage } from "./project_export/consumer";
+import { consumeDeadImports, consumeImports, type ImportMessage } from "./project_import/consumer";
 import type { Bindings } from "./kernel/env";
 
 /**
@@ -15,12 +16,38 @@ export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionCo
       return consumeAlerts(batch as MessageBatch<{ receiptId: number }>, env, ctx);
     case "edgeforge-alerts-dlq":
       return consumeDeadAlerts(batch as MessageBatch<{ receiptId: number }>, env);
-    case "edgeforge-exports":
-      return consumeExports(batch as MessageBatch<ExportMessage>, env);
-    case "edgeforge-exports-dlq":
-      return consumeDeadExports(batch as MessageBatch<ExportMessage>, env);
+    case "edgeforge-exports": {
+      // One queue for exports and imports (ARCHITECTURE.md §11), told apart by `kind`.
+      const { imports, exports } = byKind(batch as MessageBatch<ExportMessage>);
+      await consumeImports(imports, env);
+      if (exports.messages.length) await consumeExports(exports, env);
+      return;
+    }
+    case "edgeforge-exports-dlq": {
+      const { imports, exports } = byKind(batch as MessageBatch<ExportMessage>);
+      await consumeDeadImports(imports, env);
+      if (exports.messages.length) await consumeDeadExports(exports, env);
+      return;
+    }
     default:
       console.error(`queue: no consumer for ${batch.queue}`);
       batch.retryAll();
   }
+}
+
+/** The import messages, and the batch as the export consumer reads it without them. */
+function byKind(batch: MessageBatch<ExportMessage>) {
+  const imports = batch.messages.filter((m) => m.body?.kind === "import") as unknown as Message<ImportMessage>[];
+  const rest = batch.messages.filter((m) => m.body?.kind !== "import");
+  const exports: MessageBatch<ExportMessage> =
+    rest.length === batch.messages.length
+      ? batch
+      : {
+          queue: batch.queue,
+          metadata: batch.metadata,
+          messages: rest,
+          ackAll: () => rest.forEach((m) => m.ack()),
+          retryAll: (options) => rest.forEach((m) => m.retry(options)),
+        };
+  return { imports, exports };
 }

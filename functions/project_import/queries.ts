@@ -1,0 +1,281 @@
+import { and, desc, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
+import {
+  awardEmoji,
+  badges,
+  importFailures,
+  issues,
+  labelLinks,
+  labels,
+  members,
+  mergeRequests,
+  milestones,
+  namespaces,
+  notes,
+  projects,
+  projectTransferJobs,
+  users,
+  type ProjectTransferJob,
+} from "../../db/schema";
+import type { Executor } from "../kernel/db";
+
+export type ImportFailure = typeof importFailures.$inferSelect;
+type Rec = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------
+// The job (a `project_transfer_jobs` row of kind `import`: GitLab's project_import_state)
+
+/** The newest import job of a project, or null when it was never imported. */
+export async function latestImportJob(db: Executor, projectId: number): Promise<ProjectTransferJob | null> {
+  const [row] = await db
+    .select()
+    .from(projectTransferJobs)
+    .where(and(eq(projectTransferJobs.projectId, projectId), eq(projectTransferJobs.kind, "import")))
+    .orderBy(desc(projectTransferJobs.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/** `relation_hard_failures(limit: 100)`: the job's failed relations, newest first. */
+export async function failedRelations(db: Executor, jobId: number): Promise<ImportFailure[]> {
+  return db.select().from(importFailures).where(eq(importFailures.jobId, jobId)).orderBy(desc(importFailures.id)).limit(100);
+}
+
+export async function createImportJob(
+  db: Executor,
+  job: { projectId: number; userId: number; r2Key: string; correlationId: string; options: Record<string, unknown> },
+): Promise<ProjectTransferJob> {
+  const [row] = await db
+    .insert(projectTransferJobs)
+    .values({ kind: "import", status: "scheduled", ...job })
+    .returning();
+  return row;
+}
+
+/**
+ * Takes a scheduled import job, or a started one whose lease passed (its consumer died), in one
+ * statement: two deliveries of the same message cannot both take it. Null when held or done.
+ */
+export async function leaseImportJob(db: Executor, id: number, leaseSeconds: number): Promise<ProjectTransferJob | null> {
+  const [row] = await db
+    .update(projectTransferJobs)
+    .set({
+      status: "started",
+      attempts: sql`${projectTransferJobs.attempts} + 1`,
+      leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(projectTransferJobs.id, id),
+        eq(projectTransferJobs.kind, "import"),
+        or(
+          eq(projectTransferJobs.status, "scheduled"),
+          and(eq(projectTransferJobs.status, "started"), or(isNull(projectTransferJobs.leaseUntil), lt(projectTransferJobs.leaseUntil, sql`now()`))),
+        ),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+export async function finishImportJob(db: Executor, id: number) {
+  await db
+    .update(projectTransferJobs)
+    .set({ status: "finished", finishedAt: sql`now()`, leaseUntil: null, updatedAt: sql`now()` })
+    .where(and(eq(projectTransferJobs.id, id), eq(projectTransferJobs.kind, "import")));
+}
+
+/** Marks an unfinished import failed with its `import_error`. */
+export async function failImportJob(db: Executor, id: number, error: string) {
+  await db
+    .update(projectTransferJobs)
+    .set({ status: "failed", error, leaseUntil: null, updatedAt: sql`now()` })
+    .where(and(eq(projectTransferJobs.id, id), eq(projectTransferJobs.kind, "import"), sql`${projectTransferJobs.status} <> 'finished'`));
+}
+
+export async function recordFailure(
+  db: Executor,
+  failure: { projectId: number; jobId: number; relationKey: string; source: string; exceptionClass: string; exceptionMessage: string },
+) {
+  await db.insert(importFailures).values(failure);
+}
+
+/** The project an import fills, with its namespace (visibility cap) and pool. */
+export async function importTarget(db: Executor, projectId: number) {
+  const [row] = await db.select({ project: projects, namespace: namespaces }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(eq(projects.id, projectId));
+  return row ?? null;
+}
+
+/**
+ * A retried import starts its relations over (the project is the import's own, created empty by
+ * `POST /projects/import`): what an earlier, dead attempt wrote goes, in one transaction. Refs and
+ * objects stay; their writes are idempotent.
+ */
+export async function resetImportedRelations(db: Executor, projectId: number, jobId: number) {
+  await db.execute(sql`DELETE FROM award_emoji a USING issues i WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND i.project_id = ${projectId}`);
+  await db.execute(sql`DELETE FROM label_links l USING labels lb WHERE l.label_id = lb.id AND lb.project_id = ${projectId}`);
+  await db.delete(notes).where(eq(notes.projectId, projectId));
+  await db.delete(issues).where(eq(issues.projectId, projectId));
+  await db.delete(mergeRequests).where(eq(mergeRequests.projectId, projectId));
+  await db.delete(milestones).where(eq(milestones.projectId, projectId));
+  await db.delete(labels).where(eq(labels.projectId, projectId));
+  await db.delete(badges).where(eq(badges.projectId, projectId));
+  await db.delete(importFailures).where(eq(importFailures.jobId, jobId));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records → rows
+
+/**
+ * The columns of `table` a record names (GitLab's `as_json` keys are the column names), minus
+ * `except` (ids and the references the caller maps). Timestamps are parsed; a null for a NOT NULL
+ * column leaves the column to its default. Values keep their JSON types: a record that does not fit
+ * its column fails its batch, which the caller records as a failed relation.
+ */
+const TABLES = { notes, labels, milestones, issues, mergeRequests, badges } as const;
+type TableName = keyof typeof TABLES;
+
+export function columnsFrom<N extends TableName>(name: N, record: Rec, except: readonly string[]): Partial<(typeof TABLES)[N]["$inferInsert"]> {
+  const table: PgTable = TABLES[name];
+  const out: Rec = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    if (key === "id" || except.includes(key)) continue;
+    const value = record[column.name];
+    if (value === undefined) continue;
+    if (value === null && column.notNull) continue;
+    if (column.columnType === "PgTimestamp" && value !== null) {
+      const at = new Date(String(value));
+      if (Number.isNaN(at.getTime())) continue;
+      out[key] = at;
+    } else out[key] = value;
+  }
+  return out as Partial<(typeof TABLES)[N]["$inferInsert"]>;
+}
+
+/** The user who started the import (null when deleted since). */
+export async function importer(db: Executor, userId: number) {
+  const [row] = await db.select().from(users).where(eq(users.id, userId));
+  return row ?? null;
+}
+
+/** Users whose email is one of `emails` (case-insensitive): the MembersMapper's lookup. */
+export async function usersByEmail(db: Executor, emails: string[]): Promise<{ id: number; email: string }[]> {
+  if (emails.length === 0) return [];
+  return db
+    .select({ id: users.id, email: users.email })
+    .from(users)
+    .where(sql`lower(${users.email}) = ANY(${sql.param(emails.map((e) => e.toLowerCase()))}::text[])`);
+}
+
+/** Project members; an existing membership (the namespace owner's Owner row) is kept. */
+export async function insertMembers(db: Executor, projectId: number, rows: { userId: number; accessLevel: number; expiresAt: string | null; createdById: number }[]) {
+  if (rows.length === 0) return;
+  await db
+    .insert(members)
+    .values(rows.map((r) => ({ sourceType: "Project", sourceId: projectId, ...r })))
+    .onConflictDoNothing();
+}
+
+/** Labels by title (existing ones kept), then every label of the project: title → id. */
+export async function insertLabels(db: Executor, projectId: number, rows: Partial<typeof labels.$inferInsert>[]): Promise<Map<string, number>> {
+  if (rows.length) {
+    await db
+      .insert(labels)
+      .values(rows.map((r) => ({ ...r, projectId, groupId: null }) as typeof labels.$inferInsert))
+      .onConflictDoNothing();
+  }
+  const all = await db.select({ id: labels.id, title: labels.title }).from(labels).where(eq(labels.projectId, projectId));
+  return new Map(all.map((l) => [l.title, l.id]));
+}
+
+/** Milestones by title (existing ones kept), then every milestone of the project: title → id. */
+export async function insertMilestones(db: Executor, projectId: number, rows: Partial<typeof milestones.$inferInsert>[]): Promise<Map<string, number>> {
+  if (rows.length) {
+    await db
+      .insert(milestones)
+      .values(rows.map((r) => ({ ...r, projectId, groupId: null }) as typeof milestones.$inferInsert))
+      .onConflictDoNothing();
+  }
+  const all = await db.select({ id: milestones.id, title: milestones.title }).from(milestones).where(eq(milestones.projectId, projectId));
+  return new Map(all.map((m) => [m.title, m.id]));
+}
+
+export type NoteRow = Partial<typeof notes.$inferInsert> & { note: string; discussionId: string };
+export type AwardRow = { name: string; userId: number };
+
+/** One batch of issues or merge requests with their notes, label links and award emoji. */
+export type IssuableBatch<Row> = { row: Row; notes: NoteRow[]; labelIds: number[]; awards: AwardRow[] }[];
+
+/**
+ * Inserts a batch of issues (or merge requests) and what hangs on them: four statements for the whole
+ * batch (the issuables, then notes, label links, award emoji keyed by the new ids through `iid`).
+ */
+export async function insertIssuables(
+  db: Executor,
+  kind: "Issue" | "MergeRequest",
+  projectId: number,
+  batch: IssuableBatch<Rec & { iid: number }>,
+): Promise<void> {
+  if (batch.length === 0) return;
+  const table = kind === "Issue" ? issues : mergeRequests;
+  const inserted = await db
+    .insert(table)
+    .values(batch.map((b) => ({ ...b.row, projectId }) as never))
+    .returning({ id: table.id, iid: table.iid });
+  const idOf = new Map(inserted.map((r) => [r.iid, r.id]));
+  const noteRows = batch.flatMap((b) => b.notes.map((n) => ({ ...n, noteableType: kind, noteableId: idOf.get(b.row.iid)!, projectId })));
+  for (let i = 0; i < noteRows.length; i += 500) await db.insert(notes).values(noteRows.slice(i, i + 500));
+  const linkRows = batch.flatMap((b) => [...new Set(b.labelIds)].map((labelId) => ({ labelId, targetType: kind, targetId: idOf.get(b.row.iid)! })));
+  if (linkRows.length) await db.insert(labelLinks).values(linkRows).onConflictDoNothing();
+  const awardRows = batch.flatMap((b) => b.awards.map((a) => ({ ...a, awardableType: kind, awardableId: idOf.get(b.row.iid)! })));
+  if (awardRows.length) await db.insert(awardEmoji).values(awardRows).onConflictDoNothing();
+}
+
+export async function insertBadges(db: Executor, projectId: number, rows: Partial<typeof badges.$inferInsert>[]) {
+  if (rows.length === 0) return;
+  await db.insert(badges).values(rows.map((r) => ({ ...r, type: "ProjectBadge", projectId, groupId: null }) as typeof badges.$inferInsert));
+}
+
+export type ProjectSettings = Partial<typeof projects.$inferInsert>;
+
+export async function updateProjectSettings(db: Executor, projectId: number, settings: ProjectSettings) {
+  if (Object.keys(settings).length === 0) return;
+  await db.update(projects).set({ ...settings, updatedAt: sql`now()` }).where(eq(projects.id, projectId));
+}
+
+/**
+ * The counters an import leaves to be computed (GitLab recomputes its caches after an import): notes
+ * and votes of every issue and merge request, open issues of the project, and the iid counters, so the
+ * next issue created takes the iid after the largest imported one. One statement.
+ */
+export async function recount(db: Executor, projectId: number) {
+  await db.execute(sql`
+    WITH issue_counts AS (
+      UPDATE issues i SET
+        user_notes_count = (SELECT count(*) FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = i.id AND NOT n.system),
+        upvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND a.name = 'thumbsup'),
+        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND a.name = 'thumbsdown')
+       WHERE i.project_id = ${projectId} RETURNING i.id
+    ), mr_counts AS (
+      UPDATE merge_requests m SET
+        user_notes_count = (SELECT count(*) FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = m.id AND NOT n.system),
+        upvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'MergeRequest' AND a.awardable_id = m.id AND a.name = 'thumbsup'),
+        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'MergeRequest' AND a.awardable_id = m.id AND a.name = 'thumbsdown')
+       WHERE m.project_id = ${projectId} RETURNING m.id
+    ), project_counts AS (
+      UPDATE projects SET open_issues_count = (SELECT count(*) FROM issues WHERE project_id = ${projectId} AND state = 'opened')
+       WHERE id = ${projectId} RETURNING id
+    ), counters AS (
+      INSERT INTO internal_ids (usage, project_id, last_value)
+      SELECT u.usage, ${projectId}, u.last_value FROM (VALUES
+        ('issues', (SELECT COALESCE(max(iid), 0) FROM issues WHERE project_id = ${projectId})),
+        ('merge_requests', (SELECT COALESCE(max(iid), 0) FROM merge_requests WHERE project_id = ${projectId})),
+        ('milestones', (SELECT COALESCE(max(iid), 0) FROM milestones WHERE project_id = ${projectId}))
+      ) AS u(usage, last_value)
+      ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL
+      DO UPDATE SET last_value = GREATEST(internal_ids.last_value, EXCLUDED.last_value)
+      RETURNING id
+    )
+    SELECT (SELECT count(*) FROM issue_counts) + (SELECT count(*) FROM mr_counts) + (SELECT count(*) FROM project_counts) + (SELECT count(*) FROM counters) AS n`);
+}

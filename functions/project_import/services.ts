@@ -1,0 +1,474 @@
+import { strFromU8 } from "fflate";
+import type { Namespace, User } from "../../db/schema";
+import { visibilityLevel, type VisibilityName } from "../kernel/access";
+import type { Database, Executor } from "../kernel/db";
+import type { Bindings } from "../kernel/env";
+import { ApiError, apiError } from "../kernel/errors";
+import { newDiscussionId } from "../shared/issuables/system_notes";
+// Deliberate exception to the import rules: an import creates its project with Projects::CreateService
+// (GitLab's GitlabProjectsImportService does exactly that), so the project's validations, namespace
+// permissions and personal-project limit are the projects domain's own, not a copy.
+import { createProject } from "../projects/services";
+import type { ProjectRow } from "../projects/entities";
+import { EXPORT_VERSION } from "../project_export/entities";
+import { ArchiveError, parseBundle, readArchive, relation, type ImportRecord } from "./archive";
+import * as q from "./queries";
+import { restoreRepository } from "./repository";
+import { PackError } from "../shared/git/pack/pack";
+import { TruncatedInput } from "../shared/git/pack/reader";
+
+/** Records per transaction (GitLab's relation batches). */
+const BATCH = 100;
+/** Label::DEFAULT_COLOR, for a label a link names without its color. */
+const DEFAULT_LABEL_COLOR = "#6699cc";
+const MAINTAINER = 40;
+
+export type OverrideParams = Partial<{
+  description: string;
+  visibility: VisibilityName;
+  issues_enabled: boolean;
+  merge_requests_enabled: boolean;
+  wiki_enabled: boolean;
+  jobs_enabled: boolean;
+  snippets_enabled: boolean;
+  shared_runners_enabled: boolean;
+  public_jobs: boolean;
+  request_access_enabled: boolean;
+  merge_method: "merge" | "rebase_merge" | "ff";
+  squash_option: "never" | "always" | "default_on" | "default_off";
+  remove_source_branch_after_merge: boolean;
+  only_allow_merge_if_pipeline_succeeds: boolean;
+  topics: string[];
+}>;
+
+/** Rails' `full_messages.first` of a validation hash: `{path: ["has already been taken"]}` → "Path has already been taken". */
+function firstFullMessage(errors: Record<string, string[]>): string {
+  const [key, messages] = Object.entries(errors)[0] ?? ["base", ["is invalid"]];
+  const attribute = key.replace(/[._]/g, " ");
+  return `${attribute.charAt(0).toUpperCase()}${attribute.slice(1)} ${messages[0]}`;
+}
+
+export const importKey = (projectId: number, token: string) => `imports/project-${projectId}/${token}.tar.gz`;
+
+/**
+ * POST /projects/import's work (Import::GitlabProjects::CreateProjectService): creates the empty
+ * project as Projects::CreateService does, stores the archive in R2 and schedules the job. A project
+ * GitLab would refuse answers 400 with the first full message, as GitLab does.
+ */
+export async function scheduleImport(
+  db: Database,
+  env: Bindings,
+  actor: User,
+  input: { path: string; name?: string; namespace: Namespace | null; file: Uint8Array; override: OverrideParams; overwrite: boolean; correlationId: string; baseUrl: string },
+): Promise<ProjectRow & { jobId: number }> {
+  let created: ProjectRow;
+  try {
+    created = await createProject(
+      db,
+      actor,
+      {
+        name: input.name,
+        path: input.path,
+        namespaceId: input.namespace?.id,
+        description: input.override.description,
+        visibility: input.override.visibility,
+      },
+      { limitForbidden: false, accessLevelOf: () => 0, baseUrl: input.baseUrl },
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) {
+      const message = (error.body as { message?: unknown }).message;
+      if (message && typeof message === "object" && !Array.isArray(message)) throw apiError(firstFullMessage(message as Record<string, string[]>), 400);
+    }
+    throw error;
+  }
+  const key = importKey(created.id, crypto.randomUUID());
+  await env.BLOBS.put(key, input.file, { httpMetadata: { contentType: "application/gzip" } });
+  const job = await q.createImportJob(db, {
+    projectId: created.id,
+    userId: actor.id,
+    r2Key: key,
+    correlationId: input.correlationId,
+    options: { override_params: input.override, overwrite: input.overwrite },
+  });
+  return { ...created, jobId: job.id };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The consumer's work
+
+type Mapper = { userId: (oldId: unknown) => number; mapped: (oldId: unknown) => boolean };
+
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const rec = (v: unknown): ImportRecord | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as ImportRecord) : null);
+const list = (v: unknown): ImportRecord[] => (Array.isArray(v) ? v.map(rec).filter((r): r is ImportRecord => r !== null) : []);
+
+/**
+ * Runs `work` over `records` in batches, each in one transaction; a batch that fails is retried one
+ * record per transaction, and each record that still fails becomes a failed relation (ImportFailure)
+ * instead of failing the import.
+ */
+async function inBatches<T>(
+  db: Database,
+  job: { id: number; projectId: number },
+  relationKey: string,
+  records: T[],
+  work: (tx: Executor, batch: T[]) => Promise<void>,
+): Promise<void> {
+  for (let i = 0; i < records.length; i += BATCH) {
+    const batch = records.slice(i, i + BATCH);
+    try {
+      await db.transaction((tx) => work(tx, batch));
+      continue;
+    } catch (error) {
+      if (batch.length === 1) {
+        await fail(db, job, relationKey, error);
+        continue;
+      }
+    }
+    for (const one of batch) {
+      try {
+        await db.transaction((tx) => work(tx, [one]));
+      } catch (error) {
+        await fail(db, job, relationKey, error);
+      }
+    }
+  }
+}
+
+async function fail(db: Database, job: { id: number; projectId: number }, relationKey: string, error: unknown) {
+  const err = error instanceof Error ? error : new Error(String(error));
+  // The database's reason, when there is one (drizzle wraps it with the statement).
+  const cause = (err as { cause?: unknown }).cause;
+  const message = cause instanceof Error ? cause.message : err.message;
+  await q.recordFailure(db, {
+    projectId: job.projectId,
+    jobId: job.id,
+    relationKey,
+    source: "process_relation_item!",
+    exceptionClass: (cause instanceof Error ? cause : err).constructor.name,
+    exceptionMessage: message.slice(0, 1000),
+  });
+}
+
+/**
+ * Gitlab::ImportExport::MembersMapper: exported members are matched to users by their public email;
+ * matched users become members (Owner capped at Maintainer unless the importer is an admin), the
+ * importer becomes a Maintainer, and every user reference that matches no one becomes the importer.
+ */
+async function restoreMembers(db: Database, projectId: number, importer: User, records: ImportRecord[]): Promise<Mapper> {
+  const byEmail = new Map<string, ImportRecord>();
+  for (const member of records) {
+    const email = str(rec(member.user)?.public_email) ?? str(rec(member.user)?.email);
+    if (email) byEmail.set(email.toLowerCase(), member);
+  }
+  const found = await q.usersByEmail(db, [...byEmail.keys()]);
+  const map = new Map<number, number>();
+  const rows: { userId: number; accessLevel: number; expiresAt: string | null; createdById: number }[] = [
+    { userId: importer.id, accessLevel: MAINTAINER, expiresAt: null, createdById: importer.id },
+  ];
+  for (const user of found) {
+    const member = byEmail.get(user.email.toLowerCase())!;
+    const oldId = Number(rec(member.user)?.id ?? member.user_id);
+    if (Number.isInteger(oldId)) map.set(oldId, user.id);
+    if (user.id === importer.id) continue;
+    const level = Number(member.access_level);
+    if (!Number.isInteger(level) || level <= 0) continue;
+    rows.push({
+      userId: user.id,
+      accessLevel: importer.admin ? level : Math.min(level, MAINTAINER),
+      expiresAt: str(member.expires_at),
+      createdById: importer.id,
+    });
+  }
+  await db.transaction((tx) => q.insertMembers(tx, projectId, rows));
+  return {
+    userId: (oldId) => map.get(Number(oldId)) ?? importer.id,
+    mapped: (oldId) => map.has(Number(oldId)),
+  };
+}
+
+/** The labels an issuable's links name: by nested label (GitLab's layout), else by the exported id. */
+function linkedLabels(record: ImportRecord, labelTitleById: Map<number, string>): { title: string; label: ImportRecord | null }[] {
+  const out: { title: string; label: ImportRecord | null }[] = [];
+  for (const link of list(record.label_links)) {
+    const label = rec(link.label);
+    const title = str(label?.title) ?? labelTitleById.get(Number(link.label_id));
+    if (title) out.push({ title, label });
+  }
+  return out;
+}
+
+/** Notes as RelationFactory#setup_note restores them: mapped authors, GitLab's note for a missing one. */
+function noteRows(record: ImportRecord, users: Mapper): q.NoteRow[] {
+  return list(record.notes).map((note) => {
+    const row = q.columnsFrom("notes", note, ["noteableType", "noteableId", "projectId", "authorId", "resolvedById", "updatedById"]);
+    let body = str(note.note) ?? "";
+    const authorName = str(rec(note.author)?.name);
+    if (!users.mapped(note.author_id) && authorName) {
+      if (body.trim() === "") body = "*Blank note*";
+      const stamp = (str(note.updated_at) ?? str(note.created_at) ?? "").split(".")[0];
+      body = `*By ${authorName} on ${stamp} (imported from GitLab)*\n\n${body}`;
+    }
+    const discussionId = str(note.discussion_id);
+    // Differs from GitLab: diff notes (DiffNote, positions on a merge request's diff) come back as
+    // discussion notes; Edgeforge keeps no diff positions.
+    const type = str(note.type);
+    return {
+      ...row,
+      note: body,
+      authorId: users.userId(note.author_id),
+      resolvedById: note.resolved_by_id == null ? null : users.userId(note.resolved_by_id),
+      updatedById: null,
+      type: type === null ? null : "DiscussionNote",
+      discussionId: discussionId && /^[0-9a-f]{40}$/.test(discussionId) ? discussionId : newDiscussionId(),
+    };
+  });
+}
+
+function awardRows(record: ImportRecord, users: Mapper): q.AwardRow[] {
+  return list(record.award_emoji).flatMap((a) => (str(a.name) ? [{ name: str(a.name)!, userId: users.userId(a.user_id) }] : []));
+}
+
+/** Project attributes from `project.json` (and its `project_feature`/`project_setting`), then `override_params`. */
+function projectSettings(json: ImportRecord, override: OverrideParams, namespace: Namespace): q.ProjectSettings {
+  const out: q.ProjectSettings = {};
+  const bool = (v: unknown) => (typeof v === "boolean" ? v : undefined);
+  const feature = rec(json.project_feature);
+  const setting = rec(json.project_setting);
+  const enabled = (flag: unknown, accessLevel: unknown) => bool(flag) ?? (typeof accessLevel === "number" ? accessLevel > 0 : undefined);
+  const assign = <K extends keyof q.ProjectSettings>(key: K, value: q.ProjectSettings[K] | undefined) => {
+    if (value !== undefined) out[key] = value;
+  };
+  assign("description", str(json.description) ?? undefined);
+  assign("archived", bool(json.archived));
+  assign("issuesEnabled", enabled(json.issues_enabled, feature?.issues_access_level));
+  assign("mergeRequestsEnabled", enabled(json.merge_requests_enabled, feature?.merge_requests_access_level));
+  assign("wikiEnabled", enabled(json.wiki_enabled, feature?.wiki_access_level));
+  assign("jobsEnabled", enabled(json.jobs_enabled, feature?.builds_access_level));
+  assign("snippetsEnabled", enabled(json.snippets_enabled, feature?.snippets_access_level));
+  assign("sharedRunnersEnabled", bool(json.shared_runners_enabled));
+  assign("publicJobs", bool(json.public_jobs) ?? bool(json.public_builds));
+  assign("requestAccessEnabled", bool(json.request_access_enabled));
+  const method = str(json.merge_method) ?? (json.merge_requests_ff_only_enabled === true ? "ff" : json.merge_requests_rebase_enabled === true ? "rebase_merge" : null);
+  if (method === "merge" || method === "rebase_merge" || method === "ff") out.mergeMethod = method;
+  const squash = str(json.squash_option) ?? str(setting?.squash_option);
+  if (squash && ["never", "always", "default_on", "default_off"].includes(squash)) out.squashOption = squash;
+  assign("removeSourceBranchAfterMerge", bool(json.remove_source_branch_after_merge));
+  assign("onlyAllowMergeIfPipelineSucceeds", bool(json.only_allow_merge_if_pipeline_succeeds));
+  assign("mrDefaultTargetSelf", bool(json.mr_default_target_self));
+  const topics = Array.isArray(json.topics) ? json.topics : json.tag_list;
+  if (Array.isArray(topics)) out.tagList = topics.filter((t): t is string => typeof t === "string");
+
+  const o = override;
+  assign("description", o.description);
+  assign("issuesEnabled", o.issues_enabled);
+  assign("mergeRequestsEnabled", o.merge_requests_enabled);
+  assign("wikiEnabled", o.wiki_enabled);
+  assign("jobsEnabled", o.jobs_enabled);
+  assign("snippetsEnabled", o.snippets_enabled);
+  assign("sharedRunnersEnabled", o.shared_runners_enabled);
+  assign("publicJobs", o.public_jobs);
+  assign("requestAccessEnabled", o.request_access_enabled);
+  assign("mergeMethod", o.merge_method);
+  assign("squashOption", o.squash_option);
+  assign("removeSourceBranchAfterMerge", o.remove_source_branch_after_merge);
+  assign("onlyAllowMergeIfPipelineSucceeds", o.only_allow_merge_if_pipeline_succeeds);
+  if (o.topics) out.tagList = o.topics;
+
+  // ProjectTreeRestorer#visibility_level: the override, else the export's, held to the group's.
+  let level = o.visibility ? visibilityLevel(o.visibility) : typeof json.visibility_level === "number" ? json.visibility_level : undefined;
+  if (level !== undefined) {
+    if (![0, 10, 20].includes(level)) level = 0;
+    if (namespace.type === "Group" && level > namespace.visibilityLevel) level = namespace.visibilityLevel;
+    out.visibilityLevel = level;
+  }
+  return out;
+}
+
+/** The work of one import job, after its lease: everything but the job's own state. */
+async function restore(db: Database, env: Bindings, job: { id: number; projectId: number; userId: number | null; r2Key: string | null; options: Record<string, unknown> }) {
+  const target = await q.importTarget(db, job.projectId);
+  if (!target) throw new ArchiveError("The project no longer exists");
+  const importer = job.userId === null ? null : await q.importer(db, job.userId);
+  if (!importer) throw new ArchiveError("The user who started the import no longer exists");
+  const object = job.r2Key ? await env.BLOBS.get(job.r2Key) : null;
+  if (!object) throw new ArchiveError("The import file is no longer available");
+  const files = readArchive(new Uint8Array(await object.arrayBuffer()));
+
+  // Gitlab::ImportExport::VersionChecker.
+  const version = files.get("VERSION");
+  if (!version) throw new ArchiveError("Invalid file: VERSION is missing");
+  const found = strFromU8(version).trim();
+  if (found !== EXPORT_VERSION) throw new ArchiveError(`Import version mismatch: Required ${EXPORT_VERSION} but was ${found}`);
+  const projectFile = files.get("tree/project.json");
+  if (!projectFile) throw new ArchiveError("Invalid file: tree/project.json is missing (only the ndjson layout of GitLab 14.0 and later is read)");
+  let projectJson: ImportRecord;
+  try {
+    projectJson = rec(JSON.parse(strFromU8(projectFile))) ?? {};
+  } catch {
+    throw new ArchiveError("Invalid file: tree/project.json is not JSON");
+  }
+  const read = (name: string) => {
+    try {
+      return relation(files, name);
+    } catch {
+      throw new ArchiveError(`Invalid file: tree/project/${name}.ndjson is not ndjson`);
+    }
+  };
+  const project = target.project;
+  const projectId = project.id;
+  const override = (job.options.override_params ?? {}) as OverrideParams;
+
+  // The repository first (GitLab's RepoRestorer runs before the tree): a repository that cannot be
+  // restored fails the import.
+  const bundleFile = files.get("project.bundle");
+  let defaultBranch: string | null = null;
+  if (bundleFile) {
+    defaultBranch = await restoreRepository(db, { id: projectId, poolId: project.poolId ?? projectId }, parseBundle(bundleFile), str(projectJson.default_branch));
+  }
+
+  const users = await restoreMembers(db, projectId, importer, read("project_members"));
+
+  // Labels and milestones, with those that only issuables' links name (by title).
+  const labelRecords = read("labels");
+  const issueRecords = read("issues");
+  const mrRecords = read("merge_requests");
+  const labelTitleById = new Map<number, string>();
+  for (const l of labelRecords) if (str(l.title)) labelTitleById.set(Number(l.id), str(l.title)!);
+  const labelRows = new Map<string, ImportRecord>();
+  for (const l of labelRecords) if (str(l.title)) labelRows.set(str(l.title)!, l);
+  for (const issuable of [...issueRecords, ...mrRecords])
+    for (const { title, label } of linkedLabels(issuable, labelTitleById)) if (!labelRows.has(title)) labelRows.set(title, label ?? { title });
+  let labelIds = new Map<string, number>();
+  await inBatches(db, job, "labels", [...labelRows.values()], async (tx, batch) => {
+    const rows = batch.map((l) => ({ ...q.columnsFrom("labels", l, ["projectId", "groupId"]), color: str(l.color) ?? DEFAULT_LABEL_COLOR }));
+    labelIds = await q.insertLabels(tx, projectId, rows);
+  });
+  if (labelIds.size === 0) labelIds = await q.insertLabels(db, projectId, []);
+
+  const milestoneRecords = read("milestones");
+  const milestoneTitleById = new Map<number, string>();
+  const milestoneRows = new Map<string, ImportRecord>();
+  for (const m of milestoneRecords) {
+    if (!str(m.title)) continue;
+    milestoneTitleById.set(Number(m.id), str(m.title)!);
+    milestoneRows.set(str(m.title)!, m);
+  }
+  for (const issuable of [...issueRecords, ...mrRecords]) {
+    const nested = rec(issuable.milestone);
+    if (nested && str(nested.title) && !milestoneRows.has(str(nested.title)!)) milestoneRows.set(str(nested.title)!, nested);
+  }
+  let nextMilestoneIid = Math.max(0, ...[...milestoneRows.values()].map((m) => Number(m.iid) || 0));
+  let milestoneIds = new Map<string, number>();
+  await inBatches(db, job, "milestones", [...milestoneRows.values()], async (tx, batch) => {
+    const rows = batch.map((m) => ({ ...q.columnsFrom("milestones", m, ["projectId", "groupId"]), iid: Number(m.iid) || ++nextMilestoneIid }));
+    milestoneIds = await q.insertMilestones(tx, projectId, rows);
+  });
+  if (milestoneIds.size === 0) milestoneIds = await q.insertMilestones(db, projectId, []);
+  const milestoneOf = (r: ImportRecord) => {
+    const title = str(rec(r.milestone)?.title) ?? milestoneTitleById.get(Number(r.milestone_id));
+    return title ? (milestoneIds.get(title) ?? null) : null;
+  };
+  const labelsOf = (r: ImportRecord) => linkedLabels(r, labelTitleById).flatMap(({ title }) => (labelIds.has(title) ? [labelIds.get(title)!] : []));
+  const optionalUser = (v: unknown) => (v == null ? null : users.userId(v));
+
+  await inBatches(db, job, "issues", issueRecords, (tx, batch) =>
+    q.insertIssuables(
+      tx,
+      "Issue",
+      projectId,
+      batch.map((r) => ({
+        row: {
+          ...q.columnsFrom("issues", r, ISSUE_EXCEPT),
+          iid: Number(r.iid),
+          authorId: users.userId(r.author_id),
+          closedById: optionalUser(r.closed_by_id),
+          milestoneId: milestoneOf(r),
+        },
+        notes: noteRows(r, users),
+        labelIds: labelsOf(r),
+        awards: awardRows(r, users),
+      })),
+    ),
+  );
+
+  await inBatches(db, job, "merge_requests", mrRecords, (tx, batch) =>
+    q.insertIssuables(
+      tx,
+      "MergeRequest",
+      projectId,
+      batch.map((r) => {
+        const diff = rec(r.merge_request_diff);
+        const metrics = rec(r.metrics);
+        return {
+          row: {
+            ...q.columnsFrom("mergeRequests", r, MR_EXCEPT),
+            iid: Number(r.iid),
+            // Differs from GitLab: a merge request from another project comes back as one from this
+            // project (its source branch, when the bundle has it, is this repository's).
+            sourceProjectId: projectId,
+            sha: str(r.sha) ?? str(diff?.head_commit_sha) ?? str(r.source_branch_sha),
+            authorId: users.userId(r.author_id),
+            closedById: optionalUser(r.closed_by_id ?? metrics?.latest_closed_by_id),
+            mergedById: optionalUser(r.merged_by_id ?? metrics?.merged_by_id),
+            mergeUserId: optionalUser(r.merge_user_id),
+            mergedAt: r.merged_at ? new Date(String(r.merged_at)) : metrics?.merged_at ? new Date(String(metrics.merged_at)) : null,
+            milestoneId: milestoneOf(r),
+          },
+          notes: noteRows(r, users),
+          labelIds: labelsOf(r),
+          awards: awardRows(r, users),
+        };
+      }),
+    ),
+  );
+
+  await inBatches(db, job, "project_badges", read("project_badges"), (tx, batch) =>
+    q.insertBadges(tx, projectId, batch.map((b) => q.columnsFrom("badges", b, ["projectId", "groupId", "type"]))),
+  );
+
+  await db.transaction(async (tx) => {
+    const settings = projectSettings(projectJson, override, target.namespace);
+    // `default_branch` moves with the repository (restoreRepository picked it); never to a missing branch.
+    if (defaultBranch) settings.defaultBranch = defaultBranch;
+    await q.updateProjectSettings(tx, projectId, settings);
+    await q.recount(tx, projectId);
+  });
+}
+
+// Counters and caches are recomputed; references to other rows are mapped by the caller.
+const ISSUE_EXCEPT = ["projectId", "authorId", "closedById", "milestoneId", "movedToId", "duplicatedToId", "iterationId", "labelIds", "userNotesCount", "upvotes", "downvotes", "totalTimeSpent"];
+const MR_EXCEPT = [
+  "projectId", "sourceProjectId", "authorId", "closedById", "mergedById", "mergeUserId", "milestoneId", "mergeCheckSourceSha", "mergeCheckTargetSha",
+  "userNotesCount", "upvotes", "downvotes", "totalTimeSpent",
+];
+
+/**
+ * Runs one import job (the queue consumer's work): takes its lease (a redelivery of a finished or held
+ * job does nothing), clears what an earlier attempt left, restores the archive, and records the
+ * outcome. A broken archive fails the job with its `import_error`; a database outage throws, so the
+ * queue retries.
+ */
+export async function runImport(db: Database, env: Bindings, jobId: number, leaseSeconds = 600): Promise<"done" | "skipped" | "failed"> {
+  const job = await q.leaseImportJob(db, jobId, leaseSeconds);
+  if (!job) return "skipped";
+  if (job.attempts > 1) await db.transaction((tx) => q.resetImportedRelations(tx, job.projectId, job.id));
+  try {
+    await restore(db, env, job);
+  } catch (error) {
+    if (!(error instanceof ArchiveError) && !isArchiveShape(error)) throw error;
+    await q.failImportJob(db, job.id, (error as Error).message);
+    return "failed";
+  }
+  await q.finishImportJob(db, job.id);
+  // GitLab removes the uploaded archive once the import is done.
+  if (job.r2Key) await env.BLOBS.delete(job.r2Key);
+  return "done";
+}
+
+/** Errors that mean a malformed archive (a bad pack, bad JSON), not a failing database. */
+function isArchiveShape(error: unknown): boolean {
+  return error instanceof SyntaxError || error instanceof PackError || error instanceof TruncatedInput;
+}
+
