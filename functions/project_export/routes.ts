@@ -12,7 +12,7 @@ import * as q from "./queries";
 /**
  * Project export (lib/api/project_export.rb; spec 2: 4.10): start an export, read its status, download
  * the archive. The work runs in the `edgeforge-exports` queue consumer (consumer.ts). Maintainers and
- * above (`authorize_admin_project`). Import (`POST /projects/import`) is not built.
+ * above (`authorize_admin_project`). Import is `functions/project_import/`.
  */
 export const projectExportRoutes = router();
 

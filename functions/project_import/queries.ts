@@ -141,7 +141,8 @@ export function columnsFrom<N extends TableName>(name: N, record: Rec, except: r
   const out: Rec = {};
   for (const [key, column] of Object.entries(getTableColumns(table))) {
     if (key === "id" || except.includes(key)) continue;
-    const value = record[column.name];
+    // The record's keys are the columns' snake_case names (the database's casing).
+    const value = record[key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`)];
     if (value === undefined) continue;
     if (value === null && column.notNull) continue;
     if (column.columnType === "PgTimestamp" && value !== null) {

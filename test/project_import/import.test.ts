@@ -1,0 +1,437 @@
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { eq } from "drizzle-orm";
+import { gzipSync, strToU8 } from "fflate";
+import { describe, expect, it } from "vitest";
+import { importFailures, issues, projects, projectTransferJobs, users } from "../../db/schema";
+import type { Bindings } from "../../functions/kernel/env";
+import { queue } from "../../functions/queue";
+import { PackWriter } from "../../functions/shared/git/pack/pack";
+import { blobObject, commitObject, deflate, treeObject, type RawObject } from "../../functions/shared/git/pure/objects";
+import { TAR_END, tarEntryHeader, tarPadding } from "../../functions/shared/git/pure/tar";
+import { statusAndBody } from "../helpers/client";
+import { unique, world, type TestUser } from "../helpers/world";
+
+type World = Awaited<ReturnType<typeof world>>;
+type Json = Record<string, any>;
+
+/** Runs the export-import queue consumer on one message, as the queue delivers it. */
+async function consume(kind: "export" | "import", jobId: number, queueName = "edgeforge-exports", attempts = 1) {
+  const batch = createMessageBatch(queueName, [{ id: `${kind}-${jobId}-${attempts}`, timestamp: new Date(), attempts, body: { kind, id: jobId } }]);
+  const ctx = createExecutionContext();
+  await queue(batch, env as unknown as Bindings, ctx);
+  return getQueueResult(batch, ctx);
+}
+
+async function jobOf(w: World, projectId: number) {
+  const rows = await w.db((db) => db.select().from(projectTransferJobs).where(eq(projectTransferJobs.projectId, projectId)).orderBy(projectTransferJobs.id));
+  return rows.filter((j) => j.kind === "import");
+}
+
+function multipart(file: Uint8Array, fields: Record<string, string>, filename = "export.tar.gz") {
+  const form = new FormData();
+  form.append("file", new File([file], filename, { type: "application/gzip" }));
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  return form;
+}
+
+/** Polls the status endpoint until the import leaves scheduled/started (the real queue delivers the message). */
+async function settledImport(w: World, user: TestUser, projectId: number): Promise<Json> {
+  for (let i = 0; i < 150; i++) {
+    const body = (await (await w.as(user).get(`/projects/${projectId}/import`)).json()) as Json;
+    if (!["scheduled", "started"].includes(body.import_status as string)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("the import did not finish within 15 s");
+}
+
+/** A tar.gz of `files`, member names as GitLab's `tar -C dir -czf archive .` writes them (`./…`). */
+function targz(files: Record<string, Uint8Array | string>, prefix = "./"): Uint8Array {
+  const parts: Uint8Array[] = [];
+  for (const [path, content] of Object.entries(files)) {
+    const body = typeof content === "string" ? strToU8(content) : content;
+    parts.push(tarEntryHeader({ path: `${prefix}${path}`, kind: "file", size: body.length }, 1700000000), body, tarPadding(body.length));
+  }
+  parts.push(TAR_END);
+  const tar = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    tar.set(p, at);
+    at += p.length;
+  }
+  return gzipSync(tar);
+}
+
+/** A git bundle v2 of `objects` with `refs` (HEAD first), its pack written by the git core's writer. */
+function bundle(refs: [string, string][], objects: RawObject[]): Uint8Array {
+  const writer = new PackWriter();
+  const parts = [strToU8(`# v2 git bundle\n${refs.map(([name, oid]) => `${oid} ${name}`).join("\n")}\n\n`), writer.header(objects.length)];
+  for (const o of objects) parts.push(writer.entry({ commit: 1, tree: 2, blob: 3, tag: 4 }[o.type], o.body.length, deflate(o.body)));
+  parts.push(writer.trailer());
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+const ndjson = (records: object[]) => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+
+/** A repository of two commits on `master` and one on `feature`, as plain objects. */
+async function fixtureRepository() {
+  const ident = { name: "Fixture Author", email: "fixture@example.com", time: 1690000000, tz: "+0000" };
+  const readme = await blobObject(strToU8("# fixture\n"));
+  const tree1 = await treeObject([{ mode: "100644", name: "README.md", oid: readme.oid }]);
+  const c1 = await commitObject({ tree: tree1.oid, parents: [], author: ident, committer: ident, extraHeaders: [], message: "Initial commit\n" });
+  const code = await blobObject(strToU8("puts 1\n"));
+  const tree2 = await treeObject([{ mode: "100644", name: "README.md", oid: readme.oid }, { mode: "100644", name: "main.rb", oid: code.oid }]);
+  const c2 = await commitObject({ tree: tree2.oid, parents: [c1.oid], author: ident, committer: ident, extraHeaders: [], message: "Add main.rb\n" });
+  const featureTree = await treeObject([{ mode: "100644", name: "README.md", oid: readme.oid }, { mode: "100644", name: "feature.rb", oid: code.oid }]);
+  const c3 = await commitObject({ tree: featureTree.oid, parents: [c1.oid], author: ident, committer: ident, extraHeaders: [], message: "Feature\n" });
+  return { objects: [readme, tree1, c1, code, tree2, c2, featureTree, c3], master: c2.oid, feature: c3.oid, first: c1.oid };
+}
+
+/**
+ * An archive in GitLab 15.x's layout, written by hand from GitLab's documented format
+ * (doc/user/project/settings/import_export.md, lib/gitlab/import_export/project/import_export.yml):
+ * `./VERSION`, `./tree/project.json` with `project_feature`, ndjson relations with nested notes,
+ * label links (with the label), award emoji and the milestone, and `./project.bundle`.
+ */
+async function gitlabFixture(memberEmail: string) {
+  const repo = await fixtureRepository();
+  const at = "2023-07-01T10:00:00.000Z";
+  const files = {
+    VERSION: "0.2.4",
+    "tree/project.json": JSON.stringify({
+      description: "Imported from GitLab 15",
+      visibility_level: 10,
+      archived: false,
+      merge_requests_ff_only_enabled: true,
+      merge_requests_rebase_enabled: false,
+      default_branch: "master",
+      project_feature: { issues_access_level: 20, merge_requests_access_level: 20, wiki_access_level: 0, builds_access_level: 20, snippets_access_level: 20 },
+      project_setting: { squash_option: "always" },
+    }),
+    "tree/project/labels.ndjson": ndjson([{ id: 11, title: "bug", color: "#d9534f", description: "A bug", type: "ProjectLabel", created_at: at, updated_at: at }]),
+    "tree/project/milestones.ndjson": ndjson([{ id: 21, iid: 1, title: "v1.0", state: "active", due_date: "2023-08-01", created_at: at, updated_at: at }]),
+    "tree/project/project_members.ndjson": ndjson([
+      { id: 31, access_level: 30, source_type: "Project", user_id: 101, user: { id: 101, public_email: memberEmail, username: "gl-dev" } },
+      { id: 32, access_level: 40, source_type: "Project", user_id: 102, user: { id: 102, public_email: null, username: "gl-gone" } },
+    ]),
+    "tree/project/issues.ndjson": ndjson([
+      {
+        id: 41, iid: 3, title: "Crash on start", description: "It crashes", state: "opened", state_id: 1, author_id: 101, confidential: false,
+        created_at: at, updated_at: at, issue_type: "issue", relative_position: 513, time_estimate: 0,
+        milestone: { id: 21, iid: 1, title: "v1.0", state: "active" },
+        notes: [
+          { id: 51, note: "Confirmed", noteable_type: "Issue", author_id: 101, system: false, discussion_id: "a".repeat(40), created_at: at, updated_at: at, author: { name: "GL Dev" } },
+          { id: 52, note: "Me too", noteable_type: "Issue", author_id: 102, system: false, discussion_id: "b".repeat(40), created_at: at, updated_at: "2023-07-02T11:12:13.456Z", author: { name: "Gone User" } },
+        ],
+        label_links: [{ id: 61, label_id: 11, target_type: "Issue", label: { id: 11, title: "bug", color: "#d9534f", type: "ProjectLabel" } }],
+        award_emoji: [{ id: 71, name: "thumbsup", user_id: 101, awardable_type: "Issue" }],
+      },
+      { id: 42, iid: 4, title: "Closed one", state: "closed", author_id: 102, closed_at: at, created_at: at, updated_at: at, notes: [], label_links: [{ label: { title: "wontfix", color: "#000000" } }] },
+    ]),
+    "tree/project/merge_requests.ndjson": ndjson([
+      {
+        id: 81, iid: 1, title: "Add feature", description: "Closes #3", state: "opened", source_branch: "feature", target_branch: "master",
+        source_project_id: 999, target_project_id: 999, author_id: 101, merge_status: "can_be_merged", created_at: at, updated_at: at,
+        merge_request_diff: { head_commit_sha: repo.feature, base_commit_sha: repo.first },
+        notes: [{ id: 91, note: "LGTM", noteable_type: "MergeRequest", author_id: 101, discussion_id: "c".repeat(40), created_at: at, updated_at: at, author: { name: "GL Dev" } }],
+        label_links: [],
+      },
+    ]),
+    "tree/project/project_badges.ndjson": ndjson([{ id: 95, type: "ProjectBadge", name: "pipeline", link_url: "https://example.com/%{project_path}", image_url: "https://example.com/badge.svg" }]),
+    "project.bundle": bundle([["HEAD", repo.master], ["refs/heads/master", repo.master], ["refs/heads/feature", repo.feature]], repo.objects),
+  };
+  return { archive: targz(files), repo };
+}
+
+describe("POST /projects/import", () => {
+  it("creates the project, answers 201 with GitLab's body, and the consumer imports a GitLab 15.x archive", async () => {
+    const w = await world();
+    const importer = await w.user();
+    const dev = await w.user();
+    const { archive, repo } = await gitlabFixture(dev.email);
+    const path = unique("imported");
+    const res = await w.as(importer).post("/projects/import", { multipart: multipart(archive, { path, "override_params[description]": "Overridden" }) });
+    const [status, body] = await statusAndBody(res);
+    expect(status).toBe(201);
+    expect(body).toMatchObject({
+      name: path,
+      path,
+      path_with_namespace: `${importer.username}/${path}`,
+      name_with_namespace: `${importer.name} / ${path}`,
+      import_status: "scheduled",
+      import_type: "gitlab_project",
+      failed_relations: [],
+      import_error: null,
+    });
+    expect(Object.keys(body as Json)).toEqual(["id", "description", "name", "name_with_namespace", "path", "path_with_namespace", "created_at", "import_status", "import_type", "correlation_id", "failed_relations", "import_error"]);
+    expect((body as Json).correlation_id).toEqual(expect.any(String));
+    const id = (body as Json).id as number;
+    const done = await settledImport(w, importer, id);
+    expect([done.import_status, done.import_error, done.failed_relations]).toEqual(["finished", null, []]);
+
+    const api = w.as(importer);
+    const project = (await (await api.get(`/projects/${id}`)).json()) as Json;
+    expect(project).toMatchObject({ description: "Overridden", visibility: "internal", default_branch: "master", wiki_enabled: false });
+    const [settings] = await w.db((db) => db.select({ mergeMethod: projects.mergeMethod, squashOption: projects.squashOption }).from(projects).where(eq(projects.id, id)));
+    expect(settings).toEqual({ mergeMethod: "ff", squashOption: "always" });
+    // The repository with its commit ids.
+    const branches = (await (await api.get(`/projects/${id}/repository/branches`)).json()) as Json[];
+    expect(branches.map((b) => [b.name, b.commit.id]).sort()).toEqual([["feature", repo.feature], ["master", repo.master]]);
+    const commits = (await (await api.get(`/projects/${id}/repository/commits`, { query: { ref_name: "master" } })).json()) as Json[];
+    expect(commits.map((c) => c.id)).toEqual([repo.master, repo.first]);
+    // Labels, the milestone, issues with notes, label links and award emoji; users by public email.
+    expect(((await (await api.get(`/projects/${id}/labels`)).json()) as Json[]).map((l) => [l.name, l.color]).sort()).toEqual([["bug", "#d9534f"], ["wontfix", "#000000"]]);
+    const list = (await (await api.get(`/projects/${id}/issues`, { query: { order_by: "relative_position", sort: "asc" } })).json()) as Json[];
+    list.sort((a, b) => a.iid - b.iid);
+    expect(list.map((i) => [i.iid, i.title, i.state, i.labels, i.milestone?.title ?? null, i.author.username, i.upvotes, i.user_notes_count])).toEqual([
+      [3, "Crash on start", "opened", ["bug"], "v1.0", dev.username, 1, 2],
+      [4, "Closed one", "closed", ["wontfix"], null, importer.username, 0, 0],
+    ]);
+    const notes = (await (await api.get(`/projects/${id}/issues/3/notes`, { query: { sort: "asc" } })).json()) as Json[];
+    expect(notes.map((n) => [n.author.username, n.body])).toEqual([
+      [dev.username, "Confirmed"],
+      [importer.username, "*By Gone User on 2023-07-02T11:12:13 (imported from GitLab)*\n\nMe too"],
+    ]);
+    // The next issue continues after the imported iids.
+    expect(((await (await api.post(`/projects/${id}/issues`, { json: { title: "after import" } })).json()) as Json).iid).toBe(5);
+    const mrs = (await (await api.get(`/projects/${id}/merge_requests`)).json()) as Json[];
+    expect(mrs.map((m) => [m.iid, m.title, m.source_branch, m.target_branch, m.state, m.author.username, m.source_project_id])).toEqual([
+      [1, "Add feature", "feature", "master", "opened", dev.username, id],
+    ]);
+    expect(((await (await api.get(`/projects/${id}/merge_requests/1/notes`)).json()) as Json[]).map((n) => n.body)).toEqual(["LGTM"]);
+    const members = (await (await api.get(`/projects/${id}/members`)).json()) as Json[];
+    expect(members.map((m) => [m.username, m.access_level]).sort()).toEqual(
+      [[importer.username, 50], [dev.username, 30]].sort(),
+    );
+    expect(((await (await api.get(`/projects/${id}/badges`)).json()) as Json[]).map((b) => b.name)).toEqual(["pipeline"]);
+    // GitLab removes the uploaded archive once imported.
+    const [job] = await jobOf(w, id);
+    expect(await (env as unknown as Bindings).BLOBS.get(job.r2Key!)).toBeNull();
+  });
+
+  it("answers GitLab's 400 bodies: missing parameters, a file that is not .gz, a bad override, a taken path", async () => {
+    const w = await world();
+    const user = await w.user();
+    const api = w.as(user);
+    const archive = targz({ VERSION: "0.2.4" });
+    const form = new FormData();
+    expect(await statusAndBody(await api.post("/projects/import", { multipart: (form.append("name", "x"), form) }))).toEqual([400, { error: "path is missing, file is missing" }]);
+    expect(await statusAndBody(await api.post("/projects/import", { multipart: multipart(archive, { path: "p1" }, "export.zip") }))).toEqual([400, { message: "The file is invalid" }]);
+    expect(await statusAndBody(await api.post("/projects/import", { multipart: multipart(archive, { path: "p1", "override_params[visibility]": "secret" }) }))).toEqual([
+      400,
+      { error: "override_params[visibility] does not have a valid value" },
+    ]);
+    const taken = await w.project({ owner: user });
+    expect(await statusAndBody(await api.post("/projects/import", { multipart: multipart(archive, { path: taken.path }) }))).toEqual([
+      400,
+      // Projects::CreateService validates the project namespace first (15.x), as POST /projects reports it.
+      { message: "Project namespace name has already been taken" },
+    ]);
+    expect(await statusAndBody(await api.post("/projects/import", { multipart: multipart(archive, { path: "-bad", name: "Good name" }) }))).toEqual([
+      400,
+      { message: "Path can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'" },
+    ]);
+  });
+
+  it("401 anonymous, 404 for a namespace the caller cannot read, 400 for one they cannot create in, 403 when gitlab_project imports are off", async () => {
+    const w = await world();
+    const user = await w.user();
+    const other = await w.user();
+    const archive = targz({ VERSION: "0.2.4" });
+    expect((await w.anonymous.post("/projects/import", { multipart: multipart(archive, { path: "p" }) })).status).toBe(401);
+    expect(await statusAndBody(await w.as(user).post("/projects/import", { multipart: multipart(archive, { path: "p", namespace: other.username }) }))).toEqual([
+      404,
+      { message: "404 Namespace Not Found" },
+    ]);
+    const group = await w.group({ developers: [user] });
+    const reporterGroup = await w.group({ reporters: [user] });
+    expect(await statusAndBody(await w.as(user).post("/projects/import", { multipart: multipart(archive, { path: "p", namespace: String(reporterGroup.id) }) }))).toEqual([
+      400,
+      { message: "Namespace is not valid" },
+    ]);
+    // A developer of a group may create projects there (project_creation_level "developer"), by path too.
+    expect((await w.as(user).post("/projects/import", { multipart: multipart(archive, { path: unique("p"), namespace: group.fullPath }) })).status).toBe(201);
+
+    const root = w.root;
+    const settings = (await (await root.get("/application/settings")).json()) as Json;
+    try {
+      await root.put("/application/settings", { json: { import_sources: (settings.import_sources as string[]).filter((s) => s !== "gitlab_project") } });
+      expect(await statusAndBody(await w.as(user).post("/projects/import", { multipart: multipart(archive, { path: unique("p") }) }))).toEqual([403, { message: "403 Forbidden" }]);
+    } finally {
+      await root.put("/application/settings", { json: { import_sources: settings.import_sources } });
+    }
+  });
+});
+
+describe("GET /projects/:id/import", () => {
+  it("none for a project never imported; failed with import_error (for maintainers) for a bad archive; 404 for non-readers", async () => {
+    const w = await world();
+    const user = await w.user();
+    const plain = await w.project({ owner: user });
+    expect(await statusAndBody(await w.as(user).get(`/projects/${plain.id}/import`))).toEqual([
+      200,
+      expect.objectContaining({ id: plain.id, import_status: "none", import_type: null, correlation_id: null, failed_relations: [], import_error: null }),
+    ]);
+    expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${plain.id}/import`))).toEqual([404, { message: "404 Project Not Found" }]);
+
+    const wrongVersion = targz({ VERSION: "0.1.8", "tree/project.json": "{}" });
+    const created = (await (await w.as(user).post("/projects/import", { multipart: multipart(wrongVersion, { path: unique("old"), "override_params[visibility]": "public" }) })).json()) as Json;
+    const failed = await settledImport(w, user, created.id);
+    expect([failed.import_status, failed.import_error]).toEqual(["failed", "Import version mismatch: Required 0.2.4 but was 0.1.8"]);
+    // Readers who may not read the error get GitLab's hint.
+    const guest = await w.user();
+    expect(((await (await w.as(guest).get(`/projects/${created.id}/import`)).json()) as Json).import_error).toBe("Ask a maintainer to check the import status for more details.");
+
+    const notGzip = (await (await w.as(user).post("/projects/import", { multipart: multipart(strToU8("plain text"), { path: unique("bad") }) })).json()) as Json;
+    expect((await settledImport(w, user, notGzip.id)).import_error).toBe("Unable to decompress the import file: it is not a gzip archive");
+  });
+});
+
+/** Exports `projectId` through the export consumer and returns the archive's bytes. */
+async function exportArchive(w: World, maintainer: TestUser, projectId: number): Promise<Uint8Array> {
+  const [job] = await w.db((db) => db.insert(projectTransferJobs).values({ kind: "export", projectId, userId: maintainer.id, correlationId: "test" }).returning());
+  await consume("export", job.id);
+  const res = await w.as(maintainer).get(`/projects/${projectId}/export/download`);
+  expect(res.status).toBe(200);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+describe("export → import round trip", () => {
+  it("keeps issues, notes, award emoji, labels, milestones, merge requests, badges, members, refs and commit ids", async () => {
+    const w = await world();
+    const maintainer = await w.user();
+    const developer = await w.user();
+    await w.db((db) => db.update(users).set({ publicEmail: developer.email }).where(eq(users.id, developer.id)));
+    const source = await w.project({ maintainers: [maintainer], developers: [developer] });
+    const api = w.as(maintainer);
+    const dev = w.as(developer);
+    const s = `/projects/${source.id}`;
+    expect((await api.post(`${s}/repository/commits`, { json: { branch: "main", commit_message: "first", actions: [{ action: "create", file_path: "README.md", content: "# hi\n" }] } })).status).toBe(201);
+    expect((await api.post(`${s}/repository/commits`, { json: { branch: "topic", start_branch: "main", commit_message: "topic work", actions: [{ action: "create", file_path: "t.txt", content: "t\n" }] } })).status).toBe(201);
+    expect((await api.post(`${s}/repository/tags`, { json: { tag_name: "v1", ref: "main", message: "release" } })).status).toBe(201);
+    expect((await api.post(`${s}/labels`, { json: { name: "bug", color: "#ff0000" } })).status).toBe(201);
+    expect((await api.post(`${s}/labels`, { json: { name: "unused", color: "#00ff00" } })).status).toBe(201);
+    const milestone = (await (await api.post(`${s}/milestones`, { json: { title: "M1" } })).json()) as Json;
+    expect((await dev.post(`${s}/issues`, { json: { title: "By the developer", labels: "bug", milestone_id: milestone.id } })).status).toBe(201);
+    expect((await api.post(`${s}/issues`, { json: { title: "Second", confidential: true } })).status).toBe(201);
+    expect((await api.put(`${s}/issues/2`, { json: { state_event: "close" } })).status).toBe(200);
+    expect((await dev.post(`${s}/issues/1/notes`, { json: { body: "developer comment" } })).status).toBe(201);
+    expect((await api.post(`${s}/issues/1/notes`, { json: { body: "maintainer comment" } })).status).toBe(201);
+    expect((await dev.post(`${s}/issues/1/award_emoji`, { json: { name: "thumbsup" } })).status).toBe(201);
+    expect((await api.post(`${s}/merge_requests`, { json: { source_branch: "topic", target_branch: "main", title: "Topic", labels: "bug" } })).status).toBe(201);
+    expect((await dev.post(`${s}/merge_requests/1/notes`, { json: { body: "review" } })).status).toBe(201);
+    expect((await api.post(`${s}/badges`, { json: { link_url: "https://example.com/l", image_url: "https://example.com/i.svg", name: "b" } })).status).toBe(201);
+
+    const archive = await exportArchive(w, maintainer, source.id);
+    const importer = await w.user();
+    const created = (await (await w.as(importer).post("/projects/import", { multipart: multipart(archive, { path: unique("copy") }) })).json()) as Json;
+    const done = await settledImport(w, importer, created.id);
+    expect([done.import_status, done.failed_relations]).toEqual(["finished", []]);
+    const t = `/projects/${created.id}`;
+    const as = w.as(importer);
+
+    const get = async (path: string, query?: Record<string, string>) => (await (await api.get(path, { query })).json()) as Json[];
+    const getNew = async (path: string, query?: Record<string, string>) => (await (await as.get(path, { query })).json()) as Json[];
+    // Refs with identical commit ids.
+    const refs = (rows: Json[]) => rows.map((r) => [r.name, r.commit.id]).sort();
+    expect(refs(await getNew(`${t}/repository/branches`))).toEqual(refs(await get(`${s}/repository/branches`)));
+    expect(refs(await getNew(`${t}/repository/tags`))).toEqual(refs(await get(`${s}/repository/tags`)));
+    expect(((await getNew(`${t}/repository/tags`))[0] as Json).message).toBe("release");
+    expect(((await (await as.get(t)).json()) as Json).default_branch).toBe("main");
+    // Issues, their notes, labels, milestones, votes; the developer matched by public email, the maintainer by no one (the importer).
+    const issue = (rows: Json[], who: (u: string) => string) =>
+      rows.map((i) => [i.iid, i.title, i.state, i.confidential, i.labels, i.milestone?.title ?? null, who(i.author.username), i.upvotes, i.user_notes_count, i.created_at]);
+    const person = (name: string) => (name === maintainer.username || name === importer.username ? "someone" : name);
+    expect(issue(await getNew(`${t}/issues`, { sort: "asc" }), person)).toEqual(issue(await get(`${s}/issues`, { sort: "asc" }), person));
+    const comment = (rows: Json[]) => rows.filter((n) => !n.system).map((n) => [n.body, person(n.author.username), n.created_at]);
+    expect(comment(await getNew(`${t}/issues/1/notes`, { sort: "asc" }))).toEqual(comment(await get(`${s}/issues/1/notes`, { sort: "asc" })));
+    expect((await getNew(`${t}/issues/1/award_emoji`)).map((a) => [a.name, a.user.username])).toEqual([["thumbsup", developer.username]]);
+    expect((await getNew(`${t}/labels`)).map((l) => [l.name, l.color]).sort()).toEqual((await get(`${s}/labels`)).map((l) => [l.name, l.color]).sort());
+    expect((await getNew(`${t}/milestones`)).map((m) => [m.iid, m.title])).toEqual([[1, "M1"]]);
+    const mr = (rows: Json[]) => rows.map((m) => [m.iid, m.title, m.state, m.source_branch, m.target_branch, m.labels, m.sha]);
+    expect(mr(await getNew(`${t}/merge_requests`))).toEqual(mr(await get(`${s}/merge_requests`)));
+    expect(comment(await getNew(`${t}/merge_requests/1/notes`, { sort: "asc" }))).toEqual(comment(await get(`${s}/merge_requests/1/notes`, { sort: "asc" })));
+    expect((await getNew(`${t}/badges`)).map((b) => [b.name, b.link_url, b.image_url])).toEqual([["b", "https://example.com/l", "https://example.com/i.svg"]]);
+    expect((await getNew(`${t}/members`)).map((m) => [m.username, m.access_level]).sort()).toEqual([[importer.username, 50], [developer.username, 30]].sort());
+  });
+});
+
+describe("the import queue consumer", () => {
+  /** An import job with its archive in R2 and no queue message: the test delivers it. */
+  async function scheduledJob(w: World, owner: TestUser, archive: Uint8Array) {
+    const project = await w.project({ owner });
+    const key = `imports/project-${project.id}/${crypto.randomUUID()}.tar.gz`;
+    await (env as unknown as Bindings).BLOBS.put(key, archive);
+    const [job] = await w.db((db) =>
+      db.insert(projectTransferJobs).values({ kind: "import", status: "scheduled", projectId: project.id, userId: owner.id, r2Key: key, correlationId: "test" }).returning(),
+    );
+    return { project, job };
+  }
+
+  it("a redelivered message changes nothing; a started job whose lease passed is taken over and starts its relations over", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const { archive } = await gitlabFixture("nobody@example.com");
+    const { project, job } = await scheduledJob(w, owner, archive);
+    await w.db((db) => db.update(projectTransferJobs).set({ status: "started", leaseUntil: new Date(Date.now() + 60_000) }).where(eq(projectTransferJobs.id, job.id)));
+    await consume("import", job.id);
+    expect((await jobOf(w, project.id)).map((j) => j.status)).toEqual(["started"]);
+    // That consumer died after writing one issue: once its lease passed, the next delivery redoes the relations.
+    await w.db((db) => db.insert(issues).values({ projectId: project.id, iid: 3, title: "half-imported" }));
+    await w.db((db) => db.update(projectTransferJobs).set({ leaseUntil: new Date(Date.now() - 1000), attempts: 1 }).where(eq(projectTransferJobs.id, job.id)));
+    expect((await consume("import", job.id)).explicitAcks).toEqual([`import-${job.id}-1`]);
+    const [finished] = await jobOf(w, project.id);
+    expect([finished.status, finished.attempts]).toEqual(["finished", 2]);
+    const titles = await w.db((db) => db.select({ iid: issues.iid, title: issues.title }).from(issues).where(eq(issues.projectId, project.id)).orderBy(issues.iid));
+    expect(titles).toEqual([{ iid: 3, title: "Crash on start" }, { iid: 4, title: "Closed one" }]);
+    // A redelivery of the finished job: nothing moves.
+    await consume("import", job.id, "edgeforge-exports", 2);
+    const [again] = await jobOf(w, project.id);
+    expect([again.status, again.attempts, again.updatedAt.getTime()]).toEqual(["finished", 2, finished.updatedAt.getTime()]);
+  });
+
+  it("a record that does not fit goes to failed_relations; the rest imports", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const archive = targz({
+      VERSION: "0.2.4",
+      "tree/project.json": "{}",
+      "tree/project/issues.ndjson": ndjson([
+        { iid: 1, title: "fine", state: "opened" },
+        { iid: 2, title: null, state: "opened" },
+        { iid: 3, title: "also fine", state: "closed" },
+      ]),
+    });
+    const { project, job } = await scheduledJob(w, owner, archive);
+    await consume("import", job.id);
+    const status = (await (await w.as(owner).get(`/projects/${project.id}/import`)).json()) as Json;
+    expect(status.import_status).toBe("finished");
+    expect(status.failed_relations).toEqual([
+      expect.objectContaining({ relation_name: "issues", source: "process_relation_item!", exception_message: expect.stringContaining("title") }),
+    ]);
+    expect(Object.keys(status.failed_relations[0])).toEqual(["id", "created_at", "exception_class", "exception_message", "source", "relation_name"]);
+    const rows = await w.db((db) => db.select({ iid: issues.iid }).from(issues).where(eq(issues.projectId, project.id)).orderBy(issues.iid));
+    expect(rows.map((r) => r.iid)).toEqual([1, 3]);
+    const failures = await w.db((db) => db.select().from(importFailures).where(eq(importFailures.jobId, job.id)));
+    expect(failures).toHaveLength(1);
+  });
+
+  it("the dead-letter consumer marks the job failed; export messages on the same queues still reach the export consumer", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const { project, job } = await scheduledJob(w, owner, targz({ VERSION: "0.2.4" }));
+    await consume("import", job.id, "edgeforge-exports-dlq", 6);
+    const [row] = await jobOf(w, project.id);
+    expect([row.status, row.error]).toEqual(["failed", "The import failed after 6 attempts"]);
+    expect(((await (await w.as(owner).get(`/projects/${project.id}/import`)).json()) as Json).import_error).toBe("The import failed after 6 attempts");
+    const [exportJob] = await w.db((db) => db.insert(projectTransferJobs).values({ kind: "export", projectId: project.id, userId: owner.id, correlationId: "t" }).returning());
+    await consume("export", exportJob.id);
+    const [exported] = await w.db((db) => db.select().from(projectTransferJobs).where(eq(projectTransferJobs.id, exportJob.id)));
+    expect(exported.status).toBe("finished");
+  });
+});
