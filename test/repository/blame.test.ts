@@ -100,6 +100,28 @@ describe("GET /projects/:id/repository/files/:file_path/blame", () => {
     ]);
   });
 
+  it("follows a file through an exact rename (git's find_rename), not through a delete and an add", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner });
+    const c1 = await commitTo(project, "main", [{ action: "create", filePath: "old.txt", content: "one\ntwo\n" }], { message: "Create" });
+    const c2 = await commitTo(project, "main", [{ action: "move", previousPath: "old.txt", filePath: "dir/new.txt" }], { message: "Move" });
+    const c3 = await commitTo(project, "main", [{ action: "update", filePath: "dir/new.txt", content: "one\ntwo\nthree\n" }], { message: "Append" });
+    const c4 = await commitTo(project, "main", [
+      { action: "delete", filePath: "dir/new.txt" },
+      { action: "create", filePath: "again.txt", content: "one\ntwo\nthree\nfour\n" },
+    ], { message: "Delete and add" });
+    const api = w.as(owner);
+    expect(shape(await (await api.get(blamePath(project, "dir/new.txt"), { query: { ref: c3 } })).json())).toEqual([
+      [c1, ["one", "two"]],
+      [c3, ["three"]],
+    ]);
+    expect(c2).toBeTruthy();
+    // Differs from GitLab: git pairs the deleted and the added file (75% similar) and gives `one`, `two`
+    // to c1 and `three` to c3; only exact renames are followed here, so every line is the adding commit's.
+    expect(shape(await (await api.get(blamePath(project, "again.txt"), { query: { ref: c4 } })).json())).toEqual([[c4, ["one", "two", "three", "four"]]]);
+  });
+
   it("blames only range[start]..range[end], cut to the file; a range past the end is empty", async () => {
     const w = await world();
     const { project, api, commits: c } = await history(w);

@@ -16,15 +16,18 @@
 //    resolved in their trees, batched per round (one statement per path depth);
 // 2. line passing, with the blobs read in windows of suspects (one statement per window).
 //
-// Differs from git (and so GitLab): renames are not followed (git blame follows a whole-file rename
-// with `find_rename`; here a file's lines stop at the commit that added the path); the line diff is
-// `pure/diff.ts`'s minimal Myers, so where several alignments are minimal (repeated lines) a line may be
-// attributed as xdiff's slid hunks would not; commits whose changes are not indexed yet
-// (`changes_indexed = false`) count as not touching the path.
+// Renames: a commit whose index row says the path came by an exact rename (status R) hands its lines
+// to the source path in its first parent, as git's find_rename does.
+//
+// Differs from git (and so GitLab): only exact renames through the first parent are followed (git also
+// follows a file renamed and edited in the same commit, similar above 50%, and renames through other
+// parents of a merge); the line diff is `pure/diff.ts`'s minimal Myers, so where several alignments are
+// minimal (repeated lines) a line may be attributed as xdiff's slid hunks would not; commits whose
+// changes are not indexed yet (`changes_indexed = false`) count as not touching the path.
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";
 import { diffSequences, splitLines } from "../pure/diff";
-import { isTreeMode, modeNumber } from "../pure/objects";
+import { isTreeMode, modeNumber, type TreeEntry } from "../pure/objects";
 import { CommitLoader, type CommitData } from "./loader";
 import { readObjects } from "./objects";
 import { entriesAtPath, storeSource } from "./trees";
@@ -44,7 +47,10 @@ export class BlameTooLargeError extends Error {
 type Entry = { start: number; count: number; final: number };
 
 type Suspect = {
+  /** Commit and path: a file renamed along the history is a suspect under each of its names. */
+  key: string;
   oid: string;
+  path: string;
   blob: string;
   generation: number;
   /** Parents to pass to, in order, each resolved to the suspect that holds its blob. */
@@ -71,17 +77,20 @@ export type BlameResult = {
   commits: string[];
 };
 
-/** The path's rows of the first-parent change index, by commit (one statement). */
-async function pathChanges(db: Executor, poolId: number, path: string) {
-  const result = await db.execute<{ commit_oid: string; status: string; old_oid: string | null; new_mode: number | null }>(
-    sql`SELECT commit_oid, status, old_oid, new_mode FROM git_commit_changes WHERE pool_id = ${poolId} AND path = ${path}`,
+type PathChange = { status: string; oldPath: string | null; oldOid: string | null; newMode: number | null };
+
+/** A path's rows of the first-parent change index, by commit (one statement). */
+async function pathChanges(db: Executor, poolId: number, path: string): Promise<Map<string, PathChange>> {
+  const result = await db.execute<{ commit_oid: string; status: string; old_path: string | null; old_oid: string | null; new_mode: number | null }>(
+    sql`SELECT commit_oid, status, old_path, old_oid, new_mode FROM git_commit_changes WHERE pool_id = ${poolId} AND path = ${path}`,
   );
-  const out = new Map<string, { status: string; oldOid: string | null; newMode: number | null }>();
-  for (const row of result.rows) out.set(row.commit_oid, { status: row.status, oldOid: row.old_oid, newMode: row.new_mode });
+  const out = new Map<string, PathChange>();
+  for (const row of result.rows) out.set(row.commit_oid, { status: row.status, oldPath: row.old_path, oldOid: row.old_oid, newMode: row.new_mode });
   return out;
 }
 
 const fileType = (mode: number) => mode & 0o170000;
+const keyOf = (oid: string, path: string) => `${oid}\0${path}`;
 
 export async function blameFile(db: Executor, poolId: number, input: BlameInput): Promise<BlameResult> {
   const allLines = splitLines(input.content);
@@ -92,9 +101,15 @@ export async function blameFile(db: Executor, poolId: number, input: BlameInput)
   const count = last - first + 1;
 
   const loader = new CommitLoader(db, poolId, { batch: 512 });
-  const changes = await pathChanges(db, poolId, input.path);
   const source = storeSource(db, poolId);
   const suspects = new Map<string, Suspect>();
+  // One statement per path the file had (a rename adds its source path).
+  const changesByPath = new Map<string, Map<string, PathChange>>();
+  const changesOf = async (path: string) => {
+    let found = changesByPath.get(path);
+    if (!found) changesByPath.set(path, (found = await pathChanges(db, poolId, path)));
+    return found;
+  };
 
   const ensureLoaded = async (oids: string[]) => {
     const missing = oids.filter((oid) => !loader.has(oid));
@@ -106,7 +121,8 @@ export async function blameFile(db: Executor, poolId: number, input: BlameInput)
     return found;
   };
   /** Steps over commits that leave the path as their first parent has it, down to one that changes it. */
-  const suspectFrom = async (oid: string): Promise<string> => {
+  const suspectFrom = async (oid: string, path: string): Promise<string> => {
+    const changes = await changesOf(path);
     let at = oid;
     for (;;) {
       await ensureLoaded([at]);
@@ -115,42 +131,59 @@ export async function blameFile(db: Executor, poolId: number, input: BlameInput)
       at = commit.parents[0];
     }
   };
+  const addSuspect = (oid: string, path: string, blob: string): Suspect | null => {
+    const key = keyOf(oid, path);
+    if (suspects.has(key)) return null;
+    const suspect: Suspect = { key, oid, path, blob, generation: data(oid).generation, edges: [], passWhole: false };
+    suspects.set(key, suspect);
+    return suspect;
+  };
 
-  const start = await suspectFrom(input.commit);
-  suspects.set(start, { oid: start, blob: input.blob, generation: data(start).generation, edges: [], passWhole: false });
+  const startOid = await suspectFrom(input.commit, input.path);
+  const start = addSuspect(startOid, input.path, input.blob)!;
   let frontier = [start];
   while (frontier.length) {
     if (suspects.size > MAX_BLAME_SUSPECTS) throw new BlameTooLargeError();
-    await ensureLoaded(frontier.flatMap((oid) => data(oid).parents));
-    // A merge's other parents: their blob at the path, read in their trees (batched for the round).
-    const otherTrees = new Set<string>();
-    for (const oid of frontier) for (const parent of data(oid).parents.slice(1)) otherTrees.add(data(parent).tree);
-    const entries = otherTrees.size ? await entriesAtPath(source, [...otherTrees], input.path) : new Map();
-    const next: string[] = [];
-    for (const oid of frontier) {
-      const suspect = suspects.get(oid)!;
-      const commit = data(oid);
-      const change = changes.get(oid);
+    await ensureLoaded(frontier.flatMap((s) => data(s.oid).parents));
+    // A merge's other parents: their blob at the path, read in their trees (batched per path for the round).
+    const otherTrees = new Map<string, Set<string>>();
+    for (const s of frontier) {
+      for (const parent of data(s.oid).parents.slice(1)) {
+        const trees = otherTrees.get(s.path) ?? new Set<string>();
+        trees.add(data(parent).tree);
+        otherTrees.set(s.path, trees);
+      }
+    }
+    const entries = new Map<string, Map<string, TreeEntry | null>>();
+    for (const [path, trees] of otherTrees) entries.set(path, await entriesAtPath(source, [...trees], path));
+    const next: Suspect[] = [];
+    for (const suspect of frontier) {
+      const commit = data(suspect.oid);
+      const change = (await changesOf(suspect.path)).get(suspect.oid);
       const ownType = change?.newMode != null ? fileType(change.newMode) : null;
-      // find_origin: only a modification keeps an origin in the first parent ('A' and 'T' do not).
-      const parentBlobs: (string | null)[] = commit.parents.map((parent, i) => {
-        if (i === 0) return change ? (change.status === "M" ? change.oldOid : null) : suspect.blob;
-        const entry = entries.get(data(parent).tree);
+      // find_origin: a modification keeps the origin in the first parent, 'A' and 'T' do not; an exact
+      // rename (the index's 'R') is find_rename's answer: the source path in the first parent.
+      const parentOrigins: ({ path: string; blob: string } | null)[] = commit.parents.map((parent, i) => {
+        if (i === 0) {
+          if (!change) return { path: suspect.path, blob: suspect.blob };
+          if (change.status === "M" && change.oldOid) return { path: suspect.path, blob: change.oldOid };
+          if (change.status === "R" && change.oldPath && change.oldOid) return { path: change.oldPath, blob: change.oldOid };
+          return null;
+        }
+        const entry = entries.get(suspect.path)?.get(data(parent).tree);
         if (!entry || isTreeMode(entry.mode) || entry.mode === "160000") return null;
         if (ownType !== null && fileType(modeNumber(entry.mode)) !== ownType) return null;
-        return entry.oid;
+        return { path: suspect.path, blob: entry.oid };
       });
-      const same = parentBlobs.findIndex((blob) => blob === suspect.blob);
-      const targets = same >= 0 ? [same] : parentBlobs.flatMap((blob, i) => (blob ? [i] : []));
+      const same = parentOrigins.findIndex((origin) => origin?.blob === suspect.blob);
+      const targets = same >= 0 ? [same] : parentOrigins.flatMap((origin, i) => (origin ? [i] : []));
       suspect.passWhole = same >= 0;
       for (const i of targets) {
-        const target = await suspectFrom(commit.parents[i]);
-        const blob = parentBlobs[i]!;
-        suspect.edges.push({ suspect: target, blob });
-        if (!suspects.has(target)) {
-          suspects.set(target, { oid: target, blob, generation: data(target).generation, edges: [], passWhole: false });
-          next.push(target);
-        }
+        const origin = parentOrigins[i]!;
+        const target = await suspectFrom(commit.parents[i], origin.path);
+        suspect.edges.push({ suspect: keyOf(target, origin.path), blob: origin.blob });
+        const added = addSuspect(target, origin.path, origin.blob);
+        if (added) next.push(added);
       }
     }
     frontier = next;
@@ -158,7 +191,7 @@ export async function blameFile(db: Executor, poolId: number, input: BlameInput)
 
   // Phase 2: pass line runs down the suspect graph, children before parents.
   const order = [...suspects.values()].sort((a, b) => b.generation - a.generation);
-  const held = new Map<string, Entry[]>([[start, [{ start: first - 1, count, final: 0 }]]]);
+  const held = new Map<string, Entry[]>([[start.key, [{ start: first - 1, count, final: 0 }]]]);
   const result: string[] = new Array(count);
   const uses = new Map<string, number>();
   const use = (blob: string, n: number) => uses.set(blob, (uses.get(blob) ?? 0) + n);
@@ -194,8 +227,8 @@ export async function blameFile(db: Executor, poolId: number, input: BlameInput)
 
   for (let i = 0; i < order.length && held.size > 0; i++) {
     const s = order[i];
-    let runs = held.get(s.oid);
-    held.delete(s.oid);
+    let runs = held.get(s.key);
+    held.delete(s.key);
     if (!runs || runs.length === 0) {
       if (!s.passWhole) {
         release(s.blob);
