@@ -200,8 +200,8 @@ fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
  * computed by the git core (`shared/git/store/blame.ts`). HEAD answers the file's headers only, as
  * GitLab's `head …/blame` (which takes no `range`). A range past the end of the file answers `[]`
  * (Gitlab::Git::Blame turns git's "has only N lines" into no lines); its end is cut to the file.
- * Differs from GitLab: renames are not followed (see the git core), and a file changed by more than
- * MAX_BLAME_SUSPECTS commits answers 503 instead of running until Gitaly's deadline.
+ * Differs from GitLab: only exact renames are followed (see the git core), and a file changed by more
+ * than MAX_BLAME_SUSPECTS commits answers 503 instead of running until Gitaly's deadline.
  */
 fileRoutes.get("/projects/:id/repository/files/:file_path/blame", async (c) => {
   const head = c.req.method === "HEAD";
