@@ -1,4 +1,4 @@
-import { parseDocument } from "yaml";
+import { parseDocument, Scalar, visit } from "yaml";
 import { isValidExpression } from "./expression";
 
 /**
@@ -99,13 +99,29 @@ const WHEN = ["on_success", "on_failure", "always", "manual", "delayed"];
 const DEFAULT_STAGES = ["build", "test", "deploy"];
 
 type Hash = Record<string, unknown>;
-const isHash = (v: unknown): v is Hash => !!v && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A `!reference [job, key, …]` tag as loaded, resolved once includes and `extends` are applied
+ * (lib/gitlab/ci/config.rb#expand_config, lib/gitlab/ci/config/yaml/tags/reference.rb).
+ */
+class Reference {
+  constructor(readonly path: unknown[]) {}
+}
+
+const isHash = (v: unknown): v is Hash => !!v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Reference);
 
 /** Parses one YAML text to a plain object; syntax errors carry the `yaml` package's wording. */
 export function loadYaml(text: string): unknown {
   if (text.length > MAX_BYTES) throw new ConfigError("The parsed YAML is too big");
   const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
   if (doc.errors.length > 0) throw new ConfigError(`(<unknown>): ${doc.errors[0].message.split("\n")[0]}`);
+  // `yaml` keeps the unknown `!reference` tag on its node (with a warning): the node becomes a marker.
+  visit(doc, (_key, node) => {
+    if (node && typeof node === "object" && "tag" in node && node.tag === "!reference" && "toJSON" in node) {
+      const value = (node as { toJSON(): unknown }).toJSON();
+      return new Scalar(new Reference(Array.isArray(value) ? value : [value]));
+    }
+  });
   const value = doc.toJS({ maxAliasCount: 1000 });
   if (depth(value) > MAX_DEPTH) throw new ConfigError("The parsed YAML is too deep");
   return value;
@@ -289,7 +305,8 @@ function needsOf(value: unknown, where: string): Need[] {
 
 function rulesOf(value: unknown, where: string): Rule[] {
   if (!Array.isArray(value)) throw new ConfigError(`${where}:rules config should be an array of hashes`);
-  return value.map((raw, i) => {
+  // Nested lists (a `!reference` to another job's rules among rules) are flattened (Entry::Rules).
+  return value.flat(10).map((raw, i) => {
     if (!isHash(raw)) throw new ConfigError(`${where}:rules:rule config should be a hash`);
     const at = `${where}:rules:rule`;
     const unknown = Object.keys(raw).filter((k) => !["if", "changes", "exists", "when", "start_in", "allow_failure", "variables", "needs"].includes(k));
@@ -380,9 +397,40 @@ function expandParallel(name: string, value: unknown): { name: string; node: Job
   throw new ConfigError(`jobs:${name}:parallel should be an integer or a hash`);
 }
 
+/** Ruby's `Array#inspect` of a reference's path, as GitLab's messages show it. */
+const inspectPath = (path: unknown[]) => `[${path.map((p) => JSON.stringify(p)).join(", ")}]`;
+
+/** Replaces every `!reference` by the configuration at its path (Gitlab::Ci::Config::Yaml::Tags::Resolver). */
+function resolveReferences(root: Hash): Hash {
+  const resolving = new Set<Reference>();
+  const resolved = new Map<Reference, unknown>();
+  const resolveOne = (ref: Reference): unknown => {
+    if (resolved.has(ref)) return resolved.get(ref);
+    if (ref.path.length === 0 || !ref.path.every((p) => typeof p === "string"))
+      throw new ConfigError(`!reference ${inspectPath(ref.path)} is not valid`);
+    if (resolving.has(ref)) throw new ConfigError(`!reference ${inspectPath(ref.path)} is part of a circular chain`);
+    resolving.add(ref);
+    let target: unknown = root;
+    for (const key of ref.path as string[]) target = isHash(target) ? target[key] : undefined;
+    const value = walk(target);
+    if (value === undefined || value === null || value === false)
+      throw new ConfigError(`!reference ${inspectPath(ref.path)} could not be found`);
+    resolving.delete(ref);
+    resolved.set(ref, value);
+    return value;
+  };
+  const walk = (value: unknown): unknown => {
+    if (value instanceof Reference) return resolveOne(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (isHash(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    return value;
+  };
+  return walk(root) as Hash;
+}
+
 function normalize(raw: Hash): Config {
   for (const key of Object.keys(raw)) if (UNSUPPORTED_GLOBAL.has(key) && !isHash(raw[key])) throw new ConfigError(`${key} is not supported by this server`);
-  const all = resolveExtends(raw);
+  const all = resolveReferences(resolveExtends(raw));
   const declaredStages = all.stages ?? all.types;
   const stages = [".pre", ...(declaredStages === undefined ? DEFAULT_STAGES : strings(declaredStages, "stages")).filter((s) => s !== ".pre" && s !== ".post"), ".post"];
   const variables = variablesOf(all.variables, "variables");

@@ -119,6 +119,33 @@ e:
     );
   });
 
+  it("resolves !reference tags after includes and extends, flattening rules", async () => {
+    const config = await parse(
+      `
+include: [{ local: ci/shared.yml }]
+.setup:
+  script: [echo setup, !reference [.more, script]]
+.more:
+  script: echo more
+build:
+  script:
+    - !reference [.setup, script]
+    - echo build
+  needs: !reference [.tested, needs]
+  rules:
+    - !reference [.rules, rules]
+    - when: manual
+`,
+      { "ci/shared.yml": ".rules:\n  rules:\n    - if: $SKIP\n      when: never\n.base:\n  needs: []\n.tested:\n  extends: .base\n" },
+    );
+    const build = config.jobs[0];
+    expect(build.script).toEqual(["echo setup", "echo more", "echo build"]);
+    expect(build.needs).toEqual([]);
+    expect(build.rules).toEqual([{ if: "$SKIP", when: "never" }, { when: "manual" }]);
+    expect(await error("a:\n  script: [!reference [.x, script]]\n")).toBe('!reference [".x", "script"] could not be found');
+    expect(await error("a: !reference [b]\nb: !reference [a]\nc:\n  script: x\n")).toBe('!reference ["b"] is part of a circular chain');
+  });
+
   it("evaluates expressions", () => {
     expect(evaluate('$A == "x" || $B', { A: "y", B: "1" })).toBe(true);
     expect(evaluate("$A && ($B || $C)", { A: "1", C: "" })).toBe(false);
