@@ -1,7 +1,7 @@
 // Merge request approvals (EE: ee/app/models/approval_project_rule.rb, approval.rb, the project's
 // approval settings): project rules with their users, groups and protected branches, and the approvals
 // given on merge requests.
-import { boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
 import { namespaces } from "./namespaces";
 import { projects } from "./projects";
@@ -88,10 +88,65 @@ export const approvals = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
+    /**
+     * The newest `push_events` id of the source branch when the approval was given: a later push to
+     * that branch voids the approval when the project resets approvals on push.
+     */
+    sourcePushEventId: bigint({ mode: "number" }).notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("index_approvals_on_merge_request_id_and_user_id").on(t.mergeRequestId, t.userId), index("index_approvals_on_user_id").on(t.userId)],
 );
 
+/**
+ * A merge request's own approval rule (EE `approval_merge_request_rules`, `POST …/merge_requests/:iid/approval_rules`).
+ * Differs from GitLab: project rules are not copied onto each new merge request; a merge request has
+ * only the rules written for it (see ApprovalState in shared/approvals/state.ts).
+ */
+export const approvalMergeRequestRules = pgTable(
+  "approval_merge_request_rules",
+  {
+    id: id(),
+    mergeRequestId: integer()
+      .notNull()
+      .references(() => mergeRequests.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    approvalsRequired: integer().notNull().default(0),
+    ruleType: text().notNull().default("regular"), // regular | any_approver
+    /** The project rule this one was made from (`approval_project_rule_id`), null when none. */
+    approvalProjectRuleId: integer().references(() => approvalProjectRules.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("index_approval_merge_request_rules_on_mr_id_and_name").on(t.mergeRequestId, t.name)],
+);
+
+export const approvalMergeRequestRulesUsers = pgTable(
+  "approval_merge_request_rules_users",
+  {
+    ruleId: integer()
+      .notNull()
+      .references(() => approvalMergeRequestRules.id, { onDelete: "cascade" }),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.ruleId, t.userId] })],
+);
+
+export const approvalMergeRequestRulesGroups = pgTable(
+  "approval_merge_request_rules_groups",
+  {
+    ruleId: integer()
+      .notNull()
+      .references(() => approvalMergeRequestRules.id, { onDelete: "cascade" }),
+    groupId: integer()
+      .notNull()
+      .references(() => namespaces.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.ruleId, t.groupId] })],
+);
+
+export type ApprovalMergeRequestRule = typeof approvalMergeRequestRules.$inferSelect;
 export type ApprovalProjectRule = typeof approvalProjectRules.$inferSelect;
 export type ProjectApprovalSettings = typeof projectApprovalSettings.$inferSelect;

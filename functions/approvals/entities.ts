@@ -4,8 +4,8 @@ import { group } from "../groups/entities";
 import { issuableHead } from "../merge_requests/entities";
 import { protectedBranch } from "../protected_branches/entities";
 import { userBasic } from "../users/entities";
-import type { RuleDetails, Settings } from "./queries";
-import type { ApprovalState, WrappedRule } from "./services";
+import type { RuleDetails, Settings } from "../shared/approvals/read";
+import type { ApprovalState, WrappedRule } from "../shared/approvals/state";
 
 /**
  * EE::API::Entities::ApprovalSettings (GET/POST /projects/:id/approvals). `approvers` and
@@ -88,22 +88,32 @@ export function mergeRequestApprovals(mr: MergeRequest, ctx: ApprovalsContext) {
   };
 }
 
+/** EE::API::Entities::MergeRequestApprovalRule::SourceRule and `overridden?`. */
+function sourceFields(rule: RuleDetails) {
+  return { source_rule: rule.sourceRule ? { approvals_required: rule.sourceRule.approvalsRequired } : null, overridden: rule.overridden };
+}
+
+/** EE::API::Entities::MergeRequestApprovalRule (`…/merge_requests/:iid/approval_rules`). */
+export function mergeRequestApprovalRule(rule: RuleDetails, ctx: PresentContext) {
+  return { ...ruleHead(rule, rule.eligibleApprovers, ctx), ...sourceFields(rule) };
+}
+
 /**
- * EE::API::Entities::MergeRequestApprovalState (`GET …/approval_state`): one entry per rule that
- * applies to the merge request's target branch.
- * Differs from GitLab: merge requests do not get copies of the project's rules (there is no
- * merge-request-level rule yet), so each entry is the project rule itself: `source_rule` is null,
- * `overridden` and `approval_rules_overwritten` are false.
+ * EE::API::Entities::MergeRequestApprovalState (`GET …/approval_state`): the merge request's own rules
+ * when they replace the project's (`approval_rules_overwritten`), else one entry per project rule that
+ * applies to the target branch.
+ * Differs from GitLab: merge requests do not get copies of the project's rules when they are created,
+ * so a project rule is shown as itself (its own id, `source_rule` null, `overridden` false) where GitLab
+ * shows its copy.
  */
 export function approvalStateEntity(state: ApprovalState, ctx: PresentContext) {
   return {
-    approval_rules_overwritten: false,
+    approval_rules_overwritten: state.overwritten,
     rules: state.rules.map((w) => ({
       ...ruleHead(w.rule, w.approvers, ctx),
       approved_by: w.approvedBy.map((u) => userBasic(u, ctx)),
-      source_rule: null,
+      ...sourceFields(w.rule),
       approved: w.approved,
-      overridden: false,
     })),
   };
 }

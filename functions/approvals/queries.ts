@@ -3,6 +3,9 @@
 // rule writes in one transaction, and the approvals given on a merge request.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import {
+  approvalMergeRequestRules,
+  approvalMergeRequestRulesGroups,
+  approvalMergeRequestRulesUsers,
   approvalProjectRules,
   approvalProjectRulesGroups,
   approvalProjectRulesProtectedBranches,
@@ -12,8 +15,8 @@ import {
   projectApprovalSettings,
   projects,
   users,
+  type ApprovalMergeRequestRule,
   type ApprovalProjectRule,
-  type Namespace,
   type ProjectApprovalSettings,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
@@ -26,28 +29,19 @@ import { listProtections } from "../shared/protected_branches/read";
 import type { Protection } from "../shared/protected_branches/rules";
 import type { UserBasicRow } from "../users/entities";
 
-export type { ApprovalProjectRule, ProjectApprovalSettings };
-
-export type Settings = Omit<ProjectApprovalSettings, "projectId">;
-
-/** GitLab's defaults for a project whose settings were never changed (no row). */
-export const DEFAULT_SETTINGS: Settings = {
-  approvalsBeforeMerge: 0,
-  resetApprovalsOnPush: true,
-  disableOverridingApproversPerMergeRequest: false,
-  mergeRequestsAuthorApproval: false,
-  mergeRequestsDisableCommittersApproval: false,
-  requirePasswordToApprove: false,
-};
-
-const basicUser = { id: users.id, username: users.username, name: users.name, state: users.state, avatarUrl: users.avatarUrl, email: users.email };
-
-export async function getSettings(db: Executor, projectId: number): Promise<Settings> {
-  const [row] = await db.select().from(projectApprovalSettings).where(eq(projectApprovalSettings.projectId, projectId));
-  if (!row) return { ...DEFAULT_SETTINGS };
-  const { projectId: _, ...settings } = row;
-  return settings;
-}
+export type { ApprovalMergeRequestRule, ApprovalProjectRule, ProjectApprovalSettings };
+export {
+  DEFAULT_SETTINGS,
+  getSettings,
+  listRules,
+  listMergeRequestRules,
+  withDetails,
+  withMergeRequestRuleDetails,
+  type Approval,
+  type RuleDetails,
+  type Settings,
+} from "../shared/approvals/read";
+import { DEFAULT_SETTINGS, type Settings } from "../shared/approvals/read";
 
 /** Writes the changed settings (the others keep their stored value or GitLab's default); one statement. */
 export async function updateSettings(db: Executor, projectId: number, changes: Partial<Settings>): Promise<Settings> {
@@ -58,70 +52,6 @@ export async function updateSettings(db: Executor, projectId: number, changes: P
     .returning();
   const { projectId: _, ...settings } = row;
   return settings;
-}
-
-/** A rule with everything its entity shows. */
-export type RuleDetails = ApprovalProjectRule & {
-  users: UserBasicRow[];
-  /** The rule's groups the reader may see; `hiddenGroupIds` are the others. */
-  groups: Namespace[];
-  hiddenGroupIds: number[];
-  protectedBranches: Protection[];
-  /** The rule's users and the direct members of all its groups (hidden ones too), active users only, by id. */
-  eligibleApprovers: UserBasicRow[];
-};
-
-/** The project's rules in id order (or the one `ruleId`), without details. */
-export async function listRules(db: Executor, projectId: number, ruleId?: number): Promise<ApprovalProjectRule[]> {
-  return db
-    .select()
-    .from(approvalProjectRules)
-    .where(ruleId === undefined ? eq(approvalProjectRules.projectId, projectId) : and(eq(approvalProjectRules.projectId, projectId), eq(approvalProjectRules.id, ruleId)))
-    .orderBy(asc(approvalProjectRules.id));
-}
-
-/** Loads the details of `rules` (all of one project) in four statements, whatever their number. */
-export async function withDetails(db: Executor, actor: Actor | null, projectId: number, rules: ApprovalProjectRule[]): Promise<RuleDetails[]> {
-  if (rules.length === 0) return [];
-  const ids = rules.map((r) => r.id);
-  const userRows = await db
-    .select({ ruleId: approvalProjectRulesUsers.ruleId, user: basicUser })
-    .from(approvalProjectRulesUsers)
-    .innerJoin(users, eq(users.id, approvalProjectRulesUsers.userId))
-    .where(inArray(approvalProjectRulesUsers.ruleId, ids))
-    .orderBy(asc(users.id));
-  const groupRows = await db
-    .select({ ruleId: approvalProjectRulesGroups.ruleId, group: namespaces, visible: sql<boolean>`${groupIsVisible(actor)}` })
-    .from(approvalProjectRulesGroups)
-    .innerJoin(namespaces, eq(namespaces.id, approvalProjectRulesGroups.groupId))
-    .where(inArray(approvalProjectRulesGroups.ruleId, ids))
-    .orderBy(asc(namespaces.id));
-  // ApprovalRuleLike#approvers: the rule's users and its groups' direct members, active users only.
-  const eligible = await db.execute<{ rule_id: number; id: number; username: string; name: string; state: string; avatar_url: string | null; email: string }>(sql`
-    SELECT DISTINCT ON (x.rule_id, u.id) x.rule_id, u.id, u.username, u.name, u.state, u.avatar_url, u.email
-      FROM (SELECT ru.rule_id, ru.user_id FROM approval_project_rules_users ru WHERE ru.rule_id = ANY(${sql.param(ids)}::int[])
-            UNION
-            SELECT rg.rule_id, m.user_id FROM approval_project_rules_groups rg
-              JOIN members m ON m.source_type = 'Namespace' AND m.source_id = rg.group_id
-                AND (m.expires_at IS NULL OR m.expires_at > current_date)
-             WHERE rg.rule_id = ANY(${sql.param(ids)}::int[])) x
-      JOIN users u ON u.id = x.user_id AND u.state = 'active'
-     ORDER BY x.rule_id, u.id`);
-  const branchRows = await db
-    .select()
-    .from(approvalProjectRulesProtectedBranches)
-    .where(inArray(approvalProjectRulesProtectedBranches.ruleId, ids));
-  const protections = branchRows.length ? await listProtections(db, projectId) : [];
-  return rules.map((rule) => ({
-    ...rule,
-    users: userRows.filter((r) => r.ruleId === rule.id).map((r) => r.user),
-    groups: groupRows.filter((r) => r.ruleId === rule.id && r.visible).map((r) => r.group),
-    hiddenGroupIds: groupRows.filter((r) => r.ruleId === rule.id && !r.visible).map((r) => r.group.id),
-    protectedBranches: protections.filter((p) => branchRows.some((b) => b.ruleId === rule.id && b.protectedBranchId === p.id)),
-    eligibleApprovers: eligible.rows
-      .filter((r) => Number(r.rule_id) === rule.id)
-      .map((r) => ({ id: Number(r.id), username: r.username, name: r.name, state: r.state, avatarUrl: r.avatar_url, email: r.email })),
-  }));
 }
 
 /**
@@ -261,19 +191,6 @@ export async function hasAnyApproverRule(db: Executor, projectId: number, except
 
 // ----- merge request approvals
 
-export type Approval = { userId: number; createdAt: Date; user: UserBasicRow };
-
-/** The approvals given on a merge request, oldest first, with their users. */
-export async function listApprovals(db: Executor, mergeRequestId: number): Promise<Approval[]> {
-  const rows = await db
-    .select({ userId: approvals.userId, createdAt: approvals.createdAt, user: basicUser })
-    .from(approvals)
-    .innerJoin(users, eq(users.id, approvals.userId))
-    .where(eq(approvals.mergeRequestId, mergeRequestId))
-    .orderBy(asc(approvals.id));
-  return rows;
-}
-
 /** The head of the merge request's source branch (`diff_head_sha`), or the stored `sha` when the branch is gone. */
 export async function sourceHead(db: Executor, mr: { sourceProjectId: number; sourceBranch: string; sha: string | null }): Promise<string | null> {
   const result = await db.execute<{ target: string }>(
@@ -287,9 +204,17 @@ export async function sourceHead(db: Executor, mr: { sourceProjectId: number; so
  * the approver's pending to-dos on the merge request resolved, in one statement. False when the user
  * had already approved (the unique index decides, so a double click approves once).
  */
-export async function approve(db: Executor, mr: { id: number; projectId: number }, userId: number): Promise<boolean> {
+export async function approve(
+  db: Executor,
+  mr: { id: number; projectId: number; sourceProjectId: number; sourceBranch: string },
+  userId: number,
+): Promise<boolean> {
+  // The newest push to the source branch is recorded so that a later one voids the approval.
   const result = await db.execute<{ id: number }>(sql`
-    WITH a AS (INSERT INTO approvals (merge_request_id, user_id) VALUES (${mr.id}, ${userId}) ON CONFLICT DO NOTHING RETURNING id),
+    WITH a AS (INSERT INTO approvals (merge_request_id, user_id, source_push_event_id)
+                 SELECT ${mr.id}, ${userId}, coalesce(max(e.id), 0) FROM push_events e
+                  WHERE e.project_id = ${mr.sourceProjectId} AND e.ref = ${`refs/heads/${mr.sourceBranch}`}
+               ON CONFLICT DO NOTHING RETURNING id),
     ${systemNotesCte("n", [{ noteableType: "MergeRequest", noteableId: mr.id, projectId: mr.projectId, body: "approved this merge request" }], { authorId: userId, from: sql`a` })},
     t AS (${resolveTodosSql(userId, "MergeRequest", mr.id, { when: sql`EXISTS (SELECT 1 FROM a)` })})
     SELECT id FROM a`);
@@ -303,4 +228,83 @@ export async function unapprove(db: Executor, mr: { id: number; projectId: numbe
     ${systemNotesCte("n", [{ noteableType: "MergeRequest", noteableId: mr.id, projectId: mr.projectId, body: "unapproved this merge request" }], { authorId: userId, from: sql`a` })}
     SELECT id FROM a`);
   return result.rows.length > 0;
+}
+
+// ----- merge request rules
+
+export type MergeRequestRuleWrite = {
+  name: string;
+  approvalsRequired: number;
+  ruleType?: string;
+  approvalProjectRuleId?: number | null;
+  userIds?: number[];
+  /** Replaces the visible groups; `keepGroupIds` (hidden ones the writer keeps) are added back. */
+  groupIds?: number[];
+  keepGroupIds?: number[];
+};
+
+/** The users and groups of a project rule (what a merge request rule made from it starts with). */
+export async function projectRuleLinks(db: Executor, ruleId: number): Promise<{ userIds: number[]; groupIds: number[] }> {
+  const [userRows, groupRows] = [
+    await db.select({ id: approvalProjectRulesUsers.userId }).from(approvalProjectRulesUsers).where(eq(approvalProjectRulesUsers.ruleId, ruleId)),
+    await db.select({ id: approvalProjectRulesGroups.groupId }).from(approvalProjectRulesGroups).where(eq(approvalProjectRulesGroups.ruleId, ruleId)),
+  ];
+  return { userIds: userRows.map((r) => r.id), groupIds: groupRows.map((r) => r.id) };
+}
+
+async function writeMergeRequestRuleLinks(tx: Executor, ruleId: number, input: MergeRequestRuleWrite) {
+  const groupIds = [...new Set([...(input.groupIds ?? []), ...(input.groupIds ? (input.keepGroupIds ?? []) : [])])];
+  if (input.userIds?.length)
+    await tx.insert(approvalMergeRequestRulesUsers).values([...new Set(input.userIds)].map((userId) => ({ ruleId, userId }))).onConflictDoNothing();
+  if (groupIds.length) await tx.insert(approvalMergeRequestRulesGroups).values(groupIds.map((groupId) => ({ ruleId, groupId }))).onConflictDoNothing();
+}
+
+/** Inserts a merge request rule and its links in one transaction; null when the merge request already has a rule of that name. */
+export async function insertMergeRequestRule(db: Executor, mergeRequestId: number, input: MergeRequestRuleWrite): Promise<ApprovalMergeRequestRule | null> {
+  return db.transaction(async (tx) => {
+    const [rule] = await tx
+      .insert(approvalMergeRequestRules)
+      .values({
+        mergeRequestId,
+        name: input.name,
+        approvalsRequired: input.approvalsRequired,
+        ruleType: input.ruleType ?? "regular",
+        approvalProjectRuleId: input.approvalProjectRuleId ?? null,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!rule) return null;
+    await writeMergeRequestRuleLinks(tx, rule.id, input);
+    return rule;
+  });
+}
+
+/** Updates a merge request rule and replaces the links that were sent, in one transaction; null on a name taken by another rule. */
+export async function updateMergeRequestRule(
+  db: Executor,
+  rule: ApprovalMergeRequestRule,
+  input: Partial<MergeRequestRuleWrite>,
+): Promise<ApprovalMergeRequestRule | null> {
+  return db
+    .transaction(async (tx) => {
+      const [updated] = await tx
+        .update(approvalMergeRequestRules)
+        .set({ name: input.name ?? rule.name, approvalsRequired: input.approvalsRequired ?? rule.approvalsRequired, updatedAt: sql`now()` })
+        .where(eq(approvalMergeRequestRules.id, rule.id))
+        .returning();
+      if (input.userIds) await tx.delete(approvalMergeRequestRulesUsers).where(eq(approvalMergeRequestRulesUsers.ruleId, rule.id));
+      if (input.groupIds) await tx.delete(approvalMergeRequestRulesGroups).where(eq(approvalMergeRequestRulesGroups.ruleId, rule.id));
+      await writeMergeRequestRuleLinks(tx, rule.id, { name: updated.name, approvalsRequired: updated.approvalsRequired, ...input });
+      return updated;
+    })
+    .catch((err) => {
+      if (isUniqueViolation(err, "index_approval_merge_request_rules_on_mr_id_and_name")) return null;
+      throw err;
+    });
+}
+
+/** Deletes a merge request rule (its links cascade); false when it was already gone. */
+export async function deleteMergeRequestRule(db: Executor, ruleId: number): Promise<boolean> {
+  const rows = await db.delete(approvalMergeRequestRules).where(eq(approvalMergeRequestRules.id, ruleId)).returning({ id: approvalMergeRequestRules.id });
+  return rows.length > 0;
 }

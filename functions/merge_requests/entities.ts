@@ -83,15 +83,19 @@ export function mergeRequestSimple(mr: MergeRequestRow, ctx: MergeRequestContext
 
 /**
  * `detailed_merge_status` (MergeRequests::Mergeability::DetailedMergeStatusService, 15.6+; the task
- * asks for it on 15.4's entity). Differs from GitLab: conflicts and a missing branch both read
- * `broken_status` (15.x's `broken?` covers both), and `need_rebase` / `ci_must_pass` are only found
- * by the merge endpoint, which checks them when asked to merge.
+ * asks for it on 15.4's entity), in the service's order: not open, checking, draft, broken, then EE's
+ * approvals (`not_approved`). `approved` is the approval state where the caller computed it (the single
+ * GET and the merge endpoint do).
+ * Differs from GitLab: conflicts and a missing branch both read `broken_status` (15.x's `broken?`
+ * covers both); `need_rebase` / `ci_must_pass` are only found by the merge endpoint, which checks them
+ * when asked to merge; lists do not compute approval states, so they never say `not_approved`.
  */
-export function detailedMergeStatus(mr: MergeRequestRow): string {
+export function detailedMergeStatus(mr: MergeRequestRow & { approved?: boolean }): string {
   if (mr.state !== "opened") return "not_open";
   if (mr.mergeStatus === "unchecked" || mr.mergeStatus === "checking") return mr.mergeStatus;
   if (mr.draft) return "draft_status";
   if (mr.mergeStatus === "cannot_be_merged") return "broken_status";
+  if (mr.approved === false) return "not_approved";
   return "mergeable";
 }
 
@@ -104,7 +108,7 @@ export const DIFF_MAX_FILES = 1000;
  * the stored result of the last mergeability check (the single GET and the merge run one when a head
  * moved; lists show what is stored, as GitLab's do).
  */
-export function mergeRequestBasic(mr: MergeRequestRow, ctx: MergeRequestContext) {
+export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, ctx: MergeRequestContext) {
   const labels = [...mr.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
   const short = `!${mr.iid}`;
   return {
@@ -180,7 +184,7 @@ function canMerge(mr: MergeRequestRow, ctx: PresentContext): boolean {
  * Differs from GitLab: there is no subscription record yet, so `subscribed` is true for the
  * participants GitLab subscribes implicitly (author, assignees, reviewers).
  */
-export function mergeRequest(mr: MergeRequestRow & { headPipeline?: MergeRequestPipelineRow | null }, ctx: MergeRequestContext) {
+export function mergeRequest(mr: MergeRequestRow & { headPipeline?: MergeRequestPipelineRow | null; approved?: boolean }, ctx: MergeRequestContext) {
   const head = mr.headPipeline ?? null;
   const ran = head && (head.startedAt || head.finishedAt) ? head : null;
   const actorId = ctx.actor?.user.id;

@@ -160,6 +160,8 @@ export function project(row: ProjectRow, ctx: PresentContext) {
     public_jobs: row.publicJobs,
     shared_with_groups: row.sharedWithGroups.map(sharedGroupWithProject),
     request_access_enabled: row.requestAccessEnabled,
+    merge_method: row.mergeMethod,
+    squash_option: row.squashOption,
     ...forkFields(row, ctx),
   };
 }

@@ -99,6 +99,10 @@ export type CreateInput = {
   /** The fork's own visibility level, already lowered to the source's and the namespace's. */
   visibilityLevel?: number;
   mrDefaultTargetSelf?: boolean;
+  /** Project#merge_method: merge | rebase_merge | ff. */
+  mergeMethod?: string;
+  /** ProjectSetting#squash_option: never | always | default_on | default_off. */
+  squashOption?: string;
 };
 
 /** `topic_list=`: trimmed, blanks dropped, case-insensitive duplicates dropped. */
@@ -191,6 +195,8 @@ export async function createProject(
       forkedFromProjectId: input.forkOf?.id ?? null,
       poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
       mrDefaultTargetSelf: input.mrDefaultTargetSelf ?? false,
+      mergeMethod: input.mergeMethod ?? "merge",
+      squashOption: input.squashOption ?? "default_off",
     });
     if (ownerId !== null) await q.insertOwnerMember(tx, row.id, ownerId, creator.id);
     if (input.forkOf) await copyFork(tx, input.forkOf, row);
@@ -304,6 +310,8 @@ export async function updateProject(db: Database, current: Project & { namespace
   if (input.publicJobs !== undefined) changes.publicJobs = input.publicJobs;
   if (input.requestAccessEnabled !== undefined) changes.requestAccessEnabled = input.requestAccessEnabled;
   if (input.topics !== undefined) changes.tagList = topicList(input.topics);
+  if (input.mergeMethod !== undefined) changes.mergeMethod = input.mergeMethod;
+  if (input.squashOption !== undefined) changes.squashOption = input.squashOption;
   try {
     await q.updateProject(db, current.id, changes);
   } catch (err) {

@@ -2,34 +2,33 @@ import { z } from "zod";
 import type { ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { apiError, notFound, unauthorized } from "../../kernel/errors";
+import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, unauthorized, validation } from "../../kernel/errors";
 import { findProject } from "../../kernel/lookup";
-import { p, readParamsWithPath } from "../../kernel/params";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
+import { canOverride, canApprove, loadApprovalState, suggestedApprovers } from "../../shared/approvals/state";
 import { findMergeRequest } from "../../shared/issuables/find";
-import { approvalStateEntity, mergeRequestApprovals } from "../entities";
+import { canUpdateMergeRequest, type MergeRequestWithAssignees } from "../../shared/issuables/policy";
+import { approvalStateEntity, mergeRequestApprovalRule, mergeRequestApprovals } from "../entities";
 import * as q from "../queries";
-import { approvalState, canApprove, suggestedApprovers } from "../services";
+import { validateRule } from "./rules";
 
 /**
  * A merge request's approvals (ee/lib/api/merge_request_approvals.rb with 15.4's `approval_state`):
  * reads for whoever reads the merge request, writes for signed-in users (`authenticate_non_get!`).
- * Not built: merge-request-level rules (`…/approval_rules`), overriding `approvals_required` per merge
- * request (`POST …/approvals`), `PUT …/approvers`: those paths are 404 like any unknown route.
+ * Not built: overriding `approvals_required` per merge request (`POST …/approvals`, deprecated since
+ * 12.3 in favour of the rules below) and `PUT …/approvers`: those paths are 404 like any unknown route.
  */
 export const mergeRequestApprovalRoutes = router();
 
 const Iid = z.object({ merge_request_iid: p.id() });
 const Approve = Iid.extend({ sha: p.string().optional(), approval_password: p.string().optional() });
 
-/** Everything the approval entities need: one settings read, the rules in four statements, the approvals. */
-async function loadState(c: Ctx, project: ProjectWithAccess, mr: Awaited<ReturnType<typeof findMergeRequest>>) {
-  const db = c.var.db();
-  const settings = await q.getSettings(db, project.id);
-  const rules = await q.withDetails(db, c.var.actor, project.id, await q.listRules(db, project.id));
-  const given = await q.listApprovals(db, mr.id);
-  const state = approvalState(mr, settings, rules, given);
+/** Everything the approval entities need (shared/approvals/state.ts#loadApprovalState) and what the caller may do. */
+async function loadState(c: Ctx, project: ProjectWithAccess, mr: MergeRequestWithAssignees) {
+  const { settings, state } = await loadApprovalState(c.var.db(), c.var.actor, project, mr);
   const userCanApprove = canApprove(state, mr, settings, c.var.actor, project.accessLevel);
   return { settings, state, userCanApprove, suggested: suggestedApprovers(state) };
 }
@@ -82,4 +81,124 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
   const { project, mr } = await findBoth(c);
   if (!(await q.unapprove(c.var.db(), mr, actor.user.id))) throw notFound();
   return present(c, mr, mergeRequestApprovals, await loadState(c, project, mr), 201);
+});
+
+// ----- merge request approval rules (ee/lib/api/merge_request_approval_rules.rb)
+
+const MrRuleId = Iid.extend({ approval_rule_id: p.id() });
+const CreateMrRule = Iid.extend({
+  name: p.string(),
+  approvals_required: p.int(),
+  approval_project_rule_id: p.int().optional(),
+  user_ids: p.ids({ comma: true }).optional(),
+  group_ids: p.ids({ comma: true }).optional(),
+});
+const UpdateMrRule = MrRuleId.extend({
+  name: p.string().optional(),
+  approvals_required: p.int().optional(),
+  user_ids: p.ids({ comma: true }).optional(),
+  group_ids: p.ids({ comma: true }).optional(),
+  remove_hidden_groups: p.bool().optional(),
+});
+
+/**
+ * MergeRequestPolicy `update_approvers`: who may update the merge request, while it is not merged and
+ * the project lets merge requests override its rules (`disable_overriding_approvers_per_merge_request`
+ * off); else 403.
+ */
+async function findForRuleWrite(c: Ctx) {
+  requireUser(c);
+  const { project, mr } = await findBoth(c);
+  const settings = await q.getSettings(c.var.db(), project.id);
+  if (!canUpdateMergeRequest(c.var.actor, project, mr) || mr.state === "merged" || !canOverride(settings)) throw forbidden();
+  return { project, mr };
+}
+
+/** ApprovalMergeRequestRule#validate_approvals_required: not fewer than the project rule it was made from asks. */
+function validateAgainstSource(approvalsRequired: number, sourceRequired: number): void {
+  if (approvalsRequired < sourceRequired) throw validation({ approvals_required: [`must be greater than or equal to ${sourceRequired}`] });
+}
+
+async function findMrRule(c: Ctx, mr: { id: number }, ruleId: number) {
+  const [rule] = await q.listMergeRequestRules(c.var.db(), mr.id, ruleId);
+  if (!rule) throw recordNotFound();
+  return rule;
+}
+
+async function mrRuleDetails(c: Ctx, project: ProjectWithAccess, rule: q.ApprovalMergeRequestRule) {
+  const [details] = await q.withMergeRequestRuleDetails(c.var.db(), c.var.actor, project.id, [rule]);
+  return details;
+}
+
+/** GET /projects/:id/merge_requests/:merge_request_iid/approval_rules (the merge request's own rules, paginated) */
+mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_rules", async (c) => {
+  const { project, mr } = await findBoth(c);
+  const page = pageOf(await readParams(c, pageParams));
+  const rules = await q.listMergeRequestRules(c.var.db(), mr.id);
+  paginate(c, page, rules.length);
+  const onPage = await q.withMergeRequestRuleDetails(c.var.db(), c.var.actor, project.id, rules.slice(page.offset, page.offset + page.limit));
+  return present(c, onPage, mergeRequestApprovalRule);
+});
+
+/**
+ * POST /projects/:id/merge_requests/:merge_request_iid/approval_rules (ApprovalRules::CreateService for
+ * a merge request): with `approval_project_rule_id` the rule takes that project rule's name, users and
+ * groups (`copy_approval_project_rule_properties`); users must be members of the project and groups
+ * visible to the caller, others are dropped.
+ */
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approval_rules", async (c) => {
+  const { project, mr } = await findForRuleWrite(c);
+  const params = await readParamsWithPath(c, CreateMrRule);
+  const db = c.var.db();
+  let name = params.name;
+  let userIds = params.user_ids;
+  let groupIds = params.group_ids;
+  let sourceId: number | null = null;
+  let sourceRequired = 0;
+  if (params.approval_project_rule_id !== undefined) {
+    const [source] = await q.listRules(db, project.id, params.approval_project_rule_id);
+    if (source) {
+      const links = await q.projectRuleLinks(db, source.id);
+      ({ userIds, groupIds } = links);
+      name = source.name;
+      sourceId = source.id;
+      sourceRequired = source.approvalsRequired;
+    }
+  }
+  validateRule(name, params.approvals_required);
+  validateAgainstSource(params.approvals_required, sourceRequired);
+  // The copied approvers are the project rule's as they are; only the caller's own lists are filtered.
+  const refs = sourceId !== null ? { userIds, groupIds } : await q.eligibleReferences(db, c.var.actor!, project.id, { userIds, groupIds });
+  const rule = await q.insertMergeRequestRule(db, mr.id, { name, approvalsRequired: params.approvals_required, approvalProjectRuleId: sourceId, ...refs });
+  if (!rule) throw validation({ name: ["has already been taken"] });
+  return present(c, await mrRuleDetails(c, project, rule), mergeRequestApprovalRule, {}, 201);
+});
+
+/**
+ * PUT /projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id
+ * (ApprovalRules::UpdateService): what was sent changes; the lists sent replace the rule's, groups the
+ * caller cannot see stay unless `remove_hidden_groups`.
+ */
+mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", async (c) => {
+  const { project, mr } = await findForRuleWrite(c);
+  const params = await readParamsWithPath(c, UpdateMrRule);
+  const rule = await findMrRule(c, mr, params.approval_rule_id);
+  const details = await mrRuleDetails(c, project, rule);
+  validateRule(params.name ?? rule.name, params.approvals_required ?? rule.approvalsRequired);
+  if (params.approvals_required !== undefined) validateAgainstSource(params.approvals_required, details.sourceRule?.approvalsRequired ?? 0);
+  const refs = await q.eligibleReferences(c.var.db(), c.var.actor!, project.id, { userIds: params.user_ids, groupIds: params.group_ids });
+  const keepGroupIds = params.remove_hidden_groups ? [] : details.hiddenGroupIds;
+  const updated = await q.updateMergeRequestRule(c.var.db(), rule, { name: params.name, approvalsRequired: params.approvals_required, ...refs, keepGroupIds });
+  if (!updated) throw validation({ name: ["has already been taken"] });
+  return present(c, await mrRuleDetails(c, project, updated), mergeRequestApprovalRule);
+});
+
+/** DELETE /projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id (`destroy_conditionally!`) */
+mergeRequestApprovalRoutes.delete("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", async (c) => {
+  const { mr } = await findForRuleWrite(c);
+  const params = await readParamsWithPath(c, MrRuleId);
+  const rule = await findMrRule(c, mr, params.approval_rule_id);
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), rule.updatedAt);
+  if (!(await q.deleteMergeRequestRule(c.var.db(), rule.id))) throw recordNotFound();
+  return c.body(null, 204);
 });

@@ -49,7 +49,7 @@ const UpdateRule = z.object({
 const RuleId = z.object({ approval_rule_id: p.id() });
 
 /** ApprovalProjectRule's validations, with GitLab's messages (`{"message": {...}}`, 400). */
-function validateRule(name: string, approvalsRequired: number): void {
+export function validateRule(name: string, approvalsRequired: number): void {
   const errors: Record<string, string[]> = {};
   if (name.trim() === "") errors.name = ["can't be blank"];
   // Differs from GitLab: names are held to 255 characters (the unique index on the name cannot take

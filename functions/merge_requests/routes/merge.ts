@@ -10,6 +10,7 @@ import { router } from "../../kernel/router";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { checkMergeability, mergeToRef, repoOf } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
+import { loadApprovalState } from "../../shared/approvals/state";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
 import * as mq from "../merge_queries";
 import { canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
@@ -48,8 +49,9 @@ const MergeParams = z.object({
 /**
  * PUT /projects/:id/merge_requests/:merge_request_iid/merge (lib/api/merge_requests.rb): 401 unless the
  * caller may push or merge into the target branch, 405 unless `mergeable_state?` (open, not a draft,
- * not broken, the pipeline when the project requires it), 406 unless `mergeable?` (no conflict, a
- * fast-forward possible for `ff` and `rebase_merge`), 409 on a `sha` that is not the source head.
+ * not broken, the pipeline when the project requires it), 406 "Branch cannot be merged" unless
+ * `mergeable?` (EE: the approval rules met; no conflict; a fast-forward possible for `ff` and
+ * `rebase_merge`), 409 on a `sha` that is not the source head.
  * Differs from GitLab: conflicts are checked at the time of the request, so they answer 406 (GitLab
  * answers 405 once its background check has marked the merge request `cannot_be_merged`).
  * `merge_when_pipeline_succeeds` with a running head pipeline records the request; merging when that
@@ -75,6 +77,8 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
   const immediately = mwps ? stateOk && pipeline?.status === "success" : stateOk && ciOk;
   const automatically = mwps && stateOk && !!pipeline && ACTIVE.includes(pipeline.status);
   if (!immediately && !automatically) throw notAllowed();
+  // EE MergeRequest#mergeable?: `approved?` first, then the git checks.
+  if (!(await loadApprovalState(db, actor, project, mr)).state.approved) throw cannotBeMerged();
   if (check.kind !== "ok") throw cannotBeMerged();
   if (project.mergeMethod !== "merge" && !check.ffPossible) throw cannotBeMerged();
   if (params.sha !== undefined && params.sha !== mr.sha) throw apiError(`SHA does not match HEAD of source branch: ${mr.sha}`, 409);

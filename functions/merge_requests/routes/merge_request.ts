@@ -15,6 +15,7 @@ import { headPipelineRow } from "../pipeline_queries";
 import * as q from "../queries";
 import * as services from "../services";
 import { refreshMergeRequest } from "../merging";
+import { loadApprovalState } from "../../shared/approvals/state";
 
 export const mergeRequestRoutes = router();
 
@@ -143,7 +144,12 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
   // GitLab's entity starts an asynchronous mergeability check; ours runs when a head moved.
   if ((await refreshMergeRequest(c.var.db(), project, row)) !== row) row = await q.mergeRequestById(c.var.db(), c.var.actor, row.id);
   const headPipeline = project.jobsEnabled ? await headPipelineRow(c.var.db(), row!) : null;
-  return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline }, mergeRequest, {
+  // The approval state matters only once nothing earlier blocks (`detailed_merge_status` order).
+  const approved =
+    row!.state === "opened" && !row!.draft && row!.mergeStatus === "can_be_merged"
+      ? (await loadApprovalState(c.var.db(), c.var.actor, project, row!)).state.approved
+      : undefined;
+  return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved }, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,
     includeRebaseInProgress: params.include_rebase_in_progress,

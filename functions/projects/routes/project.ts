@@ -29,6 +29,8 @@ const projectSettings = {
   request_access_enabled: p.bool().optional(),
   tag_list: p.strings({ comma: true }).optional(),
   topics: p.strings({ comma: true }).optional(),
+  merge_method: p.oneOf("merge", "rebase_merge", "ff").optional(),
+  squash_option: p.oneOf("never", "always", "default_on", "default_off").optional(),
 };
 
 const CreateProject = z.object({
@@ -66,6 +68,8 @@ function settingsInput(params: SettingsParams): s.UpdateInput {
     requestAccessEnabled: params.request_access_enabled,
     // `build_topics`: topics wins over the deprecated tag_list.
     topics: params.topics ?? params.tag_list,
+    mergeMethod: params.merge_method,
+    squashOption: params.squash_option,
   };
 }
 
@@ -137,7 +141,7 @@ const UpdateProject = z.object({
 
 /**
  * PUT /projects/:id (lib/api/projects.rb, app/services/projects/update_service.rb)
- * Differs from GitLab: settings Edgeforge does not store yet (merge_method, lfs_enabled, …) are
+ * Differs from GitLab: settings Edgeforge does not store yet (lfs_enabled, …) are
  * ignored like unknown parameters, so sending only those answers the at-least-one 400.
  */
 projectRoutes.put("/projects/:id", async (c) => {
