@@ -1,7 +1,7 @@
 import { strFromU8 } from "fflate";
 import type { Namespace, User } from "../../db/schema";
 import { visibilityLevel, type VisibilityName } from "../kernel/access";
-import type { Database, Executor } from "../kernel/db";
+import { isDatabaseUnavailable, type Database, type Executor } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import { ApiError, apiError } from "../kernel/errors";
 import { newDiscussionId } from "../shared/issuables/system_notes";
@@ -325,7 +325,13 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
   const bundleFile = files.get("project.bundle");
   let defaultBranch: string | null = null;
   if (bundleFile) {
-    defaultBranch = await restoreRepository(db, { id: projectId, poolId: project.poolId ?? projectId }, parseBundle(bundleFile), str(projectJson.default_branch));
+    try {
+      defaultBranch = await restoreRepository(db, { id: projectId, poolId: project.poolId ?? projectId }, parseBundle(bundleFile), str(projectJson.default_branch));
+    } catch (error) {
+      // A database error retries the message; anything else is a bundle git cannot read either.
+      if (error instanceof ArchiveError || isDatabaseError(error)) throw error;
+      throw new ArchiveError(`Failed to restore the repository: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   const users = await restoreMembers(db, projectId, importer, read("project_members"));
@@ -465,6 +471,11 @@ export async function runImport(db: Database, env: Bindings, jobId: number, leas
   // GitLab removes the uploaded archive once the import is done.
   if (job.r2Key) await env.BLOBS.delete(job.r2Key);
   return "done";
+}
+
+/** An error the database (or the way to it) raised: a Postgres error code, or the driver failing. */
+function isDatabaseError(error: unknown): boolean {
+  return isDatabaseUnavailable(error) || (typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string") || (error instanceof Error && (error as { cause?: unknown }).cause !== undefined);
 }
 
 /** Errors that mean a malformed archive (a bad pack, bad JSON), not a failing database. */

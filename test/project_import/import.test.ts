@@ -421,6 +421,17 @@ describe("the import queue consumer", () => {
     expect(failures).toHaveLength(1);
   });
 
+  it("a bundle git cannot read fails the import with its reason, not a retry", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const badBundle = strToU8(`# v2 git bundle\n${"a".repeat(40)} refs/heads/main\n\nnot a pack at all`);
+    const { project, job } = await scheduledJob(w, owner, targz({ VERSION: "0.2.4", "tree/project.json": "{}", "project.bundle": badBundle }));
+    expect((await consume("import", job.id)).explicitAcks).toEqual([`import-${job.id}-1`]);
+    const [row] = await jobOf(w, project.id);
+    expect(row.status).toBe("failed");
+    expect(row.error).toMatch(/^Failed to restore the repository: /);
+  });
+
   it("the dead-letter consumer marks the job failed; export messages on the same queues still reach the export consumer", async () => {
     const w = await world();
     const owner = await w.user();
