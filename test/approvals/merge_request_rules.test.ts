@@ -1,6 +1,10 @@
+import { exports as workerExports } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
+import { zlibSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
-import { statusAndBody } from "../helpers/client";
+import { FLUSH, pkt } from "../../functions/shared/git/pack/pktline";
+import { OBJ_COMMIT, PackWriter, objectId } from "../../functions/shared/git/pack/pack";
+import { BASE, statusAndBody } from "../helpers/client";
 import { world, type TestUser, type World } from "../helpers/world";
 import { commit, mergeFixture } from "../merge_requests/support";
 import { insertMergeRequest, rows, type Json } from "./support";
@@ -25,6 +29,45 @@ async function create(u: TestUser, base: string, json: Json): Promise<Json> {
 }
 
 const userIds = (list: Json[]) => list.map((u) => u.id);
+
+const worker = (workerExports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
+
+/**
+ * Pushes one new commit (same tree, parent = the branch's head) to `branch` over smart HTTP
+ * (`git-receive-pack`, as `git push` sends it) and returns its id.
+ */
+async function httpPush(user: TestUser, project: { id: number; fullPath: string }, branch: string): Promise<string> {
+  const [head] = await rows<{ target: string; tree: string }>(
+    w,
+    sql`SELECT r.target, c.tree FROM git_refs r JOIN git_commits c ON c.oid = r.target AND c.pool_id = ${project.id}
+         WHERE r.project_id = ${project.id} AND r.name = ${`refs/heads/${branch}`}`,
+  );
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  const body = new TextEncoder().encode(
+    `tree ${head.tree.trim()}\nparent ${head.target.trim()}\nauthor Pusher <pusher@example.com> ${when}\ncommitter Pusher <pusher@example.com> ${when}\n\nPushed over HTTP\n`,
+  );
+  const oid = objectId("commit", body);
+  const pack = new PackWriter();
+  const parts = [
+    pkt(`${head.target.trim()} ${oid} refs/heads/${branch}\0report-status\n`),
+    FLUSH,
+    pack.header(1),
+    pack.entry(OBJ_COMMIT, body.length, zlibSync(body)),
+    pack.trailer(),
+  ];
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+  const res = await worker.fetch(
+    new Request(`${BASE}/${project.fullPath}.git/git-receive-pack`, {
+      method: "POST",
+      headers: { Authorization: `Basic ${btoa(`anyone:${user.token}`)}`, "Content-Type": "application/x-git-receive-pack-request" },
+      body: bytes,
+    }),
+  );
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes(`ok refs/heads/${branch}`)) throw new Error(`push: ${res.status} ${text}`);
+  return oid;
+}
 
 describe("GET /projects/:id/merge_requests/:merge_request_iid/approval_rules", () => {
   it("lists the merge request's own rules in id order, paginated", async () => {
@@ -188,6 +231,20 @@ describe("reset_approvals_on_push and the committers' approvals", () => {
       // Approving again after the push counts.
       if (reset) expect((await w.as(dev).post(`${base}/approve`)).status).toBe(201);
     }
+  });
+
+  it("a push over smart HTTP resets the approvals too", async () => {
+    const dev = await w.user();
+    const { owner, project, mr, feature } = await mergeFixture(w, { developers: [dev] });
+    expect((await w.as(owner).post(`/projects/${project.id}/approvals`, { json: { approvals_before_merge: 1 } })).status).toBe(201);
+    const base = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    expect((await w.as(dev).post(`${base}/approve`)).status).toBe(201);
+    const pushed = await httpPush(owner, project, feature);
+    const body = (await (await w.as(dev).get(`${base}/approvals`)).json()) as Json;
+    expect(body).toMatchObject({ approved: false, approved_by: [] });
+    const single = (await (await w.as(owner).get(base)).json()) as Json;
+    expect(single).toMatchObject({ sha: pushed, detailed_merge_status: "not_approved" });
+    expect(await statusAndBody(await w.as(owner).put(`${base}/merge`))).toEqual([406, { message: "Branch cannot be merged" }]);
   });
 
   it("a committer may not approve when merge_requests_disable_committers_approval is set", async () => {
