@@ -5,6 +5,7 @@
 import { createDb, type Executor } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import { decodeTag, decodeTree, listRefs, readObjects, type Ref } from "../shared/git";
+import { shallowWalk } from "../shared/git/store/shallow";
 import { PackWriter } from "../shared/git/pack/pack";
 import { DELIM, FLUSH, MAX_SIDEBAND_DATA, pkt, sideband } from "../shared/git/pack/pktline";
 import * as q from "./queries";
@@ -15,7 +16,7 @@ const READ_CHUNK = 1000;
 
 /** The v2 capability advertisement (`GET info/refs?service=git-upload-pack` with `Git-Protocol: version=2`). */
 export function v2Advertisement(): Uint8Array[] {
-  return [pkt("version 2\n"), pkt(`${AGENT}\n`), pkt("ls-refs=unborn\n"), pkt("fetch\n"), pkt("server-option\n"), pkt("object-format=sha1\n"), FLUSH];
+  return [pkt("version 2\n"), pkt(`${AGENT}\n`), pkt("ls-refs=unborn\n"), pkt("fetch=shallow\n"), pkt("server-option\n"), pkt("object-format=sha1\n"), FLUSH];
 }
 
 export type Repository = { projectId: number; poolId: number; defaultBranch: string | null };
@@ -54,10 +55,20 @@ export async function receivePackAdvertisement(db: Executor, repo: Repository, c
   return out;
 }
 
-export type FetchArgs = { wants: string[]; haves: string[]; done: boolean; includeTag: boolean; noProgress: boolean; unsupported: string | null };
+export type FetchArgs = {
+  wants: string[];
+  haves: string[];
+  done: boolean;
+  includeTag: boolean;
+  noProgress: boolean;
+  /** The client's shallow boundary (`shallow <oid>`) and `deepen <n>`. */
+  shallow?: string[];
+  depth?: number | null;
+  unsupported: string | null;
+};
 
 export function parseFetchArgs(args: string[]): FetchArgs {
-  const parsed: FetchArgs = { wants: [], haves: [], done: false, includeTag: false, noProgress: false, unsupported: null };
+  const parsed: FetchArgs = { wants: [], haves: [], done: false, includeTag: false, noProgress: false, shallow: [], depth: null, unsupported: null };
   for (const arg of args) {
     if (arg.startsWith("want ")) parsed.wants.push(arg.slice(5).toLowerCase());
     else if (arg.startsWith("have ")) parsed.haves.push(arg.slice(5).toLowerCase());
@@ -65,7 +76,13 @@ export function parseFetchArgs(args: string[]): FetchArgs {
     else if (arg === "include-tag") parsed.includeTag = true;
     else if (arg === "no-progress") parsed.noProgress = true;
     else if (arg === "thin-pack" || arg === "ofs-delta" || arg === "sideband-all" || arg === "wait-for-done") continue;
-    else if (/^(shallow|deepen|deepen-since|deepen-not|deepen-relative|filter|want-ref|packfile-uris) ?/.test(arg)) parsed.unsupported ??= arg.split(" ")[0];
+    else if (/^shallow [0-9a-fA-F]{40}$/.test(arg)) parsed.shallow!.push(arg.slice(8).toLowerCase());
+    else if (/^deepen \d+$/.test(arg)) {
+      // upload-pack.c: "deepen 0" is refused; larger than INFINITE_DEPTH counts as it.
+      const depth = Number(arg.slice(7));
+      if (depth <= 0) parsed.unsupported ??= "deepen 0";
+      else parsed.depth = Math.min(depth, 0x7fffffff);
+    } else if (/^(shallow|deepen|deepen-since|deepen-not|deepen-relative|filter|want-ref|packfile-uris) ?/.test(arg)) parsed.unsupported ??= arg.split(" ")[0];
   }
   return parsed;
 }
@@ -163,7 +180,11 @@ export async function planFetch(db: Executor, repo: Repository, args: FetchArgs)
     preamble.push(pkt("ready\n"), DELIM);
   }
 
-  const { commits, edgeTrees } = await q.walkCommits(db, repo.poolId, selected.commits, common);
+  // A shallow fetch (`deepen`, or a shallow client): shallow-info comes before the pack (gitprotocol-v2).
+  const shallowFetch = (args.depth ?? null) !== null || (args.shallow?.length ?? 0) > 0;
+  const { commits, edgeTrees } = shallowFetch
+    ? await shallowInfo(db, repo, args, selected.commits, common, preamble)
+    : await q.walkCommits(db, repo.poolId, selected.commits, common);
   const included = new Set(commits.map((c) => c.oid));
   if (args.includeTag) {
     const refs: Ref[] = await listRefs(db, repo.projectId, "refs/tags/");
@@ -180,6 +201,20 @@ export async function planFetch(db: Executor, repo: Repository, args: FetchArgs)
   const oids = [...new Set([...selected.tags, ...commits.map((c) => c.oid), ...objects.trees, ...objects.blobs])];
   preamble.push(pkt("packfile\n"));
   return { kind: "pack", preamble, oids };
+}
+
+/**
+ * The walk of a shallow fetch (`shared/git/store/shallow.ts`) and its `shallow-info` section: the new
+ * boundary (`shallow`), the client's commits that are no longer on it (`unshallow`), then a delimiter.
+ * Differs from GitLab: `deepen-since`, `deepen-not` and `deepen-relative` are refused with ERR.
+ */
+async function shallowInfo(db: Executor, repo: Repository, args: FetchArgs, wants: string[], common: string[], preamble: Uint8Array[]) {
+  const walk = await shallowWalk(db, repo.poolId, { wants, haves: common, clientShallow: args.shallow ?? [], depth: args.depth ?? null });
+  preamble.push(pkt("shallow-info\n"));
+  for (const oid of walk.shallow) preamble.push(pkt(`shallow ${oid}\n`));
+  for (const oid of walk.unshallow) preamble.push(pkt(`unshallow ${oid}\n`));
+  preamble.push(DELIM);
+  return walk;
 }
 
 /** Collects bytes into side-band-64k frames on band 1. */

@@ -7,7 +7,7 @@
 // with the same ids. E2E_VERBOSE=1 shows the server's output.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -427,6 +427,7 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     commit("edit c");
 
     const project = await api("POST", "/projects", { name: `${RUN}-blame`, visibility: "private" });
+    state.blame = project;
     gitOk(dir, ["push", "-q", remote(project.path_with_namespace, ROOT_TOKEN), "refs/heads/*:refs/heads/*"]);
     const history = path.join(dataDir, "history");
 
@@ -486,6 +487,53 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     }
     assert.ok(checked >= 20, `${checked} files compared`);
     assert.ok(renamed >= 2, `${renamed} renamed files compared`);
+  });
+
+  it("shallow: clone --depth, fetch --deepen, fetch in a shallow clone and --unshallow answer as git's own upload-pack", STEP, async () => {
+    const source = path.join(dataDir, "history");
+    const url = remote(state.empty.path_with_namespace, state.maint.token);
+    /** The shallow boundary and every commit of a clone (sorted), and its fsck. */
+    const shape = (dir) => {
+      gitOk(dir, ["fsck", "--full"]);
+      const shallowFile = path.join(dir, ".git", "shallow");
+      const boundary = existsSync(shallowFile) ? readFileSync(shallowFile, "utf8").trim().split("\n").sort() : [];
+      return { boundary, commits: gitOk(dir, ["rev-list", "--all"]).trim().split("\n").sort() };
+    };
+    const pair = (name) => [path.join(dataDir, `${name}-ours`), path.join(dataDir, `${name}-git`)];
+    for (const depth of [1, 5, 40]) {
+      const [ours, theirs] = pair(`shallow${depth}`);
+      gitOk(dataDir, ["clone", "-q", "--depth", String(depth), url, ours]);
+      gitOk(dataDir, ["clone", "-q", "--depth", String(depth), `file://${source}`, theirs]);
+      assert.equal(gitOk(ours, ["rev-parse", "--is-shallow-repository"]).trim(), "true");
+      assert.deepEqual(shape(ours), shape(theirs), `--depth ${depth}`);
+      assert.equal(gitOk(ours, ["rev-parse", "HEAD^{tree}"]), gitOk(theirs, ["rev-parse", "HEAD^{tree}"]));
+    }
+    const [ours, theirs] = pair("shallow5");
+    gitOk(ours, ["fetch", "-q", "--deepen", "7"]);
+    gitOk(theirs, ["fetch", "-q", "--deepen", "7"]);
+    assert.deepEqual(shape(ours), shape(theirs), "--deepen 7");
+    gitOk(ours, ["fetch", "-q", "--depth", "2"]);
+    gitOk(theirs, ["fetch", "-q", "--depth", "2"]);
+    assert.deepEqual(shape(ours), shape(theirs), "--depth 2 after a deeper clone");
+    gitOk(ours, ["fetch", "-q", "--unshallow"]);
+    gitOk(theirs, ["fetch", "-q", "--unshallow"]);
+    assert.equal(gitOk(ours, ["rev-parse", "--is-shallow-repository"]).trim(), "false");
+    assert.deepEqual(shape(ours), shape(theirs), "--unshallow");
+
+    // A shallow clone fetches what was pushed since, and stays shallow.
+    const blameSource = path.join(dataDir, "blame-source");
+    const target = state.blame;
+    const targetUrl = remote(target.path_with_namespace, ROOT_TOKEN);
+    const clone = path.join(dataDir, "shallow-pull");
+    gitOk(dataDir, ["clone", "-q", "--depth", "1", targetUrl, clone]);
+    writeFileSync(path.join(blameSource, "d.txt"), "pushed after the shallow clone\n");
+    gitOk(blameSource, ["add", "d.txt"]);
+    gitOk(blameSource, ["commit", "-q", "-m", "after the shallow clone"]);
+    gitOk(blameSource, ["push", "-q", targetUrl, "main"]);
+    gitOk(clone, ["pull", "-q", "--ff-only"]);
+    assert.equal(gitOk(clone, ["rev-parse", "HEAD"]).trim(), gitOk(blameSource, ["rev-parse", "HEAD"]).trim());
+    assert.equal(gitOk(clone, ["rev-list", "--count", "HEAD"]).trim(), "2");
+    gitOk(clone, ["fsck", "--full"]);
   });
 });
 
