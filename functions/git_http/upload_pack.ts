@@ -64,6 +64,8 @@ export type FetchArgs = {
   /** The client's shallow boundary (`shallow <oid>`) and `deepen <n>`. */
   shallow?: string[];
   depth?: number | null;
+  /** `deepen-relative`: the depth counts from the client's shallow boundary. */
+  relative?: boolean;
   unsupported: string | null;
 };
 
@@ -82,7 +84,8 @@ export function parseFetchArgs(args: string[]): FetchArgs {
       const depth = Number(arg.slice(7));
       if (depth <= 0) parsed.unsupported ??= "deepen 0";
       else parsed.depth = Math.min(depth, 0x7fffffff);
-    } else if (/^(shallow|deepen|deepen-since|deepen-not|deepen-relative|filter|want-ref|packfile-uris) ?/.test(arg)) parsed.unsupported ??= arg.split(" ")[0];
+    } else if (arg === "deepen-relative") parsed.relative = true;
+    else if (/^(shallow|deepen|deepen-since|deepen-not|deepen-relative|filter|want-ref|packfile-uris) ?/.test(arg)) parsed.unsupported ??= arg.split(" ")[0];
   }
   return parsed;
 }
@@ -206,10 +209,16 @@ export async function planFetch(db: Executor, repo: Repository, args: FetchArgs)
 /**
  * The walk of a shallow fetch (`shared/git/store/shallow.ts`) and its `shallow-info` section: the new
  * boundary (`shallow`), the client's commits that are no longer on it (`unshallow`), then a delimiter.
- * Differs from GitLab: `deepen-since`, `deepen-not` and `deepen-relative` are refused with ERR.
+ * Differs from GitLab: `deepen-since` and `deepen-not` are refused with ERR.
  */
 async function shallowInfo(db: Executor, repo: Repository, args: FetchArgs, wants: string[], common: string[], preamble: Uint8Array[]) {
-  const walk = await shallowWalk(db, repo.poolId, { wants, haves: common, clientShallow: args.shallow ?? [], depth: args.depth ?? null });
+  const walk = await shallowWalk(db, repo.poolId, {
+    wants,
+    haves: common,
+    clientShallow: args.shallow ?? [],
+    depth: args.depth ?? null,
+    relative: args.relative ?? false,
+  });
   preamble.push(pkt("shallow-info\n"));
   for (const oid of walk.shallow) preamble.push(pkt(`shallow ${oid}\n`));
   for (const oid of walk.unshallow) preamble.push(pkt(`unshallow ${oid}\n`));

@@ -25,11 +25,27 @@ export type ShallowWalk = {
 
 type Row = { oid: string; tree: string; parents: string[]; depth: number | null; excluded: boolean };
 
-export async function shallowWalk(
-  db: Executor,
-  poolId: number,
-  input: { wants: string[]; haves: string[]; clientShallow: string[]; depth: number | null },
-): Promise<ShallowWalk> {
+export type ShallowInput = { wants: string[]; haves: string[]; clientShallow: string[]; depth: number | null; relative?: boolean };
+
+/**
+ * `deepen-relative` (`git fetch --deepen N`) counts from the client's boundary instead of the wants: the
+ * commits down to N below its shallow commits (get_shallow_commits from them with depth N + 1), together
+ * with everything new the wants reach, as git's upload-pack sends them.
+ */
+export async function shallowWalk(db: Executor, poolId: number, input: ShallowInput): Promise<ShallowWalk> {
+  if (!input.relative || input.depth === null || input.depth >= INFINITE_DEPTH) return walkOnce(db, poolId, input);
+  const below = await walkOnce(db, poolId, { ...input, wants: input.clientShallow, depth: input.depth + 1 });
+  const fresh = await walkOnce(db, poolId, { ...input, depth: null });
+  const seen = new Set(below.commits.map((c) => c.oid));
+  return {
+    commits: [...below.commits, ...fresh.commits.filter((c) => !seen.has(c.oid))],
+    edgeTrees: [...new Set([...below.edgeTrees, ...fresh.edgeTrees])],
+    shallow: below.shallow,
+    unshallow: below.unshallow,
+  };
+}
+
+async function walkOnce(db: Executor, poolId: number, input: ShallowInput): Promise<ShallowWalk> {
   const clientShallow = [...new Set(input.clientShallow)];
   const graft = sql`CASE WHEN c.oid = ANY(${sql.param(clientShallow)}::char(40)[]) THEN '{}'::text[] ELSE c.parents END`;
   const excluded = sql`
