@@ -3,7 +3,7 @@
 // file whole from its second parent); test/e2e/git_http.test.mjs compares it with `git blame
 // --porcelain` on histories pushed with the git CLI.
 import { describe, expect, it } from "vitest";
-import { mergeBranches } from "../../functions/shared/git";
+import { BlameTooLargeError, blameFile, mergeBranches, readFileAt, commitTree } from "../../functions/shared/git";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
@@ -187,6 +187,18 @@ describe("GET /projects/:id/repository/files/:file_path/blame", () => {
     expect(body).toHaveLength(40);
     expect(body.map((g) => g.commit.message)).toEqual(Array.from({ length: 40 }, (_, i) => `Line ${i}`));
     expect(Number(res.headers.get("x-query-count"))).toBeLessThanOrEqual(14);
+  });
+
+  it("stops at its bound of commits that changed the file (the route answers 503)", async () => {
+    const w = await world();
+    const { project, commits: c } = await history(w);
+    await withDb(async (db) => {
+      const repo = repoOfProject(project);
+      const file = (await readFileAt(db, repo, (await commitTree(db, repo, c.c6))!, "f.txt"))!;
+      const input = { commit: c.c6, path: "f.txt", blob: file.oid, content: file.content };
+      await expect(blameFile(db, project.id, { ...input, maxSuspects: 3 })).rejects.toBeInstanceOf(BlameTooLargeError);
+      expect((await blameFile(db, project.id, { ...input, maxSuspects: 6 })).commits).toEqual([c.c6, c.c2, c.c1, c.c3, c.c1, c.c4]);
+    });
   });
 
   hidesPrivateProject((w, project) => w.as(w.stranger).get(blamePath(project, "README.md"), { query: { ref: "main" } }));

@@ -38,8 +38,8 @@ export const MAX_BLAME_SUSPECTS = 5000;
 const WINDOW_BYTES = 8 * 1024 * 1024;
 
 export class BlameTooLargeError extends Error {
-  constructor() {
-    super(`more than ${MAX_BLAME_SUSPECTS} commits changed the file`);
+  constructor(limit: number) {
+    super(`more than ${limit} commits changed the file`);
   }
 }
 
@@ -67,6 +67,8 @@ export type BlameInput = {
   content: Uint8Array;
   /** 1-based, inclusive; `end` is cut to the file's length. */
   range?: { start: number; end: number } | null;
+  /** The bound (MAX_BLAME_SUSPECTS unless a caller wants less). */
+  maxSuspects?: number;
 };
 
 export type BlameResult = {
@@ -143,7 +145,8 @@ export async function blameFile(db: Executor, poolId: number, input: BlameInput)
   const start = addSuspect(startOid, input.path, input.blob)!;
   let frontier = [start];
   while (frontier.length) {
-    if (suspects.size > MAX_BLAME_SUSPECTS) throw new BlameTooLargeError();
+    const limit = input.maxSuspects ?? MAX_BLAME_SUSPECTS;
+    if (suspects.size > limit) throw new BlameTooLargeError(limit);
     await ensureLoaded(frontier.flatMap((s) => data(s.oid).parents));
     // A merge's other parents: their blob at the path, read in their trees (batched per path for the round).
     const otherTrees = new Map<string, Set<string>>();
