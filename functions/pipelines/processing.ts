@@ -110,6 +110,10 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
   const seen = jobs.map((j) => ({ id: j.id, lock: j.lockVersion }));
   if (seen.length > 0) {
     // Status changes and the processed mark in one statement, each row guarded by its lock_version.
+    // Rows that neither change nor wait for their processed mark are left alone: locking a pending row here
+    // made a concurrent claim (FOR UPDATE SKIP LOCKED) pass it over and answer 204 with the current queue
+    // version, and with nothing enqueued by this run the version never moved, so the runner's next long poll
+    // waited on a queue that had jobs (bench/ci.mjs stalled with 242 pending jobs and 16 waiting runners).
     const values = sql.join(
       seen.map((s) => {
         const change = changes.find((c) => c.id === s.id);
@@ -126,7 +130,7 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
         updated_at = CASE WHEN v.status IS NULL THEN b.updated_at ELSE now() END,
         processed = true
       FROM (VALUES ${values}) AS v(id, lock, status, scheduled_at)
-      WHERE b.id = v.id AND b.lock_version = v.lock
+      WHERE b.id = v.id AND b.lock_version = v.lock AND (v.status IS NOT NULL OR NOT b.processed)
       RETURNING b.id`);
     const changedIds = new Set(updated.rows.map((r) => Number(r.id)));
     if (changes.some((c) => !changedIds.has(c.id))) return "conflict";
