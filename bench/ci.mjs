@@ -81,6 +81,16 @@ function rawRequest(base, agent, method, pathname, headers, body) {
   });
 }
 
+/**
+ * 503 answers (the request waited longer than the kernel's 1.8 s for a database session: the machine is
+ * overloaded) are counted and retried after `Retry-After`, as GitLab Runner retries its requests.
+ */
+const unavailableCount = { count: 0 };
+async function unavailable(headers) {
+  unavailableCount.count++;
+  await new Promise((r) => setTimeout(r, Number(headers["retry-after"] ?? 2) * 1000));
+}
+
 async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-bench-ci-"));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
@@ -163,12 +173,20 @@ async function main() {
         const res = await jsonRequest({ base: server.apiUrl, agent, token: "" }, "POST", "/jobs/request", { token, last_update: lastUpdate, info: { name: "bench", version: "16.0.0" } });
         lastUpdate = res.headers["x-gitlab-last-update"] ?? lastUpdate;
         if (res.status === 204) continue;
+        if (res.status === 503) {
+          await unavailable(res.headers);
+          continue;
+        }
         if (res.status !== 201) throw new Error(`jobs/request answered ${res.status}: ${res.text.slice(0, 300)}`);
         claimLatencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
         const job = JSON.parse(res.text);
         if (claimed.has(job.id)) duplicates.push({ job: job.id, runners: [claimed.get(job.id), index] });
         claimed.set(job.id, index);
-        const put = await jsonRequest({ base: server.apiUrl, agent, token: "" }, "PUT", `/jobs/${job.id}`, { token: job.token, state: "success" });
+        let put = await jsonRequest({ base: server.apiUrl, agent, token: "" }, "PUT", `/jobs/${job.id}`, { token: job.token, state: "success" });
+        while (put.status === 503) {
+          await unavailable(put.headers);
+          put = await jsonRequest({ base: server.apiUrl, agent, token: "" }, "PUT", `/jobs/${job.id}`, { token: job.token, state: "success" });
+        }
         if (put.status !== 200) throw new Error(`PUT /jobs/${job.id} answered ${put.status}: ${put.text.slice(0, 300)}`);
         if (++finished >= expected) {
           done = true;
@@ -211,7 +229,11 @@ async function main() {
       for (let i = 0; i < APPENDS; i++) {
         const chunk = Buffer.from(`${`runner ${index} line ${i} `.padEnd(CHUNK - 1, ".")}\n`);
         const t0 = process.hrtime.bigint();
-        const res = await rawRequest(server.apiUrl, agent, "PATCH", `/jobs/${job.id}/trace`, { "JOB-TOKEN": job.token, "Content-Range": `${offset}-${offset + chunk.length - 1}`, "Content-Type": "text/plain" }, chunk);
+        let res = await rawRequest(server.apiUrl, agent, "PATCH", `/jobs/${job.id}/trace`, { "JOB-TOKEN": job.token, "Content-Range": `${offset}-${offset + chunk.length - 1}`, "Content-Type": "text/plain" }, chunk);
+        while (res.status === 503) {
+          await unavailable(res.headers);
+          res = await rawRequest(server.apiUrl, agent, "PATCH", `/jobs/${job.id}/trace`, { "JOB-TOKEN": job.token, "Content-Range": `${offset}-${offset + chunk.length - 1}`, "Content-Type": "text/plain" }, chunk);
+        }
         appendLatencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
         if (res.status !== 202) throw new Error(`PATCH /jobs/${job.id}/trace answered ${res.status}`);
         offset += chunk.length;
@@ -238,6 +260,7 @@ async function main() {
   console.log(`| job claim + finish, ${RUNNERS} polling runners | ${claims.jobs} | ${claims.seconds.toFixed(1)} | ${claims.perSecond.toFixed(1)} jobs/s | ${claims.p50.toFixed(0)} (a jobs/request answered 201, long-poll wait included) |`);
   console.log(`| trace append (PATCH, 1 KiB), ${RUNNERS} jobs at once | ${appends.count} | ${appends.seconds.toFixed(1)} | ${appends.perSecond.toFixed(0)} appends/s | ${appends.p50.toFixed(0)} |`);
   console.log("checks: no job handed out twice; every job handed out once; every pipeline success; every trace read back whole");
+  console.log(`503 answers retried after Retry-After (database session not had within 1.8 s): ${unavailableCount.count}`);
   agent.destroy();
   await finish();
   log("done");
