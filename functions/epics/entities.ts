@@ -2,6 +2,7 @@ import type { Epic } from "../../db/schema";
 import type { NoteUser } from "../shared/issuables/noteables";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { userBasic } from "../users/entities";
+import { labelBasic, type LabelBasicRow } from "../labels/entities";
 import { issue, type IssueContext, type IssueRow } from "../issues/entities";
 import type { EpicIssueRow } from "./queries";
 
@@ -13,19 +14,33 @@ export type EpicRow = Epic & {
   parentGroupId: number | null;
   upvotes: number;
   downvotes: number;
+  /** LabelBasic rows, by title. */
+  labels: LabelBasicRow[];
+  /** From the milestones of the epic's own issues. */
+  startDateFromMilestones: string | null;
+  dueDateFromMilestones: string | null;
+  /** From the milestones of its issues and its child epics' dates (see queries.ts `inheritedDates`). */
+  startDateInherited: string | null;
+  dueDateInherited: string | null;
 };
 
-export type EpicContext = PresentContext & { group: { id: number; fullPath: string } };
+export type EpicContext = PresentContext & { group: { id: number; fullPath: string }; withLabelsDetails?: boolean };
+
+/** Epic#start_date / #end_date: the fixed date when fixed, else the inherited one. */
+export const effectiveStartDate = (row: Pick<EpicRow, "startDateIsFixed" | "startDate" | "startDateInherited">) =>
+  row.startDateIsFixed ? row.startDate : row.startDateInherited;
+export const effectiveDueDate = (row: Pick<EpicRow, "dueDateIsFixed" | "dueDate" | "dueDateInherited">) =>
+  row.dueDateIsFixed ? row.dueDate : row.dueDateInherited;
 
 /** Epic::DEFAULT_COLOR and its text colour. */
 const DEFAULT_COLOR = "#1068bf";
 const DEFAULT_TEXT_COLOR = "#FFFFFF";
 
 /**
- * EE::API::Entities::Epic (ee/lib/api/entities/epic.rb, 15.4 fields).
- * Differs from GitLab: epics carry no labels nor dates inherited from milestones or child epics here, so
- * `labels` is `[]`, the `*_from_milestones` and `*_from_inherited_source` dates are null, and an epic's
- * `start_date`/`due_date` are its fixed dates when `*_is_fixed` is set, else null.
+ * EE::API::Entities::Epic (ee/lib/api/entities/epic.rb, 15.4 fields). `labels` are titles, or LabelBasic
+ * objects with `with_labels_details`. `*_from_milestones` (deprecated) come from the milestones of the
+ * epic's own issues, `*_from_inherited_source` also from its child epics; `start_date`/`due_date` are
+ * the fixed dates when `*_is_fixed`, else the inherited ones.
  */
 export function epic(row: EpicRow, ctx: EpicContext) {
   const reference = `&${row.iid}`;
@@ -43,17 +58,17 @@ export function epic(row: EpicRow, ctx: EpicContext) {
     description: row.description,
     confidential: row.confidential,
     author: row.author ? userBasic(row.author, ctx) : null,
-    start_date: row.startDateIsFixed ? isoDate(row.startDate) : null,
+    start_date: isoDate(effectiveStartDate(row)),
     start_date_is_fixed: row.startDateIsFixed,
     start_date_fixed: isoDate(row.startDate),
-    start_date_from_milestones: null,
-    start_date_from_inherited_source: null,
-    end_date: row.dueDateIsFixed ? isoDate(row.dueDate) : null,
-    due_date: row.dueDateIsFixed ? isoDate(row.dueDate) : null,
+    start_date_from_milestones: isoDate(row.startDateFromMilestones),
+    start_date_from_inherited_source: isoDate(row.startDateInherited),
+    end_date: isoDate(effectiveDueDate(row)),
+    due_date: isoDate(effectiveDueDate(row)),
     due_date_is_fixed: row.dueDateIsFixed,
     due_date_fixed: isoDate(row.dueDate),
-    due_date_from_milestones: null,
-    due_date_from_inherited_source: null,
+    due_date_from_milestones: isoDate(row.dueDateFromMilestones),
+    due_date_from_inherited_source: isoDate(row.dueDateInherited),
     state: row.state,
     web_edit_url: `/groups/${row.groupFullPath}/-/epics/${row.iid}`,
     web_url: webUrl(ctx, `groups/${row.groupFullPath}/-/epics/${row.iid}`),
@@ -65,7 +80,7 @@ export function epic(row: EpicRow, ctx: EpicContext) {
     created_at: isoTime(row.createdAt),
     updated_at: isoTime(row.updatedAt),
     closed_at: isoTime(row.closedAt),
-    labels: [],
+    labels: ctx.withLabelsDetails ? row.labels.map((l) => labelBasic(l, ctx)) : row.labels.map((l) => l.title),
     upvotes: row.upvotes,
     downvotes: row.downvotes,
     _links: {

@@ -1,5 +1,4 @@
 import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
 import { epicIssues as epicIssuesTable, epics, namespaces, users, type Epic } from "../../db/schema";
 import { issueIsVisible } from "../shared/issuables/policy";
 import { loadIssueRows, type IssueRow } from "../shared/issuables/issue_preload";
@@ -10,41 +9,10 @@ import { nextIid } from "../shared/issuables/iids";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupAccessLevel, groupIsVisible } from "../kernel/visibility";
 import type { EpicRow } from "./entities";
-
-const parent = alias(epics, "parent_epic");
-
-const votes = (name: string) =>
-  sql<number>`(SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Epic' AND a.awardable_id = ${epics.id} AND a.name = ${name})::int`;
-
-const selectEpics = (db: Executor) =>
-  db
-    .select({
-      epic: epics,
-      groupFullPath: namespaces.fullPath,
-      author: { id: users.id, username: users.username, name: users.name, state: users.state, avatarUrl: users.avatarUrl, email: users.email },
-      parentIid: parent.iid,
-      parentGroupId: parent.groupId,
-      upvotes: votes("thumbsup"),
-      downvotes: votes("thumbsdown"),
-    })
-    .from(epics)
-    .innerJoin(namespaces, eq(namespaces.id, epics.groupId))
-    .leftJoin(users, eq(users.id, epics.authorId))
-    .leftJoin(parent, eq(parent.id, epics.parentId));
-
-type Selected = Awaited<ReturnType<ReturnType<typeof selectEpics>["execute"]>>[number];
-
-function toRow(r: Selected): EpicRow {
-  const author = r.author && r.author.id !== null ? (r.author as EpicRow["author"]) : null;
-  return Object.assign({}, r.epic, {
-    author,
-    groupFullPath: r.groupFullPath,
-    parentIid: r.parentIid,
-    parentGroupId: r.parentGroupId,
-    upvotes: Number(r.upvotes),
-    downvotes: Number(r.downvotes),
-  });
-}
+import type { LabelBasicRow } from "../labels/entities";
+import { selectEpics, toEpicRow as toRow } from "../shared/issuables/epic_preload";
+import { systemNotesCte, type SystemNote } from "../shared/issuables/system_notes";
+import { labelEventsCte } from "../shared/issuables/resource_events";
 
 /** EpicPolicy as SQL over `epics` joined to its group (`namespaces`): readable group; confidential for reporters. */
 function epicIsVisible(actor: Actor | null): SQL {
@@ -66,7 +34,12 @@ export type EpicFilters = {
   updatedBefore?: Date;
   includeAncestors: boolean;
   includeDescendants: boolean;
+  /** Label titles the epic must all carry; `None`: no label, `Any`: some label (EpicsFinder `label_name`). */
+  labels?: string[];
 };
+
+const hasLabel = (title?: string) =>
+  sql`EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Epic' AND ll.target_id = ${epics.id}${title === undefined ? sql`` : sql` AND l.title = ${title}`})`;
 
 /** EpicsFinder for a group (ee/app/finders/epics_finder.rb), the subset of its filters built here. */
 export async function listEpics(db: Executor, group: GroupWithAccess, actor: Actor | null, f: EpicFilters, page: Page): Promise<{ rows: EpicRow[]; total: number }> {
@@ -80,6 +53,11 @@ export async function listEpics(db: Executor, group: GroupWithAccess, actor: Act
     conditions.push(or(ilike(epics.title, pattern), ilike(epics.description, pattern))!);
   }
   if (f.authorId !== undefined) conditions.push(eq(epics.authorId, f.authorId));
+  for (const title of f.labels ?? []) {
+    if (title.toLowerCase() === "none") conditions.push(sql`NOT ${hasLabel()}`);
+    else if (title.toLowerCase() === "any") conditions.push(hasLabel());
+    else conditions.push(hasLabel(title));
+  }
   if (f.confidential !== undefined) conditions.push(eq(epics.confidential, f.confidential));
   if (f.createdAfter) conditions.push(gte(epics.createdAt, f.createdAfter));
   if (f.createdBefore) conditions.push(lte(epics.createdAt, f.createdBefore));
@@ -103,13 +81,63 @@ export async function findEpic(db: Executor, group: GroupWithAccess, iid: number
   return row ? toRow(row) : null;
 }
 
-/** Epics::CreateService: the next group iid and the epic, in one transaction. */
-export async function insertEpic(db: Executor, values: Omit<typeof epics.$inferInsert, "iid">): Promise<Epic> {
+/** Epics::CreateService: the next group iid, the epic and its labels, in one transaction. */
+export async function insertEpic(db: Executor, values: Omit<typeof epics.$inferInsert, "iid">, labels: EpicLabelChanges = NO_LABEL_CHANGES): Promise<Epic> {
   return db.transaction(async (tx) => {
     const iid = await nextIid(tx, "epics", { namespaceId: values.groupId });
     const [row] = await tx.insert(epics).values({ ...values, iid }).returning();
+    await writeEpicEffects(tx, { epicId: row.id, groupId: row.groupId, actorId: values.authorId!, labels, notes: [] });
     return row;
   });
+}
+
+/** Label changes of an epic: titles of new group labels, label ids to link and to unlink. */
+export type EpicLabelChanges = { create: string[]; addIds: number[]; removeIds: number[] };
+export const NO_LABEL_CHANGES: EpicLabelChanges = { create: [], addIds: [], removeIds: [] };
+
+/** Label#color default (app/models/label.rb). */
+const DEFAULT_LABEL_COLOR = "#6699cc";
+
+/**
+ * The labels of the epic's group and its ancestors with these titles (LabelsFinder for a group with
+ * `include_ancestor_groups`): the closest group's label first when titles repeat.
+ */
+export async function availableLabels(db: Executor, group: GroupWithAccess, titles: string[]): Promise<LabelBasicRow[]> {
+  if (titles.length === 0) return [];
+  const result = await db.execute<{ id: number; title: string; color: string; description: string | null }>(sql`
+    SELECT l.id, l.title, l.color, l.description FROM labels l
+    WHERE l.group_id = ANY(${sql.param(group.traversalIds)}::int[]) AND l.title = ANY(${sql.param(titles)}::text[])
+    ORDER BY array_position(${sql.param(group.traversalIds)}::int[], l.group_id) DESC, l.id`);
+  return result.rows.map((r) => ({ id: Number(r.id), title: r.title, color: r.color, description: r.description }));
+}
+
+/**
+ * The side effects of an epic write, in one statement: new group labels, label links and their
+ * resource label events, and system notes (through the shared writer). Notes may target other
+ * noteables (the other epic of a relation, an issue).
+ */
+export async function writeEpicEffects(
+  db: Executor,
+  e: { epicId: number; groupId: number; actorId: number; labels: EpicLabelChanges; notes: SystemNote[] },
+): Promise<void> {
+  const { labels } = e;
+  if (labels.create.length + labels.addIds.length + labels.removeIds.length + e.notes.length === 0) return;
+  const ints = (list: number[]) => sql`${sql.param(list)}::int[]`;
+  await db.execute(sql`WITH
+    new_labels AS (INSERT INTO labels (group_id, title, color)
+      SELECT ${e.groupId}::int, t, ${DEFAULT_LABEL_COLOR}::text FROM unnest(${sql.param(labels.create)}::text[]) t
+      ON CONFLICT DO NOTHING RETURNING id),
+    all_added AS (SELECT unnest(${ints(labels.addIds)}) AS id UNION SELECT id FROM new_labels),
+    unlinked AS (DELETE FROM label_links WHERE target_type = 'Epic' AND target_id = ${e.epicId}::int AND label_id = ANY(${ints(labels.removeIds)})),
+    linked AS (INSERT INTO label_links (label_id, target_type, target_id) SELECT a.id, 'Epic', ${e.epicId}::int FROM all_added a ON CONFLICT DO NOTHING),
+    ${labelEventsCte(
+      "label_events",
+      "Epic",
+      sql`SELECT 'add', ${e.epicId}::int, a.id FROM all_added a UNION ALL SELECT 'remove', ${e.epicId}::int, r FROM unnest(${ints(labels.removeIds)}) r`,
+      e.actorId,
+    )},
+    ${systemNotesCte("notes_written", e.notes, { authorId: e.actorId })}
+    SELECT 1`);
 }
 
 /** An epic of the group or one of its descendants: the subtree condition of EpicsFinder(group_id:). */
@@ -195,6 +223,14 @@ export async function setParent(db: Executor, childId: number, parentId: number 
     WHERE id = ${childId}`);
 }
 
+/** `setParent` and the system notes of the change, in one transaction. */
+export async function setParentWithNotes(db: Executor, child: Pick<Epic, "id" | "groupId">, parentId: number | null, actorId: number, notes: SystemNote[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await setParent(tx, child.id, parentId);
+    await writeEpicEffects(tx, { epicId: child.id, groupId: child.groupId, actorId, labels: NO_LABEL_CHANGES, notes });
+  });
+}
+
 /** The siblings of a child epic (same parent), in their order, the child excluded. */
 export async function siblingIds(db: Executor, parentId: number, childId: number): Promise<number[]> {
   const rows = await db
@@ -238,11 +274,17 @@ export type EpicChanges = Partial<
 >;
 
 /** Epics::UpdateService's save: the changed columns (a new parent puts the epic first among its children). */
-export async function updateEpic(db: Executor, epicId: number, changes: EpicChanges): Promise<void> {
+export async function updateEpic(
+  db: Executor,
+  epic: Pick<Epic, "id" | "groupId">,
+  changes: EpicChanges,
+  effects: { actorId: number; labels: EpicLabelChanges; notes: SystemNote[] } = { actorId: 0, labels: NO_LABEL_CHANGES, notes: [] },
+): Promise<void> {
   const { parentId, ...columns } = changes;
   await db.transaction(async (tx) => {
-    if (parentId !== undefined) await setParent(tx, epicId, parentId);
-    await tx.update(epics).set({ updatedAt: new Date(), ...columns }).where(eq(epics.id, epicId));
+    if (parentId !== undefined) await setParent(tx, epic.id, parentId);
+    await tx.update(epics).set({ updatedAt: new Date(), ...columns }).where(eq(epics.id, epic.id));
+    await writeEpicEffects(tx, { epicId: epic.id, groupId: epic.groupId, ...effects });
   });
 }
 
@@ -298,6 +340,26 @@ export async function assignIssue(db: Executor, epicId: number, issueId: number)
     RETURNING id`);
   return Number(result.rows[0].id);
 }
+
+/** `assignIssue` and the system notes of the change, in one transaction. */
+export async function assignIssueWithNotes(db: Executor, epic: Pick<Epic, "id" | "groupId">, issueId: number, actorId: number, notes: SystemNote[]): Promise<number> {
+  return db.transaction(async (tx) => {
+    const id = await assignIssue(tx, epic.id, issueId);
+    await writeEpicEffects(tx, { epicId: epic.id, groupId: epic.groupId, actorId, labels: NO_LABEL_CHANGES, notes });
+    return id;
+  });
+}
+
+/** `removeEpicIssue` and the system notes of the change, in one transaction. */
+export async function removeEpicIssueWithNotes(db: Executor, epic: Pick<Epic, "id" | "groupId">, linkId: number, actorId: number, notes: SystemNote[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await removeEpicIssue(tx, linkId);
+    await writeEpicEffects(tx, { epicId: epic.id, groupId: epic.groupId, actorId, labels: NO_LABEL_CHANGES, notes });
+  });
+}
+
+/** Epics by id as the entity shows them (a previous epic of a moved issue). */
+export { loadEpicRows } from "../shared/issuables/epic_preload";
 
 /** `epic.epic_issues.find(id)`: a link of this epic, or null. */
 export async function epicIssueLink(db: Executor, epicId: number, linkId: number): Promise<{ id: number; issueId: number; relativePosition: number | null } | null> {

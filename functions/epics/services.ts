@@ -3,7 +3,8 @@ import type { GroupWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { recordNotFound, validation } from "../kernel/errors";
-import type { EpicRow } from "./entities";
+import { DESCRIPTION_NOTE, titleNote, type SystemNote } from "../shared/issuables/system_notes";
+import { effectiveDueDate, effectiveStartDate, type EpicRow } from "./entities";
 import * as q from "./queries";
 import type { HierarchyFacts } from "./queries";
 
@@ -116,4 +117,123 @@ export async function planEpicUpdate(
   }
   if (params.confidential !== undefined) changes.confidential = params.confidential;
   return changes;
+}
+
+/** Label titles of a `labels`/`add_labels`/`remove_labels` parameter: trimmed, comma-split, unique. */
+export function labelTitles(list: string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const raw of list ?? []) for (const part of raw.split(",")) {
+    const title = part.trim();
+    if (title !== "" && !out.includes(title)) out.push(title);
+  }
+  return out;
+}
+
+/**
+ * IssuableBaseService#process_label_ids for an epic: `labels` replaces, then `add_labels` adds and
+ * `remove_labels` removes. Titles are the labels of the epic's group and its ancestors; a title none
+ * has becomes a new label of the epic's group (`find_or_create_label_ids`: the caller may admin epics,
+ * hence labels, of the group: both are Reporter+). Null when no label parameter was sent.
+ */
+export async function planEpicLabels(
+  db: Executor,
+  group: GroupWithAccess,
+  currentIds: number[],
+  params: { labels?: string[]; add_labels?: string[]; remove_labels?: string[] },
+): Promise<q.EpicLabelChanges | null> {
+  if (params.labels === undefined && params.add_labels === undefined && params.remove_labels === undefined) return null;
+  const setAsk = labelTitles(params.labels);
+  const addAsk = labelTitles(params.add_labels);
+  const removeAsk = labelTitles(params.remove_labels);
+  const found = await q.availableLabels(db, group, [...setAsk, ...addAsk, ...removeAsk]);
+  const resolve = (titles: string[], create: boolean) => {
+    const ids: number[] = [];
+    const missing: string[] = [];
+    for (const title of titles) {
+      const label = found.find((l) => l.title === title);
+      if (label) {
+        if (!ids.includes(label.id)) ids.push(label.id);
+      } else if (create && [...title].length <= 255) missing.push(title);
+    }
+    return { ids, missing };
+  };
+  const base = params.labels !== undefined ? resolve(setAsk, true) : { ids: currentIds, missing: [] };
+  const added = resolve(addAsk, true);
+  const removed = resolve(removeAsk, false).ids;
+  const wanted = [...new Set([...base.ids, ...added.ids])].filter((id) => !removed.includes(id));
+  return {
+    create: [...new Set([...base.missing, ...added.missing])].filter((t) => !removeAsk.includes(t)),
+    addIds: wanted.filter((id) => !currentIds.includes(id)),
+    removeIds: currentIds.filter((id) => !wanted.includes(id)),
+  };
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** SystemNotes::EpicsService#change_epic_date_note: `date.strftime('%b %-d, %Y')`. */
+export function epicDateNote(dateType: "start date" | "finish date", date: string | null): string {
+  if (!date) return `removed the ${dateType}`;
+  const [year, month, day] = date.split("-").map(Number);
+  return `changed ${dateType} to ${MONTHS[month - 1]} ${day}, ${year}`;
+}
+
+/** `epic.to_reference(from_group)`: `&iid` inside the group, else `full/path&iid`. */
+export const epicReference = (epic: { iid: number; groupId: number; groupFullPath: string }, fromGroupId: number) =>
+  epic.groupId === fromGroupId ? `&${epic.iid}` : `${epic.groupFullPath}&${epic.iid}`;
+
+type RelationEpic = { id: number; iid: number; groupId: number; groupFullPath: string };
+
+/** SystemNotes::EpicsService#change_epics_relation: a note on the parent and one on the child. */
+export function relationNotes(parent: RelationEpic, child: RelationEpic, type: "relate_epic" | "unrelate_epic"): SystemNote[] {
+  const body = (direction: "child" | "parent", ref: string) =>
+    type === "relate_epic" ? `added epic ${ref} as ${direction} epic` : `removed ${direction} epic ${ref}`;
+  return [
+    { noteableType: "Epic", noteableId: parent.id, projectId: null, body: body("child", epicReference(child, parent.groupId)) },
+    { noteableType: "Epic", noteableId: child.id, projectId: null, body: body("parent", epicReference(parent, child.groupId)) },
+  ];
+}
+
+/**
+ * Epics::UpdateService#handle_changes: the system notes of an update (title, description, the start
+ * and finish dates when the epic's effective date changes). Label changes are resource label events.
+ * Differs from GitLab: closing and reopening write no system note nor state event (GitLab records an
+ * epic state event, which this schema has no column for).
+ */
+export function updateNotes(found: EpicRow, changes: q.EpicChanges): SystemNote[] {
+  const bodies: string[] = [];
+  if (changes.title !== undefined && changes.title !== found.title) bodies.push(titleNote(found.title, changes.title));
+  if (changes.description !== undefined && changes.description !== found.description) bodies.push(DESCRIPTION_NOTE);
+  const next = { ...found, ...changes };
+  const [oldStart, newStart] = [effectiveStartDate(found), effectiveStartDate(next)];
+  if (oldStart !== newStart) bodies.push(epicDateNote("start date", newStart));
+  const [oldDue, newDue] = [effectiveDueDate(found), effectiveDueDate(next)];
+  if (oldDue !== newDue) bodies.push(epicDateNote("finish date", newDue));
+  return bodies.map((body) => ({ noteableType: "Epic", noteableId: found.id, projectId: null, body }));
+}
+
+type NoteIssue = { id: number; iid: number; projectId: number; project: { fullPath: string; namespaceId: number } };
+
+/** `epic.to_reference(issue.project)`: `&iid` from a project of the epic's group, else the group's path. */
+const epicRefFromProject = (epic: RelationEpic, issue: NoteIssue) =>
+  issue.project.namespaceId === epic.groupId ? `&${epic.iid}` : `${epic.groupFullPath}&${epic.iid}`;
+/** `issue.to_reference(group)`: from a group, always the project's full path. */
+const issueRefFromGroup = (issue: NoteIssue) => `${issue.project.fullPath}#${issue.iid}`;
+
+/**
+ * SystemNotes::EpicsService#epic_issue and #issue_on_epic (an issue added to or removed from an epic),
+ * or #epic_issue_moved and #issue_epic_change when it leaves `previous` for `epic`.
+ */
+export function epicIssueNotes(epic: RelationEpic, issue: NoteIssue, type: "added" | "removed", previous: RelationEpic | null = null): SystemNote[] {
+  const onIssue = (body: string): SystemNote => ({ noteableType: "Issue", noteableId: issue.id, projectId: issue.projectId, body });
+  const onEpic = (target: RelationEpic, body: string): SystemNote => ({ noteableType: "Epic", noteableId: target.id, projectId: null, body });
+  if (previous && type === "added")
+    return [
+      onEpic(epic, `added issue ${issueRefFromGroup(issue)} from epic ${epicReference(previous, epic.groupId)}`),
+      onEpic(previous, `moved issue ${issueRefFromGroup(issue)} to epic ${epicReference(epic, previous.groupId)}`),
+      onIssue(`changed epic to ${epicRefFromProject(epic, issue)}`),
+    ];
+  return [
+    onEpic(epic, `${type} issue ${issueRefFromGroup(issue)}`),
+    onIssue(`${type} ${type === "added" ? "to" : "from"} epic ${epicRefFromProject(epic, issue)}`),
+  ];
 }

@@ -80,28 +80,8 @@ export function dueDateNote(dueDate: string | null): string {
   return dueDate ? `changed due date to ${longDate(dueDate)}` : "removed due date";
 }
 
-/**
- * SystemNotes::IssuablesService#change_title with Gitlab::Diff::InlineDiff's prefix/suffix ranges,
- * marked `{-…-}` and `{+…+}`. Differs from GitLab: its character diff may mark several ranges of a
- * heavily edited title; here the single changed middle is marked.
- */
-export function titleNote(oldTitle: string, newTitle: string): string {
-  const a = [...oldTitle];
-  const b = [...newTitle];
-  let prefix = 0;
-  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
-  let suffix = 0;
-  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
-  const mark = (chars: string[], open: string, close: string) => {
-    const middle = chars.slice(prefix, chars.length - suffix).join("");
-    // InlineDiff skips the diff when the old title was empty.
-    if (middle === "" || oldTitle === "") return chars.join("");
-    return `${chars.slice(0, prefix).join("")}${open}${middle}${close}${chars.slice(chars.length - suffix).join("")}`;
-  };
-  return `changed title from **${mark(a, "{-", "-}")}** to **${mark(b, "{+", "+}")}**`;
-}
-
-export const DESCRIPTION_NOTE = "changed the description";
+// The title and description note bodies are shared with epics.
+export { DESCRIPTION_NOTE, titleNote } from "../shared/issuables/system_notes";
 
 /** SystemNotes::IssuablesService#discussion_lock. */
 export const lockNote = (locked: boolean) => `${locked ? "locked" : "unlocked"} this issue`;

@@ -1,3 +1,4 @@
+import { loadEpicRows as loadEpicRowsShared } from "../shared/issuables/epic_preload";
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { epics, namespaces, projects, todos, users } from "../../db/schema";
@@ -109,38 +110,8 @@ export async function loadTodo(db: Executor, actor: Actor, id: number): Promise<
   return (await withTargets(db, actor, selected))[0];
 }
 
-const parentEpic = alias(epics, "parent_epic");
-
-/** Epics as the epic entity shows them (author, group path, parent, votes), for group to-dos. */
-async function loadEpicRows(db: Executor, ids: number[]): Promise<EpicRow[]> {
-  if (ids.length === 0) return [];
-  const votes = (name: string) =>
-    sql<number>`(SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Epic' AND a.awardable_id = ${epics.id} AND a.name = ${name})::int`;
-  const rows = await db
-    .select({
-      epic: epics,
-      groupFullPath: namespaces.fullPath,
-      author: { id: users.id, username: users.username, name: users.name, state: users.state, avatarUrl: users.avatarUrl, email: users.email },
-      parentIid: parentEpic.iid,
-      parentGroupId: parentEpic.groupId,
-      upvotes: votes("thumbsup"),
-      downvotes: votes("thumbsdown"),
-    })
-    .from(epics)
-    .innerJoin(namespaces, eq(namespaces.id, epics.groupId))
-    .leftJoin(users, eq(users.id, epics.authorId))
-    .leftJoin(parentEpic, eq(parentEpic.id, epics.parentId))
-    .where(sql`${epics.id} = ANY(${sql.param(ids)}::int[])`);
-  return rows.map((r) => ({
-    ...r.epic,
-    author: r.author && r.author.id !== null ? (r.author as EpicRow["author"]) : null,
-    groupFullPath: r.groupFullPath,
-    parentIid: r.parentIid,
-    parentGroupId: r.parentGroupId,
-    upvotes: Number(r.upvotes),
-    downvotes: Number(r.downvotes),
-  }));
-}
+/** Epics as the epic entity shows them, for group to-dos. */
+const loadEpicRows = loadEpicRowsShared;
 
 /** Whether a user exists (`User.find(params[:author_id])` answers 404 otherwise). */
 export async function userExists(db: Executor, id: number): Promise<boolean> {

@@ -26,7 +26,7 @@ describe("POST /groups/:id/epics", () => {
       confidential: true,
       state: "opened",
       author: { id: reporter.id },
-      labels: [],
+      labels: ["a", "b"],
       upvotes: 0,
       downvotes: 0,
       parent_id: null,

@@ -5,22 +5,21 @@ import type { Ctx } from "../../kernel/env";
 import { forbidden, validation } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
 import { canReadEpic } from "../../shared/issuables/policy";
-import { noteUser } from "../../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { epic } from "../entities";
 import * as q from "../queries";
-import { planEpicUpdate } from "../services";
+import { labelTitles, planEpicLabels, planEpicUpdate, relationNotes, updateNotes } from "../services";
 
 /**
  * Group epics (ee/lib/api/epics.rb): list, get, create, update, delete. Reads are open to anonymous
  * callers on public groups (`authenticate_non_get!`); the licence always has epics.
- * Not built: label filters and label assignment (epics carry no labels here: the `labels`,
- * `add_labels` and `remove_labels` parameters are accepted and ignored), `color` (ignored, as GitLab
- * does while its `epic_color_highlight` flag is off), `my_reaction_emoji`, dates on create, and the
- * system notes GitLab writes on epic changes.
+ * Labels are group labels of the epic's group and its ancestors (missing titles become labels of the
+ * epic's group); label changes are resource label events, other changes system notes (services.ts).
+ * Not built: `color` (ignored, as GitLab does while its `epic_color_highlight` flag is off),
+ * `my_reaction_emoji`, dates on create.
  */
 export const epicRoutes = router();
 
@@ -37,6 +36,8 @@ const ListEpics = z.object({
   include_ancestor_groups: p.bool().optional(),
   include_descendant_groups: p.bool().optional(),
   confidential: p.bool().optional(),
+  labels: p.strings({ comma: true }).optional(),
+  with_labels_details: p.bool().optional(),
   ...pageParams.shape,
 });
 const OneEpic = z.object({ epic_iid: p.int() });
@@ -66,6 +67,7 @@ const CreateEpic = z.object({
   confidential: p.bool().optional(),
   created_at: p.datetime().optional(),
   labels: p.strings({ comma: true }).optional(),
+  add_labels: p.strings({ comma: true }).optional(),
 });
 
 for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
@@ -87,10 +89,11 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
       updatedBefore: params.updated_before,
       includeAncestors: params.include_ancestor_groups ?? false,
       includeDescendants: params.include_descendant_groups ?? true,
+      labels: labelTitles(params.labels),
     } as const;
     const list = await q.listEpics(c.var.db(), group, c.var.actor, filters, page);
     paginate(c, page, list.total);
-    return present(c, list.rows, epic, { group });
+    return present(c, list.rows, epic, { group, withLabelsDetails: params.with_labels_details ?? false });
   });
 
   /**
@@ -116,22 +119,21 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
     if ([...title].length > 255) throw validation({ title: ["is too long (maximum is 255 characters)"] });
     // Setting created_at is allowed only for admins and owners (`set_epic_created_at`).
     const createdAt = params.created_at && allowedOnGroup(actor, "set_epic_created_at", group) ? params.created_at : undefined;
-    const created = await q.insertEpic(c.var.db(), {
-      groupId: group.id,
-      authorId: actor.user.id,
-      title,
-      description: params.description ?? null,
-      confidential: params.confidential ?? false,
-      ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
-    });
-    const row = Object.assign(created, {
-      author: noteUser(actor.user),
-      groupFullPath: group.fullPath,
-      parentIid: null,
-      parentGroupId: null,
-      upvotes: 0,
-      downvotes: 0,
-    });
+    const db = c.var.db();
+    const labels = await planEpicLabels(db, group, [], { labels: params.labels, add_labels: params.add_labels });
+    const created = await q.insertEpic(
+      db,
+      {
+        groupId: group.id,
+        authorId: actor.user.id,
+        title,
+        description: params.description ?? null,
+        confidential: params.confidential ?? false,
+        ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
+      },
+      labels ?? q.NO_LABEL_CHANGES,
+    );
+    const row = (await q.findEpic(db, group, created.iid))!;
     return present(c, row, epic, { group }, 201);
   });
   /** PUT /groups/:id/epics/:epic_iid (Epics::UpdateService): at least one change; owners may set updated_at. */
@@ -146,7 +148,13 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
     if (!found || !canReadEpic(actor, group, found)) throw forbidden();
     authorizeGroup(c, "admin_epic", group);
     const changes = await planEpicUpdate(db, actor, group, found, params, allowedOnGroup(actor, "set_epic_updated_at", group));
-    await q.updateEpic(db, found.id, changes);
+    const labels = await planEpicLabels(db, group, found.labels.map((l) => l.id), params);
+    const notes = updateNotes(found, changes);
+    if (changes.parentId !== undefined && changes.parentId !== null && changes.parentId !== found.parentId) {
+      const parent = await q.findEpicInGroupTree(db, group, actor, changes.parentId);
+      if (parent) notes.push(...relationNotes(parent, found, "relate_epic"));
+    }
+    await q.updateEpic(db, found, changes, { actorId: actor.user.id, labels: labels ?? q.NO_LABEL_CHANGES, notes });
     const updated = (await q.findEpic(db, group, found.iid))!;
     return present(c, updated, epic, { group });
   });

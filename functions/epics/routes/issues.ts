@@ -12,7 +12,7 @@ import { loadIssueRows } from "../../shared/issuables/issue_preload";
 import { canReadEpic } from "../../shared/issuables/policy";
 import { epicIssue, epicIssueLink, type EpicRow } from "../entities";
 import * as q from "../queries";
-import { orderAfterMove } from "../services";
+import { epicIssueNotes, orderAfterMove } from "../services";
 
 /**
  * Epic issues (ee/lib/api/epic_issues.rb): the issues assigned to an epic. Every call needs a user; an
@@ -64,8 +64,15 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
     if (!target.exists) throw recordNotFound(); // Issue.find
     if (!target.linkable) throw apiError("No matching issue found. Make sure that you are adding a valid issue URL.", 404);
     if (target.currentEpicId === found.id) throw apiError("Issue(s) already assigned", 409);
-    const linkId = await q.assignIssue(db, found.id, params.issue_id);
-    const [link, [issueRow]] = await Promise.all([q.epicIssueLink(db, found.id, linkId), loadIssueRows(db, [params.issue_id], actor)]);
+    const [[issueRow], [previous]] = await Promise.all([
+      loadIssueRows(db, [params.issue_id], actor),
+      q.loadEpicRows(db, target.currentEpicId === null ? [] : [target.currentEpicId]),
+    ]);
+    // EpicIssues::CreateService#create_notes: added, or moved from its previous epic.
+    if (!issueRow) throw apiError("No matching issue found. Make sure that you are adding a valid issue URL.", 404);
+    const notes = epicIssueNotes(found, issueRow, "added", previous ?? null);
+    const linkId = await q.assignIssueWithNotes(db, found, params.issue_id, actor.user.id, notes);
+    const link = await q.epicIssueLink(db, found.id, linkId);
     return present(c, { ...link!, epic: found, issue: issueRow }, epicIssueLink, context(group), 201);
   });
 
@@ -80,7 +87,8 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
     if (!link) throw recordNotFound(); // epic.epic_issues.find
     const [issueRow] = await loadIssueRows(db, [link.issueId], actor);
     if (!issueRow) throw apiError("No Issue Link found", 404);
-    await q.removeEpicIssue(db, link.id);
+    // EpicIssues::DestroyService#create_notes.
+    await q.removeEpicIssueWithNotes(db, found, link.id, actor.user.id, epicIssueNotes(found, issueRow, "removed"));
     return present(c, { ...link, epic: found, issue: issueRow }, epicIssueLink, context(group));
   });
 

@@ -10,7 +10,7 @@ import { router } from "../../kernel/router";
 import { canReadEpic } from "../../shared/issuables/policy";
 import { epic, linkedEpic, type EpicRow } from "../entities";
 import * as q from "../queries";
-import { DEPTH_EXCEEDED, MAX_HIERARCHY_DEPTH, orderAfterMove, parentError } from "../services";
+import { DEPTH_EXCEEDED, MAX_HIERARCHY_DEPTH, orderAfterMove, parentError, relationNotes } from "../services";
 
 /**
  * Epic links (ee/lib/api/epic_links.rb, spec 2 §4.9): child epics of an epic. Every call needs a user
@@ -51,7 +51,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
 
   /** POST …/epics/:epic_iid/epics/:child_epic_id (EpicLinks::CreateService): relate, moving it from another parent. */
   epicLinkRoutes.post(`${prefix}/:child_epic_id`, async (c) => {
-    requireUser(c);
+    const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
     const { group, parent } = await findParentEpic(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
@@ -60,7 +60,8 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
     if (!child) throw apiError("No matching epic found. Make sure that you are adding a valid epic URL.", 404);
     const reason = parentError(parent, child, await q.hierarchyFacts(db, parent, child));
     if (reason) throw apiError(reason, 409);
-    await q.setParent(db, child.id, parent.id);
+    // EpicLinks::CreateService#create_notes.
+    await q.setParentWithNotes(db, child, parent.id, actor.user.id, relationNotes(parent, child, "relate_epic"));
     const updated = await q.findEpicInGroupTree(db, group, c.var.actor, child.id);
     return present(c, updated!, epic, { group }, 201);
   });
@@ -80,7 +81,9 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
       throw validation({ parent: ["This epic cannot be added. A non-confidential epic cannot be added to a confidential parent epic."] });
     if ((await q.epicLevel(db, parent.id)) >= MAX_HIERARCHY_DEPTH) throw validation({ parent: [DEPTH_EXCEEDED] });
     const created = await q.insertEpic(db, { groupId: group.id, authorId: actor.user.id, title, confidential, parentId: parent.id });
-    await q.setParent(db, created.id, parent.id); // first among its siblings, as `move_to_start`
+    // First among its siblings, as `move_to_start`; the relation's notes as EpicLinks::CreateService writes them.
+    const relation = relationNotes(parent, { id: created.id, iid: created.iid, groupId: group.id, groupFullPath: group.fullPath }, "relate_epic");
+    await q.setParentWithNotes(db, created, parent.id, actor.user.id, relation);
     const row = (await q.findEpicInGroupTree(db, group, c.var.actor, created.id))!;
     const flags = await q.childrenAndIssues(db, created.id);
     const linked = { ...row, ...flags, parentIid: parent.iid, parentGroup: { id: parent.groupId, fullPath: parent.groupFullPath } };
@@ -108,15 +111,17 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
 
   /** DELETE …/epics/:epic_iid/epics/:child_epic_id (Epics::UpdateService with `parent: nil`). */
   epicLinkRoutes.delete(`${prefix}/:child_epic_id`, async (c) => {
-    requireUser(c);
+    const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
-    const { group } = await findParentEpic(c, params.epic_iid);
+    const { group, parent } = await findParentEpic(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const db = c.var.db();
     const child = await q.findEpicInGroupTree(db, group, c.var.actor, params.child_epic_id);
     // Deliberate difference: GitLab fails on an unknown child here; we answer the record's 404.
     if (!child) throw recordNotFound();
-    await q.setParent(db, child.id, null);
+    // EpicLinks::DestroyService#create_notes, when the epic was this parent's child.
+    const notes = child.parentId === parent.id ? relationNotes(parent, child, "unrelate_epic") : [];
+    await q.setParentWithNotes(db, child, null, actor.user.id, notes);
     const updated = await q.findEpicInGroupTree(db, group, c.var.actor, child.id);
     return present(c, updated!, epic, { group });
   });

@@ -12,9 +12,12 @@ export type EventTarget = "Issue" | "MergeRequest";
 /** The issuable's column in the event tables: fixed identifiers, never caller input. */
 const COLUMN: Record<EventTarget, ReturnType<typeof sql.identifier>> = { Issue: sql.identifier("issue_id"), MergeRequest: sql.identifier("merge_request_id") };
 
+/** Label events also have epics (`resource_label_events.epic_id`). */
+const LABEL_COLUMN: Record<EventTarget | "Epic", ReturnType<typeof sql.identifier>> = { ...COLUMN, Epic: sql.identifier("epic_id") };
+
 /** `rows`: (action 'add'|'remove', target_id, label_id). */
-export function labelEventsCte(name: string, target: EventTarget, rows: SQL, userId: number, at: SQL = sql`now()`): SQL {
-  return sql`${sql.identifier(name)} AS (INSERT INTO resource_label_events (action, ${COLUMN[target]}, label_id, user_id, created_at)
+export function labelEventsCte(name: string, target: EventTarget | "Epic", rows: SQL, userId: number, at: SQL = sql`now()`): SQL {
+  return sql`${sql.identifier(name)} AS (INSERT INTO resource_label_events (action, ${LABEL_COLUMN[target]}, label_id, user_id, created_at)
     SELECT r.action, r.target_id, r.label_id, ${userId}::int, ${at} FROM (${rows}) AS r(action, target_id, label_id))`;
 }
 

@@ -63,3 +63,26 @@ export async function createSystemNotes(
   const at = input.now ? sql`${input.now.toISOString()}::timestamptz` : undefined;
   await tx.execute(sql`WITH ${systemNotesCte("written", notes, { authorId: input.authorId, at })} SELECT 1`);
 }
+
+/**
+ * SystemNotes::IssuablesService#change_title with Gitlab::Diff::InlineDiff's prefix/suffix ranges,
+ * marked `{-…-}` and `{+…+}`. Differs from GitLab: its character diff may mark several ranges of a
+ * heavily edited title; here the single changed middle is marked.
+ */
+export function titleNote(oldTitle: string, newTitle: string): string {
+  const a = [...oldTitle];
+  const b = [...newTitle];
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+  const mark = (chars: string[], open: string, close: string) => {
+    const middle = chars.slice(prefix, chars.length - suffix).join("");
+    // InlineDiff skips the diff when the old title was empty.
+    if (middle === "" || oldTitle === "") return chars.join("");
+    return `${chars.slice(0, prefix).join("")}${open}${middle}${close}${chars.slice(chars.length - suffix).join("")}`;
+  };
+  return `changed title from **${mark(a, "{-", "-}")}** to **${mark(b, "{+", "+}")}**`;
+}
+
+export const DESCRIPTION_NOTE = "changed the description";
