@@ -57,7 +57,8 @@ const ISSUABLE_EXCEPT = ["search_vector", "title_html", "description_html"];
 /**
  * The archive's files in GitLab's ndjson layout: `tree/project.json` (the project's attributes) and one
  * `tree/project/<relation>.ndjson` per relation, each line one record with its sub-relations nested
- * (issues carry their notes, label links with the label, and award emoji).
+ * (issues carry their notes, label links with the label, award emoji, assignees and time logs; merge
+ * requests their notes, label links, assignees, reviewers and time logs), as GitLab's import_export.yml nests them.
  */
 export function exportTree(data: ExportRelations): { path: string; lines: unknown[] | null; json?: unknown }[] {
   const labelsById = new Map(data.labelRows.map((l) => [l.id, l]));
@@ -76,6 +77,12 @@ export function exportTree(data: ExportRelations): { path: string; lines: unknow
   const linksOf = (type: string, id: number) =>
     (links.get(`${type}:${id}`) ?? []).map((l) => ({ target_type: type, label: attributes(labelsById.get(l.labelId) ?? { id: l.labelId }, ["search_vector"]) }));
   const notesOf = (type: string, id: number) => (notes.get(`${type}:${id}`) ?? []).map((n) => attributes(n));
+  const issueAssignees = group(data.issueAssigneeRows, (a) => String(a.issueId));
+  const mrAssignees = group(data.mrAssigneeRows, (a) => String(a.mergeRequestId));
+  const mrReviewers = group(data.mrReviewerRows, (r) => String(r.mergeRequestId));
+  const timelogs = group(data.timelogRows, (t) => (t.issueId !== null ? `Issue:${t.issueId}` : `MergeRequest:${t.mergeRequestId}`));
+  const timelogsOf = (type: string, id: number) => (timelogs.get(`${type}:${id}`) ?? []).map((t) => attributes(t, ["issue_id", "merge_request_id"]));
+  const usersOf = (rows: { userId: number }[] | undefined) => (rows ?? []).map((r) => ({ user_id: r.userId }));
   return [
     { path: "tree/project.json", lines: null, json: attributes(data.project, PROJECT_EXCEPT) },
     { path: "tree/project/labels.ndjson", lines: data.labelRows.map((l) => ({ ...attributes(l, ["search_vector"]), type: "ProjectLabel" })) },
@@ -87,11 +94,20 @@ export function exportTree(data: ExportRelations): { path: string; lines: unknow
         notes: notesOf("Issue", i.id),
         label_links: linksOf("Issue", i.id),
         award_emoji: (awards.get(`Issue:${i.id}`) ?? []).map((a) => attributes(a)),
+        issue_assignees: usersOf(issueAssignees.get(String(i.id))),
+        timelogs: timelogsOf("Issue", i.id),
       })),
     },
     {
       path: "tree/project/merge_requests.ndjson",
-      lines: data.mrRows.map((m) => ({ ...attributes(m, ISSUABLE_EXCEPT), notes: notesOf("MergeRequest", m.id), label_links: linksOf("MergeRequest", m.id) })),
+      lines: data.mrRows.map((m) => ({
+        ...attributes(m, ISSUABLE_EXCEPT),
+        notes: notesOf("MergeRequest", m.id),
+        label_links: linksOf("MergeRequest", m.id),
+        merge_request_assignees: usersOf(mrAssignees.get(String(m.id))),
+        merge_request_reviewers: usersOf(mrReviewers.get(String(m.id))),
+        timelogs: timelogsOf("MergeRequest", m.id),
+      })),
     },
     {
       path: "tree/project/project_members.ndjson",

@@ -2,8 +2,12 @@ import { and, asc, desc, eq, inArray, lt, or, sql, isNull } from "drizzle-orm";
 import {
   awardEmoji,
   badges,
+  issueAssignees,
   issues,
   labelLinks,
+  mergeRequestAssignees,
+  mergeRequestReviewers,
+  timelogs,
   labels,
   members,
   mergeRequests,
@@ -103,7 +107,7 @@ export async function exportRelations(db: Executor, projectId: number) {
     .orderBy(asc(notes.id));
   const issueIds = issueRows.map((r) => r.id);
   const mrIds = mrRows.map((r) => r.id);
-  const [labelLinkRows, awardRows] = await Promise.all([
+  const [labelLinkRows, awardRows, issueAssigneeRows, mrAssigneeRows, mrReviewerRows, timelogRows] = await Promise.all([
     issueIds.length + mrIds.length === 0
       ? []
       : db
@@ -118,8 +122,18 @@ export async function exportRelations(db: Executor, projectId: number) {
     issueIds.length === 0
       ? []
       : db.select().from(awardEmoji).where(and(eq(awardEmoji.awardableType, "Issue"), inArray(awardEmoji.awardableId, issueIds))).orderBy(asc(awardEmoji.id)),
+    issueIds.length === 0 ? [] : db.select().from(issueAssignees).where(inArray(issueAssignees.issueId, issueIds)),
+    mrIds.length === 0 ? [] : db.select().from(mergeRequestAssignees).where(inArray(mergeRequestAssignees.mergeRequestId, mrIds)),
+    mrIds.length === 0 ? [] : db.select().from(mergeRequestReviewers).where(inArray(mergeRequestReviewers.mergeRequestId, mrIds)),
+    issueIds.length + mrIds.length === 0
+      ? []
+      : db
+          .select()
+          .from(timelogs)
+          .where(or(issueIds.length ? inArray(timelogs.issueId, issueIds) : sql`false`, mrIds.length ? inArray(timelogs.mergeRequestId, mrIds) : sql`false`))
+          .orderBy(asc(timelogs.id)),
   ]);
-  return { project, labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows, noteRows, labelLinkRows, awardRows };
+  return { project, labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows, noteRows, labelLinkRows, awardRows, issueAssigneeRows, mrAssigneeRows, mrReviewerRows, timelogRows };
 }
 
 export type ExportRelations = NonNullable<Awaited<ReturnType<typeof exportRelations>>>;

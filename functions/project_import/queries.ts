@@ -4,8 +4,12 @@ import {
   awardEmoji,
   badges,
   importFailures,
+  issueAssignees,
   issues,
   labelLinks,
+  mergeRequestAssignees,
+  mergeRequestReviewers,
+  timelogs,
   labels,
   members,
   mergeRequests,
@@ -204,13 +208,24 @@ export async function insertMilestones(db: Executor, projectId: number, rows: Pa
 
 export type NoteRow = Partial<typeof notes.$inferInsert> & { note: string; discussionId: string };
 export type AwardRow = { name: string; userId: number };
+export type TimelogRow = { timeSpent: number; userId: number; spentAt: Date | null; summary: string | null; createdAt?: Date };
 
 /** One batch of issues or merge requests with their notes, label links and award emoji. */
-export type IssuableBatch<Row> = { row: Row; notes: NoteRow[]; labelIds: number[]; awards: AwardRow[] }[];
+export type IssuableBatch<Row> = {
+  row: Row;
+  notes: NoteRow[];
+  labelIds: number[];
+  awards: AwardRow[];
+  assignees: number[];
+  /** Merge requests only. */
+  reviewers: number[];
+  timelogs: TimelogRow[];
+}[];
 
 /**
- * Inserts a batch of issues (or merge requests) and what hangs on them: four statements for the whole
- * batch (the issuables, then notes, label links, award emoji keyed by the new ids through `iid`).
+ * Inserts a batch of issues (or merge requests) and what hangs on them: one statement each for the
+ * issuables, notes, label links, award emoji, assignees, reviewers and time logs of the whole batch (keyed
+ * by the new ids through `iid`).
  */
 export async function insertIssuables(
   db: Executor,
@@ -231,6 +246,19 @@ export async function insertIssuables(
   if (linkRows.length) await db.insert(labelLinks).values(linkRows).onConflictDoNothing();
   const awardRows = batch.flatMap((b) => b.awards.map((a) => ({ ...a, awardableType: kind, awardableId: idOf.get(b.row.iid)! })));
   if (awardRows.length) await db.insert(awardEmoji).values(awardRows).onConflictDoNothing();
+  const pairs = (pick: (b: IssuableBatch<Rec & { iid: number }>[number]) => number[]) =>
+    batch.flatMap((b) => [...new Set(pick(b))].map((userId) => ({ id: idOf.get(b.row.iid)!, userId })));
+  const assignees = pairs((b) => b.assignees);
+  if (assignees.length && kind === "Issue") await db.insert(issueAssignees).values(assignees.map((a) => ({ issueId: a.id, userId: a.userId }))).onConflictDoNothing();
+  if (assignees.length && kind === "MergeRequest")
+    await db.insert(mergeRequestAssignees).values(assignees.map((a) => ({ mergeRequestId: a.id, userId: a.userId }))).onConflictDoNothing();
+  const reviewers = pairs((b) => b.reviewers);
+  if (reviewers.length && kind === "MergeRequest")
+    await db.insert(mergeRequestReviewers).values(reviewers.map((r) => ({ mergeRequestId: r.id, userId: r.userId }))).onConflictDoNothing();
+  const logs = batch.flatMap((b) =>
+    b.timelogs.map((t) => ({ ...t, issueId: kind === "Issue" ? idOf.get(b.row.iid)! : null, mergeRequestId: kind === "MergeRequest" ? idOf.get(b.row.iid)! : null })),
+  );
+  if (logs.length) await db.insert(timelogs).values(logs);
 }
 
 export async function insertBadges(db: Executor, projectId: number, rows: Partial<typeof badges.$inferInsert>[]) {
@@ -246,8 +274,8 @@ export async function updateProjectSettings(db: Executor, projectId: number, set
 }
 
 /**
- * The counters an import leaves to be computed (GitLab recomputes its caches after an import): notes
- * and votes of every issue and merge request, open issues of the project, and the iid counters, so the
+ * The counters an import leaves to be computed (GitLab recomputes its caches after an import): notes,
+ * votes and time spent of every issue and merge request, open issues of the project, and the iid counters, so the
  * next issue created takes the iid after the largest imported one. One statement.
  */
 export async function recount(db: Executor, projectId: number) {
@@ -256,13 +284,15 @@ export async function recount(db: Executor, projectId: number) {
       UPDATE issues i SET
         user_notes_count = (SELECT count(*) FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = i.id AND NOT n.system),
         upvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND a.name = 'thumbsup'),
-        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND a.name = 'thumbsdown')
+        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND a.name = 'thumbsdown'),
+        total_time_spent = (SELECT COALESCE(sum(t.time_spent), 0) FROM timelogs t WHERE t.issue_id = i.id)
        WHERE i.project_id = ${projectId} RETURNING i.id
     ), mr_counts AS (
       UPDATE merge_requests m SET
         user_notes_count = (SELECT count(*) FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = m.id AND NOT n.system),
         upvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'MergeRequest' AND a.awardable_id = m.id AND a.name = 'thumbsup'),
-        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'MergeRequest' AND a.awardable_id = m.id AND a.name = 'thumbsdown')
+        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'MergeRequest' AND a.awardable_id = m.id AND a.name = 'thumbsdown'),
+        total_time_spent = (SELECT COALESCE(sum(t.time_spent), 0) FROM timelogs t WHERE t.merge_request_id = m.id)
        WHERE m.project_id = ${projectId} RETURNING m.id
     ), project_counts AS (
       UPDATE projects SET open_issues_count = (SELECT count(*) FROM issues WHERE project_id = ${projectId} AND state = 'opened')

@@ -226,6 +226,22 @@ function noteRows(record: ImportRecord, users: Mapper): q.NoteRow[] {
   });
 }
 
+/** `issue_assignees`, `merge_request_assignees`, `merge_request_reviewers`: `user_id`s, mapped. */
+function userList(records: unknown, users: Mapper): number[] {
+  return list(records).flatMap((r) => (r.user_id == null ? [] : [users.userId(r.user_id)]));
+}
+
+/** Time logs (`timelogs`), their users mapped; a log without a positive time does not fit and is left out. */
+function timelogRows(record: ImportRecord, users: Mapper): q.TimelogRow[] {
+  return list(record.timelogs).flatMap((t) => {
+    const seconds = Number(t.time_spent);
+    if (!Number.isInteger(seconds) || seconds === 0) return [];
+    const date = (v: unknown) => (v == null || Number.isNaN(new Date(String(v)).getTime()) ? null : new Date(String(v)));
+    const createdAt = date(t.created_at);
+    return [{ timeSpent: seconds, userId: users.userId(t.user_id), spentAt: date(t.spent_at), summary: str(t.summary), ...(createdAt ? { createdAt } : {}) }];
+  });
+}
+
 function awardRows(record: ImportRecord, users: Mapper): q.AwardRow[] {
   return list(record.award_emoji).flatMap((a) => (str(a.name) ? [{ name: str(a.name)!, userId: users.userId(a.user_id) }] : []));
 }
@@ -395,6 +411,9 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
         notes: noteRows(r, users),
         labelIds: labelsOf(r),
         awards: awardRows(r, users),
+        assignees: userList(r.issue_assignees, users),
+        reviewers: [],
+        timelogs: timelogRows(r, users),
       })),
     ),
   );
@@ -425,6 +444,9 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
           notes: noteRows(r, users),
           labelIds: labelsOf(r),
           awards: awardRows(r, users),
+          assignees: userList(r.merge_request_assignees, users),
+          reviewers: userList(r.merge_request_reviewers, users),
+          timelogs: timelogRows(r, users),
         };
       }),
     ),

@@ -130,6 +130,8 @@ async function gitlabFixture(memberEmail: string) {
         ],
         label_links: [{ id: 61, label_id: 11, target_type: "Issue", label: { id: 11, title: "bug", color: "#d9534f", type: "ProjectLabel" } }],
         award_emoji: [{ id: 71, name: "thumbsup", user_id: 101, awardable_type: "Issue" }],
+        issue_assignees: [{ user_id: 101 }],
+        timelogs: [{ id: 72, time_spent: 3600, user_id: 101, spent_at: at, summary: "triage", created_at: at }],
       },
       { id: 42, iid: 4, title: "Closed one", state: "closed", author_id: 102, closed_at: at, created_at: at, updated_at: at, notes: [], label_links: [{ label: { title: "wontfix", color: "#000000" } }] },
     ]),
@@ -140,6 +142,8 @@ async function gitlabFixture(memberEmail: string) {
         merge_request_diff: { head_commit_sha: repo.feature, base_commit_sha: repo.first },
         notes: [{ id: 91, note: "LGTM", noteable_type: "MergeRequest", author_id: 101, discussion_id: "c".repeat(40), created_at: at, updated_at: at, author: { name: "GL Dev" } }],
         label_links: [],
+        merge_request_assignees: [{ user_id: 101 }],
+        merge_request_reviewers: [{ user_id: 102, state: "unreviewed" }],
       },
     ]),
     "tree/project/project_badges.ndjson": ndjson([{ id: 95, type: "ProjectBadge", name: "pipeline", link_url: "https://example.com/%{project_path}", image_url: "https://example.com/badge.svg" }]),
@@ -192,6 +196,10 @@ describe("POST /projects/import", () => {
       [3, "Crash on start", "opened", ["bug"], "v1.0", dev.username, 1, 2],
       [4, "Closed one", "closed", ["wontfix"], null, importer.username, 0, 0],
     ]);
+    const imported3 = (await (await api.get(`/projects/${id}/issues/3`)).json()) as Json;
+    expect([imported3.assignees.map((a: Json) => a.username), imported3.time_stats.total_time_spent]).toEqual([[dev.username], 3600]);
+    const mr1 = (await (await api.get(`/projects/${id}/merge_requests/1`)).json()) as Json;
+    expect([mr1.assignees.map((a: Json) => a.username), mr1.reviewers.map((r: Json) => r.username)]).toEqual([[dev.username], [importer.username]]);
     const notes = (await (await api.get(`/projects/${id}/issues/3/notes`, { query: { sort: "asc" } })).json()) as Json[];
     expect(notes.map((n) => [n.author.username, n.body])).toEqual([
       [dev.username, "Confirmed"],
@@ -317,13 +325,15 @@ describe("export → import round trip", () => {
     expect((await api.post(`${s}/labels`, { json: { name: "bug", color: "#ff0000" } })).status).toBe(201);
     expect((await api.post(`${s}/labels`, { json: { name: "unused", color: "#00ff00" } })).status).toBe(201);
     const milestone = (await (await api.post(`${s}/milestones`, { json: { title: "M1" } })).json()) as Json;
-    expect((await dev.post(`${s}/issues`, { json: { title: "By the developer", labels: "bug", milestone_id: milestone.id } })).status).toBe(201);
+    expect((await dev.post(`${s}/issues`, { json: { title: "By the developer", labels: "bug", milestone_id: milestone.id, assignee_ids: [developer.id] } })).status).toBe(201);
+    expect((await dev.post(`${s}/issues/1/add_spent_time`, { json: { duration: "1h30m", summary: "digging" } })).status).toBe(201);
+    expect((await dev.post(`${s}/issues/1/time_estimate`, { json: { duration: "3h" } })).status).toBe(200);
     expect((await api.post(`${s}/issues`, { json: { title: "Second", confidential: true } })).status).toBe(201);
     expect((await api.put(`${s}/issues/2`, { json: { state_event: "close" } })).status).toBe(200);
     expect((await dev.post(`${s}/issues/1/notes`, { json: { body: "developer comment" } })).status).toBe(201);
     expect((await api.post(`${s}/issues/1/notes`, { json: { body: "maintainer comment" } })).status).toBe(201);
     expect((await dev.post(`${s}/issues/1/award_emoji`, { json: { name: "thumbsup" } })).status).toBe(201);
-    expect((await api.post(`${s}/merge_requests`, { json: { source_branch: "topic", target_branch: "main", title: "Topic", labels: "bug" } })).status).toBe(201);
+    expect((await api.post(`${s}/merge_requests`, { json: { source_branch: "topic", target_branch: "main", title: "Topic", labels: "bug", assignee_ids: [developer.id], reviewer_ids: [developer.id] } })).status).toBe(201);
     expect((await dev.post(`${s}/merge_requests/1/notes`, { json: { body: "review" } })).status).toBe(201);
     expect((await api.post(`${s}/badges`, { json: { link_url: "https://example.com/l", image_url: "https://example.com/i.svg", name: "b" } })).status).toBe(201);
 
@@ -351,10 +361,17 @@ describe("export → import round trip", () => {
     const comment = (rows: Json[]) => rows.filter((n) => !n.system).map((n) => [n.body, person(n.author.username), n.created_at]);
     expect(comment(await getNew(`${t}/issues/1/notes`, { sort: "asc" }))).toEqual(comment(await get(`${s}/issues/1/notes`, { sort: "asc" })));
     expect((await getNew(`${t}/issues/1/award_emoji`)).map((a) => [a.name, a.user.username])).toEqual([["thumbsup", developer.username]]);
+    // Assignees, reviewers and time tracking.
+    const tracked = (row: Json) => [row.assignees.map((a: Json) => a.username), row.time_stats];
+    expect(tracked((await (await as.get(`${t}/issues/1`)).json()) as Json)).toEqual(tracked((await (await api.get(`${s}/issues/1`)).json()) as Json));
+    expect(((await (await as.get(`${t}/issues/1`)).json()) as Json).time_stats).toMatchObject({ time_estimate: 10800, total_time_spent: 5400 });
     expect((await getNew(`${t}/labels`)).map((l) => [l.name, l.color]).sort()).toEqual((await get(`${s}/labels`)).map((l) => [l.name, l.color]).sort());
     expect((await getNew(`${t}/milestones`)).map((m) => [m.iid, m.title])).toEqual([[1, "M1"]]);
     const mr = (rows: Json[]) => rows.map((m) => [m.iid, m.title, m.state, m.source_branch, m.target_branch, m.labels, m.sha]);
     expect(mr(await getNew(`${t}/merge_requests`))).toEqual(mr(await get(`${s}/merge_requests`)));
+    // (After the list: the single GET refreshes the merge request's head, as GitLab's does.)
+    const people = (row: Json) => [row.assignees.map((a: Json) => a.username), row.reviewers.map((r: Json) => r.username)];
+    expect(people((await (await as.get(`${t}/merge_requests/1`)).json()) as Json)).toEqual([[developer.username], [developer.username]]);
     expect(comment(await getNew(`${t}/merge_requests/1/notes`, { sort: "asc" }))).toEqual(comment(await get(`${s}/merge_requests/1/notes`, { sort: "asc" })));
     expect((await getNew(`${t}/badges`)).map((b) => [b.name, b.link_url, b.image_url])).toEqual([["b", "https://example.com/l", "https://example.com/i.svg"]]);
     expect((await getNew(`${t}/members`)).map((m) => [m.username, m.access_level]).sort()).toEqual([[importer.username, 50], [developer.username, 30]].sort());
