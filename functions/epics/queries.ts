@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
-import { epicIssues as epicIssuesTable, epics, namespaces, users, type Epic } from "../../db/schema";
+import { epicIssues as epicIssuesTable, epics, namespaces, type Epic } from "../../db/schema";
 import { issueIsVisible } from "../shared/issuables/policy";
 import { loadIssueRows, type IssueRow } from "../shared/issuables/issue_preload";
 import type { GroupWithAccess } from "../kernel/abilities";

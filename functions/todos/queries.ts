@@ -1,16 +1,15 @@
-import { loadEpicRows as loadEpicRowsShared } from "../shared/issuables/epic_preload";
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { epics, namespaces, projects, todos, users } from "../../db/schema";
+import { namespaces, projects, todos } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { issueIsVisible } from "../shared/issuables/policy";
 import { TodoAction } from "../shared/issuables/todos";
 import { loadIssueRows } from "../shared/issuables/issue_preload";
 import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload";
+import { loadEpicRows } from "../shared/issuables/epic_preload";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupAccessLevel, groupIsVisible, projectIsVisible } from "../kernel/visibility";
-import type { EpicRow } from "../epics/entities";
 import type { TodoRow, TodoTarget } from "./entities";
 
 const todoGroup = alias(namespaces, "todo_group");
@@ -109,9 +108,6 @@ export async function loadTodo(db: Executor, actor: Actor, id: number): Promise<
   if (!selected[0]) return null;
   return (await withTargets(db, actor, selected))[0];
 }
-
-/** Epics as the epic entity shows them, for group to-dos. */
-const loadEpicRows = loadEpicRowsShared;
 
 /** Whether a user exists (`User.find(params[:author_id])` answers 404 otherwise). */
 export async function userExists(db: Executor, id: number): Promise<boolean> {

@@ -11,7 +11,6 @@ let reporter: TestUser;
 let root: TestGroup;
 let group: TestGroup;
 let project: TestProject;
-let rootLabel: number;
 
 beforeAll(async () => {
   w = await world();
@@ -20,7 +19,7 @@ beforeAll(async () => {
   group = await w.group({ parent: root });
   project = await w.project({ group });
   // A label of the ancestor group: available to the subgroup's epics.
-  [{ id: rootLabel }] = await w.db((db) => db.insert(labels).values({ groupId: root.id, title: "backend", color: "#ff0000", description: "server" }).returning());
+  await w.db((db) => db.insert(labels).values({ groupId: root.id, title: "backend", color: "#ff0000", description: "server" }).returning());
 });
 
 const epics = `/groups/${0}/epics`;
