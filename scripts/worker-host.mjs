@@ -11,10 +11,13 @@
 // `wrangler deploy` uploads (`wrangler deploy --dry-run --outdir`), so what runs locally is what deploys.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+// wrangler and miniflare are loaded when used, by Node itself: test/global-setup.ts imports this module
+// through Vite's module runner, which would otherwise transform both packages (about a minute).
+const require = createRequire(import.meta.url);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -32,21 +35,34 @@ export function bundleWorker(outDir) {
 }
 
 /**
- * Starts the Worker on 127.0.0.1:`port`. `vars` are the Worker's string bindings; Durable Object,
- * queue and R2 state persist under `persistDir`. Returns the Miniflare instance (`dispose()` stops it).
- * `/cdn-cgi/handler/scheduled?cron=…` runs a cron (the cron ticker uses it).
+ * The Miniflare options of the bundled Worker: wrangler.toml's bindings (Durable Objects, queues, R2,
+ * crons) as wrangler reads them, the bundle as the script, and `vars` as string bindings. `npm start`
+ * serves it; the vitest suite runs it as an auxiliary Worker (test/vitest.config.ts).
  */
-export async function startWorker({ port, vars, persistDir, bundleDir }) {
-  const scriptPath = bundleWorker(bundleDir);
+export function bundledWorkerOptions(scriptPath, vars) {
+  const { unstable_getMiniflareWorkerOptions } = require("wrangler");
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, "wrangler.toml"));
-  mkdirSync(persistDir, { recursive: true });
-  const mf = new Miniflare({
+  return {
     ...workerOptions,
     name: "edgeforge",
     modules: true,
     scriptPath,
     modulesRoot: path.dirname(scriptPath),
     bindings: { ...(workerOptions.bindings ?? {}), ...vars },
+  };
+}
+
+/**
+ * Starts the Worker on 127.0.0.1:`port`. `vars` are the Worker's string bindings; Durable Object,
+ * queue and R2 state persist under `persistDir`. Returns the Miniflare instance (`dispose()` stops it).
+ * `/cdn-cgi/handler/scheduled?cron=…` runs a cron (the cron ticker uses it).
+ */
+export async function startWorker({ port, vars, persistDir, bundleDir }) {
+  const scriptPath = bundleWorker(bundleDir);
+  mkdirSync(persistDir, { recursive: true });
+  const { Miniflare } = require("miniflare");
+  const mf = new Miniflare({
+    ...bundledWorkerOptions(scriptPath, vars),
     host: "127.0.0.1",
     port,
     unsafeTriggerHandlers: true,

@@ -1,12 +1,14 @@
 // Node side of `npm test` (ARCHITECTURE.md §10): picks the database, creates a throwaway one,
 // migrates and bootstraps it, starts the WebSocket proxy, and hands the URLs to workerd.
 import net from "node:net";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { bootstrap, generateToken } from "../scripts/bootstrap.mjs";
 import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { openPglite, servePglite } from "../scripts/pglite-server.mjs";
 import { startWsProxy } from "../scripts/ws-proxy.mjs";
+import { bundleWorker } from "../scripts/worker-host.mjs";
 import { gitFixtures } from "./git-fixtures";
 import type { GitFixtures } from "./shared/git/fixture-types";
 import { packFixtures } from "./git_http/pack-fixtures";
@@ -20,6 +22,7 @@ declare module "vitest" {
     rootToken: string;
     gitFixtures: GitFixtures;
     packFixtures: PackFixtures;
+    workerBundle: string;
   }
 }
 
@@ -37,6 +40,10 @@ function answers(host: string, port: number, timeoutMs: number): Promise<boolean
 }
 
 export default async function setup(project: TestProject) {
+  // The Worker under test: the same bundle `wrangler deploy` uploads (test/vitest.config.ts says why).
+  const started = Date.now();
+  project.provide("workerBundle", bundleWorker(fileURLToPath(new URL(".tmp/worker", import.meta.url))));
+  console.log(`[setup] Worker bundled in ${Date.now() - started} ms`);
   const cleanups: (() => Promise<void>)[] = [];
   const rootToken = generateToken();
   let databaseUrl: string;

@@ -34,6 +34,12 @@ function configureNeon(env: Bindings) {
  */
 const CONNECT_TIMEOUT_MS = 1800;
 
+/** `DB_CONNECT_TIMEOUT_MS` overrides it: the vitest suite, on a loaded 2-core machine, waits longer. */
+function connectTimeout(env: Bindings): number {
+  const ms = Number(env.DB_CONNECT_TIMEOUT_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : CONNECT_TIMEOUT_MS;
+}
+
 type RelationalSchema = ConstructorParameters<typeof NeonDatabase<typeof schema>>[2];
 
 /**
@@ -70,7 +76,7 @@ function drizzleOn(pool: Pool, logger: Logger | undefined): Database {
 /** A fresh pool (max 1 connection) and its Drizzle handle; `onQuery` counts statements. */
 export function createDb(env: Bindings, onQuery?: () => void) {
   configureNeon(env);
-  const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: connectTimeout(env) });
   // A session that drops while idle emits 'error' on the pool; the next query reports it instead.
   pool.on("error", () => {});
   const db = drizzleOn(pool, onQuery ? { logQuery: () => onQuery() } : undefined);

@@ -9,6 +9,8 @@ export type Bindings = {
   /** `host:port` of scripts/ws-proxy.mjs; absent in production (the Neon driver's defaults reach Neon). */
   WS_PROXY?: string;
   EXTERNAL_URL?: string;
+  /** How long a request waits for its database session before answering 503 (default 1800 ms). */
+  DB_CONNECT_TIMEOUT_MS?: string;
   /** Internal (tests): when set, responses carry `X-Query-Count`. */
   QUERY_COUNT_HEADER?: string;
   /** R2 (wrangler.toml `[[r2_buckets]]`): uploaded files such as incident metric images. */

@@ -4,12 +4,10 @@ import { expect } from "vitest";
 import { alertManagementAlertReceipts } from "../../db/schema";
 import type { Bindings } from "../../functions/kernel/env";
 import { queue } from "../../functions/queue";
-import { BASE } from "../helpers/client";
+import { BASE, worker } from "../helpers/client";
 import type { TestProject, TestUser, World } from "../helpers/world";
-import { exports as workerExports } from "cloudflare:workers";
 
 export type Json = Record<string, unknown>;
-const worker = (workerExports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
 
 export const integrationsPath = (projectId: number, rest = "") => `/projects/${projectId}/alert_management/http_integrations${rest}`;
 

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:test";
-import { exports as workerExports } from "cloudflare:workers";
+import { createExecutionContext, env } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { app } from "../../functions/app";
+import edgeforge from "../../functions/index";
 import { declaredParams, type ParamKind } from "../../functions/kernel/params";
 import { BASE, client } from "../helpers/client";
 import { world } from "../helpers/world";
@@ -19,9 +19,11 @@ import { edgeValues, PATH_EDGES, valueFor } from "./fuzz-values";
  * CI runs a fixed seed and FUZZ_RUNS_CI cases; `npm run fuzz` (FUZZ_RUNS, FUZZ_SEED) runs more, plus a
  * deterministic sweep of every edge value of every parameter.
  */
-/** The Worker's real entry point. */
-const entry = (workerExports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default;
-const worker = (r: Request) => entry.fetch(r);
+/**
+ * The Worker's real entry point, imported from source into the test's isolate (not the bundle the
+ * other tests call): the registry of declared parameters is module state, read here after the run.
+ */
+const worker = (r: Request) => edgeforge.fetch(r, env as never, createExecutionContext());
 
 const vars = env as unknown as { FUZZ_RUNS?: string; FUZZ_SEED?: string; FUZZ_TRACE?: string; FUZZ_CI_RUNS?: string };
 const BIG = !!vars.FUZZ_RUNS;

@@ -1,7 +1,10 @@
-import { exports as workerExports } from "cloudflare:workers";
+import { env } from "cloudflare:test";
 
-/** The Worker's default export, as vitest-pool-workers exposes it. */
-const worker = (workerExports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
+/**
+ * The Worker under test: its deployable bundle, behind a service binding (test/vitest.config.ts).
+ * Every request of the suite goes through its real `fetch` entry point.
+ */
+export const worker = (env as unknown as { EDGEFORGE: Fetcher }).EDGEFORGE;
 
 export type RequestOptions = {
   query?: Record<string, string | number | boolean | (string | number)[]>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ApiError, describeFailure, maskValues } from "../../functions/kernel/errors";
 import { decodeQuery, INT53, p, parseDateTime, validateParams } from "../../functions/kernel/params";
-import { BASE, request, statusAndBody } from "../helpers/client";
+import { BASE, request, statusAndBody, worker } from "../helpers/client";
 import { world } from "../helpers/world";
 
 /** Gitlab::Middleware::HandleMalformedStrings answers this, text/plain, before any endpoint runs. */
@@ -83,8 +83,6 @@ describe("malformed bodies", () => {
 
 /** Sends a raw body (the client helper only builds well-formed ones). */
 async function fetchWithBody(token: string, path: string, type: string, body: string) {
-  const { exports } = await import("cloudflare:workers");
-  const worker = (exports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default;
   return worker.fetch(new Request(`${BASE}/api/v4${path}`, { method: "POST", headers: { "PRIVATE-TOKEN": token, "Content-Type": type }, body }));
 }
 

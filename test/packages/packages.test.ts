@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statusAndBody } from "../helpers/client";
+import { statusAndBody, worker } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world, type TestUser } from "../helpers/world";
 import { env } from "cloudflare:test";
@@ -15,8 +15,6 @@ async function hex(algorithm: string, text: string) {
 }
 
 async function rawPut(token: string, path: string, content: string): Promise<Response> {
-  const { exports } = await import("cloudflare:workers");
-  const worker = (exports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default;
   return worker.fetch(new Request(`http://edgeforge.test/api/v4${path}`, { method: "PUT", headers: { "PRIVATE-TOKEN": token }, body: content }));
 }
 

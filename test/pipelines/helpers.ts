@@ -1,7 +1,7 @@
 // Shared set-up for CI tests: a project whose `main` has a .gitlab-ci.yml, and runners.
 import { expect } from "vitest";
 import type { Client } from "../helpers/client";
-import { request } from "../helpers/client";
+import { request, worker } from "../helpers/client";
 import type { TestUser, World } from "../helpers/world";
 
 export async function ciProject(w: World, yaml: string, opts: { files?: Record<string, string>; message?: string; developers?: TestUser[]; reporters?: TestUser[]; guests?: TestUser[]; visibility?: "private" | "public" } = {}) {
@@ -65,8 +65,6 @@ export async function claim(runnerToken: string): Promise<Claimed> {
 }
 
 export async function patchTrace(job: { id: number; token: string }, start: number, text: string) {
-  const { exports } = await import("cloudflare:workers");
-  const worker = (exports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default;
   return worker.fetch(
     new Request(`http://edgeforge.test/api/v4/jobs/${job.id}/trace`, {
       method: "PATCH",

@@ -26,7 +26,7 @@ describe("POST /projects", () => {
   it("creates a personal project from a name, deriving the path, with the caller as Owner member", async () => {
     const w = await world();
     const user = await w.user();
-    const name = `My Project ${unique("n").slice(-5)}`;
+    const name = `My Project ${unique("n").replace(/[^a-z0-9]/g, "").slice(-5)}`;
     const res = await w.as(user).post("/projects", { json: { name, description: "hello" } });
     expect(res.status).toBe(201);
     const body = (await res.json()) as Json;

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { BASE, statusAndBody } from "../helpers/client";
+import { BASE, statusAndBody, worker } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
 import { operationsUnleashClients, operationsUnleashMetrics } from "../../db/schema";
 import { eq } from "drizzle-orm";
-import { exports as workerExports } from "cloudflare:workers";
 
 async function setup() {
   const w = await world();
@@ -23,7 +22,7 @@ async function setup() {
 
 /** A request to the Worker's entry point by absolute URL, without a personal token (as Unleash clients send). */
 async function fetchWorker(url: string, init: RequestInit = {}): Promise<Response> {
-  return (workerExports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default.fetch(new Request(url, init));
+  return worker.fetch(new Request(url, init));
 }
 
 describe("GET /projects/:id/feature_flags_client", () => {
