@@ -1,10 +1,9 @@
-import { exports as workerExports } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { zlibSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FLUSH, pkt } from "../../functions/shared/git/pack/pktline";
 import { OBJ_COMMIT, PackWriter, objectId } from "../../functions/shared/git/pack/pack";
-import { BASE, statusAndBody } from "../helpers/client";
+import { BASE, statusAndBody, worker } from "../helpers/client";
 import { world, type TestUser, type World } from "../helpers/world";
 import { commit, mergeFixture } from "../merge_requests/support";
 import { insertMergeRequest, rows, type Json } from "./support";
@@ -30,7 +29,6 @@ async function create(u: TestUser, base: string, json: Json): Promise<Json> {
 
 const userIds = (list: Json[]) => list.map((u) => u.id);
 
-const worker = (workerExports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
 
 /**
  * Pushes one new commit (same tree, parent = the branch's head) to `branch` over smart HTTP
