@@ -95,6 +95,7 @@ try {
     log(`websocket proxy on 127.0.0.1:${proxy.port}${database.serialized ? " (serialising PGlite)" : ""}`);
   }
   if (externalUrl) vars.EXTERNAL_URL = externalUrl;
+  if (process.env.DB_CONNECT_TIMEOUT_MS) vars.DB_CONNECT_TIMEOUT_MS = process.env.DB_CONNECT_TIMEOUT_MS;
   // Opt-in (bench/issues.mjs): every response carries X-Query-Count, the SQL statements it ran.
   if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.QUERY_COUNT_HEADER = "1";
 
