@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, or, sql, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or, sql } from "drizzle-orm";
 import {
   awardEmoji,
   badges,
@@ -43,29 +43,6 @@ export async function createExportJob(
 
 export async function loadJob(db: Executor, id: number): Promise<ProjectTransferJob | null> {
   const [row] = await db.select().from(projectTransferJobs).where(eq(projectTransferJobs.id, id));
-  return row ?? null;
-}
-
-/**
- * Takes a queued job, or a started one whose lease passed (its consumer died): one statement, so two
- * deliveries of the same message cannot both take it. Null when another consumer holds it or it is done.
- */
-export async function leaseJob(db: Executor, id: number, leaseSeconds: number): Promise<ProjectTransferJob | null> {
-  const [row] = await db
-    .update(projectTransferJobs)
-    .set({
-      status: "started",
-      attempts: sql`${projectTransferJobs.attempts} + 1`,
-      leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
-      updatedAt: sql`now()`,
-    })
-    .where(
-      and(
-        eq(projectTransferJobs.id, id),
-        or(eq(projectTransferJobs.status, "queued"), and(eq(projectTransferJobs.status, "started"), or(isNull(projectTransferJobs.leaseUntil), lt(projectTransferJobs.leaseUntil, sql`now()`)))),
-      ),
-    )
-    .returning();
   return row ?? null;
 }
 

@@ -11,6 +11,7 @@ import { planFetch } from "../git_http/upload_pack";
 import { readPackRows } from "../git_http/queries";
 import { EXPORT_VERSION, exportTree } from "./entities";
 import * as q from "./queries";
+import { leaseTransferJob } from "../shared/transfer_jobs";
 
 const READ_CHUNK = 500;
 const encoder = new TextEncoder();
@@ -113,7 +114,7 @@ export const archiveKey = (projectId: number, jobId: number) => `exports/project
  * A refused or failed upload marks the job `failed` with its error, so the status shows it.
  */
 export async function runExport(db: Executor, env: Bindings, jobId: number, leaseSeconds = 600): Promise<"done" | "skipped"> {
-  const job = await q.leaseJob(db, jobId, leaseSeconds);
+  const job = await leaseTransferJob(db, jobId, "export", leaseSeconds);
   if (!job) return "skipped";
   const archive = await buildArchive(db, job.projectId);
   if (!archive) {

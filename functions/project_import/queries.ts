@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, or, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import {
   awardEmoji,
@@ -54,33 +54,6 @@ export async function createImportJob(
     .values({ kind: "import", status: "scheduled", ...job })
     .returning();
   return row;
-}
-
-/**
- * Takes a scheduled import job, or a started one whose lease passed (its consumer died), in one
- * statement: two deliveries of the same message cannot both take it. Null when held or done.
- */
-export async function leaseImportJob(db: Executor, id: number, leaseSeconds: number): Promise<ProjectTransferJob | null> {
-  const [row] = await db
-    .update(projectTransferJobs)
-    .set({
-      status: "started",
-      attempts: sql`${projectTransferJobs.attempts} + 1`,
-      leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
-      updatedAt: sql`now()`,
-    })
-    .where(
-      and(
-        eq(projectTransferJobs.id, id),
-        eq(projectTransferJobs.kind, "import"),
-        or(
-          eq(projectTransferJobs.status, "scheduled"),
-          and(eq(projectTransferJobs.status, "started"), or(isNull(projectTransferJobs.leaseUntil), lt(projectTransferJobs.leaseUntil, sql`now()`))),
-        ),
-      ),
-    )
-    .returning();
-  return row ?? null;
 }
 
 export async function finishImportJob(db: Executor, id: number) {

@@ -16,6 +16,7 @@ import * as q from "./queries";
 import { restoreRepository } from "./repository";
 import { PackError } from "../shared/git/pack/pack";
 import { TruncatedInput } from "../shared/git/pack/reader";
+import { leaseTransferJob } from "../shared/transfer_jobs";
 
 /** Records per transaction (GitLab's relation batches). */
 const BATCH = 100;
@@ -479,7 +480,7 @@ const MR_EXCEPT = [
  * queue retries.
  */
 export async function runImport(db: Database, env: Bindings, jobId: number, leaseSeconds = 600): Promise<"done" | "skipped" | "failed"> {
-  const job = await q.leaseImportJob(db, jobId, leaseSeconds);
+  const job = await leaseTransferJob(db, jobId, "import", leaseSeconds);
   if (!job) return "skipped";
   if (job.attempts > 1) await db.transaction((tx) => q.resetImportedRelations(tx, job.projectId, job.id));
   try {
