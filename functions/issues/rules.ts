@@ -1,7 +1,11 @@
-import type { ProjectWithAccess } from "../kernel/abilities";
+import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import { Access, Visibility } from "../kernel/access";
+import type { Actor } from "../kernel/env";
 import { toSentence } from "../kernel/present";
-import type { ContextUser } from "./queries/write";
+import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
+import { TodoAction } from "../shared/issuables/todos";
+import type { CreateParams } from "./params";
+import type { ContextUser, IssueEffects, WriteContext } from "./queries/write";
 
 /**
  * Pure rules of the issue writes: model validations, casts, and the texts of GitLab's system notes
@@ -108,3 +112,98 @@ export function labelTitles(list: string[] | undefined): string[] {
   }
   return out;
 }
+
+// The decisions shared by the create service and the update planner (update_plan.ts).
+
+export type Permissions = { metadata: boolean; admin: boolean; timestamps: boolean; createLabels: boolean };
+
+/**
+ * IssuePolicy: `set_issue_metadata` (milestone, labels, assignees, due date, lock, confidentiality)
+ * for reporters and up, and for any project member creating an issue (gitlab-org/gitlab#300100);
+ * `admin_issue` (EE weight, issue types); `set_issue_created_at`/`_updated_at`/`_iid` (owners and
+ * admins); `admin_label` (create missing labels).
+ */
+export function permissions(actor: Actor, project: ProjectWithAccess, creating: boolean): Permissions {
+  const admin = allowed(actor, "admin_issue", project);
+  return {
+    metadata: admin || (creating && project.accessLevel >= Access.GUEST),
+    admin,
+    timestamps: actor.isAdmin || project.accessLevel >= Access.OWNER,
+    createLabels: allowed(actor, "admin_label", project),
+  };
+}
+
+/** `create_issue_type_allowed?`: incidents, test cases and requirements need reporter access. */
+export function issueTypeAllowed(type: string | undefined, perms: Permissions): type is string {
+  return type !== undefined && (type === "issue" || perms.admin);
+}
+
+/** `convert_parameters_from_legacy_format`: a present `assignee_id` replaces `assignee_ids`. */
+export function requestedAssignees(params: Pick<CreateParams, "assignee_ids" | "assignee_id">): number[] | null | undefined {
+  if (params.assignee_id !== undefined && params.assignee_id !== null) return [params.assignee_id];
+  return params.assignee_ids;
+}
+
+/**
+ * `filter_assignees_using_checks`: `[0]` unassigns everyone; otherwise the ids of users who may read
+ * the issue; when none may, the parameter is dropped (undefined: no change).
+ */
+export function filterAssignees(
+  ids: number[] | null | undefined,
+  ctx: WriteContext,
+  project: ProjectWithAccess,
+  issue: { confidential: boolean; authorId: number | null; assigneeIds: number[] } | null,
+): number[] | undefined {
+  if (ids === undefined) return undefined;
+  if (ids === null || ids.length === 0) return [];
+  if (ids.length === 1 && ids[0] === 0) return [];
+  const readers = ids.filter((id, i) => {
+    const user = ctx.users.find((u) => u.id === id);
+    return ids.indexOf(id) === i && !!user && userCanReadIssue(user, project, issue);
+  });
+  return readers.length ? readers : undefined;
+}
+
+/** `find_or_create_label_ids`: available labels by title (the project's first), else new project labels. */
+export function resolveLabels(titles: string[], ctx: WriteContext, canCreate: boolean): { ids: number[]; create: string[] } {
+  const ids: number[] = [];
+  const create: string[] = [];
+  for (const title of titles) {
+    const label = ctx.labels.find((l) => l.title === title);
+    if (label) {
+      if (!ids.includes(label.id)) ids.push(label.id);
+    } else if (canCreate && [...title].length <= 255 && !create.includes(title)) create.push(title);
+  }
+  return { ids, create };
+}
+
+/**
+ * TodoService#new_issuable / #reassigned_assignable / #update_issue: `assigned` to-dos for new
+ * assignees, then `directly_addressed` and `mentioned` ones for users named in the title or
+ * description who may read the issue; each user gets one (create_todos skips pending ones).
+ */
+export function todosFor(
+  opts: { assigned: number[]; text: MentionText | null; skipUsernames: string[] },
+  ctx: WriteContext,
+  canRead: (u: ContextUser) => boolean,
+): IssueEffects["todos"] {
+  const todos: IssueEffects["todos"] = opts.assigned.map((userId) => ({ userId, action: TodoAction.assigned }));
+  if (opts.text === null) return todos;
+  const taken = new Set(opts.assigned);
+  const skip = new Set(opts.skipUsernames);
+  // Each mentionable attribute (title, description) is scanned on its own for a leading address.
+  const direct = new Set([...directlyAddressedUsernames(opts.text.title), ...directlyAddressedUsernames(opts.text.description)]);
+  for (const name of mentions(opts.text)) {
+    if (skip.has(name)) continue;
+    const user = ctx.users.find((u) => u.username.toLowerCase() === name);
+    if (!user || taken.has(user.id) || !canRead(user)) continue;
+    taken.add(user.id);
+    todos.push({ userId: user.id, action: direct.has(name) ? TodoAction.directly_addressed : TodoAction.mentioned });
+  }
+  // Directly addressed users get theirs before the mentioned ones, as GitLab creates them.
+  return [...todos.filter((t) => t.action !== TodoAction.mentioned), ...todos.filter((t) => t.action === TodoAction.mentioned)];
+}
+
+/** The mentionable attributes of an issue (`attr_mentionable :title, :description`). */
+export type MentionText = { title: string; description: string | null };
+export const mentions = (t: MentionText) => [...new Set([...mentionedUsernames(t.title), ...mentionedUsernames(t.description)])];

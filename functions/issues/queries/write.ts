@@ -26,16 +26,15 @@ export type WriteContext = {
   labels: { id: number; title: string; projectId: number | null }[];
 };
 
+/** What a write asks loadWriteContext for. */
+export type WriteContextAsk = { userIds: number[]; usernames: string[]; milestoneId: number | null; labelTitles: string[] };
+
 /**
  * What a write needs to decide, in one statement: the users it names (by id or username; active only),
  * whether the milestone is available (`Milestone.for_projects_and_groups(project, group ancestors)`),
  * and the available labels with the given titles.
  */
-export async function loadWriteContext(
-  db: Executor,
-  project: ProjectWithAccess,
-  ask: { userIds: number[]; usernames: string[]; milestoneId: number | null; labelTitles: string[] },
-): Promise<WriteContext> {
+export async function loadWriteContext(db: Executor, project: ProjectWithAccess, ask: WriteContextAsk): Promise<WriteContext> {
   const groupIds = project.namespace.type === "Group" ? project.namespace.traversalIds : [];
   const result = await db.execute<{ users: ContextUser[] | null; milestone_id: number | null; labels: WriteContext["labels"] | null }>(sql`
     SELECT
