@@ -104,8 +104,16 @@ export async function queueVersion(db: Executor): Promise<string> {
   return result.rows[0]?.v ?? "0";
 }
 
-/** The claim: one statement, safe with concurrent runners (FOR UPDATE SKIP LOCKED). */
-export async function claimJob(db: Executor, runner: ClaimingRunner, tokenDigest: string): Promise<CiBuild | null> {
+/**
+ * The claim: one statement, safe with concurrent runners (FOR UPDATE SKIP LOCKED). It also tells a queue
+ * with nothing for this runner (`null`: 204) from a queue whose candidates were all taken from under it
+ * (`"conflict"`: 409, as GitLab's `result.valid?` false → `conflict!`, after which the runner asks again at
+ * once instead of long polling). The second scan reads the statement's snapshot without locking: when the
+ * locking scan returned nothing but this one sees a candidate, every candidate was either row-locked by a
+ * concurrent claim or by pipeline processing (skipped), or changed by a transaction that committed after
+ * the snapshot (dropped by the re-check of FOR UPDATE). It runs only when nothing was claimed.
+ */
+export async function claimJob(db: Executor, runner: ClaimingRunner, tokenDigest: string): Promise<CiBuild | "conflict" | null> {
   const scope =
     runner.runnerType === "instance_type"
       ? sql`b.project_id IN (SELECT id FROM projects WHERE shared_runners_enabled)`
@@ -113,19 +121,23 @@ export async function claimJob(db: Executor, runner: ClaimingRunner, tokenDigest
         ? sql`b.project_id IN (SELECT project_id FROM ci_runner_projects WHERE runner_id = ${runner.id})`
         : sql`b.project_id IN (SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id
             WHERE n.traversal_ids && ARRAY(SELECT namespace_id FROM ci_runner_namespaces WHERE runner_id = ${runner.id}))`;
-  const result = await db.execute<{ id: number }>(sql`
-    UPDATE ci_builds SET status = 'running', runner_id = ${runner.id}, started_at = now(), token_digest = ${tokenDigest},
-      lock_version = lock_version + 1, processed = false, updated_at = now()
-    WHERE id = (
-      SELECT b.id FROM ci_builds b
-      WHERE b.status = 'pending' AND b.type = 'build' AND ${scope}
+  // The whole predicate sits in the locking subquery itself (not `id IN (candidates)`): FOR UPDATE re-checks
+  // it on a row a concurrent transaction changed, so a job claimed meanwhile is never claimed twice.
+  const candidate = sql`b.status = 'pending' AND b.type = 'build' AND ${scope}
         AND b.tag_list <@ ${sql.param(runner.tagList)}::text[]
-        AND (${runner.runUntagged} OR cardinality(b.tag_list) > 0)
-      ORDER BY b.id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING id`);
-  const id = result.rows[0]?.id;
-  if (id === undefined) return null;
-  const [job] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, Number(id)));
+        AND (${runner.runUntagged} OR cardinality(b.tag_list) > 0)`;
+  const result = await db.execute<{ id: number | null; conflict: boolean }>(sql`
+    WITH claimed AS (
+      UPDATE ci_builds SET status = 'running', runner_id = ${runner.id}, started_at = now(), token_digest = ${tokenDigest},
+        lock_version = lock_version + 1, processed = false, updated_at = now()
+      WHERE id = (SELECT b.id FROM ci_builds b WHERE ${candidate} ORDER BY b.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING id)
+    SELECT id, false AS conflict FROM claimed
+    UNION ALL
+    SELECT NULL, EXISTS (SELECT 1 FROM ci_builds b WHERE ${candidate}) WHERE NOT EXISTS (SELECT 1 FROM claimed)`);
+  const row = result.rows[0];
+  if (row?.id === null || row?.id === undefined) return row?.conflict ? "conflict" : null;
+  const [job] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, Number(row.id)));
   return job;
 }
 

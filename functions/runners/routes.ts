@@ -3,7 +3,7 @@ import { authorize } from "../kernel/abilities";
 import { generateToken, requireAdmin, requireUser, sha256Hex } from "../kernel/auth";
 import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
-import { ApiError, badRequest, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
+import { ApiError, badRequest, conflict, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
 import { findProject, loadGroup, loadProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
@@ -95,7 +95,11 @@ const RequestJob = z.object({ token: p.string(), last_update: p.string().optiona
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** POST /jobs/request: claims the oldest pending job the runner may take (201), else 204. */
+/**
+ * POST /jobs/request: claims the oldest pending job the runner may take (201); 204 with the queue version
+ * when there is none; 409 when pending jobs existed but concurrent transactions held them (the runner
+ * retries at once; lib/api/ci/runner.rb `conflict!`, no X-GitLab-Last-Update).
+ */
 runnerProtocolRoutes.post("/jobs/request", async (c) => {
   const params = await readParams(c, RequestJob);
   const db = c.var.db();
@@ -118,6 +122,7 @@ runnerProtocolRoutes.post("/jobs/request", async (c) => {
   }
   const token = generateToken("glcbt-");
   const job = await q.claimJob(db, runner, await sha256Hex(token));
+  if (job === "conflict") throw conflict();
   if (!job) return none();
   const context = await q.jobContext(db, job);
   const variables = await q.jobVariables(db, job.projectId, job.pipelineId);

@@ -1,7 +1,10 @@
+import { sql } from "drizzle-orm";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../functions/kernel/db";
 import { request, statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { ciProject, createPipeline, finish, projectRunner, requestJob, type Claimed } from "../pipelines/helpers";
+import { ciProject, createPipeline, eventually, finish, projectRunner, requestJob, type Claimed } from "../pipelines/helpers";
 import { compositeStatus } from "../../functions/pipelines/status";
 
 describe("POST /runners, /runners/verify, DELETE /runners", () => {
@@ -61,7 +64,17 @@ describe("races through the HTTP entry point", () => {
     const runners = [];
     for (let i = 0; i < 32; i++) runners.push(await projectRunner(api, project.id));
     const p = await createPipeline(api, project.id);
-    const answers = await Promise.all(runners.map((r) => requestJob(r.token)));
+    // As gitlab-runner does, a 409 (every candidate held by a concurrent claim) is asked again at once.
+    const poll = async (token: string) => {
+      for (;;) {
+        const res = await request("POST", "/jobs/request", null, { json: { token, info: { name: "test" } } });
+        if (res.status === 409) continue;
+        if (res.status === 204) return { job: null };
+        expect(res.status).toBe(201);
+        return { job: (await res.json()) as Claimed };
+      }
+    };
+    const answers = await Promise.all(runners.map((r) => poll(r.token)));
     const jobs = answers.map((a) => a.job).filter((j): j is Claimed => j !== null);
     const ids = jobs.map((j) => j.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -81,4 +94,79 @@ describe("races through the HTTP entry point", () => {
     expect(all.filter((j) => j.status === "success")).toHaveLength(24);
     expect(all.filter((j) => j.status === "failed")).toHaveLength(8);
   }, 60_000);
+});
+
+describe("POST /jobs/request while pending jobs are row-locked", () => {
+  const ask = (token: string) => request("POST", "/jobs/request", null, { json: { token, info: { name: "test" } } });
+
+  /** Runs `fn` while a transaction of the test holds FOR UPDATE on the given jobs' rows. */
+  async function holding<T>(jobIds: number[], fn: () => Promise<T>): Promise<T> {
+    const { db, pool } = createDb(env as never);
+    try {
+      return await db.transaction(async (tx) => {
+        const locked = await tx.execute<{ id: number }>(sql`SELECT id FROM ci_builds WHERE id IN ${sql.raw(`(${jobIds.join(",")})`)} FOR UPDATE`);
+        expect(locked.rows).toHaveLength(jobIds.length);
+        return fn();
+      });
+    } finally {
+      await pool.end();
+    }
+  }
+
+  async function pendingJobs(w: Awaited<ReturnType<typeof world>>, yaml: string, count: number) {
+    const { api, project } = await ciProject(w, yaml);
+    const p = await createPipeline(api, project.id);
+    const jobs = await eventually(
+      async () => (await (await api.get(`/projects/${project.id}/pipelines/${p.id}/jobs`)).json()) as { id: number; name: string; status: string }[],
+      (js) => js.filter((j) => j.status === "pending").length === count,
+    );
+    expect(jobs.filter((j) => j.status === "pending")).toHaveLength(count);
+    return { api, project, jobs: jobs.sort((a, b) => a.id - b.id) };
+  }
+
+  it("answers 409 (no X-GitLab-Last-Update) when its only candidate is locked, then 201 once the lock is gone", async () => {
+    const w = await world();
+    const { api, project, jobs } = await pendingJobs(w, "a:\n  script: x\n", 1);
+    const runner = await projectRunner(api, project.id);
+    const res = await holding([jobs[0].id], () => ask(runner.token));
+    expect(res.headers.get("X-GitLab-Last-Update")).toBeNull();
+    expect(await statusAndBody(res)).toEqual([409, { message: "409 Conflict" }]);
+    const after = await requestJob(runner.token);
+    expect(after.job?.id).toBe(jobs[0].id);
+    // Nothing pending any more: 204 with the queue version, as before.
+    const empty = await ask(runner.token);
+    expect(empty.status).toBe(204);
+    expect(empty.headers.get("X-GitLab-Last-Update")).toMatch(/^\d+$/);
+  });
+
+  it("claims an unlocked candidate past a locked one (201, not 409)", async () => {
+    const w = await world();
+    const { api, project, jobs } = await pendingJobs(w, "a:\n  script: x\nb:\n  script: x\n", 2);
+    const runner = await projectRunner(api, project.id);
+    const res = await holding([jobs[0].id], () => ask(runner.token));
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as Claimed).id).toBe(jobs[1].id);
+  });
+
+  it("answers 204 when the locked pending jobs are not this runner's to take", async () => {
+    const w = await world();
+    const { api, project, jobs } = await pendingJobs(w, "a:\n  tags: [gpu]\n  script: x\n", 1);
+    const plain = await projectRunner(api, project.id, { tags: ["docker"] });
+    const res = await holding([jobs[0].id], () => ask(plain.token));
+    expect(res.status).toBe(204);
+    expect(res.headers.get("X-GitLab-Last-Update")).toMatch(/^\d+$/);
+    // An inactive runner is not told about conflicts either.
+    const made = await api.post("/user/runners", { json: { runner_type: "project_type", project_id: project.id, tag_list: ["gpu"], paused: true } });
+    expect(made.status).toBe(201);
+    const gpu = (await made.json()) as { token: string };
+    expect((await holding([jobs[0].id], () => ask(gpu.token))).status).toBe(204);
+  });
+
+  it("answers 409 when every candidate is locked, not only the first", async () => {
+    const w = await world();
+    const { api, project, jobs } = await pendingJobs(w, "a:\n  script: x\nb:\n  script: x\n", 2);
+    const runner = await projectRunner(api, project.id);
+    const res = await holding(jobs.map((j) => j.id), () => ask(runner.token));
+    expect(await statusAndBody(res)).toEqual([409, { message: "409 Conflict" }]);
+  });
 });
