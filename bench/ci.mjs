@@ -172,7 +172,8 @@ async function main() {
         const t0 = process.hrtime.bigint();
         const res = await jsonRequest({ base: server.apiUrl, agent, token: "" }, "POST", "/jobs/request", { token, last_update: lastUpdate, info: { name: "bench", version: "16.0.0" } });
         lastUpdate = res.headers["x-gitlab-last-update"] ?? lastUpdate;
-        if (res.status === 204) continue;
+        // 409: the candidates were locked by concurrent claims; ask again at once, as gitlab-runner does.
+        if (res.status === 204 || res.status === 409) continue;
         if (res.status === 503) {
           await unavailable(res.headers);
           continue;
@@ -217,7 +218,7 @@ async function main() {
         held.push(JSON.parse(res.text));
         break;
       }
-      if (res.status !== 204 || attempt >= 100) throw new Error(`jobs/request for the trace step answered ${res.status} after ${held.length} claims`);
+      if ((res.status !== 204 && res.status !== 409) || attempt >= 100) throw new Error(`jobs/request for the trace step answered ${res.status} after ${held.length} claims`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

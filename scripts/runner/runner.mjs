@@ -282,6 +282,8 @@ export async function runRunner(opts, log = console.log) {
       if (opts.once) return { token, jobs: 1 };
       continue;
     }
+    // 409: every pending job it could take was locked by a concurrent claim; gitlab-runner asks again at once.
+    if (res.status === 409) continue;
     if (res.status !== 204) throw new Error(`jobs/request answered ${res.status}`);
     if (opts.once) return { token, jobs: 0 };
     await new Promise((r) => setTimeout(r, POLL_MS));
