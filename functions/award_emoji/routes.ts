@@ -5,7 +5,7 @@ import { checkUnmodifiedSince, notFound, recordNotFound, unauthorized } from "..
 import { emojiName } from "../shared/issuables/emoji";
 import { findProject } from "../kernel/lookup";
 import { deleteAward, insertAward, type Awardable } from "./writes";
-import { canAwardEmoji, canReadNote, findNote, loadNoteable, noteUser, type Noteable, type NoteableType } from "../shared/issuables/noteables";
+import { canAwardEmoji, canReadNote, findNote, loadNoteable, noteUser, type NoteableType, type RowNoteable } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -27,7 +27,7 @@ const FAMILIES: { base: string; type: NoteableType; key: string }[] = [
 ];
 
 /** What the endpoints act on: the issue, merge request or snippet, or one of its notes. */
-type Target = { awardable: Awardable; noteable: Noteable; readable: boolean; canAward: boolean; systemNote: boolean };
+type Target = { awardable: Awardable; noteable: RowNoteable; readable: boolean; canAward: boolean; systemNote: boolean };
 
 /**
  * `awardable` (lib/api/helpers/award_emoji.rb): the parent by iid or id inside the project, then the

@@ -4,7 +4,7 @@ import { requireUser } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { badRequest, checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
 import { deleteNote, insertNote, insertReply, updateNoteBody } from "../notes/writes";
-import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteUser, type Noteable, type NoteableType, type NoteRow } from "../shared/issuables/noteables";
+import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findCommitNoteable, noteInvalid, findNote, findNoteable, noteCreatedAt, noteUser, type Noteable, type NoteableType, type NoteRow } from "../shared/issuables/noteables";
 import { newDiscussionId } from "../shared/issuables/system_notes";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, type ParamRule, readParamsWithPath } from "../kernel/params";
@@ -15,24 +15,28 @@ import { discussion } from "./entities";
 import * as q from "./queries";
 
 /**
- * Discussions of issues, project snippets, merge requests and epics (lib/api/discussions.rb), with
+ * Discussions of issues, project snippets, merge requests, epics and commits (lib/api/discussions.rb), with
  * the note helpers of lib/api/helpers/notes_helpers.rb. Every endpoint needs a signed-in caller.
  * The noteable id is `types: [Integer, String]` there: anything that is not an existing id is
- * `404 Not found`, never a 400.
+ * `404 Not found`, never a 400; a commit is named by a sha, branch or tag name (`404 Commit Not Found`).
+ * Commit comments made through the commits API (single comments and LegacyDiffNotes on a diff line)
+ * are discussions here too, as GitLab shows them.
  */
 export const discussionsRoutes = router();
 
-const FAMILIES: { base: string; type: NoteableType }[] = [
+const FAMILIES: { base: string; type: Noteable["type"] }[] = [
   { base: "/projects/:id/issues/:noteable_id/discussions", type: "Issue" },
   { base: "/projects/:id/snippets/:noteable_id/discussions", type: "Snippet" },
   { base: "/projects/:id/merge_requests/:noteable_id/discussions", type: "MergeRequest" },
   { base: "/groups/:id/epics/:noteable_id/discussions", type: "Epic" },
+  { base: "/projects/:id/repository/commits/:noteable_id/discussions", type: "Commit" },
 ];
 
 /** Noteable::REPLYABLE_TYPES (with EE's Epic): where a single comment can become a thread. */
-const REPLYABLE = new Set<NoteableType>(["Issue", "MergeRequest", "Epic"]);
+const REPLYABLE = new Set<Noteable["type"]>(["Issue", "MergeRequest", "Epic"]);
 
-function noteable(c: Ctx, type: NoteableType, key: string): Promise<Noteable> {
+function noteable(c: Ctx, type: Noteable["type"], key: string): Promise<Noteable> {
+  if (type === "Commit") return findCommitNoteable(c, c.req.param("id") ?? "", key);
   return findNoteable(c, type, c.req.param("id") ?? "", /^\d+$/.test(key) ? Number(key) : NaN);
 }
 
@@ -44,7 +48,23 @@ function canResolve(actor: Actor, n: Noteable, found: Pick<NoteRow, "authorId">)
 
 const List = z.object({ noteable_id: p.string(), ...pageParams.shape });
 const One = z.object({ discussion_id: p.string(), noteable_id: p.string() });
-const CreateThread = z.object({ noteable_id: p.string(), body: p.string(), created_at: p.string().optional() });
+/** `optional :position, type: Hash` of the POST (diff notes), validated as Grape validates it. */
+const Position = z.object({
+  base_sha: p.string(),
+  start_sha: p.string(),
+  head_sha: p.string(),
+  position_type: p.oneOf("text", "image"),
+  new_path: p.string().optional(),
+  new_line: p.int().optional(),
+  old_path: p.string().optional(),
+  old_line: p.int().optional(),
+  width: p.int().optional(),
+  height: p.int().optional(),
+  x: p.int().optional(),
+  y: p.int().optional(),
+  line_range: p.hash().optional(),
+});
+const CreateThread = z.object({ noteable_id: p.string(), body: p.string(), created_at: p.string().optional(), position: Position.optional() });
 const Reply = z.object({ noteable_id: p.string(), discussion_id: p.string(), body: p.string(), created_at: p.string().optional() });
 const OneNote = z.object({ noteable_id: p.string(), discussion_id: p.string(), note_id: p.int() });
 const UpdateNote = z.object({
@@ -87,7 +107,9 @@ for (const family of FAMILIES) {
     const n = await noteable(c, type, params.noteable_id);
     if (!canCreateNote(actor, n)) throw forbidden();
     checkNoteBody(params.body);
-    // Differs from GitLab: `position` (diff notes on merge requests) is not supported; a thread is a DiscussionNote.
+    // Differs from GitLab: diff notes (`position`, a DiffNote on a merge request's or a commit's diff)
+    // are not built. A well-formed position is refused as an invalid note is, rather than dropped.
+    if (params.position) throw noteInvalid("position", "is not supported");
     const created = await insertNote(c.var.db(), {
       noteable: n,
       authorId: actor.user.id,
@@ -120,7 +142,7 @@ for (const family of FAMILIES) {
     const found = await q.findDiscussion(c.var.db(), n, params.discussion_id, !canReadConfidentialNotes(actor, n));
     if (!found) throw notFound("Discussion");
     const first = found.notes[0];
-    const individual = first.type !== "DiscussionNote";
+    const individual = !first.type;
     if (individual && !REPLYABLE.has(type)) throw badRequest("Discussion can not be replied to.");
     if (!canCreateNote(actor, n)) throw forbidden();
     checkNoteBody(params.body);
@@ -130,7 +152,9 @@ for (const family of FAMILIES) {
       body: params.body,
       // A reply inherits the discussion's confidentiality (Notes::BuildService).
       confidential: first.confidential,
-      type: "DiscussionNote",
+      // Discussion#reply_attributes: a reply on a commit's diff line is a LegacyDiffNote on that line.
+      type: first.type === "LegacyDiffNote" ? "LegacyDiffNote" : "DiscussionNote",
+      lineCode: first.lineCode,
       discussionId: found.id,
       resolvable: type === "MergeRequest",
       createdAt: noteCreatedAt(actor, n, params.created_at),

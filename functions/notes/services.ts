@@ -5,7 +5,7 @@ import type { Actor } from "../kernel/env";
 import { notFound } from "../kernel/errors";
 import { insertAward, toggleAward } from "../award_emoji/writes";
 import { insertNote } from "./writes";
-import { canAwardEmoji, checkNoteBody, noteErrors, noteUser, type Noteable, type NoteRow } from "../shared/issuables/noteables";
+import { canAwardEmoji, checkNoteBody, noteErrors, noteUser, type Noteable, type NoteRow, type RowNoteable } from "../shared/issuables/noteables";
 import { newDiscussionId } from "../shared/issuables/system_notes";
 
 export type CreatedNote =
@@ -49,7 +49,7 @@ export function extractAward(body: string): { content: string; found: boolean; n
 export async function createNote(
   db: Executor,
   actor: Actor,
-  n: Noteable,
+  n: RowNoteable,
   input: { body: string; confidential: boolean; createdAt: Date | null },
 ): Promise<CreatedNote> {
   const emoji = emojiOnlyName(input.body);

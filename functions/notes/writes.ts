@@ -20,7 +20,7 @@ import { insertTodosSql, resolveTodosSql, TodoAction } from "../shared/issuables
 /** Tables whose rows hold each noteable. */
 const TABLE: Record<NoteableType, string> = { Issue: "issues", MergeRequest: "merge_requests", Snippet: "snippets", Epic: "epics" };
 /** Noteables with `user_notes_count`, `upvotes` and `downvotes` columns. */
-const COUNTED = new Set<NoteableType>(["Issue", "MergeRequest"]);
+const COUNTED = new Set<Noteable["type"]>(["Issue", "MergeRequest"]);
 
 const ident = (name: string) => sql.identifier(name);
 
@@ -84,7 +84,8 @@ function mayRead(n: Noteable, confidentialNote: boolean): SQL {
 
 /** The CTEs that create mention to-dos for the note of CTE `source` and finish the author's own. */
 function todoCtes(n: Noteable, authorId: number, body: string, confidentialNote: boolean, skip: string[]): SQL {
-  if (n.type === "Snippet") return sql``;
+  // Differs from GitLab: commit notes make no to-dos yet (see insertCommitNote).
+  if (n.type === "Snippet" || n.type === "Commit") return sql``;
   const resolve = sql`, resolved AS (${resolveTodosSql(authorId, n.type, n.id)} RETURNING 1)`;
   const direct = directlyAddressedUsernames(body).filter((u) => !skip.includes(u));
   const all = mentionedUsernames(body).filter((u) => !skip.includes(u));
@@ -117,8 +118,10 @@ export type NewNote = {
   authorId: number;
   body: string;
   confidential: boolean;
-  /** "DiscussionNote" for a thread note, null for a single comment. */
-  type: "DiscussionNote" | null;
+  /** "DiscussionNote" for a thread note, null for a single comment; "LegacyDiffNote" for replies on a commit's diff line. */
+  type: "DiscussionNote" | "LegacyDiffNote" | null;
+  /** Commit notes on a diff line (LegacyDiffNote): the line's code. */
+  lineCode?: string | null;
   discussionId: string;
   resolvable: boolean;
   /** `created_at` (and `updated_at`) when the caller may set them; else now. */
@@ -128,6 +131,17 @@ export type NewNote = {
 /** Creates a note with its side effects (see the file comment). One statement. */
 export async function insertNote(db: Executor, input: NewNote): Promise<Note> {
   const n = input.noteable;
+  if (n.type === "Commit")
+    return insertCommitNote(db, {
+      projectId: n.project!.id,
+      commitId: n.commitId!,
+      authorId: input.authorId,
+      body: input.body,
+      type: input.type,
+      lineCode: input.lineCode ?? null,
+      discussionId: input.discussionId,
+      createdAt: input.createdAt,
+    });
   const at = input.createdAt ? sql`${input.createdAt.toISOString()}::timestamptz` : sql`now()`;
   const counter = COUNTED.has(n.type) ? sql`, user_notes_count = user_notes_count + 1` : sql``;
   const result = await db.execute(sql`
@@ -137,7 +151,7 @@ export async function insertNote(db: Executor, input: NewNote): Promise<Note> {
         ${input.type}, ${input.discussionId}, ${input.resolvable}, ${at}, ${at})
       RETURNING *
     ), touched AS (
-      UPDATE ${ident(TABLE[n.type])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
+      UPDATE ${ident(TABLE[n.type as keyof typeof TABLE])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
     )${todoCtes(n, input.authorId, input.body, input.confidential, [])}
     SELECT * FROM source`);
   return noteFrom(result.rows[0] as Record<string, unknown>);
@@ -168,7 +182,8 @@ export function convertToThreadSql(n: Noteable, discussionId: string): SQL {
  * its conversion into a thread, in one statement.
  */
 export async function insertReply(db: Executor, input: NewNote & { convert: boolean }): Promise<Note> {
-  if (!input.convert) return insertNote(db, input);
+  // Commits are not replyable as single comments (Noteable::REPLYABLE_TYPES): nothing to convert.
+  if (!input.convert || input.noteable.type === "Commit") return insertNote(db, input);
   const n = input.noteable;
   const at = input.createdAt ? sql`${input.createdAt.toISOString()}::timestamptz` : sql`now()`;
   const counter = COUNTED.has(n.type) ? sql`, user_notes_count = user_notes_count + 1` : sql``;
@@ -180,7 +195,7 @@ export async function insertReply(db: Executor, input: NewNote & { convert: bool
         'DiscussionNote', ${input.discussionId}, ${input.resolvable}, ${at}, ${at})
       RETURNING *
     ), touched AS (
-      UPDATE ${ident(TABLE[n.type])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
+      UPDATE ${ident(TABLE[n.type as keyof typeof TABLE])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
     )${todoCtes(n, input.authorId, input.body, input.confidential, [])}
     SELECT * FROM source`);
   return noteFrom(result.rows[0] as Record<string, unknown>);
@@ -189,17 +204,31 @@ export async function insertReply(db: Executor, input: NewNote & { convert: bool
 /**
  * Notes::CreateService for a comment on a commit (`POST …/repository/commits/:sha/comments`):
  * `noteable_type` "Commit", no `noteable_id`, the commit's id in `commit_id`; a comment on a diff
- * line is a LegacyDiffNote with its `line_code`. One statement.
+ * line is a LegacyDiffNote with its `line_code`. The discussions API writes through here too (via
+ * insertNote): a new thread is a DiscussionNote, a reply takes its discussion's type and line code
+ * (Discussion#reply_attributes). One statement.
  * Differs from GitLab: no mention to-dos for commit notes (TodoService#new_note would add them).
  */
 export async function insertCommitNote(
   db: Executor,
-  input: { projectId: number; commitId: string; authorId: number; body: string; lineCode: string | null; discussionId: string },
+  input: {
+    projectId: number;
+    commitId: string;
+    authorId: number;
+    body: string;
+    /** Defaults to LegacyDiffNote with a line code, else a single comment (null). */
+    type?: "DiscussionNote" | "LegacyDiffNote" | null;
+    lineCode: string | null;
+    discussionId: string;
+    createdAt?: Date | null;
+  },
 ): Promise<Note> {
+  const type = input.type !== undefined ? input.type : input.lineCode === null ? null : "LegacyDiffNote";
+  const at = input.createdAt ? sql`${input.createdAt.toISOString()}::timestamptz` : sql`now()`;
   const result = await db.execute(sql`
-    INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id, resolvable, commit_id, line_code)
+    INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id, resolvable, commit_id, line_code, created_at, updated_at)
     VALUES ('Commit', NULL, ${input.projectId}, ${input.authorId}, ${input.body}, false, false,
-      ${input.lineCode === null ? null : "LegacyDiffNote"}, ${input.discussionId}, false, ${input.commitId}, ${input.lineCode})
+      ${type}, ${input.discussionId}, false, ${input.commitId}, ${input.lineCode}, ${at}, ${at})
     RETURNING *`);
   return noteFrom(result.rows[0] as Record<string, unknown>);
 }
@@ -207,7 +236,7 @@ export async function insertCommitNote(
 /** Notes::DestroyService: the note, its award emoji and (user notes) the noteable's counter. One statement. */
 export async function deleteNote(db: Executor, n: Noteable, note: Note): Promise<void> {
   const counter = COUNTED.has(n.type) && !note.system
-    ? sql`, counted AS (UPDATE ${ident(TABLE[n.type])} SET user_notes_count = GREATEST(user_notes_count - 1, 0)
+    ? sql`, counted AS (UPDATE ${ident(TABLE[n.type as keyof typeof TABLE])} SET user_notes_count = GREATEST(user_notes_count - 1, 0)
         WHERE id = ${n.id} AND EXISTS (SELECT 1 FROM deleted) RETURNING 1)`
     : sql``;
   await db.execute(sql`

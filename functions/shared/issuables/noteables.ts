@@ -5,24 +5,29 @@ import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess }
 import { Access } from "../../kernel/access";
 import type { Executor } from "../../kernel/db";
 import type { Actor, Ctx } from "../../kernel/env";
-import { badRequest, recordNotFound } from "../../kernel/errors";
+import { badRequest, notFound, recordNotFound } from "../../kernel/errors";
 import { canReadEpic, canReadIssue, canReadMergeRequest, canReadSnippet } from "./policy";
 import { findGroup, findProject } from "../../kernel/lookup";
+import { repoOf, resolveRevisions } from "../git";
 import { parseDateTime } from "../../kernel/params";
 
 /**
  * What notes, discussions and award emoji share (lib/api/helpers/notes_helpers.rb, NotesFinder,
  * app/policies/note_policy.rb, project_snippet_policy.rb, ee epic_policy.rb): the targets of notes
- * ("noteables": issues, merge requests, project snippets, epics) loaded with what their read rules
+ * ("noteables": issues, merge requests, project snippets, epics, commits) loaded with what their read rules
  * need, the note read and write rules, and the note select with its authors.
  */
 
+/** The noteables that are rows (issuables and snippets); a Commit is a noteable too, found by sha. */
 export type NoteableType = "Issue" | "MergeRequest" | "Snippet" | "Epic";
 
 /** A noteable, whatever its type, with where it lives and whether the actor may read it. */
 export type Noteable = {
-  type: NoteableType;
+  type: NoteableType | "Commit";
+  /** The noteable's row id; 0 for a commit, which has no row (its notes name it by `commitId`). */
   id: number;
+  /** Commits only: the commit's full id, which its notes hold in `commit_id` (their `noteable_id` is null). */
+  commitId?: string;
   /** Issue, merge request and epic iid (null for snippets). */
   iid: number | null;
   authorId: number | null;
@@ -36,12 +41,15 @@ export type Noteable = {
   readable: boolean;
 };
 
+/** A noteable that is a row (what loadNoteable and findNoteable find). */
+export type RowNoteable = Noteable & { type: NoteableType };
+
 export type NoteableContainer = { project: ProjectWithAccess } | { group: GroupWithAccess };
 
 const MAX_INT = 2147483647;
 
 /** `key` is the iid for issues and merge requests, the id for snippets and (global) epics. Null when missing. */
-export async function loadNoteable(c: Ctx, container: NoteableContainer, type: NoteableType, key: number): Promise<Noteable | null> {
+export async function loadNoteable(c: Ctx, container: NoteableContainer, type: NoteableType, key: number): Promise<RowNoteable | null> {
   if (!Number.isSafeInteger(key) || key < 1 || key > MAX_INT) return null;
   const db = c.var.db();
   const actor = c.var.actor;
@@ -115,7 +123,7 @@ export async function loadNoteable(c: Ctx, container: NoteableContainer, type: N
   return null;
 }
 
-function epicNoteable(actor: Actor | null, group: GroupWithAccess, epic: Epic): Noteable {
+function epicNoteable(actor: Actor | null, group: GroupWithAccess, epic: Epic): RowNoteable {
   return {
     type: "Epic",
     id: epic.id,
@@ -154,9 +162,14 @@ export function canReadNote(actor: Actor | null, n: Noteable, note: Pick<Note, "
   return n.readable && (!note.confidential || canReadConfidentialNotes(actor, n));
 }
 
-/** `create_note` on the noteable; a locked discussion only for members (IssuablePolicy `locked`). */
+/**
+ * `create_note` on the noteable; a locked discussion only for members (IssuablePolicy `locked`).
+ * A commit takes what its comments take (POST …/commits/:sha/comments): a signed-in caller who may
+ * read the repository.
+ */
 export function canCreateNote(actor: Actor | null, n: Noteable): boolean {
   if (!actor || !n.readable) return false;
+  if (n.type === "Commit") return true;
   if (n.discussionLocked && !isMember(actor, n)) return false;
   return n.project ? allowed(actor, "create_note", n.project) : allowedOnGroup(actor, "create_note", n.group!);
 }
@@ -222,8 +235,9 @@ export function noteRow(r: { note: Note; author: MaybeUser; resolvedBy: MaybeUse
   return Object.assign({}, r.note, { author: joinedUser(r.author), resolvedBy: joinedUser(r.resolvedBy) });
 }
 
-/** The noteable's notes (every type, the caller filters). */
+/** The noteable's notes (every type, the caller filters); a commit's by project and `commit_id` (Commit#notes). */
 export function onNoteable(n: Noteable): SQL {
+  if (n.type === "Commit") return and(eq(notes.projectId, n.project!.id), eq(notes.commitId, n.commitId!), eq(notes.noteableType, "Commit"))!;
   return and(eq(notes.noteableType, n.type), eq(notes.noteableId, n.id))!;
 }
 
@@ -246,12 +260,37 @@ export function noteUser(user: User): NoteUser {
  * answers, then the noteable through its finder, which raises RecordNotFound (`404 Not found`) for a
  * missing one and for one the caller may not read.
  */
-export async function findNoteable(c: Ctx, type: NoteableType, containerId: string, key: number): Promise<Noteable> {
+export async function findNoteable(c: Ctx, type: NoteableType, containerId: string, key: number): Promise<RowNoteable> {
   const container: NoteableContainer =
     type === "Epic" ? { group: await findGroup(c, containerId) } : { project: await findProject(c, containerId) };
   const n = await loadNoteable(c, container, type, key);
   if (!n || !n.readable) throw recordNotFound();
   return n;
+}
+
+/**
+ * `find_noteable(Commit, sha)`: NotesFinder's `project.commit(sha)` (a sha, branch or tag name) in a
+ * project the caller finds; a missing commit, or a repository the caller may not read
+ * (`download_code`, as the commits API asks), is `not_found!("Commit")`: `404 Commit Not Found`.
+ */
+export async function findCommitNoteable(c: Ctx, containerId: string, sha: string): Promise<Noteable> {
+  const project = await findProject(c, containerId);
+  if (!allowed(c.var.actor, "download_code", project)) throw notFound("Commit");
+  const oid = (await resolveRevisions(c.var.db(), repoOf(project), [sha])).get(sha);
+  if (!oid) throw notFound("Commit");
+  return {
+    type: "Commit",
+    id: 0,
+    commitId: oid,
+    iid: null,
+    authorId: null,
+    assigneeIds: [],
+    confidential: false,
+    discussionLocked: false,
+    project,
+    group: null,
+    readable: true,
+  };
 }
 
 /** The largest note body (Note `validates :note, length: { maximum: 1_000_000 }`). */
