@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type World } from "../helpers/world";
-import { branchHead, commit, commitRow, mergeFixture, type Json } from "./support";
+import { branchHead, commit, commitRow, mergeFixture, queryCount, type Json } from "./support";
 
 const mrPath = (project: { id: number }, iid: number) => `/projects/${project.id}/merge_requests/${iid}`;
 
@@ -9,6 +9,17 @@ async function settings(w: World, user: Parameters<World["as"]>[0], project: { i
   const res = await w.as(user).post(`/projects/${project.id}/approvals`, { json });
   if (res.status !== 201) throw new Error(`approval settings: ${res.status} ${await res.text()}`);
 }
+
+describe("GET /projects/:id/merge_requests/:merge_request_iid (approvals)", () => {
+  it("costs one statement for approvals when no rule or setting asks for any, and shows mergeable", async () => {
+    const w = await world();
+    const { owner, project, mr } = await mergeFixture(w);
+    const res = await w.as(owner).get(mrPath(project, mr.iid));
+    expect(((await res.json()) as Json).detailed_merge_status).toBe("mergeable");
+    // 11 before merges needed approvals; loading the whole approval state made it 15.
+    expect(queryCount(res)).toBeLessThanOrEqual(12);
+  });
+});
 
 describe("PUT /projects/:id/merge_requests/:merge_request_iid/merge (approvals)", () => {
   it("answers 406 and shows not_approved until the approval rules are met, then merges", async () => {

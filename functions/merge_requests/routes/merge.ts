@@ -10,7 +10,7 @@ import { router } from "../../kernel/router";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { checkMergeability, mergeToRef, repoOf } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
-import { loadApprovalState } from "../../shared/approvals/state";
+import { isApproved } from "../../shared/approvals/state";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
 import * as mq from "../merge_queries";
 import { canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
@@ -78,7 +78,7 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
   const automatically = mwps && stateOk && !!pipeline && ACTIVE.includes(pipeline.status);
   if (!immediately && !automatically) throw notAllowed();
   // EE MergeRequest#mergeable?: `approved?` first, then the git checks.
-  if (!(await loadApprovalState(db, actor, project, mr)).state.approved) throw cannotBeMerged();
+  if (!(await isApproved(db, actor, project, mr))) throw cannotBeMerged();
   if (check.kind !== "ok") throw cannotBeMerged();
   if (project.mergeMethod !== "merge" && !check.ffPossible) throw cannotBeMerged();
   if (params.sha !== undefined && params.sha !== mr.sha) throw apiError(`SHA does not match HEAD of source branch: ${mr.sha}`, 409);

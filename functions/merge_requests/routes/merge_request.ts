@@ -15,7 +15,7 @@ import { headPipelineRow } from "../pipeline_queries";
 import * as q from "../queries";
 import * as services from "../services";
 import { refreshMergeRequest } from "../merging";
-import { loadApprovalState } from "../../shared/approvals/state";
+import { isApproved } from "../../shared/approvals/state";
 
 export const mergeRequestRoutes = router();
 
@@ -147,7 +147,7 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
   // The approval state matters only once nothing earlier blocks (`detailed_merge_status` order).
   const approved =
     row!.state === "opened" && !row!.draft && row!.mergeStatus === "can_be_merged"
-      ? (await loadApprovalState(c.var.db(), c.var.actor, project, row!)).state.approved
+      ? await isApproved(c.var.db(), c.var.actor, project, row!)
       : undefined;
   return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved }, mergeRequest, {
     ...fromProject(project),

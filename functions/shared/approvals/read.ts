@@ -51,6 +51,20 @@ export async function getSettings(db: Executor, projectId: number): Promise<Sett
   return settings;
 }
 
+/**
+ * Whether anything could hold the merge request back, in one statement: a project rule or one of its own
+ * rules asking for approvals, or the project's `approvals_before_merge`. When none does, every rule is
+ * met whatever was given, so merging and `detailed_merge_status` need not load the approval state.
+ */
+export async function approvalsMayBlock(db: Executor, projectId: number, mergeRequestId: number): Promise<boolean> {
+  const result = await db.execute<{ may_block: boolean }>(sql`
+    SELECT EXISTS (SELECT 1 FROM ${approvalProjectRules} WHERE ${approvalProjectRules.projectId} = ${projectId} AND ${approvalProjectRules.approvalsRequired} > 0)
+        OR EXISTS (SELECT 1 FROM ${approvalMergeRequestRules} WHERE ${approvalMergeRequestRules.mergeRequestId} = ${mergeRequestId} AND ${approvalMergeRequestRules.approvalsRequired} > 0)
+        OR EXISTS (SELECT 1 FROM ${projectApprovalSettings} WHERE ${projectApprovalSettings.projectId} = ${projectId} AND ${projectApprovalSettings.approvalsBeforeMerge} > 0)
+        AS may_block`);
+  return result.rows[0]?.may_block === true;
+}
+
 /** A rule (the project's or a merge request's) with everything its entities show. */
 export type RuleDetails = {
   id: number;

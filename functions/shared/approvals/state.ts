@@ -135,3 +135,17 @@ export async function loadApprovalState(
   const state = approvalState(mr, settings, { projectRules, mergeRequestRules, committerIds }, given);
   return { settings, state, mergeRequestRules };
 }
+
+/**
+ * `approved?` alone, for merging and `detailed_merge_status`: one statement when no rule and no project
+ * setting asks for approvals (then it is approved, whatever was given), the whole state otherwise.
+ */
+export async function isApproved(
+  db: Executor,
+  actor: Actor | null,
+  project: { id: number; poolId: number | null; defaultBranch: string | null },
+  mr: LoadableMergeRequest,
+): Promise<boolean> {
+  if (!(await r.approvalsMayBlock(db, project.id, mr.id))) return true;
+  return (await loadApprovalState(db, actor, project, mr)).state.approved;
+}
