@@ -8,7 +8,7 @@ import { labelEventsCte, milestoneEventsCte, stateEventsCte } from "../shared/is
 import { systemNotesCte } from "../shared/issuables/system_notes";
 import { resolveTodosSql, TodoAction, todosCte as writeTodosCte } from "../shared/issuables/todos";
 import { type MergeRequestWithAssignees } from "../shared/issuables/policy";
-import { lookupForWrite, type ResolvedIssue, type WriteContext } from "./queries";
+import { lookupForWrite, type ResolvedIssue, type WriteContext, type WriteLookup } from "./queries";
 import { closingIssueReferences, isDraftTitle, issueReferences, type IssueRef, type RefContext } from "./references";
 import { updateNoteBodies } from "./system_notes";
 
@@ -337,8 +337,11 @@ export type UpdateInput = {
   discussionLocked?: boolean;
 };
 
-/** MergeRequests::UpdateService (with CloseService / ReopenService for `state_event`). */
-export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: MergeRequestWithAssignees, input: UpdateInput): Promise<void> {
+/**
+ * Planner of MergeRequests::UpdateService, step one (pure): the request as the caller may apply it, and
+ * what the one read (`lookupForWrite`) must load for the plan.
+ */
+export function mergeRequestUpdateNeeds(mr: MergeRequestWithAssignees, input: UpdateInput, scope: WriteScope) {
   const { project, actor } = scope;
   const admin = allowed(actor, "admin_merge_request", project);
   const title = input.title ?? mr.title;
@@ -358,7 +361,7 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
   const before = mentions(mr.title, mr.description);
   const after = mentions(title, description);
 
-  const lookup = await lookupForWrite(db, {
+  const lookup: WriteLookup = {
     project: { id: project.id, namespaceTraversalIds: project.namespace.traversalIds },
     actor,
     mergeRequestId: mr.id,
@@ -368,11 +371,23 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
     milestoneId: admin && input.milestoneId ? input.milestoneId : null,
     labelTitles: [...new Set(labelInput.map((l) => l.trim()).filter(Boolean))],
     refs: refs.all,
-  });
-  validate({ title, description, sourceBranch: mr.sourceBranch, targetBranch }, lookup.duplicateIid, {
-    source: false,
-    target: targetBranch !== mr.targetBranch,
-  });
+  };
+  return { admin, title, description, targetBranch, state, wantAssignees, wantReviewers, textChanged, refs, before, after, lookup };
+}
+
+/**
+ * Step two (pure): what changes, and the system notes, events, to-dos and references that follow; the
+ * write (`updateMergeRequest`) turns it into one statement through the shared writers.
+ */
+export function planMergeRequestUpdate(
+  mr: MergeRequestWithAssignees,
+  input: UpdateInput,
+  scope: WriteScope,
+  needs: ReturnType<typeof mergeRequestUpdateNeeds>,
+  lookup: WriteContext,
+) {
+  const { actor } = scope;
+  const { admin, title, description, targetBranch, state, wantAssignees, wantReviewers, textChanged, refs, before, after } = needs;
   const current = { ...mr, labelIds: lookup.labelIds, referencedIssueIds: lookup.referencedIssueIds };
 
   const readable = new Set(lookup.readableUserIds);
@@ -421,6 +436,20 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
   );
   const issues = resolveRefs(lookup, refs.all);
   const closingIds = state === "opened" ? resolveRefs(lookup, refs.closing).map((i) => i.id) : null;
+  return { current, milestoneId, labelIds, newTitles, addLabelIds, removeLabelIds, lockChanged, notes, addedAssignees, removedAssignees, addedReviewers, removedReviewers, closing, reopening, resolveOwn, todos, issues, closingIds };
+}
+
+/** MergeRequests::UpdateService (with CloseService / ReopenService for `state_event`): plan, then one write. */
+export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: MergeRequestWithAssignees, input: UpdateInput): Promise<void> {
+  const { project, actor } = scope;
+  const needs = mergeRequestUpdateNeeds(mr, input, scope);
+  const { title, description, targetBranch, state } = needs;
+  const lookup = await lookupForWrite(db, needs.lookup);
+  validate({ title, description, sourceBranch: mr.sourceBranch, targetBranch }, lookup.duplicateIid, {
+    source: false,
+    target: targetBranch !== mr.targetBranch,
+  });
+  const { current, milestoneId, labelIds, newTitles, addLabelIds, removeLabelIds, lockChanged, notes, addedAssignees, removedAssignees, addedReviewers, removedReviewers, closing, reopening, resolveOwn, todos, issues, closingIds } = planMergeRequestUpdate(mr, input, scope, needs, lookup);
   const userNotes = sql`(SELECT json_object_agg(u.id, '@' || u.username) FROM users u WHERE u.id = ANY(${ints([
     ...addedAssignees,
     ...removedAssignees,
