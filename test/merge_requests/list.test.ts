@@ -120,6 +120,11 @@ describe("GET /merge_requests", () => {
     expect((await list({})).map((m) => m.id)).toEqual([a.id]);
     expect((await list({ scope: "assigned_to_me" })).map((m) => m.id)).toEqual([b.id]);
     expect((await list({ scope: "all" })).map((m) => m.id)).toEqual([b.id, a.id]);
+    // An id past the integer column matches nothing (as Rails makes it), not a 500 from Postgres.
+    for (const key of ["assignee_id", "reviewer_id"]) {
+      const res = await w.as(dev).get(`/merge_requests`, { query: { search: title, scope: "all", [key]: "99999999999" } });
+      expect([res.status, await res.json()]).toEqual([200, []]);
+    }
     // Without a project or group to be relative to, `relative` is the short reference (to_reference(nil)).
     expect((await list({ scope: "all" }))[0].references).toEqual({ short: "!2", relative: "!2", full: `${mine.fullPath}!2` });
   });

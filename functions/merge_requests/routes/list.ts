@@ -4,7 +4,7 @@ import type { Ctx } from "../../kernel/env";
 import { unauthorized } from "../../kernel/errors";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, readParams, type ParamRule } from "../../kernel/params";
+import { INT32, p, readParams, type ParamRule } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { mergeRequestBasic, mergeRequestSimple, type MergeRequestContext, type MergeRequestRow } from "../entities";
@@ -12,11 +12,16 @@ import * as q from "../queries";
 
 export const listRoutes = router();
 
-/** `integer_none_any: true` (lib/api/validations/validators/integer_none_any.rb). */
+/**
+ * `integer_none_any: true` (lib/api/validations/validators/integer_none_any.rb). An id past the
+ * column's range refers to no row: 0, which matches nothing, as Rails turns it into an empty condition
+ * (found by `npm run fuzz`: `assignee_id=99999999999` reached Postgres and answered 500).
+ */
+const rowRef = (n: number) => (n >= INT32.min && n <= INT32.max ? n : 0);
 const intNoneAny = () =>
   z.any().transform((value, ctx): number | "None" | "Any" => {
-    if (typeof value === "number" && Number.isInteger(value)) return value;
-    if (typeof value === "string" && /^\s*\d+\s*$/.test(value)) return Number(value);
+    if (typeof value === "number" && Number.isInteger(value)) return rowRef(value);
+    if (typeof value === "string" && /^\s*\d+\s*$/.test(value)) return rowRef(Number(value));
     if (typeof value === "string" && ["none", "any"].includes(value.toLowerCase())) return value.toLowerCase() === "none" ? "None" : "Any";
     ctx.addIssue({ code: "custom", message: "should be an integer, none or any" });
     return z.NEVER;
