@@ -53,6 +53,16 @@ function attributes(row: object, except: readonly string[] = []): Record<string,
 // search vector.
 const PROJECT_EXCEPT = ["id", "namespace_id", "creator_id", "pool_id", "runners_token", "star_count", "forks_count", "search_vector", "full_path", "name_with_namespace"];
 const ISSUABLE_EXCEPT = ["search_vector", "title_html", "description_html"];
+// import_export.yml `excluded_attributes`: ci_pipelines, stages and statuses lose their links to rows the
+// archive does not carry (schedules, triggers, push events, runners) and every token; builds' traces and
+// artifacts are not exported (GitLab: "Build traces and artifacts" are not exported).
+const PIPELINE_EXCEPT = ["project_id", "push_event_id", "parent_pipeline_id", "source_job_id", "pipeline_schedule_id", "trigger_id"];
+const STAGE_EXCEPT = ["pipeline_id"];
+const STATUS_EXCEPT = ["pipeline_id", "project_id", "stage_id", "token_digest", "runner_id", "processed", "trace_size", "type"];
+const SNIPPET_EXCEPT = ["project_id"];
+
+/** Edgeforge's `ci_builds.type` as GitLab's STI class name (import_export.yml `methods: statuses: type`). */
+export const STATUS_TYPE = { build: "Ci::Build", bridge: "Ci::Bridge" } as const;
 
 /**
  * The archive's files in GitLab's ndjson layout: `tree/project.json` (the project's attributes) and one
@@ -83,6 +93,10 @@ export function exportTree(data: ExportRelations): { path: string; lines: unknow
   const timelogs = group(data.timelogRows, (t) => (t.issueId !== null ? `Issue:${t.issueId}` : `MergeRequest:${t.mergeRequestId}`));
   const timelogsOf = (type: string, id: number) => (timelogs.get(`${type}:${id}`) ?? []).map((t) => attributes(t, ["issue_id", "merge_request_id"]));
   const usersOf = (rows: { userId: number }[] | undefined) => (rows ?? []).map((r) => ({ user_id: r.userId }));
+  const stages = group(data.stageRows, (s) => String(s.pipelineId));
+  const statuses = group(data.buildRows, (b) => `${b.pipelineId}:${b.stageId ?? b.stage}`);
+  const levels = group(data.accessLevelRows, (l) => `${l.protectedBranchId}:${l.action}`);
+  const levelsOf = (branchId: number, action: string) => (levels.get(`${branchId}:${action}`) ?? []).map((l) => attributes(l, ["id", "protected_branch_id", "action"]));
   return [
     { path: "tree/project.json", lines: null, json: attributes(data.project, PROJECT_EXCEPT) },
     { path: "tree/project/labels.ndjson", lines: data.labelRows.map((l) => ({ ...attributes(l, ["search_vector"]), type: "ProjectLabel" })) },
@@ -114,5 +128,40 @@ export function exportTree(data: ExportRelations): { path: string; lines: unknow
       lines: data.memberRows.map((m) => ({ ...attributes(m.member), user: { id: m.user.id, username: m.user.username, public_email: m.user.publicEmail } })),
     },
     { path: "tree/project/project_badges.ndjson", lines: data.badgeRows.map((b) => attributes(b)) },
+    {
+      // import_export.yml: `snippets: [award_emoji, notes]`; a snippet's one file is its `file_name` and
+      // `content` columns (GitLab 15 also writes `snippets/<id>.bundle`; Edgeforge has no snippet repositories).
+      path: "tree/project/snippets.ndjson",
+      lines: data.snippetRows.map((s) => ({
+        ...attributes(s, SNIPPET_EXCEPT),
+        award_emoji: (awards.get(`Snippet:${s.id}`) ?? []).map((a) => attributes(a)),
+        notes: notesOf("Snippet", s.id),
+      })),
+    },
+    {
+      // import_export.yml (GitLab 15.4): `ci_pipelines: [stages: [statuses]]`, each status with its `type`.
+      path: "tree/project/ci_pipelines.ndjson",
+      lines: data.pipelineRows.map((p) => ({
+        ...attributes(p, PIPELINE_EXCEPT),
+        stages: (stages.get(String(p.id)) ?? []).map((s) => ({
+          ...attributes(s, STAGE_EXCEPT),
+          statuses: [...(statuses.get(`${p.id}:${s.id}`) ?? []), ...(statuses.get(`${p.id}:${s.name}`) ?? [])].map((b) => ({
+            ...attributes(b, STATUS_EXCEPT),
+            type: STATUS_TYPE[b.type as keyof typeof STATUS_TYPE] ?? b.type,
+          })),
+        })),
+      })),
+    },
+    {
+      // import_export.yml: `protected_branches: [merge_access_levels, push_access_levels]` (and EE's
+      // `unprotect_access_levels`).
+      path: "tree/project/protected_branches.ndjson",
+      lines: data.protectedBranchRows.map((b) => ({
+        ...attributes(b, ["project_id"]),
+        merge_access_levels: levelsOf(b.id, "merge"),
+        push_access_levels: levelsOf(b.id, "push"),
+        unprotect_access_levels: levelsOf(b.id, "unprotect"),
+      })),
+    },
   ];
 }

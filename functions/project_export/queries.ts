@@ -2,6 +2,9 @@ import { and, asc, desc, eq, inArray, or, sql } from "drizzle-orm";
 import {
   awardEmoji,
   badges,
+  ciBuilds,
+  ciPipelines,
+  ciStages,
   issueAssignees,
   issues,
   labelLinks,
@@ -15,6 +18,9 @@ import {
   notes,
   projects,
   projectTransferJobs,
+  protectedBranchAccessLevels,
+  protectedBranches,
+  snippets,
   users,
   type ProjectTransferJob,
 } from "../../db/schema";
@@ -80,8 +86,31 @@ export async function exportRelations(db: Executor, projectId: number) {
   const noteRows = await db
     .select()
     .from(notes)
-    .where(and(eq(notes.projectId, projectId), inArray(notes.noteableType, ["Issue", "MergeRequest"])))
+    .where(and(eq(notes.projectId, projectId), inArray(notes.noteableType, ["Issue", "MergeRequest", "Snippet"])))
     .orderBy(asc(notes.id));
+  // Project snippets (their notes are above), pipelines with stages and jobs, protected branches with
+  // their access levels: one statement each, joined to the project.
+  const [snippetRows, pipelineRows, stageRows, buildRows, protectedBranchRows, accessLevelRows] = await Promise.all([
+    db.select().from(snippets).where(eq(snippets.projectId, projectId)).orderBy(asc(snippets.id)),
+    db.select().from(ciPipelines).where(eq(ciPipelines.projectId, projectId)).orderBy(asc(ciPipelines.id)),
+    db
+      .select({ stage: ciStages })
+      .from(ciStages)
+      .innerJoin(ciPipelines, eq(ciPipelines.id, ciStages.pipelineId))
+      .where(eq(ciPipelines.projectId, projectId))
+      .orderBy(asc(ciStages.id))
+      .then((rows) => rows.map((r) => r.stage)),
+    db.select().from(ciBuilds).where(eq(ciBuilds.projectId, projectId)).orderBy(asc(ciBuilds.id)),
+    db.select().from(protectedBranches).where(eq(protectedBranches.projectId, projectId)).orderBy(asc(protectedBranches.id)),
+    db
+      .select({ level: protectedBranchAccessLevels })
+      .from(protectedBranchAccessLevels)
+      .innerJoin(protectedBranches, eq(protectedBranches.id, protectedBranchAccessLevels.protectedBranchId))
+      .where(eq(protectedBranches.projectId, projectId))
+      .orderBy(asc(protectedBranchAccessLevels.id))
+      .then((rows) => rows.map((r) => r.level)),
+  ]);
+  const snippetIds = snippetRows.map((r) => r.id);
   const issueIds = issueRows.map((r) => r.id);
   const mrIds = mrRows.map((r) => r.id);
   const [labelLinkRows, awardRows, issueAssigneeRows, mrAssigneeRows, mrReviewerRows, timelogRows] = await Promise.all([
@@ -96,9 +125,18 @@ export async function exportRelations(db: Executor, projectId: number) {
               mrIds.length ? and(eq(labelLinks.targetType, "MergeRequest"), inArray(labelLinks.targetId, mrIds)) : sql`false`,
             ),
           ),
-    issueIds.length === 0
+    issueIds.length + snippetIds.length === 0
       ? []
-      : db.select().from(awardEmoji).where(and(eq(awardEmoji.awardableType, "Issue"), inArray(awardEmoji.awardableId, issueIds))).orderBy(asc(awardEmoji.id)),
+      : db
+          .select()
+          .from(awardEmoji)
+          .where(
+            or(
+              issueIds.length ? and(eq(awardEmoji.awardableType, "Issue"), inArray(awardEmoji.awardableId, issueIds)) : sql`false`,
+              snippetIds.length ? and(eq(awardEmoji.awardableType, "Snippet"), inArray(awardEmoji.awardableId, snippetIds)) : sql`false`,
+            ),
+          )
+          .orderBy(asc(awardEmoji.id)),
     issueIds.length === 0 ? [] : db.select().from(issueAssignees).where(inArray(issueAssignees.issueId, issueIds)),
     mrIds.length === 0 ? [] : db.select().from(mergeRequestAssignees).where(inArray(mergeRequestAssignees.mergeRequestId, mrIds)),
     mrIds.length === 0 ? [] : db.select().from(mergeRequestReviewers).where(inArray(mergeRequestReviewers.mergeRequestId, mrIds)),
@@ -110,7 +148,10 @@ export async function exportRelations(db: Executor, projectId: number) {
           .where(or(issueIds.length ? inArray(timelogs.issueId, issueIds) : sql`false`, mrIds.length ? inArray(timelogs.mergeRequestId, mrIds) : sql`false`))
           .orderBy(asc(timelogs.id)),
   ]);
-  return { project, labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows, noteRows, labelLinkRows, awardRows, issueAssigneeRows, mrAssigneeRows, mrReviewerRows, timelogRows };
+  return {
+    project, labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows, noteRows, labelLinkRows, awardRows, issueAssigneeRows, mrAssigneeRows, mrReviewerRows, timelogRows,
+    snippetRows, pipelineRows, stageRows, buildRows, protectedBranchRows, accessLevelRows,
+  };
 }
 
 export type ExportRelations = NonNullable<Awaited<ReturnType<typeof exportRelations>>>;

@@ -1,8 +1,11 @@
-import { and, desc, eq, getTableColumns, or, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import {
   awardEmoji,
   badges,
+  ciBuilds,
+  ciPipelines,
+  ciStages,
   importFailures,
   issueAssignees,
   issues,
@@ -18,6 +21,9 @@ import {
   notes,
   projects,
   projectTransferJobs,
+  protectedBranchAccessLevels,
+  protectedBranches,
+  snippets,
   users,
   type ProjectTransferJob,
 } from "../../db/schema";
@@ -98,6 +104,10 @@ export async function resetImportedRelations(db: Executor, projectId: number, jo
   await db.delete(milestones).where(eq(milestones.projectId, projectId));
   await db.delete(labels).where(eq(labels.projectId, projectId));
   await db.delete(badges).where(eq(badges.projectId, projectId));
+  await db.execute(sql`DELETE FROM award_emoji a USING snippets s WHERE a.awardable_type = 'Snippet' AND a.awardable_id = s.id AND s.project_id = ${projectId}`);
+  await db.delete(snippets).where(eq(snippets.projectId, projectId));
+  await db.delete(ciPipelines).where(eq(ciPipelines.projectId, projectId));
+  await db.delete(protectedBranches).where(eq(protectedBranches.projectId, projectId));
   await db.delete(importFailures).where(eq(importFailures.jobId, jobId));
 }
 
@@ -110,7 +120,7 @@ export async function resetImportedRelations(db: Executor, projectId: number, jo
  * column leaves the column to its default. Values keep their JSON types: a record that does not fit
  * its column fails its batch, which the caller records as a failed relation.
  */
-const TABLES = { notes, labels, milestones, issues, mergeRequests, badges } as const;
+const TABLES = { notes, labels, milestones, issues, mergeRequests, badges, snippets, ciPipelines, ciStages, ciBuilds, protectedBranches } as const;
 type TableName = keyof typeof TABLES;
 
 export function columnsFrom<N extends TableName>(name: N, record: Rec, except: readonly string[]): Partial<(typeof TABLES)[N]["$inferInsert"]> {
@@ -237,6 +247,83 @@ export async function insertIssuables(
 export async function insertBadges(db: Executor, projectId: number, rows: Partial<typeof badges.$inferInsert>[]) {
   if (rows.length === 0) return;
   await db.insert(badges).values(rows.map((r) => ({ ...r, type: "ProjectBadge", projectId, groupId: null }) as typeof badges.$inferInsert));
+}
+
+/** One batch of project snippets with their notes and award emoji. */
+export type SnippetBatch = { row: Partial<typeof snippets.$inferInsert> & { title: string }; notes: NoteRow[]; awards: AwardRow[] }[];
+
+/**
+ * Inserts a batch of snippets and what hangs on them. The new ids come from the sequence first, so each
+ * record's notes and award emoji find their snippet without a natural key: four statements a batch.
+ */
+export async function insertSnippets(db: Executor, projectId: number, batch: SnippetBatch): Promise<void> {
+  if (batch.length === 0) return;
+  const ids = await db.execute<{ id: number }>(sql`SELECT nextval(pg_get_serial_sequence('snippets', 'id'))::int AS id FROM generate_series(1, ${batch.length}::int)`);
+  const idAt = (i: number) => Number(ids.rows[i].id);
+  await db
+    .insert(snippets)
+    .overridingSystemValue()
+    .values(batch.map((b, i) => ({ ...b.row, id: idAt(i), projectId }) as typeof snippets.$inferInsert));
+  const noteRows = batch.flatMap((b, i) => b.notes.map((n) => ({ ...n, noteableType: "Snippet", noteableId: idAt(i), projectId })));
+  for (let i = 0; i < noteRows.length; i += 500) await db.insert(notes).values(noteRows.slice(i, i + 500));
+  const awardRows = batch.flatMap((b, i) => b.awards.map((a) => ({ ...a, awardableType: "Snippet", awardableId: idAt(i) })));
+  if (awardRows.length) await db.insert(awardEmoji).values(awardRows).onConflictDoNothing();
+}
+
+export type BuildRow = Partial<typeof ciBuilds.$inferInsert> & { name: string; stage: string; stageIdx: number; type: string };
+/** One batch of pipelines, each with its stages and each stage's jobs. */
+export type PipelineBatch = {
+  row: Partial<typeof ciPipelines.$inferInsert> & { iid: number; ref: string; sha: string; source: string };
+  stages: { row: { name: string; position: number; status: string }; builds: BuildRow[] }[];
+}[];
+
+/**
+ * Inserts a batch of pipelines with their stages and jobs: one statement per table per batch (new ids
+ * found through the pipeline's iid and the stage's name, both unique).
+ */
+export async function insertPipelines(db: Executor, projectId: number, batch: PipelineBatch): Promise<void> {
+  if (batch.length === 0) return;
+  const inserted = await db
+    .insert(ciPipelines)
+    .values(batch.map((b) => ({ ...b.row, projectId }) as typeof ciPipelines.$inferInsert))
+    .returning({ id: ciPipelines.id, iid: ciPipelines.iid });
+  const pipelineOf = new Map(inserted.map((r) => [r.iid, r.id]));
+  const stageRows = batch.flatMap((b) => b.stages.map((s) => ({ ...s.row, pipelineId: pipelineOf.get(b.row.iid)! })));
+  const stages = stageRows.length
+    ? await db.insert(ciStages).values(stageRows).returning({ id: ciStages.id, pipelineId: ciStages.pipelineId, name: ciStages.name })
+    : [];
+  const stageOf = new Map(stages.map((s) => [`${s.pipelineId}:${s.name}`, s.id]));
+  const buildRows = batch.flatMap((b) => {
+    const pipelineId = pipelineOf.get(b.row.iid)!;
+    return b.stages.flatMap((s) => s.builds.map((build) => ({ ...build, pipelineId, projectId, stageId: stageOf.get(`${pipelineId}:${s.row.name}`) ?? null }) as typeof ciBuilds.$inferInsert));
+  });
+  for (let i = 0; i < buildRows.length; i += 500) await db.insert(ciBuilds).values(buildRows.slice(i, i + 500));
+}
+
+/** One batch of protected branches with their access levels by action. */
+export type ProtectedBranchBatch = {
+  row: { name: string; allowForcePush?: boolean; codeOwnerApprovalRequired?: boolean; createdAt?: Date; updatedAt?: Date };
+  levels: { action: "push" | "merge" | "unprotect"; accessLevel: number }[];
+}[];
+
+/**
+ * Protected branches: a name the project already protects (the default branch's protection, made when
+ * the repository was restored) takes the archive's settings and access levels instead.
+ */
+export async function insertProtectedBranches(db: Executor, projectId: number, batch: ProtectedBranchBatch): Promise<void> {
+  if (batch.length === 0) return;
+  const rows = await db
+    .insert(protectedBranches)
+    .values(batch.map((b) => ({ ...b.row, projectId })))
+    .onConflictDoUpdate({
+      target: [protectedBranches.projectId, protectedBranches.name],
+      set: { allowForcePush: sql`excluded.allow_force_push`, codeOwnerApprovalRequired: sql`excluded.code_owner_approval_required`, updatedAt: sql`now()` },
+    })
+    .returning({ id: protectedBranches.id, name: protectedBranches.name });
+  const idOf = new Map(rows.map((r) => [r.name, r.id]));
+  await db.delete(protectedBranchAccessLevels).where(inArray(protectedBranchAccessLevels.protectedBranchId, rows.map((r) => r.id)));
+  const levels = batch.flatMap((b) => b.levels.map((l) => ({ ...l, protectedBranchId: idOf.get(b.row.name)! })));
+  if (levels.length) await db.insert(protectedBranchAccessLevels).values(levels);
 }
 
 export type ProjectSettings = Partial<typeof projects.$inferInsert>;

@@ -457,6 +457,44 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
     q.insertBadges(tx, projectId, batch.map((b) => q.columnsFrom("badges", b, ["projectId", "groupId", "type"]))),
   );
 
+  await inBatches(db, job, "snippets", read("snippets"), (tx, batch) =>
+    q.insertSnippets(
+      tx,
+      projectId,
+      batch.map((r) => ({
+        row: {
+          ...q.columnsFrom("snippets", r, ["projectId", "authorId"]),
+          title: str(r.title) ?? "",
+          authorId: users.userId(r.author_id),
+        },
+        notes: noteRows(r, users),
+        awards: awardRows(r, users),
+      })),
+    ),
+  );
+
+  const pipelineRecords = read("ci_pipelines");
+  let nextPipelineIid = Math.max(0, ...pipelineRecords.map((p) => Number(p.iid) || 0));
+  await inBatches(db, job, "ci_pipelines", pipelineRecords, (tx, batch) =>
+    q.insertPipelines(tx, projectId, batch.map((r) => pipelineRow(r, users, () => ++nextPipelineIid))),
+  );
+
+  await inBatches(db, job, "protected_branches", read("protected_branches"), (tx, batch) =>
+    q.insertProtectedBranches(
+      tx,
+      projectId,
+      batch.map((r) => {
+        const { name, allowForcePush, codeOwnerApprovalRequired, createdAt, updatedAt } = q.columnsFrom("protectedBranches", r, ["projectId"]);
+        return {
+          row: { name: name as string, allowForcePush, codeOwnerApprovalRequired, createdAt, updatedAt },
+          levels: (["push", "merge", "unprotect"] as const).flatMap((action) =>
+            list(r[`${action}_access_levels`]).flatMap((l) => (typeof l.access_level === "number" ? [{ action, accessLevel: l.access_level }] : [])),
+          ),
+        };
+      }),
+    ),
+  );
+
   await db.transaction(async (tx) => {
     const settings = projectSettings(projectJson, override, target.namespace);
     // `default_branch` moves with the repository (restoreRepository picked it); never to a missing branch.
@@ -464,6 +502,59 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
     await q.updateProjectSettings(tx, projectId, settings);
     await q.recount(tx, projectId);
   });
+}
+
+/** Pipeline and job statuses that are over: anything else would be picked up again here (see below). */
+const DONE_STATUSES = new Set(["success", "failed", "canceled", "skipped", "manual"]);
+/** GitLab's STI class of a status (`type`) as Edgeforge's `ci_builds.type`; generic commit statuses are not jobs here. */
+const JOB_TYPES: Record<string, string> = { "Ci::Build": "build", "Ci::Bridge": "bridge", build: "build", bridge: "bridge" };
+
+/**
+ * A `ci_pipelines` record as rows: the pipeline (its user mapped), its stages, and each stage's jobs from
+ * `statuses` (GitLab 15.4's layout) or `builds`/`bridges` (the layout of later 15.x exports).
+ * Deliberate difference from GitLab: a pipeline or job exported while it was still created, pending,
+ * running or scheduled comes back `canceled`. GitLab's imported jobs never run (no Sidekiq job and no
+ * queue entry is made for them); here a pending job row is what runners claim, so it may not stay pending.
+ */
+function pipelineRow(r: ImportRecord, users: Mapper, nextIid: () => number): q.PipelineBatch[number] {
+  // A pipeline without its ref or commit does not fit: its batch records it as a failed relation.
+  if (!str(r.ref) || !str(r.sha)) throw new Error("A pipeline needs its ref and sha");
+  const settle = (status: unknown) => (typeof status === "string" && DONE_STATUSES.has(status) ? status : "canceled");
+  const row = q.columnsFrom("ciPipelines", r, ["projectId", "userId", "pushEventId", "parentPipelineId", "sourceJobId", "pipelineScheduleId", "triggerId"]);
+  const stages = list(r.stages).map((stage, index) => {
+    const name = str(stage.name) ?? `stage-${index}`;
+    const position = typeof stage.position === "number" ? stage.position : index;
+    const jobs = [...list(stage.statuses), ...list(stage.builds), ...list(stage.bridges)].flatMap((b): q.BuildRow[] => {
+      const type = JOB_TYPES[str(b.type) ?? "Ci::Build"];
+      if (!type || !str(b.name)) return [];
+      const columns = q.columnsFrom("ciBuilds", b, ["pipelineId", "projectId", "stageId", "userId", "runnerId", "tokenDigest", "processed", "traceSize", "type"]);
+      return [
+        {
+          ...columns,
+          name: str(b.name)!,
+          stage: str(b.stage) ?? name,
+          stageIdx: typeof b.stage_idx === "number" ? b.stage_idx : position,
+          type,
+          status: settle(b.status),
+          processed: true,
+          userId: b.user_id == null ? null : users.userId(b.user_id),
+        },
+      ];
+    });
+    return { row: { name, position, status: settle(stage.status) }, builds: jobs };
+  });
+  return {
+    row: {
+      ...row,
+      iid: Number.isInteger(Number(r.iid)) && Number(r.iid) > 0 ? Number(r.iid) : nextIid(),
+      ref: str(r.ref)!,
+      sha: str(r.sha)!,
+      source: str(r.source) ?? "push",
+      status: settle(r.status),
+      userId: r.user_id == null ? null : users.userId(r.user_id),
+    },
+    stages,
+  };
 }
 
 // Counters and caches are recomputed; references to other rows are mapped by the caller.
