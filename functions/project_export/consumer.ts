@@ -23,7 +23,9 @@ export async function consumeExports(batch: MessageBatch<ExportMessage>, env: Bi
       await withDb(env, (db) => runExport(db, env, Number(message.body.id)));
       message.ack();
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      // Drizzle's message is the statement; the database's reason is its `cause`.
+      const cause = (error as { cause?: unknown } | null)?.cause;
+      const text = `${error instanceof Error ? error.message : String(error)}${cause instanceof Error ? ` (${cause.message})` : ""}`;
       console.error(`exports: job ${message.body?.id} failed (attempt ${message.attempts}): ${text}`);
       message.retry({ delaySeconds: isDatabaseUnavailable(error) ? 5 : Math.min(300, 2 ** message.attempts * 5) });
     }

@@ -18,7 +18,9 @@ export async function consumeImports(messages: readonly Message<ImportMessage>[]
       await withDb(env, (db) => runImport(db, env, Number(message.body.id)));
       message.ack();
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      // Drizzle's message is the statement; the database's reason is its `cause`.
+      const cause = (error as { cause?: unknown } | null)?.cause;
+      const text = `${error instanceof Error ? error.message : String(error)}${cause instanceof Error ? ` (${cause.message})` : ""}`;
       console.error(`imports: job ${message.body?.id} failed (attempt ${message.attempts}): ${text}`);
       message.retry({ delaySeconds: isDatabaseUnavailable(error) ? 5 : Math.min(300, 2 ** message.attempts * 5) });
     }

@@ -112,6 +112,67 @@ export async function resetImportedRelations(db: Executor, projectId: number, jo
 }
 
 // ---------------------------------------------------------------------------------------------
+// Overwrite (Projects::GitlabProjectsImportService#overwrite_project?, Projects::OverwriteProjectService)
+
+/** Whether a project has `path` in the namespace (`namespaceId`, else the user's own namespace). */
+export async function projectAtPath(db: Executor, where: { namespaceId: number } | { ownerId: number }, path: string): Promise<boolean> {
+  const namespace = "namespaceId" in where ? sql`n.id = ${where.namespaceId}` : sql`n.type = 'User' AND n.owner_id = ${where.ownerId}`;
+  const result = await db.execute(sql`SELECT 1 FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE ${namespace} AND lower(p.path) = lower(${path}) LIMIT 1`);
+  return result.rows.length > 0;
+}
+
+/**
+ * The project an import overwrites, locked with the imported one for the swap: the other project of
+ * the imported project's namespace at `originalPath`, and whether `userId` may `admin_namespace` there
+ * (the user namespace's owner, an Owner of the group or an ancestor, or an admin). Null when it is gone.
+ */
+export async function projectToOverwrite(db: Executor, projectId: number, originalPath: string, userId: number) {
+  const result = await db.execute<{ id: number; name: string; path: string; full_path: string; may_admin: boolean }>(sql`
+    SELECT old.id, old.name, old.path, old.full_path,
+      (u.admin OR (n.type = 'User' AND n.owner_id = ${userId}) OR EXISTS (SELECT 1 FROM members m WHERE m.source_type = 'Namespace'
+        AND m.source_id = ANY(n.traversal_ids) AND m.user_id = ${userId} AND m.access_level >= 50
+        AND (m.expires_at IS NULL OR m.expires_at > current_date))) AS may_admin
+    FROM projects p
+    JOIN namespaces n ON n.id = p.namespace_id
+    JOIN projects old ON old.namespace_id = p.namespace_id AND lower(old.path) = lower(${originalPath}) AND old.id <> p.id
+    JOIN users u ON u.id = ${userId}
+    WHERE p.id = ${projectId}
+    ORDER BY old.id
+    FOR UPDATE OF p, old`);
+  const row = result.rows[0];
+  return row ? { id: Number(row.id), name: row.name, path: row.path, fullPath: row.full_path, mayAdmin: !!row.may_admin } : null;
+}
+
+/**
+ * Projects::OverwriteProjectService#move_before_destroy_relationships with `remove_remaining_elements:
+ * false`: the old project's members, group shares and stars join the new project where it has none of
+ * its own, and its forks become the new project's forks (counters follow). One statement.
+ */
+export async function moveBeforeOverwrite(db: Executor, fromId: number, toId: number) {
+  await db.execute(sql`
+    WITH moved_members AS (
+      INSERT INTO members (source_type, source_id, user_id, access_level, expires_at, created_by_id, created_at, updated_at)
+      SELECT 'Project', ${toId}::int, m.user_id, m.access_level, m.expires_at, m.created_by_id, m.created_at, now()
+        FROM members m WHERE m.source_type = 'Project' AND m.source_id = ${fromId}::int
+      ON CONFLICT DO NOTHING RETURNING id
+    ), moved_links AS (
+      INSERT INTO project_group_links (project_id, group_id, group_access, expires_at, created_at)
+      SELECT ${toId}::int, l.group_id, l.group_access, l.expires_at, l.created_at FROM project_group_links l WHERE l.project_id = ${fromId}::int
+      ON CONFLICT DO NOTHING RETURNING id
+    ), moved_stars AS (
+      INSERT INTO users_star_projects (user_id, project_id, created_at, updated_at)
+      SELECT s.user_id, ${toId}::int, s.created_at, now() FROM users_star_projects s WHERE s.project_id = ${fromId}::int
+      ON CONFLICT DO NOTHING RETURNING id
+    ), moved_forks AS (
+      UPDATE projects SET forked_from_project_id = ${toId}::int, updated_at = now() WHERE forked_from_project_id = ${fromId}::int RETURNING id
+    ), counters AS (
+      UPDATE projects SET star_count = star_count + (SELECT count(*) FROM moved_stars), forks_count = forks_count + (SELECT count(*) FROM moved_forks)
+       WHERE id = ${toId}::int RETURNING id
+    )
+    SELECT (SELECT count(*) FROM moved_members) + (SELECT count(*) FROM moved_links) + (SELECT count(*) FROM counters) AS n`);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Records → rows
 
 /**

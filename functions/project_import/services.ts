@@ -8,7 +8,7 @@ import { newDiscussionId } from "../shared/issuables/system_notes";
 // Deliberate exception to the import rules: an import creates its project with Projects::CreateService
 // (GitLab's GitlabProjectsImportService does exactly that), so the project's validations, namespace
 // permissions and personal-project limit are the projects domain's own, not a copy.
-import { createProject } from "../projects/services";
+import { createProject, replaceProject } from "../projects/services";
 import type { ProjectRow } from "../projects/entities";
 import { EXPORT_VERSION } from "../project_export/entities";
 import { ArchiveError, parseBundle, readArchive, relation, type ImportRecord } from "./archive";
@@ -62,6 +62,15 @@ export async function scheduleImport(
   actor: User,
   input: { path: string; name?: string; namespace: Namespace | null; file: Uint8Array; override: OverrideParams; overwrite: boolean; correlationId: string; baseUrl: string },
 ): Promise<ProjectRow & { jobId: number }> {
+  // `overwrite_project?`: with `overwrite` and a project at the path, the import goes into a project at a
+  // temporary path (`<path>-<SecureRandom.hex>`), which takes the old one's place once imported.
+  let path = input.path;
+  let originalPath: string | null = null;
+  if (input.overwrite && (await q.projectAtPath(db, input.namespace ? { namespaceId: input.namespace.id } : { ownerId: actor.id }, input.path))) {
+    originalPath = input.path;
+    const hex = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    path = `${input.path}-${hex}`;
+  }
   let created: ProjectRow;
   try {
     created = await createProject(
@@ -69,7 +78,7 @@ export async function scheduleImport(
       actor,
       {
         name: input.name,
-        path: input.path,
+        path,
         namespaceId: input.namespace?.id,
         description: input.override.description,
         visibility: input.override.visibility,
@@ -90,7 +99,7 @@ export async function scheduleImport(
     userId: actor.id,
     r2Key: key,
     correlationId: input.correlationId,
-    options: { override_params: input.override, overwrite: input.overwrite },
+    options: { override_params: input.override, overwrite: input.overwrite, ...(originalPath ? { original_path: originalPath } : {}) },
   });
   return { ...created, jobId: job.id };
 }
@@ -501,6 +510,25 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
     if (defaultBranch) settings.defaultBranch = defaultBranch;
     await q.updateProjectSettings(tx, projectId, settings);
     await q.recount(tx, projectId);
+  });
+
+  const originalPath = str(job.options.original_path);
+  if (originalPath) await overwrite(db, projectId, originalPath, importer.id);
+}
+
+/**
+ * Gitlab::ImportExport::Importer#overwrite_project and Projects::OverwriteProjectService: the project
+ * at the original path passes its members, shares, stars and forks to the imported one, is destroyed,
+ * and the imported one takes its name and path — one transaction, both rows locked, so readers see the
+ * old project or the new one at the path, never neither. As in GitLab, nothing happens when the importer
+ * may not `admin_namespace` or when the old project is gone (the import keeps its temporary path).
+ */
+async function overwrite(db: Database, projectId: number, originalPath: string, userId: number) {
+  await db.transaction(async (tx) => {
+    const old = await q.projectToOverwrite(tx, projectId, originalPath, userId);
+    if (!old || !old.mayAdmin) return;
+    await q.moveBeforeOverwrite(tx, old.id, projectId);
+    await replaceProject(tx, projectId, old);
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Namespace, Project, User } from "../../db/schema";
 import { Access, visibilityLevel, visibilityName, type VisibilityName } from "../kernel/access";
-import type { Database, Transaction } from "../kernel/db";
+import type { Database, Executor, Transaction } from "../kernel/db";
 import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
 import { toSentence } from "../kernel/present";
 import type { ProjectRow } from "./entities";
@@ -327,6 +327,16 @@ export async function setArchived(db: Database, projectId: number, archived: boo
 /** Projects::DestroyService: the project, its memberships and its group links, in one transaction. */
 export async function destroyProject(db: Database, projectId: number): Promise<void> {
   await db.transaction(async (tx) => q.deleteProject(tx, projectId));
+}
+
+/**
+ * The last step of Projects::OverwriteProjectService, for an import with `overwrite`: `source` is
+ * destroyed (as destroyProject does) and `project` takes its name and path. Runs in the caller's
+ * transaction, which also moved what the overwrite keeps.
+ */
+export async function replaceProject(tx: Executor, projectId: number, source: { id: number; name: string; path: string; fullPath: string }): Promise<void> {
+  await q.deleteProject(tx, source.id);
+  await q.updateProject(tx, projectId, { name: source.name, path: source.path, fullPath: source.fullPath });
 }
 
 /**

@@ -320,6 +320,65 @@ describe("POST /projects/import", () => {
   });
 });
 
+describe("POST /projects/import with overwrite", () => {
+  it("imports into a temporary path, then replaces the project at the path: members, stars and forks move, the old project is gone", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const developer = await w.user();
+    const fan = await w.user();
+    const old = await w.project({ owner, developers: [developer], visibility: "public" });
+    const api = w.as(owner);
+    expect((await api.post(`/projects/${old.id}/issues`, { json: { title: "Old issue" } })).status).toBe(201);
+    expect((await w.as(fan).post(`/projects/${old.id}/star`)).status).toBe(201);
+    const fork = (await (await w.as(fan).post(`/projects/${old.id}/fork`)).json()) as Json;
+    const { archive, repo } = await gitlabFixture("nobody@example.com");
+
+    const res = await api.post("/projects/import", { multipart: multipart(archive, { path: old.path, overwrite: "true" }) });
+    const [status, body] = await statusAndBody(res);
+    expect(status).toBe(201);
+    // GitLab's temporary project: `<path>-<SecureRandom.hex>`, named after that path.
+    expect((body as Json).path).toMatch(new RegExp(`^${old.path}-[0-9a-f]{32}$`));
+    expect((body as Json).name).toBe((body as Json).path);
+    const id = (body as Json).id as number;
+    expect(id).not.toBe(old.id);
+    expect((await settledImport(w, owner, id)).import_status).toBe("finished");
+
+    expect((await api.get(`/projects/${old.id}`)).status).toBe(404);
+    const now = (await (await api.get(`/projects/${encodeURIComponent(`${owner.username}/${old.path}`)}`)).json()) as Json;
+    expect([now.id, now.path, now.name, now.path_with_namespace, now.star_count, now.forks_count]).toEqual([id, old.path, old.path, `${owner.username}/${old.path}`, 1, 1]);
+    expect(((await (await api.get(`/projects/${id}/issues`)).json()) as Json[]).map((i) => i.title).sort()).toEqual(["Closed one", "Crash on start"]);
+    expect(((await (await api.get(`/projects/${id}/repository/branches`)).json()) as Json[]).map((b) => [b.name, b.commit.id]).sort()).toEqual([["feature", repo.feature], ["master", repo.master]]);
+    expect(((await (await api.get(`/projects/${id}/members`)).json()) as Json[]).map((m) => [m.username, m.access_level]).sort()).toEqual(
+      [[owner.username, 50], [developer.username, 30]].sort(),
+    );
+    expect(((await (await w.as(fan).get(`/projects/${fork.id}`)).json()) as Json).forked_from_project.id).toBe(id);
+    // Without overwrite, a taken path stays a 400 (the existing project untouched).
+    const again = await api.post("/projects/import", { multipart: multipart(archive, { path: old.path }) });
+    expect(again.status).toBe(400);
+    expect(((await (await api.get(`/projects/${id}`)).json()) as Json).path).toBe(old.path);
+  });
+
+  it("with no project at the path imports there directly; a group Maintainer (no admin_namespace) keeps the temporary path", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const maintainer = await w.user();
+    const group = await w.group({ owners: [owner], maintainers: [maintainer] });
+    const { archive } = await gitlabFixture("nobody@example.com");
+    const free = unique("free");
+    const direct = (await (await w.as(owner).post("/projects/import", { multipart: multipart(archive, { path: free, namespace: group.fullPath, overwrite: "true" }) })).json()) as Json;
+    expect(direct.path).toBe(free);
+    expect((await settledImport(w, owner, direct.id)).import_status).toBe("finished");
+
+    const res = await w.as(maintainer).post("/projects/import", { multipart: multipart(archive, { path: free, namespace: group.fullPath, overwrite: "true" }) });
+    expect(res.status).toBe(201);
+    const temporary = (await res.json()) as Json;
+    expect((await settledImport(w, maintainer, temporary.id)).import_status).toBe("finished");
+    // Gitlab::ImportExport::Importer#overwrite_project: `return unless can?(current_user, :admin_namespace, …)`.
+    expect(((await (await w.as(owner).get(`/projects/${temporary.id}`)).json()) as Json).path).toBe(temporary.path);
+    expect(((await (await w.as(owner).get(`/projects/${direct.id}`)).json()) as Json).path).toBe(free);
+  });
+});
+
 describe("GET /projects/:id/import", () => {
   it("none for a project never imported; failed with import_error (for maintainers) for a bad archive; 404 for non-readers", async () => {
     const w = await world();
