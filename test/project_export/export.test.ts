@@ -227,3 +227,36 @@ describe("the export queue consumer", () => {
     expect(row.error).toMatch(/^URL is blocked: /);
   });
 });
+
+describe("concurrent exports", () => {
+  it("10 exports of different projects, started at once through the HTTP entry point, all finish with their own archive", { timeout: 180_000 }, async () => {
+    const w = await world();
+    const projects = [];
+    for (let i = 0; i < 10; i++) {
+      const maintainer = await w.user();
+      const project = await w.project({ maintainers: [maintainer] });
+      const api = w.as(maintainer);
+      expect((await api.post(`/projects/${project.id}/repository/commits`, { json: { branch: "main", commit_message: `c${i}`, actions: [{ action: "create", file_path: "n.txt", content: `${i}\n` }] } })).status).toBe(201);
+      expect((await api.post(`/projects/${project.id}/issues`, { json: { title: `issue of project ${i}` } })).status).toBe(201);
+      projects.push({ maintainer, project, api });
+    }
+    const started = await Promise.all(projects.map(({ api, project }) => api.post(`/projects/${project.id}/export`)));
+    expect(started.map((r) => r.status)).toEqual(Array(10).fill(202));
+    // The queue delivers the ten messages; each job finishes once (its lease), whatever the order.
+    const deadline = Date.now() + 150_000;
+    const statuses = new Map<number, string>();
+    while (Date.now() < deadline && [...statuses.values()].filter((x) => x === "finished").length < 10) {
+      for (const { api, project } of projects) {
+        if (statuses.get(project.id) === "finished") continue;
+        statuses.set(project.id, ((await (await api.get(`/projects/${project.id}/export`)).json()) as Json).export_status as string);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect([...statuses.values()]).toEqual(Array(10).fill("finished"));
+    for (const [i, { api, project }] of projects.entries()) {
+      const files = untar(gunzipSync(new Uint8Array(await (await api.get(`/projects/${project.id}/export/download`)).arrayBuffer())));
+      expect(JSON.parse(strFromU8(files.get("tree/project/issues.ndjson")!).trim()).title).toBe(`issue of project ${i}`);
+      expect((await jobsOf(w, project.id)).map((j) => [j.status, j.attempts])).toEqual([["finished", 1]]);
+    }
+  });
+});

@@ -545,6 +545,50 @@ describe("export → import round trip of snippets, pipelines and protected bran
   });
 });
 
+describe("concurrent imports", () => {
+  it("10 imports of different archives, posted at once, all finish, each with its own relations and repository", { timeout: 180_000 }, async () => {
+    const w = await world();
+    const importer = await w.user();
+    const api = w.as(importer);
+    const repo = await fixtureRepository();
+    const archives = Array.from({ length: 10 }, (_, i) =>
+      targz({
+        VERSION: "0.2.4",
+        "tree/project.json": JSON.stringify({ description: `archive ${i}`, default_branch: "master" }),
+        "tree/project/issues.ndjson": ndjson([{ iid: i + 1, title: `issue ${i}`, state: "opened", author_id: 1, notes: [{ note: `note ${i}`, author_id: 1 }] }]),
+        "tree/project/labels.ndjson": ndjson([{ title: `label-${i}`, color: "#123456" }]),
+        "project.bundle": bundle([["HEAD", repo.master], ["refs/heads/master", repo.master], [`refs/heads/only-${i}`, repo.feature]], repo.objects),
+      }),
+    );
+    const responses = await Promise.all(archives.map((archive, i) => api.post("/projects/import", { multipart: multipart(archive, { path: unique(`concurrent-${i}`) }) })));
+    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const ids = await Promise.all(responses.map(async (r) => ((await r.json()) as Json).id as number));
+    const deadline = Date.now() + 150_000;
+    const status = new Map<number, Json>();
+    while (Date.now() < deadline && status.size < 10) {
+      for (const id of ids) {
+        if (status.has(id)) continue;
+        const body = (await (await api.get(`/projects/${id}/import`)).json()) as Json;
+        if (!["scheduled", "started"].includes(body.import_status as string)) status.set(id, body);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(ids.map((id) => [status.get(id)?.import_status, status.get(id)?.failed_relations])).toEqual(Array(10).fill(["finished", []]));
+    for (const [i, id] of ids.entries()) {
+      const project = (await (await api.get(`/projects/${id}`)).json()) as Json;
+      const issues = (await (await api.get(`/projects/${id}/issues`)).json()) as Json[];
+      const branches = ((await (await api.get(`/projects/${id}/repository/branches`)).json()) as Json[]).map((b) => b.name).sort();
+      const labels = ((await (await api.get(`/projects/${id}/labels`)).json()) as Json[]).map((l) => l.name);
+      expect([project.description, issues.map((x) => [x.iid, x.title, x.user_notes_count]), branches, labels]).toEqual([
+        `archive ${i}`,
+        [[i + 1, `issue ${i}`, 1]],
+        ["master", `only-${i}`],
+        [`label-${i}`],
+      ]);
+    }
+  });
+});
+
 describe("the import queue consumer", () => {
   /** An import job with its archive in R2 and no queue message: the test delivers it. */
   async function scheduledJob(w: World, owner: TestUser, archive: Uint8Array) {
