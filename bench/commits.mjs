@@ -28,16 +28,15 @@
 // started is stopped and temporary files and databases removed.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import autocannon from "autocannon";
 import { bootstrap } from "../scripts/bootstrap.mjs";
-import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun, jsonRequest, withDatabase } from "./support.mjs";
+import { benchRun, jsonRequest, withDatabase } from "./support.mjs";
 
 const COMMITS = Number(process.env.BENCH_COMMITS || 10_000);
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -52,7 +51,7 @@ const PATH_FILTER = "src/dir3/file7.txt";
 const DEADLINE_MS = 235_000; // under 4 minutes in all
 const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 
-const { log, cleanups, fail, finish, machine, createBenchDatabase } = benchRun({ label: "bench:commits", deadlineMs: DEADLINE_MS });
+const { log, cleanups, fail, finish, machine, prepareDatabase } = benchRun({ label: "bench:commits", deadlineMs: DEADLINE_MS });
 
 // ---------------------------------------------------------------------------------------------
 // The history, built by git.
@@ -547,25 +546,9 @@ function report(mode, seeded, rows) {
 }
 
 async function main() {
-  const serverUrl = process.env.DATABASE_URL || "";
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-bench-commits-"));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   // scripts/start.mjs adds `--var QUERY_COUNT_HEADER:1` with this: responses carry X-Query-Count.
   process.env.EDGEFORGE_QUERY_COUNT = "1";
-
-  let target;
-  let mode;
-  if (serverUrl) {
-    assertLoopback(serverUrl, "DATABASE_URL");
-    const database = await createBenchDatabase(serverUrl, "edgeforge_bench_commits_");
-    target = { url: database.url };
-    await migratePostgres(database.url);
-    mode = `PostgreSQL at ${new URL(serverUrl).host}, database ${database.name}`;
-  } else {
-    target = { pgliteDir: path.join(dataDir, "pglite") };
-    await withDatabase(target, (db) => migratePglite(db));
-    mode = "embedded PGlite (one Postgres session)";
-  }
+  const { dataDir, target, mode } = await prepareDatabase("edgeforge_bench_commits_");
   log(`database: ${mode}`);
 
   let seconds = Date.now();

@@ -18,20 +18,16 @@
 // Everything listens on and targets 127.0.0.1 only; the run stops itself after 5 minutes at most; everything
 // started is stopped and temporary files and databases removed.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { bootstrap } from "../scripts/bootstrap.mjs";
-import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun, withDatabase } from "./support.mjs";
+import { benchRun, withDatabase } from "./support.mjs";
 
 const ISSUES = Number(process.env.BENCH_EXPORT_ISSUES || 10_000);
 const DEADLINE_MS = 295_000;
 const POLL_MS = 250;
 const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 
-const { log, cleanups, fail, finish, machine, createBenchDatabase } = benchRun({ label: "bench:exports", deadlineMs: DEADLINE_MS });
+const { log, cleanups, fail, finish, machine, prepareDatabase } = benchRun({ label: "bench:exports", deadlineMs: DEADLINE_MS });
 
 /** The project, its labels, issues, label links and comments, in a handful of statements. */
 async function seed(db) {
@@ -86,23 +82,7 @@ async function waitFor(base, pathname, field, waiting) {
 }
 
 async function main() {
-  const serverUrl = process.env.DATABASE_URL || "";
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-bench-exports-"));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-
-  let target;
-  let mode;
-  if (serverUrl) {
-    assertLoopback(serverUrl, "DATABASE_URL");
-    const database = await createBenchDatabase(serverUrl, "edgeforge_bench_exports_");
-    target = { url: database.url };
-    await migratePostgres(database.url);
-    mode = `PostgreSQL at ${new URL(serverUrl).host}, database ${database.name}`;
-  } else {
-    target = { pgliteDir: path.join(dataDir, "pglite") };
-    await withDatabase(target, (db) => migratePglite(db));
-    mode = "embedded PGlite (one Postgres session)";
-  }
+  const { dataDir, target, mode } = await prepareDatabase("edgeforge_bench_exports_");
   log(`database: ${mode}`);
 
   let t = Date.now();

@@ -2,8 +2,10 @@
 // that they stop, clean up and report alike: a timestamped log, a stack of cleanups run on success, failure,
 // Ctrl-C or the deadline, the loopback check, a throw-away PostgreSQL database, and the machine's load.
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 
 /** The 1, 5 and 15 minute load averages: other work on the machine skews the figures, so reports show it. */
@@ -112,11 +114,34 @@ export function benchRun({ label, deadlineMs }) {
     return { name, url: url.toString() };
   }
 
+  /**
+   * The database set-up the server-starting benches share (exports, commits, alerts): a temporary DATA_DIR
+   * (removed at cleanup), then DATABASE_URL set → a fresh migrated database `<prefix><rand>` on that server
+   * (loopback only, dropped at cleanup); unset → embedded PGlite under the DATA_DIR, migrated (as `npm start`).
+   * Returns `{ dataDir, target, mode }`: `target` for withDatabase, `mode` for the report.
+   */
+  async function prepareDatabase(prefix) {
+    // Imported here, not at the top, so that run.mjs (which migrates nothing itself) does not load them.
+    const { migratePglite, migratePostgres } = await import("../scripts/migrate.mjs");
+    const serverUrl = process.env.DATABASE_URL || "";
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), `${prefix.replace(/_/g, "-")}`));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    if (serverUrl) {
+      assertLoopback(serverUrl, "DATABASE_URL");
+      const database = await createBenchDatabase(serverUrl, prefix);
+      await migratePostgres(database.url);
+      return { dataDir, target: { url: database.url }, mode: `PostgreSQL at ${new URL(serverUrl).host}, database ${database.name}` };
+    }
+    const target = { pgliteDir: path.join(dataDir, "pglite") };
+    await withDatabase(target, (db) => migratePglite(db));
+    return { dataDir, target, mode: "embedded PGlite (one Postgres session)" };
+  }
+
   process.on("SIGINT", () => fail(new Error("interrupted")));
   process.on("SIGTERM", () => fail(new Error("terminated")));
   setTimeout(() => fail(new Error(`the bench exceeded ${deadlineMs / 1000} s`)), deadlineMs).unref();
 
-  return { log, cleanups, cleanup, fail, finish, machine, createBenchDatabase };
+  return { log, cleanups, cleanup, fail, finish, machine, createBenchDatabase, prepareDatabase };
 }
 
 /**
