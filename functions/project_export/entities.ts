@@ -68,7 +68,10 @@ export const STATUS_TYPE = { build: "Ci::Build", bridge: "Ci::Bridge" } as const
  * The archive's files in GitLab's ndjson layout: `tree/project.json` (the project's attributes) and one
  * `tree/project/<relation>.ndjson` per relation, each line one record with its sub-relations nested
  * (issues carry their notes, label links with the label, award emoji, assignees and time logs; merge
- * requests their notes, label links, assignees, reviewers and time logs), as GitLab's import_export.yml nests them.
+ * requests their notes, label links, assignees, reviewers and time logs; snippets their award emoji and
+ * notes; pipelines their stages and each stage's statuses; protected branches their access levels), as
+ * GitLab's import_export.yml nests them. Issue links, CI/CD variables and feature flags are not in
+ * import_export.yml, so they are not exported here either.
  */
 export function exportTree(data: ExportRelations): { path: string; lines: unknown[] | null; json?: unknown }[] {
   const labelsById = new Map(data.labelRows.map((l) => [l.id, l]));
