@@ -3,7 +3,7 @@ import type { Bindings } from "../kernel/env";
 import * as q from "./queries";
 import { runExport } from "./services";
 
-/** The message shape of `EXPORTS_QUEUE` (kernel/env.ts); only `export` jobs exist so far (import is not built). */
+/** The message shape of `EXPORTS_QUEUE` (kernel/env.ts); `import` messages go to project_import/consumer.ts. */
 export type ExportMessage = { kind: "export" | "import"; id: number };
 
 /**

@@ -331,6 +331,8 @@ describe("POST /projects/import with overwrite", () => {
     expect((await api.post(`/projects/${old.id}/issues`, { json: { title: "Old issue" } })).status).toBe(201);
     expect((await w.as(fan).post(`/projects/${old.id}/star`)).status).toBe(201);
     const fork = (await (await w.as(fan).post(`/projects/${old.id}/fork`)).json()) as Json;
+    const team = await w.group({ owners: [owner] });
+    expect((await api.post(`/projects/${old.id}/share`, { json: { group_id: team.id, group_access: 30 } })).status).toBe(201);
     const { archive, repo } = await gitlabFixture("nobody@example.com");
 
     const res = await api.post("/projects/import", { multipart: multipart(archive, { path: old.path, overwrite: "true" }) });
@@ -352,6 +354,7 @@ describe("POST /projects/import with overwrite", () => {
       [[owner.username, 50], [developer.username, 30]].sort(),
     );
     expect(((await (await w.as(fan).get(`/projects/${fork.id}`)).json()) as Json).forked_from_project.id).toBe(id);
+    expect(now.shared_with_groups.map((g: Json) => [g.group_id, g.group_access_level])).toEqual([[team.id, 30]]);
     // Without overwrite, a taken path stays a 400 (the existing project untouched).
     const again = await api.post("/projects/import", { multipart: multipart(archive, { path: old.path }) });
     expect(again.status).toBe(400);
