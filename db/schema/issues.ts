@@ -289,6 +289,43 @@ export const snippets = pgTable(
 );
 
 /**
+ * The files of a snippet. GitLab keeps them in a git repository per snippet; here they are rows, one per
+ * path, at the snippet's one ref (see functions/snippets/). A snippet without rows is GitLab's snippet
+ * without a repository: `files` is empty and `raw` answers the `content` column.
+ */
+export const snippetFiles = pgTable(
+  "snippet_files",
+  {
+    snippetId: integer().notNull().references(() => snippets.id, { onDelete: "cascade" }),
+    path: text().notNull(),
+    content: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.snippetId, t.path] })],
+);
+
+/**
+ * Explicit subscriptions to issues, merge requests and labels (GitLab's `subscriptions`): a row with
+ * `subscribed = false` is an explicit unsubscription, which wins over being a participant.
+ */
+export const subscriptions = pgTable(
+  "subscriptions",
+  {
+    id: id(),
+    userId: integer().notNull().references(() => users.id, { onDelete: "cascade" }),
+    subscribableType: text().notNull(), // "Issue" | "MergeRequest" | "Label"
+    subscribableId: integer().notNull(),
+    projectId: integer().references(() => projects.id, { onDelete: "cascade" }),
+    subscribed: boolean().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("index_subscriptions_on_subscribable_and_user_id_and_project_id").on(t.subscribableId, t.subscribableType, t.userId, t.projectId),
+    index("index_subscriptions_on_user").on(t.userId),
+  ],
+);
+
+/**
  * Group epics. `startDate` and `dueDate` hold GitLab's `start_date_fixed` and `due_date_fixed`; they count
  * as the epic's dates when the matching `*_is_fixed` flag is set. `parentId` makes the epic tree (at most
  * 7 levels, Epic::MAX_HIERARCHY_DEPTH); `relativePosition` orders siblings.
@@ -543,6 +580,8 @@ export type MergeRequestDiff = typeof mergeRequestDiffs.$inferSelect;
 export type Note = typeof notes.$inferSelect;
 export type AwardEmoji = typeof awardEmoji.$inferSelect;
 export type Snippet = typeof snippets.$inferSelect;
+export type SnippetFile = typeof snippetFiles.$inferSelect;
+export type Subscription = typeof subscriptions.$inferSelect;
 export type Epic = typeof epics.$inferSelect;
 export type IssueLink = typeof issueLinks.$inferSelect;
 export type Todo = typeof todos.$inferSelect;

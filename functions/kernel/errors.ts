@@ -86,8 +86,40 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
     return c.json(err.body as object, err.status as ContentfulStatusCode);
   }
+  const gone = parentGone(err);
+  if (gone) return c.json({ message: gone.body }, 404);
   console.error(describeFailure(c.var.requestId, c.req.method, c.req.routePath, err));
   return c.json({ message: "500 Internal Server Error" }, 500);
+};
+
+/**
+ * A foreign-key violation (23503) on INSERT or UPDATE means the row referenced was deleted between the
+ * route's lookup and its write (a project deleted while a snippet or trigger is created): the parent is
+ * gone, so the answer is the 404 its lookup would now give (`404 Project Not Found`), never a 500.
+ * Postgres names the referenced table in `detail` (`Key (project_id)=(7) is not present in table
+ * "projects".`); a table this does not name answers `404 Not Found`. A violation raised by a DELETE
+ * (`update or delete on table … violates …`) is a bug, not a race, and stays a 500.
+ */
+export function parentGone(err: unknown): { table: string | null; body: string } | null {
+  const db = databaseError(err);
+  if (!db || db.code !== "23503" || !/^insert or update on table/.test(db.message)) return null;
+  const table = /is not present in table "([^"]+)"/.exec(db.detail ?? "")?.[1] ?? null;
+  const resource = table ? FK_RESOURCES[table] : undefined;
+  return { table, body: resource ? `404 ${resource} Not Found` : "404 Not Found" };
+}
+
+/** Referenced tables and the resource name of GitLab's `not_found!` for them. */
+const FK_RESOURCES: Record<string, string> = {
+  projects: "Project",
+  namespaces: "Namespace",
+  users: "User",
+  issues: "Issue",
+  merge_requests: "Merge Request",
+  snippets: "Snippet",
+  labels: "Label",
+  milestones: "Milestone",
+  epics: "Epic",
+  notes: "Note",
 };
 
 /**
@@ -126,7 +158,7 @@ export function isUniqueViolation(err: unknown, constraint: string): boolean {
   return !!db && db.code === "23505" && db.constraint === constraint;
 }
 
-type DatabaseError = { code: string; message: string; table?: string; column?: string; constraint?: string };
+type DatabaseError = { code: string; message: string; detail?: string; table?: string; column?: string; constraint?: string };
 
 /** The Postgres error behind `err` (Drizzle wraps it in `cause`), if there is one. */
 function databaseError(err: unknown): DatabaseError | null {

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { issueAssignees, issues, projects, snippets, type Epic, type Issue, type MergeRequest, type Snippet } from "../../../db/schema";
 import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "../../kernel/abilities";
 import { Access, Visibility } from "../../kernel/access";
@@ -98,6 +99,34 @@ export function snippetIsVisible(actor: Actor | null, project: ProjectWithAccess
   const minimum = actor && !actor.user.external ? Visibility.INTERNAL : Visibility.PUBLIC;
   if (!actor) return sql`${snippets.visibilityLevel} >= ${minimum}`;
   return sql`(${snippets.visibilityLevel} >= ${minimum} OR ${snippets.authorId} = ${actor.user.id})`;
+}
+
+/**
+ * PersonalSnippetPolicy (a snippet without a project): public ones for anyone, internal ones for signed-in
+ * users who are not external, private ones for their author; admins read all.
+ */
+export function canReadPersonalSnippet(actor: Actor | null, snippet: Pick<Snippet, "authorId" | "visibilityLevel">): boolean {
+  if (actor?.isAdmin) return true;
+  if (actor && snippet.authorId === actor.user.id) return true;
+  if (snippet.visibilityLevel >= Visibility.PUBLIC) return true;
+  return snippet.visibilityLevel >= Visibility.INTERNAL && !!actor && !actor.user.external;
+}
+
+/**
+ * Every snippet the actor may read, personal or of any project, as SQL over `snippets` (SnippetsFinder
+ * without a project): PersonalSnippetPolicy for personal ones; for project ones the project must be
+ * readable with its snippets feature on, then ProjectSnippetPolicy as `snippetIsVisible` says it.
+ * The pair of `canReadPersonalSnippet` and `canReadSnippet`.
+ */
+export function anySnippetIsVisible(actor: Actor | null): SQL {
+  if (actor?.isAdmin) return sql`true`;
+  const minimum = actor && !actor.user.external ? Visibility.INTERNAL : Visibility.PUBLIC;
+  const own = actor ? sql` OR ${snippets.authorId} = ${actor.user.id}` : sql``;
+  const member = actor ? sql` OR sp.id IN ${authorizedProjectIds(actor.user.id)}` : sql``;
+  return sql`(CASE WHEN ${snippets.projectId} IS NULL THEN (${snippets.visibilityLevel} >= ${minimum}${own})
+    ELSE EXISTS (SELECT 1 FROM ${projects} sp WHERE sp.id = ${snippets.projectId} AND sp.snippets_enabled
+      AND ${projectIsVisible(actor, alias(projects, "sp") as unknown as typeof projects)}
+      AND (${snippets.visibilityLevel} >= ${minimum}${own}${member})) END)`;
 }
 
 /** EpicPolicy: `read_epic` on the group; a confidential epic only for reporters and up. */
