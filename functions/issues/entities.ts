@@ -125,14 +125,14 @@ export function issueBasic(row: IssueRow, ctx: IssueContext) {
 }
 
 /**
- * `Issue#subscribed?` without an explicit subscription: participants are subscribed (author, assignees,
- * commenters, users mentioned in the description).
- * Differs from GitLab: subscriptions cannot be set (there is no subscribe endpoint), and mentions in
- * comments do not count.
+ * `Issue#subscribed?`: the caller's explicit subscription (POST …/subscribe, …/unsubscribe), else
+ * participants are subscribed (author, assignees, commenters, users mentioned in the description).
+ * Differs from GitLab: mentions in comments do not count.
  */
-function subscribed(row: IssueRow, ctx: PresentContext): boolean {
+export function issueSubscribed(row: IssueRow, ctx: Pick<PresentContext, "actor">): boolean {
   const user = ctx.actor?.user;
   if (!user) return false;
+  if (row.actorSubscription !== null) return row.actorSubscription;
   if (row.authorId === user.id || row.assignees.some((a) => a.id === user.id) || row.actorCommented) return true;
   return mentionedUsernames(`${row.title}\n${row.description ?? ""}`).includes(user.username.toLowerCase());
 }
@@ -156,7 +156,7 @@ export function issue(row: IssueRow, ctx: IssueContext) {
     references: issueReferences(row, ctx),
     // Differs from GitLab: severities are set through GraphQL only, which is not built here.
     severity: "UNKNOWN",
-    ...(ctx.includeSubscribed === false ? {} : { subscribed: subscribed(row, ctx) }),
+    ...(ctx.includeSubscribed === false ? {} : { subscribed: issueSubscribed(row, ctx) }),
     moved_to_id: row.movedToId,
     service_desk_reply_to: null,
     // EE: epics of the project's group (`read_epic`); issues cannot be added to epics here yet.

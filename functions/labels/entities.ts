@@ -10,6 +10,8 @@ export type LabelBasicRow = Pick<Label, "id" | "title" | "color" | "description"
  */
 export type LabelRow = Label & {
   counts: { openIssues: number; closedIssues: number; openMergeRequests: number } | null;
+  /** The caller's subscription at the project (`Label#subscribed?(user, project)`; no row: false). */
+  subscribed: boolean;
 };
 
 /**
@@ -64,8 +66,7 @@ export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: n
           open_merge_requests_count: row.counts.openMergeRequests,
         }
       : {}),
-    // Differs from GitLab: label subscriptions are not built, so nobody is subscribed.
-    subscribed: false,
+    subscribed: row.subscribed,
     priority: own ? row.priority : null,
     is_project_label: own,
   };

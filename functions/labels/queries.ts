@@ -5,6 +5,7 @@ import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { fuzzySearch } from "../kernel/fuzzy_search";
 import { issueIsVisible } from "../shared/issuables/policy";
+import { subscriptionSql } from "../shared/issuables/subscriptions";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { projectIsVisible } from "../kernel/visibility";
 import type { LabelRow } from "./entities";
@@ -57,6 +58,7 @@ export async function listLabels(
       openIssues: opts.withCounts ? c.openIssues : sql<number | null>`NULL`,
       closedIssues: opts.withCounts ? c.closedIssues : sql<number | null>`NULL`,
       openMergeRequests: opts.withCounts ? c.openMergeRequests : sql<number | null>`NULL`,
+      subscribed: subscriptionSql("Label", labelId, actor?.user.id ?? null, project.id),
     })
     .from(labels)
     .where(where)
@@ -70,6 +72,7 @@ export async function listLabels(
       counts: opts.withCounts
         ? { openIssues: Number(r.openIssues), closedIssues: Number(r.closedIssues), openMergeRequests: Number(r.openMergeRequests) }
         : null,
+      subscribed: r.subscribed === true,
     })),
     total,
   };
@@ -79,15 +82,21 @@ export async function listLabels(
  * `find_label` (lib/api/helpers/label_helpers.rb): by id among the available labels, else by title
  * (exact, case-sensitive); one statement.
  */
-export async function findLabel(db: Executor, project: ProjectWithAccess, idOrTitle: string, includeAncestorGroups: boolean): Promise<Label | null> {
+export async function findLabel(
+  db: Executor,
+  project: ProjectWithAccess,
+  idOrTitle: string,
+  includeAncestorGroups: boolean,
+  actor: Actor | null = null,
+): Promise<(Label & { subscribed: boolean }) | null> {
   const byId = /^\d+$/.test(idOrTitle) && Number(idOrTitle) <= 2147483647 ? Number(idOrTitle) : null;
   const rows = await db
-    .select()
+    .select({ label: labels, subscribed: subscriptionSql("Label", labelId, actor?.user.id ?? null, project.id) })
     .from(labels)
     .where(and(availableTo(project, includeAncestorGroups), byId === null ? eq(labels.title, idOrTitle) : sql`(${labels.id} = ${byId} OR ${labels.title} = ${idOrTitle})`))
     .orderBy(byId === null ? asc(labels.id) : sql`(${labels.id} = ${byId}) DESC`)
     .limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? { ...rows[0].label, subscribed: rows[0].subscribed === true } : null;
 }
 
 /** `available_labels_for(parent).find_by_title(title)`: exact title, ancestor group labels included. */

@@ -12,13 +12,16 @@ import { router } from "../kernel/router";
 import { projectLabel, type LabelRow } from "./entities";
 import * as q from "./queries";
 import { labelErrors, labelTitle, normalizeColor } from "./rules";
+import { labelSubscriptionRoutes } from "./subscriptions";
 
 /**
  * Project labels (lib/api/labels.rb, lib/api/helpers/label_helpers.rb). Every endpoint needs a signed-in
  * caller (`before { authenticate! }`), before parameters are validated.
- * Not built: subscribe/unsubscribe, promote, and group labels (`/groups/:id/labels`).
+ * Subscribe and unsubscribe live in `subscriptions.ts`.
+ * Not built: promote, and group labels (`/groups/:id/labels`).
  */
 export const labelsRoutes = router();
+labelsRoutes.route("/", labelSubscriptionRoutes);
 
 /** Grape's `type: Integer, allow_blank: true`: an empty value is nil (remove the priority). */
 const priorityParam = z.preprocess((v) => (v === "" ? null : v), p.int().nullable()).optional();
@@ -81,7 +84,7 @@ labelsRoutes.get("/projects/:id/labels/:name", async (c) => {
   const params = await readParams(c, GetLabel);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_label", project);
-  const label = withLabel(await q.findLabel(c.var.db(), project, c.req.param("name"), params.include_ancestor_groups ?? true));
+  const label = withLabel(await q.findLabel(c.var.db(), project, c.req.param("name"), params.include_ancestor_groups ?? true, c.var.actor));
   return presentLabel(c, label, project);
 });
 
@@ -104,7 +107,7 @@ labelsRoutes.post("/projects/:id/labels", async (c) => {
     priority: params.priority ?? null,
   });
   if (!created) throw conflict("Label already exists");
-  return presentLabel(c, { ...created, counts: null }, project, 201);
+  return presentLabel(c, { ...created, counts: null, subscribed: false }, project, 201);
 });
 
 type UpdateParams = z.output<typeof UpdateLabel>;
@@ -114,7 +117,7 @@ async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_label", project);
   const db = c.var.db();
-  const label = withLabel(await q.findLabel(db, project, idOrTitle, false));
+  const label = withLabel(await q.findLabel(db, project, idOrTitle, false, c.var.actor));
   const changes: Partial<q.LabelValues> = {};
   // `Label#title=` ignores a blank title.
   const title = params.new_name === undefined ? null : labelTitle(params.new_name);
@@ -127,7 +130,7 @@ async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
   if (Object.keys(changes).length === 0) return presentLabel(c, label, project);
   const updated = await q.updateLabel(db, label.id, changes);
   if (!updated) throw validation({ title: ["has already been taken"] });
-  return presentLabel(c, { ...updated, counts: null }, project);
+  return presentLabel(c, { ...updated, counts: null, subscribed: label.subscribed }, project);
 }
 
 /** PUT /projects/:id/labels/:name (lib/api/labels.rb): `:name` is the id or the title. */

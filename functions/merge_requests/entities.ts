@@ -175,25 +175,31 @@ function canMerge(mr: MergeRequestRow, ctx: PresentContext): boolean {
   return ctx.actor.isAdmin || mr.project.accessLevel >= Access.DEVELOPER;
 }
 
+/** `Issuable#subscribed?`: the explicit subscription, else whether the caller is a participant. */
+export function mergeRequestSubscribed(mr: MergeRequestRow, ctx: Pick<PresentContext, "actor">): boolean {
+  const actorId = ctx.actor?.user.id;
+  if (actorId === undefined) return false;
+  if (mr.actorSubscription !== null) return mr.actorSubscription;
+  return mr.authorId === actorId || mr.assignees.some((a) => a.id === actorId) || mr.reviewers.some((r) => r.id === actorId);
+}
+
 /**
  * API::Entities::MergeRequest (lib/api/entities/merge_request.rb): single GET, create, update,
  * related merge requests and to-do targets. Pipeline fields are shown where GitLab shows them (the
  * caller reads the project's builds); `headPipeline` is preloaded by the single GET only (elsewhere null).
  * Differs from GitLab: `pipeline` and `latest_build_*` come from the head pipeline once it has started
  * (GitLab's merge request metrics keep the last head pipeline that ran, even after the head moved).
- * Differs from GitLab: there is no subscription record yet, so `subscribed` is true for the
- * participants GitLab subscribes implicitly (author, assignees, reviewers).
+ * `subscribed`: the caller's explicit subscription, else true for participants (`Issuable#subscribed?`).
+ * Differs from GitLab: participants are the author, assignees and reviewers; commenters and mentioned
+ * users do not count.
  */
 export function mergeRequest(mr: MergeRequestRow & { headPipeline?: MergeRequestPipelineRow | null; approved?: boolean }, ctx: MergeRequestContext) {
   const head = mr.headPipeline ?? null;
   const ran = head && (head.startedAt || head.finishedAt) ? head : null;
-  const actorId = ctx.actor?.user.id;
   const builds = ctx.fromProject ? mr.project.jobsEnabled : false;
-  const participant =
-    actorId !== undefined && (mr.authorId === actorId || mr.assignees.some((a) => a.id === actorId) || mr.reviewers.some((r) => r.id === actorId));
   return {
     ...mergeRequestBasic(mr, ctx),
-    ...(ctx.includeSubscribed === false ? {} : { subscribed: participant }),
+    ...(ctx.includeSubscribed === false ? {} : { subscribed: mergeRequestSubscribed(mr, ctx) }),
     // `merge_request_diff.real_size`: the changed files of the newest version, "1000+" past the limit.
     changes_count: mr.latestDiff ? (mr.latestDiff.filesCount > DIFF_MAX_FILES ? `${DIFF_MAX_FILES}+` : String(mr.latestDiff.filesCount)) : null,
     ...(builds

@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { issues, namespaces, projects, type Issue, type Label, type Milestone, type User } from "../../../db/schema";
+import { subscriptionSql } from "./subscriptions";
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { projectIsVisible } from "../../kernel/visibility";
@@ -41,6 +42,8 @@ export type IssueRow = Issue & {
   blockingIssuesCount: number;
   /** Whether the caller commented on the issue (a participant, for `subscribed`). */
   actorCommented: boolean;
+  /** The caller's explicit subscription at the issue's project (null: none; see shared/issuables/subscriptions.ts). */
+  actorSubscription: boolean | null;
 };
 
 const userJson = (alias: string) =>
@@ -97,6 +100,7 @@ function selection(actor: Actor | null) {
         ? sql<boolean>`false`
         : sql<boolean>`EXISTS (SELECT 1 FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = ${issues.id}
             AND n.author_id = ${actorId} AND NOT n.system)`,
+    actorSubscription: subscriptionSql("Issue", sql`${issues.id}`, actorId, sql`${issues.projectId}`),
   };
 }
 
@@ -114,6 +118,7 @@ function toRow(r: Selected): IssueRow {
     mergeRequestsCount: Number(r.mergeRequestsCount),
     blockingIssuesCount: Number(r.blockingIssuesCount),
     actorCommented: !!r.actorCommented,
+    actorSubscription: r.actorSubscription ?? null,
   };
 }
 

@@ -4,6 +4,7 @@ import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "./issue_preload";
 import { projectAccessLevel } from "../../kernel/visibility";
+import { subscriptionSql } from "./subscriptions";
 
 /**
  * Everything the merge request entities (functions/merge_requests/entities.ts) need, in ONE statement
@@ -39,6 +40,8 @@ export type MergeRequestRow = MergeRequest & {
   latestDiff: { id: number; headCommitSha: string; baseCommitSha: string | null; startCommitSha: string | null; filesCount: number } | null;
   labels: Pick<IssueLabel, "id" | "title" | "color" | "description">[];
   milestone: IssueMilestone | null;
+  /** The caller's explicit subscription at the merge request's project (null: none; shared/issuables/subscriptions.ts). */
+  actorSubscription: boolean | null;
 };
 
 const userJson = (id: SQL) => sql`(SELECT json_build_object('id', u.id, 'username', u.username, 'name', u.name,
@@ -79,12 +82,13 @@ function selection(actor: Actor | null) {
     reviewers: sql<MergeRequestRow["reviewers"]>`${usersJson("merge_request_reviewers")}`,
     labels: sql<MergeRequestRow["labels"]>`${labelsJson}`,
     milestone: sql<MergeRequestRow["milestone"]>`${milestoneSql}`,
+    actorSubscription: subscriptionSql("MergeRequest", sql`${mergeRequests.id}`, actor?.user.id ?? null, sql`${mergeRequests.projectId}`),
   };
 }
 
 type Selected = { mr: typeof mergeRequests.$inferSelect; project: Omit<MergeRequestRow["project"], "accessLevel">; accessLevel: number } & Pick<
   MergeRequestRow,
-  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone"
+  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone" | "actorSubscription"
 >;
 
 export function toMergeRequestRow(r: unknown): MergeRequestRow {
@@ -101,6 +105,7 @@ export function toMergeRequestRow(r: unknown): MergeRequestRow {
     reviewers: s.reviewers ?? [],
     labels: s.labels ?? [],
     milestone: s.milestone,
+    actorSubscription: s.actorSubscription ?? null,
   };
 }
 
