@@ -197,3 +197,8 @@ export function resourceMilestoneEvent(row: EventRow & { action: string; state: 
     state: row.state,
   };
 }
+
+/** `issues_statistics` (lib/api/issues.rb), presented as a plain hash. */
+export function issuesStatistics(counts: { all: number; closed: number; opened: number }) {
+  return { statistics: { counts: { all: counts.all, closed: counts.closed, opened: counts.opened } } };
+}

@@ -100,6 +100,9 @@ const statsShape = {
   iteration_title: p.string().optional(),
 };
 
+/** `GET …/issues_statistics`: `params :issues_stats_params`. */
+export const IssuesStatistics = z.object(statsShape);
+
 /** `params :issues_params`: the project list. */
 export const ListIssues = z.object({
   with_labels_details: p.bool().optional(),

@@ -352,3 +352,26 @@ export async function listIssueIds(
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(issues).where(where), page);
   return { ids: rows.map((r) => r.id), total };
 }
+
+/**
+ * Gitlab::IssuablesCountForState over the list's filters (any state): all, closed and opened issues in
+ * one statement (two with a `labels` filter).
+ */
+export async function issueStatistics(
+  db: Executor,
+  owner: IssueOwner,
+  filters: IssueFilters,
+  actor: Actor | null,
+  now: Date,
+): Promise<{ all: number; closed: number; opened: number }> {
+  const where = listCondition(owner, { ...filters, state: "all" }, actor, now, await resolveLabelTitles(db, filters.labels));
+  const [row] = await db
+    .select({
+      all: sql<number>`count(*)::int`,
+      closed: sql<number>`(count(*) FILTER (WHERE ${issues.state} = 'closed'))::int`,
+      opened: sql<number>`(count(*) FILTER (WHERE ${issues.state} = 'opened'))::int`,
+    })
+    .from(issues)
+    .where(where);
+  return { all: Number(row?.all ?? 0), closed: Number(row?.closed ?? 0), opened: Number(row?.opened ?? 0) };
+}

@@ -3,15 +3,18 @@ import { eventRoutes } from "./events";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
 import { participantRoutes } from "./participants";
+import { statisticsRoutes } from "./statistics";
 
 /**
  * Issues (lib/api/issues.rb) and their resource events. Other issue sub-resources live in their own
  * domains: notes, award emoji, links, to-dos, time tracking, user agent detail,
  * metric images, related merge requests.
- * Not built here: move, clone, reorder, `issues_statistics`, `POST …/todo`, subscribe/unsubscribe.
+ * Subscribe/unsubscribe live in functions/subscriptions.
+ * Not built: move, clone, reorder (unknown routes).
  */
 export const issuesRoutes = router();
 issuesRoutes.route("/", listRoutes);
 issuesRoutes.route("/", issueRoutes);
 issuesRoutes.route("/", eventRoutes);
 issuesRoutes.route("/", participantRoutes);
+issuesRoutes.route("/", statisticsRoutes);

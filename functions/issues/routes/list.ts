@@ -15,7 +15,7 @@ export const listRoutes = router();
 type Scope = NonNullable<q.IssueFilters["scope"]>;
 
 /** `issue_finder` (lib/api/helpers/issues_helpers.rb): the declared params as IssuesFinder reads them. */
-function filtersOf(params: Partial<ListParams>, defaults: { scope?: Scope; nonArchived: boolean }): q.IssueFilters {
+export function filtersOf(params: Partial<ListParams>, defaults: { scope?: Scope; nonArchived: boolean }): q.IssueFilters {
   const scope = (params.scope?.replace(/-/g, "_") as Scope | undefined) ?? defaults.scope;
   const not = params.not;
   return {
