@@ -62,6 +62,7 @@ import { integrationsRoutes } from "./integrations/routes";
 import { projectExportRoutes } from "./project_export/routes";
 import { projectImportRoutes } from "./project_import/routes";
 import { approvalsRoutes } from "./approvals/routes";
+import { eventsRoutes } from "./events/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -152,6 +153,7 @@ api.route("/", projectExportRoutes);
 api.route("/", projectImportRoutes);
 api.route("/", approvalsRoutes);
 api.route("/", alertManagementRoutes);
+api.route("/", eventsRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
 // The alert receiver (`/<full_path>/-/alerts/notify/…`), outside /api/v4, authenticated by the integration key.

@@ -18,3 +18,5 @@ export * from "./packages";
 export * from "./hooks";
 export * from "./async_work";
 export * from "./approvals";
+export * from "./events";
+export * from "./uploads";

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { requireUser } from "../kernel/auth";
+import type { Ctx } from "../kernel/env";
+import { findProject, findUser } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { p, readParams } from "../kernel/params";
+import { present } from "../kernel/present";
+import { router } from "../kernel/router";
+import { event } from "./entities";
+import * as q from "./queries";
+
+/**
+ * Contribution events (lib/api/events.rb, app/finders/events_finder.rb, doc/api/events.md). The rows
+ * are written by database triggers only (migration `events_triggers`), never by a domain.
+ */
+export const eventsRoutes = router();
+
+const ACTIONS = Object.keys(q.EVENT_ACTIONS) as q.EventActionName[];
+const TARGET_TYPES = Object.keys(q.EVENT_TARGET_TYPES) as q.EventTargetTypeName[];
+
+/** `use :pagination`, `use :event_filter_params`, `use :sort_params` of lib/api/events.rb, in its order. */
+const ListEvents = z.object({
+  ...pageParams.shape,
+  action: p.oneOf(...ACTIONS).optional(),
+  target_type: p.oneOf(...TARGET_TYPES).optional(),
+  before: p.date().optional(),
+  after: p.date().optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+});
+
+const ListOwnEvents = ListEvents.extend({ scope: p.string().optional() });
+
+function filtersOf(params: z.output<typeof ListEvents>): q.EventFilters {
+  return { action: params.action, targetType: params.target_type, before: params.before, after: params.after, sort: params.sort ?? "desc" };
+}
+
+async function listAndPresent(c: Ctx, source: q.EventSource, params: z.output<typeof ListEvents>) {
+  const page = pageOf(params);
+  const { rows, total } = await q.listEvents(c.var.db(), c.var.actor, source, filtersOf(params), page);
+  paginate(c, page, total);
+  return present(c, rows, event);
+}
+
+/** GET /events: the caller's own events, or with `scope=all` those of every project they are authorized on. */
+eventsRoutes.get("/events", async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, ListOwnEvents);
+  const source: q.EventSource =
+    params.scope === "all" ? { kind: "authorized_projects", userId: actor.user.id } : { kind: "author", userId: actor.user.id };
+  return listAndPresent(c, source, params);
+});
+
+/**
+ * GET /users/:id/events: the user's events in projects the caller may read; nothing when the caller may
+ * not read the user's profile (EventsFinder#cannot_access_private_profile?).
+ * Differs from GitLab: `:id` is the numeric id only (GITLAB-COMPAT R3), not also the username.
+ */
+eventsRoutes.get("/users/:id/events", async (c) => {
+  const params = await readParams(c, ListEvents);
+  const user = await findUser(c, c.req.param("id")!);
+  const actor = c.var.actor;
+  if (user.privateProfile && !actor?.isAdmin && actor?.user.id !== user.id) {
+    const page = pageOf(params);
+    paginate(c, page, 0);
+    return present(c, [], event);
+  }
+  return listAndPresent(c, { kind: "author", userId: user.id }, params);
+});
+
+/** GET /projects/:id/events: the project's events the caller may see. */
+eventsRoutes.get("/projects/:id/events", async (c) => {
+  const params = await readParams(c, ListEvents);
+  const project = await findProject(c, c.req.param("id")!);
+  return listAndPresent(c, { kind: "project", projectId: project.id }, params);
+});
