@@ -207,3 +207,29 @@ export function projectGroupLink(link: ProjectGroupLink, _ctx?: PresentContext) 
     expires_at: isoDate(link.expiresAt),
   };
 }
+
+/** The columns `publicGroupDetails` reads. */
+export type PublicGroupRow = Pick<Namespace, "id" | "name" | "fullPath" | "fullName" | "avatarUrl">;
+
+/** API::Entities::PublicGroupDetails (BasicGroupDetails + avatar_url, full_name, full_path): `GET /projects/:id/groups`. */
+export function publicGroupDetails(group: PublicGroupRow, ctx: PresentContext) {
+  return {
+    id: group.id,
+    web_url: webUrl(ctx, `groups/${group.fullPath}`),
+    name: group.name,
+    // `group.avatar_url(only_path: false)`: stored paths become absolute URLs.
+    avatar_url: group.avatarUrl ? (group.avatarUrl.startsWith("/") ? webUrl(ctx, group.avatarUrl) : group.avatarUrl) : null,
+    full_name: group.fullName,
+    full_path: group.fullPath,
+  };
+}
+
+/** API::Entities::ProjectRepositoryStorage (`GET /projects/:id/storage`). */
+export function projectRepositoryStorage(row: { id: number; diskPath: string; createdAt: Date | string }, _ctx?: PresentContext) {
+  return {
+    project_id: row.id,
+    disk_path: row.diskPath,
+    created_at: isoTime(row.createdAt),
+    repository_storage: "default",
+  };
+}

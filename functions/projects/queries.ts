@@ -132,6 +132,8 @@ export type ProjectFilters = {
   starredBy?: number;
   /** `GET /projects/:id/forks`: the direct forks of this project. */
   forkedFrom?: number;
+  /** `GET /users/:user_id/projects` (PersonalProjectsFinder): projects in this user's personal namespace. */
+  personalOf?: number;
   minAccessLevel?: number;
   withIssuesEnabled?: boolean;
   withMergeRequestsEnabled?: boolean;
@@ -206,6 +208,7 @@ function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilter
   if (f.starred && userId !== null) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${userId})`);
   if (f.starredBy !== undefined) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${f.starredBy})`);
   if (f.forkedFrom !== undefined) where.push(eq(projects.forkedFromProjectId, f.forkedFrom));
+  if (f.personalOf !== undefined) where.push(sql`(${namespaces.type} = 'User' AND ${namespaces.ownerId} = ${f.personalOf})`);
   if (f.visibilityLevel !== undefined) where.push(eq(projects.visibilityLevel, f.visibilityLevel));
   if (f.topics && f.topics.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topics.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
   if (f.search) {

@@ -3,6 +3,8 @@ import { listRoutes } from "./list";
 import { projectRoutes } from "./project";
 import { forkRoutes } from "./forks";
 import { shareRoutes } from "./share";
+import { teamRoutes } from "./team";
+import { repositoryInfoRoutes } from "./repository_info";
 
 /** The projects resource (lib/api/projects.rb) and the group project lists of lib/api/groups.rb. */
 export const projectsRoutes = router();
@@ -10,3 +12,5 @@ projectsRoutes.route("/", listRoutes);
 projectsRoutes.route("/", projectRoutes);
 projectsRoutes.route("/", shareRoutes);
 projectsRoutes.route("/", forkRoutes);
+projectsRoutes.route("/", teamRoutes);
+projectsRoutes.route("/", repositoryInfoRoutes);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { visibilityLevel } from "../../kernel/access";
 import type { Ctx } from "../../kernel/env";
 import { paramsError } from "../../kernel/errors";
-import { findGroup } from "../../kernel/lookup";
+import { findGroup, findUser } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -195,4 +195,35 @@ listRoutes.get("/groups/:id/projects", async (c) => {
 listRoutes.get("/groups/:id/projects/shared", async (c) => {
   const params = await readParams(c, ListSharedProjects);
   return groupProjects(c, { ...params, owned: undefined }, { includeSubgroups: false, withShared: true, onlyShared: true });
+});
+
+/** The parameters of `GET /users/:user_id/projects`: `collection_params` as `GET /projects` has them. */
+const ListUserProjects = ListProjects.omit({ cursor: true });
+
+/**
+ * GET /users/:user_id/projects (PersonalProjectsFinder): the projects in the user's personal namespace
+ * the caller may see, with every filter of `GET /projects`; nothing when the caller may not read the
+ * user's profile.
+ * Differs from GitLab: `pagination=keyset` answers 405 (contract P6); `:user_id` is the numeric id.
+ */
+listRoutes.get("/users/:user_id/projects", async (c) => {
+  const params = await readParams(c, ListUserProjects);
+  const actor = c.var.actor;
+  const user = await findUser(c, c.req.param("user_id")!);
+  if (params.pagination === "keyset") throw keysetUnavailable();
+  const entity = params.simple || !actor ? projectBasic : projectWithAccess;
+  const page = pageOf(params);
+  const readable = !user.privateProfile || !!actor?.isAdmin || actor?.user.id === user.id;
+  if (!readable) {
+    paginate(c, page, 0);
+    return present(c, [], entity);
+  }
+  const filters = { ...filtersOf(params), personalOf: user.id };
+  const similarity = params.order_by === "similarity" && !!params.search && !!actor;
+  const order: q.ListOrder = similarity
+    ? { kind: "similarity", search: params.search! }
+    : { kind: "column", column: params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at", sort: params.sort ?? "desc" };
+  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
+  paginate(c, page, total);
+  return present(c, rows, entity);
 });

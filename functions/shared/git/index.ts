@@ -7,6 +7,7 @@
 //                returning typed outcomes; GitLab's wording for them lives in the calling domain.
 export { repoOf, listCommits, resolveRevisions, lastCommitForPath, lastCommitsForPaths, parseRange, type Repo, type CommitsQuery, type CommitsResult } from "./store/revisions";
 export { findCommit, refsContaining, commitTree, readFileAt, listTree, type FileAt, type TreeListing, type RefType } from "./store/read";
+export { objectSizes } from "./store/objects";
 export { createBranch, createTag, deleteRefWithEvent } from "./operations/refs";
 export {
   commitFiles,

@@ -154,3 +154,13 @@ export async function readTagObject(db: Executor, poolId: number, oid: string): 
 
 /** A broken invariant of the store (an object that must exist does not): a 500, never user input. */
 export class GitStoreError extends Error {}
+
+/** The stored sizes of objects (`git cat-file -s`), in one statement; missing ids are absent. */
+export async function objectSizes(db: Executor, poolId: number, oids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (oids.length === 0) return out;
+  const result = await db.execute<{ oid: string; size: number }>(sql`SELECT encode(oid, 'hex') AS oid, size FROM git_objects
+    WHERE pool_id = ${poolId} AND oid = ANY(${sql.param([...new Set(oids)].map(byteaHex))}::bytea[])`);
+  for (const row of result.rows) out.set(row.oid, Number(row.size));
+  return out;
+}
