@@ -63,6 +63,8 @@ import { projectExportRoutes } from "./project_export/routes";
 import { projectImportRoutes } from "./project_import/routes";
 import { approvalsRoutes } from "./approvals/routes";
 import { eventsRoutes } from "./events/routes";
+import { uploadsRoutes } from "./uploads/routes";
+import { uploadWebRoutes } from "./uploads/web";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -91,6 +93,8 @@ app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
 app.use("/api/v4/*", authenticate);
 app.use("/uploads/*", authenticate);
+// Project attachments (uploads/web.ts): the caller is known by the API's credentials.
+app.use("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", versionRoutes);
@@ -154,8 +158,11 @@ api.route("/", projectImportRoutes);
 api.route("/", approvalsRoutes);
 api.route("/", alertManagementRoutes);
 api.route("/", eventsRoutes);
+api.route("/", uploadsRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
+// Project attachments (`/<full_path>/uploads/<secret>/<filename>`), readable as the project is.
+app.route("/", uploadWebRoutes);
 // The alert receiver (`/<full_path>/-/alerts/notify/…`), outside /api/v4, authenticated by the integration key.
 app.route("/", alertReceiverRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.

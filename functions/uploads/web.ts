@@ -1,0 +1,40 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../kernel/env";
+import { ApiError, notFound } from "../kernel/errors";
+import { findProject } from "../kernel/lookup";
+import * as q from "./queries";
+import { isEmbeddable } from "./rules";
+
+/**
+ * The web path of project attachments (Projects::UploadsController#show, outside /api/v4):
+ * `GET /<project full path>/uploads/<secret>/<filename>`, readable exactly as the project is.
+ * Differs from GitLab: the caller is known by the API's credentials (PRIVATE-TOKEN, Bearer), as there
+ * are no browser sessions; what the caller may not read is 404 (GitLab redirects anonymous browsers to
+ * its sign-in page).
+ */
+export const uploadWebRoutes = new Hono<AppEnv>();
+
+/** GET /:namespace/:project/uploads/:secret/:filename (app/controllers/projects/uploads_controller.rb) */
+uploadWebRoutes.get("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", async (c) => {
+  const projectPath = c.req.param("project");
+  // The API's own paths are never a project's: those stay unknown routes.
+  if (projectPath.startsWith("api/")) return c.notFound();
+  let project;
+  try {
+    project = await findProject(c, projectPath);
+  } catch (error) {
+    throw error instanceof ApiError && error.status === 404 ? notFound() : error;
+  }
+  const upload = await q.findUpload(c.var.db(), project.id, `${c.req.param("secret")}/${c.req.param("filename")}`);
+  if (!upload) throw notFound();
+  const object = await c.env.BLOBS.get(upload.r2Key);
+  if (!object) throw notFound();
+  const fileName = c.req.param("filename");
+  const embeddable = isEmbeddable(fileName);
+  c.header("Content-Type", embeddable ? (upload.contentType ?? "application/octet-stream") : "application/octet-stream");
+  c.header("Content-Length", String(object.size));
+  c.header("Content-Disposition", `${embeddable ? "inline" : "attachment"}; filename="${fileName.replace(/"/g, "")}"`);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Cache-Control", "private, no-store");
+  return c.body(object.body);
+});
