@@ -7,6 +7,7 @@ import {
   ciRunnerNamespaces,
   ciRunnerProjects,
   ciRunners,
+  projects,
   type CiBuild,
   type CiRunner,
 } from "../../db/schema";
@@ -23,13 +24,32 @@ export async function findRegistrationToken(db: Executor, digest: string) {
   return rows[0] ?? null;
 }
 
-/** Replaces the instance's (or a project's) registration token. */
-export async function resetRegistrationToken(db: Database, digest: string, projectId: number | null) {
-  await db.transaction(async (tx) => {
+/**
+ * Replaces the instance's (or a project's) registration token; false when the project is gone.
+ *
+ * Lock order (issue 8, SQLSTATE 40P01): the owner first, then its token rows. Deleting the token
+ * rows first and then inserting (whose foreign key takes KEY SHARE on the project row) deadlocked
+ * against a project deletion, which locks the project row and then cascades into the token rows.
+ * Taking the owner's lock first also serialises concurrent resets, so each DELETE sees the token
+ * the previous reset inserted: under READ COMMITTED without it, 32 concurrent resets all deleted
+ * the same old row and left several valid tokens. The instance has no owner row: an advisory lock.
+ */
+export async function resetRegistrationToken(db: Database, digest: string, projectId: number | null): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (projectId === null) await tx.execute(sql`SELECT pg_advisory_xact_lock(${REGISTRATION_TOKEN_LOCK}, 0)`);
+    else {
+      // NO KEY UPDATE: conflicts with itself and with a deletion, not with the KEY SHARE of inserts elsewhere.
+      const owner = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("no key update");
+      if (!owner.length) return false;
+    }
     await tx.delete(ciRegistrationTokens).where(projectId === null ? sql`${ciRegistrationTokens.projectId} IS NULL AND ${ciRegistrationTokens.namespaceId} IS NULL` : eq(ciRegistrationTokens.projectId, projectId));
     await tx.insert(ciRegistrationTokens).values({ tokenDigest: digest, projectId });
+    return true;
   });
 }
+
+/** pg_advisory_xact_lock class of the instance registration token (pipelines' iids use 1128). */
+const REGISTRATION_TOKEN_LOCK = 1129;
 
 export type NewRunner = {
   digest: string;

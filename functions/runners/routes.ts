@@ -298,7 +298,8 @@ runnersRoutes.post("/projects/:id/runners/reset_registration_token", async (c) =
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_runner", project);
   const token = `GR1348941${generateToken("").replace(/[-_]/g, "x")}`;
-  await q.resetRegistrationToken(c.var.db(), await sha256Hex(token), project.id);
+  // The project deleted since it was found: as if it had not been found.
+  if (!(await q.resetRegistrationToken(c.var.db(), await sha256Hex(token), project.id))) throw notFound("Project");
   return c.json({ token, token_expires_at: null }, 201);
 });
 
