@@ -521,12 +521,18 @@ export const resourceStateEvents = pgTable(
     state: text().notNull(), // opened | closed | reopened | merged | locked
     issueId: integer().references(() => issues.id, { onDelete: "cascade" }),
     mergeRequestId: integer().references(() => mergeRequests.id, { onDelete: "cascade" }),
+    /** Epics have state events too (GitLab 15.4: ee/app/models/ee/resource_state_event.rb). */
+    epicId: integer().references(() => epics.id, { onDelete: "cascade" }),
     userId: integer().references(() => users.id, { onDelete: "set null" }),
     sourceCommit: text(),
     sourceMergeRequestId: integer(),
     createdAt: createdAt(),
   },
-  (t) => [index("index_resource_state_events_on_issue_id").on(t.issueId), index("index_resource_state_events_on_mr_id").on(t.mergeRequestId)],
+  (t) => [
+    index("index_resource_state_events_on_issue_id").on(t.issueId),
+    index("index_resource_state_events_on_mr_id").on(t.mergeRequestId),
+    index("index_resource_state_events_on_epic_id").on(t.epicId),
+  ],
 );
 
 export const resourceMilestoneEvents = pgTable(

@@ -12,7 +12,7 @@ import type { EpicRow } from "./entities";
 import type { LabelBasicRow } from "../labels/entities";
 import { selectEpics, toEpicRow as toRow } from "../shared/issuables/epic_preload";
 import { systemNotesCte, type SystemNote } from "../shared/issuables/system_notes";
-import { labelEventsCte } from "../shared/issuables/resource_events";
+import { labelEventsCte, stateEventsCte } from "../shared/issuables/resource_events";
 
 /** EpicPolicy as SQL over `epics` joined to its group (`namespaces`): readable group; confidential for reporters. */
 function epicIsVisible(actor: Actor | null): SQL {
@@ -118,10 +118,10 @@ export async function availableLabels(db: Executor, group: GroupWithAccess, titl
  */
 export async function writeEpicEffects(
   db: Executor,
-  e: { epicId: number; groupId: number; actorId: number; labels: EpicLabelChanges; notes: SystemNote[] },
+  e: { epicId: number; groupId: number; actorId: number; labels: EpicLabelChanges; notes: SystemNote[]; stateEvent?: EpicStateEvent | null },
 ): Promise<void> {
   const { labels } = e;
-  if (labels.create.length + labels.addIds.length + labels.removeIds.length + e.notes.length === 0) return;
+  if (labels.create.length + labels.addIds.length + labels.removeIds.length + e.notes.length === 0 && !e.stateEvent) return;
   const ints = (list: number[]) => sql`${sql.param(list)}::int[]`;
   await db.execute(sql`WITH
     new_labels AS (INSERT INTO labels (group_id, title, color)
@@ -136,9 +136,13 @@ export async function writeEpicEffects(
       sql`SELECT 'add', ${e.epicId}::int, a.id FROM all_added a UNION ALL SELECT 'remove', ${e.epicId}::int, r FROM unnest(${ints(labels.removeIds)}) r`,
       e.actorId,
     )},
-    ${systemNotesCte("notes_written", e.notes, { authorId: e.actorId })}
+    ${systemNotesCte("notes_written", e.notes, { authorId: e.actorId })},
+    ${e.stateEvent ? stateEventsCte("state_event", "Epic", sql`SELECT ${e.stateEvent}::text, ${e.epicId}::int`, e.actorId) : sql`state_event AS (SELECT 1)`}
     SELECT 1`);
 }
+
+/** Epics::CloseService / ReopenService: `SystemNoteService.change_status` writes a resource state event. */
+export type EpicStateEvent = "closed" | "reopened";
 
 /** An epic of the group or one of its descendants: the subtree condition of EpicsFinder(group_id:). */
 const inGroupTree = (group: GroupWithAccess) => sql`${namespaces.traversalIds} @> ARRAY[${group.id}]::int[]`;
@@ -278,7 +282,7 @@ export async function updateEpic(
   db: Executor,
   epic: Pick<Epic, "id" | "groupId">,
   changes: EpicChanges,
-  effects: { actorId: number; labels: EpicLabelChanges; notes: SystemNote[] } = { actorId: 0, labels: NO_LABEL_CHANGES, notes: [] },
+  effects: { actorId: number; labels: EpicLabelChanges; notes: SystemNote[]; stateEvent?: EpicStateEvent | null } = { actorId: 0, labels: NO_LABEL_CHANGES, notes: [] },
 ): Promise<void> {
   const { parentId, ...columns } = changes;
   await db.transaction(async (tx) => {

@@ -196,8 +196,7 @@ export function relationNotes(parent: RelationEpic, child: RelationEpic, type: "
 /**
  * Epics::UpdateService#handle_changes: the system notes of an update (title, description, the start
  * and finish dates when the epic's effective date changes). Label changes are resource label events.
- * Differs from GitLab: closing and reopening write no system note nor state event (GitLab records an
- * epic state event, which this schema has no column for).
+ * Closing and reopening are not notes: see `stateEventOf`.
  */
 export function updateNotes(found: EpicRow, changes: q.EpicChanges): SystemNote[] {
   const bodies: string[] = [];
@@ -209,6 +208,17 @@ export function updateNotes(found: EpicRow, changes: q.EpicChanges): SystemNote[
   const [oldDue, newDue] = [effectiveDueDate(found), effectiveDueDate(next)];
   if (oldDue !== newDue) bodies.push(epicDateNote("finish date", newDue));
   return bodies.map((body) => ({ noteableType: "Epic", noteableId: found.id, projectId: null, body }));
+}
+
+/**
+ * Epics::CloseService and ReopenService call `SystemNoteService.change_status`, which in GitLab 15.4
+ * writes a resource state event (`closed`, `reopened`) and no note row: the "closed" / "opened" lines
+ * of the epic's activity are rendered from those events (StateNote), and the notes API does not list
+ * them. Null when the state does not change (closing a closed epic is a no-op, as in GitLab).
+ */
+export function stateEventOf(found: EpicRow, changes: q.EpicChanges): q.EpicStateEvent | null {
+  if (changes.state === undefined || changes.state === found.state) return null;
+  return changes.state === "closed" ? "closed" : "reopened";
 }
 
 type NoteIssue = { id: number; iid: number; projectId: number; project: { fullPath: string; namespaceId: number } };

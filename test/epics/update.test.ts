@@ -1,4 +1,7 @@
+import { asc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { resourceStateEvents } from "../../db/schema";
+import { titleNote } from "../../functions/shared/issuables/system_notes";
 import { statusAndBody } from "../helpers/client";
 import { world, type TestGroup, type TestUser, type World } from "../helpers/world";
 
@@ -51,6 +54,38 @@ describe("PUT /groups/:id/epics/:epic_iid", () => {
     expect(closed.closed_at).not.toBeNull();
     const reopened = (await (await w.as(reporter).put(path(e), { json: { state_event: "reopen" } })).json()) as Json;
     expect(reopened).toMatchObject({ state: "opened", closed_at: null });
+  });
+
+  it("records a resource state event for each close and reopen (issue 14), none for a no-op, and no note row", async () => {
+    const e = await newEpic("evented");
+    const events = () =>
+      w.db((db) =>
+        db.select({ state: resourceStateEvents.state, userId: resourceStateEvents.userId, issueId: resourceStateEvents.issueId }).from(resourceStateEvents).where(eq(resourceStateEvents.epicId, e.id)).orderBy(asc(resourceStateEvents.id)),
+      );
+    expect((await w.as(reporter).put(path(e), { json: { state_event: "close" } })).status).toBe(200);
+    // Closing a closed epic, reopening an open one: no transition, no event (Epic's state machine).
+    expect((await w.as(reporter).put(path(e), { json: { state_event: "close" } })).status).toBe(200);
+    expect((await w.as(owner).put(path(e), { json: { state_event: "reopen" } })).status).toBe(200);
+    expect((await w.as(owner).put(path(e), { json: { state_event: "reopen" } })).status).toBe(200);
+    expect(await events()).toEqual([
+      { state: "closed", userId: reporter.id, issueId: null },
+      { state: "reopened", userId: owner.id, issueId: null },
+    ]);
+    // GitLab 15.4's change_status writes the event only; the notes API lists no "closed"/"opened" note.
+    const notes = (await (await w.as(reporter).get(`/groups/${group.id}/epics/${e.id}/notes`)).json()) as Json[];
+    expect(notes.map((n) => n.body)).toEqual([]);
+    // A title change together with a close: the title note and the state event, in one write.
+    expect((await w.as(reporter).put(path(e), { json: { state_event: "close", title: "evented, closed" } })).status).toBe(200);
+    expect((await events()).map((ev) => ev.state)).toEqual(["closed", "reopened", "closed"]);
+    const after = (await (await w.as(reporter).get(`/groups/${group.id}/epics/${e.id}/notes`)).json()) as Json[];
+    expect(after.map((n) => n.body)).toEqual([titleNote("evented", "evented, closed")]);
+  });
+
+  it("lets no guest close an epic (403) and writes no event then", async () => {
+    const e = await newEpic("guarded");
+    expect(await statusAndBody(await w.as(guest).put(path(e), { json: { state_event: "close" } }))).toEqual([403, { message: "403 Forbidden" }]);
+    const rows = await w.db((db) => db.select().from(resourceStateEvents).where(eq(resourceStateEvents.epicId, e.id)));
+    expect(rows).toEqual([]);
   });
 
   it("sets a parent through parent_id, with Epic#validate_parent's rules as a 400", async () => {

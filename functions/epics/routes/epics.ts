@@ -11,7 +11,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { epic } from "../entities";
 import * as q from "../queries";
-import { labelTitles, planEpicLabels, planEpicUpdate, relationNotes, updateNotes } from "../services";
+import { labelTitles, planEpicLabels, planEpicUpdate, relationNotes, stateEventOf, updateNotes } from "../services";
 
 /**
  * Group epics (ee/lib/api/epics.rb): list, get, create, update, delete. Reads are open to anonymous
@@ -154,7 +154,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
       const parent = await q.findEpicInGroupTree(db, group, actor, changes.parentId);
       if (parent) notes.push(...relationNotes(parent, found, "relate_epic"));
     }
-    await q.updateEpic(db, found, changes, { actorId: actor.user.id, labels: labels ?? q.NO_LABEL_CHANGES, notes });
+    await q.updateEpic(db, found, changes, { actorId: actor.user.id, labels: labels ?? q.NO_LABEL_CHANGES, notes, stateEvent: stateEventOf(found, changes) });
     const updated = (await q.findEpic(db, group, found.iid))!;
     return present(c, updated, epic, { group });
   });

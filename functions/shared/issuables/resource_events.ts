@@ -27,8 +27,11 @@ export function milestoneEventsCte(name: string, target: EventTarget, rows: SQL,
     SELECT r.action, r.target_id, r.milestone_id, ${userId}::int, r.state, ${at} FROM (${rows}) AS r(action, target_id, milestone_id, state))`;
 }
 
+/** State events also have epics (`resource_state_events.epic_id`, GitLab 15.4). */
+const STATE_COLUMN: Record<EventTarget | "Epic", ReturnType<typeof sql.identifier>> = { ...COLUMN, Epic: sql.identifier("epic_id") };
+
 /** `rows`: (state 'closed'|'reopened'|…, target_id); `sourceMergeRequestId`: the merge request that closed an issue. */
-export function stateEventsCte(name: string, target: EventTarget, rows: SQL, userId: number, at: SQL = sql`now()`, sourceMergeRequestId: number | null = null): SQL {
-  return sql`${sql.identifier(name)} AS (INSERT INTO resource_state_events (state, ${COLUMN[target]}, user_id, created_at, source_merge_request_id)
+export function stateEventsCte(name: string, target: EventTarget | "Epic", rows: SQL, userId: number, at: SQL = sql`now()`, sourceMergeRequestId: number | null = null): SQL {
+  return sql`${sql.identifier(name)} AS (INSERT INTO resource_state_events (state, ${STATE_COLUMN[target]}, user_id, created_at, source_merge_request_id)
     SELECT r.state, r.target_id, ${userId}::int, ${at}, ${sourceMergeRequestId}::int FROM (${rows}) AS r(state, target_id))`;
 }
