@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { ciBuilds, ciPipelineVariables, ciPipelines, ciStages, type CiPipeline } from "../../db/schema";
 import type { Database, Executor } from "../kernel/db";
-import { branchRef, commitTree, listTree, readCommitChanges, readCommitRows, readFileAt, readRef, refCommit, repoOf, tagRef, ZERO_OID, type Repo } from "../shared/git";
+import { branchRef, commitTree, diffTreePairs, listTree, readCommitRows, readFileAt, readRef, refCommit, repoOf, storeSource, tagRef, ZERO_OID, type Repo } from "../shared/git";
 import { matchRules, seedJobs, SeedError, type SeedContext, type SeededJob } from "./seed";
 import { asRecord, mergeVariables, pipelineVariables, projectVariables, serverVariables, userVariables, type ProjectFacts, type UserFacts } from "./variables";
 import { ConfigError, parseConfig, type Config } from "./yaml";
@@ -50,22 +50,25 @@ async function resolveRef(db: Executor, projectId: number, ref: string): Promise
   return null;
 }
 
-/** Paths changed between `before` and `after` (first-parent walk, at most 100 commits); null when unknown. */
+/**
+ * The push's modified paths (Ci::Pipeline#modified_paths → Gitlab::Git::Push#modified_paths:
+ * `repository.diff_stats(before, after).paths`): the direct diff of the two commits' trees, old and new
+ * paths of renames. Null when there is no push diff: a new branch (`before` is zeros), or a `before`
+ * this repository does not hold; `changes` is then true (Rules::Rule::Clause::Changes without compare_to).
+ * Earlier this walked the first-parent commits, which counted a change reverted within the push and
+ * gave up on force pushes; GitLab diffs the two commits.
+ */
 async function changedPaths(db: Executor, repo: Repo, before: string, after: string): Promise<string[] | null> {
   if (before === ZERO_OID) return null;
+  const [oldTree, newTree] = await Promise.all([commitTree(db, repo, before), commitTree(db, repo, after)]);
+  if (!oldTree || !newTree) return null;
+  const [changes] = await diffTreePairs(storeSource(db, repo.poolId), [{ oldRoot: oldTree, newRoot: newTree }], { renames: true });
   const paths = new Set<string>();
-  let oid = after;
-  for (let i = 0; i < 100 && oid !== before; i++) {
-    const row = (await readCommitRows(db, repo.poolId, [oid])).get(oid);
-    if (!row) return null;
-    for (const change of await readCommitChanges(db, repo.poolId, oid)) {
-      paths.add(change.path);
-      if (change.oldPath) paths.add(change.oldPath);
-    }
-    if (row.parents.length === 0) return null;
-    oid = row.parents[0];
+  for (const change of changes) {
+    if (change.oldPath) paths.add(change.oldPath);
+    paths.add(change.path);
   }
-  return oid === before ? [...paths] : null;
+  return [...paths];
 }
 
 /** Builds the configuration and the seeded jobs, or throws PipelineCreationError with GitLab's text. */

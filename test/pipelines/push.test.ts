@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { world } from "../helpers/world";
-import { ciProject, eventually } from "./helpers";
+import { ciProject, createPipeline, eventually } from "./helpers";
 
 const YAML = "build:\n  script: echo hi\nchild:\n  stage: deploy\n  trigger:\n    include: ci/child.yml\n    strategy: depend\n";
 
@@ -42,5 +42,89 @@ describe("pipelines for pushes (POST /projects/:id/repository/commits)", () => {
     expect(pipelines[0].status).toBe("failed");
     const full = (await (await api.get(`/projects/${project.id}/pipelines/${pipelines[0].id}`)).json()) as { yaml_errors: string };
     expect(full.yaml_errors).toBe("jobs:job when should be one of: on_success, on_failure, always, manual, delayed");
+  });
+});
+
+/**
+ * `rules:changes` and `only:changes` on push pipelines (issue 12 item 6), as GitLab documents them: the
+ * paths are the diff between the push's `before` and its new commit (Gitlab::Git::Push#modified_paths);
+ * a new branch has no `before`, so `changes` is true for every job (no `compare_to`); pipelines not made
+ * by a push (the API) also take `changes` as true.
+ */
+describe("rules:changes and only:changes against the push diff", () => {
+  const YAML = `
+always:
+  script: echo always
+docs:
+  script: echo docs
+  rules:
+    - changes: ["docs/**/*"]
+backend:
+  script: echo backend
+  only:
+    changes: ["src/*.js"]
+readme:
+  script: echo readme
+  rules:
+    - changes: [README.md]
+      when: manual
+    - when: never
+frontend:
+  script: echo frontend
+  except:
+    changes: ["src/*.js"]
+`;
+  type Pipeline = { id: number; sha: string; ref: string; source: string };
+
+  async function pushAndJobs(api: Awaited<ReturnType<typeof ciProject>>["api"], projectId: number, body: Record<string, unknown>): Promise<{ pipeline: Pipeline; jobs: Record<string, string> }> {
+    const res = await api.post(`/projects/${projectId}/repository/commits`, { json: body });
+    expect(res.status).toBe(201);
+    const commit = (await res.json()) as { id: string };
+    const pipelines = await eventually(
+      async () => (await (await api.get(`/projects/${projectId}/pipelines`, { query: { sha: commit.id } })).json()) as Pipeline[],
+      (l) => l.length === 1,
+    );
+    expect(pipelines).toMatchObject([{ sha: commit.id, source: "push" }]);
+    const jobs = (await (await api.get(`/projects/${projectId}/pipelines/${pipelines[0].id}/jobs`)).json()) as { name: string; status: string }[];
+    return { pipeline: pipelines[0], jobs: Object.fromEntries(jobs.map((j) => [j.name, j.status]).sort()) };
+  }
+
+  it("builds each push's jobs from the files that push changed", async () => {
+    const w = await world();
+    const { api, project } = await ciProject(w, YAML, { files: { "README.md": "hello\n", "src/app.js": "1\n", "docs/guide/intro.md": "intro\n" } });
+
+    const docs = await pushAndJobs(api, project.id, { branch: "main", commit_message: "Docs", actions: [{ action: "update", file_path: "docs/guide/intro.md", content: "intro 2\n" }] });
+    expect(docs.jobs).toEqual({ always: "pending", docs: "pending", frontend: "pending" });
+
+    const src = await pushAndJobs(api, project.id, { branch: "main", commit_message: "Code", actions: [{ action: "update", file_path: "src/app.js", content: "2\n" }] });
+    expect(src.jobs).toEqual({ always: "pending", backend: "pending" });
+
+    // A rename counts both paths: README.md leaves, so the readme rule matches (and `when: manual` applies).
+    const moved = await pushAndJobs(api, project.id, { branch: "main", commit_message: "Move", actions: [{ action: "move", previous_path: "README.md", file_path: "docs/README.md" }] });
+    expect(moved.jobs).toEqual({ always: "pending", docs: "pending", frontend: "pending", readme: "manual" });
+
+    // A nested path does not match `src/*.js` (fnmatch with FNM_PATHNAME), so only `except` sees no change.
+    const nested = await pushAndJobs(api, project.id, { branch: "main", commit_message: "Nested", actions: [{ action: "create", file_path: "src/lib/util.js", content: "u\n" }] });
+    expect(nested.jobs).toEqual({ always: "pending", frontend: "pending" });
+  });
+
+  it("takes changes as true for a new branch (no before sha) and for pipelines made through the API", async () => {
+    const w = await world();
+    const { api, project } = await ciProject(w, YAML, { files: { "README.md": "hello\n", "src/app.js": "1\n" } });
+    const branch = await pushAndJobs(api, project.id, {
+      branch: "feature",
+      start_branch: "main",
+      commit_message: "New branch",
+      actions: [{ action: "create", file_path: "notes.txt", content: "n\n" }],
+    });
+    expect(branch.pipeline.ref).toBe("feature");
+    // Every `changes` is true: `except: changes` drops frontend, `only`/`rules` keep the others.
+    expect(branch.jobs).toEqual({ always: "pending", backend: "pending", docs: "pending", readme: "manual" });
+    const full = (await (await api.get(`/projects/${project.id}/pipelines/${branch.pipeline.id}`)).json()) as { before_sha: string };
+    expect(full.before_sha).toBe("0000000000000000000000000000000000000000");
+
+    const viaApi = await createPipeline(api, project.id, "main");
+    const jobs = (await (await api.get(`/projects/${project.id}/pipelines/${viaApi.id}/jobs`)).json()) as { name: string; status: string }[];
+    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]).sort())).toEqual({ always: "pending", backend: "pending", docs: "pending", readme: "manual" });
   });
 });
