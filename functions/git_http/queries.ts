@@ -1,7 +1,7 @@
 // SQL of git over HTTP: the Basic credential, the commit walk of a fetch, object rows for packs, and
 // the bulk writes of a push. Objects are addressed by pool, refs by project (GIT.md §2).
-import { and, eq, sql } from "drizzle-orm";
-import { gitObjects, personalAccessTokens, projects, users, type PersonalAccessToken, type User } from "../../db/schema";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { ciBuilds, gitObjects, personalAccessTokens, projects, users, type PersonalAccessToken, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 
 const byteaHex = (oid: string) => `\\x${oid}`;
@@ -28,6 +28,20 @@ export async function findTokenWithUser(db: Executor, digest: string): Promise<{
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
     .where(eq(personalAccessTokens.tokenDigest, digest))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * The job of a CI job token (by SHA-256 digest) while it runs, and the user it runs as, in one
+ * statement (Ci::AuthJobFinder: a token is valid only while its job runs).
+ */
+export async function findRunningJobWithUser(db: Executor, digest: string): Promise<{ jobId: number; projectId: number; user: User | null } | null> {
+  const rows = await db
+    .select({ jobId: ciBuilds.id, projectId: ciBuilds.projectId, user: users })
+    .from(ciBuilds)
+    .leftJoin(users, eq(users.id, ciBuilds.userId))
+    .where(and(eq(ciBuilds.tokenDigest, digest), inArray(ciBuilds.status, ["running", "canceling"])))
     .limit(1);
   return rows[0] ?? null;
 }
