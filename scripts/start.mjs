@@ -3,7 +3,8 @@
 // bootstrap, the WebSocket proxy, then the Worker on workerd through Miniflare (scripts/worker-host.mjs
 // says why not `wrangler dev`).
 // Non-interactive; one progress line per step; Ctrl-C stops everything it started.
-import { mkdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -20,6 +21,9 @@ const dataDir = path.resolve(process.env.DATA_DIR || path.join(root, ".data"));
 const databaseUrl = process.env.DATABASE_URL || "";
 const initialRootToken = process.env.INITIAL_ROOT_TOKEN || undefined;
 const externalUrl = process.env.EXTERNAL_URL || "";
+// RUNNER=shell also starts the shipped shell runner (scripts/runner/runner.mjs). Off by default: it
+// executes repository code on this machine.
+const runnerMode = process.env.RUNNER || "";
 
 const log = (line) => console.log(`[edgeforge] ${line}`);
 const cleanups = [];
@@ -71,6 +75,61 @@ async function prepareDatabase() {
   return { url: server.url, serialized: `127.0.0.1:${server.port}`, ...result };
 }
 
+/**
+ * The runner's token: RUNNER_TOKEN (a registration or `glrt-` token); else the `glrt-` token an
+ * earlier start saved in DATA_DIR/runner/token; else an instance runner created now with the root
+ * token (known when INITIAL_ROOT_TOKEN is set or on the first start) and saved there. Null otherwise.
+ */
+async function runnerToken(rootToken) {
+  if (process.env.RUNNER_TOKEN) return process.env.RUNNER_TOKEN;
+  const file = path.join(dataDir, "runner", "token");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  if (!rootToken) return null;
+  const res = await fetch(`http://127.0.0.1:${port}/api/v4/user/runners`, {
+    method: "POST",
+    headers: { "PRIVATE-TOKEN": rootToken, "Content-Type": "application/json" },
+    body: JSON.stringify({ runner_type: "instance_type", description: "npm start shell runner", run_untagged: true }),
+  });
+  if (res.status !== 201) throw new Error(`creating the shell runner answered ${res.status}`);
+  const { token } = await res.json();
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${token}\n`);
+  chmodSync(file, 0o600);
+  return token;
+}
+
+/** The shell runner as a child process (its own process group: its jobs' shells stop with it). */
+function startRunner(token) {
+  const script = fileURLToPath(new URL("./runner/runner.mjs", import.meta.url));
+  const buildsDir = path.join(dataDir, "runner", "builds");
+  const child = spawn(process.execPath, [script, "--url", `http://127.0.0.1:${port}`, "--builds-dir", buildsDir], {
+    // The token through the environment, not argv (which other users of the machine can read).
+    env: { ...process.env, RUNNER_TOKEN: token },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const prefix = (stream, out) => stream.setEncoding("utf8").on("data", (chunk) => {
+    for (const line of chunk.split("\n")) if (line) out.write(`[runner] ${line}\n`);
+  });
+  prefix(child.stdout, process.stdout);
+  prefix(child.stderr, process.stderr);
+  child.on("exit", (code, signal) => {
+    if (!stopping) log(`shell runner exited (code ${code}, signal ${signal})`);
+  });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        try {
+          process.kill(-child.pid, "SIGTERM");
+        } catch {
+          resolve();
+        }
+      }),
+  };
+}
+
 async function waitForReady() {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
@@ -113,6 +172,15 @@ try {
   const ticker = startCronTicker({ baseUrl: `http://127.0.0.1:${port}`, crons, log });
   cleanups.push(() => ticker.stop());
   log(`cron ticker: ${crons.join(", ") || "no crons"} (UTC)`);
+  if (runnerMode === "shell") {
+    const token = await runnerToken(database.rootToken ?? initialRootToken);
+    if (!token) log("RUNNER=shell: no runner started (set RUNNER_TOKEN to a registration or glrt- token)");
+    else {
+      const runner = startRunner(token);
+      cleanups.push(() => runner.stop());
+      log(`shell runner started (builds in ${path.join(dataDir, "runner", "builds")})`);
+    }
+  } else if (runnerMode) log(`RUNNER=${runnerMode}: unknown runner kind (only "shell"); no runner started`);
   log(`API: http://127.0.0.1:${port}/api/v4`);
   if (database.rootToken) log(`root personal access token (shown once): ${database.rootToken}`);
   else if (initialRootToken) log("root personal access token: the value of INITIAL_ROOT_TOKEN");

@@ -143,7 +143,8 @@ runnerProtocolRoutes.post("/jobs/request", async (c) => {
     variables,
     protectedRef,
     dependencies: candidates.filter((d) => ids.includes(d.id)),
-    gitHttp: false,
+    // Smart HTTP is served (functions/git_http) and takes the job token as `gitlab-ci-token`: runners clone.
+    gitHttp: true,
   });
   c.executionCtx.waitUntil(pipelineStub(c.env, job.pipelineId).process().catch(() => undefined));
   c.header("X-GitLab-Last-Update", version);

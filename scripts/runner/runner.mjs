@@ -107,13 +107,26 @@ class Trace {
     this.buffer = Buffer.alloc(0);
     this.sent = 0;
     this.canceled = false;
+    this.pending = Promise.resolve();
   }
   write(text) {
     let t = String(text);
     for (const m of this.masks) t = t.split(m).join("[MASKED]");
     this.buffer = Buffer.concat([this.buffer, Buffer.from(t)]);
   }
-  async flush() {
+  /**
+   * One PATCH at a time: a periodic flush still in flight when the job's last flush started made both
+   * send from the same offset; the server answered the second with 416 and the end of the trace was lost.
+   */
+  flush() {
+    this.pending = this.pending.then(() => this.flushOnce()).catch(() => undefined);
+    return this.pending;
+  }
+  /** Flushes until everything written is sent (a 416 moves `sent` to the server's size), a few times at most. */
+  async drain() {
+    for (let attempt = 0; attempt < 5 && this.sent < this.buffer.length; attempt++) await this.flush();
+  }
+  async flushOnce() {
     if (this.sent >= this.buffer.length) return;
     const chunk = this.buffer.subarray(this.sent);
     const res = await api(this.base, "PATCH", `/jobs/${this.job.id}/trace`, {
@@ -157,10 +170,55 @@ function runStep(lines, env, cwd, trace, timeoutMs) {
 
 const shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** Runs one command with its output in the trace; resolves with its exit code. */
+function runCommand(command, args, cwd, trace, env) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env });
+    child.stdout.on("data", (d) => trace.write(d));
+    child.stderr.on("data", (d) => trace.write(d));
+    child.on("error", (error) => {
+      trace.write(`${command}: ${error.message}\n`);
+      resolve(127);
+    });
+    child.on("close", (code) => resolve(code ?? 1));
+  });
+}
+
+/**
+ * The job's sources, as gitlab-runner's `get_sources` stage does with GIT_STRATEGY fetch/clone (every
+ * job gets a fresh directory here, so both clone): `git init`, `git remote add origin <repo_url>`
+ * (user `gitlab-ci-token`, the job token as password), `git fetch` of the payload's refspecs at its
+ * depth (GIT_DEPTH overrides it), `git checkout -f` of the pipeline's sha. GIT_STRATEGY none fetches
+ * nothing. A server without smart HTTP sends CI_SOURCE_ARCHIVE_URL instead (CI.md §9): the archive.
+ */
 async function fetchSources(job, dir, trace) {
   const vars = Object.fromEntries(job.variables.map((v) => [v.key, v.value]));
-  if (!vars.CI_SOURCE_ARCHIVE_URL) return;
-  const res = await fetch(vars.CI_SOURCE_ARCHIVE_URL, { headers: { "JOB-TOKEN": job.token } });
+  if (vars.CI_SOURCE_ARCHIVE_URL) return fetchArchive(job, vars.CI_SOURCE_ARCHIVE_URL, dir, trace);
+  const git = job.git_info;
+  if ((vars.GIT_STRATEGY ?? "fetch") === "none" || !git?.repo_url || job.allow_git_fetch === false) {
+    trace.write("Skipping Git repository setup\n");
+    return;
+  }
+  const depth = vars.GIT_DEPTH !== undefined && /^\d+$/.test(vars.GIT_DEPTH) ? Number(vars.GIT_DEPTH) : (git.depth ?? 0);
+  trace.write(depth > 0 ? `Fetching changes with git depth set to ${depth}...\n` : "Fetching changes...\n");
+  // No prompt for credentials, no user or system configuration: the job token is the only credential.
+  const env = { PATH: process.env.PATH, HOME: dir, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
+  const gitIn = (args) => runCommand("git", args, dir, trace, env);
+  const steps = [
+    ["init", ["init", "-q", "."]],
+    ["remote", ["remote", "add", "origin", git.repo_url]],
+    ["fetch", ["-c", "protocol.version=2", "fetch", "origin", ...(git.refspecs ?? []), ...(depth > 0 ? [`--depth=${depth}`] : []), "--prune", "--quiet"]],
+    ["checkout", ["-c", "advice.detachedHead=false", "checkout", "-f", "-q", git.sha]],
+  ];
+  for (const [name, args] of steps) {
+    if (name === "checkout") trace.write(`Checking out ${git.sha.slice(0, 8)} as ${git.ref}...\n`);
+    const code = await gitIn(args);
+    if (code !== 0) throw Object.assign(new Error(`git ${name} failed (exit code ${code})`), { reason: "script_failure" });
+  }
+}
+
+async function fetchArchive(job, url, dir, trace) {
+  const res = await fetch(url, { headers: { "JOB-TOKEN": job.token } });
   if (res.status !== 200) {
     trace.write(`WARNING: sources not fetched (archive answered ${res.status}); running without sources\n`);
     return;
@@ -220,7 +278,7 @@ export async function runJob(base, job, buildsDir) {
   await api(base, "PUT", `/jobs/${job.id}`, { json: { token: job.token, state: "running" } });
   const masks = job.variables.filter((v) => v.masked).map((v) => v.value);
   const trace = new Trace(base, job, masks);
-  const flusher = setInterval(() => trace.flush().catch(() => undefined), POLL_MS);
+  const flusher = setInterval(() => trace.flush(), POLL_MS);
   const dir = path.resolve(buildsDir, String(job.id));
   fs.mkdirSync(dir, { recursive: true });
   const env = { PATH: process.env.PATH, HOME: process.env.HOME ?? dir, CI_PROJECT_DIR: dir, CI_BUILDS_DIR: path.resolve(buildsDir) };
@@ -256,7 +314,7 @@ export async function runJob(base, job, buildsDir) {
   }
   trace.write(status === "success" ? "Job succeeded\n" : `ERROR: Job failed: exit code ${exitCode ?? 1}\n`);
   clearInterval(flusher);
-  await trace.flush();
+  await trace.drain();
   const output = { checksum: `crc32:${crc32(trace.buffer)}`, bytesize: trace.buffer.length };
   for (let attempt = 0; attempt < 10; attempt++) {
     const res = await api(base, "PUT", `/jobs/${job.id}`, { json: { token: job.token, state: status, failure_reason: failureReason ?? undefined, exit_code: exitCode ?? undefined, checksum: output.checksum, output } });
@@ -272,7 +330,16 @@ export async function runRunner(opts, log = console.log) {
   log(`runner ready at ${opts.url}`);
   let lastUpdate;
   for (;;) {
-    const res = await api(opts.url, "POST", "/jobs/request", { json: { token, info: { ...info, features: { trace_sections: true } }, last_update: opts.once ? undefined : lastUpdate } });
+    let res;
+    try {
+      res = await api(opts.url, "POST", "/jobs/request", { json: { token, info: { ...info, features: { trace_sections: true } }, last_update: opts.once ? undefined : lastUpdate } });
+    } catch (error) {
+      // The server restarting or unreachable: a long-lived runner waits and asks again.
+      if (opts.once) throw error;
+      log(`jobs/request failed: ${error.message}`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      continue;
+    }
     lastUpdate = res.headers.get("X-GitLab-Last-Update") ?? lastUpdate;
     if (res.status === 201) {
       const job = await res.json();
@@ -284,7 +351,15 @@ export async function runRunner(opts, log = console.log) {
     }
     // 409: every pending job it could take was locked by a concurrent claim; gitlab-runner asks again at once.
     if (res.status === 409) continue;
-    if (res.status !== 204) throw new Error(`jobs/request answered ${res.status}`);
+    if (res.status === 403) throw new Error("jobs/request answered 403: the runner token is not valid (any more)");
+    if (res.status !== 204) {
+      if (opts.once) throw new Error(`jobs/request answered ${res.status}`);
+      // A 5xx or 503 (database unreachable): ask again after a pause rather than stop.
+      log(`jobs/request answered ${res.status}`);
+      await res.arrayBuffer().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      continue;
+    }
     if (opts.once) return { token, jobs: 0 };
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -2,7 +2,9 @@
 // pipeline with needs, rules, artifacts, dependencies, a JUnit report, allow_failure, when: manual and a
 // retried job, run by the runner we ship (scripts/runner/runner.mjs, shell executor).
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -49,10 +51,10 @@ let dataDir;
 let buildsDir;
 let server;
 
-async function call(method, route, body) {
+async function call(method, route, body, token = ROOT_TOKEN) {
   const res = await fetch(`${server.host}/api/v4${route}`, {
     method,
-    headers: { "PRIVATE-TOKEN": ROOT_TOKEN, ...(body ? { "Content-Type": "application/json" } : {}) },
+    headers: { "PRIVATE-TOKEN": token, ...(body ? { "Content-Type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -62,7 +64,7 @@ async function call(method, route, body) {
 before(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-ci-e2e-"));
   buildsDir = path.join(dataDir, "builds");
-  server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: process.env.E2E_DATABASE_URL || undefined, timeoutMs: 90_000, verbose: Boolean(process.env.E2E_VERBOSE) });
+  server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: process.env.E2E_DATABASE_URL || undefined, timeoutMs: 300_000, verbose: Boolean(process.env.E2E_VERBOSE) });
 });
 
 after(async () => {
@@ -120,5 +122,112 @@ describe("a pipeline run by the shipped shell runner", () => {
     assert.equal(after.find((j) => j.name === "flaky").status, "failed");
     const all = (await call("GET", `/projects/${pid}/pipelines/${pipeline.body.id}/jobs?include_retried=true`)).body;
     assert.equal(all.filter((j) => j.name === "flaky").length, 2);
+  });
+});
+
+/** A user (not an admin) and a personal access token of theirs, made by root. */
+async function newUser(label) {
+  const name = `ci_${label}_${randomBytes(4).toString("hex")}`;
+  const user = await call("POST", "/users", { email: `${name}@example.com`, username: name, name, password: "Edgeforge-ci-Pass-5521", skip_confirmation: true });
+  assert.equal(user.status, 201, JSON.stringify(user.body));
+  const pat = await call("POST", `/users/${user.body.id}/personal_access_tokens`, { name: "ci", scopes: ["api"] });
+  assert.equal(pat.status, 201, JSON.stringify(pat.body));
+  return { ...user.body, token: pat.body.token };
+}
+
+async function projectWithReadme(owner, name) {
+  const project = await call("POST", "/projects", { name: `${name}-${randomBytes(3).toString("hex")}`, visibility: "private" }, owner.token);
+  assert.equal(project.status, 201, JSON.stringify(project.body));
+  const commit = await call("POST", `/projects/${project.body.id}/repository/commits`, {
+    branch: "main",
+    commit_message: "readme",
+    actions: [{ action: "create", file_path: "README.md", content: `${name}\n` }],
+  }, owner.token);
+  assert.equal(commit.status, 201, JSON.stringify(commit.body));
+  return project.body;
+}
+
+const git = (cwd, args) => spawnSync("git", ["-c", "protocol.version=2", ...args], { cwd, encoding: "utf8", env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+
+describe("the shell runner fetches sources by git clone with the job token (user gitlab-ci-token)", () => {
+  it("checks out the pipeline's commit; the token reads what its user may read, never pushes, and dies with the job", { timeout: 240_000 }, async () => {
+    const dev = await newUser("dev");
+    const other = await newUser("other");
+    const secret = await projectWithReadme(other, "secret");
+    const shared = await projectWithReadme(other, "shared");
+    assert.equal((await call("POST", `/projects/${shared.id}/members`, { user_id: dev.id, access_level: 20 }, other.token)).status, 201);
+    const host = new URL(server.host).host;
+    const repo = (fullPath) => `http://gitlab-ci-token:\${CI_JOB_TOKEN}@${host}/${fullPath}.git`;
+    const yaml = `
+clone:
+  script:
+    - test -d .git
+    - echo "HEAD $(git rev-parse HEAD) SHA $CI_COMMIT_SHA"
+    - test "$(git rev-parse HEAD)" = "$CI_COMMIT_SHA"
+    - git log -1 --format=%s
+    - cat app.txt
+    - printf '%s' "$CI_JOB_TOKEN" > "$CI_BUILDS_DIR/token-$CI_JOB_ID"
+    - if git clone -q "${repo(secret.path_with_namespace)}" secret 2> secret.err; then echo SECRET-CLONED; else echo SECRET-REFUSED; cat secret.err; fi
+    - git clone -q "${repo(shared.path_with_namespace)}" shared && cat shared/README.md
+    - git -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m "from the job"
+    - if git push -q origin HEAD:refs/heads/from-job 2> push.err; then echo PUSHED; else echo PUSH-REFUSED; cat push.err; fi
+`;
+    const project = await call("POST", "/projects", { name: `ci-clone-${randomBytes(3).toString("hex")}`, visibility: "private" }, dev.token);
+    assert.equal(project.status, 201, JSON.stringify(project.body));
+    const pid = project.body.id;
+    const first = await call("POST", `/projects/${pid}/repository/commits`, {
+      branch: "main",
+      commit_message: "CI [skip ci]",
+      actions: [{ action: "create", file_path: ".gitlab-ci.yml", content: yaml }, { action: "create", file_path: "app.txt", content: "version one\n" }],
+    }, dev.token);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // A second commit: the job must check out this one, not the first.
+    const second = await call("POST", `/projects/${pid}/repository/commits`, {
+      branch: "main",
+      commit_message: "version two [skip ci]",
+      actions: [{ action: "update", file_path: "app.txt", content: "version two\n" }],
+    }, dev.token);
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    const runner = await call("POST", "/user/runners", { runner_type: "project_type", project_id: pid, description: "clone" }, dev.token);
+    assert.equal(runner.status, 201, JSON.stringify(runner.body));
+    const pipeline = await call("POST", `/projects/${pid}/pipeline`, { ref: "main" }, dev.token);
+    assert.equal(pipeline.status, 201, JSON.stringify(pipeline.body));
+    assert.equal(pipeline.body.sha, second.body.id);
+
+    const opts = { url: server.host, token: runner.body.token, once: true, buildsDir, tags: [] };
+    assert.equal((await runRunner(opts, () => undefined)).jobs, 1);
+    const [job] = (await call("GET", `/projects/${pid}/pipelines/${pipeline.body.id}/jobs`, undefined, dev.token)).body;
+    const trace = (await call("GET", `/projects/${pid}/jobs/${job.id}/trace`, undefined, dev.token)).body;
+    assert.equal(job.status, "success", trace);
+    assert.match(trace, /Fetching changes with git depth set to 20\.\.\./);
+    assert.match(trace, new RegExp(`Checking out ${second.body.id.slice(0, 8)} as main\\.\\.\\.`));
+    assert.match(trace, new RegExp(`HEAD ${second.body.id} SHA ${second.body.id}`));
+    assert.match(trace, /^version two \[skip ci\]$/m);
+    assert.match(trace, /^version two$/m);
+    // A private project of someone else: refused as if it did not exist.
+    assert.match(trace, /^SECRET-REFUSED$/m);
+    assert.doesNotMatch(trace, /^SECRET-CLONED$/m);
+    assert.match(trace, /could not be found or you don't have permission to view it/);
+    // A project where the job's user is a reporter: read.
+    assert.match(trace, /^shared$/m);
+    // The job token never pushes (GitLab's auth_upload).
+    assert.match(trace, /^PUSH-REFUSED$/m);
+    assert.doesNotMatch(trace, /^PUSHED$/m);
+    assert.match(trace, /You are not allowed to upload code\./);
+    // The token is masked in the trace, and it no longer clones once the job has finished.
+    const token = readFileSync(path.join(buildsDir, `token-${job.id}`), "utf8");
+    assert.ok(token.length > 10);
+    assert.ok(!trace.includes(token));
+    const after = git(dataDir, ["ls-remote", `http://gitlab-ci-token:${token}@${host}/${project.body.path_with_namespace}.git`]);
+    assert.notEqual(after.status, 0);
+    assert.match(after.stderr, /Authentication failed|Access denied/);
+    const refs = await fetch(`${server.host}/${project.body.path_with_namespace}.git/info/refs?service=git-upload-pack`, {
+      headers: { Authorization: `Basic ${Buffer.from(`gitlab-ci-token:${token}`).toString("base64")}`, "Git-Protocol": "version=2" },
+    });
+    assert.equal(refs.status, 401);
+    // The job's working tree is a clone: its .git holds the pipeline's commit, under the job's own commit.
+    const workTree = path.join(buildsDir, String(job.id));
+    assert.equal(git(workTree, ["rev-parse", "HEAD~1"]).stdout.trim(), second.body.id);
+    assert.match(git(workTree, ["remote", "get-url", "origin"]).stdout, new RegExp(`^http://gitlab-ci-token:[^@]+@${host}/${project.body.path_with_namespace}\\.git$`, "m"));
   });
 });

@@ -23,14 +23,18 @@ export function freePort() {
 
 /**
  * @param {{ dataDir: string, rootToken: string, databaseUrl?: string, port?: number,
- *           timeoutMs?: number, verbose?: boolean }} options
+ *           timeoutMs?: number, verbose?: boolean, env?: Record<string, string> }} options
  *   databaseUrl unset → embedded PGlite under dataDir, as `npm start` without DATABASE_URL.
  */
-export async function startServer({ dataDir, rootToken, databaseUrl, port, timeoutMs = 90_000, verbose = false }) {
+export async function startServer({ dataDir, rootToken, databaseUrl, port, timeoutMs = 90_000, verbose = false, env: extraEnv = {} }) {
   port ??= await freePort();
   const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, INITIAL_ROOT_TOKEN: rootToken };
   delete env.DATABASE_URL;
   delete env.EXTERNAL_URL;
+  // `npm start` options a test asks for (RUNNER=shell); never inherited from the caller's shell.
+  delete env.RUNNER;
+  delete env.RUNNER_TOKEN;
+  Object.assign(env, extraEnv);
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
 
   // Own process group, so that a server that ignores SIGINT can still be killed with its children.
