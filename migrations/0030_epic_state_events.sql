@@ -1,0 +1,3 @@
+ALTER TABLE "resource_state_events" ADD COLUMN "epic_id" integer;--> statement-breakpoint
+ALTER TABLE "resource_state_events" ADD CONSTRAINT "resource_state_events_epic_id_epics_id_fk" FOREIGN KEY ("epic_id") REFERENCES "public"."epics"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "index_resource_state_events_on_epic_id" ON "resource_state_events" USING btree ("epic_id");
