@@ -66,6 +66,8 @@ export async function startWorker({ port, vars, persistDir, bundleDir }) {
     host: "127.0.0.1",
     port,
     unsafeTriggerHandlers: true,
+    // INSPECTOR_PORT opens workerd's DevTools inspector (CPU profiles of the Worker; bench/profile.mjs).
+    ...(process.env.INSPECTOR_PORT ? { inspectorPort: Number(process.env.INSPECTOR_PORT) } : {}),
     durableObjectsPersist: path.join(persistDir, "do"),
     r2Persist: path.join(persistDir, "r2"),
     kvPersist: path.join(persistDir, "kv"),

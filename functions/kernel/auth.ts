@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { personalAccessTokens, users, type User } from "../../db/schema";
-import { withDb } from "./db";
+import { preparedQuery, withDb } from "./db";
 import type { Actor, AppEnv, Ctx } from "./env";
 import { baseUrl } from "./present";
 import { expiredToken, forbidden, insufficientScope, notFound, revokedToken, unauthorized } from "./errors";
@@ -37,6 +37,16 @@ function sudoIdentifier(c: Ctx): string | null {
   return value ? value.trim() : null;
 }
 
+/** The token by its digest, with its user: every authenticated request runs it, so it is prepared once. */
+const tokenWithUser = preparedQuery((db) =>
+  db
+    .select({ token: personalAccessTokens, user: users })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .where(eq(personalAccessTokens.tokenDigest, sql.placeholder("digest")))
+    .limit(1),
+);
+
 /**
  * Resolves `c.var.actor` when a credential is present: one statement (token and user), two with
  * Sudo. A present but unknown, expired or revoked token ends the request with 401 even where
@@ -51,13 +61,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     return next();
   }
   const digest = await sha256Hex(token);
-  const rows = await c.var
-    .db()
-    .select({ token: personalAccessTokens, user: users })
-    .from(personalAccessTokens)
-    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
-    .where(eq(personalAccessTokens.tokenDigest, digest))
-    .limit(1);
+  const rows = await tokenWithUser(c.var.db(), { digest });
   const found = rows[0];
   if (!found) throw unauthorized();
   // AccessTokenValidationService#validate tests expiry before revocation.

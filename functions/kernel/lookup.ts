@@ -1,9 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
+import { preparedQuery } from "./db";
 import { namespaces, projects, users, type Namespace, type User } from "../../db/schema";
 import { canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
 import type { Ctx } from "./env";
 import { notFound } from "./errors";
-import { groupAccessLevel, projectAccessLevel } from "./visibility";
+import { groupAccessLevel, projectAccessLevelForShape } from "./visibility";
 
 /**
  * `find_project!`, `find_group!`, `find_user` (lib/api/helpers.rb): numeric id or URL-encoded full
@@ -21,16 +22,41 @@ export async function loadProject(c: Ctx, idOrPath: string): Promise<ProjectWith
   const byId = /^\d+$/.test(idOrPath);
   if (!byId && !idOrPath.includes("/")) return null;
   if (byId && Number(idOrPath) > 2147483647) return null;
-  const rows = await c.var
-    .db()
-    .select({ project: projects, namespace: namespaces, accessLevel: projectAccessLevel(c.var.actor?.user.id ?? null) })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(byId ? eq(projects.id, Number(idOrPath)) : sql`lower(${projects.fullPath}) = lower(${idOrPath})`)
-    .limit(1);
+  const userId = c.var.actor?.user.id ?? null;
+  const query = projectLookups[`${byId ? "id" : "path"}:${userId === null ? "anonymous" : "user"}`];
+  const rows = await query(c.var.db(), { id: byId ? Number(idOrPath) : null, path: byId ? null : idOrPath, userId });
   const row = rows[0];
   return row ? { ...row.project, namespace: row.namespace, accessLevel: Number(row.accessLevel) } : null;
 }
+
+/**
+ * The project lookup runs on nearly every request, so its four shapes (by id or path, anonymous or
+ * signed in: the anonymous access level is a constant 0) are prepared once (kernel/db.ts `preparedQuery`).
+ */
+function projectLookup(byId: boolean, anonymous: boolean) {
+  return preparedQuery((db) =>
+    db
+      .select({
+        project: projects,
+        namespace: namespaces,
+        accessLevel: projectAccessLevelForShape(anonymous ? "anonymous" : "user"),
+      })
+      .from(projects)
+      .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+      .where(
+        byId
+          ? eq(projects.id, sql`${sql.placeholder("id")}::int`)
+          : sql`lower(${projects.fullPath}) = lower(${sql.placeholder("path")}::text)`,
+      )
+      .limit(1),
+  );
+}
+const projectLookups = {
+  "id:anonymous": projectLookup(true, true),
+  "id:user": projectLookup(true, false),
+  "path:anonymous": projectLookup(false, true),
+  "path:user": projectLookup(false, false),
+};
 
 export async function findGroup(c: Ctx, idOrPath: string): Promise<GroupWithAccess> {
   const group = await loadGroup(c, idOrPath);

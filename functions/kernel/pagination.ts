@@ -37,6 +37,34 @@ export async function cappedCount(db: Executor, query: { limit(n: number): SQLWr
   return Number(result.rows[0].n);
 }
 
+/**
+ * The page's ids in list order and the capped count of the filtered set (as `cappedCount`), in one
+ * statement. Lists whose rows are costly to write as SQL (joins of 100+ columns) read the page's ids
+ * here, from small queries (`filtered`: a select of anything with the list's filters; `ordered`: a
+ * select of `id` with the filters, order, limit and offset), and then the rows with a prepared query
+ * by id (kernel/db.ts `preparedQuery`): the same number of statements as rows + count.
+ */
+export async function pageIdsWithCount(
+  db: Executor,
+  filtered: { limit(n: number): SQLWrapper },
+  ordered: SQLWrapper,
+  page: Page,
+): Promise<{ ids: number[]; total: number }> {
+  const cap = Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
+  // ARRAY(subquery) keeps the subquery's output order, which is its ORDER BY.
+  const result = await db.execute<{ n: number; ids: number[] }>(
+    sql`SELECT (SELECT count(*)::int FROM (${filtered.limit(cap)}) AS counted) AS n, ARRAY(SELECT page.id FROM (${ordered}) AS page) AS ids`,
+  );
+  const row = result.rows[0];
+  return { ids: row.ids.map(Number), total: Number(row.n) };
+}
+
+/** `rows` (read by id, in any order) in the order of `ids`. */
+export function inIdOrder<T>(ids: number[], rows: T[], idOf: (row: T) => number): T[] {
+  const byId = new Map(rows.map((row) => [idOf(row), row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 function pageUrl(c: Ctx, page: number, perPage: number): string {
   const url = new URL(c.req.url);
   url.pathname = url.pathname.replace(/\/{2,}/g, "/");

@@ -20,7 +20,7 @@ function qualified(table: typeof projects | typeof namespaces, column: string): 
 const active = sql`(m.expires_at IS NULL OR m.expires_at > current_date)`;
 
 /** Ids of the groups the user is a direct member of. */
-export function memberGroupIds(userId: number): SQL {
+export function memberGroupIds(userId: number | SQL): SQL {
   return sql`ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active})`;
 }
 
@@ -60,7 +60,7 @@ export function groupAccessLevel(userId: number | null, group = namespaces): SQL
 }
 
 /** Ids of every project the user is authorised on (member directly, through a group, or a share). */
-export function authorizedProjectIds(userId: number, minAccessLevel = 10): SQL {
+export function authorizedProjectIds(userId: number | SQL, minAccessLevel = 10): SQL {
   return sql`(
     SELECT m.source_id FROM members m
       WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.access_level >= ${minAccessLevel} AND ${active}
@@ -88,12 +88,48 @@ export function projectIsVisible(actor: Actor | null, project = projects, member
   return sql`(${project.visibilityLevel} >= ${minimum} OR ${project.id} IN ${authorizedProjectIds(actor.user.id, memberLevel)})`;
 }
 
+/** `projectIsVisible` for a prepared query of the given actor shape (placeholders of `actorPlaceholders`). */
+export function projectIsVisibleForShape(shape: ActorShape, project = projects, memberLevel = 10): SQL {
+  if (shape === "admin") return sql`true`;
+  if (shape === "anonymous") return sql`${project.visibilityLevel} = 20`;
+  return sql`(${project.visibilityLevel} >= ${minimumVisibilityPlaceholder} OR ${project.id} IN ${authorizedProjectIds(userIdPlaceholder, memberLevel)})`;
+}
+
 /** WHERE condition: the group row is readable by the actor. */
 export function groupIsVisible(actor: Actor | null, group = namespaces): SQL {
   if (actor?.isAdmin) return sql`true`;
   if (!actor) return sql`${group.visibilityLevel} = 20`;
-  const minimum = actor.user.external ? 20 : 10;
-  const userId = actor.user.id;
+  return groupVisibleToUser(actor.user.id, actor.user.external ? 20 : 10, group);
+}
+
+/**
+ * The parts of an actor that decide the shape of a visibility condition, for prepared queries
+ * (kernel/db.ts `preparedQuery`): one prepared query per shape, the rest bound by `actorPlaceholders`.
+ */
+export type ActorShape = "anonymous" | "admin" | "user";
+export function actorShape(actor: Actor | null): ActorShape {
+  return !actor ? "anonymous" : actor.isAdmin ? "admin" : "user";
+}
+/** The values of the placeholders `userId` and `minimumVisibility` that `*ForShape` conditions use. */
+export function actorPlaceholders(actor: Actor | null): { userId: number | null; minimumVisibility: number } {
+  return { userId: actor?.user.id ?? null, minimumVisibility: actor?.user.external ? 20 : 10 };
+}
+const userIdPlaceholder = sql`${sql.placeholder("userId")}::int`;
+const minimumVisibilityPlaceholder = sql`${sql.placeholder("minimumVisibility")}::int`;
+
+/** `groupIsVisible` for a prepared query of the given actor shape (placeholders of `actorPlaceholders`). */
+export function groupIsVisibleForShape(shape: ActorShape, group = namespaces): SQL {
+  if (shape === "admin") return sql`true`;
+  if (shape === "anonymous") return sql`${group.visibilityLevel} = 20`;
+  return groupVisibleToUser(userIdPlaceholder, minimumVisibilityPlaceholder, group);
+}
+
+/** The signed-in actor's access level on projects, for a prepared query: `projectAccessLevel` with the `userId` placeholder. */
+export function projectAccessLevelForShape(shape: ActorShape, project = projects, namespace = namespaces): SQL<number> {
+  return projectAccessLevel(shape === "anonymous" ? null : userIdPlaceholder, project, namespace);
+}
+
+function groupVisibleToUser(userId: number | SQL, minimum: number | SQL, group: typeof namespaces): SQL {
   return sql`(${group.visibilityLevel} >= ${minimum}
     OR ${group.traversalIds} && ${memberGroupIds(userId)}
     OR ${group.id} IN (SELECT unnest(d.traversal_ids) FROM members m JOIN namespaces d ON d.id = m.source_id

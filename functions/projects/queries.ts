@@ -1,10 +1,18 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { applicationSettings, members, namespaces, projectGroupLinks, projects, users } from "../../db/schema";
-import type { Executor } from "../kernel/db";
+import { preparedQuery, type Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
-import { cappedCount, type Page } from "../kernel/pagination";
-import { authorizedProjectIds, groupIsVisible, projectAccessLevel, projectIsVisible } from "../kernel/visibility";
+import { inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
+import {
+  actorPlaceholders,
+  actorShape,
+  authorizedProjectIds,
+  groupIsVisibleForShape,
+  projectAccessLevel,
+  projectIsVisible,
+  type ActorShape,
+} from "../kernel/visibility";
 import type { ProjectWithPermissionsRow, SharedGroup } from "./entities";
 
 const owner = alias(users, "owner");
@@ -16,7 +24,7 @@ const forkedFromOwner = alias(users, "forked_from_owner");
 const activeLink = sql`(${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > current_date)`;
 
 /** The caller's direct project membership (`permissions.project_access`), null without one. */
-function directProjectAccess(userId: number | null): SQL<number | null> {
+function directProjectAccess(userId: number | SQL | null): SQL<number | null> {
   if (userId === null) return sql<null>`NULL::int`;
   return sql<number | null>`(SELECT m.access_level FROM members m WHERE m.source_type = 'Project'
     AND m.source_id = ${projects.id} AND m.user_id = ${userId}
@@ -24,7 +32,7 @@ function directProjectAccess(userId: number | null): SQL<number | null> {
 }
 
 /** `group.highest_group_member(user)`: the caller's best membership in the group or its ancestors. */
-function groupHierarchyAccess(userId: number | null): SQL<number | null> {
+function groupHierarchyAccess(userId: number | SQL | null): SQL<number | null> {
   if (userId === null) return sql<null>`NULL::int`;
   return sql<number | null>`(CASE WHEN ${namespaces.type} = 'Group' THEN (SELECT max(m.access_level) FROM members m
     WHERE m.source_type = 'Namespace' AND m.source_id = ANY(${namespaces.traversalIds}) AND m.user_id = ${userId}
@@ -33,7 +41,11 @@ function groupHierarchyAccess(userId: number | null): SQL<number | null> {
 
 /** One statement for the page: project, namespace, personal owner and the caller's levels. */
 function selectRows(db: Executor, actor: Actor | null) {
-  const userId = actor?.user.id ?? null;
+  return selectRowsFor(db, actor?.user.id ?? null);
+}
+
+/** `selectRows` for a user id that may be a prepared query's placeholder. */
+function selectRowsFor(db: Executor, userId: number | SQL | null) {
   return db
     .select({
       project: projects,
@@ -55,19 +67,14 @@ function selectRows(db: Executor, actor: Actor | null) {
     .leftJoin(forkedFromOwner, and(eq(forkedFromNamespace.type, "User"), eq(forkedFromOwner.id, forkedFromNamespace.ownerId)));
 }
 
-type RawRow = Awaited<ReturnType<ReturnType<typeof selectRows>["where"]>>[number];
+type RawRow = Awaited<ReturnType<ReturnType<typeof selectRowsFor>["where"]>>[number];
 
 /** Shared groups of the listed projects in one statement (groups the caller may not read are left out). */
 async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawRow[]): Promise<ProjectWithPermissionsRow[]> {
   const ids = raws.map((r) => r.project.id);
   const byProject = new Map<number, SharedGroup[]>();
   if (ids.length > 0) {
-    const links = await db
-      .select({ link: projectGroupLinks, group: namespaces })
-      .from(projectGroupLinks)
-      .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
-      .where(and(inArray(projectGroupLinks.projectId, ids), activeLink, groupIsVisible(actor, namespaces)))
-      .orderBy(asc(projectGroupLinks.id));
+    const links = await sharedGroupLinks[actorShape(actor)](db, { ids, ...actorPlaceholders(actor) });
     for (const { link, group } of links) {
       const list = byProject.get(link.projectId) ?? [];
       list.push({ ...link, group });
@@ -97,9 +104,36 @@ async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawR
   }));
 }
 
+/**
+ * The single project and its shared groups run on every `GET /projects/:id`, so both are prepared once
+ * per actor shape (kernel/db.ts `preparedQuery`): building their 200-column SQL was most of the request's CPU.
+ */
+const projectRowById = {
+  anonymous: preparedQuery((db) => selectRowsFor(db, null).where(eq(projects.id, sql`${sql.placeholder("id")}::int`)).limit(1)),
+  user: preparedQuery((db) =>
+    selectRowsFor(db, sql`${sql.placeholder("userId")}::int`).where(eq(projects.id, sql`${sql.placeholder("id")}::int`)).limit(1),
+  ),
+};
+const sharedGroupLinksFor = (shape: ActorShape) =>
+  preparedQuery((db) =>
+    db
+      .select({ link: projectGroupLinks, group: namespaces })
+      .from(projectGroupLinks)
+      .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
+      .where(
+        and(
+          sql`${projectGroupLinks.projectId} = ANY(${sql.placeholder("ids")}::int[])`,
+          activeLink,
+          groupIsVisibleForShape(shape, namespaces),
+        ),
+      )
+      .orderBy(asc(projectGroupLinks.id)),
+  );
+const sharedGroupLinks = { anonymous: sharedGroupLinksFor("anonymous"), admin: sharedGroupLinksFor("admin"), user: sharedGroupLinksFor("user") };
+
 /** A project with everything its entities show (two statements). */
 export async function loadProjectRow(db: Executor, actor: Actor | null, projectId: number): Promise<ProjectWithPermissionsRow | null> {
-  const raws = await selectRows(db, actor).where(eq(projects.id, projectId)).limit(1);
+  const raws = await projectRowById[actor ? "user" : "anonymous"](db, { id: projectId, userId: actor?.user.id ?? null });
   const rows = await preloadSharedGroups(db, actor, raws);
   return rows[0] ?? null;
 }
@@ -249,6 +283,25 @@ function orderBy(order: ListOrder): SQL[] {
   return column === projects.id ? [dir(projects.id)] : [dir(column), dir(projects.id)];
 }
 
+/** The listed projects' ids with the list's filters, for `pageIdsWithCount`. */
+function filteredIds(db: Executor, where: SQL | undefined) {
+  return db.select({ id: projects.id }).from(projects).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where);
+}
+
+/** The page's rows by id, prepared once per actor shape (the rows' SQL is what costs; kernel/pagination.ts). */
+const projectRowsByIds = {
+  anonymous: preparedQuery((db) => selectRowsFor(db, null).where(sql`${projects.id} = ANY(${sql.placeholder("ids")}::int[])`)),
+  user: preparedQuery((db) =>
+    selectRowsFor(db, sql`${sql.placeholder("userId")}::int`).where(sql`${projects.id} = ANY(${sql.placeholder("ids")}::int[])`),
+  ),
+};
+
+async function rowsOfIds(db: Executor, actor: Actor | null, ids: number[]): Promise<ProjectWithPermissionsRow[]> {
+  if (ids.length === 0) return [];
+  const raws = await projectRowsByIds[actor ? "user" : "anonymous"](db, { ids, userId: actor?.user.id ?? null });
+  return preloadSharedGroups(db, actor, inIdOrder(ids, raws, (r) => r.project.id));
+}
+
 /** An offset page and its capped count (three statements with the shared-group preload). */
 export async function listProjects(
   db: Executor,
@@ -259,18 +312,12 @@ export async function listProjects(
   page: Page,
 ): Promise<{ rows: ProjectWithPermissionsRow[]; total: number }> {
   const where = and(...conditions(actor, source, filters));
-  const raws = await selectRows(db, actor)
-    .where(where)
+  const ordered = filteredIds(db, where)
     .orderBy(...orderBy(order))
     .limit(page.limit)
     .offset(page.offset);
-  const counted = db
-    .select({ one: sql`1` })
-    .from(projects)
-    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
-    .where(where);
-  const total = await cappedCount(db, counted, page);
-  return { rows: await preloadSharedGroups(db, actor, raws), total };
+  const { ids, total } = await pageIdsWithCount(db, filteredIds(db, where), ordered, page);
+  return { rows: await rowsOfIds(db, actor, ids), total };
 }
 
 /** A keyset page: `limit + 1` rows are read to know whether another page exists; no count. */
@@ -293,6 +340,7 @@ export async function listProjectsKeyset(
         : sql`(${column}, ${projects.id}) ${op} (${value}, ${after.id})`,
     );
   }
+  // Rows are read directly here (not ids, then prepared rows): a keyset page has no count to share a statement with.
   const raws = await selectRows(db, actor)
     .where(and(...where))
     .orderBy(...orderBy({ kind: "column", ...order }))

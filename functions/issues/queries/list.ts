@@ -4,7 +4,7 @@ import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { fuzzySearch } from "../../kernel/fuzzy_search";
 import { issueIsVisible } from "../../shared/issuables/policy";
-import { cappedCount, type Page } from "../../kernel/pagination";
+import { pageIdsWithCount, type Page } from "../../kernel/pagination";
 
 /**
  * IssuesFinder with IssuableFinder (app/finders/issues_finder.rb, issuable_finder.rb and their EE
@@ -328,7 +328,7 @@ export function orderOf(s: IssueSort, excludedLabels: string[]): SQL[] {
 }
 
 /**
- * One page of issue ids and the capped total (two statements, three with a `labels` filter);
+ * One page of issue ids and the capped total (one statement, two with a `labels` filter);
  * relations come from `loadIssueRows`.
  */
 export async function listIssueIds(
@@ -342,15 +342,14 @@ export async function listIssueIds(
 ): Promise<{ ids: number[]; total: number }> {
   const where = listCondition(owner, filters, actor, now, await resolveLabelTitles(db, filters.labels));
   const excluded = filters.labels?.filter((l) => !isWildcardLabel(l)) ?? [];
-  const rows = await db
+  const ordered = db
     .select({ id: issues.id })
     .from(issues)
     .where(where)
     .orderBy(...orderOf(sort, excluded))
     .limit(page.limit)
     .offset(page.offset);
-  const total = await cappedCount(db, db.select({ one: sql`1` }).from(issues).where(where), page);
-  return { ids: rows.map((r) => r.id), total };
+  return pageIdsWithCount(db, db.select({ one: sql`1` }).from(issues).where(where), ordered, page);
 }
 
 /**

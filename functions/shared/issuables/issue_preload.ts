@@ -2,9 +2,9 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { issues, namespaces, projects, type Issue, type Label, type Milestone, type User } from "../../../db/schema";
 import { subscriptionSql } from "./subscriptions";
-import type { Executor } from "../../kernel/db";
+import { preparedQuery, type Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
-import { projectIsVisible } from "../../kernel/visibility";
+import { actorPlaceholders, actorShape, projectIsVisibleForShape, type ActorShape } from "../../kernel/visibility";
 
 /**
  * Everything the issue entities (functions/issues/entities.ts) need, loaded in ONE statement for any
@@ -68,8 +68,7 @@ export function milestoneJson(alias: string): SQL {
 const mrProject = alias(projects, "mp");
 
 /** The selection for one issue row with its relations (used by `loadIssueRows` and `loadProjectIssue`). */
-function selection(actor: Actor | null) {
-  const actorId = actor?.user.id ?? null;
+function selection(shape: ActorShape) {
   return {
     issue: issues,
     project: {
@@ -92,15 +91,15 @@ function selection(actor: Actor | null) {
     mergeRequestsCount: sql<number>`(SELECT count(*)::int FROM merge_requests_closing_issues c
       JOIN merge_requests mr ON mr.id = c.merge_request_id
       JOIN projects mp ON mp.id = mr.project_id
-      WHERE c.issue_id = ${issues.id} AND mp.merge_requests_enabled AND ${projectIsVisible(actor, mrProject as unknown as typeof projects)})`,
+      WHERE c.issue_id = ${issues.id} AND mp.merge_requests_enabled AND ${projectIsVisibleForShape(shape, mrProject as unknown as typeof projects)})`,
     blockingIssuesCount: sql<number>`(SELECT count(*)::int FROM issue_links il JOIN issues t ON t.id = il.target_id
       WHERE il.source_id = ${issues.id} AND il.link_type = 'blocks' AND t.state = 'opened')`,
     actorCommented:
-      actorId === null
+      shape === "anonymous"
         ? sql<boolean>`false`
         : sql<boolean>`EXISTS (SELECT 1 FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = ${issues.id}
-            AND n.author_id = ${actorId} AND NOT n.system)`,
-    actorSubscription: subscriptionSql("Issue", sql`${issues.id}`, actorId, sql`${issues.projectId}`),
+            AND n.author_id = ${sql.placeholder("userId")}::int AND NOT n.system)`,
+    actorSubscription: subscriptionSql("Issue", sql`${issues.id}`, shape === "anonymous" ? null : sql`${sql.placeholder("userId")}::int`, sql`${issues.projectId}`),
   };
 }
 
@@ -122,13 +121,34 @@ function toRow(r: Selected): IssueRow {
   };
 }
 
-function base(db: Executor, actor: Actor | null) {
+function base(db: Executor, shape: ActorShape) {
   return db
-    .select(selection(actor))
+    .select(selection(shape))
     .from(issues)
     .innerJoin(projects, eq(projects.id, issues.projectId))
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId));
 }
+
+/**
+ * The two loaders every issue page and issue read runs, prepared once per actor shape (kernel/db.ts
+ * `preparedQuery`): their SQL, with its subqueries, cost more CPU to write than the database spends on it.
+ */
+function preparedRowsByIds(shape: ActorShape) {
+  return preparedQuery((db) => base(db, shape).where(sql`${issues.id} = ANY(${sql.placeholder("ids")}::int[])`));
+}
+function preparedRowByProjectIid(shape: ActorShape) {
+  return preparedQuery((db) =>
+    base(db, shape)
+      .where(and(eq(issues.projectId, sql`${sql.placeholder("projectId")}::int`), eq(issues.iid, sql`${sql.placeholder("iid")}::int`)))
+      .limit(1),
+  );
+}
+const rowsByIds = { anonymous: preparedRowsByIds("anonymous"), admin: preparedRowsByIds("admin"), user: preparedRowsByIds("user") };
+const rowByProjectIid = {
+  anonymous: preparedRowByProjectIid("anonymous"),
+  admin: preparedRowByProjectIid("admin"),
+  user: preparedRowByProjectIid("user"),
+};
 
 /**
  * The issues with these ids, in the order of `ids` (one statement). Visibility is the caller's
@@ -136,7 +156,7 @@ function base(db: Executor, actor: Actor | null) {
  */
 export async function loadIssueRows(db: Executor, ids: number[], actor: Actor | null): Promise<IssueRow[]> {
   if (ids.length === 0) return [];
-  const rows = await base(db, actor).where(sql`${issues.id} = ANY(${sql.param(ids)}::int[])`);
+  const rows = await rowsByIds[actorShape(actor)](db, { ids, ...actorPlaceholders(actor) });
   const byId = new Map(rows.map((r) => [r.issue.id, toRow(r as Selected)]));
   return ids.map((id) => byId.get(id)).filter((r): r is IssueRow => !!r);
 }
@@ -144,15 +164,13 @@ export async function loadIssueRows(db: Executor, ids: number[], actor: Actor | 
 /** One issue of a project by iid, with its relations (one statement); null when missing. */
 export async function loadProjectIssue(db: Executor, projectId: number, iid: number, actor: Actor | null): Promise<IssueRow | null> {
   if (!Number.isSafeInteger(iid) || iid < 1 || iid > 2147483647) return null;
-  const rows = await base(db, actor)
-    .where(and(eq(issues.projectId, projectId), eq(issues.iid, iid)))
-    .limit(1);
+  const rows = await rowByProjectIid[actorShape(actor)](db, { projectId, iid, ...actorPlaceholders(actor) });
   return rows[0] ? toRow(rows[0] as Selected) : null;
 }
 
 /** Same, by any condition on `issues` (e.g. the global id of `GET /issues/:id`). */
 export async function loadIssueWhere(db: Executor, where: SQL, actor: Actor | null): Promise<IssueRow | null> {
-  const rows = await base(db, actor).where(where).limit(1);
+  const rows = await base(db, actorShape(actor)).where(where).limit(1).execute(actorPlaceholders(actor));
   return rows[0] ? toRow(rows[0] as Selected) : null;
 }
 

@@ -14,7 +14,7 @@ export type SubscribableType = "Issue" | "MergeRequest" | "Label";
  * (a column, a number, or null for a group-level label): `true`, `false` (explicitly unsubscribed) or
  * NULL (none: the entity falls back to `subscribed_without_subscriptions?`). For preload selections.
  */
-export function subscriptionSql(type: SubscribableType, subscribableId: SQL, actorId: number | null, projectId: SQL | number | null): SQL<boolean | null> {
+export function subscriptionSql(type: SubscribableType, subscribableId: SQL, actorId: number | SQL | null, projectId: SQL | number | null): SQL<boolean | null> {
   if (actorId === null) return sql<boolean | null>`NULL::boolean`;
   const project = projectId === null ? sql`s.project_id IS NULL` : sql`s.project_id = ${projectId}`;
   return sql<boolean | null>`(SELECT s.subscribed FROM subscriptions s WHERE s.subscribable_type = ${type}
