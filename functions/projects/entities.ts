@@ -12,9 +12,12 @@ export type SharedGroup = ProjectGroupLink & { group: Namespace };
  * null), the caller's effective level (kernel `projectAccessLevel`) and its non-expired group links
  * whose groups the caller may read.
  */
+/** The namespace owner's columns the project entities show (UserBasic). */
+export type ProjectOwnerRow = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl">;
+
 export type ProjectRow = Project & {
   namespace: Namespace;
-  owner: User | null;
+  owner: ProjectOwnerRow | null;
   accessLevel: number;
   sharedWithGroups: SharedGroup[];
   /** The project this one was forked from, when it is a fork (preloaded with the row). */
@@ -38,7 +41,7 @@ function readsCode(row: ProjectRow, ctx: PresentContext): boolean {
 }
 
 /** API::Entities::NamespaceBasic (lib/api/entities/namespace_basic.rb). */
-export function namespaceBasic(ns: Namespace, owner: User | null, ctx: PresentContext) {
+export function namespaceBasic(ns: Namespace, owner: ProjectOwnerRow | null, ctx: PresentContext) {
   const isUser = ns.type === "User";
   return {
     id: ns.id,
@@ -53,7 +56,7 @@ export function namespaceBasic(ns: Namespace, owner: User | null, ctx: PresentCo
 }
 
 /** API::Entities::UserBasic, as `owner` of a personal project. */
-export function projectOwner(user: User, ctx: PresentContext) {
+export function projectOwner(user: ProjectOwnerRow, ctx: PresentContext) {
   return {
     id: user.id,
     username: user.username,

@@ -13,7 +13,7 @@ import {
   projectIsVisible,
   type ActorShape,
 } from "../kernel/visibility";
-import type { ProjectWithPermissionsRow, SharedGroup } from "./entities";
+import type { ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "./entities";
 
 const owner = alias(users, "owner");
 // The project a fork comes from, joined into the same statement (`forked_from_project`).
@@ -39,6 +39,16 @@ function groupHierarchyAccess(userId: number | SQL | null): SQL<number | null> {
       AND (m.expires_at IS NULL OR m.expires_at > current_date)) END)`;
 }
 
+/** Only what the entities show of a personal namespace's owner: a user row has 50 columns, and each costs CPU to read. */
+function ownerColumns(user: typeof owner | typeof forkedFromOwner) {
+  return { id: user.id, username: user.username, name: user.name, state: user.state, avatarUrl: user.avatarUrl };
+}
+
+/** A left-joined owner: Drizzle gives null for a missing row, typed as an object of nullable columns. */
+function presentOwner(owner: { id: number | null } | null): ProjectOwnerRow | null {
+  return owner && owner.id !== null ? (owner as ProjectOwnerRow) : null;
+}
+
 /** One statement for the page: project, namespace, personal owner and the caller's levels. */
 function selectRows(db: Executor, actor: Actor | null) {
   return selectRowsFor(db, actor?.user.id ?? null);
@@ -50,13 +60,13 @@ function selectRowsFor(db: Executor, userId: number | SQL | null) {
     .select({
       project: projects,
       namespace: namespaces,
-      owner,
+      owner: ownerColumns(owner),
       accessLevel: projectAccessLevel(userId),
       projectAccess: directProjectAccess(userId),
       groupAccess: groupHierarchyAccess(userId),
       forkedFrom,
       forkedFromNamespace,
-      forkedFromOwner,
+      forkedFromOwner: ownerColumns(forkedFromOwner),
       forkedFromAccess: sql<number | null>`(CASE WHEN ${forkedFrom.id} IS NOT NULL THEN ${projectAccessLevel(userId, forkedFrom as unknown as typeof projects, forkedFromNamespace as unknown as typeof namespaces)} END)`,
     })
     .from(projects)
@@ -84,7 +94,7 @@ async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawR
   return raws.map((r) => ({
     ...r.project,
     namespace: r.namespace,
-    owner: r.owner,
+    owner: presentOwner(r.owner),
     accessLevel: Number(r.accessLevel),
     permissions: {
       projectAccess: r.projectAccess === null ? null : Number(r.projectAccess),
@@ -96,7 +106,7 @@ async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawR
         ? {
             ...r.forkedFrom,
             namespace: r.forkedFromNamespace,
-            owner: r.forkedFromOwner,
+            owner: presentOwner(r.forkedFromOwner),
             accessLevel: Number(r.forkedFromAccess ?? 0),
             sharedWithGroups: [],
           }
