@@ -33,6 +33,7 @@ import { tagsRoutes } from "./tags/routes";
 import { repositoryRoutes } from "./repository/routes";
 import { commitsRoutes } from "./commits/routes";
 import { gitHttpRoutes } from "./git_http/routes";
+import { lfsRoutes } from "./lfs/routes";
 import { badgeImageRoutes } from "./badges/routes";
 import { protectedBranchesRoutes } from "./protected_branches/routes";
 import { commitStatusesRoutes } from "./commit_statuses/routes";
@@ -167,6 +168,8 @@ app.route("/", uploadWebRoutes);
 app.route("/", alertReceiverRoutes);
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
 app.route("/", gitHttpRoutes);
+// Git LFS (`/<full_path>.git/info/lfs/…`, `/<full_path>.git/gitlab-lfs/…`), authenticated as git is.
+app.route("/", lfsRoutes);
 // Pipeline and coverage badge images (`/<full_path>/badges/<ref>/pipeline.svg`), token as private_token or PRIVATE-TOKEN.
 app.route("/", badgeImageRoutes);
 

@@ -20,3 +20,4 @@ export * from "./async_work";
 export * from "./approvals";
 export * from "./events";
 export * from "./uploads";
+export * from "./lfs";

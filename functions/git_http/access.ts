@@ -36,7 +36,8 @@ const PUSH_FORBIDDEN = "You are not allowed to push code to this project.";
 const AUTH_UPLOAD = "You are not allowed to upload code.";
 const ARCHIVED = "You are not allowed to push code to an archived project.";
 
-const denied = () => new GitHttpError(401, ACCESS_DENIED);
+/** 401 with the Basic challenge (also for LFS requests, which authenticate as git does). */
+export const denied = () => new GitHttpError(401, ACCESS_DENIED);
 
 /** `user:password` of a Basic header; null without one. */
 function basicCredentials(header: string | undefined): { login: string; password: string } | null {
@@ -61,7 +62,7 @@ const JOB_TOKEN_SCOPES = ["read_repository"] as const;
  * (build_access_token_check), else a personal access token with any login. An unknown, expired or
  * revoked token, a job that no longer runs, or a blocked user, is a 401.
  */
-async function actorFromBasic(c: Ctx): Promise<Actor | null> {
+export async function actorFromBasic(c: Ctx): Promise<Actor | null> {
   const credentials = basicCredentials(c.req.header("authorization"));
   if (!credentials) return null;
   if (credentials.login === "gitlab-ci-token") return actorFromJobToken(c, credentials.password);
@@ -88,7 +89,7 @@ async function actorFromJobToken(c: Ctx, token: string): Promise<Actor> {
 }
 
 /** Token scopes that carry git abilities (Gitlab::Auth#abilities_for_scopes). */
-function scopeAllows(actor: Actor, service: GitService): boolean {
+export function scopeAllows(actor: Actor, service: GitService): boolean {
   const scopes: readonly string[] = actor.scopes;
   if (scopes.includes("api") || scopes.includes("write_repository")) return true;
   return service === "git-upload-pack" && scopes.includes("read_repository");

@@ -4,7 +4,7 @@ import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abiliti
 import { requireUser } from "../../kernel/auth";
 import { pipelinesForPush } from "../../shared/ci/coordinator";
 import type { Ctx } from "../../kernel/env";
-import { apiError, forbidden, notFound, paramsError } from "../../kernel/errors";
+import { apiError, forbidden, notFound, paramsError, recordNotFound } from "../../kernel/errors";
 import {
   blameFile,
   BlameTooLargeError,
@@ -20,6 +20,7 @@ import {
 } from "../../shared/git";
 import { commitFailureMessage } from "../../commits/messages";
 import { callerOf, pushGuard } from "../../shared/protected_branches/access";
+import { lfsPointer, visibleObjects } from "../../shared/lfs/read";
 import { toBase64 } from "../../shared/git/pure/bytes";
 import { inflate, MODE, modeNumber, TYPE_CODE } from "../../shared/git/pure/objects";
 import { findProject } from "../../kernel/lookup";
@@ -96,7 +97,7 @@ const GetBlame = z.object({
   ref: p.nonBlank(),
   range: z.object({ start: blameLine(), end: blameLine() }).optional(),
 });
-const GetRawFile = z.object({ file_path: filePath(), ref: p.nonBlank().optional() });
+const GetRawFile = z.object({ file_path: filePath(), ref: p.nonBlank().optional(), lfs: p.bool().optional() });
 
 // Differs from GitLab only with its `repository_tree_gitaly_pagination` flag on (off by default in
 // 15.4): `pagination=keyset` is then answered with offset pages, as GitLab does with the flag off.
@@ -182,6 +183,21 @@ fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
   const rev = params.ref ?? project.defaultBranch;
   if (!rev) throw notFound("Commit");
   const { row, content } = await fileRow(c, repoOf(project), rev, params.ref ?? null, params.file_path);
+  const pointer = params.lfs ? lfsPointer(content) : null;
+  if (pointer) {
+    // `lfs=true` on an LFS pointer: the object's content (`present_carrierwave_file!`), if the project
+    // sees the object (`project_allowed_access?`), else `not_found!`.
+    const found = (await visibleObjects(c.var.db(), project.id, [pointer.oid])).get(pointer.oid);
+    const object = found ? await c.env.BLOBS.get(found.file) : null;
+    if (!object) throw recordNotFound();
+    return c.body(object.body, 200, {
+      "Content-Type": "application/octet-stream",
+      "Content-Length": String(object.size),
+      "Content-Transfer-Encoding": "binary",
+      // Differs from GitLab: the attachment is named after the file (GitLab names it after its storage file).
+      "Content-Disposition": contentDisposition("application/octet-stream", row.path.slice(row.path.lastIndexOf("/") + 1)),
+    });
+  }
   const type = detectContentType(content);
   return c.body(new Uint8Array(content), 200, {
     ...blobHeaders(row),

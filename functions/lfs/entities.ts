@@ -1,0 +1,30 @@
+// The JSON of the Git LFS batch API (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md) as
+// Repositories::LfsApiController renders it (GitLab 15.4).
+
+/** LfsRequest's error body. */
+export const lfsMessage = (message: string, documentationUrl: string) => ({ message, documentation_url: documentationUrl });
+
+export type BatchObject = { oid: string; size: number };
+type Headers = Record<string, string>;
+
+/** A download answer: the action, or GitLab's 404 for an object the project does not see. */
+export function downloadObject(object: BatchObject, found: boolean, href: string, header: Headers, anonymousReadable: boolean) {
+  if (!found) {
+    return { oid: object.oid, size: object.size, error: { code: 404, message: "Object does not exist on the server or you don't have permissions to access it" } };
+  }
+  return {
+    oid: object.oid,
+    size: object.size,
+    actions: { download: { href, header } },
+    // `Guest.can?(:download_code, project)`: a public project's objects need no credentials.
+    ...(anonymousReadable ? { authenticated: true } : {}),
+  };
+}
+
+/** An upload answer: no action for an object the project already has. */
+export function uploadObject(object: BatchObject, present: boolean, href: string, header: Headers) {
+  if (present) return { oid: object.oid, size: object.size };
+  return { oid: object.oid, size: object.size, actions: { upload: { href, header } } };
+}
+
+export const batchResponse = (objects: unknown[]) => ({ objects });
