@@ -2,7 +2,9 @@
 // branch name or a wildcard pattern (`*` matches any characters, `/` included).
 import { boolean, index, integer, pgTable, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
+import { namespaces } from "./namespaces";
 import { projects } from "./projects";
+import { users } from "./users";
 
 export const protectedBranches = pgTable(
   "protected_branches",
@@ -20,7 +22,10 @@ export const protectedBranches = pgTable(
   (t) => [uniqueIndex("index_protected_branches_on_project_id_and_name").on(t.projectId, t.name)],
 );
 
-/** One row per (protection, action): `push`, `merge` or `unprotect`, with a role level (0, 30, 40, 60). */
+/**
+ * One row per (protection, action, who): `push`, `merge` or `unprotect`, for a role level (0, 30, 40, 60),
+ * or for one user (`user_id`) or the direct members of one group (`group_id`), (EE's ProtectedRefAccess).
+ */
 export const protectedBranchAccessLevels = pgTable(
   "protected_branch_access_levels",
   {
@@ -29,7 +34,10 @@ export const protectedBranchAccessLevels = pgTable(
       .notNull()
       .references(() => protectedBranches.id, { onDelete: "cascade" }),
     action: text({ enum: ["push", "merge", "unprotect"] }).notNull(),
-    accessLevel: smallint().notNull(),
+    /** Null on a user's or group's row created without one (GitLab shows `access_level: null` there). */
+    accessLevel: smallint(),
+    userId: integer().references(() => users.id, { onDelete: "cascade" }),
+    groupId: integer().references(() => namespaces.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

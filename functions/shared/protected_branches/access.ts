@@ -9,8 +9,8 @@ export type { BranchAccess, Caller, Protection, PushDecision, RefUpdate } from "
 export { branchAccess, checkBranchUpdate } from "./rules";
 
 /** The caller as the rules see it, from a project lookup (`accessLevel`) and the actor. */
-export const callerOf = (actor: { isAdmin: boolean } | null, project: { accessLevel: number }): Caller =>
-  actor ? { accessLevel: project.accessLevel, isAdmin: actor.isAdmin } : null;
+export const callerOf = (actor: { isAdmin: boolean; user: { id: number } } | null, project: { accessLevel: number }): Caller =>
+  actor ? { accessLevel: project.accessLevel, isAdmin: actor.isAdmin, userId: actor.user.id } : null;
 
 type ProjectState = { id: number; emptyRepo: boolean; defaultBranch: string | null };
 

@@ -18,6 +18,22 @@ export const ACCESS_LEVEL_DESCRIPTIONS: Record<number, string> = {
 
 export type ProtectionAction = "push" | "merge" | "unprotect";
 
+/**
+ * One access level of a protection: a role (`accessLevel`), or one user (`userId`), or the direct members
+ * of one group (`groupId`, with their ids in `groupUserIds`), EE's ProtectedRefAccess.
+ */
+export type ProtectionLevel = {
+  id: number;
+  action: ProtectionAction;
+  /** Null only on a user's or group's level. */
+  accessLevel: number | null;
+  userId?: number | null;
+  groupId?: number | null;
+  userName?: string | null;
+  groupName?: string | null;
+  groupUserIds?: number[];
+};
+
 export type Protection = {
   id: number;
   name: string;
@@ -25,8 +41,18 @@ export type Protection = {
   codeOwnerApprovalRequired: boolean;
   createdAt: Date;
   updatedAt: Date;
-  levels: { id: number; action: ProtectionAction; accessLevel: number }[];
+  levels: ProtectionLevel[];
 };
+
+/** A role level (neither a user's nor a group's). */
+export const isRoleLevel = (level: ProtectionLevel) => level.userId == null && level.groupId == null;
+
+/** `ProtectedRefAccess#humanize`: the user's name, the group's name, or the role's description. */
+export function levelDescription(level: ProtectionLevel): string {
+  if (level.userId != null) return level.userName ?? "";
+  if (level.groupId != null) return level.groupName ?? "";
+  return ACCESS_LEVEL_DESCRIPTIONS[level.accessLevel ?? -1] ?? "";
+}
 
 /** `RefMatcher`: an exact name, or a wildcard where `*` matches any characters (`/` included). */
 export function refMatches(pattern: string, branch: string): boolean {
@@ -37,24 +63,29 @@ export function refMatches(pattern: string, branch: string): boolean {
 
 export const matchingProtections = (protections: Protection[], branch: string) => protections.filter((p) => refMatches(p.name, branch));
 
-/** Who asks: their role on the project (0 for none) and whether they are an administrator. */
-export type Caller = { accessLevel: number; isAdmin: boolean } | null;
+/** Who asks: their role on the project (0 for none), whether they are an administrator, and who they are. */
+export type Caller = { accessLevel: number; isAdmin: boolean; userId?: number } | null;
 
 /**
  * `ProtectedRefAccess#check_access`: nobody for level 0, administrators for 60, else a member whose role
  * reaches the level. Differs from GitLab: an administrator passes every level but 0 (GitLab asks an
  * administrator without membership for the role too).
  */
-function checkAccess(caller: Caller, accessLevel: number): boolean {
-  if (!caller || accessLevel === NO_ACCESS) return false;
+function checkAccess(caller: Caller, level: ProtectionLevel): boolean {
+  if (!caller) return false;
+  // EE: a user level admits that user, a group level the group's direct members (`group.users`),
+  // whatever their role (callers of these rules already hold `push_code` where a push is asked).
+  if (level.userId != null) return caller.isAdmin || caller.userId === level.userId;
+  if (level.groupId != null) return caller.isAdmin || (caller.userId !== undefined && (level.groupUserIds ?? []).includes(caller.userId));
+  if (level.accessLevel === null || level.accessLevel === NO_ACCESS) return false;
   if (caller.isAdmin) return true;
-  if (accessLevel === ADMIN_ACCESS) return false;
-  return caller.accessLevel >= accessLevel;
+  if (level.accessLevel === ADMIN_ACCESS) return false;
+  return caller.accessLevel >= level.accessLevel;
 }
 
 /** Any matching protection's level for `action` lets the caller through (`protected_ref_accessible_to?`). */
 function accessibleTo(matching: Protection[], caller: Caller, action: ProtectionAction): boolean {
-  return matching.some((p) => p.levels.some((l) => l.action === action && checkAccess(caller, l.accessLevel)));
+  return matching.some((p) => p.levels.some((l) => l.action === action && checkAccess(caller, l)));
 }
 
 export type BranchAccess = {
@@ -76,7 +107,7 @@ export type BranchAccess = {
  */
 export function branchAccess(protections: Protection[], branch: string, caller: Caller, project: { emptyRepo: boolean; defaultBranch: string | null }): BranchAccess {
   const matching = matchingProtections(protections, branch);
-  const developers = (action: ProtectionAction) => matching.some((p) => p.levels.some((l) => l.action === action && l.accessLevel === Access.DEVELOPER));
+  const developers = (action: ProtectionAction) => matching.some((p) => p.levels.some((l) => l.action === action && isRoleLevel(l) && l.accessLevel === Access.DEVELOPER));
   if (project.emptyRepo) {
     const allowed = !!caller && (caller.isAdmin || caller.accessLevel >= Access.MAINTAINER);
     return { protected: true, canPush: allowed, canMerge: allowed, canForcePush: allowed, developersCanPush: false, developersCanMerge: false };

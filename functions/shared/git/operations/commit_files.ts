@@ -17,6 +17,7 @@ import { storeSource } from "../store/trees";
 import { writeCommitAndMoveRef } from "../store/write";
 import { CommitFailed, type CommitFailure } from "./failures";
 import { applyActions, ident, WorkTree, type CommitAction, type Person } from "./worktree";
+import { levelsJson } from "../../protected_branches/read";
 
 export { MAX_FILE_SIZE, normalizePath, type CommitAction, type Person } from "./worktree";
 export type { CommitFailure } from "./failures";
@@ -103,8 +104,7 @@ export async function readBranchState(db: Executor, repo: Repo, names: string[],
              withProtections
                ? sql`(SELECT json_agg(json_build_object('id', pb.id, 'name', pb.name, 'allow_force_push', pb.allow_force_push,
                     'code_owner_approval_required', pb.code_owner_approval_required, 'created_at', pb.created_at, 'updated_at', pb.updated_at,
-                    'levels', coalesce((SELECT json_agg(json_build_object('id', l.id, 'action', l.action, 'access_level', l.access_level) ORDER BY l.id)
-                                 FROM protected_branch_access_levels l WHERE l.protected_branch_id = pb.id), '[]'::json)) ORDER BY pb.id)
+                    'levels', ${levelsJson}) ORDER BY pb.id)
                    FROM protected_branches pb WHERE pb.project_id = ${repo.projectId})`
                : sql`NULL::json`
            } AS protections
