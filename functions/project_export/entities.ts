@@ -70,8 +70,14 @@ export const STATUS_TYPE = { build: "Ci::Build", bridge: "Ci::Bridge" } as const
  * (issues carry their notes, label links with the label, award emoji, assignees and time logs; merge
  * requests their notes, label links, assignees, reviewers and time logs; snippets their award emoji and
  * notes; pipelines their stages and each stage's statuses; protected branches their access levels), as
- * GitLab's import_export.yml nests them. Issue links, CI/CD variables and feature flags are not in
- * import_export.yml, so they are not exported here either.
+ * GitLab's import_export.yml nests them.
+ *
+ * Deliberate difference from GitLab: GitLab's archive has no issue links, feature flags, user lists or
+ * CI/CD variables (import_export.yml has no such relations); Edgeforge adds
+ * `tree/project/issue_links.ndjson`, `operations_user_lists.ndjson`, `operations_feature_flags.ndjson`
+ * and `ci_variables.ndjson`, which GitLab's importer ignores as unknown files. Issue links name both
+ * issues by iid; a link to another project's issue is skipped (and counted nowhere). Variable values are
+ * written as stored: only Maintainers may export, and they read the same values through the API.
  */
 export function exportTree(data: ExportRelations): { path: string; lines: unknown[] | null; json?: unknown }[] {
   const labelsById = new Map(data.labelRows.map((l) => [l.id, l]));
@@ -99,6 +105,9 @@ export function exportTree(data: ExportRelations): { path: string; lines: unknow
   const stages = group(data.stageRows, (s) => String(s.pipelineId));
   const statuses = group(data.buildRows, (b) => `${b.pipelineId}:${b.stageId ?? b.stage}`);
   const levels = group(data.accessLevelRows, (l) => `${l.protectedBranchId}:${l.action}`);
+  const strategies = group(data.strategyRows, (s) => String(s.strategy.featureFlagId));
+  const strategyScopes = group(data.strategyScopeRows, (s) => String(s.strategyId));
+  const legacyScopes = group(data.legacyScopeRows, (s) => String(s.featureFlagId));
   const levelsOf = (branchId: number, action: string) => (levels.get(`${branchId}:${action}`) ?? []).map((l) => attributes(l, ["id", "protected_branch_id", "action"]));
   return [
     { path: "tree/project.json", lines: null, json: attributes(data.project, PROJECT_EXCEPT) },
@@ -166,5 +175,33 @@ export function exportTree(data: ExportRelations): { path: string; lines: unknow
         unprotect_access_levels: levelsOf(b.id, "unprotect"),
       })),
     },
+    // Edgeforge's extensions (see above): GitLab's importer ignores these files.
+    {
+      path: "tree/project/issue_links.ndjson",
+      lines: data.issueLinkRows.map((l) => ({
+        source_issue_iid: l.sourceIid,
+        target_issue_iid: l.targetIid,
+        link_type: l.linkType,
+        created_at: l.createdAt.toISOString(),
+        updated_at: l.updatedAt.toISOString(),
+      })),
+    },
+    { path: "tree/project/operations_user_lists.ndjson", lines: data.userListRows.map((l) => attributes(l, ["id", "project_id"])) },
+    {
+      // A flag with its strategies (each with its user list by iid and its environment scopes) and, for
+      // legacy flags, its legacy scopes: the feature flags domain's tables.
+      path: "tree/project/operations_feature_flags.ndjson",
+      lines: data.flagRows.map((f) => ({
+        ...attributes(f, ["id", "project_id"]),
+        strategies: (strategies.get(String(f.id)) ?? []).map(({ strategy, userListIid }) => ({
+          name: strategy.name,
+          parameters: strategy.parameters,
+          user_list: userListIid === null ? null : { iid: userListIid },
+          scopes: (strategyScopes.get(String(strategy.id)) ?? []).map((sc) => ({ environment_scope: sc.environmentScope })),
+        })),
+        scopes: (legacyScopes.get(String(f.id)) ?? []).map((sc) => attributes(sc, ["id", "feature_flag_id"])),
+      })),
+    },
+    { path: "tree/project/ci_variables.ndjson", lines: data.variableRows.map((v) => attributes(v, ["id", "project_id"])) },
   ];
 }

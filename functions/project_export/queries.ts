@@ -1,11 +1,14 @@
 import { and, asc, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import {
   awardEmoji,
   badges,
   ciBuilds,
   ciPipelines,
   ciStages,
+  ciVariables,
   issueAssignees,
+  issueLinks,
   issues,
   labelLinks,
   mergeRequestAssignees,
@@ -16,6 +19,11 @@ import {
   mergeRequests,
   milestones,
   notes,
+  operationsFeatureFlags,
+  operationsFeatureFlagScopes,
+  operationsScopes,
+  operationsStrategies,
+  operationsUserLists,
   projects,
   projectTransferJobs,
   protectedBranchAccessLevels,
@@ -148,7 +156,46 @@ export async function exportRelations(db: Executor, projectId: number) {
           .where(or(issueIds.length ? inArray(timelogs.issueId, issueIds) : sql`false`, mrIds.length ? inArray(timelogs.mergeRequestId, mrIds) : sql`false`))
           .orderBy(asc(timelogs.id)),
   ]);
+  // Edgeforge's extensions of the archive (see exportTree): issue links between two issues of this
+  // project, feature flags with their strategies, strategy scopes and legacy scopes, user lists, CI/CD
+  // variables. One statement each, joined to the project.
+  const targetIssue = alias(issues, "target_issue");
+  const [issueLinkRows, userListRows, flagRows, strategyRows, strategyScopeRows, legacyScopeRows, variableRows] = await Promise.all([
+    db
+      .select({ sourceIid: issues.iid, targetIid: targetIssue.iid, linkType: issueLinks.linkType, createdAt: issueLinks.createdAt, updatedAt: issueLinks.updatedAt })
+      .from(issueLinks)
+      .innerJoin(issues, eq(issues.id, issueLinks.sourceId))
+      .innerJoin(targetIssue, eq(targetIssue.id, issueLinks.targetId))
+      .where(and(eq(issues.projectId, projectId), eq(targetIssue.projectId, projectId)))
+      .orderBy(asc(issueLinks.id)),
+    db.select().from(operationsUserLists).where(eq(operationsUserLists.projectId, projectId)).orderBy(asc(operationsUserLists.iid)),
+    db.select().from(operationsFeatureFlags).where(eq(operationsFeatureFlags.projectId, projectId)).orderBy(asc(operationsFeatureFlags.iid)),
+    db
+      .select({ strategy: operationsStrategies, userListIid: operationsUserLists.iid })
+      .from(operationsStrategies)
+      .innerJoin(operationsFeatureFlags, eq(operationsFeatureFlags.id, operationsStrategies.featureFlagId))
+      .leftJoin(operationsUserLists, eq(operationsUserLists.id, operationsStrategies.userListId))
+      .where(eq(operationsFeatureFlags.projectId, projectId))
+      .orderBy(asc(operationsStrategies.id)),
+    db
+      .select({ scope: operationsScopes })
+      .from(operationsScopes)
+      .innerJoin(operationsStrategies, eq(operationsStrategies.id, operationsScopes.strategyId))
+      .innerJoin(operationsFeatureFlags, eq(operationsFeatureFlags.id, operationsStrategies.featureFlagId))
+      .where(eq(operationsFeatureFlags.projectId, projectId))
+      .orderBy(asc(operationsScopes.id))
+      .then((rows) => rows.map((r) => r.scope)),
+    db
+      .select({ scope: operationsFeatureFlagScopes })
+      .from(operationsFeatureFlagScopes)
+      .innerJoin(operationsFeatureFlags, eq(operationsFeatureFlags.id, operationsFeatureFlagScopes.featureFlagId))
+      .where(eq(operationsFeatureFlags.projectId, projectId))
+      .orderBy(asc(operationsFeatureFlagScopes.id))
+      .then((rows) => rows.map((r) => r.scope)),
+    db.select().from(ciVariables).where(eq(ciVariables.projectId, projectId)).orderBy(asc(ciVariables.id)),
+  ]);
   return {
+    issueLinkRows, userListRows, flagRows, strategyRows, strategyScopeRows, legacyScopeRows, variableRows,
     project, labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows, noteRows, labelLinkRows, awardRows, issueAssigneeRows, mrAssigneeRows, mrReviewerRows, timelogRows,
     snippetRows, pipelineRows, stageRows, buildRows, protectedBranchRows, accessLevelRows,
   };

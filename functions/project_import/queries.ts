@@ -6,8 +6,10 @@ import {
   ciBuilds,
   ciPipelines,
   ciStages,
+  ciVariables,
   importFailures,
   issueAssignees,
+  issueLinks,
   issues,
   labelLinks,
   mergeRequestAssignees,
@@ -19,6 +21,11 @@ import {
   milestones,
   namespaces,
   notes,
+  operationsFeatureFlags,
+  operationsFeatureFlagScopes,
+  operationsScopes,
+  operationsStrategies,
+  operationsUserLists,
   projects,
   projectTransferJobs,
   protectedBranchAccessLevels,
@@ -108,6 +115,10 @@ export async function resetImportedRelations(db: Executor, projectId: number, jo
   await db.delete(snippets).where(eq(snippets.projectId, projectId));
   await db.delete(ciPipelines).where(eq(ciPipelines.projectId, projectId));
   await db.delete(protectedBranches).where(eq(protectedBranches.projectId, projectId));
+  // Flags before user lists (a strategy's list may not go while in use); issue links went with the issues.
+  await db.delete(operationsFeatureFlags).where(eq(operationsFeatureFlags.projectId, projectId));
+  await db.delete(operationsUserLists).where(eq(operationsUserLists.projectId, projectId));
+  await db.delete(ciVariables).where(eq(ciVariables.projectId, projectId));
   await db.delete(importFailures).where(eq(importFailures.jobId, jobId));
 }
 
@@ -181,7 +192,10 @@ export async function moveBeforeOverwrite(db: Executor, fromId: number, toId: nu
  * column leaves the column to its default. Values keep their JSON types: a record that does not fit
  * its column fails its batch, which the caller records as a failed relation.
  */
-const TABLES = { notes, labels, milestones, issues, mergeRequests, badges, snippets, ciPipelines, ciStages, ciBuilds, protectedBranches } as const;
+const TABLES = {
+  notes, labels, milestones, issues, mergeRequests, badges, snippets, ciPipelines, ciStages, ciBuilds, protectedBranches,
+  operationsUserLists, operationsFeatureFlags, operationsFeatureFlagScopes, ciVariables,
+} as const;
 type TableName = keyof typeof TABLES;
 
 export function columnsFrom<N extends TableName>(name: N, record: Rec, except: readonly string[]): Partial<(typeof TABLES)[N]["$inferInsert"]> {
@@ -387,6 +401,69 @@ export async function insertProtectedBranches(db: Executor, projectId: number, b
   if (levels.length) await db.insert(protectedBranchAccessLevels).values(levels);
 }
 
+/** Issue ids of the project by iid (for `issue_links`). */
+export async function issueIdsByIid(db: Executor, projectId: number): Promise<Map<number, number>> {
+  const rows = await db.select({ id: issues.id, iid: issues.iid }).from(issues).where(eq(issues.projectId, projectId));
+  return new Map(rows.map((r) => [r.iid, r.id]));
+}
+
+export type IssueLinkRow = { sourceId: number; targetId: number; linkType: string; createdAt?: Date; updatedAt?: Date };
+
+export async function insertIssueLinks(db: Executor, rows: IssueLinkRow[]) {
+  if (rows.length === 0) return;
+  await db.insert(issueLinks).values(rows);
+}
+
+export type UserListRow = Partial<typeof operationsUserLists.$inferInsert> & { iid: number; name: string };
+
+/** User lists with their exported iids, then every list of the project: iid → id. */
+export async function insertUserLists(db: Executor, projectId: number, rows: UserListRow[]): Promise<Map<number, number>> {
+  if (rows.length) await db.insert(operationsUserLists).values(rows.map((r) => ({ ...r, projectId })));
+  const all = await db.select({ id: operationsUserLists.id, iid: operationsUserLists.iid }).from(operationsUserLists).where(eq(operationsUserLists.projectId, projectId));
+  return new Map(all.map((l) => [l.iid, l.id]));
+}
+
+/** One batch of feature flags with their strategies (each with its scopes) and legacy scopes. */
+export type FeatureFlagBatch = {
+  row: Partial<typeof operationsFeatureFlags.$inferInsert> & { iid: number; name: string };
+  strategies: { name: string; parameters: Record<string, unknown>; userListId: number | null; scopes: string[] }[];
+  legacyScopes: Partial<typeof operationsFeatureFlagScopes.$inferInsert>[];
+}[];
+
+/**
+ * Inserts a batch of flags with their strategies, strategy scopes and legacy scopes: one statement per
+ * table per batch (flag ids found through the iid; strategy ids drawn from the sequence first so that
+ * their scopes can name them).
+ */
+export async function insertFeatureFlags(db: Executor, projectId: number, batch: FeatureFlagBatch): Promise<void> {
+  if (batch.length === 0) return;
+  const inserted = await db
+    .insert(operationsFeatureFlags)
+    .values(batch.map((b) => ({ ...b.row, projectId })))
+    .returning({ id: operationsFeatureFlags.id, iid: operationsFeatureFlags.iid });
+  const flagOf = new Map(inserted.map((r) => [r.iid, r.id]));
+  const strategies = batch.flatMap((b) => b.strategies.map((s) => ({ ...s, featureFlagId: flagOf.get(b.row.iid)! })));
+  if (strategies.length) {
+    const ids = await db.execute<{ id: number }>(
+      sql`SELECT nextval(pg_get_serial_sequence('operations_strategies', 'id'))::int AS id FROM generate_series(1, ${strategies.length}::int)`,
+    );
+    const idAt = (i: number) => Number(ids.rows[i].id);
+    await db
+      .insert(operationsStrategies)
+      .overridingSystemValue()
+      .values(strategies.map((s, i) => ({ id: idAt(i), featureFlagId: s.featureFlagId, name: s.name, parameters: s.parameters, userListId: s.userListId })));
+    const scopes = strategies.flatMap((s, i) => s.scopes.map((environmentScope) => ({ strategyId: idAt(i), environmentScope })));
+    if (scopes.length) await db.insert(operationsScopes).values(scopes);
+  }
+  const legacy = batch.flatMap((b) => b.legacyScopes.map((l) => ({ ...l, featureFlagId: flagOf.get(b.row.iid)! }) as typeof operationsFeatureFlagScopes.$inferInsert));
+  if (legacy.length) await db.insert(operationsFeatureFlagScopes).values(legacy);
+}
+
+export async function insertVariables(db: Executor, projectId: number, rows: (Partial<typeof ciVariables.$inferInsert> & { key: string; value: string })[]) {
+  if (rows.length === 0) return;
+  await db.insert(ciVariables).values(rows.map((r) => ({ ...r, projectId })));
+}
+
 export type ProjectSettings = Partial<typeof projects.$inferInsert>;
 
 export async function updateProjectSettings(db: Executor, projectId: number, settings: ProjectSettings) {
@@ -396,8 +473,9 @@ export async function updateProjectSettings(db: Executor, projectId: number, set
 
 /**
  * The counters an import leaves to be computed (GitLab recomputes its caches after an import): notes,
- * votes and time spent of every issue and merge request, open issues of the project, and the iid counters, so the
- * next issue created takes the iid after the largest imported one. One statement.
+ * votes and time spent of every issue and merge request, open issues of the project, and the iid counters
+ * (issues, merge requests, milestones, feature flags, user lists), so the next one created takes the iid
+ * after the largest imported one. One statement.
  */
 export async function recount(db: Executor, projectId: number) {
   await db.execute(sql`
@@ -423,7 +501,9 @@ export async function recount(db: Executor, projectId: number) {
       SELECT u.usage, ${projectId}, u.last_value FROM (VALUES
         ('issues', (SELECT COALESCE(max(iid), 0) FROM issues WHERE project_id = ${projectId})),
         ('merge_requests', (SELECT COALESCE(max(iid), 0) FROM merge_requests WHERE project_id = ${projectId})),
-        ('milestones', (SELECT COALESCE(max(iid), 0) FROM milestones WHERE project_id = ${projectId}))
+        ('milestones', (SELECT COALESCE(max(iid), 0) FROM milestones WHERE project_id = ${projectId})),
+        ('operations_feature_flags', (SELECT COALESCE(max(iid), 0) FROM operations_feature_flags WHERE project_id = ${projectId})),
+        ('operations_user_lists', (SELECT COALESCE(max(iid), 0) FROM operations_user_lists WHERE project_id = ${projectId}))
       ) AS u(usage, last_value)
       ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL
       DO UPDATE SET last_value = GREATEST(internal_ids.last_value, EXCLUDED.last_value)

@@ -504,6 +504,75 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
     ),
   );
 
+  // Edgeforge's extensions of the archive (functions/project_export/entities.ts#exportTree): issue links,
+  // user lists, feature flags and CI/CD variables. Deliberate difference from GitLab: GitLab's archive
+  // has no such relations, so its importer restores none of them.
+  const issueIds = await q.issueIdsByIid(db, projectId);
+  await inBatches(db, job, "issue_links", read("issue_links"), (tx, batch) =>
+    q.insertIssueLinks(
+      tx,
+      batch.map((r) => {
+        const sourceId = issueIds.get(Number(r.source_issue_iid));
+        const targetId = issueIds.get(Number(r.target_issue_iid));
+        // A link whose issue did not come back does not fit: its batch records it as a failed relation.
+        if (sourceId === undefined || targetId === undefined) throw new Error("An issue link needs both of its issues");
+        const { linkType, createdAt, updatedAt } = dated(r);
+        if (linkType !== null && !LINK_TYPES.has(linkType)) throw new Error(`Unknown link_type ${linkType}`);
+        return { sourceId, targetId, linkType: linkType ?? "relates_to", ...(createdAt ? { createdAt } : {}), ...(updatedAt ? { updatedAt } : {}) };
+      }),
+    ),
+  );
+
+  const userListRecords = read("operations_user_lists");
+  let nextListIid = Math.max(0, ...userListRecords.map((l) => Number(l.iid) || 0));
+  let userListIds = new Map<number, number>();
+  await inBatches(db, job, "operations_user_lists", userListRecords, async (tx, batch) => {
+    const rows = batch.map((l) => ({
+      ...q.columnsFrom("operationsUserLists", l, ["projectId"]),
+      iid: Number.isInteger(l.iid) && Number(l.iid) > 0 ? Number(l.iid) : ++nextListIid,
+      name: str(l.name)!,
+    }));
+    userListIds = await q.insertUserLists(tx, projectId, rows);
+  });
+  if (userListIds.size === 0) userListIds = await q.insertUserLists(db, projectId, []);
+
+  const flagRecords = read("operations_feature_flags");
+  let nextFlagIid = Math.max(0, ...flagRecords.map((f) => Number(f.iid) || 0));
+  await inBatches(db, job, "operations_feature_flags", flagRecords, (tx, batch) =>
+    q.insertFeatureFlags(
+      tx,
+      projectId,
+      batch.map((r) => ({
+        row: {
+          ...q.columnsFrom("operationsFeatureFlags", r, ["projectId"]),
+          iid: Number.isInteger(r.iid) && Number(r.iid) > 0 ? Number(r.iid) : ++nextFlagIid,
+          name: str(r.name)!,
+        },
+        strategies: list(r.strategies).map((st) => {
+          const listIid = rec(st.user_list)?.iid;
+          const userListId = listIid == null ? null : (userListIds.get(Number(listIid)) ?? null);
+          // A `gitlabUserList` strategy whose list did not come back does not fit (failed relation).
+          if (listIid != null && userListId === null) throw new Error("A strategy's user list is missing");
+          return {
+            name: str(st.name) ?? "default",
+            parameters: rec(st.parameters) ?? {},
+            userListId,
+            scopes: list(st.scopes).flatMap((sc) => (str(sc.environment_scope) ? [str(sc.environment_scope)!] : [])),
+          };
+        }),
+        legacyScopes: list(r.scopes).map((sc) => q.columnsFrom("operationsFeatureFlagScopes", sc, ["featureFlagId"])),
+      })),
+    ),
+  );
+
+  await inBatches(db, job, "ci_variables", read("ci_variables"), (tx, batch) =>
+    q.insertVariables(
+      tx,
+      projectId,
+      batch.map((r) => ({ ...q.columnsFrom("ciVariables", r, ["projectId"]), key: str(r.key)!, value: str(r.value)! })),
+    ),
+  );
+
   await db.transaction(async (tx) => {
     const settings = projectSettings(projectJson, override, target.namespace);
     // `default_branch` moves with the repository (restoreRepository picked it); never to a missing branch.
@@ -530,6 +599,15 @@ async function overwrite(db: Database, projectId: number, originalPath: string, 
     await q.moveBeforeOverwrite(tx, old.id, projectId);
     await replaceProject(tx, projectId, old);
   });
+}
+
+/** IssueLink.link_types as Edgeforge stores them (`is_blocked_by` is a `blocks` row the other way). */
+const LINK_TYPES = new Set(["relates_to", "blocks"]);
+
+/** An issue link's `link_type` and timestamps (unparseable times are left to the defaults). */
+function dated(r: ImportRecord): { linkType: string | null; createdAt: Date | null; updatedAt: Date | null } {
+  const date = (v: unknown) => (typeof v === "string" && !Number.isNaN(new Date(v).getTime()) ? new Date(v) : null);
+  return { linkType: str(r.link_type), createdAt: date(r.created_at), updatedAt: date(r.updated_at) };
 }
 
 /** Pipeline and job statuses that are over: anything else would be picked up again here (see below). */

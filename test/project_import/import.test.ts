@@ -484,8 +484,8 @@ describe("export → import round trip", () => {
   });
 });
 
-describe("export → import round trip of snippets, pipelines and protected branches", () => {
-  it("keeps them; issue links, CI variables and feature flags stay behind, as GitLab's import_export.yml has it", async () => {
+describe("export → import round trip of snippets, pipelines, protected branches, issue links, feature flags and CI variables", () => {
+  it("keeps them all (links, flags and variables through Edgeforge's own archive files); a link to another project's issue is skipped", async () => {
     const w = await world();
     const maintainer = await w.user();
     const source = await w.project({ maintainers: [maintainer] });
@@ -504,11 +504,33 @@ describe("export → import round trip of snippets, pipelines and protected bran
     expect(second.status).toBe("pending");
     // Protected branches.
     expect((await api.post(`${s}/protected_branches`, { json: { name: "release/*", push_access_level: 0, merge_access_level: 40, allow_force_push: true } })).status).toBe(201);
-    // What GitLab does not export: an issue link, a CI variable, a feature flag.
-    for (const title of ["one", "two"]) expect((await api.post(`${s}/issues`, { json: { title } })).status).toBe(201);
+    // What GitLab does not export, Edgeforge's extensions carry: issue links (with their type), user
+    // lists, feature flags (new-version with strategies and scopes, legacy with scopes), CI variables.
+    for (const title of ["one", "two", "three"]) expect((await api.post(`${s}/issues`, { json: { title } })).status).toBe(201);
     expect((await api.post(`${s}/issues/1/links`, { json: { target_project_id: source.id, target_issue_iid: 2 } })).status).toBe(201);
-    expect((await api.post(`${s}/variables`, { json: { key: "SECRET", value: "s3cret-value" } })).status).toBe(201);
-    expect((await api.post(`${s}/feature_flags`, { json: { name: "flag", version: "new_version_flag" } })).status).toBe(201);
+    expect((await api.post(`${s}/issues/3/links`, { json: { target_project_id: source.id, target_issue_iid: 1, link_type: "blocks" } })).status).toBe(201);
+    const other = await w.project({ maintainers: [maintainer] });
+    expect((await api.post(`/projects/${other.id}/issues`, { json: { title: "elsewhere" } })).status).toBe(201);
+    expect((await api.post(`${s}/issues/2/links`, { json: { target_project_id: other.id, target_issue_iid: 1 } })).status).toBe(201);
+    for (const [name, xids] of [["unused", "z"], ["beta", "u1,u2"]]) {
+      expect((await api.post(`${s}/feature_flags_user_lists`, { json: { name, user_xids: xids } })).status).toBe(201);
+    }
+    const strategies = [
+      { name: "gitlabUserList", parameters: {}, user_list_id: ((await (await api.get(`${s}/feature_flags_user_lists`)).json()) as Json[]).find((l) => l.name === "beta")!.id, scopes: [{ environment_scope: "production" }] },
+      { name: "gradualRolloutUserId", parameters: { groupId: "default", percentage: "25" }, scopes: [{ environment_scope: "review/*" }, { environment_scope: "staging" }] },
+    ];
+    expect((await api.post(`${s}/feature_flags`, { json: { name: "flag", version: "new_version_flag", description: "new", active: false, strategies } })).status).toBe(201);
+    const legacyScopes = [
+      { environment_scope: "*", active: false, strategies: [{ name: "default", parameters: {} }] },
+      { environment_scope: "production", active: true, strategies: [{ name: "userWithId", parameters: { userIds: "1" } }] },
+    ];
+    expect((await api.post(`${s}/feature_flags`, { json: { name: "legacy", version: "legacy_flag", scopes: legacyScopes } })).status).toBe(201);
+    const variables = [
+      { key: "SECRET", value: "s3cret-value" },
+      { key: "CONFIG", value: "a: $b", variable_type: "file", protected: true, masked: false, raw: true, environment_scope: "production", description: "config file" },
+      { key: "TOKEN", value: "abcdefgh12345678", masked: true, environment_scope: "review/*" },
+    ];
+    for (const json of variables) expect((await api.post(`${s}/variables`, { json })).status).toBe(201);
 
     const archive = await exportArchive(w, maintainer, source.id);
     const importer = await w.user();
@@ -542,9 +564,30 @@ describe("export → import round trip of snippets, pipelines and protected bran
       rows.map((b) => [b.name, b.allow_force_push, b.push_access_levels.map((l: Json) => l.access_level), b.merge_access_levels.map((l: Json) => l.access_level)]).sort();
     expect(prot(await get(as, `${t}/protected_branches`))).toEqual(prot(await get(api, `${s}/protected_branches`)));
 
-    expect(await get(as, `${t}/issues/1/links`)).toEqual([]);
-    expect(await get(as, `${t}/variables`)).toEqual([]);
-    expect(await get(as, `${t}/feature_flags`)).toEqual([]);
+    // Issue links by iid with their type; the link to the other project's issue stays behind.
+    const links = async (client: typeof api, base: string, iid: number) => (await get(client, `${base}/issues/${iid}/links`)).map((l) => [l.iid, l.link_type, l.project_id === source.id || l.project_id === created.id]);
+    expect(await links(api, s, 2)).toEqual([[1, "relates_to", true], [1, "relates_to", false]]);
+    for (const iid of [1, 2, 3]) expect(await links(as, t, iid)).toEqual((await links(api, s, iid)).filter((l) => l[2]));
+    expect(await links(as, t, 1)).toEqual([[2, "relates_to", true], [3, "is_blocked_by", true]]);
+    // User lists by iid, flags with strategies (the user list mapped), scopes and legacy scopes; ids aside.
+    const noIds = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(noIds) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== "id" && k !== "project_id" && !k.endsWith("path")).map(([k, x]) => [k, noIds(x)])) : v;
+    const oldLists = await get(api, `${s}/feature_flags_user_lists`);
+    expect(noIds(await get(as, `${t}/feature_flags_user_lists`))).toEqual(noIds(oldLists));
+    expect(oldLists.map((l) => [l.iid, l.name, l.user_xids])).toEqual([[1, "unused", "z"], [2, "beta", "u1,u2"]]);
+    const oldFlags = await get(api, `${s}/feature_flags`);
+    const newFlags = await get(as, `${t}/feature_flags`);
+    expect(noIds(newFlags)).toEqual(noIds(oldFlags));
+    expect(newFlags.map((f) => [f.name, f.version, f.active, f.strategies.length, f.scopes.length])).toEqual([["flag", "new_version_flag", false, 2, 0], ["legacy", "legacy_flag", true, 0, 2]]);
+    expect(newFlags[0].strategies[0].user_list).toMatchObject({ iid: 2, name: "beta", user_xids: "u1,u2" });
+    expect(newFlags[0].strategies[1].scopes.map((x: Json) => x.environment_scope)).toEqual(["review/*", "staging"]);
+    // The next flag and list take the iids after the imported ones.
+    expect(((await (await as.post(`${t}/feature_flags_user_lists`, { json: { name: "later", user_xids: "x" } })).json()) as Json).iid).toBe(3);
+    // Variables with every field, values as stored.
+    const vars = (rows: Json[]) => rows.map((v) => [v.key, v.value, v.variable_type, v.protected, v.masked, v.raw, v.environment_scope, v.description]).sort();
+    const oldVars = await get(api, `${s}/variables`);
+    expect(vars(await get(as, `${t}/variables`))).toEqual(vars(oldVars));
+    expect(vars(oldVars)).toContainEqual(["CONFIG", "a: $b", "file", true, false, true, "production", "config file"]);
   });
 });
 
