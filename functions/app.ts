@@ -66,6 +66,11 @@ import { approvalsRoutes } from "./approvals/routes";
 import { eventsRoutes } from "./events/routes";
 import { uploadsRoutes } from "./uploads/routes";
 import { uploadWebRoutes } from "./uploads/web";
+import { userStatusRoutes } from "./user_status/routes";
+import { emailsRoutes } from "./emails/routes";
+import { gpgKeysRoutes } from "./gpg_keys/routes";
+import { impersonationTokensRoutes } from "./impersonation_tokens/routes";
+import { customAttributesRoutes } from "./custom_attributes/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -102,6 +107,11 @@ api.route("/", versionRoutes);
 api.route("/", userKeysRoutes);
 api.route("/", usersRoutes);
 api.route("/", personalAccessTokensRoutes);
+api.route("/", userStatusRoutes);
+api.route("/", emailsRoutes);
+api.route("/", gpgKeysRoutes);
+api.route("/", impersonationTokensRoutes);
+api.route("/", customAttributesRoutes);
 api.route("/", groupsRoutes);
 api.route("/", projectsRoutes);
 api.route("/", starsRoutes);

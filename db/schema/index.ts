@@ -21,3 +21,4 @@ export * from "./approvals";
 export * from "./events";
 export * from "./uploads";
 export * from "./lfs";
+export * from "./user_profile";

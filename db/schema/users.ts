@@ -96,6 +96,8 @@ export const personalAccessTokens = pgTable(
     scopes: text().array().notNull(),
     expiresAt: date({ mode: "string" }),
     revoked: boolean().notNull().default(false),
+    /** GitLab's impersonation tokens: made by an administrator (POST /users/:user_id/impersonation_tokens) and acting as the user. */
+    impersonation: boolean().notNull().default(false),
     lastUsedAt: timestamptz(),
     createdAt: createdAt(),
   },

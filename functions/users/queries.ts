@@ -213,7 +213,9 @@ function conflictColumns(values: { email?: string; username?: string }, exceptUs
     emailTaken:
       values.email === undefined
         ? sql<boolean>`false`
-        : sql<boolean>`EXISTS (SELECT 1 FROM users u WHERE lower(u.email) = lower(${values.email}) AND ${other})`,
+        : // `User.by_any_email`: a primary or a secondary address (`emails`, stored lower-case) of another user.
+          sql<boolean>`(EXISTS (SELECT 1 FROM users u WHERE lower(u.email) = lower(${values.email}) AND ${other})
+            OR EXISTS (SELECT 1 FROM emails u WHERE u.email = lower(${values.email}) AND ${exceptUserId === null ? sql`true` : sql`u.user_id <> ${exceptUserId}`}))`,
     usernameTaken:
       values.username === undefined
         ? sql<boolean>`false`
