@@ -160,12 +160,12 @@ adminRoutes.post("/users", async (c) => {
     { email, password: password ?? null, name: params.name, username: params.username, ...modelFields(set) },
     { passwordRequired: true, verifiedEmails: params.skip_confirmation ? [email] : [], minimumPasswordLength: settings.minimum_password_length },
   );
-  if (hasErrors(errors)) {
-    // GitLab answers a taken e-mail or username with 409 before any validation error.
-    const conflicts = await q.findConflicts(c.var.db(), { email, username: params.username });
-    throwConflict(conflicts);
-    throwValidation(errors, conflicts.namespace);
-  }
+  // GitLab answers a taken e-mail or username with 409 before any validation error. Asked on every
+  // create: an e-mail can be taken by another user's secondary address (`emails`), which no unique
+  // index of `users` catches.
+  const conflicts = await q.findConflicts(c.var.db(), { email, username: params.username });
+  throwConflict(conflicts);
+  if (hasErrors(errors)) throwValidation(errors, conflicts.namespace);
   applyDefaultExternal(set, email, settings);
   ensureRightsAndLimits(set, settings);
   const created = await createUser(
