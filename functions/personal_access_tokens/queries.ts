@@ -22,7 +22,8 @@ const notExpired = sql`(${personalAccessTokens.expiresAt} IS NULL OR ${personalA
 
 function conditions(owner: TokenOwner, filter: TokenFilter): SQL | undefined {
   const where: (SQL | undefined)[] = [];
-  if ("userId" in owner) where.push(eq(personalAccessTokens.userId, owner.userId));
+  // A user's own list leaves out the impersonation tokens administrators made for them (`impersonation: false`).
+  if ("userId" in owner) where.push(eq(personalAccessTokens.userId, owner.userId), eq(personalAccessTokens.impersonation, false));
   // PersonalAccessTokensFinder filters by the user only when one was found: an unknown id lists all.
   if ("userIdIfExists" in owner)
     where.push(

@@ -12,8 +12,9 @@ import * as q from "./queries";
 const MAX_ID = 2147483647;
 const idOf = (raw: string) => (/^\d+$/.test(raw) && Number(raw) <= MAX_ID ? Number(raw) : null);
 
-/** `PersonalAccessTokenPolicy` `revoke_token`: the owner or an administrator. */
-const mayRevoke = (actor: Actor, token: { userId: number }) => actor.isAdmin || token.userId === actor.user.id;
+/** `PersonalAccessTokenPolicy` `revoke_token`: an administrator, or the owner of a token that is not an impersonation token. */
+const mayRevoke = (actor: Actor, token: { userId: number; impersonation: boolean }) =>
+  actor.isAdmin || (token.userId === actor.user.id && !token.impersonation);
 
 /**
  * The token's own endpoints (lib/api/personal_access_tokens/self_information.rb, 15.5, and
@@ -106,7 +107,7 @@ personalAccessTokensRoutes.get("/personal_access_tokens/:id", async (c) => {
   const actor = await restrictNonAdmins(c);
   const id = idOf(c.req.param("id"));
   const token = id === null ? null : await q.findToken(c.var.db(), id);
-  if (!token || !(actor.isAdmin || token.userId === actor.user.id)) {
+  if (!token || !(actor.isAdmin || (token.userId === actor.user.id && !token.impersonation))) {
     if (actor.isAdmin) throw notFound();
     throw unauthorized();
   }

@@ -178,6 +178,8 @@ export type ProjectFilters = {
   forkedFrom?: number;
   /** `GET /users/:user_id/projects` (PersonalProjectsFinder): projects in this user's personal namespace. */
   personalOf?: number;
+  /** `custom_attributes[key]=value` (CustomAttributesFilter): administrators only; the route drops it for others. */
+  customAttributes?: Record<string, string>;
   minAccessLevel?: number;
   withIssuesEnabled?: boolean;
   withMergeRequestsEnabled?: boolean;
@@ -253,6 +255,8 @@ function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilter
   if (f.starredBy !== undefined) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${f.starredBy})`);
   if (f.forkedFrom !== undefined) where.push(eq(projects.forkedFromProjectId, f.forkedFrom));
   if (f.personalOf !== undefined) where.push(sql`(${namespaces.type} = 'User' AND ${namespaces.ownerId} = ${f.personalOf})`);
+  for (const [key, value] of Object.entries(f.customAttributes ?? {}))
+    where.push(sql`EXISTS (SELECT 1 FROM project_custom_attributes ca WHERE ca.project_id = ${projects.id} AND ca.key = ${key} AND ca.value = ${value})`);
   if (f.visibilityLevel !== undefined) where.push(eq(projects.visibilityLevel, f.visibilityLevel));
   if (f.topics && f.topics.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topics.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
   if (f.search) {

@@ -91,3 +91,17 @@ describe("GET /users?custom_attributes[key]=value", () => {
     expect(body[0].custom_attributes).toEqual([{ key: "marker", value: marker }]);
   });
 });
+
+describe("GET /projects?custom_attributes[key]=value", () => {
+  it("filters projects by an attribute for administrators; others are not filtered by it", async () => {
+    const w = await world();
+    const a = await w.project({ visibility: "public" });
+    await w.project({ visibility: "public" });
+    const marker = `p${a.id}`;
+    await w.root.put(`/projects/${a.id}/custom_attributes/marker`, { json: { value: marker } });
+    const ids = async (res: Response) => ((await res.json()) as Json[]).map((p) => p.id);
+    expect(await ids(await w.root.get("/projects", { query: { "custom_attributes[marker]": marker } }))).toEqual([a.id]);
+    expect(await ids(await w.root.get("/projects", { query: { "custom_attributes[marker]": "other" } }))).toEqual([]);
+    expect((await ids(await w.as(w.stranger).get("/projects", { query: { "custom_attributes[marker]": marker, per_page: 100 } }))).length).toBeGreaterThan(1);
+  });
+});

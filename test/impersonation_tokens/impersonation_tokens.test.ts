@@ -101,3 +101,16 @@ describe("GET and DELETE /users/:user_id/impersonation_tokens/:impersonation_tok
     expect(await statusAndBody(await w.root.delete(`/users/${u.id}/impersonation_tokens/2147483647`))).toEqual(notFound);
   });
 });
+
+describe("impersonation tokens in GET /personal_access_tokens", () => {
+  it("are left out of the user's own list and may not be revoked by the user (400); administrators see them", async () => {
+    const w = await world();
+    const u = await w.user();
+    const t = (await (await w.root.post(`/users/${u.id}/impersonation_tokens`, { json: { name: "t", scopes: ["api"] } })).json()) as Json;
+    const own = ((await (await w.as(u).get("/personal_access_tokens")).json()) as Json[]).map((x) => x.id);
+    expect(own).not.toContain(t.id);
+    expect(await statusAndBody(await w.as(u).delete(`/personal_access_tokens/${t.id}`))).toEqual([400, { message: "400 Bad request" }]);
+    const all = ((await (await w.root.get("/personal_access_tokens", { query: { user_id: u.id } })).json()) as Json[]).map((x) => x.id);
+    expect(all).toContain(t.id);
+  });
+});

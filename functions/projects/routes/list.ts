@@ -4,7 +4,7 @@ import type { Ctx } from "../../kernel/env";
 import { paramsError } from "../../kernel/errors";
 import { findGroup, findUser } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
-import { p, readParams } from "../../kernel/params";
+import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
@@ -111,6 +111,12 @@ listRoutes.get("/projects", async (c) => {
   const params = await readParams(c, ListProjects);
   const actor = c.var.actor;
   const filters = filtersOf(params);
+  // CustomAttributesFilter (read from the raw params, undeclared in GitLab): a Hash, for admins only.
+  const rawAttributes = actor?.isAdmin ? (await rawParams(c)).custom_attributes : undefined;
+  if (rawAttributes && typeof rawAttributes === "object" && !Array.isArray(rawAttributes))
+    filters.customAttributes = Object.fromEntries(
+      Object.entries(rawAttributes).filter((entry): entry is [string, string | number] => typeof entry[1] === "string" || typeof entry[1] === "number").map(([k, v]) => [k, String(v)]),
+    );
   // support_order_by_similarity!: with a search and a caller, similarity ranks the caller's projects;
   // otherwise the default order applies.
   const similarity = params.order_by === "similarity" && !!params.search && !!actor;
