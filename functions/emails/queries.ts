@@ -48,3 +48,4 @@ export async function deleteEmail(db: Executor, row: Email): Promise<void> {
       commit_email = CASE WHEN lower(u.commit_email) = gone.email THEN NULL ELSE u.commit_email END
     FROM gone WHERE u.id = gone.user_id`);
 }
+export type { User };

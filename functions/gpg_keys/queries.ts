@@ -42,3 +42,4 @@ export async function insertKey(db: Executor, values: { userId: number; key: str
 export async function deleteKey(db: Executor, id: number): Promise<void> {
   await db.delete(gpgKeys).where(eq(gpgKeys.id, id));
 }
+export type { User };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { User } from "../../db/schema";
+import type { User } from "./queries";
 import { requireAdmin, requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, notFound, validation } from "../kernel/errors";

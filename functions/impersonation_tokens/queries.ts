@@ -54,3 +54,4 @@ export async function insertToken(
 export async function revokeToken(db: Executor, id: number): Promise<void> {
   await db.update(personalAccessTokens).set({ revoked: true }).where(eq(personalAccessTokens.id, id));
 }
+export type { User };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { User } from "../../db/schema";
+import type { User } from "./queries";
 import { generateToken, requireAdmin, sha256Hex, TOKEN_SCOPES } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { notFound, validation } from "../kernel/errors";
