@@ -61,6 +61,8 @@ export const milestones = pgTable(
   (t) => [
     uniqueIndex("index_milestones_on_project_id_and_iid").on(t.projectId, t.iid).where(sql`project_id IS NOT NULL`),
     uniqueIndex("index_milestones_on_project_id_and_title").on(t.projectId, t.title).where(sql`project_id IS NOT NULL`),
+    uniqueIndex("index_milestones_on_group_id_and_iid").on(t.groupId, t.iid).where(sql`group_id IS NOT NULL`),
+    uniqueIndex("index_milestones_on_group_id_and_title").on(t.groupId, t.title).where(sql`group_id IS NOT NULL`),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { createdAt, id, updatedAt } from "./columns";
 import { users } from "./users";
@@ -58,4 +58,27 @@ export const groupCustomAttributes = pgTable(
   (t) => [uniqueIndex("index_group_custom_attributes_on_group_id_and_key").on(t.groupId, t.key)],
 );
 
+/**
+ * A group shared with another group (`POST /groups/:id/share`), GitLab's group_group_links: the members
+ * of `sharedWithGroupId` (and of its ancestors) reach `sharedGroupId`, its subgroups and their projects,
+ * capped at `groupAccess`.
+ */
+export const groupGroupLinks = pgTable(
+  "group_group_links",
+  {
+    id: id(),
+    sharedGroupId: integer().notNull().references(() => namespaces.id, { onDelete: "cascade" }),
+    sharedWithGroupId: integer().notNull().references(() => namespaces.id, { onDelete: "cascade" }),
+    groupAccess: integer().notNull().default(30),
+    expiresAt: date({ mode: "string" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("index_group_group_links_on_shared_group_and_shared_with_group").on(t.sharedGroupId, t.sharedWithGroupId),
+    index("index_group_group_links_on_shared_with_group_id").on(t.sharedWithGroupId),
+  ],
+);
+
 export type Namespace = typeof namespaces.$inferSelect;
+export type GroupGroupLink = typeof groupGroupLinks.$inferSelect;

@@ -1,6 +1,6 @@
-import type { Namespace } from "../../db/schema";
+import type { GroupGroupLink, Namespace } from "../../db/schema";
 import { visibilityName } from "../kernel/access";
-import { isoTime, webUrl, type PresentContext } from "../kernel/present";
+import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { project, type ProjectRow } from "../projects/entities";
 
 /** `{key, value}` of group_custom_attributes (API::Entities::CustomAttribute). */
@@ -127,12 +127,28 @@ function groupStatistics(stats: GroupStatistics) {
 export type GroupDetailContext = PresentContext & {
   projects?: ProjectRow[];
   sharedProjects?: ProjectRow[];
+  /** The group's shares with other groups that the caller may read (`shared_with_group_links_visible_to_user`). */
+  sharedWithGroups?: SharedWithGroup[];
 };
+
+/** A group_group_links row naming this group as the shared one, with the group it is shared with. */
+export type SharedWithGroup = GroupGroupLink & { sharedWithGroup: Namespace };
+
+/** API::Entities::SharedGroupWithGroup (lib/api/entities/shared_group_with_group.rb). */
+export function sharedGroupWithGroup(link: SharedWithGroup) {
+  return {
+    group_id: link.sharedWithGroupId,
+    group_name: link.sharedWithGroup.name,
+    group_full_path: link.sharedWithGroup.fullPath,
+    group_access_level: link.groupAccess,
+    expires_at: isoDate(link.expiresAt),
+  };
+}
 
 /**
  * API::Entities::GroupDetail (lib/api/entities/group_detail.rb).
- * `shared_with_groups` lists group-to-group shares (group_group_links); groups cannot be shared with
- * groups here, so it is always empty.
+ * `shared_with_groups` lists the groups this group is shared with (group_group_links) that the caller
+ * may read; endpoints that do not load them show an empty list.
  * Differs from GitLab: `runners_token` (owners and admins) is not exposed: groups have no runner
  * registration token yet. `prevent_sharing_groups_outside_hierarchy` (root groups) is not exposed
  * either: the setting does not exist here. EE's GroupDetail fields (`shared_runners_minutes_limit`,
@@ -141,7 +157,7 @@ export type GroupDetailContext = PresentContext & {
 export function groupDetail(row: GroupRow, ctx: GroupDetailContext) {
   return {
     ...group(row, ctx),
-    shared_with_groups: [] as unknown[],
+    shared_with_groups: (ctx.sharedWithGroups ?? []).map(sharedGroupWithGroup),
     ...(ctx.projects ? { projects: ctx.projects.map((row) => project(row, ctx)) } : {}),
     ...(ctx.sharedProjects ? { shared_projects: ctx.sharedProjects.map((row) => project(row, ctx)) } : {}),
   };

@@ -3,6 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import {
   applicationSettings,
   groupCustomAttributes,
+  groupGroupLinks,
   members,
   namespaces,
   projectGroupLinks,
@@ -13,9 +14,9 @@ import {
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
-import { groupAccessLevel, groupIsVisible, memberGroupIds, projectAccessLevel, projectIsVisible } from "../kernel/visibility";
+import { groupAccessLevel, groupIsVisible, memberGroupIds, projectAccessLevel, projectIsVisible, sharedGroupIds } from "../kernel/visibility";
 import type { ProjectRow, SharedGroup } from "../projects/entities";
-import type { CustomAttribute } from "./entities";
+import type { CustomAttribute, SharedWithGroup } from "./entities";
 import { escapeLike, searchTerms } from "./rules";
 
 /** A membership that counts: not expired (as kernel/visibility.ts). */
@@ -35,6 +36,8 @@ function reachedThroughMemberships(userId: number): SQL {
   // then the ancestors (self included) of member groups and of member projects' namespaces.
   return sql`${namespaces.id} IN (
     SELECT g.id FROM namespaces g WHERE g.traversal_ids && ${memberGroupIds(userId)}
+    UNION
+    SELECT g.id FROM namespaces g WHERE g.traversal_ids && ${sharedGroupIds(userId)}
     UNION
     SELECT unnest(d.traversal_ids) FROM members m JOIN namespaces d ON d.id = m.source_id
       WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active}
@@ -389,4 +392,109 @@ export async function detailProjects(
     projects: rows.filter((r) => !r.shared).map((r) => r.row),
     sharedProjects: rows.filter((r) => r.shared).map((r) => r.row),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sharing a group with a group (group_group_links)
+
+/**
+ * GroupDetail's `shared_with_groups` (`shared_with_group_links_visible_to_user`): the shares of the group
+ * whose shared-with group the caller may read, oldest first, in one statement.
+ */
+export async function sharedWithGroups(db: Executor, actor: Actor | null, groupId: number): Promise<SharedWithGroup[]> {
+  const rows = await db
+    .select({ link: groupGroupLinks, group: namespaces })
+    .from(groupGroupLinks)
+    .innerJoin(namespaces, eq(namespaces.id, groupGroupLinks.sharedWithGroupId))
+    .where(and(eq(groupGroupLinks.sharedGroupId, groupId), groupIsVisible(actor)))
+    .orderBy(asc(groupGroupLinks.id));
+  return rows.map((r) => ({ ...r.link, sharedWithGroup: r.group }));
+}
+
+export type GroupLinkValues = { sharedGroupId: number; sharedWithGroupId: number; groupAccess: number; expiresAt: string | null };
+
+/** Inserts a share; null when the pair is shared already (the unique index). */
+export async function insertGroupGroupLink(db: Executor, values: GroupLinkValues) {
+  const [row] = await db.insert(groupGroupLinks).values(values).onConflictDoNothing().returning();
+  return row ?? null;
+}
+
+/** Deletes the share of `sharedGroupId` with `sharedWithGroupId`; false when there was none. */
+export async function deleteGroupGroupLink(db: Executor, sharedGroupId: number, sharedWithGroupId: number): Promise<boolean> {
+  const rows = await db
+    .delete(groupGroupLinks)
+    .where(and(eq(groupGroupLinks.sharedGroupId, sharedGroupId), eq(groupGroupLinks.sharedWithGroupId, sharedWithGroupId)))
+    .returning({ id: groupGroupLinks.id });
+  return rows.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transfer (Groups::TransferService)
+
+/** Whether a namespace or project other than the group already has this full path (route uniqueness). */
+export async function transferPathTaken(db: Executor, fullPath: string, groupId: number): Promise<boolean> {
+  const [row] = await db.select({ taken: routeTaken(fullPath, groupId) }).from(sql`(SELECT 1) AS one`);
+  return Boolean(row.taken);
+}
+
+export type TransferTarget = {
+  parent: Pick<Namespace, "id" | "traversalIds" | "fullPath" | "fullName" | "visibilityLevel" | "shareWithGroupLock"> | null;
+  /** The caller, made an owner when the group becomes top-level without any owner (`ensure_ownership`). */
+  userId: number;
+};
+
+/**
+ * Moves the group under `parent` (or to the top level): parent, traversal ids, full path and full name
+ * of the group and every group below it, full path and `name_with_namespace` of every project below;
+ * visibility lowered to the new parent's where it is higher (`update_children_and_projects_visibility`);
+ * the parent's share lock forced on the subtree. Run inside the caller's transaction.
+ */
+export async function transferGroup(db: Executor, group: Namespace, target: TransferTarget): Promise<Namespace> {
+  const { parent } = target;
+  const newFullPath = parent ? `${parent.fullPath}/${group.path}` : group.path;
+  const newFullName = parent ? `${parent.fullName} / ${group.name}` : group.name;
+  const prefix = parent ? parent.traversalIds : [];
+  // Everything from this group down keeps its tail of traversal ids (1-based slice from the group's position).
+  const from = group.traversalIds.length;
+  const subtree = db.select({ id: namespaces.id }).from(namespaces).where(inSubtreeOf(group.id));
+  const cap = parent?.visibilityLevel ?? 20;
+  await db
+    .update(projects)
+    .set({
+      fullPath: sql`${newFullPath} || substr(${projects.fullPath}, char_length(${group.fullPath}) + 1)`,
+      nameWithNamespace: sql`${newFullName} || substr(${projects.nameWithNamespace}, char_length(${group.fullName}) + 1)`,
+      visibilityLevel: sql`LEAST(${projects.visibilityLevel}, ${cap}::int)`,
+      updatedAt: sql`now()`,
+    })
+    .where(inArray(projects.namespaceId, subtree));
+  await db
+    .update(namespaces)
+    .set({
+      traversalIds: sql`${sql.param(prefix)}::int[] || ${namespaces.traversalIds}[${from}:]`,
+      fullPath: sql`${newFullPath} || substr(${namespaces.fullPath}, char_length(${group.fullPath}) + 1)`,
+      fullName: sql`${newFullName} || substr(${namespaces.fullName}, char_length(${group.fullName}) + 1)`,
+      visibilityLevel: sql`LEAST(${namespaces.visibilityLevel}, ${cap}::int)`,
+      ...(parent?.shareWithGroupLock ? { shareWithGroupLock: true } : {}),
+    })
+    .where(and(inSubtreeOf(group.id), ne(namespaces.id, group.id)));
+  const [row] = await db
+    .update(namespaces)
+    .set({
+      parentId: parent?.id ?? null,
+      traversalIds: [...prefix, group.id],
+      fullPath: newFullPath,
+      fullName: newFullName,
+      visibilityLevel: Math.min(group.visibilityLevel, cap),
+      ...(parent?.shareWithGroupLock ? { shareWithGroupLock: true } : {}),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(namespaces.id, group.id))
+    .returning();
+  if (!parent) {
+    await db.execute(sql`INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id)
+      SELECT 'Namespace', ${group.id}, ${target.userId}, 50, ${target.userId}
+      WHERE NOT EXISTS (SELECT 1 FROM members m WHERE m.source_type = 'Namespace' AND m.source_id = ${group.id} AND m.access_level = 50)
+      ON CONFLICT (source_type, source_id, user_id) DO UPDATE SET access_level = 50, updated_at = now()`);
+  }
+  return row;
 }

@@ -61,3 +61,17 @@ export async function updateGroup(
 export async function destroyGroup(db: Database, groupId: number): Promise<void> {
   await db.transaction((tx) => q.deleteGroupTree(tx, groupId));
 }
+
+/**
+ * Groups::TransferService#proceed_to_transfer: every write of the move in one transaction. Null when a
+ * concurrent request took the new full path (the unique index on `lower(full_path)`).
+ */
+export async function transferGroup(db: Database, group: Namespace, target: q.TransferTarget): Promise<Namespace | null> {
+  try {
+    return await db.transaction((tx) => q.transferGroup(tx, group, target));
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+

@@ -24,6 +24,12 @@ export function memberGroupIds(userId: number | SQL): SQL {
   return sql`ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active})`;
 }
 
+/** Ids of the groups shared (group_group_links, not expired) with a group the user is a member of or below. */
+export function sharedGroupIds(userId: number): SQL {
+  return sql`ARRAY(SELECT gl.shared_group_id FROM group_group_links gl JOIN namespaces sg ON sg.id = gl.shared_with_group_id
+    WHERE (gl.expires_at IS NULL OR gl.expires_at > current_date) AND sg.traversal_ids && ${memberGroupIds(userId)})`;
+}
+
 /**
  * The user's effective access level on the project row `p` (of table `projects`) in namespace `n`:
  * the highest of the direct membership, memberships of ancestor groups, and group shares capped by
@@ -40,8 +46,22 @@ export function projectAccessLevel(userId: number | SQL | null, project = projec
     COALESCE((SELECT max(LEAST(m.access_level, l.group_access)) FROM project_group_links l
       JOIN namespaces g ON g.id = l.group_id
       JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(g.traversal_ids) AND m.user_id = ${userId} AND ${active}
-      WHERE l.project_id = ${projectId} AND (l.expires_at IS NULL OR l.expires_at > current_date)), 0)
+      WHERE l.project_id = ${projectId} AND (l.expires_at IS NULL OR l.expires_at > current_date)), 0),
+    ${sharedGroupAccess(userId, qualified(namespace, "traversal_ids"))}
   )::int`;
+}
+
+/**
+ * The level a user reaches through group-to-group shares (group_group_links) on a group or a project
+ * whose namespace has `traversalIds`: a share of any group on that path, to a group the user is a
+ * member of (directly or through an ancestor), capped at the share's level, as project_group_links cap
+ * a project share. 0 without such a share.
+ */
+function sharedGroupAccess(userId: number | SQL, traversalIds: SQL): SQL {
+  return sql`COALESCE((SELECT max(LEAST(m.access_level, gl.group_access)) FROM group_group_links gl
+      JOIN namespaces sg ON sg.id = gl.shared_with_group_id
+      JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(sg.traversal_ids) AND m.user_id = ${userId} AND ${active}
+      WHERE gl.shared_group_id = ANY(${traversalIds}) AND (gl.expires_at IS NULL OR gl.expires_at > current_date)), 0)`;
 }
 
 /** The user's access level on the group row `g` (inherited from ancestors); 5 for a member of a descendant or of a project inside. */
@@ -51,6 +71,7 @@ export function groupAccessLevel(userId: number | null, group = namespaces): SQL
   return sql<number>`GREATEST(
     COALESCE((SELECT max(m.access_level) FROM members m
       WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND m.source_id = ANY(${qualified(group, "traversal_ids")})), 0),
+    ${sharedGroupAccess(userId, qualified(group, "traversal_ids"))},
     CASE WHEN EXISTS (SELECT 1 FROM members m JOIN namespaces d ON d.id = m.source_id
         WHERE m.user_id = ${userId} AND ${active} AND m.source_type = 'Namespace' AND ${groupId} = ANY(d.traversal_ids))
       OR EXISTS (SELECT 1 FROM members m JOIN projects mp ON mp.id = m.source_id JOIN namespaces d ON d.id = mp.namespace_id
@@ -73,6 +94,12 @@ export function authorizedProjectIds(userId: number | SQL, minAccessLevel = 10):
       WHERE l.group_access >= ${minAccessLevel} AND (l.expires_at IS NULL OR l.expires_at > current_date)
         AND g.traversal_ids && ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId}
           AND m.source_type = 'Namespace' AND m.access_level >= ${minAccessLevel} AND ${active})
+    UNION
+    SELECT ap.id FROM projects ap JOIN namespaces an ON an.id = ap.namespace_id
+      WHERE an.traversal_ids && ARRAY(SELECT gl.shared_group_id FROM group_group_links gl JOIN namespaces sg ON sg.id = gl.shared_with_group_id
+        WHERE gl.group_access >= ${minAccessLevel} AND (gl.expires_at IS NULL OR gl.expires_at > current_date)
+          AND sg.traversal_ids && ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId}
+            AND m.source_type = 'Namespace' AND m.access_level >= ${minAccessLevel} AND ${active}))
   )`;
 }
 
@@ -132,6 +159,7 @@ export function projectAccessLevelForShape(shape: ActorShape, project = projects
 function groupVisibleToUser(userId: number | SQL, minimum: number | SQL, group: typeof namespaces): SQL {
   return sql`(${group.visibilityLevel} >= ${minimum}
     OR ${group.traversalIds} && ${memberGroupIds(userId)}
+    OR ${group.traversalIds} && ${sharedGroupIds(userId)}
     OR ${group.id} IN (SELECT unnest(d.traversal_ids) FROM members m JOIN namespaces d ON d.id = m.source_id
       WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active})
     OR ${group.id} IN (SELECT unnest(d.traversal_ids) FROM members m JOIN projects mp ON mp.id = m.source_id

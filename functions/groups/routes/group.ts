@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { authorizeGroup } from "../kernel/abilities";
-import { visibilityLevel, VISIBILITY_NAMES, type VisibilityName } from "../kernel/access";
-import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
-import { acceptedBody, apiError, checkUnmodifiedSince, forbidden, paramsError, validation } from "../kernel/errors";
-import { findGroup } from "../kernel/lookup";
-import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../kernel/pagination";
-import { p, rawParams, readParams } from "../kernel/params";
-import { present } from "../kernel/present";
-import { router } from "../kernel/router";
+import { authorizeGroup } from "../../kernel/abilities";
+import { visibilityLevel, VISIBILITY_NAMES, type VisibilityName } from "../../kernel/access";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { acceptedBody, apiError, checkUnmodifiedSince, forbidden, paramsError, validation } from "../../kernel/errors";
+import { findGroup } from "../../kernel/lookup";
+import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
+import { p, rawParams, readParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
 import {
   group,
   groupDetail,
@@ -16,8 +16,8 @@ import {
   SUBGROUP_CREATION_LEVELS,
   type GroupRow,
   type GroupStatistics,
-} from "./entities";
-import * as q from "./queries";
+} from "../entities";
+import * as q from "../queries";
 import {
   canChangeShareLock,
   canCreateGroup,
@@ -29,10 +29,10 @@ import {
   SHARE_LOCK_MESSAGE,
   validateGroup,
   type ModelErrors,
-} from "./rules";
-import { createGroup, destroyGroup, updateGroup } from "./services";
+} from "../rules";
+import { createGroup, destroyGroup, updateGroup } from "../services";
 
-export const groupsRoutes = router();
+export const groupRoutes = router();
 
 // ---------------------------------------------------------------------------------------------
 // Lists: GET /groups, /groups/:id/subgroups, /groups/:id/descendant_groups
@@ -117,7 +117,7 @@ async function offsetList(c: Ctx, params: ListInput, filter: q.GroupListFilter) 
 }
 
 /** GET /groups (lib/api/groups.rb) */
-groupsRoutes.get("/groups", async (c) => {
+groupRoutes.get("/groups", async (c) => {
   const params = await readParams(c, ListParams);
   const filter = listFilter(c, params, {});
   if (c.var.actor) return offsetList(c, params, filter);
@@ -144,14 +144,14 @@ groupsRoutes.get("/groups", async (c) => {
 });
 
 /** GET /groups/:id/subgroups (lib/api/groups.rb) */
-groupsRoutes.get("/groups/:id/subgroups", async (c) => {
+groupRoutes.get("/groups/:id/subgroups", async (c) => {
   const params = await readParams(c, ChildListParams);
   const parent = await findGroup(c, c.req.param("id"));
   return offsetList(c, params, listFilter(c, params, { parentId: parent.id }));
 });
 
 /** GET /groups/:id/descendant_groups (lib/api/groups.rb) */
-groupsRoutes.get("/groups/:id/descendant_groups", async (c) => {
+groupRoutes.get("/groups/:id/descendant_groups", async (c) => {
   const params = await readParams(c, ChildListParams);
   const ancestor = await findGroup(c, c.req.param("id"));
   return offsetList(c, params, listFilter(c, params, { ancestorId: ancestor.id }));
@@ -218,7 +218,7 @@ const CreateParams = z.object({
 });
 
 /** POST /groups (lib/api/groups.rb, app/services/groups/create_service.rb) */
-groupsRoutes.post("/groups", async (c) => {
+groupRoutes.post("/groups", async (c) => {
   const params = await readParams(c, CreateParams);
   const actor = requireUser(c);
   const parent = params.parent_id !== undefined ? await findGroup(c, String(params.parent_id)) : null;
@@ -273,19 +273,23 @@ const ShowParams = z.object({
   with_projects: p.bool().optional(),
 });
 
-/** GroupDetail for GET and PUT: custom attributes for admins who ask, projects unless `with_projects=false`. */
-async function presentDetail(c: Ctx, row: GroupRow, opts: { withProjects: boolean; withCustomAttributes: boolean }) {
+/**
+ * GroupDetail for GET, PUT, share and transfer: the shares the caller may read, custom attributes for
+ * admins who ask, projects when `withProjects`.
+ */
+export async function presentDetail(c: Ctx, row: GroupRow, opts: { withProjects: boolean; withCustomAttributes: boolean }, status: 200 | 201 = 200) {
   const db = c.var.db();
   const attributes =
     opts.withCustomAttributes && c.var.actor?.isAdmin ? ((await q.customAttributesOf(db, [row.id])).get(row.id) ?? []) : null;
   const detail = { ...row, customAttributes: attributes };
-  if (!opts.withProjects) return present(c, detail, groupDetail);
+  const sharedWithGroups = await q.sharedWithGroups(db, c.var.actor, row.id);
+  if (!opts.withProjects) return present(c, detail, groupDetail, { sharedWithGroups }, status);
   const loaded = await q.detailProjects(db, c.var.actor, row.id);
-  return present(c, detail, groupDetail, loaded);
+  return present(c, detail, groupDetail, { ...loaded, sharedWithGroups }, status);
 }
 
 /** GET /groups/:id (lib/api/groups.rb) */
-groupsRoutes.get("/groups/:id", async (c) => {
+groupRoutes.get("/groups/:id", async (c) => {
   const params = await readParams(c, ShowParams);
   const found = await findGroup(c, c.req.param("id"));
   return presentDetail(c, found, {
@@ -301,7 +305,7 @@ const UpdateParams = z.object({
 });
 
 /** PUT /groups/:id (lib/api/groups.rb, app/services/groups/update_service.rb) */
-groupsRoutes.put("/groups/:id", async (c) => {
+groupRoutes.put("/groups/:id", async (c) => {
   const params = await readParams(c, UpdateParams);
   const actor = requireUser(c);
   const found = await findGroup(c, c.req.param("id"));
@@ -360,7 +364,7 @@ groupsRoutes.put("/groups/:id", async (c) => {
 });
 
 /** DELETE /groups/:id (lib/api/groups.rb): 202 `{"message":"202 Accepted"}` */
-groupsRoutes.delete("/groups/:id", async (c) => {
+groupRoutes.delete("/groups/:id", async (c) => {
   const found = await findGroup(c, c.req.param("id"));
   authorizeGroup(c, "remove_group", found);
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);

@@ -1,0 +1,86 @@
+import { eq, inArray } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { namespaces, projects } from "../../db/schema";
+import { statusAndBody } from "../helpers/client";
+import { requiresAuthentication } from "../helpers/shared";
+import { world } from "../helpers/world";
+import { setCanCreateGroup, type Json } from "./support";
+
+describe("POST /groups/:id/transfer", () => {
+  requiresAuthentication((w) => w.anonymous.post("/groups/1/transfer"));
+
+  it("moves the group, its subgroups and their projects under the new parent, lowering visibility", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group({ visibility: "public", owners: [owner] });
+    const sub = await w.group({ parent: group, visibility: "public" });
+    const project = await w.project({ group: sub, visibility: "public" });
+    const parent = await w.group({ visibility: "internal", owners: [owner] });
+    const res = await w.as(owner).post(`/groups/${group.id}/transfer`, { json: { group_id: parent.id } });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Json;
+    expect(body).toMatchObject({ id: group.id, parent_id: parent.id, full_path: `${parent.fullPath}/${group.path}`, visibility: "internal", shared_with_groups: [] });
+    const rows = await w.db((db) => db.select().from(namespaces).where(inArray(namespaces.id, [group.id, sub.id])));
+    const subRow = rows.find((r) => r.id === sub.id)!;
+    expect(subRow).toMatchObject({ fullPath: `${parent.fullPath}/${group.path}/${sub.path}`, traversalIds: [parent.id, group.id, sub.id], visibilityLevel: 10 });
+    const [p] = await w.db((db) => db.select().from(projects).where(eq(projects.id, project.id)));
+    expect(p).toMatchObject({ fullPath: `${parent.fullPath}/${group.path}/${sub.path}/${project.path}`, visibilityLevel: 10 });
+    expect((await w.as(owner).get(`/projects/${encodeURIComponent(p.fullPath)}`)).status).toBe(200);
+    // The new parent's members now reach the moved project.
+    const parentGuest = await w.user();
+    await w.addMembers("Namespace", parent.id, { guests: [parentGuest] });
+    await w.db((db) => db.update(projects).set({ visibilityLevel: 0 }).where(eq(projects.id, project.id)));
+    expect((await w.as(parentGuest).get(`/projects/${project.id}`)).status).toBe(200);
+  });
+
+  it("promotes a subgroup to the top level without group_id", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const root = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: root });
+    const res = await w.as(owner).post(`/groups/${sub.id}/transfer`);
+    expect(res.status).toBe(201);
+    expect((await res.json()) as Json).toMatchObject({ id: sub.id, parent_id: null, full_path: sub.path });
+    // `ensure_ownership`: the promoted group had no owner of its own.
+    const members = (await (await w.as(owner).get(`/groups/${sub.id}/members`)).json()) as Json[];
+    expect(members.map((m) => [m.id, m.access_level])).toEqual([[owner.id, 50]]);
+  });
+
+  it("refuses with GitLab's messages", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const root = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: root });
+    const subsub = await w.group({ parent: sub });
+    const fail = (m: string) => [400, { message: `Transfer failed: ${m}` }];
+    const transfer = async (id: number, json: Json) => statusAndBody(await w.as(owner).post(`/groups/${id}/transfer`, { json }));
+    expect(await transfer(root.id, {})).toEqual(fail("Group is already a root group."));
+    expect(await transfer(subsub.id, { group_id: sub.id })).toEqual(fail("Group is already associated to the parent group."));
+    expect(await transfer(sub.id, { group_id: subsub.id })).toEqual(fail("Cannot transfer group to one of its subgroup."));
+    const other = await w.group({ owners: [owner] });
+    await w.group({ parent: other, path: subsub.path });
+    expect(await transfer(subsub.id, { group_id: other.id })).toEqual(fail("The parent group already has a subgroup or a project with the same path."));
+    const notOwned = await w.group({ developers: [owner] });
+    expect(await transfer(sub.id, { group_id: notOwned.id })).toEqual(fail("You don't have enough permissions."));
+    await setCanCreateGroup(w, owner.id, false);
+    expect(await transfer(sub.id, {})).toEqual(fail("You don't have enough permissions."));
+  });
+
+  it("answers 403 to a maintainer, 404 for an unreadable target, 400 for a bad group_id", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const maintainer = await w.user();
+    const root = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: root, maintainers: [maintainer] });
+    expect((await w.as(maintainer).post(`/groups/${sub.id}/transfer`)).status).toBe(403);
+    const hidden = await w.group();
+    expect(await statusAndBody(await w.as(owner).post(`/groups/${sub.id}/transfer`, { json: { group_id: hidden.id } }))).toEqual([
+      404,
+      { message: "404 Group Not Found" },
+    ]);
+    expect(await statusAndBody(await w.as(owner).post(`/groups/${sub.id}/transfer`, { json: { group_id: "x" } }))).toEqual([
+      400,
+      { error: "group_id is invalid" },
+    ]);
+  });
+});
