@@ -122,6 +122,12 @@ const GROUP = {
   admin_group_member: { level: Access.OWNER },
   remove_group: { level: Access.OWNER },
   read_billable_member: { level: Access.OWNER },
+  // Group labels and milestones: whoever reads the group reads them (`can?(:read_group)`); reporters
+  // manage them (GroupPolicy `reporter` enables admin_label and admin_milestone).
+  read_label: { level: Access.MINIMAL_ACCESS, readers: true },
+  admin_label: { level: Access.REPORTER },
+  read_milestone: { level: Access.MINIMAL_ACCESS, readers: true },
+  admin_milestone: { level: Access.REPORTER },
   // Epics and their notes (ee/app/policies/ee/group_policy.rb, epic_policy.rb): whoever reads the group
   // reads its epics (confidential ones: reporters and up, decided per epic in shared/issuables/policy.ts).
   read_epic: { level: Access.MINIMAL_ACCESS, readers: true },

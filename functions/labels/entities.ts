@@ -71,3 +71,22 @@ export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: n
     is_project_label: own,
   };
 }
+
+/**
+ * API::Entities::GroupLabel (lib/api/entities/group_label.rb over Entities::Label): the counts only with
+ * `with_counts`, then `subscribed`.
+ */
+export function groupLabel(row: LabelRow, ctx?: PresentContext) {
+  return {
+    ...labelBasic(row, ctx),
+    ...(row.counts
+      ? {
+          open_issues_count: row.counts.openIssues,
+          closed_issues_count: row.counts.closedIssues,
+          open_merge_requests_count: row.counts.openMergeRequests,
+        }
+      : {}),
+    // Differs from GitLab: label subscriptions are not built, so nobody is subscribed.
+    subscribed: false,
+  };
+}

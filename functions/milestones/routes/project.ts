@@ -1,23 +1,25 @@
 import { z } from "zod";
-import { authorize } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
-import { apiError, recordNotFound } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParamsWithPath } from "../kernel/params";
-import { present } from "../kernel/present";
-import { router } from "../kernel/router";
-import { milestone } from "./entities";
-import * as q from "./queries";
-import { castDate, inspectErrors, milestoneErrors, milestoneTitle } from "./rules";
+import { allowedOnGroup, authorize } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { apiError, forbidden, recordNotFound } from "../../kernel/errors";
+import { findProject, loadGroup } from "../../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, readParamsWithPath } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { milestone } from "../entities";
+import * as q from "../queries";
+import { castDate, inspectErrors, milestoneErrors, milestoneTitle } from "../rules";
+import { promoteMilestone } from "../services";
+import { presentIssues, presentMergeRequests } from "./issuables";
 
 /**
  * Project milestones (lib/api/milestones.rb, lib/api/milestone_responses.rb). Every endpoint needs a
  * signed-in caller (`before { authenticate! }`). `:milestone_id` is the milestone's global id.
- * Not built: `/milestones/:id/issues`, `/merge_requests`, `/promote`, and group milestones.
+ * Not built: `burndown_events` (EE).
  */
-export const milestonesRoutes = router();
+export const projectMilestoneRoutes = router();
 
 const ListMilestones = pageParams.extend({
   state: p.oneOf("active", "closed", "all").optional(),
@@ -28,6 +30,7 @@ const ListMilestones = pageParams.extend({
 });
 
 const OneMilestone = z.object({ milestone_id: p.int() });
+const MilestoneIssuables = OneMilestone.extend(pageParams.shape);
 
 const CreateMilestone = z.object({
   title: p.string(),
@@ -46,7 +49,7 @@ const UpdateMilestone = z.object({
 });
 
 /** GET /projects/:id/milestones (lib/api/milestones.rb) */
-milestonesRoutes.get("/projects/:id/milestones", async (c) => {
+projectMilestoneRoutes.get("/projects/:id/milestones", async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, ListMilestones);
   const project = await findProject(c, c.req.param("id"));
@@ -65,7 +68,7 @@ milestonesRoutes.get("/projects/:id/milestones", async (c) => {
 });
 
 /** GET /projects/:id/milestones/:milestone_id (lib/api/milestones.rb) */
-milestonesRoutes.get("/projects/:id/milestones/:milestone_id", async (c) => {
+projectMilestoneRoutes.get("/projects/:id/milestones/:milestone_id", async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, OneMilestone);
   const project = await findProject(c, c.req.param("id"));
@@ -76,7 +79,7 @@ milestonesRoutes.get("/projects/:id/milestones/:milestone_id", async (c) => {
 });
 
 /** POST /projects/:id/milestones (lib/api/milestones.rb, Milestones::CreateService) */
-milestonesRoutes.post("/projects/:id/milestones", async (c) => {
+projectMilestoneRoutes.post("/projects/:id/milestones", async (c) => {
   const params = await readParamsWithPath(c, CreateMilestone);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "admin_milestone", project);
@@ -96,7 +99,7 @@ milestonesRoutes.post("/projects/:id/milestones", async (c) => {
 });
 
 /** PUT /projects/:id/milestones/:milestone_id (lib/api/milestones.rb, Milestones::UpdateService) */
-milestonesRoutes.put("/projects/:id/milestones/:milestone_id", async (c) => {
+projectMilestoneRoutes.put("/projects/:id/milestones/:milestone_id", async (c) => {
   const params = await readParamsWithPath(c, UpdateMilestone, [{ atLeastOneOf: ["title", "description", "start_date", "due_date", "state_event"] }]);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "admin_milestone", project);
@@ -123,10 +126,53 @@ milestonesRoutes.put("/projects/:id/milestones/:milestone_id", async (c) => {
 });
 
 /** DELETE /projects/:id/milestones/:milestone_id (lib/api/milestones.rb): 204. */
-milestonesRoutes.delete("/projects/:id/milestones/:milestone_id", async (c) => {
+projectMilestoneRoutes.delete("/projects/:id/milestones/:milestone_id", async (c) => {
   const params = await readParamsWithPath(c, OneMilestone);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "admin_milestone", project);
   if (!(await q.deleteMilestone(c.var.db(), project.id, params.milestone_id))) throw recordNotFound();
   return c.body(null, 204);
+});
+
+/** GET /projects/:id/milestones/:milestone_id/issues (lib/api/milestones.rb, `milestone_issuables_for`): IssueBasic. */
+projectMilestoneRoutes.get("/projects/:id/milestones/:milestone_id/issues", async (c) => {
+  requireUser(c);
+  const params = await readParamsWithPath(c, MilestoneIssuables);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "read_milestone", project);
+  const row = await q.findMilestone(c.var.db(), project.id, params.milestone_id);
+  if (!row) throw recordNotFound();
+  const from = { kind: "project" as const, id: project.id, namespaceId: project.namespaceId };
+  return presentIssues(c, row, { projectId: project.id }, pageOf(params), from);
+});
+
+/** GET /projects/:id/milestones/:milestone_id/merge_requests (lib/api/milestones.rb): MergeRequestBasic. */
+projectMilestoneRoutes.get("/projects/:id/milestones/:milestone_id/merge_requests", async (c) => {
+  requireUser(c);
+  const params = await readParamsWithPath(c, MilestoneIssuables);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "read_milestone", project);
+  const row = await q.findMilestone(c.var.db(), project.id, params.milestone_id);
+  if (!row) throw recordNotFound();
+  return presentMergeRequests(c, row, { projectId: project.id }, pageOf(params), { fromProject: { id: project.id, namespaceId: project.namespaceId } });
+});
+
+/**
+ * POST /projects/:id/milestones/:milestone_id/promote (lib/api/milestones.rb, Milestones::PromoteService):
+ * `admin_milestone` on the project and on its group (403 for a personal project); answers 200 with the
+ * body `200`, the value of Grape's `status(200)` as GitLab renders it.
+ */
+projectMilestoneRoutes.post("/projects/:id/milestones/:milestone_id/promote", async (c) => {
+  requireUser(c);
+  const params = await readParamsWithPath(c, OneMilestone);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "admin_milestone", project);
+  const group = project.namespace.type === "Group" ? await loadGroup(c, String(project.namespace.id)) : null;
+  if (!group || !allowedOnGroup(c.var.actor, "admin_milestone", group)) throw forbidden();
+  const db = c.var.db();
+  const row = await q.findMilestone(db, project.id, params.milestone_id);
+  if (!row) throw recordNotFound();
+  if (!(await promoteMilestone(db, row, group.id)))
+    throw apiError(`Failed to promote milestone ${inspectErrors({ title: ["already being used for another group or project milestone."] })}`, 400);
+  return c.json(200, 200);
 });

@@ -1,27 +1,28 @@
 import { z } from "zod";
-import type { ProjectWithAccess } from "../kernel/abilities";
-import { authorize } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
-import { checkUnmodifiedSince, conflict, notFound, validation } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, readParams, validateParams } from "../kernel/params";
-import { present } from "../kernel/present";
-import { router } from "../kernel/router";
-import { projectLabel, type LabelRow } from "./entities";
-import * as q from "./queries";
-import { labelErrors, labelTitle, normalizeColor } from "./rules";
-import { labelSubscriptionRoutes } from "./subscriptions";
+import type { ProjectWithAccess } from "../../kernel/abilities";
+import { authorize } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { apiError, checkUnmodifiedSince, conflict, notFound, validation } from "../../kernel/errors";
+import { findProject } from "../../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, rawParams, readParams, validateParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { groupLabel, projectLabel, type LabelRow } from "../entities";
+import * as q from "../queries";
+import { labelErrors, labelTitle, normalizeColor } from "../rules";
+import { promoteLabel } from "../services";
+import { labelSubscriptionRoutes } from "../subscriptions";
 
 /**
  * Project labels (lib/api/labels.rb, lib/api/helpers/label_helpers.rb). Every endpoint needs a signed-in
  * caller (`before { authenticate! }`), before parameters are validated.
- * Subscribe and unsubscribe live in `subscriptions.ts`.
- * Not built: promote, and group labels (`/groups/:id/labels`).
+ * Subscribe and unsubscribe live in `../subscriptions.ts`.
+ * Not built: the deprecated `PUT /projects/:id/labels/promote` (by `name`).
  */
-export const labelsRoutes = router();
-labelsRoutes.route("/", labelSubscriptionRoutes);
+export const projectLabelRoutes = router();
+projectLabelRoutes.route("/", labelSubscriptionRoutes);
 
 /** Grape's `type: Integer, allow_blank: true`: an empty value is nil (remove the priority). */
 const priorityParam = z.preprocess((v) => (v === "" ? null : v), p.int().nullable()).optional();
@@ -62,7 +63,7 @@ function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, status:
 }
 
 /** GET /projects/:id/labels (lib/api/labels.rb) */
-labelsRoutes.get("/projects/:id/labels", async (c) => {
+projectLabelRoutes.get("/projects/:id/labels", async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
   const project = await findProject(c, c.req.param("id")!);
@@ -79,7 +80,7 @@ labelsRoutes.get("/projects/:id/labels", async (c) => {
 });
 
 /** GET /projects/:id/labels/:name (lib/api/labels.rb): by id, else by title. */
-labelsRoutes.get("/projects/:id/labels/:name", async (c) => {
+projectLabelRoutes.get("/projects/:id/labels/:name", async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
   const project = await findProject(c, c.req.param("id")!);
@@ -89,7 +90,7 @@ labelsRoutes.get("/projects/:id/labels/:name", async (c) => {
 });
 
 /** POST /projects/:id/labels (lib/api/labels.rb, `create_label`) */
-labelsRoutes.post("/projects/:id/labels", async (c) => {
+projectLabelRoutes.post("/projects/:id/labels", async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
   const project = await findProject(c, c.req.param("id")!);
@@ -134,13 +135,13 @@ async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
 }
 
 /** PUT /projects/:id/labels/:name (lib/api/labels.rb): `:name` is the id or the title. */
-labelsRoutes.put("/projects/:id/labels/:name", async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/:name", async (c) => {
   const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
   return updateLabel(c, c.req.param("name")!, params);
 });
 
 /** PUT /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): the label by `label_id` or `name`. */
-labelsRoutes.put("/projects/:id/labels", async (c) => {
+projectLabelRoutes.put("/projects/:id/labels", async (c) => {
   const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
   return updateLabel(c, String(params.label_id ?? params.name), params);
 });
@@ -157,13 +158,29 @@ async function deleteLabel(c: Ctx, idOrTitle: string) {
 }
 
 /** DELETE /projects/:id/labels/:name (lib/api/labels.rb) */
-labelsRoutes.delete("/projects/:id/labels/:name", async (c) => {
+projectLabelRoutes.delete("/projects/:id/labels/:name", async (c) => {
   await rawParams(c);
   return deleteLabel(c, c.req.param("name")!);
 });
 
 /** DELETE /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): by `label_id` or `name`. */
-labelsRoutes.delete("/projects/:id/labels", async (c) => {
+projectLabelRoutes.delete("/projects/:id/labels", async (c) => {
   const params = validateParams(await rawParams(c), DeleteLabelByParam, [{ exactlyOneOf: ["label_id", "name"] }]);
   return deleteLabel(c, String(params.label_id ?? params.name));
+});
+
+/**
+ * PUT /projects/:id/labels/:name/promote (lib/api/labels.rb, `promote_label`, Labels::PromoteService):
+ * the project label becomes a label of the project's group; labels of that title in the group's other
+ * projects merge into it. GroupLabel, 200.
+ */
+projectLabelRoutes.put("/projects/:id/labels/:name/promote", async (c) => {
+  requireUser(c);
+  await rawParams(c);
+  const project = await findProject(c, c.req.param("id"));
+  authorize(c, "admin_label", project);
+  if (project.namespace.type !== "Group") throw apiError("Failed to promote project label to group label", 400);
+  const label = withLabel(await q.findLabel(c.var.db(), project, c.req.param("name"), false));
+  const promoted = await promoteLabel(c.var.db(), label, project.namespace);
+  return present(c, { ...promoted, counts: null }, groupLabel);
 });
