@@ -326,13 +326,14 @@ const projectOwner = alias(users, "owner");
  * through project_group_links), each the newest 100 the caller may read (GroupProjectsFinder with
  * `only_owned` / `only_shared` and `limit`), in two statements: the projects with their namespace,
  * personal owner and the caller's level; then the group links of all of them whose groups the caller
- * may read (ProjectRow's `sharedWithGroups`).
+ * may read (ProjectRow's `sharedWithGroups`), with the group's own shares with groups (GroupDetail's
+ * `shared_with_groups`) in the same statement.
  */
 export async function detailProjects(
   db: Executor,
   actor: Actor | null,
   groupId: number,
-): Promise<{ projects: ProjectRow[]; sharedProjects: ProjectRow[] }> {
+): Promise<{ projects: ProjectRow[]; sharedProjects: ProjectRow[]; sharedWithGroups: SharedWithGroup[] }> {
   const sharedIds = db
     .select({ id: projectGroupLinks.projectId })
     .from(projectGroupLinks)
@@ -364,19 +365,60 @@ export async function detailProjects(
     .where(lte(ranked.position, DETAIL_PROJECTS_LIMIT))
     .orderBy(desc(projects.id));
 
+  // The second statement: the group links of those projects and the group's own shares with groups
+  // (GroupDetail's `shared_with_groups`), both limited to groups the caller may read.
   const byProject = new Map<number, SharedGroup[]>();
-  if (raws.length > 0) {
-    const links = await db
-      .select({ link: projectGroupLinks, group: namespaces })
-      .from(projectGroupLinks)
-      .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
-      .where(and(inArray(projectGroupLinks.projectId, raws.map((r) => r.project.id)), activeLink, groupIsVisible(actor)))
-      .orderBy(asc(projectGroupLinks.id));
-    for (const { link, group } of links) {
-      const list = byProject.get(link.projectId) ?? [];
-      list.push({ ...link, group });
-      byProject.set(link.projectId, list);
+  const sharedWith: SharedWithGroup[] = [];
+  const projectIds = raws.map((r) => r.project.id);
+  const projectLinks = db
+    .select({
+      kind: sql<string>`'project'`.as("kind"),
+      linkId: projectGroupLinks.id,
+      ownerId: projectGroupLinks.projectId,
+      groupAccess: projectGroupLinks.groupAccess,
+      expiresAt: projectGroupLinks.expiresAt,
+      createdAt: projectGroupLinks.createdAt,
+      updatedAt: projectGroupLinks.createdAt,
+      group: namespaces,
+    })
+    .from(projectGroupLinks)
+    .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
+    .where(and(projectIds.length ? inArray(projectGroupLinks.projectId, projectIds) : sql`false`, activeLink, groupIsVisible(actor)));
+  const groupLinks = db
+    .select({
+      kind: sql<string>`'group'`.as("kind"),
+      linkId: groupGroupLinks.id,
+      ownerId: groupGroupLinks.sharedGroupId,
+      groupAccess: groupGroupLinks.groupAccess,
+      expiresAt: groupGroupLinks.expiresAt,
+      createdAt: groupGroupLinks.createdAt,
+      updatedAt: groupGroupLinks.updatedAt,
+      group: namespaces,
+    })
+    .from(groupGroupLinks)
+    .innerJoin(namespaces, eq(namespaces.id, groupGroupLinks.sharedWithGroupId))
+    .where(and(eq(groupGroupLinks.sharedGroupId, groupId), groupIsVisible(actor)));
+  const links = await projectLinks
+    .unionAll(groupLinks)
+    // By position: the kind, then the link's id (the union's columns have no unique names).
+    .orderBy(sql`1`, sql`2`);
+  for (const l of links) {
+    if (l.kind === "group") {
+      sharedWith.push({
+        id: l.linkId,
+        sharedGroupId: l.ownerId,
+        sharedWithGroupId: l.group.id,
+        groupAccess: l.groupAccess,
+        expiresAt: l.expiresAt,
+        createdAt: l.createdAt,
+        updatedAt: l.updatedAt,
+        sharedWithGroup: l.group,
+      });
+      continue;
     }
+    const list = byProject.get(l.ownerId) ?? [];
+    list.push({ id: l.linkId, projectId: l.ownerId, groupId: l.group.id, groupAccess: l.groupAccess, expiresAt: l.expiresAt, createdAt: l.createdAt, group: l.group });
+    byProject.set(l.ownerId, list);
   }
   const rows = raws.map((r) => ({
     shared: Boolean(r.shared),
@@ -391,6 +433,7 @@ export async function detailProjects(
   return {
     projects: rows.filter((r) => !r.shared).map((r) => r.row),
     sharedProjects: rows.filter((r) => r.shared).map((r) => r.row),
+    sharedWithGroups: sharedWith,
   };
 }
 

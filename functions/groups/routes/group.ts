@@ -282,10 +282,13 @@ export async function presentDetail(c: Ctx, row: GroupRow, opts: { withProjects:
   const attributes =
     opts.withCustomAttributes && c.var.actor?.isAdmin ? ((await q.customAttributesOf(db, [row.id])).get(row.id) ?? []) : null;
   const detail = { ...row, customAttributes: attributes };
-  const sharedWithGroups = await q.sharedWithGroups(db, c.var.actor, row.id);
-  if (!opts.withProjects) return present(c, detail, groupDetail, { sharedWithGroups }, status);
+  if (!opts.withProjects) {
+    const sharedWithGroups = await q.sharedWithGroups(db, c.var.actor, row.id);
+    return present(c, detail, groupDetail, { sharedWithGroups }, status);
+  }
+  // The projects' statements also load the group's shares (`shared_with_groups`).
   const loaded = await q.detailProjects(db, c.var.actor, row.id);
-  return present(c, detail, groupDetail, { ...loaded, sharedWithGroups }, status);
+  return present(c, detail, groupDetail, loaded, status);
 }
 
 /** GET /groups/:id (lib/api/groups.rb) */
