@@ -24,7 +24,7 @@ export function memberGroupIds(userId: number | SQL): SQL {
   return sql`ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND ${active})`;
 }
 
-/** Ids of the groups shared (group_group_links, not expired) with a group the user is a member of or below. */
+/** Ids of the groups shared (group_group_links, not expired) with a group the user is a member of, directly or through an ancestor. */
 export function sharedGroupIds(userId: number): SQL {
   return sql`ARRAY(SELECT gl.shared_group_id FROM group_group_links gl JOIN namespaces sg ON sg.id = gl.shared_with_group_id
     WHERE (gl.expires_at IS NULL OR gl.expires_at > current_date) AND sg.traversal_ids && ${memberGroupIds(userId)})`;
