@@ -86,7 +86,7 @@ export function groupLabel(row: LabelRow, ctx?: PresentContext) {
           open_merge_requests_count: row.counts.openMergeRequests,
         }
       : {}),
-    // Differs from GitLab: label subscriptions are not built, so nobody is subscribed.
+    // Differs from GitLab: subscriptions to group labels are not built, so nobody is subscribed.
     subscribed: false,
   };
 }

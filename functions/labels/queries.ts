@@ -207,6 +207,7 @@ export async function listGroupLabels(
       counts: opts.withCounts
         ? { openIssues: Number(r.openIssues), closedIssues: Number(r.closedIssues), openMergeRequests: Number(r.openMergeRequests) }
         : null,
+      subscribed: false,
     })),
     total,
   };

@@ -66,7 +66,7 @@ const OWN: q.GroupLabelScope = { includeAncestorGroups: false, includeDescendant
 
 function withLabel(row: Awaited<ReturnType<typeof q.findGroupLabel>>): LabelRow {
   if (!row) throw notFound("Label");
-  return { ...row, counts: null };
+  return { ...row, counts: null, subscribed: false };
 }
 
 /** GET /groups/:id/labels (lib/api/group_labels.rb) */
@@ -105,7 +105,7 @@ groupLabelRoutes.post("/groups/:id/labels", async (c) => {
   if (Object.keys(errors).length) throw validation(errors);
   const created = await q.insertGroupLabel(db, group.id, { title: values.title!, color: values.color, description: params.description ?? null });
   if (!created) throw conflict("Label already exists");
-  return present(c, { ...created, counts: null }, groupLabel, {}, 201);
+  return present(c, { ...created, counts: null, subscribed: false }, groupLabel, {}, 201);
 });
 
 type UpdateParams = z.output<typeof UpdateLabel>;
@@ -126,7 +126,7 @@ async function updateLabel(c: Ctx, group: GroupWithAccess, idOrTitle: string, pa
   if (Object.keys(changes).length === 0) return present(c, label, groupLabel);
   const updated = await q.updateLabel(db, label.id, changes);
   if (!updated) throw validation({ title: ["has already been taken"] });
-  return present(c, { ...updated, counts: null }, groupLabel);
+  return present(c, { ...updated, counts: null, subscribed: false }, groupLabel);
 }
 
 /** PUT /groups/:id/labels/:name (lib/api/group_labels.rb): `:name` is the id or the title. */

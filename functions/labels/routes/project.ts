@@ -182,5 +182,5 @@ projectLabelRoutes.put("/projects/:id/labels/:name/promote", async (c) => {
   if (project.namespace.type !== "Group") throw apiError("Failed to promote project label to group label", 400);
   const label = withLabel(await q.findLabel(c.var.db(), project, c.req.param("name"), false));
   const promoted = await promoteLabel(c.var.db(), label, project.namespace);
-  return present(c, { ...promoted, counts: null }, groupLabel);
+  return present(c, { ...promoted, counts: null, subscribed: false }, groupLabel);
 });
