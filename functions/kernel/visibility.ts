@@ -25,7 +25,7 @@ export function memberGroupIds(userId: number | SQL): SQL {
 }
 
 /** Ids of the groups shared (group_group_links, not expired) with a group the user is a member of, directly or through an ancestor. */
-export function sharedGroupIds(userId: number): SQL {
+export function sharedGroupIds(userId: number | SQL): SQL {
   return sql`ARRAY(SELECT gl.shared_group_id FROM group_group_links gl JOIN namespaces sg ON sg.id = gl.shared_with_group_id
     WHERE (gl.expires_at IS NULL OR gl.expires_at > current_date) AND sg.traversal_ids && ${memberGroupIds(userId)})`;
 }
