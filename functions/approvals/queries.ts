@@ -11,6 +11,7 @@ import {
   approvalProjectRulesProtectedBranches,
   approvalProjectRulesUsers,
   approvals,
+  mergeRequests,
   namespaces,
   projectApprovalSettings,
   projects,
@@ -228,6 +229,21 @@ export async function unapprove(db: Executor, mr: { id: number; projectId: numbe
     ${systemNotesCte("n", [{ noteableType: "MergeRequest", noteableId: mr.id, projectId: mr.projectId, body: "unapproved this merge request" }], { authorId: userId, from: sql`a` })}
     SELECT id FROM a`);
   return result.rows.length > 0;
+}
+
+/** `merge_request.approvals.delete_all` (`PUT …/reset_approvals`): no system note, as GitLab writes none. */
+export async function resetApprovals(db: Executor, mergeRequestId: number): Promise<void> {
+  await db.delete(approvals).where(eq(approvals.mergeRequestId, mergeRequestId));
+}
+
+/** The merge request's own `approvals_before_merge` (`POST …/approvals`, MergeRequests::UpdateService). */
+export async function setApprovalsBeforeMerge<T extends { id: number }>(db: Executor, mr: T, value: number): Promise<T> {
+  const [row] = await db
+    .update(mergeRequests)
+    .set({ approvalsBeforeMerge: value, updatedAt: sql`now()` })
+    .where(eq(mergeRequests.id, mr.id))
+    .returning({ approvalsBeforeMerge: mergeRequests.approvalsBeforeMerge, updatedAt: mergeRequests.updatedAt });
+  return { ...mr, ...row };
 }
 
 // ----- merge request rules

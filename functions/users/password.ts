@@ -1,29 +1,3 @@
-/**
- * Password digests with PBKDF2-SHA256 from WebCrypto, stored as `pbkdf2$<iterations>$<salt>$<hash>`
- * (base64). Passwords are never stored or logged in clear.
- * Differs from GitLab: GitLab stores bcrypt (Devise); Workers have no bcrypt, and PBKDF2 is capped at
- * 100,000 iterations by the runtime.
- */
-const ITERATIONS = 100_000;
-
-function toBase64(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes));
-}
-
-async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
-  return new Uint8Array(bits);
-}
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const hash = await derive(password, salt, ITERATIONS);
-  return `pbkdf2$${ITERATIONS}$${toBase64(salt)}$${toBase64(hash)}`;
-}
-
-/** `User.random_password` (Devise.friendly_token of the maximum length): 128 URL-safe characters. */
-export function randomPassword(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(96));
-  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+// Password digests live in shared/passwords.ts: approving a merge request checks them too
+// (`require_password_to_approve`), and domains import only shared code and other domains' entities.
+export { hashPassword, randomPassword, verifyPassword } from "../shared/passwords";

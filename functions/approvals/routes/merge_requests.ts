@@ -2,29 +2,33 @@ import { z } from "zod";
 import type { ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, unauthorized, validation } from "../../kernel/errors";
+import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, unauthorized, unprocessable, validation } from "../../kernel/errors";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { Access } from "../../kernel/access";
 import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canOverride, canApprove, loadApprovalState, suggestedApprovers } from "../../shared/approvals/state";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { canUpdateMergeRequest, type MergeRequestWithAssignees } from "../../shared/issuables/policy";
+import { isBot } from "../../users/entities";
+import { verifyPassword } from "../../shared/passwords";
 import { approvalStateEntity, mergeRequestApprovalRule, mergeRequestApprovals } from "../entities";
 import * as q from "../queries";
 import { validateRule } from "./rules";
 
 /**
- * A merge request's approvals (ee/lib/api/merge_request_approvals.rb with 15.4's `approval_state`):
- * reads for whoever reads the merge request, writes for signed-in users (`authenticate_non_get!`).
- * Not built: overriding `approvals_required` per merge request (`POST …/approvals`, deprecated since
- * 12.3 in favour of the rules below) and `PUT …/approvers`: those paths are 404 like any unknown route.
+ * A merge request's approvals (lib/api/merge_request_approvals.rb and ee/lib/ee/api/merge_request_approvals.rb
+ * of 15.4): reads for whoever reads the merge request, writes for signed-in users (`authenticate_non_get!`).
+ * `PUT …/approvers` (and the project's `PUT /projects/:id/approvers`) were removed in GitLab 13.11
+ * (gitlab-org/gitlab!57473), so 15.4 answers them 404 like any unknown route, and so does this API.
  */
 export const mergeRequestApprovalRoutes = router();
 
 const Iid = z.object({ merge_request_iid: p.id() });
 const Approve = Iid.extend({ sha: p.string().optional(), approval_password: p.string().optional() });
+const ApprovalsRequired = Iid.extend({ approvals_required: p.int() });
 
 /** Everything the approval entities need (shared/approvals/state.ts#loadApprovalState) and what the caller may do. */
 async function loadState(c: Ctx, project: ProjectWithAccess, mr: MergeRequestWithAssignees) {
@@ -57,20 +61,22 @@ mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * POST /projects/:id/merge_requests/:merge_request_iid/approve (MergeRequests::ApprovalService).
  * Who may not approve (already approved, not eligible, the author when authors may not approve, a
  * merge request that is not open) gets 401, as GitLab's `unauthorized!`; a `sha` other than the
- * source branch's head is 409.
- * Differs from GitLab: `require_password_to_approve` is stored and shown but `approval_password` is
- * not checked (passwords are verified only by the sign-in flow, which this API does not have).
+ * source branch's head is 409. When the project requires the password to approve
+ * (`require_password_to_approve`), an `approval_password` that is missing or not the approver's
+ * password is 401 too (EE ApprovalService#incorrect_approval_password?), checked after the sha.
  */
 mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approve", async (c) => {
   const actor = requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   const params = await readParamsWithPath(c, Approve);
   const mr = await findMergeRequest(c, project, String(params.merge_request_iid));
-  if (!(await loadState(c, project, mr)).userCanApprove) throw unauthorized();
+  const state = await loadState(c, project, mr);
+  if (!state.userCanApprove) throw unauthorized();
   if (params.sha !== undefined) {
     const head = await q.sourceHead(c.var.db(), mr);
     if (params.sha !== head) throw apiError(`SHA does not match HEAD of source branch: ${head}`, 409);
   }
+  if (state.settings.requirePasswordToApprove && !(await verifyPassword(params.approval_password ?? "", actor.user.encryptedPassword))) throw unauthorized();
   if (!(await q.approve(c.var.db(), mr, actor.user.id))) throw unauthorized();
   return present(c, mr, mergeRequestApprovals, await loadState(c, project, mr), 201);
 });
@@ -81,6 +87,50 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
   const { project, mr } = await findBoth(c);
   if (!(await q.unapprove(c.var.db(), mr, actor.user.id))) throw notFound();
   return present(c, mr, mergeRequestApprovals, await loadState(c, project, mr), 201);
+});
+
+/**
+ * POST /projects/:id/merge_requests/:merge_request_iid/approvals (deprecated since 12.3, still served
+ * by 15.4): sets the merge request's own `approvals_before_merge`, which the approval state uses when no
+ * rule applies (ApprovalMergeRequestFallback). Who may not update the merge request gets 403; a project
+ * that does not let merge requests override is 422 "Overriding approvals is disabled"; fewer approvals
+ * than the project asks is GitLab's validation error (400). On a merged merge request the value is
+ * dropped silently (EE BaseService#filter_params keeps it only for `update_approvers`). 201 with the
+ * approvals, as `GET …/approvals` shows them.
+ */
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", async (c) => {
+  requireUser(c);
+  const project = await findProject(c, c.req.param("id"));
+  const params = await readParamsWithPath(c, ApprovalsRequired);
+  let mr = await findMergeRequest(c, project, String(params.merge_request_iid));
+  if (!canUpdateMergeRequest(c.var.actor, project, mr)) throw forbidden();
+  const db = c.var.db();
+  const settings = await q.getSettings(db, project.id);
+  if (!canOverride(settings)) throw unprocessable("Overriding approvals is disabled");
+  if (mr.state !== "merged") {
+    // EE MergeRequest#validate_approvals_before_merge
+    if (params.approvals_required < settings.approvalsBeforeMerge)
+      throw validation({ validate_approvals_before_merge: ["Number of approvals must be at least that of approvals on the target project"] });
+    mr = await q.setApprovalsBeforeMerge(db, mr, params.approvals_required);
+  }
+  return present(c, mr, mergeRequestApprovals, await loadState(c, project, mr), 201);
+});
+
+/**
+ * PUT /projects/:id/merge_requests/:merge_request_iid/reset_approvals (15.4): deletes every approval
+ * of the merge request; 202. Only bot users (project or group access tokens) who may approve
+ * (MergeRequestPolicy `reset_merge_request_approvals`: `approve_merge_request & bot`, that is members
+ * of the project who may update the merge request), on a merge request that is not merged; anyone
+ * else is 401.
+ */
+mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/reset_approvals", async (c) => {
+  const actor = requireUser(c);
+  const { project, mr } = await findBoth(c);
+  const member = project.accessLevel >= Access.GUEST;
+  if (!isBot(actor.user) || !member || !canUpdateMergeRequest(actor, project, mr) || mr.state === "merged") throw unauthorized();
+  await q.resetApprovals(c.var.db(), mr.id);
+  // Grape answers the value of `status :accepted`, the number itself.
+  return c.json(202, 202);
 });
 
 // ----- merge request approval rules (ee/lib/api/merge_request_approval_rules.rb)

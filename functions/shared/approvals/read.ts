@@ -53,7 +53,7 @@ export async function getSettings(db: Executor, projectId: number): Promise<Sett
 
 /**
  * Whether anything could hold the merge request back, in one statement: a project rule or one of its own
- * rules asking for approvals, or the project's `approvals_before_merge`. When none does, every rule is
+ * rules asking for approvals, the project's `approvals_before_merge` or the merge request's own. When none does, every rule is
  * met whatever was given, so merging and `detailed_merge_status` need not load the approval state.
  */
 export async function approvalsMayBlock(db: Executor, projectId: number, mergeRequestId: number): Promise<boolean> {
@@ -61,6 +61,7 @@ export async function approvalsMayBlock(db: Executor, projectId: number, mergeRe
     SELECT EXISTS (SELECT 1 FROM ${approvalProjectRules} WHERE ${approvalProjectRules.projectId} = ${projectId} AND ${approvalProjectRules.approvalsRequired} > 0)
         OR EXISTS (SELECT 1 FROM ${approvalMergeRequestRules} WHERE ${approvalMergeRequestRules.mergeRequestId} = ${mergeRequestId} AND ${approvalMergeRequestRules.approvalsRequired} > 0)
         OR EXISTS (SELECT 1 FROM ${projectApprovalSettings} WHERE ${projectApprovalSettings.projectId} = ${projectId} AND ${projectApprovalSettings.approvalsBeforeMerge} > 0)
+        OR EXISTS (SELECT 1 FROM merge_requests WHERE id = ${mergeRequestId} AND approvals_before_merge > 0)
         AS may_block`);
   return result.rows[0]?.may_block === true;
 }

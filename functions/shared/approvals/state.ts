@@ -34,7 +34,22 @@ export type ApprovalState = {
   excludedCommitters: number[];
 };
 
-export type MergeRequestLike = { authorId: number | null; targetBranch: string; state: string };
+export type MergeRequestLike = {
+  authorId: number | null;
+  targetBranch: string;
+  state: string;
+  /** The merge request's own `approvals_before_merge` (`POST …/approvals`), null when never set. */
+  approvalsBeforeMerge?: number | null;
+};
+
+/**
+ * ApprovalMergeRequestFallback#approvals_required: the merge request's own `approvals_before_merge` when
+ * the project lets merge requests override (never fewer than the project's), else the project's.
+ */
+export function fallbackApprovalsRequired(mr: MergeRequestLike, settings: Settings): number {
+  if (canOverride(settings) && mr.approvalsBeforeMerge != null) return Math.max(mr.approvalsBeforeMerge, settings.approvalsBeforeMerge);
+  return settings.approvalsBeforeMerge;
+}
 
 /** A rule applies to the merge request when it names no protected branch or one matching the target branch. */
 export function appliesTo(rule: RuleDetails, targetBranch: string): boolean {
@@ -76,7 +91,7 @@ export function approvalState(
   });
   const base = { overwritten, approvedBy: given, excludedCommitters: [...committers] };
   if (wrapped.length === 0) {
-    const required = settings.approvalsBeforeMerge;
+    const required = fallbackApprovalsRequired(mr, settings);
     const left = Math.max(required - given.length, 0);
     return { ...base, rules: [], fallback: true, approvalsRequired: required, approvalsLeft: left, approved: left === 0 };
   }
