@@ -71,6 +71,7 @@ import { emailsRoutes } from "./emails/routes";
 import { gpgKeysRoutes } from "./gpg_keys/routes";
 import { impersonationTokensRoutes } from "./impersonation_tokens/routes";
 import { customAttributesRoutes } from "./custom_attributes/routes";
+import { externalStatusChecksRoutes } from "./external_status_checks/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -167,6 +168,7 @@ api.route("/", integrationsRoutes);
 api.route("/", projectExportRoutes);
 api.route("/", projectImportRoutes);
 api.route("/", approvalsRoutes);
+api.route("/", externalStatusChecksRoutes);
 api.route("/", alertManagementRoutes);
 api.route("/", eventsRoutes);
 api.route("/", uploadsRoutes);

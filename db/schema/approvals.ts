@@ -150,3 +150,62 @@ export const approvalMergeRequestRulesGroups = pgTable(
 export type ApprovalMergeRequestRule = typeof approvalMergeRequestRules.$inferSelect;
 export type ApprovalProjectRule = typeof approvalProjectRules.$inferSelect;
 export type ProjectApprovalSettings = typeof projectApprovalSettings.$inferSelect;
+
+/**
+ * An external status check of a project (EE `external_status_checks`, `MergeRequests::ExternalStatusCheck`):
+ * a service told about every change of a merge request, which answers through
+ * `POST …/merge_requests/:iid/status_check_responses`. Names and URLs are unique per project.
+ */
+export const externalStatusChecks = pgTable(
+  "external_status_checks",
+  {
+    id: id(),
+    projectId: integer()
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    externalUrl: text().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("index_external_status_checks_on_project_id_and_name").on(t.projectId, t.name),
+    uniqueIndex("index_external_status_checks_on_project_id_and_external_url").on(t.projectId, t.externalUrl),
+  ],
+);
+
+/** The protected branches a status check is scoped to (none: every target branch). */
+export const externalStatusChecksProtectedBranches = pgTable(
+  "external_status_checks_protected_branches",
+  {
+    externalStatusCheckId: integer()
+      .notNull()
+      .references(() => externalStatusChecks.id, { onDelete: "cascade" }),
+    protectedBranchId: integer()
+      .notNull()
+      .references(() => protectedBranches.id, { onDelete: "cascade" }),
+  },
+  // Named: the default name cut to 63 characters would be the same as the first foreign key's.
+  (t) => [primaryKey({ name: "external_status_checks_protected_branches_pkey", columns: [t.externalStatusCheckId, t.protectedBranchId] })],
+);
+
+/** A service's answer for a merge request at one source sha (EE `status_check_responses`). */
+export const statusCheckResponses = pgTable(
+  "status_check_responses",
+  {
+    id: id(),
+    mergeRequestId: integer()
+      .notNull()
+      .references(() => mergeRequests.id, { onDelete: "cascade" }),
+    externalStatusCheckId: integer()
+      .notNull()
+      .references(() => externalStatusChecks.id, { onDelete: "cascade" }),
+    sha: text().notNull(),
+    status: text().notNull(), // passed | failed
+    createdAt: createdAt(),
+  },
+  (t) => [index("index_status_check_responses_on_mr_id_check_id_sha").on(t.mergeRequestId, t.externalStatusCheckId, t.sha)],
+);
+
+export type ExternalStatusCheck = typeof externalStatusChecks.$inferSelect;
+export type StatusCheckResponse = typeof statusCheckResponses.$inferSelect;

@@ -19,17 +19,20 @@ export async function deliver(
   hook: Pick<WebHook, "url" | "token">,
   eventHeader: string,
   payload: unknown,
-  opts: GuardOptions & { instanceUrl: string; uuid?: string },
+  opts: GuardOptions & { instanceUrl: string; uuid?: string; plain?: boolean },
 ): Promise<DeliveryResult> {
   const blocked = blockedReason(hook.url, opts);
   if (blocked) return { ok: false, error: `URL is blocked: ${blocked}` };
-  const headers: Record<string, string> = {
-    "Content-Type": "application/json",
-    "User-Agent": `GitLab/${GITLAB_VERSION.replace(/-ee$/, "")}`,
-    "X-Gitlab-Event": eventHeader,
-    "X-Gitlab-Event-UUID": opts.uuid ?? crypto.randomUUID(),
-    "X-Gitlab-Instance": opts.instanceUrl,
-  };
+  // `plain`: external status checks (ExternalStatusChecks::DispatchService) send the JSON body alone.
+  const headers: Record<string, string> = opts.plain
+    ? { "Content-Type": "application/json", "User-Agent": `GitLab/${GITLAB_VERSION.replace(/-ee$/, "")}` }
+    : {
+        "Content-Type": "application/json",
+        "User-Agent": `GitLab/${GITLAB_VERSION.replace(/-ee$/, "")}`,
+        "X-Gitlab-Event": eventHeader,
+        "X-Gitlab-Event-UUID": opts.uuid ?? crypto.randomUUID(),
+        "X-Gitlab-Instance": opts.instanceUrl,
+      };
   if (hook.token) headers["X-Gitlab-Token"] = hook.token;
   try {
     const res = await fetch(hook.url.trim(), {

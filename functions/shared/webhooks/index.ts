@@ -27,7 +27,9 @@ export type HookEvent =
 
 export type WebhookMessage =
   | { type: "event"; baseUrl: string; event: HookEvent }
-  | { type: "delivery"; baseUrl: string; hookId: number; header: string; payload: unknown; uuid: string };
+  | { type: "delivery"; baseUrl: string; hookId: number; header: string; payload: unknown; uuid: string }
+  /** A merge request event to one external status check (`ExternalStatusCheck#async_execute`). */
+  | { type: "status_check"; baseUrl: string; checkId: number; payload: unknown };
 
 /** The one entry point of every event kind: enqueue and return (never fails the caller's request). */
 export async function hookEvent(env: Bindings, baseUrl: string, event: HookEvent): Promise<void> {
@@ -163,6 +165,33 @@ export async function deliverNow(db: Executor, hook: WebHook, header: string, pa
   return deliver(hook, header, payload, { ...(await guardFor(db, hook)), instanceUrl: baseUrl, uuid });
 }
 
+/**
+ * ExternalStatusChecks::DispatchService: the merge request hook payload with `external_approval_rule`
+ * (`{id, name, external_url}`) POSTed as JSON to the check's URL; the URL passes the same guard as
+ * project hooks (`allow_local_requests_from_web_hooks_and_services`), checked at delivery.
+ */
+export async function deliverStatusCheck(db: Executor, check: q.StatusCheckTarget, payload: unknown, baseUrl: string) {
+  const settings = await loadSettings(db);
+  return deliver({ url: check.externalUrl, token: null }, EVENT_HEADER.merge_request, payload, {
+    allowLocal: settings.allow_local_requests_from_web_hooks_and_services as boolean,
+    allowlist: settings.outbound_local_requests_whitelist as string[],
+    instanceUrl: baseUrl,
+    plain: true,
+  });
+}
+
+/** The payload an external status check receives: the merge request hook's, with the check (`payload_data`). */
+function statusCheckPayload(payload: unknown, check: q.StatusCheckTarget): unknown {
+  return { ...(payload as Record<string, unknown>), external_approval_rule: { id: check.id, name: check.name, external_url: check.externalUrl } };
+}
+
+/** WebHookService's retry rule: a blocked URL is not retried; network errors and 5xx are. */
+function settle(msg: Message<WebhookMessage>, result: Awaited<ReturnType<typeof deliver>>) {
+  if (!result.ok && result.error.startsWith("URL is blocked")) msg.ack();
+  else if (!result.ok || result.status >= 500) msg.retry({ delaySeconds: Math.min(60 * 2 ** msg.attempts, 3600) });
+  else msg.ack();
+}
+
 /** The queue consumer of `edgeforge-webhooks` (dispatched by functions/queue.ts). */
 export async function consumeWebhooks(batch: MessageBatch<WebhookMessage>, env: Bindings): Promise<void> {
   await withDb(env, async (db) => {
@@ -174,27 +203,34 @@ export async function consumeWebhooks(batch: MessageBatch<WebhookMessage>, env: 
           const deliveries: WebhookMessage[] = [];
           // Most projects have no hooks: find out before building anything (a push still moves its cursor).
           const hooked = project ? await q.anyHooks(db, project) : false;
+          // Merge request events also go to the project's external status checks that apply.
+          const checks = project && body.event.kind === "merge_request" ? await q.statusChecksFor(db, body.event.id) : [];
           if (project && !hooked && body.event.kind === "push") await q.claimPushEvents(db, project.id);
-          if (project && hooked) {
+          if (project && (hooked || checks.length)) {
             for (const built of await buildEvent(db, project, body.event, body.baseUrl)) {
-              for (const hook of await hooksForEvent(db, project, built)) {
+              for (const hook of hooked ? await hooksForEvent(db, project, built) : []) {
                 deliveries.push({ type: "delivery", baseUrl: body.baseUrl, hookId: hook.id, header: built.header, payload: built.payload, uuid: crypto.randomUUID() });
               }
+              if (built.flag !== "mergeRequestsEvents") continue;
+              for (const check of checks) deliveries.push({ type: "status_check", baseUrl: body.baseUrl, checkId: check.id, payload: statusCheckPayload(built.payload, check) });
             }
           }
           if (deliveries.length && env.WEBHOOKS_QUEUE) await env.WEBHOOKS_QUEUE.sendBatch(deliveries.map((d) => ({ body: d })));
           msg.ack();
+        } else if (body.type === "status_check") {
+          const check = await q.statusCheckById(db, body.checkId);
+          if (!check) {
+            msg.ack(); // deleted since: nothing to deliver
+            continue;
+          }
+          settle(msg, await deliverStatusCheck(db, check, body.payload, body.baseUrl));
         } else {
           const [hook] = await q.hooksByIds(db, [body.hookId]);
           if (!hook) {
             msg.ack(); // deleted since: nothing to deliver
             continue;
           }
-          const result = await deliverNow(db, hook, body.header, body.payload, body.baseUrl, body.uuid);
-          // WebHookService: a blocked URL is not retried; network errors and 5xx are.
-          if (!result.ok && result.error.startsWith("URL is blocked")) msg.ack();
-          else if (!result.ok || result.status >= 500) msg.retry({ delaySeconds: Math.min(60 * 2 ** msg.attempts, 3600) });
-          else msg.ack();
+          settle(msg, await deliverNow(db, hook, body.header, body.payload, body.baseUrl, body.uuid));
         }
       } catch (err) {
         console.error(`webhooks: ${body.type} failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -183,3 +183,30 @@ export async function anyHooks(db: Executor, project: { id: number; traversalIds
     .limit(1);
   return rows.length > 0;
 }
+
+/** An external status check a merge request event is sent to. */
+export type StatusCheckTarget = { id: number; name: string; externalUrl: string };
+
+/**
+ * The external status checks of a merge request's project that apply to its target branch (no
+ * protected branch, or one named as the target branch: `applicable_to_branch`), in one statement.
+ */
+export async function statusChecksFor(db: Executor, mergeRequestId: number): Promise<StatusCheckTarget[]> {
+  const result = await db.execute<{ id: number; name: string; external_url: string }>(sql`
+    SELECT c.id, c.name, c.external_url FROM external_status_checks c
+      JOIN merge_requests m ON m.id = ${mergeRequestId} AND c.project_id = m.project_id
+     WHERE NOT EXISTS (SELECT 1 FROM external_status_checks_protected_branches x WHERE x.external_status_check_id = c.id)
+        OR EXISTS (SELECT 1 FROM external_status_checks_protected_branches x JOIN protected_branches pb ON pb.id = x.protected_branch_id
+                    WHERE x.external_status_check_id = c.id AND pb.name = m.target_branch)
+     ORDER BY c.id`);
+  return result.rows.map((r) => ({ id: Number(r.id), name: r.name, externalUrl: r.external_url }));
+}
+
+/** One external status check by id (a delivery whose check was deleted since finds none). */
+export async function statusCheckById(db: Executor, id: number): Promise<StatusCheckTarget | null> {
+  const result = await db.execute<{ id: number; name: string; external_url: string }>(
+    sql`SELECT id, name, external_url FROM external_status_checks WHERE id = ${id}`,
+  );
+  const r = result.rows[0];
+  return r ? { id: Number(r.id), name: r.name, externalUrl: r.external_url } : null;
+}
