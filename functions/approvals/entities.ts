@@ -102,9 +102,9 @@ export function mergeRequestApprovalRule(rule: RuleDetails, ctx: PresentContext)
  * EE::API::Entities::MergeRequestApprovalState (`GET …/approval_state`): the merge request's own rules
  * when they replace the project's (`approval_rules_overwritten`), else one entry per project rule that
  * applies to the target branch.
- * Differs from GitLab: merge requests do not get copies of the project's rules when they are created,
- * so a project rule is shown as itself (its own id, `source_rule` null, `overridden` false) where GitLab
- * shows its copy.
+ * A project rule is shown as itself (its own id, `source_rule` null, `overridden` false): merge
+ * requests made through the API have no copies of the project's rules (ApprovalState wraps the
+ * project's own rules then).
  */
 export function approvalStateEntity(state: ApprovalState, ctx: PresentContext) {
   return {

@@ -14,7 +14,8 @@ import * as q from "./queries";
  * kind (issues routes, merge request routes, note routes, and `kernel/ci.ts pipelinesForPush` for every
  * ref update); it only enqueues `{kind, ids}` on the `edgeforge-webhooks` queue, no database work. The
  * consumer builds GitLab's payload, finds the hooks (project, ancestor groups, system), and enqueues one
- * delivery per hook, so a failing receiver is retried alone (`max_retries` in wrangler.toml).
+ * delivery per hook, so a failing receiver is retried alone (`max_retries` in wrangler.toml). Merge
+ * request events also become one `status_check` delivery per external status check that applies.
  *
  * Differs from GitLab: the payload is built when the consumer runs, moments after the change, so a
  * second change in between shows in both; `changes` compares with the attributes the request saw before.
