@@ -91,3 +91,20 @@ export async function toggleAward(db: Executor, awardable: Awardable, name: stri
     SELECT (SELECT count(*) FROM added)::int AS added`);
   return Number((result.rows[0] as Record<string, unknown>).added) > 0;
 }
+
+/**
+ * AwardEmojis::CopyService (issue move and clone): every award of issue `fromId` again on issue `toId`
+ * (same users, names and times), and the new issue's vote counters set from what was copied. One statement.
+ */
+export async function copyIssueAwards(db: Executor, fromId: number, toId: number): Promise<void> {
+  await db.execute(sql`
+    WITH copied AS (
+      INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at)
+      SELECT name, user_id, 'Issue', ${toId}::int, created_at, updated_at FROM award_emoji
+      WHERE awardable_type = 'Issue' AND awardable_id = ${fromId}::int
+      ON CONFLICT DO NOTHING RETURNING name
+    )
+    UPDATE issues SET upvotes = (SELECT count(*) FROM copied WHERE name = ${UPVOTE_NAME}),
+      downvotes = (SELECT count(*) FROM copied WHERE name = ${DOWNVOTE_NAME})
+    WHERE id = ${toId}::int`);
+}

@@ -244,3 +244,28 @@ export async function deleteNote(db: Executor, n: Noteable, note: Note): Promise
     awards AS (DELETE FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id = ${note.id} RETURNING 1)${counter}
     SELECT count(*)::int AS n FROM deleted`);
 }
+
+/**
+ * Notes::CopyService (issue move, and clone `with_notes`): every note of issue `fromId` (user and
+ * system notes, their authors, types and times kept) again on issue `toId` in project `toProjectId`,
+ * each old discussion id replaced by its new one from `discussionIds` (made by `newDiscussionId`), and
+ * the new issue's `user_notes_count`. One statement. Differs from GitLab: note bodies are copied as
+ * written (GitLab rewrites references and upload links for the new project); award emoji on notes are
+ * not copied.
+ */
+export async function copyIssueNotes(db: Executor, fromId: number, toId: number, toProjectId: number, discussionIds: Map<string, string>): Promise<void> {
+  const old = [...discussionIds.keys()];
+  const renamed = old.map((id) => discussionIds.get(id)!);
+  await db.execute(sql`
+    WITH ids AS (SELECT * FROM unnest(${sql.param(old)}::text[], ${sql.param(renamed)}::text[]) AS d(old_id, new_id)),
+    copied AS (
+      INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id,
+        resolvable, resolved_at, resolved_by_id, updated_by_id, created_at, updated_at)
+      SELECT 'Issue', ${toId}::int, ${toProjectId}::int, n.author_id, n.note, n.system, n.confidential, n.type, ids.new_id,
+        n.resolvable, n.resolved_at, n.resolved_by_id, n.updated_by_id, n.created_at, n.updated_at
+      FROM notes n JOIN ids ON ids.old_id = n.discussion_id
+      WHERE n.noteable_type = 'Issue' AND n.noteable_id = ${fromId}::int ORDER BY n.id
+      RETURNING system
+    )
+    UPDATE issues SET user_notes_count = (SELECT count(*) FROM copied WHERE NOT system) WHERE id = ${toId}::int`);
+}

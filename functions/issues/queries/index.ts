@@ -11,3 +11,5 @@ export function uniqueViolation(e: unknown): boolean {
   return false;
 }
 export * from "./participants";
+export * from "./move";
+export * from "./reorder";

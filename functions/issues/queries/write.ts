@@ -186,6 +186,15 @@ export type NewIssue = {
   discussionLocked: boolean | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Issue move and clone (Issuable::Clone): what the copy keeps of the original. */
+  copied?: {
+    state: string;
+    closedAt: Date | null;
+    closedById: number | null;
+    relativePosition: number | null;
+    timeEstimate: number;
+    healthStatus: string | null;
+  };
 };
 
 /**
@@ -210,6 +219,7 @@ export async function insertIssue(db: Executor, v: NewIssue, e: IssueEffects, no
       discussionLocked: v.discussionLocked,
       createdAt: v.createdAt,
       updatedAt: v.updatedAt,
+      ...(v.copied ?? {}),
     })
     .returning({ id: issues.id });
   const ctes = [
@@ -238,6 +248,9 @@ export type IssueChanges = Partial<{
   state: "opened" | "closed";
   closedAt: Date | null;
   closedById: number | null;
+  /** Issues::MoveService#mark_as_moved. */
+  movedToId: number;
+  relativePosition: number | null;
   updatedAt: Date;
 }>;
 

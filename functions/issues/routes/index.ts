@@ -2,6 +2,7 @@ import { router } from "../../kernel/router";
 import { eventRoutes } from "./events";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
+import { moveRoutes } from "./move";
 import { participantRoutes } from "./participants";
 import { statisticsRoutes } from "./statistics";
 
@@ -10,7 +11,6 @@ import { statisticsRoutes } from "./statistics";
  * domains: notes, award emoji, links, to-dos, time tracking, user agent detail,
  * metric images, related merge requests.
  * Subscribe/unsubscribe live in functions/subscriptions.
- * Not built: move, clone, reorder (unknown routes).
  */
 export const issuesRoutes = router();
 issuesRoutes.route("/", listRoutes);
@@ -18,3 +18,4 @@ issuesRoutes.route("/", issueRoutes);
 issuesRoutes.route("/", eventRoutes);
 issuesRoutes.route("/", participantRoutes);
 issuesRoutes.route("/", statisticsRoutes);
+issuesRoutes.route("/", moveRoutes);
