@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, it } from "vitest";
 import { request, type Client } from "../helpers/client";
 import { unique, world, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
+import { FULL, ok, runMatrix, type Endpoint } from "./matrix";
 import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 
 /**
@@ -19,45 +19,6 @@ import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
  * or a note to delete, a job to retry or play, a merge request to merge) exist once per role, so that
  * cells are independent of their order and of each other's outcome.
  */
-const LEVEL: Record<Role, number> = { anonymous: 0, "non-member": 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50, admin: 60 };
-type MemberRole = Exclude<Role, "anonymous" | "non-member" | "admin">;
-
-type Endpoint<F> = {
-  name: string;
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  path: (f: F, role: Role) => string;
-  body?: (f: F, role: Role) => Record<string, unknown>;
-  /** The lowest member role allowed. */
-  min: MemberRole;
-  /** Whoever reads the project (or group) may do it too: `public_access` / `public_user_access`. */
-  readers?: boolean;
-  /** `before { authenticate! }`: anonymous reads are 401 even when public. */
-  signedIn?: boolean;
-  /** The resource itself is readable only from this member role on (or by readers): below it, 404. */
-  readMin?: MemberRole;
-  /** The answer of a readable resource without the ability (default 403). */
-  denied?: number;
-  ok: number;
-};
-
-function readerByVisibility(role: Role, vis: Vis): boolean {
-  return vis === "public" || (vis === "internal" && role !== "anonymous");
-}
-
-/** Who can see the project (group) at all: otherwise 404 (anonymous writes are 401 before any lookup). */
-function sees(role: Role, vis: Vis): boolean {
-  return LEVEL[role] >= 10 || readerByVisibility(role, vis);
-}
-
-function expected<F>(e: Endpoint<F>, role: Role, vis: Vis): number {
-  if (role === "anonymous" && (e.method !== "GET" || e.signedIn)) return 401;
-  if (!sees(role, vis)) return 404;
-  if (e.readMin && role !== "admin" && LEVEL[role] < LEVEL[e.readMin] && !readerByVisibility(role, vis)) return 404;
-  if (role === "admin" || LEVEL[role] >= LEVEL[e.min]) return e.ok;
-  if (e.readers && readerByVisibility(role, vis)) return e.ok;
-  return e.denied ?? 403;
-}
-
 /**
  * Per visibility: the project and what each cell acts on. `byRole` resources are each role's own (the
  * note or merge request a role edits and then deletes), so that no two cells write the same row at once.
@@ -188,12 +149,6 @@ const GROUP_ENDPOINTS: Endpoint<GroupFixture>[] = [
 const CI_YAML = (roles: readonly Role[]) =>
   roles.map((r) => `r_${r.replace("-", "_")}:\n  script: [echo r]\nm_${r.replace("-", "_")}:\n  script: [echo m]\n  when: manual\n`).join("");
 
-async function ok<T>(res: Response, status: number, what: string): Promise<T> {
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
-
 async function projectFixture(w: World, vis: Vis, owner: TestUser, members: Record<"guest" | "reporter" | "developer" | "maintainer", TestUser>): Promise<ProjectFixture> {
   const project = await w.project({
     visibility: vis,
@@ -272,53 +227,6 @@ async function projectFixture(w: World, vis: Vis, owner: TestUser, members: Reco
     packageId: packageNamed("shared"),
     byRole,
   };
-}
-
-async function send<F>(api: Client, e: Endpoint<F>, f: F, role: Role): Promise<number | string> {
-  const path = e.path(f, role);
-  const json = e.body?.(f, role);
-  const call = (async () => {
-    const res = await request(e.method, path, api.token, json ? { json } : {});
-    await res.arrayBuffer();
-    return res.status;
-  })();
-  // A cell that hangs is reported as such instead of stalling the whole matrix.
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve("no answer within 20 s"), 20_000)));
-  try {
-    return await Promise.race([call, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The full matrix (every endpoint × visibility × role) costs minutes of one core, too much for `npm test`'s
- * budget: by default each endpoint runs every role on one visibility, rotating public → internal →
- * private along the endpoint list, so every endpoint, every role and every visibility is covered.
- * `npm run matrix` (MATRIX_FULL=1) runs every cell.
- */
-const FULL = (env as unknown as { MATRIX_FULL?: string }).MATRIX_FULL === "1";
-const visibilitiesOf = (index: number): readonly Vis[] => (FULL ? VISIBILITIES : [VISIBILITIES[index % VISIBILITIES.length]]);
-
-/** Runs the cells, 8 at a time (one endpoint × one visibility × every role), and compares at once. */
-async function runMatrix<F>(endpoints: Endpoint<F>[], fixtures: Record<Vis, F>, clients: Record<Role, Client>) {
-  const cells = endpoints.flatMap((e, index) => visibilitiesOf(index).flatMap((vis) => ROLES.map((role) => ({ e, vis, role }))));
-  const actual: string[] = [];
-  const wanted: string[] = [];
-  const batch = ROLES.length;
-  for (let i = 0; i < cells.length; i += batch) {
-    await Promise.all(
-      cells.slice(i, i + batch).map(async ({ e, vis, role }, j) => {
-        const status = await send(clients[role], e, fixtures[vis], role);
-        actual[i + j] = `${e.name} | ${vis} | ${role}: ${status}`;
-        wanted[i + j] = `${e.name} | ${vis} | ${role}: ${expected(e, role, vis)}`;
-      }),
-    );
-    // Disagreements as they come, so that a slow machine's timeout still tells which cells differ.
-    for (let k = i; k < Math.min(i + batch, cells.length); k++) if (actual[k] !== wanted[k]) console.log(`cell differs: ${actual[k]} (expected ${wanted[k].split(": ").pop()})`);
-  }
-  expect(actual).toEqual(wanted);
 }
 
 describe("authorization matrix: repository, CI, packages, notes, merge request writes, groups", () => {

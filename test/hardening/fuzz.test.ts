@@ -255,6 +255,7 @@ describe("fuzz: no 5xx from any built endpoint", () => {
     if (vars.FUZZ_TRACE) console.log(`[fuzz] discovery ${Date.now() - t} ms`);
     t = Date.now();
     const covered = routes.filter((r) => declaredParams.has(r.key)).length;
+    if (vars.FUZZ_TRACE) for (const r of routes) if (!declaredParams.has(r.key)) console.log(`[fuzz] no declared parameters: ${r.key}`);
 
     const cases = fc.sample(caseArbitrary(routes), { seed: SEED, numRuns: RUNS });
     for (let i = 0; i < cases.length; i += 100) {

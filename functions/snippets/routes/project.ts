@@ -127,10 +127,11 @@ projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/files/:ref/:file_pa
 
 /** GET /projects/:id/snippets/:snippet_id/user_agent_detail (lib/api/project_snippets.rb): admins. */
 projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/user_agent_detail", async (c) => {
-  const params = await readParamsWithPath(c, OneSnippet);
-  // `authenticated_as_admin!` runs before the project and the snippet are looked up.
-  requireAdmin(c);
+  // `before { check_snippets_enabled }` looks the project up first (404 for who may not read it), then
+  // the parameters, then `authenticated_as_admin!` (401 anonymous, 403 other users).
   const project = await snippetsProject(c);
+  const params = await readParamsWithPath(c, OneSnippet);
+  requireAdmin(c);
   const snippet = await q.findSnippet(c.var.db(), project, c.var.actor, params.snippet_id);
   if (!snippet) throw recordNotFound();
   const detail = await q.findUserAgentDetail(c.var.db(), snippet.id);
