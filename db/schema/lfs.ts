@@ -3,6 +3,7 @@
 import { bigint, index, integer, pgTable, smallint, text, uniqueIndex, varchar } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
 import { projects } from "./projects";
+import { users } from "./users";
 
 export const lfsObjects = pgTable(
   "lfs_objects",
@@ -38,6 +39,26 @@ export const lfsObjectsProjects = pgTable(
     uniqueIndex("index_lfs_objects_projects_on_project_id_and_lfs_object_id").on(t.projectId, t.lfsObjectId),
     index("index_lfs_objects_projects_on_lfs_object_id").on(t.lfsObjectId),
   ],
+);
+
+/**
+ * Git LFS file locks (GitLab's lfs_file_locks): one lock per path and project, held by a user. `path` is
+ * the repository path as git-lfs sends it (relative to the work tree's root).
+ */
+export const lfsFileLocks = pgTable(
+  "lfs_file_locks",
+  {
+    id: id(),
+    projectId: integer()
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    path: varchar({ length: 511 }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("index_lfs_file_locks_on_project_id_and_path").on(t.projectId, t.path), index("index_lfs_file_locks_on_user_id").on(t.userId)],
 );
 
 export type LfsObject = typeof lfsObjects.$inferSelect;

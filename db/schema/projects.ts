@@ -40,6 +40,8 @@ export const projects = pgTable(
     squashOption: text().notNull().default("default_off"), // never | always | default_on | default_off
     removeSourceBranchAfterMerge: boolean().notNull().default(true),
     onlyAllowMergeIfPipelineSucceeds: boolean().notNull().default(false),
+    /** Project#lfs_enabled: null follows the namespace's `lfs_enabled` (Project#lfs_enabled?). */
+    lfsEnabled: boolean(),
     /**
      * GitLab's fork_network_members.forked_from_project_id: the project this one was forked from
      * (`forked_from_project`); null when not a fork, or after `DELETE /projects/:id/fork`.

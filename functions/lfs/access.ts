@@ -6,7 +6,8 @@ import { Visibility } from "../kernel/access";
 import type { Actor, Ctx } from "../kernel/env";
 import { loadProject } from "../kernel/lookup";
 import { baseUrl } from "../kernel/present";
-import { actorFromBasic, denied, scopeAllows } from "../git_http/access";
+import { GitHttpError, actorFromBasic, denied, scopeAllows } from "../git_http/access";
+import { projectLfsEnabled } from "../shared/lfs/read";
 import { lfsMessage } from "./entities";
 
 export type LfsOperation = "download" | "upload";
@@ -14,7 +15,7 @@ export type LfsOperation = "download" | "upload";
 /** An LFS refusal: GitLab's JSON body (`message`, `documentation_url`) as `application/vnd.git-lfs+json`. */
 export class LfsError extends Error {
   constructor(
-    readonly status: 400 | 403 | 404 | 422,
+    readonly status: 400 | 403 | 404 | 409 | 422,
     readonly text: string,
   ) {
     super(text);
@@ -33,12 +34,8 @@ export const lfsJson = (body: unknown, status = 200) =>
 export const lfsNotFound = () => new LfsError(404, "Not found.");
 const lfsForbidden = () => new LfsError(403, "Access forbidden. Check your access level.");
 
-/**
- * `Project#lfs_enabled?`: the project's namespace decides (`namespaces.lfs_enabled`, set with
- * `PUT /groups/:id`). Differs from GitLab: projects have no `lfs_enabled` column of their own yet, so a
- * project cannot turn LFS off alone (`PUT /projects/:id` ignores `lfs_enabled`).
- */
-const lfsEnabled = (project: ProjectWithAccess) => project.namespace.lfsEnabled;
+/** `Project#lfs_enabled?`: the project's `lfs_enabled`, else its namespace's. */
+const lfsEnabled = (project: ProjectWithAccess) => projectLfsEnabled(project);
 
 /**
  * The project behind `/<full_path>.git` if the caller may run `operation` on its LFS objects.
@@ -64,4 +61,18 @@ export async function lfsAccess(c: Ctx, fullPath: string, operation: LfsOperatio
   if (may) return { project, actor };
   if (project.visibilityLevel >= Visibility.PUBLIC || canReadProject(actor, project)) throw lfsForbidden();
   throw lfsNotFound();
+}
+
+/** `/<full_path>` of a `/:repo{.+\\.git}/…` route. */
+export const repoPath = (c: Ctx) => c.req.param("repo")!.replace(/\.git$/, "");
+
+/** Runs an LFS endpoint, rendering git's and LFS's refusals as GitLab does. */
+export async function guarded(c: Ctx, fn: () => Promise<Response>): Promise<Response> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof GitHttpError) return error.response();
+    if (error instanceof LfsError) return error.response(c);
+    throw error;
+  }
 }

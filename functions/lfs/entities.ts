@@ -28,3 +28,17 @@ export function uploadObject(object: BatchObject, present: boolean, href: string
 }
 
 export const batchResponse = (objects: unknown[]) => ({ objects });
+
+/** The lock fields a lock entity needs (queries.ts's LfsLockRow). */
+type LockLike = { id: number; path: string; createdAt: Date; ownerName: string | null };
+
+/** `created_at.to_s(:iso8601)` of a UTC time: seconds, `Z`. */
+const iso8601Seconds = (time: Date) => time.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** LfsFileLockEntity (app/serializers/lfs_file_lock_entity.rb): `id` is a string, as the locking API wants. */
+export const lfsLock = (lock: LockLike) => ({
+  path: lock.path,
+  id: String(lock.id),
+  locked_at: iso8601Seconds(lock.createdAt),
+  owner: { name: lock.ownerName },
+});

@@ -1,6 +1,7 @@
 import type { Namespace, Project, ProjectGroupLink, User } from "../../db/schema";
 import { allowed, canReadProject } from "../kernel/abilities";
 import { visibilityName } from "../kernel/access";
+import { projectLfsEnabled } from "../shared/lfs/read";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 
 /** A project_group_links row with its (readable) group. */
@@ -157,6 +158,7 @@ export function project(row: ProjectRow, ctx: PresentContext) {
     builds_access_level: accessLevelName(row.jobsEnabled),
     snippets_access_level: accessLevelName(row.snippetsEnabled),
     shared_runners_enabled: row.sharedRunnersEnabled,
+    lfs_enabled: projectLfsEnabled(row),
     creator_id: row.creatorId,
     import_status: "none",
     ...(row.issuesEnabled ? { open_issues_count: row.openIssuesCount } : {}),

@@ -93,6 +93,8 @@ export type CreateInput = {
   sharedRunnersEnabled?: boolean;
   publicJobs?: boolean;
   requestAccessEnabled?: boolean;
+  /** Project#lfs_enabled (unset: the namespace's decides). */
+  lfsEnabled?: boolean;
   topics?: string[];
   /** A fork (Projects::ForkService): the source whose refs, object pool and counter it shares. */
   forkOf?: Project;
@@ -191,6 +193,7 @@ export async function createProject(
       sharedRunnersEnabled: input.sharedRunnersEnabled ?? true,
       publicJobs: input.publicJobs ?? true,
       requestAccessEnabled: input.requestAccessEnabled ?? true,
+      lfsEnabled: input.lfsEnabled ?? null,
       tagList: topicList(input.topics ?? []),
       forkedFromProjectId: input.forkOf?.id ?? null,
       poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
@@ -309,6 +312,7 @@ export async function updateProject(db: Database, current: Project & { namespace
   if (input.sharedRunnersEnabled !== undefined) changes.sharedRunnersEnabled = input.sharedRunnersEnabled;
   if (input.publicJobs !== undefined) changes.publicJobs = input.publicJobs;
   if (input.requestAccessEnabled !== undefined) changes.requestAccessEnabled = input.requestAccessEnabled;
+  if (input.lfsEnabled !== undefined) changes.lfsEnabled = input.lfsEnabled;
   if (input.topics !== undefined) changes.tagList = topicList(input.topics);
   if (input.mergeMethod !== undefined) changes.mergeMethod = input.mergeMethod;
   if (input.squashOption !== undefined) changes.squashOption = input.squashOption;

@@ -6,108 +6,32 @@
 // and checked with `git fsck --full` and `git rev-parse`; and a repository made through the API cloned
 // with the same ids. E2E_VERBOSE=1 shows the server's output.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { buildHistory, git, GIT_ENV } from "./git-history.mjs";
-import { startServer } from "./server.mjs";
+import { buildHistory, git } from "./git-history.mjs";
+import { gitServer } from "./git-server.mjs";
 
-
-const ROOT_TOKEN = `glpat-git${randomBytes(12).toString("hex")}`;
-const RUN = `gh${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
 const STEP = { timeout: 120_000 };
+const g = gitServer("gh");
+const { api, remote, gitTry, gitOk, newUser, rootToken: ROOT_TOKEN, run: RUN } = g;
 
 let dataDir;
 let server;
 const state = {};
-
-async function api(method, endpoint, body, token = ROOT_TOKEN, retried = false) {
-  let response;
-  try {
-    response = await fetch(`${server.apiUrl}${endpoint}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": token, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  } catch (error) {
-    // A keep-alive connection the dev server closed while git ran: one retry of a read.
-    if (method !== "GET" || retried) throw error;
-    return api(method, endpoint, body, token, true);
-  }
-  const text = await response.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!response.ok) throw new Error(`${method} ${endpoint} → ${response.status} ${text}`);
-  return json;
-}
-
-/** `http://<user>:<token>@host/<path>.git` (no credentials: anonymous). */
-function remote(fullPath, token) {
-  const url = new URL(`${server.host}/${fullPath}.git`);
-  if (token) {
-    url.username = "anyone";
-    url.password = token;
-  }
-  return url.toString();
-}
-
-/** Runs git; returns { status, stdout, stderr } without throwing. */
-function gitTry(cwd, args) {
-  const result = spawnSync("git", ["-c", "gc.auto=0", "-c", "user.name=E2E", "-c", "user.email=e2e@example.com", "-c", "credential.helper=", ...args], {
-    cwd,
-    env: GIT_ENV,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-    // A hung request fails its step instead of blocking the runner.
-    timeout: 180_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-function gitOk(cwd, args) {
-  const result = gitTry(cwd, args);
-  assert.equal(result.status, 0, `git ${args.join(" ")} failed:\n${result.stderr}`);
-  return result.stdout;
-}
 
 /** Every ref of a repository: `name id` lines (for-each-ref), sorted. */
 function refsOf(dir) {
   return gitOk(dir, ["for-each-ref", "--format=%(refname) %(objectname)"]).trim().split("\n").sort();
 }
 
-async function newUser(label) {
-  const user = await api("POST", "/users", {
-    email: `${RUN}_${label}@example.com`,
-    username: `${RUN}_${label}`,
-    name: `${RUN} ${label}`,
-    password: "Edgeforge-git-Pass-5521",
-    skip_confirmation: true,
-  });
-  const { token } = await api("POST", `/users/${user.id}/personal_access_tokens`, { name: "git", scopes: ["api"] });
-  return { ...user, token };
-}
-
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-git-e2e-"));
-  server = await startServer({
-    dataDir: path.join(dataDir, "server"),
-    rootToken: ROOT_TOKEN,
-    databaseUrl: process.env.E2E_DATABASE_URL,
-    // The first bundle can be slow on a loaded machine.
-    timeoutMs: 180_000,
-    verbose: Boolean(process.env.E2E_VERBOSE),
-  });
+  await g.start();
+  ({ dataDir, server } = g);
 });
 
-after(async () => {
-  if (server) await server.stop(10_000);
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+after(() => g.stop());
 
 describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
   it("sets up users, members and projects", STEP, async () => {

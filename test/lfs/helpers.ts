@@ -47,3 +47,15 @@ export function getObject(project: TestProject, user: TestUser | null, oid: stri
 
 /** The pointer file git-lfs commits in place of the content. */
 export const pointerFile = (oid: string, size: number) => `version https://git-lfs.github.com/spec/v1\noid sha256:${oid}\nsize ${size}\n`;
+
+/** A request of the LFS locking API: `suffix` after `…/info/lfs/locks`, a JSON body for POSTs. */
+export function locks(project: TestProject | string, user: TestUser | string | null, method: "GET" | "POST", suffix = "", body?: unknown): Promise<Response> {
+  const url = typeof project === "string" ? `${BASE}/${project}.git` : repoUrl(project);
+  return worker.fetch(
+    new Request(`${url}/info/lfs/locks${suffix}`, {
+      method,
+      headers: { ...basic(user), Accept: LFS_JSON, ...(body === undefined ? {} : { "Content-Type": LFS_JSON }) },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+}

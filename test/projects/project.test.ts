@@ -127,7 +127,7 @@ describe("PUT /projects/:id", () => {
     const w = await world();
     const owner = await w.user();
     const project = await w.project({ owner });
-    for (const json of [{}, { lfs_enabled: false }]) {
+    for (const json of [{}, { build_timeout: 3600 }]) {
       const [status, body] = await statusAndBody(await w.as(owner).put(`/projects/${project.id}`, { json }));
       expect(status).toBe(400);
       expect((body as Json).error).toMatch(/^allow_merge_on_skipped_pipeline, autoclose_referenced_issues, .*, snippets_enabled are missing, at least one parameter must be provided$/);

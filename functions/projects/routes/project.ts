@@ -23,6 +23,7 @@ const projectSettings = {
   jobs_enabled: p.bool().optional(),
   snippets_enabled: p.bool().optional(),
   shared_runners_enabled: p.bool().optional(),
+  lfs_enabled: p.bool().optional(),
   visibility: p.oneOf("private", "internal", "public").optional(),
   public_builds: p.bool().optional(),
   public_jobs: p.bool().optional(),
@@ -66,6 +67,7 @@ function settingsInput(params: SettingsParams): s.UpdateInput {
     sharedRunnersEnabled: params.shared_runners_enabled,
     publicJobs: params.public_jobs ?? params.public_builds,
     requestAccessEnabled: params.request_access_enabled,
+    lfsEnabled: params.lfs_enabled,
     // `build_topics`: topics wins over the deprecated tag_list.
     topics: params.topics ?? params.tag_list,
     mergeMethod: params.merge_method,
@@ -141,7 +143,7 @@ const UpdateProject = z.object({
 
 /**
  * PUT /projects/:id (lib/api/projects.rb, app/services/projects/update_service.rb)
- * Differs from GitLab: settings Edgeforge does not store yet (lfs_enabled, …) are
+ * Differs from GitLab: settings Edgeforge does not store yet (build_timeout, …) are
  * ignored like unknown parameters, so sending only those answers the at-least-one 400.
  */
 projectRoutes.put("/projects/:id", async (c) => {

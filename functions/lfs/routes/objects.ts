@@ -2,33 +2,20 @@
 // config/routes/git_http.rb; GitLab 15.4): the batch API and the object transfers of the `basic`
 // adapter, at `/<full_path>.git/...` beside git's smart HTTP, authenticated as git is (HTTP Basic with a
 // personal access token as the password). Objects live in R2 (services.ts).
-// Not built: the locks API (`/info/lfs/locks*`, answered as an unknown route: git-lfs warns that the
-// remote does not support locking and goes on), the legacy `/info/lfs/objects` API (GitLab: 501).
+// Not built: the legacy `/info/lfs/objects` API (GitLab: 501).
 import { Hono } from "hono";
 import { z } from "zod";
-import { Visibility } from "../kernel/access";
-import type { AppEnv, Ctx } from "../kernel/env";
-import { baseUrl } from "../kernel/present";
-import { GitHttpError, denied } from "../git_http/access";
-import { LfsError, lfsAccess, lfsJson, lfsNotFound, type LfsOperation } from "./access";
-import { batchResponse, downloadObject, uploadObject, type BatchObject } from "./entities";
-import * as q from "./queries";
-import { UploadMismatch, storeUpload } from "./services";
+import { Visibility } from "../../kernel/access";
+import type { AppEnv, Ctx } from "../../kernel/env";
+import { baseUrl } from "../../kernel/present";
+import { denied } from "../../git_http/access";
+import { LfsError, guarded, lfsAccess, lfsJson, lfsNotFound, repoPath, type LfsOperation } from "../access";
+import { batchResponse, downloadObject, uploadObject, type BatchObject } from "../entities";
+import * as q from "../queries";
+import { UploadMismatch, storeUpload } from "../services";
 
 /** A plain sub-app like git_http's: the API's token and scope guards do not apply. */
-export const lfsRoutes = new Hono<AppEnv>();
-
-const repoPath = (c: Ctx) => c.req.param("repo")!.replace(/\.git$/, "");
-
-async function guarded(c: Ctx, fn: () => Promise<Response>): Promise<Response> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof GitHttpError) return error.response();
-    if (error instanceof LfsError) return error.response(c);
-    throw error;
-  }
-}
+export const objectRoutes = new Hono<AppEnv>();
 
 const OID = /^[0-9a-f]{64}$/;
 const BatchRequest = z.object({
@@ -61,7 +48,7 @@ async function readBatch(c: Ctx): Promise<{ operation: string | undefined; objec
  * actions carry the caller's own Authorization header. Differs from GitLab: no short-lived LFS token
  * replaces it (`Gitlab::LfsToken`), the request's header is passed on as GitLab does for deploy tokens.
  */
-lfsRoutes.post("/:repo{.+\\.git}/info/lfs/objects/batch", (c) =>
+objectRoutes.post("/:repo{.+\\.git}/info/lfs/objects/batch", (c) =>
   guarded(c, async () => {
     const batch = await readBatch(c);
     // Authentication and `lfs_check_access!` come first (a malformed body is refused after them); an
@@ -88,7 +75,7 @@ lfsRoutes.post("/:repo{.+\\.git}/info/lfs/objects/batch", (c) =>
 );
 
 /** GET /<path>.git/gitlab-lfs/objects/:oid (LfsStorageController#download): the object's bytes. */
-lfsRoutes.get("/:repo{.+\\.git}/gitlab-lfs/objects/:oid{[0-9a-f]{64}}", (c) =>
+objectRoutes.get("/:repo{.+\\.git}/gitlab-lfs/objects/:oid{[0-9a-f]{64}}", (c) =>
   guarded(c, async () => {
     const { project } = await lfsAccess(c, repoPath(c), "download");
     const oid = c.req.param("oid")!;
@@ -106,7 +93,7 @@ lfsRoutes.get("/:repo{.+\\.git}/gitlab-lfs/objects/:oid{[0-9a-f]{64}}", (c) =>
  * LfsStorageController#upload_finalize): stores the body when its SHA-256 and size match the path,
  * else 400 "SHA256 or size mismatch". 200 with an empty body.
  */
-lfsRoutes.put("/:repo{.+\\.git}/gitlab-lfs/objects/:oid{[0-9a-f]{64}}/:size{[0-9]+}", (c) =>
+objectRoutes.put("/:repo{.+\\.git}/gitlab-lfs/objects/:oid{[0-9a-f]{64}}/:size{[0-9]+}", (c) =>
   guarded(c, async () => {
     const { project } = await lfsAccess(c, repoPath(c), "upload");
     const oid = c.req.param("oid")!;
