@@ -175,7 +175,7 @@ async function typeOf(db: Database, poolId: number, oid: string, received: Recei
  */
 export async function receivePack(
   db: Database,
-  repo: Repository & { emptyRepo: boolean },
+  repo: Repository & { emptyRepo: boolean; fullPath: string; membersUrl: string },
   userId: number,
   caller: Caller,
   body: ReadableStream<Uint8Array> | null,
@@ -262,7 +262,7 @@ export async function receivePack(
       command.ref.startsWith("refs/heads/") && before !== null && after !== null && !disconnected && !(await q.isAncestor(db, repo.poolId, before, after));
     updates.push({ ref: command.ref, before, after, forced });
   }
-  const decisions = await checkPush(db, { id: repo.projectId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch }, caller, updates);
+  const decisions = await checkPush(db, { id: repo.projectId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
   const declined = decisions.flatMap((d) => (d.allowed ? [] : [d.message]));
   if (declined.length) {
     for (const reason of new Set(declined)) say(`GitLab: ${reason}`);

@@ -117,7 +117,7 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
 gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
   guarded(async () => {
     const { project, actor } = await gitAccess(c, repoPath(c), "git-receive-pack");
-    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo }, actor!.user.id, callerOf(actor, project), requestBody(c));
+    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo, fullPath: project.fullPath, membersUrl: `${baseUrl(c)}/${project.fullPath}/-/project_members` }, actor!.user.id, callerOf(actor, project), requestBody(c));
     if (result.moved) {
       // The push events are written; the pipelines of the push come after the response (`-o ci.skip` skips them).
       const ciSkip = result.options.includes("ci.skip");

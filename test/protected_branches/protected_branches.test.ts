@@ -74,6 +74,43 @@ describe("protected branch rules", () => {
     expect(checkBranchUpdate(rules, { ref: "refs/heads/topic", before: a, after: null, forced: true }, dev, project)).toEqual({ allowed: true });
     expect(checkBranchUpdate(rules, { ref: "refs/tags/v1", before: null, after: a, forced: false }, dev, project)).toEqual({ allowed: true });
   });
+
+  it("lets allow_force_push decide force alone, the push level still applies (BranchCheck's order)", () => {
+    const rules = [protection("stable", 40, 40, true)];
+    const dev = { accessLevel: 30, isAdmin: false };
+    const a = "a".repeat(40);
+    const b = "b".repeat(40);
+    expect(checkBranchUpdate(rules, { ref: "refs/heads/stable", before: a, after: b, forced: true }, dev, project)).toEqual({
+      allowed: false,
+      message: "You are not allowed to push code to protected branches on this project.",
+    });
+    expect(checkBranchUpdate(rules, { ref: "refs/heads/stable", before: a, after: b, forced: true }, { accessLevel: 40, isAdmin: false }, project)).toEqual({ allowed: true });
+  });
+
+  it("sends a merge-only creator of a protected branch to the web interface; refuses others outright", () => {
+    const rules = [protection("release", 40, 30)];
+    const a = "a".repeat(40);
+    const create = { ref: "refs/heads/release", before: null, after: a, forced: false };
+    expect(checkBranchUpdate(rules, create, { accessLevel: 30, isAdmin: false }, project)).toEqual({
+      allowed: false,
+      message: "You can only create protected branches using the web interface and API.",
+    });
+    expect(checkBranchUpdate([protection("release", 40, 40)], create, { accessLevel: 30, isAdmin: false }, project)).toEqual({
+      allowed: false,
+      message: "You are not allowed to create protected branches on this project.",
+    });
+    expect(checkBranchUpdate(rules, create, { accessLevel: 40, isAdmin: false }, project)).toEqual({ allowed: true });
+  });
+
+  it("words a refused push into an empty repository as GitLab's empty_project_push_message", () => {
+    const empty = { emptyRepo: true, defaultBranch: null, fullPath: "g/p", membersUrl: "http://x.test/g/p/-/project_members" };
+    const update = { ref: "refs/heads/main", before: null, after: "a".repeat(40), forced: false };
+    expect(checkBranchUpdate([], update, { accessLevel: 30, isAdmin: false }, empty)).toEqual({
+      allowed: false,
+      message: "\nA default branch (e.g. main) does not yet exist for g/p\nAsk a project Owner or Maintainer to create a default branch:\n\n  http://x.test/g/p/-/project_members\n\n",
+    });
+    expect(checkBranchUpdate([], update, { accessLevel: 40, isAdmin: false }, empty)).toEqual({ allowed: true });
+  });
 });
 
 describe("GET /projects/:id/protected_branches", () => {

@@ -3,7 +3,7 @@
 import type { Executor } from "../../kernel/db";
 import { Access } from "../../kernel/access";
 import * as q from "./read";
-import { branchAccess, checkBranchUpdate, type BranchAccess, type Caller, type Protection, type PushDecision, type RefUpdate } from "./rules";
+import { branchAccess, checkBranchUpdate, type BranchAccess, type Caller, type Protection, type PushDecision, type PushProject, type RefUpdate } from "./rules";
 
 export type { BranchAccess, Caller, Protection, PushDecision, RefUpdate } from "./rules";
 export { branchAccess, checkBranchUpdate } from "./rules";
@@ -25,7 +25,7 @@ export async function branchesAccess(db: Executor, project: ProjectState, caller
  * `push_code` on the project: one decision per ref update, in order, from one statement. Smart HTTP
  * calls this before moving any ref, and refuses the updates that are not allowed.
  */
-export async function checkPush(db: Executor, project: ProjectState, caller: Caller, updates: RefUpdate[]): Promise<PushDecision[]> {
+export async function checkPush(db: Executor, project: ProjectState & PushProject, caller: Caller, updates: RefUpdate[]): Promise<PushDecision[]> {
   const protections = updates.some((u) => u.ref.startsWith("refs/heads/")) ? await q.listProtections(db, project.id) : [];
   return updates.map((u) => checkBranchUpdate(protections, u, caller, project));
 }

@@ -93,7 +93,10 @@ export type BranchAccess = {
   /** `Gitlab::UserAccess#can_push_to_branch?` given that the caller has `push_code`. */
   canPush: boolean;
   canMerge: boolean;
-  /** Force pushes (non-fast-forward, `force: true`) are allowed unless a matching protection forbids them. */
+  /**
+   * `ProtectedBranch.allow_force_push?`: a matching protection allows force pushes (whoever may push;
+   * the push level is checked on its own).
+   */
   canForcePush: boolean;
   /** `ProtectedBranch.developers_can?(:push | :merge)`: a matching protection grants developers. */
   developersCanPush: boolean;
@@ -119,7 +122,7 @@ export function branchAccess(protections: Protection[], branch: string, caller: 
     protected: true,
     canPush: accessibleTo(matching, caller, "push"),
     canMerge: accessibleTo(matching, caller, "merge"),
-    canForcePush: matching.some((p) => p.allowForcePush) && accessibleTo(matching, caller, "push"),
+    canForcePush: matching.some((p) => p.allowForcePush),
     developersCanPush: developers("push"),
     developersCanMerge: developers("merge"),
   };
@@ -130,6 +133,16 @@ export type RefUpdate = { ref: string; before: string | null; after: string | nu
 
 export type PushDecision = { allowed: true } | { allowed: false; message: string };
 
+/** The project as a push check sees it; `fullPath` and `membersUrl` word the refusal in an empty one. */
+export type PushProject = { emptyRepo: boolean; defaultBranch: string | null; fullPath?: string; membersUrl?: string };
+
+/**
+ * `empty_project_push_message`: what a push refused by the empty repository's protection says, with
+ * the project's members page (GitLab's heredoc, blank lines included).
+ */
+export const emptyProjectPushMessage = (fullPath: string, membersUrl: string) =>
+  `\nA default branch (e.g. main) does not yet exist for ${fullPath}\nAsk a project Owner or Maintainer to create a default branch:\n\n  ${membersUrl}\n\n`;
+
 /**
  * Gitlab::Checks::BranchCheck for one branch update by a caller who has `push_code` (GitLab 15.4
  * wording). Tags and other refs pass (tag protection is not built).
@@ -138,7 +151,7 @@ export function checkBranchUpdate(
   protections: Protection[],
   update: RefUpdate,
   caller: Caller,
-  project: { emptyRepo: boolean; defaultBranch: string | null },
+  project: PushProject,
 ): PushDecision {
   if (!update.ref.startsWith("refs/heads/")) return { allowed: true };
   const branch = update.ref.slice("refs/heads/".length);
@@ -155,10 +168,20 @@ export function checkBranchUpdate(
       : { allowed: false, message: "You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch." };
   }
   if (update.before === null && !project.emptyRepo) {
-    // Creating a protected branch: allowed to whoever may push or merge to it (ProtectedBranchCreationCheck).
-    if (access.canPush || access.canMerge) return { allowed: true };
-    return { allowed: false, message: "You are not allowed to create protected branches on this project." };
+    // `protected_branch_creation_checks`: whoever may push creates it; whoever may only merge is sent to
+    // the web interface and API (a git push is never `updated_from_web?`). Differs from GitLab: the
+    // new ref's basis is not looked at, so "You can only use an existing protected branch ref as the
+    // basis of a new protected branch." is never answered (the web-interface message is).
+    if (access.canPush) return { allowed: true };
+    if (!access.canMerge) return { allowed: false, message: "You are not allowed to create protected branches on this project." };
+    return { allowed: false, message: "You can only create protected branches using the web interface and API." };
   }
-  if (!access.canPush) return { allowed: false, message: "You are not allowed to push code to protected branches on this project." };
+  if (!access.canPush) {
+    // `push_to_protected_branch_rejected_message`.
+    if (project.emptyRepo && project.fullPath !== undefined && project.membersUrl !== undefined) {
+      return { allowed: false, message: emptyProjectPushMessage(project.fullPath, project.membersUrl) };
+    }
+    return { allowed: false, message: "You are not allowed to push code to protected branches on this project." };
+  }
   return { allowed: true };
 }
