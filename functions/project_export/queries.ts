@@ -30,6 +30,7 @@ import {
   protectedBranches,
   snippets,
   users,
+  uploads,
   type ProjectTransferJob,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
@@ -202,3 +203,12 @@ export async function exportRelations(db: Executor, projectId: number) {
 }
 
 export type ExportRelations = NonNullable<Awaited<ReturnType<typeof exportRelations>>>;
+
+/** The project's attachments (FileUploader rows), for `uploads/<secret>/<filename>` in the archive. */
+export async function projectUploads(db: Executor, projectId: number) {
+  return db
+    .select({ path: uploads.path, size: uploads.size, r2Key: uploads.r2Key })
+    .from(uploads)
+    .where(and(eq(uploads.modelType, "Project"), eq(uploads.modelId, projectId)))
+    .orderBy(asc(uploads.id));
+}

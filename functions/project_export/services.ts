@@ -1,9 +1,8 @@
-import { Gzip } from "fflate";
 import type { Executor } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import { listRefs } from "../shared/git";
 import { PackWriter } from "../shared/git/pack/pack";
-import { TAR_END, tarEntryHeader, tarPadding } from "../shared/git/pure/tar";
+import { allProjectObjects } from "../shared/lfs/read";
 import { blockedReason } from "../shared/webhooks/url_guard";
 import { loadSettings } from "../shared/settings/load";
 // The pack of a bundle is what a clone of every ref fetches: the same object walk as upload-pack.
@@ -12,6 +11,7 @@ import { readPackRows } from "../git_http/queries";
 import { EXPORT_VERSION, exportTree } from "./entities";
 import * as q from "./queries";
 import { leaseTransferJob } from "../shared/transfer_jobs";
+import { R2ArchiveSink, TarGzWriter } from "./stream";
 
 const READ_CHUNK = 500;
 const encoder = new TextEncoder();
@@ -51,37 +51,45 @@ export async function repositoryBundle(db: Executor, project: { id: number; pool
   return out;
 }
 
-/** One tar member: header, body, padding. */
-function tarFile(path: string, body: Uint8Array[], mtime: number): Uint8Array[] {
-  const size = body.reduce((n, b) => n + b.length, 0);
-  return [tarEntryHeader({ path, kind: "file", size }, mtime), ...body, tarPadding(size)];
-}
-
-/** The export archive (tar.gz in GitLab's layout), built in memory: VERSION, the tree, project.bundle. */
-export async function buildArchive(db: Executor, projectId: number): Promise<Uint8Array | null> {
+/**
+ * The export archive (tar.gz in GitLab's layout) written into R2 at `key` as it is made: VERSION, the
+ * tree, `uploads/<secret>/<filename>` (UploadsManager), `lfs-objects/<oid>` with `lfs-objects.json`
+ * (LfsSaver: oid → repository types), then project.bundle. Uploads and LFS objects are streamed from
+ * their R2 objects. False when the project is gone. A missing upload or LFS object (its row without
+ * its bytes) is left out, as GitLab's savers skip a file that is not there.
+ */
+export async function writeArchive(db: Executor, bucket: R2Bucket, projectId: number, key: string): Promise<boolean> {
   const data = await q.exportRelations(db, projectId);
-  if (!data) return null;
-  const mtime = Math.floor(Date.now() / 1000);
-  const members: Uint8Array[] = [...tarFile("VERSION", [encoder.encode(EXPORT_VERSION)], mtime)];
-  for (const file of exportTree(data)) {
-    const text = file.lines === null ? JSON.stringify(file.json) : file.lines.map((line) => JSON.stringify(line)).join("\n") + (file.lines.length ? "\n" : "");
-    members.push(...tarFile(file.path, [encoder.encode(text)], mtime));
+  if (!data) return false;
+  const [uploadRows, lfsRows] = await Promise.all([q.projectUploads(db, projectId), allProjectObjects(db, projectId)]);
+  const sink = new R2ArchiveSink(bucket, key);
+  const tar = new TarGzWriter(sink, Math.floor(Date.now() / 1000));
+  try {
+    await tar.file("VERSION", [encoder.encode(EXPORT_VERSION)]);
+    for (const file of exportTree(data)) {
+      const text = file.lines === null ? JSON.stringify(file.json) : file.lines.map((line) => JSON.stringify(line)).join("\n") + (file.lines.length ? "\n" : "");
+      await tar.file(file.path, [encoder.encode(text)]);
+    }
+    for (const upload of uploadRows) {
+      const object = await bucket.get(upload.r2Key);
+      if (object) await tar.stream(`uploads/${upload.path}`, object.size, object.body);
+    }
+    const lfsJson: Record<string, (number | null)[]> = {};
+    for (const lfs of lfsRows) {
+      const object = await bucket.get(lfs.file);
+      if (!object) continue;
+      await tar.stream(`lfs-objects/${lfs.oid}`, object.size, object.body);
+      lfsJson[lfs.oid] = [lfs.repositoryType];
+    }
+    if (lfsRows.length > 0) await tar.file("lfs-objects.json", [encoder.encode(JSON.stringify(lfsJson))]);
+    const bundle = await repositoryBundle(db, data.project);
+    if (bundle) await tar.file("project.bundle", bundle);
+    await tar.close();
+  } catch (error) {
+    await sink.abort();
+    throw error;
   }
-  const bundle = await repositoryBundle(db, data.project);
-  if (bundle) members.push(...tarFile("project.bundle", bundle, mtime));
-  members.push(TAR_END);
-
-  const compressed: Uint8Array[] = [];
-  const gzip = new Gzip({ level: 6 }, (chunk) => compressed.push(chunk));
-  for (let i = 0; i < members.length; i++) gzip.push(members[i], i === members.length - 1);
-  const total = compressed.reduce((n, c) => n + c.length, 0);
-  const archive = new Uint8Array(total);
-  let at = 0;
-  for (const c of compressed) {
-    archive.set(c, at);
-    at += c.length;
-  }
-  return archive;
+  return true;
 }
 
 /**
@@ -89,16 +97,22 @@ export async function buildArchive(db: Executor, projectId: number): Promise<Uin
  * of the archive with `Content-Type: application/gzip`, through the same SSRF guard as webhooks. Returns
  * the error to record, or null.
  */
-export async function uploadArchive(db: Executor, url: string, method: string, archive: Uint8Array): Promise<string | null> {
+export async function uploadArchive(db: Executor, bucket: R2Bucket, url: string, method: string, key: string): Promise<string | null> {
   const settings = await loadSettings(db);
   const blocked = blockedReason(url, {
     allowLocal: settings.allow_local_requests_from_web_hooks_and_services as boolean,
     allowlist: settings.outbound_local_requests_whitelist as string[],
   });
   if (blocked) return `URL is blocked: ${blocked}`;
+  const object = await bucket.get(key);
+  if (!object) return "Error uploading the project export: the archive is no longer stored";
   try {
-    const res = await fetch(url.trim(), { method, body: archive, headers: { "Content-Type": "application/gzip" }, redirect: "manual", signal: AbortSignal.timeout(60_000) });
+    // Streamed from R2; FixedLengthStream sends its Content-Length (object storage refuses chunked PUTs).
+    const body = new FixedLengthStream(object.size);
+    const piped = object.body.pipeTo(body.writable).catch(() => undefined);
+    const res = await fetch(url.trim(), { method, body: body.readable, headers: { "Content-Type": "application/gzip" }, redirect: "manual", signal: AbortSignal.timeout(60_000) });
     await res.body?.cancel();
+    await piped;
     if (!res.ok) return `Error uploading the project export to ${new URL(url).host}: ${res.status} ${res.statusText}`.trim();
     return null;
   } catch (error) {
@@ -116,14 +130,12 @@ export const archiveKey = (projectId: number, jobId: number) => `exports/project
 export async function runExport(db: Executor, env: Bindings, jobId: number, leaseSeconds = 600): Promise<"done" | "skipped"> {
   const job = await leaseTransferJob(db, jobId, "export", leaseSeconds);
   if (!job) return "skipped";
-  const archive = await buildArchive(db, job.projectId);
-  if (!archive) {
+  const key = archiveKey(job.projectId, job.id);
+  if (!(await writeArchive(db, env.BLOBS, job.projectId, key))) {
     await q.failJob(db, job.id, "The project no longer exists");
     return "done";
   }
-  const key = archiveKey(job.projectId, job.id);
-  await env.BLOBS.put(key, archive, { httpMetadata: { contentType: "application/gzip" } });
-  const uploadError = job.uploadUrl ? await uploadArchive(db, job.uploadUrl, job.uploadMethod ?? "PUT", archive) : null;
+  const uploadError = job.uploadUrl ? await uploadArchive(db, env.BLOBS, job.uploadUrl, job.uploadMethod ?? "PUT", key) : null;
   if (uploadError) await q.failJob(db, job.id, uploadError);
   else await q.finishJob(db, job.id, key, null);
   return "done";

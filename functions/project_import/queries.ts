@@ -11,6 +11,8 @@ import {
   issueAssignees,
   issueLinks,
   issues,
+  lfsObjects,
+  lfsObjectsProjects,
   labelLinks,
   mergeRequestAssignees,
   mergeRequestReviewers,
@@ -31,6 +33,7 @@ import {
   protectedBranchAccessLevels,
   protectedBranches,
   snippets,
+  uploads,
   users,
   type ProjectTransferJob,
 } from "../../db/schema";
@@ -119,6 +122,9 @@ export async function resetImportedRelations(db: Executor, projectId: number, jo
   await db.delete(operationsFeatureFlags).where(eq(operationsFeatureFlags.projectId, projectId));
   await db.delete(operationsUserLists).where(eq(operationsUserLists.projectId, projectId));
   await db.delete(ciVariables).where(eq(ciVariables.projectId, projectId));
+  // Rows only: the R2 objects of uploads sit at keys the next attempt writes again.
+  await db.delete(uploads).where(and(eq(uploads.modelType, "Project"), eq(uploads.modelId, projectId)));
+  await db.delete(lfsObjectsProjects).where(eq(lfsObjectsProjects.projectId, projectId));
   await db.delete(importFailures).where(eq(importFailures.jobId, jobId));
 }
 
@@ -510,4 +516,46 @@ export async function recount(db: Executor, projectId: number) {
       RETURNING id
     )
     SELECT (SELECT count(*) FROM issue_counts) + (SELECT count(*) FROM mr_counts) + (SELECT count(*) FROM project_counts) + (SELECT count(*) FROM counters) AS n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Uploads and LFS objects (UploadsManager#restore, LfsRestorer)
+
+/** An attachment row (UploadService); the same path twice (a retried batch) keeps the first. */
+export async function insertUpload(db: Executor, row: typeof uploads.$inferInsert) {
+  await db.insert(uploads).values(row).onConflictDoNothing({ target: [uploads.modelType, uploads.modelId, uploads.path] });
+}
+
+/** The stored LFS objects among `oids`, by oid. */
+export async function lfsObjectsByOid(db: Executor, oids: string[]): Promise<Map<string, { id: number; size: number }>> {
+  if (oids.length === 0) return new Map();
+  const rows = await db.select({ id: lfsObjects.id, oid: lfsObjects.oid, size: lfsObjects.size }).from(lfsObjects).where(inArray(lfsObjects.oid, oids));
+  return new Map(rows.map((r) => [r.oid, { id: r.id, size: r.size }]));
+}
+
+/**
+ * `LfsObject.find_or_initialize_by(oid:)` then `LfsObjectsProject.create!`, in one statement: the
+ * object is inserted unless its oid is stored already (then the stored one is linked, and `created`
+ * is false so the caller drops its copy), and linked to the project once. Null when a concurrent
+ * writer's row is not visible to this statement yet (the caller asks again).
+ */
+export async function linkLfsObject(db: Executor, projectId: number, object: { oid: string; size: number; file: string | null }, repositoryType: number | null): Promise<{ created: boolean } | null> {
+  const result = await db.execute<{ created: boolean }>(sql`
+    WITH inserted AS (
+      INSERT INTO lfs_objects (oid, size, file)
+      SELECT ${object.oid}, ${object.size}, ${object.file} WHERE ${object.file}::text IS NOT NULL
+      ON CONFLICT (oid) DO NOTHING
+      RETURNING id
+    ), target AS (
+      SELECT id, true AS created FROM inserted
+      UNION ALL
+      SELECT id, false FROM lfs_objects WHERE oid = ${object.oid} AND NOT EXISTS (SELECT 1 FROM inserted)
+    ), linked AS (
+      INSERT INTO lfs_objects_projects (lfs_object_id, project_id, repository_type)
+      SELECT id, ${projectId}, ${repositoryType}::smallint FROM target
+      ON CONFLICT (project_id, lfs_object_id) DO NOTHING
+    )
+    SELECT created FROM target`);
+  const row = result.rows[0];
+  return row ? { created: row.created === true } : null;
 }

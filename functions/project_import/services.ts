@@ -1,4 +1,7 @@
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { strFromU8 } from "fflate";
+import { getMimeType } from "hono/utils/mime";
 import type { Namespace, User } from "../../db/schema";
 import { visibilityLevel, type VisibilityName } from "../kernel/access";
 import { isDatabaseUnavailable, type Database, type Executor } from "../kernel/db";
@@ -573,6 +576,10 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
     ),
   );
 
+  // UploadsManager#restore and LfsRestorer, after the tree as in GitLab's Importer.
+  await restoreUploads(db, env.BLOBS, job, projectId, importer.id, files);
+  await restoreLfsObjects(db, env.BLOBS, projectId, files);
+
   await db.transaction(async (tx) => {
     const settings = projectSettings(projectJson, override, target.namespace);
     // `default_branch` moves with the repository (restoreRepository picked it); never to a missing branch.
@@ -599,6 +606,85 @@ async function overwrite(db: Database, projectId: number, originalPath: string, 
     await q.moveBeforeOverwrite(tx, old.id, projectId);
     await replaceProject(tx, projectId, old);
   });
+}
+
+/** FileUploader::DYNAMIC_PATH_PATTERN: `uploads/<secret>/<file name>`, the secret 10 or 32 hex digits. */
+const UPLOAD_PATH = /^uploads\/([0-9a-f]{10}|[0-9a-f]{32})\/([^/]+)$/;
+
+/**
+ * UploadsManager#restore: each `uploads/<secret>/<file name>` becomes an attachment of the project at
+ * the same secret and name (UploadService with the archive's dynamic path), so the Markdown of imported
+ * issues and notes still points at it: the bytes in R2 at the uploads domain's key, then the row. A
+ * member outside that layout (the `avatar` of GitLab's archives: project avatars are not built) is
+ * a failed relation, not a failed import. Deliberate difference: the uploader is the importer, as
+ * GitLab's restored uploads have no uploader.
+ */
+async function restoreUploads(db: Database, bucket: R2Bucket, job: { id: number; projectId: number }, projectId: number, importerId: number, files: Map<string, Uint8Array>) {
+  for (const [path, bytes] of files) {
+    if (!path.startsWith("uploads/")) continue;
+    const match = UPLOAD_PATH.exec(path);
+    if (!match) {
+      await fail(db, job, "uploads", new Error(`${path} is not an upload path (uploads/<secret>/<filename>)`));
+      continue;
+    }
+    const [, secret, fileName] = match;
+    const key = `uploads/${projectId}/${secret}/${fileName}`;
+    // The archive does not carry the type the uploader sent: the extension's, without parameters.
+    const contentType = getMimeType(fileName)?.split(";")[0] ?? "application/octet-stream";
+    await bucket.put(key, bytes, { httpMetadata: { contentType } });
+    await q.insertUpload(db, {
+      size: bytes.length,
+      path: `${secret}/${fileName}`,
+      checksum: bytesToHex(sha256(bytes)),
+      modelType: "Project",
+      modelId: projectId,
+      uploader: "FileUploader",
+      secret,
+      contentType,
+      r2Key: key,
+      uploadedById: importerId,
+    });
+  }
+}
+
+/** LfsObjectsProject.repository_types as `lfs-objects.json` writes them (GitLab's enum or its value) → Edgeforge's column (null: the project). */
+const REPOSITORY_TYPES: Record<string, number | null> = { project: null, "0": null, wiki: 1, "1": 1, design: 2, "2": 2 };
+
+/**
+ * LfsRestorer: each `lfs-objects/<oid>` is an LFS object whose oid is its content's SHA-256 (as GitLab
+ * computes it, not the member's name), stored unless this instance has that oid already, and linked to
+ * the project with the repository type `lfs-objects.json` gives it (archives without that file: the
+ * project). Stored at the LFS domain's key layout. An oid the file does not list is linked as the
+ * project's (deliberate difference: GitLab 15.4 fails the import on it); a bad `lfs-objects.json` fails
+ * the import with GitLab's "Incorrect JSON format".
+ */
+async function restoreLfsObjects(db: Database, bucket: R2Bucket, projectId: number, files: Map<string, Uint8Array>) {
+  const members = [...files].filter(([path]) => /^lfs-objects\/[^/]+$/.test(path));
+  if (members.length === 0) return;
+  let types: ImportRecord = {};
+  const json = files.get("lfs-objects.json");
+  if (json) {
+    try {
+      types = rec(JSON.parse(strFromU8(json))) ?? {};
+    } catch {
+      throw new ArchiveError("Incorrect JSON format");
+    }
+  }
+  const objects = members.map(([, bytes]) => ({ oid: bytesToHex(sha256(bytes)), bytes }));
+  const stored = await q.lfsObjectsByOid(db, objects.map((o) => o.oid));
+  for (const { oid, bytes } of objects) {
+    const listed = Array.isArray(types[oid]) ? (types[oid] as unknown[]) : [null];
+    const repositoryType = listed.map((t) => REPOSITORY_TYPES[String(t ?? "project")]).find((t) => t !== undefined) ?? null;
+    let file: string | null = null;
+    if (!stored.has(oid)) {
+      file = `lfs-objects/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}-${crypto.randomUUID()}`;
+      await bucket.put(file, bytes, { httpMetadata: { contentType: "application/octet-stream" } });
+    }
+    // A concurrent writer of the same oid may not be visible to the first statement: ask once more.
+    const linked = (await q.linkLfsObject(db, projectId, { oid, size: bytes.length, file }, repositoryType)) ?? (await q.linkLfsObject(db, projectId, { oid, size: bytes.length, file }, repositoryType));
+    if (!linked) throw new Error(`LFS object ${oid} could not be recorded`);
+    if (file && !linked.created) await bucket.delete(file);
+  }
 }
 
 /** IssueLink.link_types as Edgeforge stores them (`is_blocked_by` is a `blocks` row the other way). */

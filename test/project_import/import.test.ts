@@ -1,14 +1,14 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import { gzipSync, strToU8 } from "fflate";
+import { strToU8 } from "fflate";
 import { describe, expect, it } from "vitest";
 import { importFailures, issues, projects, projectTransferJobs, snippets as snippetsTable, users } from "../../db/schema";
 import type { Bindings } from "../../functions/kernel/env";
 import { queue } from "../../functions/queue";
 import { PackWriter } from "../../functions/shared/git/pack/pack";
 import { blobObject, commitObject, deflate, treeObject, type RawObject } from "../../functions/shared/git/pure/objects";
-import { TAR_END, tarEntryHeader, tarPadding } from "../../functions/shared/git/pure/tar";
 import { statusAndBody } from "../helpers/client";
+import { multipart, settledImport, targz } from "./support";
 import { unique, world, type TestUser } from "../helpers/world";
 
 type World = Awaited<ReturnType<typeof world>>;
@@ -25,40 +25,6 @@ async function consume(kind: "export" | "import", jobId: number, queueName = "ed
 async function jobOf(w: World, projectId: number) {
   const rows = await w.db((db) => db.select().from(projectTransferJobs).where(eq(projectTransferJobs.projectId, projectId)).orderBy(projectTransferJobs.id));
   return rows.filter((j) => j.kind === "import");
-}
-
-function multipart(file: Uint8Array, fields: Record<string, string>, filename = "export.tar.gz") {
-  const form = new FormData();
-  form.append("file", new File([file], filename, { type: "application/gzip" }));
-  for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  return form;
-}
-
-/** Polls the status endpoint until the import leaves scheduled/started (the real queue delivers the message). */
-async function settledImport(w: World, user: TestUser, projectId: number): Promise<Json> {
-  for (let i = 0; i < 150; i++) {
-    const body = (await (await w.as(user).get(`/projects/${projectId}/import`)).json()) as Json;
-    if (!["scheduled", "started"].includes(body.import_status as string)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the import did not finish within 15 s");
-}
-
-/** A tar.gz of `files`, member names as GitLab's `tar -C dir -czf archive .` writes them (`./…`). */
-function targz(files: Record<string, Uint8Array | string>, prefix = "./"): Uint8Array {
-  const parts: Uint8Array[] = [];
-  for (const [path, content] of Object.entries(files)) {
-    const body = typeof content === "string" ? strToU8(content) : content;
-    parts.push(tarEntryHeader({ path: `${prefix}${path}`, kind: "file", size: body.length }, 1700000000), body, tarPadding(body.length));
-  }
-  parts.push(TAR_END);
-  const tar = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    tar.set(p, at);
-    at += p.length;
-  }
-  return gzipSync(tar);
 }
 
 /** A git bundle v2 of `objects` with `refs` (HEAD first), its pack written by the git core's writer. */

@@ -38,6 +38,22 @@ export async function visibleObjects(db: Executor, projectId: number, oids: stri
 }
 
 /**
+ * Every object the project sees (Project#all_lfs_objects: its own and its fork ancestors'), with the
+ * repository type of the project's own link (null: the project repository, or an ancestor's object).
+ * For the project export; one statement.
+ */
+export async function allProjectObjects(db: Executor, projectId: number): Promise<(StoredLfsObject & { repositoryType: number | null })[]> {
+  const result = await db.execute<{ oid: string; size: string | number; file: string; repository_type: number | null }>(sql`
+    ${lineage(projectId)}
+    SELECT o.oid, o.size, o.file,
+           (SELECT min(own.repository_type) FROM lfs_objects_projects own WHERE own.lfs_object_id = o.id AND own.project_id = ${projectId}) AS repository_type
+      FROM lfs_objects o
+     WHERE EXISTS (SELECT 1 FROM lfs_objects_projects lp WHERE lp.lfs_object_id = o.id AND lp.project_id IN (SELECT id FROM lineage))
+     ORDER BY o.id`);
+  return result.rows.map((row) => ({ oid: row.oid, size: Number(row.size), file: row.file, repositoryType: row.repository_type === null ? null : Number(row.repository_type) }));
+}
+
+/**
  * The object a blob points at when it is an LFS pointer (Gitlab::Git::Blob#lfs_pointer?: at most 200
  * bytes, `version https://git-lfs.github.com/spec/v1`, `oid sha256:<64 hex>`, `size <n>`); else null.
  */
