@@ -398,3 +398,55 @@ export async function writeEpicIssueOrder(db: Executor, orderedIds: number[]): P
     FROM unnest(${sql.param(orderedIds)}::int[], ${sql.param(positions)}::int[]) AS o(id, position)
     WHERE epic_issues.id = o.id`);
 }
+
+/** `group.epics.find(id)` (NotesFinder for epics, by the global id inside the group), or null. */
+export async function findEpicById(db: Executor, group: GroupWithAccess, id: number): Promise<EpicRow | null> {
+  if (id < 1 || id > 2147483647) return null;
+  const [row] = await selectEpics(db)
+    .where(and(eq(epics.groupId, group.id), eq(epics.id, id)))
+    .limit(1);
+  return row ? toRow(row) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resource events of an epic (lib/api/resource_label_events.rb, resource_state_events.rb with EE's
+// Epic eventable): the rows the epic's writes record (`writeEpicEffects`), oldest first, each with its
+// user and label in the same statement.
+
+export type EpicEventKind = "label" | "state";
+type EpicEventUser = { id: number; username: string; name: string; state: string; avatarUrl: string | null; email: string };
+type EpicEventBase = { id: number; user: EpicEventUser | null; createdAt: string; resourceType: "Epic"; resourceId: number };
+export type EpicStateEventRow = EpicEventBase & { state: string };
+export type EpicLabelEventRow = EpicEventBase & { action: string; label: LabelBasicRow | null };
+
+const EPIC_EVENT_USER = sql.raw(`(SELECT json_build_object('id', u.id, 'username', u.username, 'name', u.name, 'state', u.state,
+  'avatarUrl', u.avatar_url, 'email', u.email) FROM users u WHERE u.id = e.user_id)`);
+
+const EPIC_EVENTS = {
+  state: { table: sql.raw("resource_state_events"), extra: sql.raw("e.state") },
+  label: {
+    table: sql.raw("resource_label_events"),
+    extra: sql.raw(`e.action, (SELECT json_build_object('id', l.id, 'title', l.title, 'color', l.color, 'description', l.description,
+      'projectId', l.project_id, 'groupId', l.group_id, 'priority', l.priority) FROM labels l WHERE l.id = e.label_id) AS label`),
+  },
+} as const;
+
+function selectEpicEvents(kind: EpicEventKind, where: SQL): SQL {
+  return sql`SELECT e.id, 'Epic' AS "resourceType", e.epic_id AS "resourceId", e.created_at AS "createdAt", ${EPIC_EVENT_USER} AS user,
+    ${EPIC_EVENTS[kind].extra} FROM ${EPIC_EVENTS[kind].table} e WHERE ${where}`;
+}
+
+export async function listEpicEvents<K extends EpicEventKind>(db: Executor, kind: K, epicId: number, page: Page) {
+  type Row = K extends "state" ? EpicStateEventRow : EpicLabelEventRow;
+  const where = sql`e.epic_id = ${epicId}`;
+  const rows = await db.execute<Row>(sql`${selectEpicEvents(kind, where)} ORDER BY e.created_at ASC, e.id ASC LIMIT ${page.limit} OFFSET ${page.offset}`);
+  const total = await cappedCount(db, { limit: (n: number) => sql`SELECT 1 FROM ${EPIC_EVENTS[kind].table} e WHERE ${where} LIMIT ${n}` }, page);
+  return { rows: rows.rows as Row[], total };
+}
+
+/** `epic.resource_*_events.find(id)`; null when missing. */
+export async function findEpicEvent<K extends EpicEventKind>(db: Executor, kind: K, epicId: number, id: number) {
+  type Row = K extends "state" ? EpicStateEventRow : EpicLabelEventRow;
+  const rows = await db.execute<Row>(selectEpicEvents(kind, sql`e.epic_id = ${epicId} AND e.id = ${id}`));
+  return (rows.rows[0] as Row | undefined) ?? null;
+}

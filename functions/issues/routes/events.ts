@@ -15,7 +15,7 @@ import * as q from "../queries";
  * Resource events of issues and merge requests (lib/api/resource_label_events.rb,
  * resource_state_events.rb, resource_milestone_events.rb): signed-in callers only; the eventable is
  * found by iid inside the project (`404 Issue Not Found`, `404 Merge Request Not Found`), a missing
- * event is `404 Not found`. Not built here: the epic variants.
+ * event is `404 Not found`. The epic variants are in `epics/routes/events.ts`.
  */
 export const eventRoutes = router();
 
