@@ -112,6 +112,7 @@ async function fixtures() {
     badge_id: String(badge.id ?? 1),
     "epics:iid": String(epic.iid ?? 1),
     epic_iid: String(epic.iid ?? 1),
+    epic_id: String(epic.id ?? 1),
     award_id: String(award.id ?? 1),
     issue_link_id: String(link.id ?? 1),
     branch: "feature",
