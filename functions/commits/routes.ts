@@ -2,7 +2,7 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
-import { commitDiffs, commitFiles, countCommits, findCommit, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, tipsReaching, type PickKind } from "../shared/git";
+import { commitDiffs, commitFiles, countCommits, findCommit, isOid, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, tipsReaching, type PickKind } from "../shared/git";
 import { findProject } from "../kernel/lookup";
 import { requireUser } from "../kernel/auth";
 import { pageOf, pageParams, paginate, paginateWithoutCount } from "../kernel/pagination";
@@ -289,7 +289,8 @@ async function pick(c: Ctx, kind: PickKind) {
   const mayPush = authorizePush(c, project, params.branch);
   const repo = repoOf(project);
   const sha = c.req.param("sha")!;
-  const oid = (await resolveRevisions(c.var.db(), repo, [sha])).get(sha);
+  // A full id goes to the core as it is: its state read finds the commit (or resolves a tag's id).
+  const oid = isOid(sha) ? sha : (await resolveRevisions(c.var.db(), repo, [sha])).get(sha);
   if (!oid) throw notFound("Commit");
   const dryRun = params.dry_run ?? false;
   const result = await pickCommit(c.var.db(), repo, {

@@ -399,20 +399,36 @@ export async function nameAndPathTaken(
   name: string | null,
   fullPath: string | null,
   exceptProjectId: number | null,
-): Promise<{ nameTaken: boolean; pathTaken: boolean }> {
+  /** Creating: also draw the new project's id (so that its rows can be written in one statement). */
+  withNextId = false,
+): Promise<{ nameTaken: boolean; pathTaken: boolean; nextId: number | null }> {
   const except = exceptProjectId === null ? sql`true` : sql`p.id <> ${exceptProjectId}`;
-  const result = await db.execute<{ name_taken: boolean; path_taken: boolean }>(sql`SELECT
+  const result = await db.execute<{ name_taken: boolean; path_taken: boolean; next_id: number | null }>(sql`SELECT
     ${name === null ? sql`false` : sql`EXISTS (SELECT 1 FROM projects p WHERE p.namespace_id = ${namespaceId} AND p.name = ${name} AND ${except})`} AS name_taken,
     ${fullPath === null ? sql`false` : sql`(EXISTS (SELECT 1 FROM projects p WHERE lower(p.full_path) = lower(${fullPath}) AND ${except})
-      OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath})))`} AS path_taken`);
+      OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath})))`} AS path_taken,
+    ${withNextId ? sql`nextval(pg_get_serial_sequence('projects', 'id'))::int` : sql`NULL::int`} AS next_id`);
   const row = result.rows[0];
-  return { nameTaken: !!row.name_taken, pathTaken: !!row.path_taken };
+  return { nameTaken: !!row.name_taken, pathTaken: !!row.path_taken, nextId: row.next_id === null ? null : Number(row.next_id) };
 }
 
 export type NewProject = typeof projects.$inferInsert;
 
 export async function insertProject(db: Executor, values: NewProject) {
   const [row] = await db.insert(projects).values(values).returning();
+  return row;
+}
+
+/**
+ * Inserts the project with the id drawn beforehand (`nameAndPathTaken(…, true)`) and, when `ownerId`
+ * is given, the namespace owner's Owner membership, in one statement.
+ */
+export async function insertProjectWithOwner(db: Executor, id: number, values: NewProject, ownerId: number | null, createdById: number) {
+  const owner = db
+    .$with("owner")
+    .as(db.insert(members).values({ sourceType: "Project", sourceId: id, userId: ownerId ?? 0, accessLevel: 50, createdById }).returning({ id: members.id }));
+  const insert = ownerId === null ? db.insert(projects) : db.with(owner).insert(projects);
+  const [row] = await insert.overridingSystemValue().values({ ...values, id }).returning();
   return row;
 }
 

@@ -162,7 +162,8 @@ export async function createProject(
   }
 
   const fullPath = `${namespace.fullPath}/${path}`;
-  const taken = await q.nameAndPathTaken(db, namespace.id, name, path ? fullPath : null, null);
+  // A fork copies refs in a transaction; any other project is written in one statement with its id.
+  const taken = await q.nameAndPathTaken(db, namespace.id, name, path ? fullPath : null, null, !input.forkOf);
   const errors = attributeErrors({ name, path, description: input.description }, taken, true);
   if (Object.keys(errors).length > 0) throw validation(errors);
 
@@ -172,39 +173,43 @@ export async function createProject(
   if (namespace.type === "Group" && level > namespace.visibilityLevel) level = namespace.visibilityLevel;
 
   const ownerId = namespace.type === "User" ? namespace.ownerId : null;
-  const created = await inTransaction(db, async (tx) => {
-    const row = await q.insertProject(tx, {
-      name,
-      path,
-      namespaceId: namespace.id,
-      fullPath,
-      nameWithNamespace: `${namespace.fullName} / ${name}`,
-      creatorId: creator.id,
-      description: input.description ?? null,
-      visibilityLevel: level,
-      initializeWithReadme: !!input.initializeWithReadme,
-      // The repository is empty until the README commit below names its first branch (HEAD).
-      defaultBranch: null,
-      issuesEnabled: input.issuesEnabled ?? true,
-      mergeRequestsEnabled: input.mergeRequestsEnabled ?? true,
-      wikiEnabled: input.wikiEnabled ?? true,
-      jobsEnabled: input.jobsEnabled ?? true,
-      snippetsEnabled: input.snippetsEnabled ?? true,
-      sharedRunnersEnabled: input.sharedRunnersEnabled ?? true,
-      publicJobs: input.publicJobs ?? true,
-      requestAccessEnabled: input.requestAccessEnabled ?? true,
-      lfsEnabled: input.lfsEnabled ?? null,
-      tagList: topicList(input.topics ?? []),
-      forkedFromProjectId: input.forkOf?.id ?? null,
-      poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
-      mrDefaultTargetSelf: input.mrDefaultTargetSelf ?? false,
-      mergeMethod: input.mergeMethod ?? "merge",
-      squashOption: input.squashOption ?? "default_off",
-    });
-    if (ownerId !== null) await q.insertOwnerMember(tx, row.id, ownerId, creator.id);
-    if (input.forkOf) await copyFork(tx, input.forkOf, row);
-    return row;
-  });
+  const values: q.NewProject = {
+    name,
+    path,
+    namespaceId: namespace.id,
+    fullPath,
+    nameWithNamespace: `${namespace.fullName} / ${name}`,
+    creatorId: creator.id,
+    description: input.description ?? null,
+    visibilityLevel: level,
+    initializeWithReadme: !!input.initializeWithReadme,
+    // The repository is empty until the README commit below names its first branch (HEAD).
+    defaultBranch: null,
+    issuesEnabled: input.issuesEnabled ?? true,
+    mergeRequestsEnabled: input.mergeRequestsEnabled ?? true,
+    wikiEnabled: input.wikiEnabled ?? true,
+    jobsEnabled: input.jobsEnabled ?? true,
+    snippetsEnabled: input.snippetsEnabled ?? true,
+    sharedRunnersEnabled: input.sharedRunnersEnabled ?? true,
+    publicJobs: input.publicJobs ?? true,
+    requestAccessEnabled: input.requestAccessEnabled ?? true,
+    lfsEnabled: input.lfsEnabled ?? null,
+    tagList: topicList(input.topics ?? []),
+    forkedFromProjectId: input.forkOf?.id ?? null,
+    poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
+    mrDefaultTargetSelf: input.mrDefaultTargetSelf ?? false,
+    mergeMethod: input.mergeMethod ?? "merge",
+    squashOption: input.squashOption ?? "default_off",
+  };
+  const forkOf = input.forkOf;
+  const created = forkOf
+    ? await inTransaction(db, async (tx) => {
+        const row = await q.insertProject(tx, values);
+        if (ownerId !== null) await q.insertOwnerMember(tx, row.id, ownerId, creator.id);
+        await copyFork(tx, forkOf, row);
+        return row;
+      })
+    : await uniquePath(() => q.insertProjectWithOwner(db, taken.nextId!, values, ownerId, creator.id));
   if (input.initializeWithReadme) await createReadme(db, created, creator, input, opts.baseUrl ?? "");
   return {
     ...created,
@@ -379,13 +384,17 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 /** A concurrent create or rename onto the same path trips the unique index on lower(full_path). */
-async function inTransaction<T>(db: Database, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+async function uniquePath<T>(write: () => Promise<T>): Promise<T> {
   try {
-    return await db.transaction(fn);
+    return await write();
   } catch (err) {
     if (isUniqueViolation(err)) throw validation({ path: [TAKEN] });
     throw err;
   }
+}
+
+async function inTransaction<T>(db: Database, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  return uniquePath(() => db.transaction(fn));
 }
 
 /** `DELETE /projects/:id/share/:group_id`: `404 Group Link Not Found` when there is no link. */

@@ -89,6 +89,22 @@ describe("commitFiles", () => {
     expect(events).toMatchObject([{ ref: "refs/heads/main", before: "0".repeat(40), after: result.commit.oid, userId: user.id, processedAt: null }]);
   });
 
+  it("initial commit: assumes an empty repository without reading it, but never commits a root beside an existing branch", async () => {
+    // The README commit skips the state read; its swap requires that no branch exists. Another
+    // writer's branch (here made first) makes it read the real state on its retry and refuse, as a
+    // commit without a start point on a repository with branches is refused.
+    const { repo, first } = await seededRepo();
+    const w = await world();
+    const user = await w.user();
+    const result = await createInitialCommit(db, repo, { branch: "readme", path: "README.md", content: "# Project\n", message: "Initial commit", user: alice, userId: user.id, now: T });
+    expect(result).toEqual({ ok: false, failure: { kind: "not_on_branch" } });
+    expect(await readRef(db, repo.projectId, "refs/heads/readme")).toBeNull();
+    expect(await readRef(db, repo.projectId, "refs/heads/main")).toMatchObject({ target: first });
+    // On its own branch name it builds on what the winner committed (the retry's rule for a lost race).
+    const onMain = await createInitialCommit(db, repo, { branch: "main", path: "NEW.md", content: "x\n", message: "Initial commit", user: alice, userId: user.id, now: T });
+    expect(onMain.ok && onMain.commit.parents).toEqual([first]);
+  });
+
   it("applies every action in order, each seeing the previous ones", async () => {
     const { repo, first } = await seededRepo();
     const result = await commit(repo, {

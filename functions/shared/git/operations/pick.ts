@@ -1,18 +1,17 @@
 // Cherry-pick and revert (GIT.md §9): a three-way merge applied to a branch tip as one new commit.
 // Only the paths the picked commit changed are looked at: for every other path the rule
 // "base = theirs → take ours" keeps the branch's entry, so nothing else is read.
-import { sql } from "drizzle-orm";
 import type { GitCommitRow } from "../../../../db/schema";
 import type { Executor } from "../../../kernel/db";
-import { fromHex } from "../pure/bytes";
 import { mergeBlobContents, resolvePath } from "../pure/merge";
-import { blobObject, commitObject, decodeCommit, inflate, isTreeMode, MODE, type Commit, type FileEntry, type ObjectSource, type RawObject } from "../pure/objects";
+import { blobObject, commitObject, isTreeMode, MODE, type Commit, type FileEntry, type ObjectSource, type RawObject } from "../pure/objects";
 import { branchRef } from "../pure/refnames";
 import { buildIndexRows } from "../store/commit_index";
-import type { Repo } from "../store/revisions";
+import { resolveRevisions, type Repo } from "../store/revisions";
+import { readRepoState, type PickedCommit, type ProtectionRow } from "../store/state";
 import { diffTreePairs, storeSource, type Change } from "../store/trees";
 import { writeCommitAndMoveRef } from "../store/write";
-import { CAS_ATTEMPTS, readBranchState, type ProtectionRow } from "./commit_files";
+import { CAS_ATTEMPTS } from "./commit_files";
 import { CommitFailed } from "./failures";
 import { ident, WorkTree, type Person } from "./worktree";
 
@@ -20,7 +19,10 @@ export type PickKind = "cherry_pick" | "revert";
 
 export type PickInput = {
   kind: PickKind;
-  /** The commit to pick or revert (already resolved to a full id). */
+  /**
+   * The commit to pick or revert, as a full id: a commit's, or a tag object's (peeled to its commit,
+   * at the cost of a resolution only then).
+   */
   commit: string;
   branch: string;
   user: Person;
@@ -69,39 +71,42 @@ class PickFailure extends Error {
  * The picked commit's tree, first parent's tree and object, in one statement (null when the commit is
  * not in the pool).
  */
-export async function readPicked(db: Executor, repo: Repo, oid: string) {
-  const result = await db.execute<{ tree: string; parent_tree: string | null; zdata: Uint8Array | string | null }>(sql`
-    SELECT c.tree, p.tree AS parent_tree, o.zdata
-      FROM git_commits c
-      LEFT JOIN git_commits p ON p.pool_id = c.pool_id AND p.oid = c.parents[1]
-      LEFT JOIN git_objects o ON o.pool_id = c.pool_id AND o.oid = decode(c.oid::text, 'hex')
-     WHERE c.pool_id = ${repo.poolId} AND c.oid = ${oid}`);
-  const row = result.rows[0];
-  if (!row || row.zdata === null) return null;
-  const zdata = typeof row.zdata === "string" ? fromHex(row.zdata.replace(/^\\x/, "")) : new Uint8Array(row.zdata);
-  return { tree: row.tree, parentTree: row.parent_tree, commit: decodeCommit(inflate(zdata)) };
+export async function readPicked(db: Executor, repo: Repo, oid: string): Promise<PickedCommit | null> {
+  return (await readRepoState(db, repo, { names: [], commit: oid })).commit;
 }
 
 /**
  * Cherry-picks or reverts `input.commit` onto `input.branch` (Gitaly UserCherryPick / UserRevert).
- * Reads: the picked commit (one statement), the branch tip with the protections (one), the trees along
- * the changed paths, the blobs to merge and to count; then one write statement.
+ * Reads: the picked commit with the branch tip, the protections and the root trees of the three sides
+ * (one statement), the trees along the changed paths below the roots, the blobs to merge and to
+ * count; then one write statement.
  */
 export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Promise<PickResult> {
-  const picked = await readPicked(db, repo, input.commit);
-  if (!picked) return { ok: false, failure: { kind: "commit_not_found" } };
-  // Cherry-pick: base = parent (mainline 1 for a merge), theirs = the commit. Revert: the reverse.
-  const [baseTree, theirsTree] = input.kind === "cherry_pick" ? [picked.parentTree, picked.tree] : [picked.tree, picked.parentTree];
-  const original = picked.commit;
   const ref = branchRef(input.branch);
   const source = storeSource(db, repo.poolId);
-  const [changes] = await diffTreePairs(source, [{ oldRoot: baseTree, newRoot: theirsTree }], { renames: false });
-
+  let oid = input.commit;
+  let picked: PickedCommit | null = null;
+  let changes: Change[] = [];
   for (let attempt = 1; ; attempt++) {
-    const state = await readBranchState(db, repo, [ref], null, attempt === 1 && !!input.mayPush);
+    const first = attempt === 1;
+    const state = await readRepoState(db, repo, { names: [ref], protections: first && !!input.mayPush, rootTrees: true, commit: picked ? null : oid });
+    if (!picked) {
+      if (!state.commit) {
+        // Not a commit: a tag object's id peels to its commit (`git rev-parse <id>^{commit}`), read again.
+        const peeled = (await resolveRevisions(db, repo, [oid])).get(oid);
+        if (!peeled || peeled === oid) return { ok: false, failure: { kind: "commit_not_found" } };
+        oid = peeled;
+        attempt--;
+        continue;
+      }
+      picked = state.commit;
+      // Cherry-pick: base = parent (mainline 1 for a merge), theirs = the commit. Revert: the reverse.
+      const [baseTree, theirsTree] = input.kind === "cherry_pick" ? [picked.parentTree, picked.tree] : [picked.tree, picked.parentTree];
+      [changes] = await diffTreePairs(source, [{ oldRoot: baseTree, newRoot: theirsTree }], { renames: false });
+    }
     const tip = state.tips.get(ref);
     if (!tip || !tip.tree) return { ok: false, failure: { kind: "branch_not_found" } };
-    if (attempt === 1 && input.mayPush && !input.mayPush(state.protections, { repoEmpty: !state.hasBranches })) return { ok: false, failure: { kind: "forbidden" } };
+    if (first && input.mayPush && !input.mayPush(state.protections, { repoEmpty: !state.hasBranches })) return { ok: false, failure: { kind: "forbidden" } };
     const oursTree = tip.tree;
     try {
       const applied = await applyChanges(source, oursTree, changes);
@@ -111,13 +116,14 @@ export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Pr
       if (input.dryRun) return { ok: true, commit: null };
 
       const now = input.now ?? new Date();
+      const original = picked.commit;
       const commit: Commit = {
         tree: treeOid,
         parents: [tip.target],
         author: input.kind === "cherry_pick" ? original.author : ident(input.user, now),
         committer: ident(input.user, now),
         extraHeaders: [],
-        message: input.message ?? pickMessage(input.kind, input.commit, original.message),
+        message: input.message ?? pickMessage(input.kind, oid, original.message),
       };
       const commitObj = await commitObject(commit);
       objects.push(commitObj);

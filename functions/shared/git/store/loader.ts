@@ -2,7 +2,7 @@
 // returns up to N ancestors of the requested commits (oid, parents, date, generation, tree and, with a
 // path filter, whether the commit touches the path against its first parent), unsorted, so Postgres
 // stops at the LIMIT. The walk asks for more when it meets a commit it has not loaded.
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";
 
 export type CommitData = {
@@ -76,6 +76,16 @@ export class CommitLoader {
       if (seeds.size >= 2000) break;
       if (!this.has(oid)) seeds.add(oid);
     }
+    const result = await this.db.execute<HistoryRow>(this.historyQuery(sql`ANY(${sql.param([...seeds])}::char(40)[])`, Math.max(this.batch, seeds.size)));
+    return this.ingest(result.rows, seeds);
+  }
+
+  /**
+   * The statement `load` runs, from commits matching `seed` (a right-hand side for `c.oid = …`: an id
+   * list, or a subquery such as a ref's target), for a caller that puts it into a statement of its own
+   * (as a subquery: `(SELECT json_agg(h) FROM (<this>) h)`) and hands the rows to `ingest`.
+   */
+  historyQuery(seed: SQL, limit = this.batch): SQL {
     const touchesPath = (path: string) => {
       const { exact, prefix } = pathPatterns(path);
       const exactClause = exact === null ? sql`false` : sql`ch.path = ${exact} OR ch.old_path = ${exact}`;
@@ -86,11 +96,11 @@ export class CommitLoader {
     const touches = path ? touchesPath(path) : sql`false`;
     const paths = this.options.paths ?? [];
     const touchesPaths = paths.length ? sql`ARRAY[${sql.join(paths.map(touchesPath), sql`, `)}]` : sql`NULL::boolean[]`;
-    const result = await this.db.execute<{ oid: string; parents: string[]; ts: string | number; generation: number; tree: string; touches: boolean; touches_paths: boolean[] | null }>(sql`
+    return sql`
       WITH RECURSIVE walk(oid, parents, ts, generation, tree) AS (
         SELECT c.oid, c.parents, extract(epoch FROM c.committed_at)::bigint, c.generation, c.tree
           FROM git_commits c
-         WHERE c.pool_id = ${this.poolId} AND c.oid = ANY(${sql.param([...seeds])}::char(40)[])
+         WHERE c.pool_id = ${this.poolId} AND c.oid = ${seed}
         UNION
         SELECT c.oid, c.parents, extract(epoch FROM c.committed_at)::bigint, c.generation, c.tree
           FROM walk w
@@ -99,28 +109,39 @@ export class CommitLoader {
       )
       SELECT w.oid, w.parents, w.ts, w.generation, w.tree, ${touches} AS touches, ${touchesPaths} AS touches_paths
         FROM walk w
-       LIMIT ${Math.max(this.batch, seeds.size)}`);
+       LIMIT ${limit}`;
+  }
+
+  /**
+   * Takes the rows of `historyQuery` run from `seeds` (by `load`, or inside another statement). Seeds
+   * not among the rows are not commits of the pool: the non-recursive term comes first and fits the
+   * LIMIT. Returns the commits added.
+   */
+  ingest(rows: HistoryRow[], seeds: Iterable<string>): CommitData[] {
     this.batch = Math.min(this.batch * 2, this.maxBatch);
     const added: CommitData[] = [];
-    for (const row of result.rows) {
-      if (this.data.has(row.oid)) continue;
+    for (const row of rows) {
+      const oid = row.oid.trimEnd();
+      if (this.data.has(oid)) continue;
       const data: CommitData = {
-        oid: row.oid,
-        parents: row.parents,
+        oid,
+        parents: row.parents.map((p) => p.trimEnd()),
         date: Number(row.ts),
         generation: Number(row.generation),
-        tree: row.tree,
+        tree: row.tree.trimEnd(),
         touches: row.touches === true,
         ...(row.touches_paths ? { touchesPaths: row.touches_paths.map((t) => t === true) } : {}),
       };
-      this.data.set(row.oid, data);
+      this.data.set(oid, data);
       added.push(data);
     }
-    // Every seed is in the non-recursive term, which comes first and fits the LIMIT: not returned = absent.
     for (const oid of seeds) if (!this.data.has(oid)) this.absent.add(oid);
     return added;
   }
 }
+
+/** A row of `CommitLoader#historyQuery` (as the driver or `json_agg` returns it). */
+export type HistoryRow = { oid: string; parents: string[]; ts: string | number; generation: number; tree: string; touches: boolean; touches_paths: boolean[] | null };
 
 /** What a revision walk needs from a loader: a `CommitLoader`, or one path's view of a shared one. */
 export type CommitSource = Pick<CommitLoader, "get" | "has" | "load" | "raiseBatch"> & { readonly options: LoaderOptions };

@@ -59,7 +59,8 @@ function hexBytes(oid: string): Uint8Array {
 
 type ObjectRow = { oid: Uint8Array | string; type: number; zdata: Uint8Array | string | null };
 
-function rowBytes(value: Uint8Array | string): Uint8Array {
+/** A bytea column as the driver returns it (bytes, or `\\x…` hex text). */
+export function rowBytes(value: Uint8Array | string): Uint8Array {
   if (typeof value !== "string") return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   const hex = value.startsWith("\\x") ? value.slice(2) : value;
   const out = new Uint8Array(hex.length >> 1);
@@ -114,6 +115,19 @@ function cacheTree(key: string, entries: TreeEntry[]) {
     if (oldest !== undefined) treeCache.delete(oldest);
   }
   treeCache.set(key, entries);
+}
+
+/**
+ * Caches trees another statement read along with its own rows (the state read of a write joins the
+ * root trees it will edit): the next `readTrees` of them needs no statement. Rows without data (not
+ * in the pool, or in R2) and non-trees are skipped; the cache only ever holds what the pool holds.
+ */
+export function primeTrees(poolId: number, rows: { oid: string; zdata: Uint8Array | string | null }[]) {
+  for (const row of rows) {
+    if (row.zdata === null || treeCache.has(`${poolId}:${row.oid}`)) continue;
+    const body = inflate(rowBytes(row.zdata));
+    cacheTree(`${poolId}:${row.oid}`, decodeTree(body));
+  }
 }
 
 /** Decoded trees by id, one statement for those not cached. Throws if an id is not a tree of the pool. */

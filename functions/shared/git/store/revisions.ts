@@ -239,19 +239,30 @@ export async function lastCommitForPath(db: Executor, repo: Repo, rev: string, p
  * the history map to null.
  */
 export async function lastCommitsForPaths(db: Executor, repo: Repo, rev: string, paths: string[]): Promise<Map<string, string | null>> {
-  const out = new Map<string, string | null>();
   const unique = [...new Set(paths)];
-  if (unique.length === 0) return out;
-  const shared = new CommitLoader(db, repo.poolId, { paths: unique, batch: 256 });
-  const walks = unique.map((path, i) => new RevWalk(db, repo.poolId, { path, loader: new PathView(shared, i) }));
-  const spec = await revSpecFor(db, repo, { refName: rev }, walks[0]);
-  for (let i = 0; i < unique.length; i++) {
-    if (typeof spec === "string") {
-      out.set(unique[i], null);
-      continue;
-    }
-    const [oid] = await walks[i].log(spec, { path: unique[i], maxCount: 1 });
-    out.set(unique[i], oid ?? null);
+  if (unique.length === 0) return new Map();
+  const loader = new CommitLoader(db, repo.poolId, { paths: unique, batch: 256 });
+  const spec = await revSpecFor(db, repo, { refName: rev }, new RevWalk(db, repo.poolId, { path: unique[0], loader: new PathView(loader, 0) }));
+  if (typeof spec === "string") return new Map(unique.map((path) => [path, null]));
+  return lastCommitsOn(db, repo, spec, loader);
+}
+
+/**
+ * `lastCommitsForPaths` from a commit already resolved, on a loader built with the paths (`paths`),
+ * which may already hold the first batch of history (the commit writer reads it with its state).
+ */
+export async function lastCommitsFrom(db: Executor, repo: Repo, tip: string, loader: CommitLoader): Promise<Map<string, string | null>> {
+  return lastCommitsOn(db, repo, { kind: "tips", include: [tip] }, loader);
+}
+
+/** One walk per path over the shared loader, in memory while the loaded history suffices. */
+async function lastCommitsOn(db: Executor, repo: Repo, spec: RevSpec, loader: CommitLoader): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  const paths = loader.options.paths ?? [];
+  for (let i = 0; i < paths.length; i++) {
+    const walk = new RevWalk(db, repo.poolId, { path: paths[i], loader: new PathView(loader, i) });
+    const [oid] = await walk.log(spec, { path: paths[i], maxCount: 1 });
+    out.set(paths[i], oid ?? null);
   }
   return out;
 }

@@ -23,6 +23,11 @@ export type CommitWrite = {
   userId: number | null;
   /** Set when the repository was empty: this branch becomes HEAD and is protected. */
   initializeBranch?: string | null;
+  /**
+   * Creating the ref (`before` null) also requires that the project has no branch at all: set by a
+   * writer that assumed an empty repository instead of reading it (a project created in this request).
+   */
+  requireNoBranches?: boolean;
 };
 
 /** Maintainers push and merge: GitLab's full default-branch protection. */
@@ -39,7 +44,9 @@ export async function writeCommitAndMoveRef(db: Executor, write: CommitWrite): P
   const { projectId, ref, before, after } = write;
   parts.push(
     before === null
-      ? sql`swapped AS (INSERT INTO git_refs (project_id, name, target) VALUES (${projectId}, ${ref}, ${after}) ON CONFLICT DO NOTHING RETURNING name)`
+      ? sql`swapped AS (INSERT INTO git_refs (project_id, name, target) SELECT ${projectId}, ${ref}, ${after}
+              ${write.requireNoBranches ? sql`WHERE NOT EXISTS (SELECT 1 FROM git_refs b WHERE b.project_id = ${projectId} AND b.name LIKE 'refs/heads/%')` : sql``}
+              ON CONFLICT DO NOTHING RETURNING name)`
       : sql`swapped AS (UPDATE git_refs SET target = ${after}, peeled = NULL, updated_at = now()
               WHERE project_id = ${projectId} AND name = ${ref} AND target = ${before} RETURNING name)`,
   );

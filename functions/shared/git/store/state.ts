@@ -1,0 +1,157 @@
+// The state a git write plans from, read in ONE statement (issue 9 item 3): branch tips with their
+// commits' trees and generations, whether the project has a branch, a start sha's commit, the
+// project's branch protections and, on request, what the write reads next anyway: the root trees it
+// edits (into the decoded-tree cache), the first batch of history for `last_commit_id` checks, and the
+// commit a cherry-pick or revert applies. Everything comes from one snapshot, so the tips, the
+// history and the protections agree with each other.
+import { sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../../../kernel/db";
+import { levelsJson } from "../../protected_branches/read";
+import { decodeCommit, inflate, type Commit } from "../pure/objects";
+import type { CommitLoader, HistoryRow } from "./loader";
+import { primeTrees, rowBytes } from "./objects";
+import type { Repo } from "./revisions";
+
+/** A protected branch as the state read returns it (the protected_branches domain interprets it). */
+export type ProtectionRow = {
+  id: number;
+  name: string;
+  allow_force_push: boolean;
+  code_owner_approval_required: boolean;
+  created_at: string;
+  updated_at: string;
+  levels: { id: number; action: "push" | "merge" | "unprotect"; access_level: number }[];
+};
+
+export type BranchTip = { target: string; peeled: string | null; tree: string | null; generation: number | null };
+
+export type BranchState = {
+  tips: Map<string, BranchTip>;
+  /** GitLab's `empty_repo?` is "no branches". */
+  hasBranches: boolean;
+  /** The start sha's commit row, when one was asked for (null: not a commit of the pool). */
+  startSha: { tree: string; generation: number } | null;
+  protections: ProtectionRow[];
+};
+
+/** The commit a cherry-pick or revert applies: its tree, its first parent's tree, the decoded object. */
+export type PickedCommit = { tree: string; parentTree: string | null; commit: Commit };
+
+export type StateRequest = {
+  /** Full ref names whose tips to read. */
+  names: string[];
+  startSha?: string | null;
+  protections?: boolean;
+  /** Put the root trees of the tips and of the start sha into the decoded-tree cache. */
+  rootTrees?: boolean;
+  /**
+   * The first batch of `loader`'s history from a ref of this project (its tip, peeled) or a full id,
+   * handed to the loader: the `last_commit_id` walks then usually need no statement of their own.
+   */
+  history?: { loader: CommitLoader; from: { ref: string } | { oid: string } };
+  /** A commit to read with its object and its first parent's tree (root trees cached too). */
+  commit?: string | null;
+};
+
+export type RepoState = BranchState & { commit: PickedCommit | null };
+
+type StateRow = {
+  name: string | null;
+  target: string;
+  peeled: string | null;
+  tree: string | null;
+  generation: number | null;
+  tree_zdata: Uint8Array | string | null;
+  has_branches: boolean;
+  sha_tree: string | null;
+  sha_generation: number | null;
+  sha_tree_zdata: Uint8Array | string | null;
+  protections: ProtectionRow[] | string | null;
+  history: HistoryRow[] | string | null;
+  pick_tree: string | null;
+  pick_parent_tree: string | null;
+  pick_zdata: Uint8Array | string | null;
+  pick_tree_zdata: Uint8Array | string | null;
+  pick_parent_tree_zdata: Uint8Array | string | null;
+};
+
+const json = <T>(value: T | string | null): T | null => (value === null ? null : typeof value === "string" ? (JSON.parse(value) as T) : value);
+
+/** Reads what `request` asks for in one statement. */
+export async function readRepoState(db: Executor, repo: Repo, request: StateRequest): Promise<RepoState> {
+  const { projectId, poolId } = repo;
+  const trees = !!request.rootTrees;
+  const protections = request.protections
+    ? sql`(SELECT json_agg(json_build_object('id', pb.id, 'name', pb.name, 'allow_force_push', pb.allow_force_push,
+            'code_owner_approval_required', pb.code_owner_approval_required, 'created_at', pb.created_at, 'updated_at', pb.updated_at,
+            'levels', ${levelsJson}) ORDER BY pb.id)
+           FROM protected_branches pb WHERE pb.project_id = ${projectId})`
+    : sql`NULL::json`;
+  const history = request.history;
+  let historySql: SQL = sql`NULL::json`;
+  if (history) {
+    const seed = "ref" in history.from
+      ? sql`(SELECT coalesce(hr.peeled, hr.target) FROM git_refs hr WHERE hr.project_id = ${projectId} AND hr.name = ${history.from.ref})`
+      : sql`${history.from.oid}`;
+    historySql = sql`(SELECT json_agg(h) FROM (${history.loader.historyQuery(seed)}) h)`;
+  }
+  // Objects are keyed by their binary id; commits store hex.
+  const objectJoin = (alias: string, hexColumn: SQL, wanted: boolean) =>
+    wanted ? sql`LEFT JOIN git_objects ${sql.raw(alias)} ON ${sql.raw(alias)}.pool_id = ${poolId} AND ${sql.raw(alias)}.oid = decode(${hexColumn}::text, 'hex')` : sql``;
+  const picked = request.commit ?? "";
+  const result = await db.execute<StateRow>(sql`
+    SELECT r.name, r.target, r.peeled, c.tree, c.generation, ${trees ? sql`ct.zdata` : sql`NULL::bytea`} AS tree_zdata,
+           EXISTS (SELECT 1 FROM git_refs b WHERE b.project_id = ${projectId} AND b.name LIKE 'refs/heads/%') AS has_branches,
+           s.tree AS sha_tree, s.generation AS sha_generation, ${trees ? sql`st.zdata` : sql`NULL::bytea`} AS sha_tree_zdata,
+           ${protections} AS protections, ${historySql} AS history,
+           pc.tree AS pick_tree, pp.tree AS pick_parent_tree, ${request.commit ? sql`po.zdata AS pick_zdata, pt.zdata AS pick_tree_zdata, ppt.zdata AS pick_parent_tree_zdata` : sql`NULL::bytea AS pick_zdata, NULL::bytea AS pick_tree_zdata, NULL::bytea AS pick_parent_tree_zdata`}
+      FROM (SELECT 1) AS one
+      LEFT JOIN git_commits s ON s.pool_id = ${poolId} AND s.oid = ${request.startSha ?? ""}
+      ${objectJoin("st", sql`s.tree`, trees)}
+      LEFT JOIN git_commits pc ON pc.pool_id = ${poolId} AND pc.oid = ${picked}
+      LEFT JOIN git_commits pp ON pp.pool_id = ${poolId} AND pp.oid = pc.parents[1]
+      ${objectJoin("po", sql`pc.oid`, !!request.commit)}
+      ${objectJoin("pt", sql`pc.tree`, !!request.commit)}
+      ${objectJoin("ppt", sql`pp.tree`, !!request.commit)}
+      LEFT JOIN git_refs r ON r.project_id = ${projectId} AND r.name = ANY(${sql.param(request.names)}::text[])
+      LEFT JOIN git_commits c ON c.pool_id = ${poolId} AND c.oid = coalesce(r.peeled, r.target)
+      ${objectJoin("ct", sql`c.tree`, trees)}`);
+  const rows = result.rows;
+  const first = rows[0];
+  const tips = new Map<string, BranchTip>();
+  const treeRows: { oid: string; zdata: Uint8Array | string | null }[] = [];
+  for (const row of rows) {
+    if (!row.name) continue;
+    tips.set(row.name, { target: row.target, peeled: row.peeled, tree: row.tree, generation: row.generation === null ? null : Number(row.generation) });
+    if (row.tree) treeRows.push({ oid: row.tree, zdata: row.tree_zdata });
+  }
+  if (first?.sha_tree) treeRows.push({ oid: first.sha_tree, zdata: first.sha_tree_zdata });
+  let commit: PickedCommit | null = null;
+  if (first?.pick_tree && first.pick_zdata !== null) {
+    commit = { tree: first.pick_tree, parentTree: first.pick_parent_tree, commit: decodeCommit(inflate(rowBytes(first.pick_zdata))) };
+    treeRows.push({ oid: first.pick_tree, zdata: first.pick_tree_zdata });
+    if (first.pick_parent_tree) treeRows.push({ oid: first.pick_parent_tree, zdata: first.pick_parent_tree_zdata });
+  }
+  primeTrees(poolId, treeRows);
+  if (history) {
+    const from = history.from;
+    const tip = "ref" in from ? tips.get(from.ref) : null;
+    const seed = "ref" in from ? (tip ? tip.peeled ?? tip.target : null) : from.oid;
+    history.loader.ingest(json<HistoryRow[]>(first?.history ?? null) ?? [], seed ? [seed] : []);
+  }
+  return {
+    tips,
+    hasBranches: first?.has_branches === true,
+    startSha: first?.sha_tree ? { tree: first.sha_tree, generation: Number(first.sha_generation) } : null,
+    protections: json<ProtectionRow[]>(first?.protections ?? null) ?? [],
+    commit,
+  };
+}
+
+/**
+ * Branch tips with their commit's tree and generation, whether the project has any branch, the
+ * start sha's commit and the project's protections, in one statement.
+ */
+export async function readBranchState(db: Executor, repo: Repo, names: string[], startSha: string | null = null, withProtections = false): Promise<BranchState> {
+  return readRepoState(db, repo, { names, startSha, protections: withProtections });
+}
