@@ -10,6 +10,17 @@ const s = (name: string, extra: Partial<Field> = {}): Field => ({ name, type: "s
 const b = (name: string): Field => ({ name, type: "boolean" });
 const CHAT_EVENTS = ["push_events", "issues_events", "confidential_issues_events", "merge_requests_events", "tag_push_events", "note_events", "confidential_note_events", "pipeline_events", "wiki_page_events"];
 const BRANCHES = ["all", "default", "protected", "default_and_protected"];
+/** Slack and Mattermost (BaseChatNotification#default_fields and the per-event `*_channel` fields). */
+const SLACK_FIELDS: Field[] = [
+  s("webhook", { required: true, secret: true }),
+  s("username"),
+  s("channel"),
+  b("notify_only_broken_pipelines"),
+  s("branches_to_be_notified", { values: BRANCHES }),
+  s("labels_to_be_notified"),
+  s("labels_to_be_notified_behavior", { values: ["match_any", "match_all"] }),
+  ...["push", "issue", "confidential_issue", "merge_request", "note", "confidential_note", "tag_push", "pipeline", "wiki_page"].map((e) => s(`${e}_channel`)),
+];
 
 export const KINDS: Kind[] = [
   { slug: "task-tracker", alias: "asana", title: "Task tracker", fields: [s("api_key", { required: true, secret: true }), s("restrict_to_branch")], events: ["push_events"] },
@@ -49,6 +60,10 @@ export const KINDS: Kind[] = [
   },
   { slug: "wiki-cloud-a", alias: "confluence", title: "Cloud wiki", fields: [s("confluence_url", { required: true })], events: [] },
   { slug: "external-wiki", alias: null, title: "External wiki", fields: [s("external_wiki_url", { required: true })], events: [] },
+  // Chat kinds after the spec's table (its "not shown" rows), by GitLab's own slug.
+  { slug: "slack", alias: null, title: "Slack notifications", fields: SLACK_FIELDS, events: CHAT_EVENTS },
+  { slug: "mattermost", alias: null, title: "Mattermost notifications", fields: SLACK_FIELDS, events: CHAT_EVENTS },
+  { slug: "hangouts-chat", alias: null, title: "Google Chat", fields: [s("webhook", { required: true, secret: true }), b("notify_only_broken_pipelines"), s("branches_to_be_notified", { values: BRANCHES })], events: CHAT_EVENTS },
   { slug: "flow-chat-a", alias: "flowdock", title: "Flow chat", fields: [s("token", { required: true, secret: true })], events: ["push_events"] },
 ];
 

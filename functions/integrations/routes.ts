@@ -2,11 +2,13 @@ import { z } from "zod";
 import { authorize } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
-import { ApiError, checkUnmodifiedSince, notFound } from "../kernel/errors";
+import { ApiError, apiError, checkUnmodifiedSince, notFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
+import { loadSettings } from "../shared/settings/load";
+import { validHookUrl } from "../shared/webhooks/url_guard";
 import { kindOf, type Kind } from "./catalog";
 import { projectIntegration, projectIntegrationBasic } from "./entities";
 import * as q from "./queries";
@@ -15,7 +17,9 @@ import * as q from "./queries";
  * Project integrations (lib/api/integrations.rb; spec 1: 4.14), under `/projects/:id/integrations` and
  * the older `/projects/:id/services`, as GitLab 15 serves both. Maintainers and owners
  * (`authorize_admin_project`). The kinds are the spec's table (./catalog.ts), by neutral slug, GitLab's
- * slugs accepted as aliases. Settings are stored; no integration sends anything yet.
+ * slugs accepted as aliases. Chat kinds with a `webhook` (Discord, Microsoft Teams, Slack, Mattermost,
+ * Google Chat) post GitLab's notifications through the webhook queue (functions/shared/webhooks/chat.ts);
+ * the other kinds store their settings and send nothing (not built).
  */
 export const integrationsRoutes = router();
 
@@ -49,6 +53,17 @@ function schemaOf(kind: Kind): z.ZodObject {
   return schema;
 }
 
+/**
+ * BaseChatNotification `validates :webhook, public_url: true`: a local address is refused unless the
+ * instance allows local requests from hooks and services; the failed save is Grape's bare 400.
+ */
+async function checkWebhook(c: Ctx, webhook: unknown) {
+  if (typeof webhook !== "string") return;
+  const settings = await loadSettings(c.var.db());
+  const guard = { allowLocal: settings.allow_local_requests_from_web_hooks_and_services as boolean, allowlist: settings.outbound_local_requests_whitelist as string[] };
+  if (!validHookUrl(webhook, guard)) throw apiError("400 Bad Request", 400);
+}
+
 const camel = (k: string) => k.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase());
 
 for (const prefix of ["integrations", "services"] as const) {
@@ -67,6 +82,7 @@ for (const prefix of ["integrations", "services"] as const) {
     const properties: Record<string, unknown> = { ...(found?.active ? found.properties : {}) };
     const values: Record<string, unknown> = { active: true };
     for (const f of kind.fields) if (params[f.name] !== undefined) properties[f.name] = params[f.name];
+    await checkWebhook(c, properties.webhook);
     for (const e of kind.events) if (params[e] !== undefined) values[camel(e)] = params[e];
     const saved = await q.upsertIntegration(c.var.db(), project.id, kind.slug, { ...values, properties } as q.IntegrationValues);
     return present(c, saved, projectIntegration);

@@ -1,4 +1,7 @@
+import { env } from "cloudflare:test";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import type { Bindings } from "../../functions/kernel/env";
+import { consumeWebhooks, type WebhookMessage } from "../../functions/shared/webhooks";
 import { statusAndBody } from "../helpers/client";
 import { unique, world } from "../helpers/world";
 import type {} from "./receiver";
@@ -192,6 +195,208 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
       object_attributes: { action: "open", title: "Feature", source_branch: "feature", target_branch: "main", state: "opened" },
     });
     expect(await received(quietPath)).toEqual([]);
+    await allowLocal(w, false);
+  });
+});
+
+// Chat integrations (functions/shared/webhooks/chat.ts) post GitLab's notifications through the same
+// queue and guard. They are tested here because they toggle the same instance setting as the hooks above.
+const slackPayload = (r: Received) => JSON.parse(new URLSearchParams(r.body).get("payload")!);
+
+async function chatProject() {
+  const w = await world();
+  const owner = await w.user({ name: "Ada Lovelace" });
+  const project = await w.project({ owner });
+  const api = w.as(owner);
+  const info = (await (await api.get(`/projects/${project.id}`)).json()) as { name_with_namespace: string; web_url: string };
+  return { w, owner, project, api, info };
+}
+
+/** Puts integration `slug` with a webhook at a fresh receiver path; returns the path. */
+async function integrate(api: ReturnType<Awaited<ReturnType<typeof world>>["as"]>, projectId: number, slug: string, extra: Record<string, unknown> = {}) {
+  const path = `/${unique(slug)}`;
+  const res = await api.put(`/projects/${projectId}/integrations/${slug}`, { json: { webhook: `${RECEIVER}${path}`, ...extra } });
+  expect(res.status).toBe(200);
+  return path;
+}
+
+describe("chat integrations: saving a webhook", () => {
+  it("refuses a local webhook (400) unless local requests are allowed; secrets stay hidden", async () => {
+    const { w, api, project } = await chatProject();
+    await allowLocal(w, false);
+    expect(await statusAndBody(await api.put(`/projects/${project.id}/integrations/slack`, { json: { webhook: `${RECEIVER}/slack` } }))).toEqual([
+      400,
+      { message: "400 Bad Request" },
+    ]);
+    expect(await statusAndBody(await api.put(`/projects/${project.id}/services/discord`, { json: { webhook: "http://169.254.169.254/latest" } }))).toEqual([
+      400,
+      { message: "400 Bad Request" },
+    ]);
+    expect(await statusAndBody(await api.put(`/projects/${project.id}/integrations/mattermost`, { json: { username: "bot" } }))).toEqual([400, { error: "webhook is missing" }]);
+    await allowLocal(w, true);
+    const res = await api.put(`/projects/${project.id}/integrations/slack`, { json: { webhook: `${RECEIVER}/slack`, channel: "#dev", labels_to_be_notified_behavior: "match_all" } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ slug: "slack", title: "Slack notifications", active: true, properties: { channel: "#dev", labels_to_be_notified_behavior: "match_all" } });
+    expect(JSON.stringify(body)).not.toContain(RECEIVER);
+    expect((await api.put(`/projects/${project.id}/integrations/slack`, { json: { webhook: "https://hooks.slack.com/x", labels_to_be_notified_behavior: "any" } })).status).toBe(400);
+  });
+});
+
+describe("chat integrations: notifications through the webhook queue", () => {
+  it("posts issue, merge request, note and push messages in each service's format", async () => {
+    const { w, owner, project, api, info } = await chatProject();
+    await allowLocal(w, true);
+    const slack = await integrate(api, project.id, "slack", { channel: "#dev, #ops", username: "forge" });
+    const mattermost = await integrate(api, project.id, "mattermost", { issues_events: false });
+    const discord = await integrate(api, project.id, "rtc-chat-a");
+    const teams = await integrate(api, project.id, "microsoft-teams");
+    const google = await integrate(api, project.id, "hangouts-chat", { branches_to_be_notified: "all" });
+
+    const issue = (await (await api.post(`/projects/${project.id}/issues`, { json: { title: "Broken [build]", description: "It fails" } })).json()) as { iid: number; web_url: string };
+    const who = `Ada Lovelace (${owner.username})`;
+    const projectLink = `<${info.web_url}|${info.name_with_namespace}>`;
+
+    // Slack: one form-encoded `payload` per channel, the message in Slack's link syntax.
+    const slackIssue = (await waitFor(slack, 2)).map(slackPayload);
+    expect(slackIssue.map((p) => p.channel).sort()).toEqual(["#dev", "#ops"]);
+    expect(slackIssue[0]).toEqual({
+      channel: slackIssue[0].channel,
+      username: "forge",
+      text: `[${projectLink}] Issue <${issue.web_url}|#${issue.iid} Broken build> opened by ${who}`,
+      attachments: [{ title: `#${issue.iid} Broken build`, title_link: issue.web_url, text: "It fails", color: "#C95823" }],
+      fallback: `[${projectLink}] Issue <${issue.web_url}|#${issue.iid} Broken build> opened by ${who}`,
+    });
+    expect((await received(slack))[0].headers["content-type"]).toBe("application/x-www-form-urlencoded");
+
+    // Discord: one embed, Markdown links, the user as author.
+    const [discordIssue] = await waitFor(discord, 1);
+    expect(discordIssue.headers["content-type"]).toBe("application/json");
+    const embed = JSON.parse(discordIssue.body).embeds[0];
+    expect(embed).toMatchObject({
+      description: `[[${info.name_with_namespace}](${info.web_url})] Issue [#${issue.iid} Broken build](${issue.web_url}) opened by ${who}\nIt fails`,
+      color: 16543014,
+      author: { name: owner.username },
+    });
+
+    // Microsoft Teams: a MessageCard with the activity and the description as details.
+    const [teamsIssue] = await waitFor(teams, 1);
+    expect(JSON.parse(teamsIssue.body)).toEqual({
+      sections: [
+        {
+          activityTitle: `Issue opened by ${who}`,
+          activitySubtitle: `in [${info.name_with_namespace}](${info.web_url})`,
+          activityText: `[#${issue.iid} Broken build](${issue.web_url})`,
+          activityImage: expect.any(String),
+        },
+        { title: "Details", facts: [{ name: "Attachments", value: "It fails" }] },
+      ],
+      title: info.name_with_namespace,
+      summary: `[[${info.name_with_namespace}](${info.web_url})] Issue [#${issue.iid} Broken build](${issue.web_url}) opened by ${who}`,
+    });
+
+    // Google Chat: the header, the linked title, the description.
+    const [googleIssue] = await waitFor(google, 1);
+    expect(JSON.parse(googleIssue.body)).toEqual({
+      text: `[${projectLink}] Issue <${issue.web_url}|#${issue.iid} Broken build> opened by ${who}\n<${issue.web_url}|#${issue.iid} Broken build>\nIt fails`,
+    });
+
+    // A note, then a push to the default branch and one to another branch.
+    await api.post(`/projects/${project.id}/issues/${issue.iid}/notes`, { json: { body: "On it" } });
+    const commit = (await (
+      await api.post(`/projects/${project.id}/repository/commits`, {
+        json: { branch: "main", commit_message: "Add README", actions: [{ action: "create", file_path: "README.md", content: "hi\n" }] },
+      })
+    ).json()) as { id: string; web_url: string };
+    await api.post(`/projects/${project.id}/repository/commits`, {
+      json: { branch: "topic", start_branch: "main", commit_message: "Topic work", actions: [{ action: "create", file_path: "t.txt", content: "t\n" }] },
+    });
+
+    // Mattermost has issue events off: the note first, then the push to main (not `topic`: default branch only).
+    const mm = (await waitFor(mattermost, 2)).map(slackPayload);
+    const mmNote = mm.find((p) => p.text.includes("commented on"));
+    expect(mmNote).toMatchObject({
+      text: expect.stringMatching(new RegExp(`^${escape(who)} <${escape(issue.web_url)}#note_\\d+\\|commented on issue #${issue.iid}> in ${escape(projectLink)}: \\*Broken \\[build\\]\\*$`)),
+      attachments: [{ text: "On it", color: "#334455" }],
+    });
+    expect(mm.find((p) => p.text.includes("pushed"))).toEqual({
+      text: `Ada Lovelace pushed new branch <${info.web_url}/-/commits/main|main> to ${projectLink}`,
+      attachments: [],
+      fallback: `Ada Lovelace pushed new branch <${info.web_url}/-/commits/main|main> to ${projectLink}`,
+    });
+    // Google Chat notifies every branch (`branches_to_be_notified: all`): issue, note, main, topic.
+    const googleAll = (await waitFor(google, 4)).map((r) => JSON.parse(r.body).text as string);
+    expect(googleAll.filter((t) => t.includes("pushed new branch")).length).toBe(2);
+    expect(commit.id).toMatch(/^[0-9a-f]{40}$/);
+
+    // A merge request opened: no attachments; an update sends nothing.
+    const mr = (await (await api.post(`/projects/${project.id}/merge_requests`, { json: { source_branch: "topic", target_branch: "main", title: "Topic" } })).json()) as {
+      iid: number;
+    };
+    await api.put(`/projects/${project.id}/merge_requests/${mr.iid}`, { json: { description: "edited" } });
+    const teamsAll = (await waitFor(teams, 4)).map((r) => JSON.parse(r.body));
+    const mrCard = teamsAll.find((b) => String(b.summary).includes("merge request"));
+    expect(mrCard).toEqual({
+      sections: [
+        {
+          activityTitle: `Merge request opened by ${who}`,
+          activitySubtitle: `in [${info.name_with_namespace}](${info.web_url})`,
+          activityText: `[!${mr.iid} *Topic*](${info.web_url}/-/merge_requests/${mr.iid})`,
+          activityImage: expect.any(String),
+        },
+      ],
+      title: info.name_with_namespace,
+      summary: `${who} opened merge request [!${mr.iid} *Topic*](${info.web_url}/-/merge_requests/${mr.iid}) in [${info.name_with_namespace}](${info.web_url})`,
+    });
+    await allowLocal(w, false);
+  });
+});
+
+function escape(s: string) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** One queue batch for the consumer, recording what it acked and retried. */
+function batchOf(body: WebhookMessage) {
+  const outcome: string[] = [];
+  const message = { id: "m1", timestamp: new Date(), body, attempts: 1, ack: () => outcome.push("ack"), retry: () => outcome.push("retry") };
+  const batch = { queue: "edgeforge-webhooks", messages: [message], metadata: {}, ackAll: () => outcome.push("ack"), retryAll: () => outcome.push("retry") };
+  return { batch: batch as unknown as MessageBatch<WebhookMessage>, outcome };
+}
+
+describe("chat integrations: the delivery guard", () => {
+  it("drops a queued notification to a local webhook once local requests are off (acked, never sent), sends it while on", async () => {
+    const { w, api, project } = await chatProject();
+    await allowLocal(w, true);
+    const path = await integrate(api, project.id, "slack");
+    const integration = (await (await api.get(`/projects/${project.id}/integrations/slack`)).json()) as { id: number };
+    const message: WebhookMessage = { type: "chat", baseUrl: "http://edgeforge.test", integrationId: integration.id, contentType: "application/x-www-form-urlencoded", body: "payload=%7B%7D" };
+
+    await allowLocal(w, false);
+    const refused = batchOf(message);
+    await consumeWebhooks(refused.batch, env as unknown as Bindings);
+    expect(refused.outcome).toEqual(["ack"]);
+    expect(await received(path)).toEqual([]);
+
+    await allowLocal(w, true);
+    const sent = batchOf(message);
+    await consumeWebhooks(sent.batch, env as unknown as Bindings);
+    expect(sent.outcome).toEqual(["ack"]);
+    const [delivery] = await received(path);
+    expect(delivery).toMatchObject({ method: "POST", body: "payload=%7B%7D", headers: { "content-type": "application/x-www-form-urlencoded" } });
+
+    // A receiver's 5xx is retried; a deactivated integration sends nothing.
+    const failing = await integrate(api, project.id, "hangouts-chat", { webhook: `${RECEIVER}/${unique("g")}/status/503` });
+    const google = (await (await api.get(`/projects/${project.id}/integrations/hangouts-chat`)).json()) as { id: number };
+    const retried = batchOf({ ...message, integrationId: google.id, contentType: "application/json", body: "{}" });
+    await consumeWebhooks(retried.batch, env as unknown as Bindings);
+    expect(retried.outcome).toEqual(["retry"]);
+    expect(failing).toBeTruthy();
+    expect((await api.delete(`/projects/${project.id}/integrations/slack`)).status).toBe(204);
+    const gone = batchOf(message);
+    await consumeWebhooks(gone.batch, env as unknown as Bindings);
+    expect(gone.outcome).toEqual(["ack"]);
+    expect((await received(path)).length).toBe(1);
     await allowLocal(w, false);
   });
 });

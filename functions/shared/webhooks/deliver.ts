@@ -48,3 +48,25 @@ export async function deliver(
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
 }
+
+/**
+ * One chat notification (a chat integration's `notify`): the service's own body and content type to
+ * its `webhook`, through the same guard as project hooks, no redirects followed.
+ */
+export async function deliverChat(url: string, request: { contentType: string; body: string }, opts: GuardOptions): Promise<DeliveryResult> {
+  const blocked = blockedReason(url, opts);
+  if (blocked) return { ok: false, error: `URL is blocked: ${blocked}` };
+  try {
+    const res = await fetch(url.trim(), {
+      method: "POST",
+      headers: { "Content-Type": request.contentType },
+      body: request.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const body = (await res.text()).slice(0, RESPONSE_BODY_LIMIT);
+    return { ok: true, status: res.status, body };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}

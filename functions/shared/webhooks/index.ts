@@ -4,7 +4,8 @@ import type { Bindings } from "../../kernel/env";
 import type { PresentContext } from "../../kernel/present";
 import { ZERO_OID, listCommits, listRefs, readCommitChanges, readCommitRows, repoOf } from "../git";
 import { loadSettings } from "../settings/load";
-import { deliver } from "./deliver";
+import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
+import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
 import { EVENT_HEADER, hookTime, issueAttrs, issuePayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pushPayload } from "./payloads";
 import * as q from "./queries";
@@ -15,7 +16,9 @@ import * as q from "./queries";
  * ref update); it only enqueues `{kind, ids}` on the `edgeforge-webhooks` queue, no database work. The
  * consumer builds GitLab's payload, finds the hooks (project, ancestor groups, system), and enqueues one
  * delivery per hook, so a failing receiver is retried alone (`max_retries` in wrangler.toml). Merge
- * request events also become one `status_check` delivery per external status check that applies.
+ * request events also become one `status_check` delivery per external status check that applies, and
+ * every event one `chat` delivery per request of each active chat integration with the event's flag
+ * (./chat.ts builds GitLab's message for the service).
  *
  * Differs from GitLab: the payload is built when the consumer runs, moments after the change, so a
  * second change in between shows in both; `changes` compares with the attributes the request saw before.
@@ -30,7 +33,9 @@ export type WebhookMessage =
   | { type: "event"; baseUrl: string; event: HookEvent }
   | { type: "delivery"; baseUrl: string; hookId: number; header: string; payload: unknown; uuid: string }
   /** A merge request event to one external status check (`ExternalStatusCheck#async_execute`). */
-  | { type: "status_check"; baseUrl: string; checkId: number; payload: unknown };
+  | { type: "status_check"; baseUrl: string; checkId: number; payload: unknown }
+  /** One request of a chat integration's notification (Integrations::BaseChatNotification#notify). */
+  | { type: "chat"; baseUrl: string; integrationId: number; contentType: string; body: string };
 
 /** The one entry point of every event kind: enqueue and return (never fails the caller's request). */
 export async function hookEvent(env: Bindings, baseUrl: string, event: HookEvent): Promise<void> {
@@ -161,6 +166,32 @@ async function guardFor(db: Executor, hook: WebHook) {
   };
 }
 
+/** The guard of integrations' requests (`allow_local_requests_from_web_hooks_and_services`), checked at delivery. */
+async function serviceGuard(db: Executor) {
+  const settings = await loadSettings(db);
+  return {
+    allowLocal: settings.allow_local_requests_from_web_hooks_and_services as boolean,
+    allowlist: settings.outbound_local_requests_whitelist as string[],
+  };
+}
+
+/** The chat requests of one built event: each active chat integration with the event's flag (`execute_integrations`). */
+function chatDeliveries(project: q.HookProject, chats: Awaited<ReturnType<typeof q.chatIntegrationsFor>>, built: BuiltEvent, baseUrl: string): WebhookMessage[] {
+  const out: WebhookMessage[] = [];
+  const payload = built.payload as Record<string, unknown>;
+  for (const integration of chats.integrations) {
+    const service = chatServiceOf(integration.slug);
+    // The integration's flag of the event (the same names as the hooks' `hooks_scope`).
+    if (!service || !(integration as unknown as Record<string, boolean>)[built.flag]) continue;
+    const settings = { service, properties: integration.properties, defaultBranch: project.defaultBranch, protectedBranches: chats.protectedBranches };
+    const message = chatMessage(settings, payload, `${project.namespaceFullName} / ${project.name}`);
+    if (!message) continue;
+    const eventType = String(payload.event_type ?? payload.object_kind);
+    for (const request of chatRequests(settings, message, eventType)) out.push({ type: "chat", baseUrl, integrationId: integration.id, ...request });
+  }
+  return out;
+}
+
 /** Delivers one payload to one hook now (the consumer, and the test endpoints). */
 export async function deliverNow(db: Executor, hook: WebHook, header: string, payload: unknown, baseUrl: string, uuid?: string) {
   return deliver(hook, header, payload, { ...(await guardFor(db, hook)), instanceUrl: baseUrl, uuid });
@@ -172,10 +203,8 @@ export async function deliverNow(db: Executor, hook: WebHook, header: string, pa
  * project hooks (`allow_local_requests_from_web_hooks_and_services`), checked at delivery.
  */
 export async function deliverStatusCheck(db: Executor, check: q.StatusCheckTarget, payload: unknown, baseUrl: string) {
-  const settings = await loadSettings(db);
   return deliver({ url: check.externalUrl, token: null }, EVENT_HEADER.merge_request, payload, {
-    allowLocal: settings.allow_local_requests_from_web_hooks_and_services as boolean,
-    allowlist: settings.outbound_local_requests_whitelist as string[],
+    ...(await serviceGuard(db)),
     instanceUrl: baseUrl,
     plain: true,
   });
@@ -206,12 +235,15 @@ export async function consumeWebhooks(batch: MessageBatch<WebhookMessage>, env: 
           const hooked = project ? await q.anyHooks(db, project) : false;
           // Merge request events also go to the project's external status checks that apply.
           const checks = project && body.event.kind === "merge_request" ? await q.statusChecksFor(db, body.event.id) : [];
-          if (project && !hooked && body.event.kind === "push") await q.claimPushEvents(db, project.id);
-          if (project && (hooked || checks.length)) {
+          const chats = project ? await q.chatIntegrationsFor(db, project.id, Object.keys(CHAT_SERVICES)) : { integrations: [], protectedBranches: [] };
+          const anyone = hooked || checks.length > 0 || chats.integrations.length > 0;
+          if (project && !anyone && body.event.kind === "push") await q.claimPushEvents(db, project.id);
+          if (project && anyone) {
             for (const built of await buildEvent(db, project, body.event, body.baseUrl)) {
               for (const hook of hooked ? await hooksForEvent(db, project, built) : []) {
                 deliveries.push({ type: "delivery", baseUrl: body.baseUrl, hookId: hook.id, header: built.header, payload: built.payload, uuid: crypto.randomUUID() });
               }
+              deliveries.push(...chatDeliveries(project, chats, built, body.baseUrl));
               if (built.flag !== "mergeRequestsEvents") continue;
               for (const check of checks) deliveries.push({ type: "status_check", baseUrl: body.baseUrl, checkId: check.id, payload: statusCheckPayload(built.payload, check) });
             }
@@ -225,6 +257,14 @@ export async function consumeWebhooks(batch: MessageBatch<WebhookMessage>, env: 
             continue;
           }
           settle(msg, await deliverStatusCheck(db, check, body.payload, body.baseUrl));
+        } else if (body.type === "chat") {
+          const integration = await q.activeIntegrationById(db, body.integrationId);
+          const webhook = integration?.properties.webhook;
+          if (typeof webhook !== "string" || !webhook) {
+            msg.ack(); // deactivated or deleted since: nothing to notify
+            continue;
+          }
+          settle(msg, await deliverChat(webhook, body, await serviceGuard(db)));
         } else {
           const [hook] = await q.hooksByIds(db, [body.hookId]);
           if (!hook) {

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import {
   issueAssignees,
+  integrations,
   issues,
   labelLinks,
   labels,
@@ -10,9 +11,11 @@ import {
   namespaces,
   notes,
   projects,
+  protectedBranches,
   users,
   webHooks,
   webHookPushCursors,
+  type Integration,
   type Issue,
   type Label,
   type MergeRequest,
@@ -66,18 +69,18 @@ export async function hooksByIds(db: Executor, ids: number[]): Promise<WebHook[]
   return db.select().from(webHooks).where(inArray(webHooks.id, ids));
 }
 
-export type HookProject = Project & { namespaceName: string; traversalIds: number[] };
+export type HookProject = Project & { namespaceName: string; namespaceFullName: string; traversalIds: number[] };
 
 export async function loadProject(db: Executor, projectId: number): Promise<HookProject | null> {
   const rows = await db
-    .select({ project: projects, namespaceName: namespaces.name, namespaceType: namespaces.type, traversalIds: namespaces.traversalIds })
+    .select({ project: projects, namespaceName: namespaces.name, namespaceFullName: namespaces.fullName, namespaceType: namespaces.type, traversalIds: namespaces.traversalIds })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
     .where(eq(projects.id, projectId))
     .limit(1);
   const row = rows[0];
   if (!row) return null;
-  return { ...row.project, namespaceName: row.namespaceName, traversalIds: row.namespaceType === "Group" ? row.traversalIds : [] };
+  return { ...row.project, namespaceName: row.namespaceName, namespaceFullName: row.namespaceFullName, traversalIds: row.namespaceType === "Group" ? row.traversalIds : [] };
 }
 
 export async function loadUsers(db: Executor, ids: (number | null)[]): Promise<Map<number, User>> {
@@ -149,15 +152,17 @@ export type PushEventRow = { id: number; ref: string; before: string; after: str
 
 /**
  * Claims the project's push events not yet handed to hooks, oldest first, by moving the project's
- * cursor in one statement (concurrent consumers take disjoint ranges). Only events of the last hour
- * count, so a project's first hooked push does not replay its history.
+ * cursor (concurrent consumers take disjoint ranges: the cursor row is locked `FOR UPDATE`, and a
+ * waiting claim reads the moved cursor). Only events of the last hour count, so a project's first
+ * hooked push does not replay its history. Two statements: the cursor row is made first, because a
+ * statement may not update one row twice (an upsert then the move lost the move, and every claim
+ * returned the same events again).
  */
 export async function claimPushEvents(db: Executor, projectId: number): Promise<PushEventRow[]> {
+  await db.execute(sql`INSERT INTO ${webHookPushCursors} (project_id, last_push_event_id) VALUES (${projectId}, 0) ON CONFLICT (project_id) DO NOTHING`);
   const result = await db.execute<{ id: string | number; ref: string; before: string; after: string; user_id: number | null }>(sql`
     WITH cur AS (
-      INSERT INTO ${webHookPushCursors} (project_id, last_push_event_id) VALUES (${projectId}, 0)
-      ON CONFLICT (project_id) DO UPDATE SET project_id = EXCLUDED.project_id
-      RETURNING last_push_event_id
+      SELECT last_push_event_id FROM ${webHookPushCursors} WHERE project_id = ${projectId} FOR UPDATE
     ), picked AS (
       SELECT e.id, e.ref, e.before, e.after, e.user_id FROM push_events e, cur
       WHERE e.project_id = ${projectId} AND e.id > cur.last_push_event_id AND e.created_at > now() - interval '1 hour'
@@ -209,4 +214,25 @@ export async function statusCheckById(db: Executor, id: number): Promise<StatusC
   );
   const r = result.rows[0];
   return r ? { id: Number(r.id), name: r.name, externalUrl: r.external_url } : null;
+}
+
+/**
+ * The project's active chat integrations (`project.integrations.active`, the slugs of ./chat.ts), and
+ * the names of its protected branches when any of them filters by branch: two statements at most.
+ */
+export async function chatIntegrationsFor(db: Executor, projectId: number, slugs: string[]): Promise<{ integrations: Integration[]; protectedBranches: string[] }> {
+  const rows = await db
+    .select()
+    .from(integrations)
+    .where(and(eq(integrations.projectId, projectId), eq(integrations.active, true), inArray(integrations.slug, slugs)))
+    .orderBy(asc(integrations.id));
+  if (!rows.length) return { integrations: rows, protectedBranches: [] };
+  const branches = await db.select({ name: protectedBranches.name }).from(protectedBranches).where(eq(protectedBranches.projectId, projectId));
+  return { integrations: rows, protectedBranches: branches.map((b) => b.name) };
+}
+
+/** One integration by id (a queued chat request whose integration was deleted or deactivated since finds none). */
+export async function activeIntegrationById(db: Executor, id: number): Promise<Integration | null> {
+  const rows = await db.select().from(integrations).where(and(eq(integrations.id, id), eq(integrations.active, true))).limit(1);
+  return rows[0] ?? null;
 }
