@@ -11,6 +11,8 @@ import { type MergeRequestWithAssignees } from "../shared/issuables/policy";
 import { lookupForWrite, type ResolvedIssue, type WriteContext, type WriteLookup } from "./queries";
 import { closingIssueReferences, isDraftTitle, issueReferences, type IssueRef, type RefContext } from "./references";
 import { updateNoteBodies } from "./system_notes";
+import { getSettings } from "../shared/approvals/read";
+import { canOverride } from "../shared/approvals/state";
 
 /**
  * Merge request writes (app/services/merge_requests/create_service.rb, update_service.rb,
@@ -232,7 +234,25 @@ export type CreateInput = {
   labels: string[] | undefined;
   forceRemoveSourceBranch: boolean | null;
   squash: boolean | undefined;
+  /** EE `approvals_before_merge`, as `approvalsBeforeMerge` decided it (undefined: not stored). */
+  approvalsBeforeMerge?: number;
 };
+
+/**
+ * EE `approvals_before_merge` on create and update (ee/lib/ee/api/merge_requests.rb `optional_params_ee`,
+ * EE MergeRequests::BaseService#filter_params, MergeRequest#validate_approvals_before_merge): kept only
+ * for who has `update_approvers` (the project lets merge requests override its approvals, the merge
+ * request is not merged; the caller may update it, which the routes checked), then never below the
+ * project's own (400 `validate_approvals_before_merge`). Undefined: nothing to store.
+ */
+export async function approvalsBeforeMerge(db: Executor, projectId: number, value: number | undefined, merged: boolean): Promise<number | undefined> {
+  if (value === undefined || merged) return undefined;
+  const settings = await getSettings(db, projectId);
+  if (!canOverride(settings)) return undefined;
+  if (value < settings.approvalsBeforeMerge)
+    throw validation({ validate_approvals_before_merge: ["Number of approvals must be at least that of approvals on the target project"] });
+  return value;
+}
 
 /** MergeRequests::CreateService: the merge request and everything GitLab does after creating it. Returns the id. */
 export async function createMergeRequest(db: Executor, scope: WriteScope, input: CreateInput): Promise<number> {
@@ -279,10 +299,11 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
       ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = internal_ids.last_value + 1
       RETURNING last_value),
     mr AS (INSERT INTO merge_requests (iid, project_id, source_project_id, title, description, source_branch, target_branch,
-        author_id, milestone_id, draft, squash, force_remove_source_branch)
+        author_id, milestone_id, draft, squash, force_remove_source_branch, approvals_before_merge)
       SELECT iid.last_value, ${project.id}::int, ${project.id}::int, ${input.title}::text, ${input.description}::text,
         ${input.sourceBranch}::text, ${input.targetBranch}::text, ${actor.user.id}::int, ${lookup.milestoneId}::int,
-        ${isDraftTitle(input.title)}::boolean, ${input.squash ?? false}::boolean, ${input.forceRemoveSourceBranch}::boolean
+        ${isDraftTitle(input.title)}::boolean, ${input.squash ?? false}::boolean, ${input.forceRemoveSourceBranch}::boolean,
+        ${input.approvalsBeforeMerge ?? null}::int
       FROM iid RETURNING id, iid),
     assignees AS (INSERT INTO merge_request_assignees (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(assignees)}) u),
     reviewers AS (INSERT INTO merge_request_reviewers (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(reviewers)}) u),
@@ -335,6 +356,7 @@ export type UpdateInput = {
   forceRemoveSourceBranch?: boolean | null;
   squash?: boolean;
   discussionLocked?: boolean;
+  approvalsBeforeMerge?: number;
 };
 
 /**
@@ -463,6 +485,7 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
         title = ${title}::text, description = ${description}::text, target_branch = ${targetBranch}::text,
         draft = ${isDraftTitle(title)}::boolean, milestone_id = ${milestoneId}::int, state = ${state}::text,
         squash = ${input.squash ?? current.squash}::boolean,
+        approvals_before_merge = ${input.approvalsBeforeMerge !== undefined ? sql`${input.approvalsBeforeMerge}::int` : sql`approvals_before_merge`},
         force_remove_source_branch = ${input.forceRemoveSourceBranch !== undefined ? input.forceRemoveSourceBranch : current.forceRemoveSourceBranch}::boolean,
         discussion_locked = ${lockChanged ? input.discussionLocked! : current.discussionLocked}::boolean,
         closed_at = ${closing ? sql`now()` : reopening ? sql`NULL` : sql`closed_at`},

@@ -21,8 +21,8 @@ export const mergeRequestRoutes = router();
 
 /**
  * `optional_params` of lib/api/merge_requests.rb (15.4), in Grape's order.
- * Differs from GitLab: EE's `approvals_before_merge` is not taken (approvals are not built), and
- * `allow_collaboration` has no effect without forks.
+ * (with EE's `approvals_before_merge`, see services.ts#approvalsBeforeMerge).
+ * Differs from GitLab: `allow_collaboration` has no effect without forks.
  */
 const optional = {
   assignee_id: p.int().optional(),
@@ -37,6 +37,7 @@ const optional = {
   allow_collaboration: p.bool().optional(),
   allow_maintainer_to_push: p.bool().optional(),
   squash: p.bool().optional(),
+  approvals_before_merge: p.int().optional(),
 };
 
 const CreateParams = z.object({
@@ -64,6 +65,8 @@ const UPDATE_AT_LEAST_ONE = [
   "title",
   "state_event",
   "discussion_locked",
+  // EE update_params_at_least_one_of
+  "approvals_before_merge",
 ];
 
 const UpdateParams = z.object({
@@ -115,6 +118,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
     throw apiError(["Source project is not a fork of the target project"], 422);
   }
   const actor = requireUser(c);
+  const approvals = await services.approvalsBeforeMerge(c.var.db(), project.id, params.approvals_before_merge, false);
   const id = await services.createMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, {
     title: params.title,
     description: params.description ?? null,
@@ -126,6 +130,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
     labels: params.labels,
     forceRemoveSourceBranch: params.remove_source_branch ?? null,
     squash: params.squash,
+    approvalsBeforeMerge: approvals,
   });
   await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id, action: "open", userId: actor.user.id });
   return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, id), project, 201);
@@ -165,6 +170,7 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
   const mr = await findMergeRequest(c, project, iid);
   if (!canUpdateMergeRequest(c.var.actor, project, mr)) throw forbidden();
   const actor = requireUser(c);
+  const approvals = await services.approvalsBeforeMerge(c.var.db(), project.id, params.approvals_before_merge, mr.state === "merged");
   await services.updateMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, mr, {
     title: params.title,
     description: params.description,
@@ -179,6 +185,7 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
     forceRemoveSourceBranch: params.remove_source_branch,
     squash: params.squash,
     discussionLocked: params.discussion_locked,
+    approvalsBeforeMerge: approvals,
   });
   const updated = await q.mergeRequestById(c.var.db(), c.var.actor, mr.id);
   await hookEvent(c.env, baseUrl(c), {
