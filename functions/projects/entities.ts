@@ -42,6 +42,9 @@ function readsCode(row: ProjectRow, ctx: PresentContext): boolean {
 }
 
 /** API::Entities::NamespaceBasic (lib/api/entities/namespace_basic.rb). */
+/** `avatar_url(only_path: false)`: an uploaded avatar is stored as a path and shown as an absolute URL. */
+const absoluteAvatar = (ctx: PresentContext, url: string | null | undefined) => (url?.startsWith("/") ? webUrl(ctx, url) : (url ?? null));
+
 export function namespaceBasic(ns: Namespace, owner: ProjectOwnerRow | null, ctx: PresentContext) {
   const isUser = ns.type === "User";
   return {
@@ -51,7 +54,7 @@ export function namespaceBasic(ns: Namespace, owner: ProjectOwnerRow | null, ctx
     kind: isUser ? "user" : "group",
     full_path: ns.fullPath,
     parent_id: ns.parentId,
-    avatar_url: isUser ? (owner?.avatarUrl ?? null) : ns.avatarUrl,
+    avatar_url: absoluteAvatar(ctx, isUser ? owner?.avatarUrl : ns.avatarUrl),
     web_url: isUser ? webUrl(ctx, owner?.username ?? ns.path) : webUrl(ctx, `groups/${ns.fullPath}`),
   };
 }
@@ -63,7 +66,7 @@ export function projectOwner(user: ProjectOwnerRow, ctx: PresentContext) {
     username: user.username,
     name: user.name,
     state: user.state,
-    avatar_url: user.avatarUrl,
+    avatar_url: absoluteAvatar(ctx, user.avatarUrl),
     web_url: webUrl(ctx, user.username),
   };
 }
@@ -98,7 +101,7 @@ export function projectBasic(row: ProjectRow, ctx: PresentContext) {
     // Differs from GitLab: `readme_url` (the README at HEAD) is not computed; finding it reads the
     // repository's root tree, for every project of a list. Always null.
     ...(code ? { readme_url: null, forks_count: row.forksCount } : {}),
-    avatar_url: row.avatarUrl,
+    avatar_url: absoluteAvatar(ctx, row.avatarUrl),
     star_count: row.starCount,
     last_activity_at: isoTime(row.lastActivityAt),
     namespace: namespaceBasic(row.namespace, row.owner, ctx),

@@ -1,9 +1,11 @@
+import { SAFE_IMAGE_EXT as SAFE_IMAGE_EXT_LIST } from "../shared/uploads";
+
 /**
  * FileUploader's naming and Gitlab::FileTypeDetection, for project attachments.
  */
 
 /** Gitlab::FileTypeDetection::SAFE_IMAGE_EXT and SAFE_VIDEO_EXT: what renders inline (`![…]`). */
-const SAFE_IMAGE_EXT = new Set(["png", "jpg", "jpeg", "gif", "bmp", "tiff", "ico", "webp"]);
+const SAFE_IMAGE_EXT = new Set(SAFE_IMAGE_EXT_LIST);
 const SAFE_VIDEO_EXT = new Set(["mp4", "m4v", "mov", "webm", "ogv"]);
 
 const extension = (fileName: string) => (fileName.includes(".") ? fileName.split(".").pop()!.toLowerCase() : "");
@@ -19,12 +21,7 @@ export function isEmbeddable(fileName: string): boolean {
   return isImageOrVideo(fileName) || extension(fileName) === "pdf";
 }
 
-/** CarrierWave's sanitized file name: the base name, every character outside `[\w.+-]` as `_`. */
-export function sanitizeFilename(name: string): string {
-  const base = name.replace(/\\/g, "/").split("/").pop() ?? "";
-  const clean = base.replace(/[^\p{L}\p{N}_.\-+]/gu, "_");
-  return clean === "" ? "file" : clean;
-}
+export { sanitizeFilename } from "../shared/uploads";
 
 /** FileUploader#markdown_name: an image's name without its extension, `]` escaped. */
 export function markdownName(fileName: string): string {

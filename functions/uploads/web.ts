@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../kernel/env";
 import { ApiError, notFound } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { findGroup, findProject } from "../kernel/lookup";
+import { avatarOwner, avatarPath, type AvatarModel } from "../shared/uploads";
 import * as q from "./queries";
 import { isEmbeddable } from "./rules";
 
@@ -36,5 +37,31 @@ uploadWebRoutes.get("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", asy
   c.header("Content-Disposition", `${embeddable ? "inline" : "attachment"}; filename="${fileName.replace(/"/g, "")}"`);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Cache-Control", "private, no-store");
+  return c.body(object.body);
+});
+
+/**
+ * Avatars (UploadsController#show for `user`, `project` and `group` avatars, outside /api/v4):
+ * `GET /uploads/-/system/<model>/avatar/<id>/<filename>`, the current avatar only; user avatars are
+ * public, a project's or group's are readable as the project or group is (else 404).
+ */
+uploadWebRoutes.get("/uploads/-/system/:model{user|project|group}/avatar/:id{[0-9]+}/:filename", async (c) => {
+  const model = c.req.param("model") as AvatarModel;
+  const id = c.req.param("id");
+  if (Number(id) > 2147483647) throw notFound();
+  try {
+    if (model === "project") await findProject(c, id);
+    if (model === "group") await findGroup(c, id);
+  } catch (error) {
+    throw error instanceof ApiError && error.status === 404 ? notFound() : error;
+  }
+  const path = avatarPath(model, Number(id), c.req.param("filename"));
+  if (!(await avatarOwner(c.var.db(), model, Number(id), path))) throw notFound();
+  const object = await c.env.BLOBS.get(path.slice(1));
+  if (!object) throw notFound();
+  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
+  c.header("Content-Length", String(object.size));
+  c.header("Content-Disposition", `inline; filename="${c.req.param("filename").replace(/"/g, "")}"`);
+  c.header("X-Content-Type-Options", "nosniff");
   return c.body(object.body);
 });

@@ -52,7 +52,7 @@ describe("approvals_before_merge on PUT /projects/:id/merge_requests/:merge_requ
     const [status, body] = (await statusAndBody(await put({ approvals_before_merge: 3 }))) as [number, Json];
     expect([status, body.approvals_before_merge]).toEqual([200, 3]);
     expect(await statusAndBody(await put({ approvals_before_merge: 0 }))).toEqual(tooFew);
-    expect((await (await put({ title: "Renamed" })).json()).approvals_before_merge).toBe(3);
+    expect(((await (await put({ title: "Renamed" })).json()) as Json).approvals_before_merge).toBe(3);
     expect(await statusAndBody(await put({ approvals_before_merge: 4 }, t.reporter))).toEqual([403, { message: "403 Forbidden" }]);
   });
 

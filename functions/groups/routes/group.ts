@@ -3,7 +3,14 @@ import { authorizeGroup } from "../../kernel/abilities";
 import { visibilityLevel, VISIBILITY_NAMES, type VisibilityName } from "../../kernel/access";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { acceptedBody, apiError, checkUnmodifiedSince, forbidden, paramsError, validation } from "../../kernel/errors";
+import { acceptedBody, apiError, checkUnmodifiedSince, forbidden, notFound, paramsError, validation } from "../../kernel/errors";
+import { avatarErrors, storeAvatar } from "../../shared/uploads";
+
+/** Avatarable's errors on `avatar`, after the model's. */
+function addAvatarErrors(errors: Record<string, string[]>, avatar: File | undefined): void {
+  const found = avatar ? avatarErrors(avatar) : [];
+  if (found.length) errors.avatar = found;
+}
 import { findGroup } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
 import { p, rawParams, readParams } from "../../kernel/params";
@@ -181,8 +188,9 @@ const settingParams = {
   lfs_enabled: p.bool().optional(),
   request_access_enabled: p.bool().optional(),
   default_branch_protection: p.intOneOf(0, 1, 2, 3).optional(),
+  avatar: p.file().optional(),
 };
-// Differs from GitLab: `avatar` uploads and the EE parameters (`membership_lock`, `ldap_cn`,
+// Differs from GitLab: the EE parameters (`membership_lock`, `ldap_cn`,
 // `ldap_access`, runner minutes, `file_template_project_id`, `prevent_forking_outside_group`) and
 // `prevent_sharing_groups_outside_hierarchy` are not taken: those features do not exist here.
 
@@ -243,6 +251,7 @@ groupRoutes.post("/groups", async (c) => {
     twoFactorGracePeriod: changes.twoFactorGracePeriod ?? 0,
     pathTaken: facts.taken,
   });
+  addAvatarErrors(errors, params.avatar);
   if (hasErrors(errors)) throw failed(errors);
 
   const created = await createGroup(
@@ -263,6 +272,7 @@ groupRoutes.post("/groups", async (c) => {
     actor.user.id,
   );
   if (!created) throw failed({ path: ["has already been taken"] });
+  if (params.avatar) created.avatarUrl = await storeAvatar(c.var.db(), c.env.BLOBS, "group", created.id, params.avatar);
   // GitLab presents GroupDetail without `with_projects` here: no `projects` keys.
   return present(c, created, groupDetail, {}, 201);
 });
@@ -352,6 +362,7 @@ groupRoutes.put("/groups/:id", async (c) => {
     twoFactorGracePeriod: changes.twoFactorGracePeriod ?? found.twoFactorGracePeriod,
     pathTaken: facts?.pathTaken ?? false,
   });
+  addAvatarErrors(errors, params.avatar);
   if (hasErrors(errors)) throw validation(errors);
 
   if (nameChanged) changes.name = name;
@@ -363,7 +374,24 @@ groupRoutes.put("/groups/:id", async (c) => {
     if (!row) throw validation({ path: ["has already been taken"] });
     updated = row;
   }
+  if (params.avatar) updated = { ...updated, avatarUrl: await storeAvatar(c.var.db(), c.env.BLOBS, "group", found.id, params.avatar) };
   return presentDetail(c, updated, { withProjects: true, withCustomAttributes: false });
+});
+
+/**
+ * GET /groups/:id/avatar (lib/api/group_avatar.rb, GitLab 14.0): the uploaded avatar as an attachment;
+ * `404 Avatar Not Found` without one (a URL set by other means is not an upload either).
+ */
+groupRoutes.get("/groups/:id/avatar", async (c) => {
+  const found = await findGroup(c, c.req.param("id"));
+  const path = found.avatarUrl?.startsWith("/uploads/-/system/group/avatar/") ? found.avatarUrl : null;
+  const object = path ? await c.env.BLOBS.get(path.slice(1)) : null;
+  if (!object) throw notFound("Avatar");
+  const fileName = path!.split("/").pop()!;
+  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
+  c.header("Content-Length", String(object.size));
+  c.header("Content-Disposition", `attachment; filename="${fileName.replace(/"/g, "")}"`);
+  return c.body(object.body);
 });
 
 /** DELETE /groups/:id (lib/api/groups.rb): 202 `{"message":"202 Accepted"}` */

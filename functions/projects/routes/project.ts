@@ -3,7 +3,8 @@ import { authorize } from "../../kernel/abilities";
 import { Access } from "../../kernel/access";
 import { requireAdmin, requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { acceptedBody, notFound } from "../../kernel/errors";
+import { acceptedBody, notFound, validation } from "../../kernel/errors";
+import { avatarErrors, storeAvatar } from "../../shared/uploads";
 import { findProject, findUser } from "../../kernel/lookup";
 import { p, rawParams, readParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
@@ -32,7 +33,20 @@ const projectSettings = {
   topics: p.strings({ comma: true }).optional(),
   merge_method: p.oneOf("merge", "rebase_merge", "ff").optional(),
   squash_option: p.oneOf("never", "always", "default_on", "default_off").optional(),
+  avatar: p.file().optional(),
 };
+
+/** Avatarable's validations of `avatar`, as the model's 400 (checked before anything is written). */
+function checkAvatar(avatar: File | undefined): void {
+  const errors = avatar ? avatarErrors(avatar) : [];
+  if (errors.length) throw validation({ avatar: errors });
+}
+
+/** Stores the avatar sent with a create or update (shared/uploads.ts), into the row to present. */
+async function saveAvatar<T extends { id: number; avatarUrl: string | null }>(c: Ctx, row: T, avatar: File | undefined): Promise<T> {
+  if (!avatar) return row;
+  return { ...row, avatarUrl: await storeAvatar(c.var.db(), c.env.BLOBS, "project", row.id, avatar) };
+}
 
 const CreateProject = z.object({
   name: p.string().optional(),
@@ -82,13 +96,14 @@ const creatorLevel = (namespace: ProjectRow["namespace"], memberLevel: number) =
 projectRoutes.post("/projects", async (c) => {
   const params = await readParams(c, CreateProject, [{ atLeastOneOf: ["name", "path"] }]);
   const actor = requireUser(c);
+  checkAvatar(params.avatar);
   const row = await s.createProject(
     c.var.db(),
     actor.user,
     { ...settingsInput(params), namespaceId: params.namespace_id, initializeWithReadme: params.initialize_with_readme },
     { limitForbidden: true, accessLevelOf: creatorLevel, baseUrl: baseUrl(c) },
   );
-  return present(c, row, project, {}, 201);
+  return present(c, await saveAvatar(c, row, params.avatar), project, {}, 201);
 });
 
 /** POST /projects/user/:user_id (lib/api/projects.rb): an admin creates a project for a user. */
@@ -96,13 +111,14 @@ projectRoutes.post("/projects/user/:user_id", async (c) => {
   const params = await readParamsWithPath(c, CreateProjectForUser);
   requireAdmin(c);
   const user = await findUser(c, String(params.user_id));
+  checkAvatar(params.avatar);
   const row = await s.createProject(
     c.var.db(),
     user,
     { ...settingsInput(params), namespaceId: params.namespace_id, initializeWithReadme: params.initialize_with_readme },
     { limitForbidden: false, accessLevelOf: () => Access.NO_ACCESS, baseUrl: baseUrl(c) },
   );
-  return present(c, row, project, {}, 201);
+  return present(c, await saveAvatar(c, row, params.avatar), project, {}, 201);
 });
 
 /** GET /projects/:id (lib/api/projects.rb): ProjectWithAccess when signed in, BasicProjectDetails otherwise. */
@@ -156,7 +172,9 @@ projectRoutes.put("/projects/:id", async (c) => {
   authorize(c, "admin_project", found);
   if (params.name) authorize(c, "rename_project", found);
   if (params.visibility) authorize(c, "change_visibility_level", found);
+  checkAvatar(params.avatar);
   await s.updateProject(c.var.db(), found, settingsInput(params));
+  await saveAvatar(c, found, params.avatar);
   return present(c, await reload(c, found.id), project);
 });
 

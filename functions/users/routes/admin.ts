@@ -13,6 +13,13 @@ import * as q from "../queries";
 import { loadSettings } from "../../shared/settings/load";
 import type { Settings } from "../../shared/settings/catalog";
 import { createUser, deleteUser, NAMESPACE_TAKEN, throwConflict, updateUser } from "../services";
+import { avatarErrors, storeAvatar } from "../../shared/uploads";
+
+/** Avatarable's errors on `avatar`, added to the model's. */
+function addAvatarErrors(errors: ValidationErrors, avatar: File | undefined): void {
+  const found = avatar ? avatarErrors(avatar) : [];
+  if (found.length) errors.avatar = found;
+}
 
 /** The administrators' writes of lib/api/users.rb. */
 export const adminRoutes = router({ readUserScope: true });
@@ -54,6 +61,7 @@ const optionalAttributes = {
   view_diffs_file_by_file: p.bool().optional(),
   shared_runners_minutes_limit: p.int().nullable().optional(),
   extra_shared_runners_minutes_limit: p.int().nullable().optional(),
+  avatar: p.file().optional(),
 };
 type OptionalAttributes = { [K in keyof typeof optionalAttributes]?: z.output<(typeof optionalAttributes)[K]> };
 
@@ -163,6 +171,7 @@ adminRoutes.post("/users", async (c) => {
   // GitLab answers a taken e-mail or username with 409 before any validation error. Asked on every
   // create: an e-mail can be taken by another user's secondary address (`emails`), which no unique
   // index of `users` catches.
+  addAvatarErrors(errors, params.avatar);
   const conflicts = await q.findConflicts(c.var.db(), { email, username: params.username });
   throwConflict(conflicts);
   if (hasErrors(errors)) throwValidation(errors, conflicts.namespace);
@@ -181,6 +190,7 @@ adminRoutes.post("/users", async (c) => {
     },
     identityOf(params),
   );
+  if (params.avatar) created.avatarUrl = await storeAvatar(c.var.db(), c.env.BLOBS, "user", created.id, params.avatar);
   return present(c, created, userWithAdmin, undefined, 201);
 });
 
@@ -231,9 +241,11 @@ adminRoutes.put("/users/:id{[0-9]+}", async (c) => {
     },
     { passwordRequired: false, verifiedEmails: row.confirmedAt ? [finalEmail] : [], minimumPasswordLength: settings.minimum_password_length },
   );
+  addAvatarErrors(errors, params.avatar);
   throwValidation(errors, conflicts.namespace && set.username !== undefined);
   if (params.password !== undefined) set.encryptedPassword = await hashPassword(params.password);
   const updated = await updateUser(c.var.db(), row, set, identityOf(params));
+  if (params.avatar) updated.avatarUrl = await storeAvatar(c.var.db(), c.env.BLOBS, "user", row.id, params.avatar);
   return present(c, updated, userWithAdmin);
 });
 
