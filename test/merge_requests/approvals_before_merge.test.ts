@@ -43,17 +43,19 @@ describe("approvals_before_merge on POST /projects/:id/merge_requests", () => {
 });
 
 describe("approvals_before_merge on PUT /projects/:id/merge_requests/:merge_request_iid", () => {
-  it("is enough on its own, changes the value, refuses fewer than the project's", async () => {
+  it("changes the value (not alone: it is not one of the at-least-one params), refuses fewer than the project's", async () => {
     const w = await world();
     const t = await setup(w, { approvals_before_merge: 1 });
     const mr = await createMergeRequest(w, t.developer, t.project);
     expect(mr.approvals_before_merge).toBeNull();
     const put = (json: Json, user = t.developer) => w.as(user).put(`/projects/${t.project.id}/merge_requests/${mr.iid}`, { json });
-    const [status, body] = (await statusAndBody(await put({ approvals_before_merge: 3 }))) as [number, Json];
+    const [alone] = await statusAndBody(await put({ approvals_before_merge: 3 }));
+    expect(alone).toBe(400);
+    const [status, body] = (await statusAndBody(await put({ approvals_before_merge: 3, squash: true }))) as [number, Json];
     expect([status, body.approvals_before_merge]).toEqual([200, 3]);
-    expect(await statusAndBody(await put({ approvals_before_merge: 0 }))).toEqual(tooFew);
+    expect(await statusAndBody(await put({ approvals_before_merge: 0, squash: true }))).toEqual(tooFew);
     expect(((await (await put({ title: "Renamed" })).json()) as Json).approvals_before_merge).toBe(3);
-    expect(await statusAndBody(await put({ approvals_before_merge: 4 }, t.reporter))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await put({ approvals_before_merge: 4, squash: true }, t.reporter))).toEqual([403, { message: "403 Forbidden" }]);
   });
 
   it("is dropped on a merged merge request", async () => {
@@ -61,7 +63,7 @@ describe("approvals_before_merge on PUT /projects/:id/merge_requests/:merge_requ
     const t = await setup(w);
     const mr = await createMergeRequest(w, t.developer, t.project);
     await w.db((db) => db.execute(`UPDATE merge_requests SET state = 'merged' WHERE id = ${Number(mr.id)}`));
-    const res = await w.as(t.maintainer).put(`/projects/${t.project.id}/merge_requests/${mr.iid}`, { json: { approvals_before_merge: 2 } });
+    const res = await w.as(t.maintainer).put(`/projects/${t.project.id}/merge_requests/${mr.iid}`, { json: { approvals_before_merge: 2, title: "Merged" } });
     const [status, body] = (await statusAndBody(res)) as [number, Json];
     expect([status, body.approvals_before_merge]).toEqual([200, null]);
   });

@@ -65,8 +65,7 @@ const UPDATE_AT_LEAST_ONE = [
   "title",
   "state_event",
   "discussion_locked",
-  // EE update_params_at_least_one_of
-  "approvals_before_merge",
+  // Not `approvals_before_merge`: 15.4's EE parameters do not add it here, so it never comes alone.
 ];
 
 const UpdateParams = z.object({
