@@ -44,6 +44,12 @@ async function stop(code = 0) {
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
+/** host:port of a postgres:// URL, as the driver names it in the proxy's `?address=`. */
+function databaseAddress(url) {
+  const { hostname, port } = new URL(url);
+  return `${hostname.replace(/^\[(.*)\]$/, "$1")}:${port || 5432}`;
+}
+
 function isLoopback(url) {
   const host = new URL(url).hostname;
   return host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
@@ -148,9 +154,11 @@ try {
   const database = await prepareDatabase();
   const vars = { DATABASE_URL: database.url };
   if (isLoopback(database.url)) {
-    const proxy = await startWsProxy({ serialize: (address) => address === database.serialized });
+    const target = databaseAddress(database.url);
+    const proxy = await startWsProxy({ serialize: (address) => address === database.serialized, tcpTarget: target });
     cleanups.push(() => proxy.close());
     vars.WS_PROXY = `127.0.0.1:${proxy.port}`;
+    if (proxy.tcpPort && process.env.PG_TRANSPORT !== "websocket") vars.PG_TCP_PROXY = `127.0.0.1:${proxy.tcpPort}`;
     log(`websocket proxy on 127.0.0.1:${proxy.port}${database.serialized ? " (serialising PGlite)" : ""}`);
   }
   if (externalUrl) vars.EXTERNAL_URL = externalUrl;

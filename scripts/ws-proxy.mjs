@@ -291,13 +291,14 @@ class BackendPool {
 
 /**
  * @param {{ serialize: (address: string) => boolean, poolMax?: number, idleMs?: number,
- *   connectTimeoutMs?: number, acquireTimeoutMs?: number }} opts
+ *   connectTimeoutMs?: number, acquireTimeoutMs?: number, tcpTarget?: string }} opts
  *   serialize: targets that are one shared session (PGlite): a pool of one backend;
+ *   tcpTarget: also accept raw TCP sessions (no WebSocket) on `tcpPort`, all for this host:port;
  *   poolMax: backends per other target (10); idleMs: an idle backend is closed after this (10 s);
  *   connectTimeoutMs: give up opening a backend (1.5 s); acquireTimeoutMs: give up waiting for one (15 s).
- * @returns {Promise<{ port: number, close: () => Promise<void>, stats: () => { backends: number, idle: number } }>}
+ * @returns {Promise<{ port: number, tcpPort: number | null, close: () => Promise<void>, stats: () => { backends: number, idle: number } }>}
  */
-export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, connectTimeoutMs = 1500, acquireTimeoutMs = 15_000 }) {
+export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, connectTimeoutMs = 1500, acquireTimeoutMs = 15_000, tcpTarget = '' }) {
   /** @type {Map<string, BackendPool>} pools by address and start-up message */
   const pools = new Map()
   /** @type {Set<(code?: number, reason?: string) => void>} shutdown functions of open sessions */
@@ -307,11 +308,55 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
 
   wss.on('connection', (ws, req) => {
     const address = new URL(req.url ?? '/', 'http://x').searchParams.get('address') ?? ''
+    session(address, {
+      send: (data) => { if (ws.readyState === ws.OPEN) ws.send(data) },
+      close: (code, reason) => ws.close(code, reason),
+      listen: (onChunk, onEnd) => {
+        ws.on('message', (data) => onChunk(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(/** @type {any} */ (data))))
+        ws.on('close', () => onEnd())
+        ws.on('error', () => onEnd(1011))
+      },
+    })
+  })
+
+  /**
+   * Raw TCP sessions (`tcpTarget`): the same Postgres byte stream without the WebSocket around it, for a
+   * Worker that opens its socket with `connect()` (functions/kernel/tcp_socket.ts). Each one targets the
+   * one database address given at start: there is no URL to carry `?address=`.
+   */
+  /** @type {net.Server | null} */
+  let tcpServer = null
+  /** @type {Set<net.Socket>} */
+  const tcpSockets = new Set()
+  if (tcpTarget) {
+    tcpServer = net.createServer((socket) => {
+      socket.setNoDelay(true)
+      tcpSockets.add(socket)
+      socket.on('close', () => tcpSockets.delete(socket))
+      session(tcpTarget, {
+        send: (data) => { if (!socket.destroyed) socket.write(data) },
+        close: () => socket.end(),
+        listen: (onChunk, onEnd) => {
+          socket.on('data', onChunk)
+          socket.on('close', () => onEnd())
+          socket.on('error', () => onEnd(1011))
+        },
+      })
+    })
+  }
+
+  /**
+   * One client session, whatever carries it.
+   * @param {string} address the target database, host:port
+   * @param {{ send: (data: Buffer) => void, close: (code?: number, reason?: string) => void,
+   *   listen: (onChunk: (chunk: Buffer) => void, onEnd: (code?: number) => void) => void }} client
+   */
+  function session(address, client) {
     const i = address.lastIndexOf(':')
     const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1')
     const port = Number(address.slice(i + 1))
     if (i < 0 || !isLoopback(host) || !(port > 0 && port < 65536)) {
-      ws.close(1008, 'address not allowed (loopback only)')
+      client.close(1008, 'address not allowed (loopback only)')
       return
     }
 
@@ -331,14 +376,14 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
     let dirty = false // messages forwarded after the last Sync (a Parse whose Sync is still to come)
     const fromClient = framer(true)
 
-    const send = (/** @type {Buffer} */ data) => { if (ws.readyState === ws.OPEN) ws.send(data) }
+    const send = (/** @type {Buffer} */ data) => client.send(data)
     const shutdown = (code = 1000, reason = '') => {
       if (closed) return
       closed = true
       open.delete(shutdown)
       if (backend && pool) { const b = backend; backend = null; pool.destroy(b) }
       direct?.destroy()
-      ws.close(code, reason)
+      client.close(code, reason)
     }
     open.add(shutdown)
     /** Sends a FATAL error to the client and closes, as Postgres does. */
@@ -442,9 +487,8 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
       queue = []
     }
 
-    ws.on('message', (data) => {
+    client.listen((chunk) => {
       if (closed) return
-      const chunk = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(/** @type {any} */ (data))
       if (phase === 'direct' && direct) { direct.write(chunk); return }
       for (const m of fromClient(chunk)) {
         if (m.type === '') {
@@ -457,19 +501,27 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
         if (phase !== 'ready') queue.push(m) // until the start-up is answered or the socket attached
         else if (!handle(m)) return
       }
-    })
-    ws.on('close', () => shutdown())
-    ws.on('error', () => shutdown(1011))
-  })
+    }, (code) => shutdown(code))
+  }
 
   await new Promise((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve(undefined))
   })
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address())
+  let tcpPort = null
+  if (tcpServer) {
+    const listening = tcpServer
+    await new Promise((resolve, reject) => {
+      listening.once('error', reject)
+      listening.listen(0, '127.0.0.1', () => resolve(undefined))
+    })
+    tcpPort = /** @type {import('node:net').AddressInfo} */ (listening.address()).port
+  }
 
   return {
     port,
+    tcpPort,
     stats: () => {
       let backends = 0
       let idle = 0
@@ -481,6 +533,8 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
       for (const p of pools.values()) p.close()
       for (const ws of wss.clients) ws.terminate()
       wss.close()
+      for (const socket of tcpSockets) socket.destroy()
+      if (tcpServer) { const closing = tcpServer; await new Promise((resolve) => closing.close(() => resolve(undefined))) }
       await new Promise((resolve) => {
         server.close(() => resolve(undefined))
         server.closeAllConnections()

@@ -19,6 +19,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
     wsProxy: string;
+    tcpProxy: string;
     rootToken: string;
     gitFixtures: GitFixtures;
     packFixtures: PackFixtures;
@@ -90,11 +91,18 @@ export default async function setup(project: TestProject) {
     console.log("[setup] embedded PGlite (no Postgres answered on 127.0.0.1:5432)");
   }
 
-  const proxy = await startWsProxy({ serialize: (address: string) => address === serialized });
+  // The same transport as `npm start`: raw TCP sessions to the proxy (PG_TCP_PROXY), unless
+  // PG_TRANSPORT=websocket asks for the driver's own WebSocket (production's transport).
+  const target = new URL(databaseUrl);
+  const proxy = await startWsProxy({
+    serialize: (address: string) => address === serialized,
+    tcpTarget: `${target.hostname}:${target.port || 5432}`,
+  });
   cleanups.unshift(() => proxy.close());
 
   project.provide("databaseUrl", databaseUrl);
   project.provide("wsProxy", `127.0.0.1:${proxy.port}`);
+  project.provide("tcpProxy", process.env.PG_TRANSPORT === "websocket" || !proxy.tcpPort ? "" : `127.0.0.1:${proxy.tcpPort}`);
   project.provide("rootToken", rootToken);
   project.provide("gitFixtures", gitFixtures());
   project.provide("packFixtures", packFixtures());

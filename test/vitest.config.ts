@@ -22,6 +22,7 @@ export default defineConfig({
       const vars = {
         DATABASE_URL: inject("databaseUrl"),
         WS_PROXY: inject("wsProxy"),
+        PG_TCP_PROXY: inject("tcpProxy"),
         ROOT_TOKEN: inject("rootToken"),
         QUERY_COUNT_HEADER: "1",
         // A test that meets a 503 because the machine is busy says nothing; the 1.8 s bound itself is

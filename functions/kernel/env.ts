@@ -8,6 +8,8 @@ export type Bindings = {
   DATABASE_URL: string;
   /** `host:port` of scripts/ws-proxy.mjs; absent in production (the Neon driver's defaults reach Neon). */
   WS_PROXY?: string;
+  /** Locally: the proxy's raw TCP port (host:port); the driver skips the WebSocket layer. */
+  PG_TCP_PROXY?: string;
   EXTERNAL_URL?: string;
   /** How long a request waits for its database session before answering 503 (default 1800 ms). */
   DB_CONNECT_TIMEOUT_MS?: string;

@@ -205,3 +205,27 @@ test('a database that cannot be reached: the session fails with 08006 at once, a
     await back.stop()
   }
 })
+
+test('raw TCP sessions (PG_TCP_PROXY): the same pooled sessions without the WebSocket, for the configured target', { timeout: 60_000 }, async () => {
+  const pg = (await import('pg')).default
+  const tcp = await startWsProxy({ serialize: (address) => address === pgliteAddress, tcpTarget: pgliteAddress })
+  cleanups.push(tcp.close)
+  assert.ok(tcp.tcpPort)
+  const run = async (/** @type {number} */ n) => {
+    const c = new pg.Client({ host: '127.0.0.1', port: /** @type {number} */ (tcp.tcpPort), user: 'postgres', database: 'postgres' })
+    await c.connect()
+    try {
+      await c.query('BEGIN')
+      const { rows: [{ id }] } = await c.query('INSERT INTO t(v) VALUES ($1) RETURNING id', [`tcp-${n}`])
+      const { rows } = await c.query('SELECT v FROM t WHERE id=$1', [id])
+      await c.query('COMMIT')
+      return rows[0]?.v === `tcp-${n}`
+    } finally {
+      await c.end()
+    }
+  }
+  const results = await Promise.all(Array.from({ length: 10 }, (_, n) => run(n)))
+  assert.deepEqual(results, Array(10).fill(true))
+  const { rows } = await pglite.query(`SELECT count(*)::int AS n FROM t WHERE v LIKE 'tcp-%'`)
+  assert.deepEqual(rows, [{ n: 10 }])
+})

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// `npm run bench:cpu` (issue 9): CPU time per request of each process of `npm start`'s stack (the Node
+// process with the pooling proxy, workerd) on the hot read endpoints, per database transport: the raw TCP
+// socket (`PG_TCP_PROXY`, the default) and the WebSocket (`PG_TRANSPORT=websocket`). CPU time, read from
+// /proc/<pid>/stat before and after a fixed number of requests, depends far less on the machine's load than
+// req/s does, so this is the figure to compare while other work runs. The servers are measured in
+// alternation, BENCH_ROUNDS (2) times each, BENCH_REQUESTS (2,000) requests per endpoint, 10 connections.
+import { randomBytes } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
+import http from "node:http";
+import autocannon from "autocannon";
+import { startServer } from "../test/e2e/server.mjs";
+import { benchRun, jsonRequest, loadavg } from "./support.mjs";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS || 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 2);
+const ROOT_TOKEN = `glpat-cpu${randomBytes(10).toString("hex")}`;
+const { log, cleanups, fail, finish, prepareDatabase } = benchRun({ label: "bench:cpu", deadlineMs: 900_000 });
+const TICKS = 100; // USER_HZ on Linux
+
+/** Processes in the process group `pgid`, by name, with their CPU ticks (user + system). */
+function groupCpu(pgid) {
+  const out = {};
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const close = stat.lastIndexOf(")");
+    const name = stat.slice(stat.indexOf("(") + 1, close);
+    const fields = stat.slice(close + 2).split(" ");
+    if (Number(fields[2]) !== pgid) continue; // field 5: pgrp
+    out[name] = (out[name] ?? 0) + Number(fields[11]) + Number(fields[12]); // utime + stime
+  }
+  return out;
+}
+
+async function measure(server, path) {
+  const before = groupCpu(server.child.pid);
+  const result = await autocannon({
+    url: `${server.apiUrl}${path}`, connections: 10, amount: REQUESTS,
+    headers: { "PRIVATE-TOKEN": ROOT_TOKEN },
+  });
+  const after = groupCpu(server.child.pid);
+  if (result.errors || result.non2xx) throw new Error(`${path}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+  const perRequest = {};
+  for (const [name, ticks] of Object.entries(after)) perRequest[name] = (((ticks - (before[name] ?? 0)) / TICKS) * 1000) / REQUESTS;
+  return { perRequest, rps: result.requests.average };
+}
+
+try {
+  process.env.DATABASE_URL ||= "postgres://postgres@127.0.0.1:5432/postgres";
+  const { dataDir, target } = await prepareDatabase("edgeforge_cpu_");
+  const transports = { tcp: {}, websocket: { PG_TRANSPORT: "websocket" } };
+  const endpoints = ["/projects/:id", "/projects?per_page=20", "/projects/:id/issues?per_page=20"];
+  const totals = {};
+  let projectId = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [transport, env] of Object.entries(transports)) {
+      const server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: target.url, env });
+      cleanups.push(() => server.stop());
+      const agent = new http.Agent({ keepAlive: true });
+      const api = { base: server.apiUrl, agent, token: ROOT_TOKEN };
+      if (!projectId) {
+        const project = await jsonRequest(api, "POST", "/projects", { name: `cpu-${randomBytes(3).toString("hex")}`, initialize_with_readme: true });
+        projectId = JSON.parse(project.text).id;
+        for (let i = 0; i < 25; i++) await jsonRequest(api, "POST", `/projects/${projectId}/issues`, { title: `issue ${i}` });
+      }
+      for (const endpoint of endpoints) {
+        const path = endpoint.replace(":id", String(projectId));
+        await measure(server, path); // warm-up
+        const { perRequest, rps } = await measure(server, path);
+        const key = `${endpoint}\t${transport}`;
+        totals[key] ??= { runs: 0, rps: 0, cpu: {} };
+        totals[key].runs++;
+        totals[key].rps += rps;
+        for (const [name, ms] of Object.entries(perRequest)) totals[key].cpu[name] = (totals[key].cpu[name] ?? 0) + ms;
+        log(`${transport} ${endpoint}: ${rps.toFixed(0)} req/s, CPU ms/request ${JSON.stringify(Object.fromEntries(Object.entries(perRequest).map(([k, v]) => [k, +v.toFixed(2)])))} (load ${loadavg()})`);
+      }
+      agent.destroy();
+      await server.stop();
+      cleanups.pop();
+    }
+  }
+  console.log("\nendpoint\ttransport\treq/s\tCPU ms per request by process (mean of rounds)");
+  for (const [key, t] of Object.entries(totals)) {
+    const cpu = Object.entries(t.cpu).map(([k, v]) => `${k} ${(v / t.runs).toFixed(2)}`).join(", ");
+    const sum = Object.values(t.cpu).reduce((a, b) => a + b, 0) / t.runs;
+    console.log(`${key}\t${(t.rps / t.runs).toFixed(0)}\t${cpu}; total ${sum.toFixed(2)}`);
+  }
+  void dataDir;
+  await finish();
+} catch (error) {
+  await fail(error);
+}
