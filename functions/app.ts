@@ -57,6 +57,7 @@ import { starsRoutes } from "./stars/routes";
 import { namespacesRoutes } from "./namespaces/routes";
 import { alertManagementRoutes } from "./alert_management/routes";
 import { alertReceiverRoutes } from "./alert_management/receiver";
+import { alertMetricImageUploadRoutes } from "./alert_management/uploads";
 import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
 import { integrationsRoutes } from "./integrations/routes";
@@ -174,6 +175,7 @@ api.route("/", eventsRoutes);
 api.route("/", uploadsRoutes);
 app.route("/api/v4", api);
 app.route("/", metricImageUploadRoutes);
+app.route("/", alertMetricImageUploadRoutes);
 // Project attachments (`/<full_path>/uploads/<secret>/<filename>`), readable as the project is.
 app.route("/", uploadWebRoutes);
 // The alert receiver (`/<full_path>/-/alerts/notify/…`), outside /api/v4, authenticated by the integration key.

@@ -73,6 +73,25 @@ export const alertManagementAlerts = pgTable(
   ],
 );
 
+/** AlertManagement::MetricImage (`alert_management_alert_metric_images`): the bytes in R2. */
+export const alertManagementAlertMetricImages = pgTable(
+  "alert_management_alert_metric_images",
+  {
+    id: id(),
+    alertId: integer().notNull().references(() => alertManagementAlerts.id, { onDelete: "cascade" }),
+    fileName: text().notNull(),
+    r2Key: text().notNull(),
+    url: text(),
+    urlText: text(),
+    size: integer().notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("index_alert_management_alert_metric_images_on_alert_id").on(t.alertId)],
+);
+
+export type AlertMetricImage = typeof alertManagementAlertMetricImages.$inferSelect;
+
 export const alertManagementAlertAssignees = pgTable(
   "alert_management_alert_assignees",
   {

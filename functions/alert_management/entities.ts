@@ -1,4 +1,4 @@
-import type { AlertIntegration } from "../../db/schema";
+import type { AlertIntegration, AlertMetricImage } from "../../db/schema";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import type { AlertRow } from "./queries";
 import { SEVERITIES, STATUSES } from "./rules";
@@ -72,4 +72,21 @@ export function alert(row: AlertRow, ctx: PresentContext & { fullPath: string })
 
 export function incidentSettings(row: { createIssue: boolean; autoCloseIncident: boolean; sendEmail: boolean }) {
   return { create_issue: row.createIssue, auto_close_incident: row.autoCloseIncident, send_email: row.sendEmail };
+}
+
+/** Where GitLab serves an alert's metric image (`alert_metric_image_upload_path`, model `alert_management_metric_image`). */
+export function alertMetricImagePath(row: AlertMetricImage): string {
+  return `uploads/-/system/alert_management_metric_image/file/${row.id}/${encodeURIComponent(row.fileName)}`;
+}
+
+/** Entities::MetricImage (lib/api/entities/metric_image.rb) of an alert. */
+export function alertMetricImage(row: AlertMetricImage, ctx: PresentContext) {
+  return {
+    id: row.id,
+    created_at: isoTime(row.createdAt),
+    filename: row.fileName,
+    file_path: webUrl(ctx, alertMetricImagePath(row)),
+    url: row.url,
+    url_text: row.urlText,
+  };
 }

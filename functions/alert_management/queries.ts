@@ -1,6 +1,7 @@
-import { and, desc, eq, ilike, inArray, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import {
   alertManagementAlertAssignees,
+  alertManagementAlertMetricImages,
   alertManagementAlertReceipts,
   alertManagementAlerts,
   alertManagementHttpIntegrations,
@@ -215,4 +216,57 @@ export async function membersAmong(db: Executor, projectId: number, ids: number[
       AND (SELECT max(m.access_level) FROM members m WHERE m.user_id = u.id AND ((m.source_type = 'Project' AND m.source_id = ${projectId})
         OR (m.source_type = 'Namespace' AND m.source_id = ANY((SELECT n.traversal_ids FROM namespaces n JOIN projects p ON p.namespace_id = n.id WHERE p.id = ${projectId})::int[])))) >= ${level}`);
   return result.rows.map((r) => ({ id: Number(r.id), username: r.username }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metric images of alerts (AlertManagement::MetricImage)
+
+export type { AlertMetricImage } from "../../db/schema";
+
+/** `alert.metric_images.order_created_at_asc`. */
+export function listAlertMetricImages(db: Executor, alertId: number) {
+  return db
+    .select()
+    .from(alertManagementAlertMetricImages)
+    .where(eq(alertManagementAlertMetricImages.alertId, alertId))
+    .orderBy(asc(alertManagementAlertMetricImages.createdAt), asc(alertManagementAlertMetricImages.id));
+}
+
+/** `alert.metric_images.find_by_id(id)`: always through the alert. */
+export async function findAlertMetricImage(db: Executor, alertId: number, imageId: number) {
+  const rows = await db
+    .select()
+    .from(alertManagementAlertMetricImages)
+    .where(and(eq(alertManagementAlertMetricImages.alertId, alertId), eq(alertManagementAlertMetricImages.id, imageId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function insertAlertMetricImage(db: Executor, values: typeof alertManagementAlertMetricImages.$inferInsert) {
+  const [row] = await db.insert(alertManagementAlertMetricImages).values(values).returning();
+  return row;
+}
+
+export async function updateAlertMetricImage(db: Executor, id: number, changes: { url?: string | null; urlText?: string | null }) {
+  const [row] = await db
+    .update(alertManagementAlertMetricImages)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(alertManagementAlertMetricImages.id, id))
+    .returning();
+  return row;
+}
+
+export async function deleteAlertMetricImage(db: Executor, id: number) {
+  await db.delete(alertManagementAlertMetricImages).where(eq(alertManagementAlertMetricImages.id, id));
+}
+
+/** An image with its alert's project, for the upload path (which knows only the image id). */
+export async function findAlertImageOwner(db: Executor, imageId: number) {
+  const rows = await db
+    .select({ image: alertManagementAlertMetricImages, projectId: alertManagementAlerts.projectId })
+    .from(alertManagementAlertMetricImages)
+    .innerJoin(alertManagementAlerts, eq(alertManagementAlerts.id, alertManagementAlertMetricImages.alertId))
+    .where(eq(alertManagementAlertMetricImages.id, imageId))
+    .limit(1);
+  return rows[0] ?? null;
 }

@@ -1,18 +1,21 @@
 import { z } from "zod";
-import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { Access } from "../kernel/access";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
-import { apiError, conflict, isUniqueViolation, notFound, validation } from "../kernel/errors";
+import { apiError, badRequest, conflict, forbidden, isUniqueViolation, notFound, validation } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams } from "../kernel/params";
+import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { createSystemNotes } from "../shared/issuables/system_notes";
 import { createTodos } from "../shared/issuables/todos";
-import { alert, httpIntegration, incidentSettings } from "./entities";
+// The image validations are MetricImageUploading's, shared with incident metric images.
+import { imageErrors, MAX_FILE_SIZE, sanitizeFilename } from "../metric_images/rules";
+import { alert, alertMetricImage, httpIntegration, incidentSettings } from "./entities";
 import * as q from "./queries";
+import * as services from "./services";
 import { MAPPABLE_FIELDS, randomHex, RESOLVED, STATUSES, type AttributeMapping } from "./rules";
 
 /**
@@ -205,4 +208,80 @@ alertManagementRoutes.put("/projects/:id/alert_management/alerts/:alert_iid", as
     throw e;
   }
   return present(c, (await q.findAlert(db, project.id, found.iid))!, alert, { fullPath: project.fullPath });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Metric images of alerts (lib/api/alert_management_alerts.rb, GitLab 14.9+). AlertPolicy gives every
+// metric image ability with `read_alert_management_alert`; `find_project_alert` (AlertsFinder) finds
+// nothing for others, so writes answer `authorize!`'s 403 and the list "Alert not found".
+
+const METRIC_IMAGES = "/projects/:id/alert_management_alerts/:alert_iid/metric_images";
+// `requires :alert_iid, type: Integer` (and `:metric_image_id`): a non-integer is Grape's 400.
+const AlertImages = z.object({ alert_iid: p.int() });
+const OneImage = AlertImages.extend({ metric_image_id: p.int() });
+const UploadImage = AlertImages.extend({ file: p.file(), url: p.string().optional(), url_text: p.string().optional() });
+const UpdateImage = OneImage.extend({ url: p.string().nullable().optional(), url_text: p.string().nullable().optional() });
+
+/** `find_project_alert`: the project's alert by iid, when the caller may read alerts; else null. */
+async function readableAlert(c: Ctx, iid: number) {
+  const project = await findProject(c, c.req.param("id")!);
+  if (!allowed(c.var.actor, "read_alert_management_alert", project) || iid < 1 || iid > 2147483647) return null;
+  return q.findAlert(c.var.db(), project.id, iid);
+}
+
+async function imageOf(c: Ctx, alertId: number, imageId: number) {
+  const image = imageId >= 1 && imageId <= 2147483647 ? await q.findAlertMetricImage(c.var.db(), alertId, imageId) : null;
+  if (!image) throw apiError("Metric image not found", 404);
+  return image;
+}
+
+/**
+ * POST /projects/:id/alert_management_alerts/:alert_iid/metric_images (201). Differs from GitLab: an
+ * invalid image answers 400 with the validation message (GitLab 15.4 renders it without a status, a 500;
+ * later versions answer 400).
+ */
+alertManagementRoutes.post(METRIC_IMAGES, async (c) => {
+  const params = await readParamsWithPath(c, UploadImage);
+  // `bad_request!('File is too large') if max_file_size_exceeded?` comes before the alert lookup.
+  if (params.file.size > MAX_FILE_SIZE) throw badRequest("File is too large");
+  const found = await readableAlert(c, params.alert_iid);
+  if (!found) throw forbidden();
+  const fileName = sanitizeFilename(params.file.name);
+  const url = params.url ?? null;
+  const urlText = params.url_text ?? null;
+  const errors = [...(params.file.size === 0 ? ["File can't be blank"] : []), ...imageErrors({ fileName, url, urlText })];
+  if (errors.length > 0) throw apiError(`Validation failed: ${errors.join(", ")}`, 400);
+  const image = await services.uploadAlertMetricImage(c.var.db(), c.env.BLOBS, { alertId: found.id, file: params.file, fileName, url, urlText });
+  return present(c, image, alertMetricImage, undefined, 201);
+});
+
+/** GET /projects/:id/alert_management_alerts/:alert_iid/metric_images: oldest first, not paginated. */
+alertManagementRoutes.get(METRIC_IMAGES, async (c) => {
+  const params = await readParamsWithPath(c, AlertImages);
+  const found = await readableAlert(c, params.alert_iid);
+  if (!found) throw apiError("Alert not found", 404);
+  return present(c, await q.listAlertMetricImages(c.var.db(), found.id), alertMetricImage);
+});
+
+/** PUT /projects/:id/alert_management_alerts/:alert_iid/metric_images/:metric_image_id (`url`, `url_text`). */
+alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
+  const params = await readParamsWithPath(c, UpdateImage);
+  const found = await readableAlert(c, params.alert_iid);
+  if (!found) throw forbidden();
+  const image = await imageOf(c, found.id, params.metric_image_id);
+  const changes: { url?: string | null; urlText?: string | null } = {};
+  if (params.url !== undefined) changes.url = params.url;
+  if (params.url_text !== undefined) changes.urlText = params.url_text;
+  if (imageErrors(changes).length > 0) throw apiError("Metric image could not be updated", 422);
+  return present(c, await q.updateAlertMetricImage(c.var.db(), image.id, changes), alertMetricImage);
+});
+
+/** DELETE /projects/:id/alert_management_alerts/:alert_iid/metric_images/:metric_image_id: 204. */
+alertManagementRoutes.delete(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
+  const params = await readParamsWithPath(c, OneImage);
+  const found = await readableAlert(c, params.alert_iid);
+  if (!found) throw forbidden();
+  const image = await imageOf(c, found.id, params.metric_image_id);
+  await services.deleteAlertMetricImage(c.var.db(), c.env.BLOBS, image);
+  return c.body(null, 204);
 });

@@ -1,0 +1,36 @@
+import { Hono } from "hono";
+import { allowed } from "../kernel/abilities";
+import type { AppEnv } from "../kernel/env";
+import { ApiError, notFound } from "../kernel/errors";
+import { findProject } from "../kernel/lookup";
+import * as q from "./queries";
+
+/**
+ * The files behind an alert metric image's `file_path` (UploadsController#show for
+ * `alert_management_metric_image`, outside /api/v4): the bytes from R2 to whoever may read the alert
+ * (`read_alert_management_metric_image`), else 404. Differs from GitLab: the caller is known by the API's
+ * credentials (PRIVATE-TOKEN, Bearer), as there are no browser sessions here.
+ */
+export const alertMetricImageUploadRoutes = new Hono<AppEnv>();
+
+/** GET /uploads/-/system/alert_management_metric_image/file/:id/:filename */
+alertMetricImageUploadRoutes.get("/uploads/-/system/alert_management_metric_image/file/:id/:filename", async (c) => {
+  const id = c.req.param("id");
+  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw notFound();
+  const owner = await q.findAlertImageOwner(c.var.db(), Number(id));
+  if (!owner || owner.image.fileName !== c.req.param("filename")) throw notFound();
+  let project;
+  try {
+    project = await findProject(c, String(owner.projectId));
+  } catch (error) {
+    throw error instanceof ApiError && error.status === 404 ? notFound() : error;
+  }
+  if (!allowed(c.var.actor, "read_alert_management_alert", project)) throw notFound();
+  const object = await c.env.BLOBS.get(owner.image.r2Key);
+  if (!object) throw notFound();
+  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
+  c.header("Content-Length", String(object.size));
+  c.header("Content-Disposition", `inline; filename="${owner.image.fileName.replace(/"/g, "")}"`);
+  c.header("Cache-Control", "private, no-store");
+  return c.body(object.body);
+});
