@@ -5,14 +5,13 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runRunner } from "../../scripts/runner/runner.mjs";
-import { startServer } from "./server.mjs";
+import { gitServer } from "./git-server.mjs";
 
-const ROOT_TOKEN = `glpat-e2e${randomBytes(12).toString("hex")}`;
+const g = gitServer("ci", { timeoutMs: 300_000 });
+const { call, newUser, rootToken: ROOT_TOKEN } = g;
 const YAML = `
 stages: [build, test, deploy]
 variables:
@@ -51,26 +50,13 @@ let dataDir;
 let buildsDir;
 let server;
 
-async function call(method, route, body, token = ROOT_TOKEN) {
-  const res = await fetch(`${server.host}/api/v4${route}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": token, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
-}
-
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-ci-e2e-"));
+  await g.start();
+  ({ dataDir, server } = g);
   buildsDir = path.join(dataDir, "builds");
-  server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: process.env.E2E_DATABASE_URL || undefined, timeoutMs: 300_000, verbose: Boolean(process.env.E2E_VERBOSE) });
 });
 
-after(async () => {
-  if (server) await server.stop(10_000);
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+after(() => g.stop());
 
 describe("a pipeline run by the shipped shell runner", () => {
   it("runs build and test, reports JUnit, keeps the manual job, retries a job", { timeout: 240_000 }, async () => {
@@ -124,16 +110,6 @@ describe("a pipeline run by the shipped shell runner", () => {
     assert.equal(all.filter((j) => j.name === "flaky").length, 2);
   });
 });
-
-/** A user (not an admin) and a personal access token of theirs, made by root. */
-async function newUser(label) {
-  const name = `ci_${label}_${randomBytes(4).toString("hex")}`;
-  const user = await call("POST", "/users", { email: `${name}@example.com`, username: name, name, password: "Edgeforge-ci-Pass-5521", skip_confirmation: true });
-  assert.equal(user.status, 201, JSON.stringify(user.body));
-  const pat = await call("POST", `/users/${user.body.id}/personal_access_tokens`, { name: "ci", scopes: ["api"] });
-  assert.equal(pat.status, 201, JSON.stringify(pat.body));
-  return { ...user.body, token: pat.body.token };
-}
 
 async function projectWithReadme(owner, name) {
   const project = await call("POST", "/projects", { name: `${name}-${randomBytes(3).toString("hex")}`, visibility: "private" }, owner.token);

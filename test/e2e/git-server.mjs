@@ -1,4 +1,4 @@
-// What the end-to-end tests that drive the git CLI share (git_http, lfs, protected_branches): Edgeforge
+// What the end-to-end tests that drive the git CLI share (git_http, lfs, protected_branches, ci): Edgeforge
 // started as `npm start` does in a throwaway directory, an API caller with the root token, users with a
 // personal access token, `http://anyone:<token>@host/<path>.git` remotes, and git run with no global or
 // system configuration. Not a test file itself (node --test only picks up `*.test.mjs`).
@@ -49,13 +49,13 @@ export function gitServer(label, { timeoutMs = 180_000, gitConfig = [], env = {}
       if (g.dataDir) await rm(g.dataDir, { recursive: true, force: true });
     },
 
-    /** `{ status, body }` of an API call (JSON parsed when there is a body); never throws on a status. */
+    /** `{ status, body }` of an API call (JSON bodies parsed, others as text); never throws on a status. */
     async call(method, endpoint, body, token = rootToken, retried = false) {
       let response;
       try {
         response = await fetch(`${g.server.apiUrl}${endpoint}`, {
           method,
-          headers: { "PRIVATE-TOKEN": token, "Content-Type": "application/json" },
+          headers: { "PRIVATE-TOKEN": token, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(30_000),
         });
@@ -65,13 +65,8 @@ export function gitServer(label, { timeoutMs = 180_000, gitConfig = [], env = {}
         return g.call(method, endpoint, body, token, true);
       }
       const text = await response.text();
-      let parsed = text;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        // not JSON: the text itself
-      }
-      return { status: response.status, body: parsed };
+      const json = response.headers.get("content-type")?.includes("json");
+      return { status: response.status, body: json && text ? JSON.parse(text) : json ? null : text };
     },
 
     /** The body of a successful API call; throws with the answer otherwise. */
