@@ -9,6 +9,7 @@ import { PackError, PackResolver, readPack, type ObjectTypeName, type ResolvedOb
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../shared/git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../shared/git/pack/reader";
 import { checkPush, type Caller, type RefUpdate } from "../shared/protected_branches/access";
+import { lfsLockViolation } from "./lfs_locks";
 import * as q from "./queries";
 import type { Repository } from "./upload_pack";
 import { AGENT } from "./upload_pack";
@@ -175,7 +176,7 @@ async function typeOf(db: Database, poolId: number, oid: string, received: Recei
  */
 export async function receivePack(
   db: Database,
-  repo: Repository & { emptyRepo: boolean; fullPath: string; membersUrl: string },
+  repo: Repository & { emptyRepo: boolean; fullPath: string; membersUrl: string; lfsEnabled: boolean },
   userId: number,
   caller: Caller,
   body: ReadableStream<Uint8Array> | null,
@@ -264,6 +265,11 @@ export async function receivePack(
   }
   const decisions = await checkPush(db, { id: repo.projectId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
   const declined = decisions.flatMap((d) => (d.allowed ? [] : [d.message]));
+  // DiffCheck comes after the ref checks, as in GitLab's ChangeAccess: paths locked in LFS by others.
+  if (!declined.length && repo.lfsEnabled && !disconnected && commands.some((c) => c.new !== ZERO_OID)) {
+    const locked = await lfsLockViolation(db, repo.poolId, repo.projectId, userId, received.commits);
+    if (locked) declined.push(locked);
+  }
   if (declined.length) {
     for (const reason of new Set(declined)) say(`GitLab: ${reason}`);
     return respond(["unpack ok", ...commands.map((c) => `ng ${c.ref} pre-receive hook declined`)]);

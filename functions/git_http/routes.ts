@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { pipelinesForPush } from "../shared/ci/coordinator";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { baseUrl } from "../kernel/present";
+import { projectLfsEnabled } from "../shared/lfs/read";
 import { callerOf } from "../shared/protected_branches/access";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
@@ -117,7 +118,7 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
 gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
   guarded(async () => {
     const { project, actor } = await gitAccess(c, repoPath(c), "git-receive-pack");
-    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo, fullPath: project.fullPath, membersUrl: `${baseUrl(c)}/${project.fullPath}/-/project_members` }, actor!.user.id, callerOf(actor, project), requestBody(c));
+    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo, fullPath: project.fullPath, membersUrl: `${baseUrl(c)}/${project.fullPath}/-/project_members`, lfsEnabled: projectLfsEnabled(project) }, actor!.user.id, callerOf(actor, project), requestBody(c));
     if (result.moved) {
       // The push events are written; the pipelines of the push come after the response (`-o ci.skip` skips them).
       const ciSkip = result.options.includes("ci.skip");

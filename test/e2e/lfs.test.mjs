@@ -3,7 +3,8 @@
 // `basic` transfers into R2, a clone elsewhere whose files match byte for byte, the pointer in the
 // repository, `raw?lfs=true` through the API, and a reporter's refused upload; then file locking:
 // `git lfs lock`, `git lfs locks` (also `--verify`), a push of a file locked by someone else refused with
-// `lfs.<url>.locksverify` on, `git lfs unlock` by the owner and with `--force` by a maintainer.
+// `lfs.<url>.locksverify` on, and by GitLab's own pre-receive check with it off, `git lfs unlock` by the
+// owner and with `--force` by a maintainer.
 // E2E_VERBOSE=1 shows the server's output.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -156,6 +157,28 @@ describe("Git LFS with the git-lfs client", { timeout: 900_000 }, () => {
     gitOk(own, ["commit", "-q", "-am", "owner changes the locked file"]);
     const ownPush = gitTry(own, ["push", "origin", "assets"]);
     assert.equal(ownPush.status, 0, ownPush.stderr);
+  });
+
+  it("declines on the server a push that changes a path someone else locked, without the client's verification", STEP, async () => {
+    const dir = path.join(dataDir, "dev2");
+    gitOk(dir, ["fetch", "-q", "origin"]);
+    gitOk(dir, ["reset", "-q", "--hard", "origin/assets"]);
+    writeFileSync(path.join(dir, "big.bin"), randomBytes(3000));
+    gitOk(dir, ["commit", "-q", "-am", "change a locked file again"]);
+    const before = (await api("GET", `/projects/${state.project.id}/repository/branches/assets`)).commit.id;
+    // git-lfs's own check is off: GitLab's pre-receive (DiffCheck) still sees the lock.
+    const push = gitTry(dir, ["-c", `${state.locksVerifyKey}=false`, "push", "origin", "assets"]);
+    assert.notEqual(push.status, 0, push.stderr);
+    assert.match(push.stderr, new RegExp(`GitLab: The path 'big\\.bin' is locked in Git LFS by ${state.dev.name}`));
+    assert.match(push.stderr, /pre-receive hook declined/);
+    assert.equal((await api("GET", `/projects/${state.project.id}/repository/branches/assets`)).commit.id, before);
+    // A change to another path goes through.
+    gitOk(dir, ["reset", "-q", "--hard", "origin/assets"]);
+    writeFileSync(path.join(dir, "free.txt"), "not locked\n");
+    gitOk(dir, ["add", "free.txt"]);
+    gitOk(dir, ["commit", "-q", "-m", "an unlocked path"]);
+    const free = gitTry(dir, ["-c", `${state.locksVerifyKey}=false`, "push", "origin", "assets"]);
+    assert.equal(free.status, 0, free.stderr);
   });
 
   it("unlocks: others are refused, even with --force unless maintainer; the owner and a maintainer may", STEP, () => {

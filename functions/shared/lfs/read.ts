@@ -65,3 +65,16 @@ export function lfsPointer(content: Uint8Array): { oid: string; size: number } |
   const size = /^size (\d+)$/m.exec(text)?.[1];
   return oid && size ? { oid, size: Number(size) } : null;
 }
+
+/**
+ * The LFS file locks of a project held by users other than `userId`, with their owners' names: what a
+ * push by `userId` may not touch (Gitlab::Checks::DiffCheck#lfs_file_locks_validation). One statement;
+ * empty for most projects, which lets the push skip the diff altogether.
+ */
+export async function locksHeldByOthers(db: Executor, projectId: number, userId: number): Promise<{ path: string; ownerName: string }[]> {
+  const result = await db.execute<{ path: string; owner_name: string }>(sql`
+    SELECT l.path, u.name AS owner_name FROM lfs_file_locks l JOIN users u ON u.id = l.user_id
+     WHERE l.project_id = ${projectId} AND l.user_id <> ${userId}
+     ORDER BY l.id`);
+  return result.rows.map((r) => ({ path: r.path, ownerName: r.owner_name }));
+}
