@@ -4,7 +4,7 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
-import { rejectMalformedStrings } from "./kernel/params";
+import { recordParameterless, rejectMalformedStrings } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";
 import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
@@ -99,6 +99,7 @@ app.use(async (c, next) => {
 });
 app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
+app.use("/api/v4/*", recordParameterless);
 app.use("/api/v4/*", authenticate);
 app.use("/uploads/*", authenticate);
 // Project attachments (uploads/web.ts): the caller is known by the API's credentials.

@@ -33,6 +33,7 @@ export default defineConfig({
         FUZZ_SEED: process.env.FUZZ_SEED ?? "",
         FUZZ_TRACE: process.env.FUZZ_TRACE ?? "",
         FUZZ_CI_RUNS: process.env.FUZZ_CI_RUNS ?? "",
+        FUZZ_SWEEP: process.env.FUZZ_SWEEP ?? "",
         // `npm run matrix` (test/hardening/authorization_matrix_resources.test.ts): every cell.
         MATRIX_FULL: process.env.MATRIX_FULL ?? "",
         // The public half of test/license/fixtures.ts (a key made for tests only).

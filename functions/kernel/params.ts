@@ -423,9 +423,25 @@ function describeShape(shape: z.ZodRawShape): Record<string, ParamKind> {
  */
 export const declaredParams = new Map<string, Map<string, ParamKind>>();
 const recorded = new WeakMap<object, Set<string>>();
+/** The requests whose handler validated parameters (see `recordParameterless`). */
+const validatedRequests = new WeakSet<Request>();
+
+/**
+ * Records, for the fuzz test's registry, the routes that declare no parameters at all: a handler that
+ * answered 2xx without calling `validateParams` (a path-only read such as `GET /version`) is registered
+ * with an empty set, so that the registry tells "declares nothing" from "never reached". A later call
+ * that validates parameters adds them to the same entry.
+ */
+export const recordParameterless: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (c.res.status >= 300 || validatedRequests.has(c.req.raw)) return;
+  const route = `${c.req.method} ${routePath(c)}`;
+  if (!declaredParams.has(route)) declaredParams.set(route, new Map());
+};
 
 function recordDeclared(schema: z.ZodType) {
   const c = tryGetContext<AppEnv>();
+  if (c) validatedRequests.add(c.req.raw);
   if (!c || !(schema instanceof z.ZodObject)) return;
   const route = `${c.req.method} ${routePath(c)}`;
   const seen = recorded.get(schema) ?? new Set<string>();
