@@ -28,9 +28,9 @@ const worker = (r: Request) => edgeforge.fetch(r, env as never, executionContext
 /**
  * A context that lets `waitUntil` work run without keeping it. The test pool's `createExecutionContext()`
  * also pushes every `waitUntil` promise into a module-level list that is drained only when the test
- * ends; each request's `pool.end()` (and with it the pool, its client and WebSocket) then stays alive
- * for the whole run: workerd grew by about 200 kB a request, 2.9 GB after 40 minutes of `npm run fuzz`,
- * which is why a long run used to die.
+ * ends, so each request's `pool.end()` (and what it references) would stay reachable for the whole run.
+ * workerd's memory grew with the run (2.9 GB after 40 minutes of `npm run fuzz`; the run that died last
+ * session did so after about 20 minutes); this removes the one reference the harness keeps.
  */
 function executionContext(): ExecutionContext {
   const ctx = createExecutionContext();
