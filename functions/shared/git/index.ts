@@ -5,7 +5,7 @@
 //   store/       Postgres: objects, refs (compare-and-swap), the commit index, trees, history walks, reads
 //   operations/  writes made of several store steps (commit files, cherry-pick/revert, branch/tag refs),
 //                returning typed outcomes; GitLab's wording for them lives in the calling domain.
-export { repoOf, listCommits, resolveRevisions, lastCommitForPath, lastCommitsForPaths, parseRange, type Repo, type CommitsQuery, type CommitsResult } from "./store/revisions";
+export { repoOf, listCommits, resolveRevisions, lastCommitForPath, lastCommitsFrom, parseRange, type Repo, type CommitsQuery, type CommitsResult } from "./store/revisions";
 export { findCommit, refsContaining, commitTree, readFileAt, listTree, type FileAt, type TreeListing, type RefType } from "./store/read";
 export { objectSizes } from "./store/objects";
 export { createBranch, createTag, deleteRefWithEvent } from "./operations/refs";

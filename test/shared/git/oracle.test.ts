@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { env } from "cloudflare:test";
 import { createDb, type Database } from "../../../functions/kernel/db";
 import { readCommitChanges, readCommitRows } from "../../../functions/shared/git/store/commit_index";
-import { listCommits, resolveRevisions, type CommitsQuery, type Repo } from "../../../functions/shared/git/store/revisions";
+import { lastCommitsFrom, listCommits, resolveRevisions, type CommitsQuery, type Repo } from "../../../functions/shared/git/store/revisions";
+import { CommitLoader } from "../../../functions/shared/git/store/loader";
+import { readRepoState } from "../../../functions/shared/git/store/state";
 import { clearTreeCache } from "../../../functions/shared/git/store/objects";
 import { commitTree, findCommit, listTree, readFileAt, refsContaining } from "../../../functions/shared/git/store/read";
 import { fromBase64 } from "../../../functions/shared/git/pure/bytes";
@@ -201,5 +203,51 @@ describe("commit index oracle", () => {
       const parents = row.parents.map((p) => rows.get(p)!.generation);
       expect(row.generation).toBe(parents.length ? Math.max(...parents) + 1 : 1);
     }
+  });
+});
+
+describe("last_commit_id checks read with the write's state (store/state.ts, revisions.ts#lastCommitsFrom)", () => {
+  it("gives git log -1 <branch> -- <path> for every path git was asked about, from one state statement", async () => {
+    // Every single-path `git log <branch> -- <path>` case, grouped by branch: the state read brings the
+    // branch's tip and the first batch of history for all its paths at once, as a commit with many
+    // `last_commit_id` actions reads them.
+    const byBranch = new Map<string, Map<string, string | null>>();
+    for (const c of fixtures.logCases) {
+      const q = c.query;
+      if (!q.path || !q.refName || q.all || q.firstParent || q.order !== "default" || q.since !== undefined || q.until !== undefined || q.offset !== 0) continue;
+      if (!/^[\w-]+$/.test(q.refName) || q.path.endsWith("/")) continue;
+      const paths = byBranch.get(q.refName) ?? new Map<string, string | null>();
+      paths.set(q.path, c.expected[0] ?? null);
+      byBranch.set(q.refName, paths);
+    }
+    let checked = 0;
+    const failures: string[] = [];
+    for (const [branch, expected] of byBranch) {
+      const ref = `refs/heads/${branch}`;
+      let statements = 0;
+      const counted = createDb(env as never, () => statements++);
+      try {
+        // Twice: the first run also warms the isolate's tree cache, which the walks' TREESAME checks
+        // at merges read (per path, as git does); the second shows what the history itself costs.
+        for (const round of [1, 2]) {
+          statements = 0;
+          const loader = new CommitLoader(counted.db, repo.poolId, { paths: [...expected.keys()], batch: 256 });
+          const state = await readRepoState(counted.db, repo, { names: [ref], history: { loader, from: { ref } } });
+          const tip = state.tips.get(ref);
+          if (!tip) break;
+          const got = await lastCommitsFrom(counted.db, repo, tip.peeled ?? tip.target, loader);
+          for (const [path, want] of expected) {
+            if (round === 1) checked++;
+            if ((got.get(path) ?? null) !== want) failures.push(`${branch} -- ${path}: got ${got.get(path)}, git ${want}`);
+          }
+          // The fixture's history fits the first batch, read by the state statement: no other statement.
+          if (round === 2 && statements !== 1) failures.push(`${branch}: ${statements} statements`);
+        }
+      } finally {
+        await counted.pool.end();
+      }
+    }
+    expect(checked).toBeGreaterThan(5);
+    expect(failures).toEqual([]);
   });
 });

@@ -233,35 +233,18 @@ export async function lastCommitForPath(db: Executor, repo: Repo, rev: string, p
 }
 
 /**
- * `lastCommitForPath` for several paths on one revision, sharing one history load: the loader's rows
- * say which of the paths each commit touches, and one walk per path runs over them in memory. What
- * the `last_commit_id` checks of a commit cost no longer grows with its actions. Paths missing from
- * the history map to null.
- */
-export async function lastCommitsForPaths(db: Executor, repo: Repo, rev: string, paths: string[]): Promise<Map<string, string | null>> {
-  const unique = [...new Set(paths)];
-  if (unique.length === 0) return new Map();
-  const loader = new CommitLoader(db, repo.poolId, { paths: unique, batch: 256 });
-  const spec = await revSpecFor(db, repo, { refName: rev }, new RevWalk(db, repo.poolId, { path: unique[0], loader: new PathView(loader, 0) }));
-  if (typeof spec === "string") return new Map(unique.map((path) => [path, null]));
-  return lastCommitsOn(db, repo, spec, loader);
-}
-
-/**
- * `lastCommitsForPaths` from a commit already resolved, on a loader built with the paths (`paths`),
- * which may already hold the first batch of history (the commit writer reads it with its state).
+ * `lastCommitForPath` for several paths from one resolved commit, sharing one history load: the
+ * loader (built with `paths`) says which of the paths each commit touches, and one walk per path runs
+ * over its rows in memory. The commit writer hands it a loader that already holds the first batch (read
+ * with its state), so the `last_commit_id` checks of a commit cost no statement of their own unless a
+ * path's last commit is older than that batch. Paths no commit touched map to null.
  */
 export async function lastCommitsFrom(db: Executor, repo: Repo, tip: string, loader: CommitLoader): Promise<Map<string, string | null>> {
-  return lastCommitsOn(db, repo, { kind: "tips", include: [tip] }, loader);
-}
-
-/** One walk per path over the shared loader, in memory while the loaded history suffices. */
-async function lastCommitsOn(db: Executor, repo: Repo, spec: RevSpec, loader: CommitLoader): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   const paths = loader.options.paths ?? [];
   for (let i = 0; i < paths.length; i++) {
     const walk = new RevWalk(db, repo.poolId, { path: paths[i], loader: new PathView(loader, i) });
-    const [oid] = await walk.log(spec, { path: paths[i], maxCount: 1 });
+    const [oid] = await walk.log({ kind: "tips", include: [tip] }, { path: paths[i], maxCount: 1 });
     out.set(paths[i], oid ?? null);
   }
   return out;
