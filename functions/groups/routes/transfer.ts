@@ -3,8 +3,11 @@ import { authorizeGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { apiError } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
-import { p, readParamsWithPath } from "../../kernel/params";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, readParams, readParamsWithPath } from "../../kernel/params";
+import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
+import { publicGroupDetails } from "../../projects/entities";
 import * as q from "../queries";
 import { canCreateGroup, canCreateSubgroup } from "../rules";
 import { transferGroup } from "../services";
@@ -12,8 +15,7 @@ import { presentDetail } from "./group";
 
 /**
  * POST /groups/:id/transfer (lib/api/groups.rb, app/services/groups/transfer_service.rb). GitLab 15.4
- * has no `PUT /groups/:id/transfer` (the PUT is the project transfer). Not built:
- * `GET /groups/:id/transfer_locations`.
+ * has no `PUT /groups/:id/transfer` (the PUT is the project transfer).
  */
 export const transferRoutes = router();
 
@@ -46,4 +48,22 @@ transferRoutes.post("/groups/:id/transfer", async (c) => {
   const moved = await transferGroup(db, group, { parent, userId: actor.user.id });
   if (!moved) throw failed(sameParentPath);
   return presentDetail(c, moved, { withProjects: false, withCustomAttributes: false }, 201);
+});
+
+const TransferLocations = z.object({ search: p.string().optional(), ...pageParams.shape });
+
+/**
+ * GET /groups/:id/transfer_locations (lib/api/groups.rb, GitLab 15.4): `admin_group` or 403; the
+ * groups it may move under (Groups::AcceptingGroupTransfersFinder), paginated, PublicGroupDetails.
+ * Differs from GitLab: groups shared with the caller's groups are not offered (15.5, behind a flag).
+ */
+transferRoutes.get("/groups/:id/transfer_locations", async (c) => {
+  const params = await readParams(c, TransferLocations);
+  const group = await findGroup(c, c.req.param("id"));
+  // A GET: anonymous callers reach `authorize!` (403 on a public group), not `authenticate!`.
+  authorizeGroup(c, "admin_group", group);
+  const page = pageOf(params);
+  const { rows, total } = await q.transferLocations(c.var.db(), c.var.actor!.user.id, group, params.search, page);
+  paginate(c, page, total);
+  return present(c, rows, publicGroupDetails);
 });
