@@ -2,6 +2,7 @@
 // dist-tags and npm version metadata. GitLab's table names.
 import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
+import { ciPipelines } from "./ci";
 import { createdAt, id, timestamptz, updatedAt } from "./columns";
 import { projects } from "./projects";
 import { users } from "./users";
@@ -68,6 +69,26 @@ export const npmMetadata = pgTable("packages_npm_metadata", {
     .references(() => packages.id, { onDelete: "cascade" }),
   packageJson: jsonb().$type<Record<string, unknown>>().notNull(),
 });
+
+/**
+ * The pipelines that published a package (GitLab's `packages_build_infos`): one row per pipeline whose
+ * job, authenticated by its CI job token, uploaded to the package. The pipeline goes when it is deleted.
+ */
+export const packageBuildInfos = pgTable(
+  "packages_build_infos",
+  {
+    id: id(),
+    packageId: integer()
+      .notNull()
+      .references(() => packages.id, { onDelete: "cascade" }),
+    pipelineId: integer().references(() => ciPipelines.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("index_packages_build_infos_package_id_id").on(t.packageId, t.id),
+    uniqueIndex("index_packages_build_infos_on_package_id_and_pipeline_id").on(t.packageId, t.pipelineId),
+    index("index_packages_build_infos_on_pipeline_id").on(t.pipelineId),
+  ],
+);
 
 export type Package = typeof packages.$inferSelect;
 export type PackageFile = typeof packageFiles.$inferSelect;

@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { personalAccessTokens, users, type User } from "../../db/schema";
+import { ciBuilds, personalAccessTokens, users, type User } from "../../db/schema";
 import { preparedQuery, withDb } from "./db";
 import type { Actor, AppEnv, Ctx } from "./env";
 import { baseUrl } from "./present";
@@ -48,6 +48,49 @@ const tokenWithUser = preparedQuery((db) =>
 );
 
 /**
+ * Routes that take a CI job token as credential (GitLab's `job_token_allowed` route setting): the
+ * generic and npm package registries, where a job publishes and installs packages. A job token is
+ * the `JOB-TOKEN` header, the `job_token` parameter, Basic `gitlab-ci-token:<token>`, or (npm's
+ * `_authToken`) a Bearer token that is no personal access token. Elsewhere a job token is unknown (401).
+ */
+const JOB_TOKEN_ROUTES = /^\/api\/v4\/projects\/[^/]+\/packages\/(generic|npm)\//;
+
+function jobTokenCredential(c: Ctx): string | null {
+  const header = c.req.header("job-token");
+  if (header) return header.trim();
+  const query = new URL(c.req.url).searchParams.get("job_token");
+  if (query) return query.trim();
+  const basic = /^Basic\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
+  if (basic) {
+    try {
+      const decoded = atob(basic[1].trim());
+      if (decoded.startsWith("gitlab-ci-token:")) return decoded.slice("gitlab-ci-token:".length);
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * The actor of a running job's token: the job's user, with the `api` scope on the routes above
+ * (Gitlab::Auth#build_authentication_abilities give a job its user's project abilities), and the job.
+ * Null for an unknown token, a finished job, a job without a user, or a user who is not active.
+ */
+async function jobActor(c: Ctx, token: string): Promise<Actor | null> {
+  const rows = await c.var
+    .db()
+    .select({ id: ciBuilds.id, pipelineId: ciBuilds.pipelineId, projectId: ciBuilds.projectId, user: users })
+    .from(ciBuilds)
+    .innerJoin(users, eq(users.id, ciBuilds.userId))
+    .where(and(eq(ciBuilds.tokenDigest, await sha256Hex(token)), inArray(ciBuilds.status, ["running", "canceling"])))
+    .limit(1);
+  const found = rows[0];
+  if (!found || found.user.state !== "active") return null;
+  return { user: found.user, isAdmin: found.user.admin, scopes: ["api"], tokenId: 0, sudoFrom: null, job: { id: found.id, pipelineId: found.pipelineId, projectId: found.projectId } };
+}
+
+/**
  * Resolves `c.var.actor` when a credential is present: one statement (token and user), two with
  * Sudo. A present but unknown, expired or revoked token ends the request with 401 even where
  * anonymous callers are welcome; no credential means no database work (lib/api/api_guard.rb).
@@ -56,6 +99,14 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("actor", null);
   const token = credential(c);
   const sudo = sudoIdentifier(c);
+  const jobRoute = JOB_TOKEN_ROUTES.test(new URL(c.req.url).pathname);
+  const jobToken = jobRoute && !token ? jobTokenCredential(c) : null;
+  if (jobToken) {
+    const actor = await jobActor(c, jobToken);
+    if (!actor) throw unauthorized();
+    c.set("actor", actor);
+    return next();
+  }
   if (!token) {
     if (sudo) throw unauthorized();
     return next();
@@ -63,6 +114,13 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const digest = await sha256Hex(token);
   const rows = await tokenWithUser(c.var.db(), { digest });
   const found = rows[0];
+  if (!found && jobRoute && !sudo) {
+    // npm sends the job token as its Bearer `_authToken`.
+    const actor = await jobActor(c, token);
+    if (!actor) throw unauthorized();
+    c.set("actor", actor);
+    return next();
+  }
   if (!found) throw unauthorized();
   // AccessTokenValidationService#validate tests expiry before revocation.
   if (found.token.expiresAt && found.token.expiresAt <= new Date().toISOString().slice(0, 10)) throw expiredToken();

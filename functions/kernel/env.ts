@@ -36,6 +36,8 @@ export type Actor = {
   tokenId: number;
   /** The admin who impersonates `user` through Sudo, when they do. */
   sudoFrom: User | null;
+  /** The running CI job whose job token authenticated the request (routes that accept job tokens only). */
+  job?: { id: number; pipelineId: number; projectId: number };
 };
 
 export type Variables = {

@@ -1,11 +1,16 @@
 import type { Package, PackageFile, PackageTag } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
+import { pipelineBasic } from "../pipelines/entities";
+import { userBasic } from "../users/entities";
+import type { PackagePipeline } from "./queries";
 
 export type PackageRow = Package & {
   tags: PackageTag[];
   projectFullPath: string;
   /** Other versions of the package (single reads only). */
   versions?: (Package & { tags: PackageTag[] })[];
+  /** The pipelines that published it, newest build info first. */
+  pipelines?: PackagePipeline[];
 };
 
 type PackageContext = PresentContext & { canDestroy: (projectId: number) => boolean; group?: boolean };
@@ -22,8 +27,8 @@ export function packageVersion(row: Package & { tags: PackageTag[] }) {
 
 /**
  * API::Entities::Package. `_links.delete_api_path` only for callers who may delete; `project_id` and
- * `project_path` in group lists; `versions` on single reads. No `pipelines`: packages are not built by
- * CI yet, and GitLab omits the key when a package has none.
+ * `project_path` in group lists; `versions` on single reads; `pipeline` (the last build info's) and
+ * `pipelines` only when a CI job published the package, as GitLab omits both otherwise.
  */
 export function packageEntity(row: PackageRow, ctx: PackageContext) {
   return {
@@ -40,6 +45,7 @@ export function packageEntity(row: PackageRow, ctx: PackageContext) {
     last_downloaded_at: isoTime(row.lastDownloadedAt),
     ...(ctx.group ? { project_id: row.projectId, project_path: row.projectFullPath } : {}),
     tags: row.tags.map(packageTag),
+    ...(row.pipelines?.length ? { pipeline: packagePipeline(row.pipelines[0], ctx), pipelines: row.pipelines.map((p) => packagePipeline(p, ctx)) } : {}),
     ...(row.versions ? { versions: row.versions.map(packageVersion) } : {}),
   };
 }
@@ -56,4 +62,9 @@ export function packageFile(file: PackageFile) {
     file_sha1: file.fileSha1,
     file_sha256: file.fileSha256,
   };
+}
+
+/** API::Entities::Package::Pipeline: PipelineBasic with the pipeline's user. */
+export function packagePipeline(row: PackagePipeline, ctx: PresentContext) {
+  return { ...pipelineBasic(row, { ...ctx, projectPath: row.projectFullPath }), user: row.user ? userBasic(row.user, ctx) : null };
 }

@@ -1,5 +1,20 @@
-import { and, asc, desc, eq, ne, sql, type SQL } from "drizzle-orm";
-import { namespaces, npmMetadata, packageFiles, packages, packageTags, projects, type Package, type PackageFile, type PackageTag } from "../../db/schema";
+import { and, asc, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import {
+  ciPipelines,
+  namespaces,
+  npmMetadata,
+  packageBuildInfos,
+  packageFiles,
+  packages,
+  packageTags,
+  projects,
+  users,
+  type CiPipeline,
+  type Package,
+  type PackageFile,
+  type PackageTag,
+  type User,
+} from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { escapeLike } from "../kernel/fuzzy_search";
@@ -48,7 +63,8 @@ async function list(db: Executor, where: SQL, f: PackageFilters, page: Page): Pr
     .limit(page.limit)
     .offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(packages).innerJoin(projects, eq(projects.id, packages.projectId)).where(where), page);
-  return { rows: rows.map((r) => ({ ...r.pkg, projectFullPath: r.projectFullPath, tags: fixTags(r.tags) })), total };
+  const pipelines = await pipelinesOf(db, rows.map((r) => r.pkg.id));
+  return { rows: rows.map((r) => ({ ...r.pkg, projectFullPath: r.projectFullPath, tags: fixTags(r.tags), pipelines: pipelines.get(r.pkg.id) ?? [] })), total };
 }
 
 export function listProjectPackages(db: Executor, projectId: number, f: PackageFilters, page: Page) {
@@ -90,7 +106,8 @@ export async function findPackage(db: Executor, projectId: number, id: number, w
     .where(and(eq(packages.projectId, projectId), eq(packages.name, found.name), eq(packages.packageType, found.packageType), ne(packages.id, id), sql`${packages.version} IS NOT NULL`))
     .orderBy(desc(packages.createdAt), desc(packages.id))
     .limit(100);
-  return { ...found, versions: versions.map((v) => ({ ...v.pkg, tags: fixTags(v.tags) })) };
+  const pipelines = await pipelinesOf(db, [found.id]);
+  return { ...found, versions: versions.map((v) => ({ ...v.pkg, tags: fixTags(v.tags) })), pipelines: pipelines.get(found.id) ?? [] };
 }
 
 export async function listPackageFiles(db: Executor, packageId: number, page: Page): Promise<{ rows: PackageFile[]; total: number }> {
@@ -110,6 +127,59 @@ export async function deletePackage(db: Executor, packageId: number): Promise<st
 }
 
 // ---------------------------------------------------------------------------------------------
+// Build infos (the pipelines that published a package)
+
+/** A CTE (after `pkg`) recording the publishing job's pipeline once per package; nothing without a job. */
+function buildInfo(pipelineId: number | null): SQL {
+  return sql`build AS (INSERT INTO packages_build_infos (package_id, pipeline_id)
+      SELECT pkg.id, ${pipelineId}::int FROM pkg WHERE ${pipelineId}::int IS NOT NULL
+      ON CONFLICT (package_id, pipeline_id) DO NOTHING)`;
+}
+
+/** A pipeline with its user and its project's path (a job may publish to another project's registry). */
+export type PackagePipeline = CiPipeline & { user: User | null; projectFullPath: string };
+
+/**
+ * The pipelines of packages by package id, newest build info first (`package.pipelines`,
+ * `last_build_info`): one statement for a page of packages.
+ */
+export async function pipelinesOf(db: Executor, packageIds: number[]): Promise<Map<number, PackagePipeline[]>> {
+  const out = new Map<number, PackagePipeline[]>();
+  if (!packageIds.length) return out;
+  const rows = await db
+    .select({ packageId: packageBuildInfos.packageId, pipeline: ciPipelines, user: users, projectFullPath: projects.fullPath })
+    .from(packageBuildInfos)
+    .innerJoin(ciPipelines, eq(ciPipelines.id, packageBuildInfos.pipelineId))
+    .innerJoin(projects, eq(projects.id, ciPipelines.projectId))
+    .leftJoin(users, eq(users.id, ciPipelines.userId))
+    .where(inArray(packageBuildInfos.packageId, packageIds))
+    .orderBy(desc(packageBuildInfos.id));
+  for (const r of rows) {
+    const list = out.get(r.packageId) ?? [];
+    list.push({ ...r.pipeline, user: r.user, projectFullPath: r.projectFullPath });
+    out.set(r.packageId, list);
+  }
+  return out;
+}
+
+/** `GET …/packages/:package_id/pipelines`: the package's pipelines, newest first, one page. */
+export async function listPackagePipelines(db: Executor, packageId: number, page: Page): Promise<{ rows: PackagePipeline[]; total: number }> {
+  const where = eq(packageBuildInfos.packageId, packageId);
+  const rows = await db
+    .select({ pipeline: ciPipelines, user: users, projectFullPath: projects.fullPath })
+    .from(packageBuildInfos)
+    .innerJoin(ciPipelines, eq(ciPipelines.id, packageBuildInfos.pipelineId))
+    .innerJoin(projects, eq(projects.id, ciPipelines.projectId))
+    .leftJoin(users, eq(users.id, ciPipelines.userId))
+    .where(where)
+    .orderBy(desc(ciPipelines.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  const total = await cappedCount(db, db.select({ one: sql`1` }).from(packageBuildInfos).innerJoin(ciPipelines, eq(ciPipelines.id, packageBuildInfos.pipelineId)).where(where), page);
+  return { rows: rows.map((r) => ({ ...r.pipeline, user: r.user, projectFullPath: r.projectFullPath })), total };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Generic packages
 
 export type StoredFile = { fileName: string; size: number; fileMd5: string; fileSha1: string; fileSha256: string; fileStore: string };
@@ -117,9 +187,16 @@ export type StoredFile = { fileName: string; size: number; fileMd5: string; file
 /**
  * `Packages::Generic::FindOrCreatePackageService` and `CreatePackageFileService` in one statement:
  * the generic package `name`/`version` of the project (made on first upload, its status set to the
- * upload's), then a new file row (duplicates are kept, as GitLab allows by default).
+ * upload's), then a new file row (duplicates are kept, as GitLab allows by default), and the uploading
+ * job's pipeline among the package's build infos (`build_infos.safe_find_or_create_by!`).
  */
-export async function addGenericFile(db: Executor, projectId: number, creatorId: number, v: { name: string; version: string; status: string }, file: StoredFile): Promise<PackageFile> {
+export async function addGenericFile(
+  db: Executor,
+  projectId: number,
+  creatorId: number,
+  v: { name: string; version: string; status: string; pipelineId: number | null },
+  file: StoredFile,
+): Promise<PackageFile> {
   const result = await db.execute<Record<string, unknown>>(sql`
     WITH existing AS (SELECT id FROM packages_packages WHERE project_id = ${projectId}::int AND package_type = 'generic'
         AND name = ${v.name}::text AND version = ${v.version}::text AND status <> 'pending_destruction' ORDER BY id LIMIT 1),
@@ -127,7 +204,8 @@ export async function addGenericFile(db: Executor, projectId: number, creatorId:
       SELECT ${projectId}::int, ${creatorId}::int, ${v.name}::text, ${v.version}::text, 'generic', ${v.status}::text
       WHERE NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
     pkg AS (SELECT id FROM existing UNION ALL SELECT id FROM created),
-    touched AS (UPDATE packages_packages SET status = ${v.status}::text, updated_at = now() WHERE id IN (SELECT id FROM existing))
+    touched AS (UPDATE packages_packages SET status = ${v.status}::text, updated_at = now() WHERE id IN (SELECT id FROM existing)),
+    ${buildInfo(v.pipelineId)}
     INSERT INTO packages_package_files (package_id, file_name, size, file_md5, file_sha1, file_sha256, file_store)
       SELECT pkg.id, ${file.fileName}::text, ${file.size}::bigint, ${file.fileMd5}::text, ${file.fileSha1}::text, ${file.fileSha256}::text, ${file.fileStore}::text FROM pkg
     RETURNING id, package_id, file_name, size, file_md5, file_sha1, file_sha256, file_store, created_at, updated_at`);
@@ -192,14 +270,15 @@ export async function npmVersions(db: Executor, projectId: number, name: string)
 }
 
 /**
- * `Packages::Npm::CreatePackageService`: the version, its metadata, its tarball and its dist-tags (moved
- * from other versions of the package) in one statement. False when the version exists.
+ * `Packages::Npm::CreatePackageService`: the version, its metadata, its tarball, its dist-tags (moved
+ * from other versions of the package) and the publishing job's pipeline (`build_infos`) in one
+ * statement. False when the version exists.
  */
 export async function createNpmVersion(
   db: Executor,
   projectId: number,
   creatorId: number,
-  v: { name: string; version: string; packageJson: Record<string, unknown>; tags: string[] },
+  v: { name: string; version: string; packageJson: Record<string, unknown>; tags: string[]; pipelineId: number | null },
   file: StoredFile,
 ): Promise<boolean> {
   const result = await db.execute<{ id: number }>(sql`
@@ -213,7 +292,8 @@ export async function createNpmVersion(
       WHERE t.package_id = p.id AND p.project_id = ${projectId}::int AND p.package_type = 'npm' AND p.name = ${v.name}::text
         AND t.name = ANY(${`{${v.tags.map((t) => JSON.stringify(t)).join(",")}}`}::text[]) AND EXISTS (SELECT 1 FROM pkg)),
     tags AS (INSERT INTO packages_tags (package_id, project_id, name)
-      SELECT pkg.id, ${projectId}::int, tag FROM pkg, unnest(${`{${v.tags.map((t) => JSON.stringify(t)).join(",")}}`}::text[]) AS tag)
+      SELECT pkg.id, ${projectId}::int, tag FROM pkg, unnest(${`{${v.tags.map((t) => JSON.stringify(t)).join(",")}}`}::text[]) AS tag),
+    ${buildInfo(v.pipelineId)}
     SELECT id FROM pkg`);
   return result.rows.length > 0;
 }

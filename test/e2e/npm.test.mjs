@@ -1,7 +1,8 @@
 // End to end for the npm registry (issue 13 item 3): starts Edgeforge as `npm start` does and runs
 // the real npm CLI against a project's registry, with the token in an `.npmrc`: `npm publish` of a
 // scoped package, `npm install` of it into another folder, a second publish of the same version refused,
-// and the package, its dist-tag and its file (sha1 = the shasum npm verified) seen through the REST API.
+// and the package, its dist-tag and its file (sha1 = the shasum npm verified) seen through the REST API;
+// then a CI job publishes with its job token as `_authToken`, and the package records the job's pipeline.
 // E2E_DATABASE_URL uses that Postgres instead of PGlite; E2E_VERBOSE=1 shows the server's output.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -111,5 +112,50 @@ describe("the npm CLI against a project's registry", { timeout: 300_000 }, () =>
     assert.equal(file.file_sha1, createHash("sha1").update(Buffer.from(state.tarball)).digest("hex"));
     assert.equal(file.file_sha256, createHash("sha256").update(Buffer.from(state.tarball)).digest("hex"));
     assert.equal(file.file_md5, createHash("md5").update(Buffer.from(state.tarball)).digest("hex"));
+  });
+
+  it("publishes from a CI job with the job token in .npmrc, and the package records the job's pipeline", STEP, async () => {
+    const projectId = state.project.id;
+    await api("POST", `/projects/${projectId}/repository/commits`, {
+      branch: "main",
+      commit_message: "Add CI [skip ci]",
+      actions: [{ action: "create", file_path: ".gitlab-ci.yml", content: "publish:\n  script: npm publish\n" }],
+    });
+    const runner = await api("POST", "/user/runners", { runner_type: "project_type", project_id: projectId, run_untagged: true });
+    const pipeline = await api("POST", `/projects/${projectId}/pipeline`, { ref: "main" });
+    // The runner's side of the job: POST /jobs/request answers the job and its CI job token.
+    let job = null;
+    for (let i = 0; i < 100 && !job; i++) {
+      const res = await fetch(`${server.apiUrl}/jobs/request`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ token: runner.token, info: { name: "e2e" } }),
+      });
+      if (res.status === 201) job = await res.json();
+      else await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(job, "the runner got no job");
+    assert.equal(job.job_info.pipeline_id, pipeline.id);
+    // What a job's script does: `_authToken=${CI_JOB_TOKEN}`.
+    const registry = `${server.apiUrl}/projects/${projectId}/packages/npm/`;
+    await writeFile(path.join(work, ".npmrc"), `@edge:registry=${registry}\n${registry.replace(/^http:/, "")}:_authToken=${job.token}\n`);
+    const pkg = path.join(work, "hello");
+    const manifest = JSON.parse(await readFile(path.join(pkg, "package.json"), "utf8"));
+    await writeFile(path.join(pkg, "package.json"), JSON.stringify({ ...manifest, version: "1.1.0" }));
+    await npm(pkg, ["publish"]);
+    const finished = await fetch(`${server.apiUrl}/jobs/${job.id}`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token: job.token, state: "success" }),
+    });
+    assert.equal(finished.status, 200);
+
+    const published = (await api("GET", `/projects/${projectId}/packages?package_type=npm`)).find((p) => p.version === "1.1.0");
+    assert.equal(published.pipeline.id, pipeline.id);
+    assert.equal(published.pipeline.user.username, "root");
+    assert.deepEqual((await api("GET", `/projects/${projectId}/packages/${published.id}/pipelines`)).map((p) => p.id), [pipeline.id]);
+    // The finished job's token publishes nothing more.
+    await writeFile(path.join(pkg, "package.json"), JSON.stringify({ ...manifest, version: "1.2.0" }));
+    await assert.rejects(npm(pkg, ["publish"]), (error) => /401|E401|unauthorized/i.test(String(error.stderr)));
   });
 });

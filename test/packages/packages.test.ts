@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody, worker } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world, type TestUser } from "../helpers/world";
+import { ciProject, claim, createPipeline, finish, projectRunner } from "../pipelines/helpers";
 import { env } from "cloudflare:test";
 import { packageFiles } from "../../db/schema";
 import { eq } from "drizzle-orm";
@@ -161,5 +162,111 @@ describe("DELETE /projects/:id/packages/:package_id", () => {
     expect((await w.as(dev).delete(`/projects/${project.id}/packages/${file.package_id}`)).status).toBe(204);
     expect(await (env as unknown as { BLOBS: R2Bucket }).BLOBS.get(row.fileStore)).toBeNull();
     expect(await statusAndBody(await w.as(dev).delete(`/projects/${project.id}/packages/${file.package_id}`))).toEqual([404, { message: "404 Not found" }]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Packages published by CI jobs (packages_build_infos): a job token publishes, the package records
+// the job's pipeline.
+
+type PkgPipeline = { id: number; iid: number; project_id: number; sha: string; ref: string; status: string; web_url: string; user: { id: number; username: string } | null };
+
+async function jobPut(path: string, headers: Record<string, string>, body: string): Promise<Response> {
+  return worker.fetch(new Request(`http://edgeforge.test/api/v4${path}`, { method: "PUT", headers, body }));
+}
+
+/** The document `npm publish` PUTs for one version with its tarball. */
+function npmDocument(name: string, version: string, tarball: string) {
+  return JSON.stringify({
+    _id: name,
+    name,
+    "dist-tags": { latest: version },
+    versions: { [version]: { name, version, dist: { shasum: "x", tarball: `http://edgeforge.test/${name}-${version}.tgz` } } },
+    _attachments: { [`${name}-${version}.tgz`]: { content_type: "application/octet-stream", data: btoa(tarball), length: tarball.length } },
+  });
+}
+
+describe("packages published with a CI job token", () => {
+  it("records the job's pipeline (generic with JOB-TOKEN, npm with a Bearer job token): `pipeline`, `pipelines` and GET …/pipelines", async () => {
+    const w = await world();
+    const { api, project, owner } = await ciProject(w, "job:\n  script: echo\n");
+    const runner = await projectRunner(api, project.id);
+    const first = await createPipeline(api, project.id);
+    const job = await claim(runner.token);
+    expect(job.job_info.pipeline_id).toBe(first.id);
+
+    expect((await jobPut(`/projects/${project.id}/packages/generic/tool/1.0.0/tool.bin`, { "JOB-TOKEN": job.token }, "bytes")).status).toBe(201);
+    const npmName = "@ci/lib";
+    const npmRes = await jobPut(`/projects/${project.id}/packages/npm/${encodeURIComponent(npmName)}`, { Authorization: `Bearer ${job.token}`, "Content-Type": "application/json" }, npmDocument(npmName, "1.0.0", "tgz"));
+    expect(npmRes.status).toBe(200);
+    // Basic `gitlab-ci-token:<token>` works too (a second file of the generic package, same pipeline once).
+    expect((await jobPut(`/projects/${project.id}/packages/generic/tool/1.0.0/tool2.bin`, { Authorization: `Basic ${btoa(`gitlab-ci-token:${job.token}`)}` }, "more")).status).toBe(201);
+
+    const list = (await (await api.get(`/projects/${project.id}/packages?order_by=name`)).json()) as (Pkg & { pipeline?: PkgPipeline; pipelines?: PkgPipeline[] })[];
+    expect(list.map((p) => p.name)).toEqual(["@ci/lib", "tool"]);
+    for (const pkg of list) {
+      expect(pkg.pipeline).toMatchObject({ id: first.id, project_id: project.id, ref: "main", user: { id: owner.id, username: owner.username } });
+      expect(pkg.pipeline!.web_url).toMatch(new RegExp(`/${project.fullPath}/-/pipelines/${first.id}$`));
+      expect(pkg.pipelines!.map((p) => p.id)).toEqual([first.id]);
+    }
+
+    // A second pipeline's job publishes the same generic package: newest first, `pipeline` the newest.
+    expect((await finish(job, "success")).status).toBe(200);
+    const second = await createPipeline(api, project.id);
+    const job2 = await claim(runner.token);
+    expect((await jobPut(`/projects/${project.id}/packages/generic/tool/1.0.0/tool3.bin`, { "JOB-TOKEN": job2.token }, "again")).status).toBe(201);
+    const tool = list.find((p) => p.name === "tool")!;
+    const one = (await (await api.get(`/projects/${project.id}/packages/${tool.id}`)).json()) as Pkg & { pipeline: PkgPipeline; pipelines: PkgPipeline[] };
+    expect(one.pipeline.id).toBe(second.id);
+    expect(one.pipelines.map((p) => p.id)).toEqual([second.id, first.id]);
+
+    const res = await api.get(`/projects/${project.id}/packages/${tool.id}/pipelines?per_page=1`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-total")).toBe("2");
+    const page = (await res.json()) as PkgPipeline[];
+    expect(page).toEqual([
+      {
+        id: second.id,
+        iid: second.iid,
+        project_id: project.id,
+        sha: second.sha,
+        ref: "main",
+        status: expect.any(String),
+        source: "api",
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+        web_url: expect.stringMatching(new RegExp(`/${project.fullPath}/-/pipelines/${second.id}$`)),
+        user: expect.objectContaining({ id: owner.id, username: owner.username }),
+      },
+    ]);
+  });
+
+  it("refuses a finished job's token or an unknown one (401), and job tokens outside the package registries", async () => {
+    const w = await world();
+    const { api, project } = await ciProject(w, "job:\n  script: echo\n");
+    const runner = await projectRunner(api, project.id);
+    await createPipeline(api, project.id);
+    const job = await claim(runner.token);
+    // Elsewhere a job token is no credential (GitLab's `job_token_allowed` routes only).
+    expect((await worker.fetch(new Request(`http://edgeforge.test/api/v4/projects/${project.id}`, { headers: { Authorization: `Bearer ${job.token}` } }))).status).toBe(401);
+    expect(await statusAndBody(await jobPut(`/projects/${project.id}/packages/generic/tool/1.0.0/a.bin`, { "JOB-TOKEN": "glcbt-nope" }, "x"))).toEqual([401, { message: "401 Unauthorized" }]);
+    expect((await finish(job, "success")).status).toBe(200);
+    expect((await jobPut(`/projects/${project.id}/packages/generic/tool/1.0.0/a.bin`, { "JOB-TOKEN": job.token }, "x")).status).toBe(401);
+    expect((await jobPut(`/projects/${project.id}/packages/npm/x`, { Authorization: `Bearer ${job.token}`, "Content-Type": "application/json" }, npmDocument("x", "1.0.0", "t"))).status).toBe(401);
+  });
+});
+
+describe("GET /projects/:id/packages/:package_id/pipelines", () => {
+  it("is empty for a package published with a personal access token (no `pipeline` key either); 404 for what the caller cannot read", async () => {
+    const { dev, reporter, project, w } = await setup();
+    expect((await rawPut(dev.token, `/projects/${project.id}/packages/generic/plain/1.0.0/p.bin`, "p")).status).toBe(201);
+    const [pkg] = (await (await w.as(reporter).get(`/projects/${project.id}/packages`)).json()) as Record<string, unknown>[];
+    expect(pkg).not.toHaveProperty("pipeline");
+    expect(pkg).not.toHaveProperty("pipelines");
+    expect(await statusAndBody(await w.as(reporter).get(`/projects/${project.id}/packages/${pkg.id}/pipelines`))).toEqual([200, []]);
+    expect(await statusAndBody(await w.as(reporter).get(`/projects/${project.id}/packages/2147483647/pipelines`))).toEqual([404, { message: "404 Not found" }]);
+    expect(await statusAndBody(await w.as(reporter).get(`/projects/${project.id}/packages/abc/pipelines`))).toEqual([400, { error: "package_id is invalid" }]);
+    const stranger = await w.user();
+    expect(await statusAndBody(await w.as(stranger).get(`/projects/${project.id}/packages/${pkg.id}/pipelines`))).toEqual([404, { message: "404 Project Not Found" }]);
   });
 });

@@ -49,7 +49,7 @@ genericPackagesRoutes.put(PATH, async (c) => {
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (bytes.byteLength > MAX_FILE_BYTES) throw tooLarge();
   const stored = await storeFile(c.env.BLOBS, project.id, path.fileName, bytes);
-  const file = await q.addGenericFile(c.var.db(), project.id, actor.user.id, { name: path.name, version: path.version, status: params.status ?? "default" }, stored);
+  const file = await q.addGenericFile(c.var.db(), project.id, actor.user.id, { name: path.name, version: path.version, status: params.status ?? "default", pipelineId: actor.job?.pipelineId ?? null }, stored);
   if (params.select === "package_file") return present(c, file, packageFile);
   return c.json({ message: "201 Created" }, 201); // `created!`
 });

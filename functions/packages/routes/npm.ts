@@ -87,7 +87,7 @@ npmPackagesRoutes.put("/projects/:id/packages/npm/:package_name", async (c) => {
   const tags = Object.entries(distTags).filter(([, v]) => v === version).map(([tag]) => tag);
   const fileName = `${name}-${version}.tgz`;
   const stored = await storeFile(c.env.BLOBS, project.id, fileName, bytes);
-  const created = await q.createNpmVersion(c.var.db(), project.id, actor.user.id, { name, version, packageJson: versions[version], tags }, stored);
+  const created = await q.createNpmVersion(c.var.db(), project.id, actor.user.id, { name, version, packageJson: versions[version], tags, pipelineId: actor.job?.pipelineId ?? null }, stored);
   if (!created) {
     await c.env.BLOBS.delete(stored.fileStore);
     throw apiError("Package already exists.", 403);

@@ -8,14 +8,13 @@ import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { Access } from "../../kernel/access";
-import { packageEntity, packageFile, type PackageRow } from "../entities";
+import { packageEntity, packageFile, packagePipeline, type PackageRow } from "../entities";
 import * as q from "../queries";
 import { removeFiles } from "../services";
 
 /**
  * The package registry's common API (lib/api/project_packages.rb, group_packages.rb,
- * package_files.rb; spec 1: 4.10). Not built: `GET …/packages/:package_id/pipelines` (packages are not
- * built by CI yet) and deleting single package files.
+ * package_files.rb; spec 1: 4.10). Not built: deleting single package files.
  */
 export const packagesRoutes = router();
 
@@ -105,6 +104,22 @@ packagesRoutes.get("/projects/:id/packages/:package_id/package_files", async (c)
   const list = await q.listPackageFiles(c.var.db(), pkg.id, page);
   paginate(c, page, list.total);
   return present(c, list.rows, packageFile);
+});
+
+/**
+ * GET /projects/:id/packages/:package_id/pipelines (lib/api/project_packages.rb): the pipelines whose
+ * jobs published the package, newest first. Differs from GitLab (16.1+): offset pagination like every
+ * other list here, where GitLab pages by cursor.
+ */
+packagesRoutes.get("/projects/:id/packages/:package_id/pipelines", async (c) => {
+  const params = await readParams(c, pageParams);
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_package", project);
+  const pkg = await findPackage(c, project, false);
+  const page = pageOf(params);
+  const list = await q.listPackagePipelines(c.var.db(), pkg.id, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, packagePipeline);
 });
 
 /** DELETE /projects/:id/packages/:package_id (lib/api/project_packages.rb): 204; the files leave R2 too. */
