@@ -54,7 +54,7 @@ export async function repositoryBundle(db: Executor, project: { id: number; pool
 /**
  * The export archive (tar.gz in GitLab's layout) written into R2 at `key` as it is made: VERSION, the
  * tree, `uploads/<secret>/<filename>` (UploadsManager), `lfs-objects/<oid>` with `lfs-objects.json`
- * (LfsSaver: oid → repository types), then project.bundle. Uploads and LFS objects are streamed from
+ * (LfsSaver: oid → repository types), `avatar/<filename>` (AvatarSaver), then project.bundle. Uploads and LFS objects are streamed from
  * their R2 objects. False when the project is gone. A missing upload or LFS object (its row without
  * its bytes) is left out, as GitLab's savers skip a file that is not there.
  */
@@ -73,6 +73,12 @@ export async function writeArchive(db: Executor, bucket: R2Bucket, projectId: nu
     for (const upload of uploadRows) {
       const object = await bucket.get(upload.r2Key);
       if (object) await tar.stream(`uploads/${upload.path}`, object.size, object.body);
+    }
+    // AvatarSaver: the project's avatar (AvatarUploader's path, also its R2 key) as `avatar/<filename>`.
+    const avatar = /^\/uploads\/-\/system\/project\/avatar\/\d+\/([^/]+)$/.exec(data.project.avatarUrl ?? "");
+    if (avatar) {
+      const object = await bucket.get(data.project.avatarUrl!.slice(1));
+      if (object) await tar.stream(`avatar/${avatar[1]}`, object.size, object.body);
     }
     const lfsJson: Record<string, (number | null)[]> = {};
     for (const lfs of lfsRows) {

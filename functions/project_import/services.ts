@@ -20,6 +20,7 @@ import { restoreRepository } from "./repository";
 import { PackError } from "../shared/git/pack/pack";
 import { TruncatedInput } from "../shared/git/pack/reader";
 import { leaseTransferJob } from "../shared/transfer_jobs";
+import { avatarErrors, storeAvatar } from "../shared/uploads";
 
 /** Records per transaction (GitLab's relation batches). */
 const BATCH = 100;
@@ -579,6 +580,7 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
   // UploadsManager#restore and LfsRestorer, after the tree as in GitLab's Importer.
   await restoreUploads(db, env.BLOBS, job, projectId, importer.id, files);
   await restoreLfsObjects(db, env.BLOBS, projectId, files);
+  await restoreAvatar(db, env.BLOBS, job, projectId, files);
 
   await db.transaction(async (tx) => {
     const settings = projectSettings(projectJson, override, target.namespace);
@@ -615,8 +617,7 @@ const UPLOAD_PATH = /^uploads\/([0-9a-f]{10}|[0-9a-f]{32})\/([^/]+)$/;
  * UploadsManager#restore: each `uploads/<secret>/<file name>` becomes an attachment of the project at
  * the same secret and name (UploadService with the archive's dynamic path), so the Markdown of imported
  * issues and notes still points at it: the bytes in R2 at the uploads domain's key, then the row. A
- * member outside that layout (the `avatar` of GitLab's archives: project avatars are not built) is
- * a failed relation, not a failed import. Deliberate difference: the uploader is the importer, as
+ * member outside that layout is a failed relation, not a failed import. Deliberate difference: the uploader is the importer, as
  * GitLab's restored uploads have no uploader.
  */
 async function restoreUploads(db: Database, bucket: R2Bucket, job: { id: number; projectId: number }, projectId: number, importerId: number, files: Map<string, Uint8Array>) {
@@ -645,6 +646,24 @@ async function restoreUploads(db: Database, bucket: R2Bucket, job: { id: number;
       uploadedById: importerId,
     });
   }
+}
+
+/**
+ * AvatarRestorer: the first `avatar/<filename>` becomes the project's avatar through the one avatar
+ * writer (`shared/uploads.ts#storeAvatar`: R2 at AvatarUploader's path, `avatar_url`). An avatar
+ * Avatarable refuses (format, 200 KB) is a failed relation instead of a failed import (GitLab's save
+ * would fail the import).
+ */
+async function restoreAvatar(db: Database, bucket: R2Bucket, job: { id: number; projectId: number }, projectId: number, files: Map<string, Uint8Array>) {
+  const entry = [...files].find(([path]) => /^avatar\/[^/]+$/.test(path));
+  if (!entry) return;
+  const file = new File([entry[1]], entry[0].slice("avatar/".length));
+  const errors = avatarErrors(file);
+  if (errors.length > 0) {
+    await fail(db, job, "avatar", new Error(`Avatar ${errors.join(", ")}`));
+    return;
+  }
+  await storeAvatar(db, bucket, "project", projectId, file);
 }
 
 /** LfsObjectsProject.repository_types as `lfs-objects.json` writes them (GitLab's enum or its value) → Edgeforge's column (null: the project). */

@@ -59,7 +59,7 @@ function randomBytes(n: number): Uint8Array {
 }
 
 describe("the export archive's uploads and LFS objects (UploadsManager, LfsSaver)", () => {
-  it("holds uploads/<secret>/<filename>, lfs-objects/<oid> and lfs-objects.json with the stored bytes", async () => {
+  it("holds uploads/<secret>/<filename>, lfs-objects/<oid>, lfs-objects.json and avatar/<filename> with the stored bytes", async () => {
     const w = await world();
     const maintainer = await w.user();
     const project = await w.project({ maintainers: [maintainer] });
@@ -70,8 +70,13 @@ describe("the export archive's uploads and LFS objects (UploadsManager, LfsSaver
     const lfs = await lfsContent();
     expect((await putObject(project, maintainer, lfs.oid, lfs.size, lfs.bytes)).status).toBe(200);
 
+    const avatarForm = new FormData();
+    avatarForm.append("avatar", new File([png], "logo.png", { type: "image/png" }));
+    expect((await api.put(`/projects/${project.id}`, { multipart: avatarForm })).status).toBe(200);
+
     const { job, files } = await exported(w, maintainer, project.id);
     expect(job.status).toBe("finished");
+    expect(files.get("avatar/logo.png")).toEqual(png);
     expect(files.get(`uploads${upload.url.slice("/uploads".length)}`)).toEqual(png);
     expect(strFromU8(files.get(`uploads${text.url.slice("/uploads".length)}`)!)).toBe("hello");
     expect(files.get(`lfs-objects/${lfs.oid}`)).toEqual(lfs.bytes);
@@ -79,7 +84,7 @@ describe("the export archive's uploads and LFS objects (UploadsManager, LfsSaver
     // A project without LFS objects has no lfs-objects.json; one without uploads no uploads/.
     const bare = await w.project({ maintainers: [maintainer] });
     const { files: bareFiles } = await exported(w, maintainer, bare.id);
-    expect([...bareFiles.keys()].filter((p) => p.startsWith("uploads/") || p.startsWith("lfs-objects"))).toEqual([]);
+    expect([...bareFiles.keys()].filter((p) => p.startsWith("uploads/") || p.startsWith("lfs-objects") || p.startsWith("avatar/"))).toEqual([]);
   });
 
   it("takes the LFS objects of fork ancestors (all_lfs_objects), and leaves out a row whose bytes are gone", async () => {

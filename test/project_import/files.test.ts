@@ -40,7 +40,7 @@ async function uploadsOf(w: World, user: TestUser, projectId: number, fullPath: 
   );
 }
 
-describe("export → import round trip of uploads and LFS objects", () => {
+describe("export → import round trip of uploads, LFS objects and the avatar", () => {
   it("keeps each upload at its secret and name with its bytes, and links the LFS objects to the new project", async () => {
     const w = await world();
     const maintainer = await w.user();
@@ -53,6 +53,10 @@ describe("export → import round trip of uploads and LFS objects", () => {
     expect((await api.post(`/projects/${source.id}/issues`, { json: { title: "With a picture", description: shot.markdown } })).status).toBe(201);
     const lfs = await lfsContent();
     expect((await putObject(source, maintainer, lfs.oid, lfs.size, lfs.bytes)).status).toBe(200);
+    const logo = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 4, 5, 6]);
+    const avatarForm = new FormData();
+    avatarForm.append("avatar", new File([logo], "logo.png", { type: "image/png" }));
+    expect((await api.put(`/projects/${source.id}`, { multipart: avatarForm })).status).toBe(200);
 
     const archive = await exportArchive(w, maintainer, source.id);
     const importer = await w.user();
@@ -70,6 +74,12 @@ describe("export → import round trip of uploads and LFS objects", () => {
     const issue = (await (await w.as(importer).get(`/projects/${target.id}/issues/1`)).json()) as Json;
     expect(issue.description).toBe(shot.markdown);
     expect((await request("GET", `${BASE}/${target.fullPath}${shot.url}`, importer.token)).status).toBe(200);
+
+    // The avatar (AvatarSaver, AvatarRestorer): the new project's own, same bytes.
+    const copied = (await (await w.as(importer).get(`/projects/${target.id}`)).json()) as Json;
+    expect(copied.avatar_url).toBe(`${BASE}/uploads/-/system/project/avatar/${target.id}/logo.png`);
+    const avatar = await request("GET", copied.avatar_url, importer.token);
+    expect([avatar.status, [...new Uint8Array(await avatar.arrayBuffer())]]).toEqual([200, [...logo]]);
 
     // The LFS object: one row on this instance, linked to both projects, readable from the new one.
     const served = await getObject(target as never, importer, lfs.oid);
@@ -94,6 +104,8 @@ describe("uploads and LFS objects of a GitLab 15.x archive (UploadsManager#resto
       "tree/project.json": JSON.stringify({ description: "with files" }),
       [`uploads/${secret}/diagram.pdf`]: "%PDF-1.4 fake",
       "uploads/not-a-secret/x.txt": "stray",
+      // Avatarable refuses a non-image: a failed relation, not a failed import.
+      "avatar/readme.txt": "not an image",
       [`lfs-objects/${project.oid}`]: project.bytes,
       [`lfs-objects/${wiki.oid}`]: wiki.bytes,
       // GitLab computes the oid from the content, whatever the member's name.
@@ -104,7 +116,10 @@ describe("uploads and LFS objects of a GitLab 15.x archive (UploadsManager#resto
     const created = (await (await w.as(importer).post("/projects/import", { multipart: multipart(archive, { path: unique("gl") }) })).json()) as Json;
     const done = await settledImport(w, importer, created.id);
     expect(done.import_status).toBe("finished");
-    expect(done.failed_relations.map((f: Json) => [f.relation_name, f.exception_message])).toEqual([["uploads", "uploads/not-a-secret/x.txt is not an upload path (uploads/<secret>/<filename>)"]]);
+    expect(done.failed_relations.map((f: Json) => [f.relation_name, f.exception_message]).sort()).toEqual([
+      ["avatar", "Avatar file format is not supported. Please try one of the following supported formats: png, jpg, jpeg, gif, bmp, tiff, ico, webp"],
+      ["uploads", "uploads/not-a-secret/x.txt is not an upload path (uploads/<secret>/<filename>)"],
+    ]);
 
     const rows = await w.db((db) => db.select().from(uploads).where(eq(uploads.modelId, created.id)));
     expect(rows.map((r) => [r.path, r.secret, r.size, r.contentType, r.uploadedById])).toEqual([[`${secret}/diagram.pdf`, secret, 13, "application/pdf", importer.id]]);
