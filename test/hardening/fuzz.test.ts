@@ -23,20 +23,7 @@ import { edgeValues, PATH_EDGES, valueFor } from "./fuzz-values";
  * The Worker's real entry point, imported from source into the test's isolate (not the bundle the
  * other tests call): the registry of declared parameters is module state, read here after the run.
  */
-const worker = (r: Request) => edgeforge.fetch(r, env as never, executionContext());
-
-/**
- * A context that lets `waitUntil` work run without keeping it. The test pool's `createExecutionContext()`
- * also pushes every `waitUntil` promise into a module-level list that is drained only when the test
- * ends, so each request's `pool.end()` (and what it references) would stay reachable for the whole run.
- * workerd's memory grew with the run (2.9 GB after 40 minutes of `npm run fuzz`; the run that died last
- * session did so after about 20 minutes); this removes the one reference the harness keeps.
- */
-function executionContext(): ExecutionContext {
-  const ctx = createExecutionContext();
-  ctx.waitUntil = (promise: Promise<unknown>) => void promise.catch(() => undefined);
-  return ctx;
-}
+const worker = (r: Request) => edgeforge.fetch(r, env as never, createExecutionContext());
 
 const vars = env as unknown as { FUZZ_RUNS?: string; FUZZ_SEED?: string; FUZZ_TRACE?: string; FUZZ_CI_RUNS?: string; FUZZ_SWEEP?: string };
 const BIG = !!vars.FUZZ_RUNS;
