@@ -2,6 +2,12 @@ import { app } from "./app";
 import type { Bindings } from "./kernel/env";
 import { queue } from "./queue";
 import { scheduled } from "./scheduled";
+import { onPipelineFinished } from "./shared/ci/finished";
+import { autoMergeAfterPipeline } from "./merge_requests/auto_merge";
+
+// What other domains do when a pipeline finishes (shared/ci/finished.ts): the pipeline engine calls
+// them without importing them.
+onPipelineFinished(autoMergeAfterPipeline);
 
 export { PipelineCoordinator } from "./pipelines/coordinator";
 

@@ -201,6 +201,14 @@ export function checkScope(c: Ctx, opts: { readUser?: boolean }): void {
 }
 
 /** `authenticate!`: 401 without a user. */
+/**
+ * A user acting without a request (a Durable Object or a queue consumer doing what the user asked for
+ * earlier, such as merging when a pipeline succeeds): full `api` scope, as the request that asked had.
+ */
+export function actorForUser(user: User): Actor {
+  return { user, isAdmin: user.admin, scopes: ["api"], tokenId: 0, sudoFrom: null };
+}
+
 export function requireUser(c: Ctx): Actor {
   const actor = c.var.actor;
   if (!actor) throw unauthorized();

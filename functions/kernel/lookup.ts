@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { preparedQuery } from "./db";
+import { preparedQuery, type Executor } from "./db";
 import { namespaces, projects, users, type Namespace, type User } from "../../db/schema";
 import { canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
 import type { Ctx } from "./env";
@@ -22,9 +22,17 @@ export async function loadProject(c: Ctx, idOrPath: string): Promise<ProjectWith
   const byId = /^\d+$/.test(idOrPath);
   if (!byId && !idOrPath.includes("/")) return null;
   if (byId && Number(idOrPath) > 2147483647) return null;
-  const userId = c.var.actor?.user.id ?? null;
+  return projectWithAccess(c.var.db(), c.var.actor?.user.id ?? null, byId ? { id: Number(idOrPath) } : { path: idOrPath });
+}
+
+/**
+ * The project and `userId`'s access level to it, outside a request too (work a Durable Object or a
+ * queue consumer does on a user's behalf, such as merging when a pipeline succeeds).
+ */
+export async function projectWithAccess(db: Executor, userId: number | null, key: { id: number } | { path: string }): Promise<ProjectWithAccess | null> {
+  const byId = "id" in key;
   const query = projectLookups[`${byId ? "id" : "path"}:${userId === null ? "anonymous" : "user"}`];
-  const rows = await query(c.var.db(), { id: byId ? Number(idOrPath) : null, path: byId ? null : idOrPath, userId });
+  const rows = await query(db, { id: byId ? key.id : null, path: byId ? null : key.path, userId });
   const row = rows[0];
   return row ? { ...row.project, namespace: row.namespace, accessLevel: Number(row.accessLevel) } : null;
 }

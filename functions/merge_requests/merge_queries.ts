@@ -1,8 +1,8 @@
 // SQL of merging (MergeRequests::MergeService, PostMergeService, MergeabilityCheckService) and of
 // merge request diff versions. Each write is one statement.
 import { stateEventsCte } from "../shared/issuables/resource_events";
-import { sql } from "drizzle-orm";
-import type { MergeRequestDiff } from "../../db/schema";
+import { eq, sql } from "drizzle-orm";
+import { users, type MergeRequestDiff, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { authorizedProjectIds } from "../kernel/visibility";
 
@@ -157,4 +157,23 @@ export async function headPipeline(db: Executor, projectId: number, sourceBranch
     ORDER BY id DESC LIMIT 1`);
   const row = result.rows[0];
   return row ? { id: Number(row.id), status: row.status } : null;
+}
+
+/**
+ * The open merge requests of the project waiting to merge when a pipeline of `ref` at `sha` succeeds
+ * (`merge_when_pipeline_succeeds`, source branch `ref` of this project, head `sha`).
+ */
+export async function autoMergeWaiting(db: Executor, projectId: number, ref: string, sha: string): Promise<{ id: number; iid: number; projectId: number; mergeUserId: number | null }[]> {
+  const result = await db.execute<{ id: number; iid: number; project_id: number; merge_user_id: number | null }>(sql`
+    SELECT id, iid, project_id, merge_user_id FROM merge_requests
+     WHERE source_project_id = ${projectId}::int AND source_branch = ${ref}::text AND sha = ${sha}::text
+       AND state = 'opened' AND merge_when_pipeline_succeeds
+     ORDER BY id`);
+  return result.rows.map((r) => ({ id: Number(r.id), iid: Number(r.iid), projectId: Number(r.project_id), mergeUserId: r.merge_user_id === null ? null : Number(r.merge_user_id) }));
+}
+
+/** The user who asked for the merge, as the merge runs on their behalf. */
+export async function userById(db: Executor, id: number): Promise<User | null> {
+  const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return user ?? null;
 }

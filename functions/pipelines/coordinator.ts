@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { ciBuilds, ciPipelines } from "../../db/schema";
 import { pipelineStub } from "../shared/ci/coordinator";
+import { pipelineFinished } from "../shared/ci/finished";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import type { JobOutcome } from "./processing";
@@ -9,6 +10,7 @@ import * as engine from "./processing";
 import { createChildPipeline, pipelinesForPushEvents } from "./services";
 
 const SAFETY_RERUN_MS = 5 * 60 * 1000;
+const FINAL = ["success", "failed", "canceled", "skipped"];
 
 /**
  * One object per pipeline (`idFromName(String(pipelineId))`), and one per project for push events
@@ -52,6 +54,10 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     }
     const pipeline = result.pipeline;
     if (pipeline?.parentPipelineId && pipeline.sourceJobId) await this.settleBridge(db, pipeline.sourceJobId, pipeline.status);
+    if (pipeline && !pipeline.parentPipelineId && FINAL.includes(pipeline.status)) {
+      const { id, projectId, ref, sha, tag, status } = pipeline;
+      await pipelineFinished(this.env, db, { id, projectId, ref, sha, tag, status });
+    }
     return { status: pipeline?.status ?? null };
   }
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { statusAndBody, type Client } from "../helpers/client";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { ciProject, claim, createPipeline, eventually, projectRunner } from "./helpers";
+import { ciProject, claim, createPipeline, eventually, finish, projectRunner } from "./helpers";
 
 type Json = Record<string, any>;
 
@@ -125,5 +125,42 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/pipelines", () => 
     expect(((await (await a3.get(url)).json()) as Json).head_pipeline.id).toBe(second.id);
     expect(await statusAndBody(await a3.get(`/projects/${p3.id}/merge_requests/999999/pipelines`))).toEqual([404, { message: "404 Merge Request Not Found" }]);
     expect(await statusAndBody(await w3.as(w3.stranger).get(`${url}/pipelines`))).toEqual([404, { message: "404 Project Not Found" }]);
+  });
+});
+
+describe("PUT /projects/:id/merge_requests/:merge_request_iid/merge (merge_when_pipeline_succeeds)", () => {
+  /** A merge request from a new branch whose head pipeline is running, with the merge waiting on it. */
+  async function waitingMerge(branch: string) {
+    const { owner, project: p, api: a } = await ciProject(w, YAML);
+    expect((await a.post(`/projects/${p.id}/repository/branches`, { json: { branch, ref: "main" } })).status).toBe(201);
+    const head = await commitTo(a, p.id, branch, `${branch}.txt`);
+    const mr = (await (await a.post(`/projects/${p.id}/merge_requests`, { json: { source_branch: branch, target_branch: "main", title: branch } })).json()) as Json;
+    const pipeline = await createPipeline(a, p.id, branch);
+    const runner = await projectRunner(a, p.id);
+    const job = await claim(runner.token);
+    expect(job.job_info.pipeline_id).toBe(pipeline.id);
+    const url = `/projects/${p.id}/merge_requests/${mr.iid}`;
+    const res = await a.put(`${url}/merge`, { json: { merge_when_pipeline_succeeds: true, should_remove_source_branch: true } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ state: "opened", merge_when_pipeline_succeeds: true, merge_user: { id: owner.id } });
+    return { owner, p, a, head, url, job };
+  }
+
+  it("merges as the merge user once the head pipeline succeeds, removing the source branch as asked", async () => {
+    const { owner, p, a, head, url, job } = await waitingMerge("auto");
+    expect((await finish(job, "success")).status).toBe(200);
+    const merged = await eventually(async () => (await (await a.get(url)).json()) as Json, (b) => b.state === "merged");
+    expect(merged).toMatchObject({ state: "merged", merged_by: { id: owner.id }, merge_when_pipeline_succeeds: false, merge_error: null });
+    const main = (await (await a.get(`/projects/${p.id}/repository/branches/main`)).json()) as Json;
+    expect(main.commit.id).toBe(merged.merge_commit_sha);
+    expect(main.commit.parent_ids).toContain(head);
+    expect((await a.get(`/projects/${p.id}/repository/branches/auto`)).status).toBe(404);
+  });
+
+  it("leaves the merge request waiting when the pipeline fails", async () => {
+    const { a, url, job } = await waitingMerge("auto-failing");
+    expect((await finish(job, "failed", { failure_reason: "script_failure" })).status).toBe(200);
+    const body = await eventually(async () => (await (await a.get(url)).json()) as Json, (b) => b.head_pipeline?.status === "failed");
+    expect(body).toMatchObject({ state: "opened", merge_when_pipeline_succeeds: true, head_pipeline: { status: "failed" } });
   });
 });

@@ -54,8 +54,8 @@ const MergeParams = z.object({
  * `rebase_merge`), 409 on a `sha` that is not the source head.
  * Differs from GitLab: conflicts are checked at the time of the request, so they answer 406 (GitLab
  * answers 405 once its background check has marked the merge request `cannot_be_merged`).
- * `merge_when_pipeline_succeeds` with a running head pipeline records the request; merging when that
- * pipeline succeeds is left to the CI issue (not built: the flag stays set).
+ * `merge_when_pipeline_succeeds` with a running head pipeline records the request; the pipeline's
+ * coordinator merges it when that pipeline succeeds (merge_requests/auto_merge.ts).
  */
 mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (c) => {
   const iid = iidParam(c);

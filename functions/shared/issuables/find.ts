@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { issues, mergeRequests } from "../../../db/schema";
 import { type ProjectWithAccess } from "../../kernel/abilities";
+import type { Executor } from "../../kernel/db";
 import type { Ctx } from "../../kernel/env";
 import { notFound } from "../../kernel/errors";
 import { canReadIssue, canReadMergeRequest, mayReadSomeMergeRequest, type IssueWithAssignees, type MergeRequestWithAssignees } from "./policy";
@@ -34,19 +35,23 @@ export async function findIssue(c: Ctx, project: ProjectWithAccess, iid: string)
 export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: string): Promise<MergeRequestWithAssignees> {
   if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Merge Request");
   if (!mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
-  const rows = await c.var
-    .db()
+  const mr = await loadMergeRequest(c.var.db(), project.id, Number(iid));
+  if (!mr) throw notFound("Merge Request");
+  if (!canReadMergeRequest(c.var.actor, project, mr)) throw notFound("Merge Request");
+  return mr;
+}
+
+/** The merge request `iid` of the project with its assignee and reviewer ids, unchecked (callers decide who may read it). */
+export async function loadMergeRequest(db: Executor, projectId: number, iid: number): Promise<MergeRequestWithAssignees | null> {
+  const rows = await db
     .select({
       mr: mergeRequests,
       assigneeIds: sql<number[]>`ARRAY(SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id = ${mergeRequests.id} ORDER BY a.user_id)`,
       reviewerIds: sql<number[]>`ARRAY(SELECT r.user_id FROM merge_request_reviewers r WHERE r.merge_request_id = ${mergeRequests.id} ORDER BY r.user_id)`,
     })
     .from(mergeRequests)
-    .where(and(eq(mergeRequests.projectId, project.id), eq(mergeRequests.iid, Number(iid))))
+    .where(and(eq(mergeRequests.projectId, projectId), eq(mergeRequests.iid, iid)))
     .limit(1);
   const row = rows[0];
-  if (!row) throw notFound("Merge Request");
-  const mr = { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) };
-  if (!canReadMergeRequest(c.var.actor, project, mr)) throw notFound("Merge Request");
-  return mr;
+  return row ? { ...row.mr, assigneeIds: (row.assigneeIds ?? []).map(Number), reviewerIds: (row.reviewerIds ?? []).map(Number) } : null;
 }
