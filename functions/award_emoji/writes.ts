@@ -1,12 +1,13 @@
 import { sql } from "drizzle-orm";
-import type { AwardEmoji } from "../../db/schema";
+import { awardEmoji, type AwardEmoji } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { DOWNVOTE_NAME, UPVOTE_NAME } from "../shared/issuables/emoji";
 
 /**
  * The writes of award emoji (the award_emoji domain owns them; the `/award` quick action of notes calls
  * them), each ONE statement with its side effects: AwardEmojis::AddService / DestroyService /
- * ToggleService, the issue or merge request vote counters, the awarder's to-dos.
+ * ToggleService, the issue or merge request vote counters, the awarder's to-dos; and the awards a project
+ * import restores (`insertAwardsInBulk`).
  */
 
 const ident = (name: string) => sql.identifier(name);
@@ -107,4 +108,15 @@ export async function copyIssueAwards(db: Executor, fromId: number, toId: number
     UPDATE issues SET upvotes = (SELECT count(*) FROM copied WHERE name = ${UPVOTE_NAME}),
       downvotes = (SELECT count(*) FROM copied WHERE name = ${DOWNVOTE_NAME})
     WHERE id = ${toId}::int`);
+}
+
+/** An award restored by an import, its awardable already mapped. */
+export type RestoredAward = { name: string; userId: number; awardableType: Awardable["type"]; awardableId: number };
+
+/**
+ * Project import: awards as the archive holds them, one statement; an award given twice is kept once (the
+ * unique index). No side effects: the importer recounts the votes once at the end (`recount`).
+ */
+export async function insertAwardsInBulk(db: Executor, rows: RestoredAward[]): Promise<void> {
+  if (rows.length) await db.insert(awardEmoji).values(rows).onConflictDoNothing();
 }

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Note } from "../../db/schema";
+import { notes, type Note } from "../../db/schema";
 import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
 import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
@@ -15,6 +15,8 @@ import { insertTodosSql, resolveTodosSql, TodoAction } from "../shared/issuables
  *   the users the note names who may read it (one pending to-do per user and target, as GitLab's
  *   `pending_todos` exclusion does; none for snippet notes, `Note#can_create_todo?`).
  * - Notes::DestroyService: the note, its award emoji (polymorphic, no foreign key) and the counter.
+ * - Project import (`insertNotesInBulk`): restored notes as they were, no side effects.
+ * System notes are written by `shared/issuables/system_notes.ts` (a CTE inside the issuable's own write).
  */
 
 /** Tables whose rows hold each noteable. */
@@ -268,4 +270,19 @@ export async function copyIssueNotes(db: Executor, fromId: number, toId: number,
       RETURNING system
     )
     UPDATE issues SET user_notes_count = (SELECT count(*) FROM copied WHERE NOT system) WHERE id = ${toId}::int`);
+}
+
+/** A note restored by an import: the archive's columns, the noteable's already mapped. */
+export type RestoredNote = typeof notes.$inferInsert;
+
+/** Rows a statement: keeps a statement's bind parameters (14 a row) under Postgres' 65,535. */
+const BULK_ROWS = 500;
+
+/**
+ * Project import (Gitlab::ImportExport relation factory): notes written as the archive holds them, in
+ * statements of 500 rows. No side effects: the importer recounts `user_notes_count` once at the end
+ * (`project_import/queries.ts#recount`), touches nothing and creates no to-dos, as GitLab's import does.
+ */
+export async function insertNotesInBulk(db: Executor, rows: RestoredNote[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += BULK_ROWS) await db.insert(notes).values(rows.slice(i, i + BULK_ROWS));
 }

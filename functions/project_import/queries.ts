@@ -1,7 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import {
-  awardEmoji,
   badges,
   ciBuilds,
   ciPipelines,
@@ -38,6 +37,8 @@ import {
   type ProjectTransferJob,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import { insertAwardsInBulk } from "../award_emoji/writes";
+import { insertNotesInBulk } from "../notes/writes";
 
 export type ImportFailure = typeof importFailures.$inferSelect;
 type Rec = Record<string, unknown>;
@@ -305,11 +306,10 @@ export async function insertIssuables(
     .returning({ id: table.id, iid: table.iid });
   const idOf = new Map(inserted.map((r) => [r.iid, r.id]));
   const noteRows = batch.flatMap((b) => b.notes.map((n) => ({ ...n, noteableType: kind, noteableId: idOf.get(b.row.iid)!, projectId })));
-  for (let i = 0; i < noteRows.length; i += 500) await db.insert(notes).values(noteRows.slice(i, i + 500));
+  await insertNotesInBulk(db, noteRows);
   const linkRows = batch.flatMap((b) => [...new Set(b.labelIds)].map((labelId) => ({ labelId, targetType: kind, targetId: idOf.get(b.row.iid)! })));
   if (linkRows.length) await db.insert(labelLinks).values(linkRows).onConflictDoNothing();
-  const awardRows = batch.flatMap((b) => b.awards.map((a) => ({ ...a, awardableType: kind, awardableId: idOf.get(b.row.iid)! })));
-  if (awardRows.length) await db.insert(awardEmoji).values(awardRows).onConflictDoNothing();
+  await insertAwardsInBulk(db, batch.flatMap((b) => b.awards.map((a) => ({ ...a, awardableType: kind, awardableId: idOf.get(b.row.iid)! }))));
   const pairs = (pick: (b: IssuableBatch<Rec & { iid: number }>[number]) => number[]) =>
     batch.flatMap((b) => [...new Set(pick(b))].map((userId) => ({ id: idOf.get(b.row.iid)!, userId })));
   const assignees = pairs((b) => b.assignees);
@@ -346,9 +346,8 @@ export async function insertSnippets(db: Executor, projectId: number, batch: Sni
     .overridingSystemValue()
     .values(batch.map((b, i) => ({ ...b.row, id: idAt(i), projectId }) as typeof snippets.$inferInsert));
   const noteRows = batch.flatMap((b, i) => b.notes.map((n) => ({ ...n, noteableType: "Snippet", noteableId: idAt(i), projectId })));
-  for (let i = 0; i < noteRows.length; i += 500) await db.insert(notes).values(noteRows.slice(i, i + 500));
-  const awardRows = batch.flatMap((b, i) => b.awards.map((a) => ({ ...a, awardableType: "Snippet", awardableId: idAt(i) })));
-  if (awardRows.length) await db.insert(awardEmoji).values(awardRows).onConflictDoNothing();
+  await insertNotesInBulk(db, noteRows);
+  await insertAwardsInBulk(db, batch.flatMap((b, i) => b.awards.map((a) => ({ ...a, awardableType: "Snippet" as const, awardableId: idAt(i) }))));
 }
 
 export type BuildRow = Partial<typeof ciBuilds.$inferInsert> & { name: string; stage: string; stageIdx: number; type: string };
