@@ -150,12 +150,12 @@ export function describeFailure(requestId: string | undefined, method: string, r
 }
 
 /**
- * True when `err` is Postgres' unique violation (23505) of `constraint`: the loser of a race on a
- * unique index, to be answered with GitLab's conflict body rather than a 500.
+ * True when `err` is Postgres' unique violation (23505) of `constraint` (of any unique index when not
+ * named): the loser of a race on a unique index, to be answered with GitLab's conflict body rather than a 500.
  */
-export function isUniqueViolation(err: unknown, constraint: string): boolean {
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const db = databaseError(err);
-  return !!db && db.code === "23505" && db.constraint === constraint;
+  return !!db && db.code === "23505" && (constraint === undefined || db.constraint === constraint);
 }
 
 type DatabaseError = { code: string; message: string; detail?: string; table?: string; column?: string; constraint?: string };

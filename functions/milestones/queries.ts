@@ -5,9 +5,11 @@ import type { Actor } from "../kernel/env";
 import { projectIsVisible } from "../kernel/visibility";
 import { issueIsVisible } from "../shared/issuables/policy";
 import type { Executor } from "../kernel/db";
+import { isUniqueViolation } from "../kernel/errors";
 import { fuzzySearch } from "../kernel/fuzzy_search";
 import { loadIssueRows, milestoneJson } from "../shared/issuables/issue_preload";
 import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload";
+import { nextIidSql } from "../shared/issuables/iids";
 export { loadIssueRows, loadMergeRequestRows };
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { MilestoneRow } from "./entities";
@@ -28,68 +30,103 @@ export type MilestoneFilters = {
   includeParentMilestones: boolean;
 };
 
-function ownedBy(project: ProjectWithAccess, includeParents: boolean): SQL {
+/**
+ * Who owns a milestone: a project (lib/api/milestones.rb) or a group (lib/api/group_milestones.rb). Every
+ * statement below takes it, so the two APIs share one implementation; `column` is the owning column.
+ */
+export type MilestoneOwner = { kind: "project"; project: ProjectWithAccess } | { kind: "group"; group: GroupWithAccess };
+
+function ownerColumn(owner: MilestoneOwner): SQL {
+  return owner.kind === "project" ? sql`m.project_id = ${owner.project.id}` : sql`m.group_id = ${owner.group.id}`;
+}
+
+/**
+ * The owner's milestones and, with `include_parent_milestones`, those of the groups above: the project's
+ * group and its ancestors, or the group's ancestors.
+ */
+function ownedBy(owner: MilestoneOwner, includeParents: boolean): SQL {
+  if (owner.kind === "group") {
+    if (!includeParents) return ownerColumn(owner);
+    return sql`m.group_id = ANY(${sql.param(owner.group.traversalIds)}::int[])`;
+  }
+  const project = owner.project;
   const groupIds = project.namespace.type === "Group" ? project.namespace.traversalIds : [];
-  if (!includeParents || groupIds.length === 0) return sql`m.project_id = ${project.id}`;
+  if (!includeParents || groupIds.length === 0) return ownerColumn(owner);
   return sql`(m.project_id = ${project.id} OR m.group_id = ANY(${sql.param(groupIds)}::int[]))`;
 }
 
-/** MilestonesFinder (app/finders/milestones_finder.rb): due date (nulls last), then title. */
-export async function listMilestones(db: Executor, project: ProjectWithAccess, f: MilestoneFilters, page: Page) {
-  const conditions: SQL[] = [ownedBy(project, f.includeParentMilestones)];
+/**
+ * A project's list is MilestonesFinder's order (app/finders/milestones_finder.rb): due date (nulls
+ * last), then title. A group's is `list_milestones_for(group)` (lib/api/milestone_responses.rb):
+ * `order_id_desc`, and `iids` are ignored with `include_parent_milestones`, as GitLab does.
+ */
+export async function listMilestones(db: Executor, owner: MilestoneOwner, f: MilestoneFilters, page: Page) {
+  const conditions: SQL[] = [ownedBy(owner, f.includeParentMilestones)];
   if (f.state === "active" || f.state === "closed") conditions.push(sql`m.state = ${f.state}`);
-  if (f.iids) conditions.push(sql`m.iid = ANY(${sql.param(f.iids)}::bigint[])`);
+  if (f.iids && !(owner.kind === "group" && f.includeParentMilestones)) conditions.push(sql`m.iid = ANY(${sql.param(f.iids)}::bigint[])`);
   if (f.title !== undefined) conditions.push(sql`m.title = ${f.title}`);
   const search = fuzzySearch([ref("title"), ref("description")], f.search);
   if (search) conditions.push(search);
   const where = sql.join(conditions, sql` AND `);
+  const order = owner.kind === "project" ? sql`m.due_date ASC NULLS LAST, m.title ASC, m.id ASC` : sql`m.id DESC`;
   const rows = await db.execute<{ m: MilestoneRow }>(sql`SELECT ${milestoneJson("m")} AS m FROM milestones m WHERE ${where}
-    ORDER BY m.due_date ASC NULLS LAST, m.title ASC, m.id ASC LIMIT ${page.limit} OFFSET ${page.offset}`);
+    ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`);
   const total = await cappedCount(db, { limit: (n: number) => sql`SELECT 1 FROM milestones m WHERE ${where} LIMIT ${n}` }, page);
   return { rows: rows.rows.map((r) => r.m), total };
 }
 
-/** `parent.milestones.find(id)`: by global id inside the project. */
-export async function findMilestone(db: Executor, projectId: number, id: number): Promise<MilestoneRow | null> {
+/** `parent.milestones.find(id)`: by global id inside the project or group. */
+export async function findMilestone(db: Executor, owner: MilestoneOwner, id: number): Promise<MilestoneRow | null> {
   const rows = await db.execute<{ m: MilestoneRow }>(sql`SELECT ${milestoneJson("m")} AS m FROM milestones m
-    WHERE m.id = ${id}::bigint AND m.project_id = ${projectId}`);
+    WHERE m.id = ${id}::bigint AND ${ownerColumn(owner)}`);
   return rows.rows[0]?.m ?? null;
 }
 
 /**
- * Milestone#uniqueness_of_title: a title already used by a milestone of the project or of its group
- * (`for_projects_and_groups([project_id], [project.group&.id])`), other than `exceptId`.
+ * Milestone#uniqueness_of_title: a title already used, other than by `exceptId`, by a milestone of the
+ * project or of its group (`for_projects_and_groups([project_id], [project.group&.id])`); for a group
+ * milestone, of the group or of a project directly in it (`for_projects_and_groups(group.projects, [group.id])`).
  */
-export async function titleTaken(db: Executor, project: ProjectWithAccess, title: string, exceptId: number | null): Promise<boolean> {
-  const groupId = project.namespace.type === "Group" ? project.namespace.id : null;
-  const rows = await db.execute(sql`SELECT 1 FROM milestones m
-    WHERE (m.project_id = ${project.id} OR m.group_id = ${groupId}) AND m.title = ${title}
-      AND m.id IS DISTINCT FROM ${exceptId} LIMIT 1`);
+export async function titleTaken(db: Executor, owner: MilestoneOwner, title: string, exceptId: number | null): Promise<boolean> {
+  let scope: SQL;
+  if (owner.kind === "project") {
+    const groupId = owner.project.namespace.type === "Group" ? owner.project.namespace.id : null;
+    scope = sql`(m.project_id = ${owner.project.id} OR m.group_id = ${groupId})`;
+  } else {
+    scope = sql`(m.group_id = ${owner.group.id} OR m.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id = ${owner.group.id}))`;
+  }
+  const rows = await db.execute(sql`SELECT 1 FROM milestones m WHERE ${scope} AND m.title = ${title} AND m.id IS DISTINCT FROM ${exceptId} LIMIT 1`);
   return rows.rows.length > 0;
 }
 
 export type MilestoneValues = { title: string; description: string | null; dueDate: string | null; startDate: string | null };
 
-/**
- * Inserts with the next gapless iid of the project (`internal_ids`, usage `milestones`) in one
- * statement; null when the unique title index refuses it (a concurrent create).
- */
-export async function insertMilestone(db: Executor, projectId: number, v: MilestoneValues): Promise<MilestoneRow | null> {
+/** The owning column of a new milestone and the iid counter it draws from. */
+function ownerOfNew(owner: { projectId: number } | { groupId: number }) {
+  return "projectId" in owner
+    ? { column: sql.raw("project_id"), id: owner.projectId, iids: { projectId: owner.projectId } }
+    : { column: sql.raw("group_id"), id: owner.groupId, iids: { namespaceId: owner.groupId } };
+}
+
+/** The INSERT of a milestone with the owner's next gapless iid (`internal_ids`, usage `milestones`): one statement. */
+function insertMilestoneSql(owner: { projectId: number } | { groupId: number }, v: MilestoneValues, returning: SQL): SQL {
+  const o = ownerOfNew(owner);
+  return sql`WITH next AS (${nextIidSql("milestones", o.iids)}),
+    m AS (
+      INSERT INTO milestones (iid, ${o.column}, title, description, due_date, start_date)
+      SELECT last_value, ${o.id}, ${v.title}, ${v.description}, ${v.dueDate}::date, ${v.startDate}::date FROM next
+      RETURNING *)
+    ${returning}`;
+}
+
+/** Inserts a project or group milestone; null when the unique title index refuses it (a concurrent create). */
+export async function insertMilestone(db: Executor, owner: MilestoneOwner, v: MilestoneValues): Promise<MilestoneRow | null> {
+  const id = owner.kind === "project" ? { projectId: owner.project.id } : { groupId: owner.group.id };
   try {
-    const rows = await db.execute<{ m: MilestoneRow }>(sql`
-      WITH next AS (
-        INSERT INTO internal_ids (usage, project_id, last_value) VALUES ('milestones', ${projectId}, 1)
-        ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL
-        DO UPDATE SET last_value = internal_ids.last_value + 1
-        RETURNING last_value),
-      m AS (
-        INSERT INTO milestones (iid, project_id, title, description, due_date, start_date)
-        SELECT last_value, ${projectId}, ${v.title}, ${v.description}, ${v.dueDate}::date, ${v.startDate}::date FROM next
-        RETURNING *)
-      SELECT ${milestoneJson("m")} AS m FROM m`);
+    const rows = await db.execute<{ m: MilestoneRow }>(insertMilestoneSql(id, v, sql`SELECT ${milestoneJson("m")} AS m FROM m`));
     return rows.rows[0]?.m ?? null;
   } catch (e) {
-    if (uniqueViolation(e)) return null;
+    if (isUniqueViolation(e)) return null;
     throw e;
   }
 }
@@ -110,98 +147,19 @@ export async function updateMilestone(db: Executor, id: number, changes: Milesto
       SELECT ${milestoneJson("m")} AS m FROM m`);
     return rows.rows[0]?.m ?? null;
   } catch (e) {
-    if (uniqueViolation(e)) return null;
+    if (isUniqueViolation(e)) return null;
     throw e;
   }
 }
 
 /**
- * Milestones::DestroyService in one statement: its issues lose the milestone (and are touched), its
- * milestone events go (GitLab's foreign key cascades them), then the milestone. False when missing.
- * Data-modifying CTEs run to completion whether or not the final statement reads them.
+ * Milestones::DestroyService in one statement: its issues and merge requests lose the milestone (and
+ * are touched), its milestone events go (GitLab's foreign key cascades them), then the milestone. False
+ * when missing. Data-modifying CTEs run to completion whether or not the final statement reads them.
  */
-export async function deleteMilestone(db: Executor, projectId: number, id: number): Promise<boolean> {
+export async function deleteMilestone(db: Executor, owner: MilestoneOwner, id: number): Promise<boolean> {
   const rows = await db.execute(sql`
-    WITH target AS (SELECT id FROM milestones WHERE id = ${id}::bigint AND project_id = ${projectId}),
-    detached AS (UPDATE issues SET milestone_id = NULL, updated_at = now() WHERE milestone_id IN (SELECT id FROM target) RETURNING id),
-    events AS (DELETE FROM resource_milestone_events WHERE milestone_id IN (SELECT id FROM target) RETURNING id)
-    DELETE FROM milestones WHERE id IN (SELECT id FROM target) RETURNING id`);
-  return rows.rows.length > 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Group milestones (lib/api/group_milestones.rb)
-
-/** The group's milestones, and with `include_parent_milestones` those of its ancestors. */
-function ownedByGroup(group: GroupWithAccess, includeParents: boolean): SQL {
-  if (!includeParents) return sql`m.group_id = ${group.id}`;
-  return sql`m.group_id = ANY(${sql.param(group.traversalIds)}::int[])`;
-}
-
-/**
- * `list_milestones_for(group)` (lib/api/milestone_responses.rb): `order_id_desc`; `iids` are ignored
- * with `include_parent_milestones`, as GitLab does.
- */
-export async function listGroupMilestones(db: Executor, group: GroupWithAccess, f: MilestoneFilters, page: Page) {
-  const conditions: SQL[] = [ownedByGroup(group, f.includeParentMilestones)];
-  if (f.state === "active" || f.state === "closed") conditions.push(sql`m.state = ${f.state}`);
-  if (f.iids && !f.includeParentMilestones) conditions.push(sql`m.iid = ANY(${sql.param(f.iids)}::bigint[])`);
-  if (f.title !== undefined) conditions.push(sql`m.title = ${f.title}`);
-  const search = fuzzySearch([ref("title"), ref("description")], f.search);
-  if (search) conditions.push(search);
-  const where = sql.join(conditions, sql` AND `);
-  const rows = await db.execute<{ m: MilestoneRow }>(sql`SELECT ${milestoneJson("m")} AS m FROM milestones m WHERE ${where}
-    ORDER BY m.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`);
-  const total = await cappedCount(db, { limit: (n: number) => sql`SELECT 1 FROM milestones m WHERE ${where} LIMIT ${n}` }, page);
-  return { rows: rows.rows.map((r) => r.m), total };
-}
-
-/** `group.milestones.find(id)`: by global id inside the group. */
-export async function findGroupMilestone(db: Executor, groupId: number, id: number): Promise<MilestoneRow | null> {
-  const rows = await db.execute<{ m: MilestoneRow }>(sql`SELECT ${milestoneJson("m")} AS m FROM milestones m
-    WHERE m.id = ${id}::bigint AND m.group_id = ${groupId}`);
-  return rows.rows[0]?.m ?? null;
-}
-
-/**
- * Milestone#uniqueness_of_title for a group milestone: a title used by a milestone of the group or of a
- * project directly in it (`for_projects_and_groups(group.projects, [group.id])`), other than `exceptId`.
- */
-export async function groupTitleTaken(db: Executor, groupId: number, title: string, exceptId: number | null): Promise<boolean> {
-  const rows = await db.execute(sql`SELECT 1 FROM milestones m
-    WHERE (m.group_id = ${groupId} OR m.project_id IN (SELECT p.id FROM projects p WHERE p.namespace_id = ${groupId}))
-      AND m.title = ${title} AND m.id IS DISTINCT FROM ${exceptId} LIMIT 1`);
-  return rows.rows.length > 0;
-}
-
-/** Inserts a group milestone with the group's next gapless iid, in one statement; null on a title race. */
-export async function insertGroupMilestone(db: Executor, groupId: number, v: MilestoneValues & { state?: string }): Promise<MilestoneRow | null> {
-  try {
-    const rows = await db.execute<{ m: MilestoneRow }>(sql`
-      WITH next AS (
-        INSERT INTO internal_ids (usage, namespace_id, last_value) VALUES ('milestones', ${groupId}, 1)
-        ON CONFLICT (usage, namespace_id) WHERE namespace_id IS NOT NULL
-        DO UPDATE SET last_value = internal_ids.last_value + 1
-        RETURNING last_value),
-      m AS (
-        INSERT INTO milestones (iid, group_id, title, description, due_date, start_date, state)
-        SELECT last_value, ${groupId}, ${v.title}, ${v.description}, ${v.dueDate}::date, ${v.startDate}::date, ${v.state ?? "active"} FROM next
-        RETURNING *)
-      SELECT ${milestoneJson("m")} AS m FROM m`);
-    return rows.rows[0]?.m ?? null;
-  } catch (e) {
-    if (uniqueViolation(e)) return null;
-    throw e;
-  }
-}
-
-/**
- * Milestones::DestroyService for a group milestone in one statement: its issues and merge requests lose
- * it, its milestone events go, then the milestone. False when missing.
- */
-export async function deleteGroupMilestone(db: Executor, groupId: number, id: number): Promise<boolean> {
-  const rows = await db.execute(sql`
-    WITH target AS (SELECT id FROM milestones WHERE id = ${id}::bigint AND group_id = ${groupId}),
+    WITH target AS (SELECT m.id FROM milestones m WHERE m.id = ${id}::bigint AND ${ownerColumn(owner)}),
     detached AS (UPDATE issues SET milestone_id = NULL, updated_at = now() WHERE milestone_id IN (SELECT id FROM target) RETURNING id),
     detached_mrs AS (UPDATE merge_requests SET milestone_id = NULL, updated_at = now() WHERE milestone_id IN (SELECT id FROM target) RETURNING id),
     events AS (DELETE FROM resource_milestone_events WHERE milestone_id IN (SELECT id FROM target) RETURNING id)
@@ -256,15 +214,7 @@ export async function promoteMilestone(db: Executor, milestone: MilestoneRow, gr
   const merged = sql`(SELECT m.id FROM milestones m JOIN projects p ON p.id = m.project_id WHERE p.namespace_id = ${groupId} AND m.title = ${milestone.title})`;
   const ids = (await db.execute<{ id: number }>(sql`SELECT id FROM ${merged} AS ids`)).rows.map((r) => Number(r.id));
   // Created before the project milestones go: `save(validate: false)` skips the title check too.
-  const rows = await db.execute<{ id: number }>(sql`
-    WITH next AS (
-      INSERT INTO internal_ids (usage, namespace_id, last_value) VALUES ('milestones', ${groupId}, 1)
-      ON CONFLICT (usage, namespace_id) WHERE namespace_id IS NOT NULL
-      DO UPDATE SET last_value = internal_ids.last_value + 1
-      RETURNING last_value)
-    INSERT INTO milestones (iid, group_id, title, description, due_date, start_date)
-    SELECT last_value, ${groupId}, ${milestone.title}, ${milestone.description}, ${milestone.dueDate}::date, ${milestone.startDate}::date FROM next
-    RETURNING id`);
+  const rows = await db.execute<{ id: number }>(insertMilestoneSql({ groupId }, milestone, sql`SELECT id FROM m`));
   const groupMilestoneId = Number(rows.rows[0].id);
   const list = sql`ANY(${sql.param(ids)}::int[])`;
   const groupProjects = sql`(SELECT p.id FROM projects p WHERE p.namespace_id = ${groupId})`;
@@ -272,12 +222,4 @@ export async function promoteMilestone(db: Executor, milestone: MilestoneRow, gr
   await db.execute(sql`UPDATE merge_requests SET milestone_id = ${groupMilestoneId} WHERE source_project_id IN ${groupProjects} AND milestone_id = ${list}`);
   await db.execute(sql`DELETE FROM resource_milestone_events WHERE milestone_id = ${list}`);
   await db.execute(sql`DELETE FROM milestones WHERE id = ${list}`);
-}
-
-/** Postgres 23505, also when Drizzle wraps the driver's error in `cause`. */
-function uniqueViolation(e: unknown): boolean {
-  for (let err = e as { code?: unknown; cause?: unknown } | undefined; err; err = err.cause as typeof err) {
-    if (err.code === "23505") return true;
-  }
-  return false;
 }

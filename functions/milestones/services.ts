@@ -1,14 +1,7 @@
 import type { Database } from "../kernel/db";
+import { isUniqueViolation } from "../kernel/errors";
 import type { MilestoneRow } from "./entities";
 import * as q from "./queries";
-
-/** Postgres 23505, also when Drizzle wraps the driver's error in `cause`. */
-function uniqueViolation(e: unknown): boolean {
-  for (let err = e as { code?: unknown; cause?: unknown } | undefined; err; err = err.cause as typeof err) {
-    if (err.code === "23505") return true;
-  }
-  return false;
-}
 
 /**
  * Milestones::PromoteService#execute in one transaction. False when the group already has a milestone
@@ -20,7 +13,7 @@ export async function promoteMilestone(db: Database, milestone: MilestoneRow, gr
     await db.transaction((tx) => q.promoteMilestone(tx, milestone, groupId));
     return true;
   } catch (e) {
-    if (uniqueViolation(e)) return false;
+    if (isUniqueViolation(e)) return false;
     throw e;
   }
 }

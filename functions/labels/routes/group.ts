@@ -64,9 +64,9 @@ function scopeOf(params: Scope): q.GroupLabelScope {
  */
 const OWN: q.GroupLabelScope = { includeAncestorGroups: false, includeDescendantGroups: false, onlyGroupLabels: true };
 
-function withLabel(row: Awaited<ReturnType<typeof q.findGroupLabel>>): LabelRow {
+function withLabel(row: Awaited<ReturnType<typeof q.findLabel>>): LabelRow {
   if (!row) throw notFound("Label");
-  return { ...row, counts: null, subscribed: false };
+  return { ...row, counts: null };
 }
 
 /** GET /groups/:id/labels (lib/api/group_labels.rb) */
@@ -76,8 +76,8 @@ groupLabelRoutes.get("/groups/:id/labels", async (c) => {
   const group = await findGroup(c, c.req.param("id"));
   authorizeGroup(c, "read_label", group);
   const page = pageOf(params);
-  const opts = { ...scopeOf(params), search: params.search, withCounts: params.with_counts ?? false };
-  const list = await q.listGroupLabels(c.var.db(), group, opts, c.var.actor, page);
+  const opts = { search: params.search, withCounts: params.with_counts ?? false };
+  const list = await q.listLabels(c.var.db(), { kind: "group", group, scope: scopeOf(params) }, opts, c.var.actor, page);
   paginate(c, page, list.total);
   return present(c, list.rows, groupLabel);
 });
@@ -88,7 +88,7 @@ groupLabelRoutes.get("/groups/:id/labels/:name", async (c) => {
   const params = await readParams(c, GetLabel);
   const group = await findGroup(c, c.req.param("id"));
   authorizeGroup(c, "read_label", group);
-  const label = withLabel(await q.findGroupLabel(c.var.db(), group, c.req.param("name"), scopeOf(params), c.var.actor));
+  const label = withLabel(await q.findLabel(c.var.db(), { kind: "group", group, scope: scopeOf(params) }, c.req.param("name"), c.var.actor));
   return present(c, label, groupLabel);
 });
 
@@ -99,11 +99,11 @@ groupLabelRoutes.post("/groups/:id/labels", async (c) => {
   const group = await findGroup(c, c.req.param("id"));
   authorizeGroup(c, "admin_label", group);
   const db = c.var.db();
-  if (await q.findGroupLabelByTitle(db, group, params.name)) throw conflict("Label already exists");
+  if (await q.findLabelByTitle(db, { group }, params.name)) throw conflict("Label already exists");
   const values = { title: labelTitle(params.name), color: normalizeColor(params.color) };
   const errors = labelErrors(values);
   if (Object.keys(errors).length) throw validation(errors);
-  const created = await q.insertGroupLabel(db, group.id, { title: values.title!, color: values.color, description: params.description ?? null });
+  const created = await q.insertLabel(db, { groupId: group.id }, { title: values.title!, color: values.color, description: params.description ?? null, priority: null });
   if (!created) throw conflict("Label already exists");
   return present(c, { ...created, counts: null, subscribed: false }, groupLabel, {}, 201);
 });
@@ -114,7 +114,7 @@ type UpdateParams = z.output<typeof UpdateLabel>;
 async function updateLabel(c: Ctx, group: GroupWithAccess, idOrTitle: string, params: UpdateParams) {
   authorizeGroup(c, "admin_label", group);
   const db = c.var.db();
-  const label = withLabel(await q.findGroupLabel(db, group, idOrTitle, OWN, c.var.actor));
+  const label = withLabel(await q.findLabel(db, { kind: "group", group, scope: OWN }, idOrTitle, c.var.actor));
   const changes: Partial<q.LabelValues> = {};
   // `Label#title=` ignores a blank title.
   const title = params.new_name === undefined ? null : labelTitle(params.new_name);
@@ -126,7 +126,7 @@ async function updateLabel(c: Ctx, group: GroupWithAccess, idOrTitle: string, pa
   if (Object.keys(changes).length === 0) return present(c, label, groupLabel);
   const updated = await q.updateLabel(db, label.id, changes);
   if (!updated) throw validation({ title: ["has already been taken"] });
-  return present(c, { ...updated, counts: null, subscribed: false }, groupLabel);
+  return present(c, { ...updated, counts: null, subscribed: label.subscribed }, groupLabel);
 }
 
 /** PUT /groups/:id/labels/:name (lib/api/group_labels.rb): `:name` is the id or the title. */
@@ -150,7 +150,7 @@ async function deleteLabel(c: Ctx, idOrTitle: string) {
   const group = await findGroup(c, c.req.param("id")!);
   authorizeGroup(c, "admin_label", group);
   const db = c.var.db();
-  const label = withLabel(await q.findGroupLabel(db, group, idOrTitle, OWN, c.var.actor));
+  const label = withLabel(await q.findLabel(db, { kind: "group", group, scope: OWN }, idOrTitle, c.var.actor));
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), label.updatedAt);
   await q.deleteLabel(db, label.id);
   return c.body(null, 204);

@@ -53,6 +53,11 @@ const UpdateLabel = z.object(updateShape);
 const UpdateLabelByParam = z.object({ label_id: p.int().optional(), name: p.string().optional(), ...updateShape });
 const DeleteLabelByParam = z.object({ label_id: p.int().optional(), name: p.string().optional() });
 
+/** The project's labels, and its groups' with `include_ancestor_groups`. */
+function owner(project: ProjectWithAccess, includeAncestorGroups: boolean): q.LabelOwner {
+  return { kind: "project", project, includeAncestorGroups };
+}
+
 function withLabel(row: Awaited<ReturnType<typeof q.findLabel>>): LabelRow {
   if (!row) throw notFound("Label");
   return { ...row, counts: null };
@@ -69,12 +74,8 @@ projectLabelRoutes.get("/projects/:id/labels", async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_label", project);
   const page = pageOf(params);
-  const opts = {
-    includeAncestorGroups: params.include_ancestor_groups ?? true,
-    search: params.search,
-    withCounts: params.with_counts ?? false,
-  };
-  const list = await q.listLabels(c.var.db(), project, opts, c.var.actor, page);
+  const opts = { search: params.search, withCounts: params.with_counts ?? false };
+  const list = await q.listLabels(c.var.db(), owner(project, params.include_ancestor_groups ?? true), opts, c.var.actor, page);
   paginate(c, page, list.total);
   return present(c, list.rows, projectLabel, { projectId: project.id });
 });
@@ -85,7 +86,7 @@ projectLabelRoutes.get("/projects/:id/labels/:name", async (c) => {
   const params = await readParams(c, GetLabel);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_label", project);
-  const label = withLabel(await q.findLabel(c.var.db(), project, c.req.param("name"), params.include_ancestor_groups ?? true, c.var.actor));
+  const label = withLabel(await q.findLabel(c.var.db(), owner(project, params.include_ancestor_groups ?? true), c.req.param("name"), c.var.actor));
   return presentLabel(c, label, project);
 });
 
@@ -97,11 +98,11 @@ projectLabelRoutes.post("/projects/:id/labels", async (c) => {
   authorize(c, "admin_label", project);
   const db = c.var.db();
   // `available_labels_for(parent).find_by_title(params[:name])`: ancestor group labels count too.
-  if (await q.findLabelByTitle(db, project, params.name)) throw conflict("Label already exists");
+  if (await q.findLabelByTitle(db, { project }, params.name)) throw conflict("Label already exists");
   const values = { title: labelTitle(params.name), color: normalizeColor(params.color) };
   const errors = labelErrors(values);
   if (Object.keys(errors).length) throw validation(errors);
-  const created = await q.insertLabel(db, project.id, {
+  const created = await q.insertLabel(db, { projectId: project.id }, {
     title: values.title!,
     color: values.color,
     description: params.description ?? null,
@@ -118,7 +119,7 @@ async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_label", project);
   const db = c.var.db();
-  const label = withLabel(await q.findLabel(db, project, idOrTitle, false, c.var.actor));
+  const label = withLabel(await q.findLabel(db, owner(project, false), idOrTitle, c.var.actor));
   const changes: Partial<q.LabelValues> = {};
   // `Label#title=` ignores a blank title.
   const title = params.new_name === undefined ? null : labelTitle(params.new_name);
@@ -151,7 +152,7 @@ async function deleteLabel(c: Ctx, idOrTitle: string) {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_label", project);
   const db = c.var.db();
-  const label = withLabel(await q.findLabel(db, project, idOrTitle, false));
+  const label = withLabel(await q.findLabel(db, owner(project, false), idOrTitle));
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), label.updatedAt);
   await q.deleteLabel(db, label.id);
   return c.body(null, 204);
@@ -180,7 +181,7 @@ projectLabelRoutes.put("/projects/:id/labels/:name/promote", async (c) => {
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "admin_label", project);
   if (project.namespace.type !== "Group") throw apiError("Failed to promote project label to group label", 400);
-  const label = withLabel(await q.findLabel(c.var.db(), project, c.req.param("name"), false));
+  const label = withLabel(await q.findLabel(c.var.db(), owner(project, false), c.req.param("name")));
   const promoted = await promoteLabel(c.var.db(), label, project.namespace);
   return present(c, { ...promoted, counts: null, subscribed: false }, groupLabel);
 });
