@@ -10,7 +10,7 @@ export type LabelBasicRow = Pick<Label, "id" | "title" | "color" | "description"
  */
 export type LabelRow = Label & {
   counts: { openIssues: number; closedIssues: number; openMergeRequests: number } | null;
-  /** The caller's subscription at the project (`Label#subscribed?(user, project)`; no row: false). */
+  /** The caller's subscription at the project, or at the group level for a group label (no row: false). */
   subscribed: boolean;
 };
 
@@ -66,6 +66,7 @@ export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: n
           open_merge_requests_count: row.counts.openMergeRequests,
         }
       : {}),
+    // Entities::Label#subscribed: at the group level or at this project (labels/queries.ts#subscription).
     subscribed: row.subscribed,
     priority: own ? row.priority : null,
     is_project_label: own,
@@ -86,7 +87,7 @@ export function groupLabel(row: LabelRow, ctx?: PresentContext) {
           open_merge_requests_count: row.counts.openMergeRequests,
         }
       : {}),
-    // Differs from GitLab: subscriptions to group labels are not built, so nobody is subscribed.
-    subscribed: false,
+    // Entities::Label#subscribed: the group-level subscription (labels/queries.ts#subscription).
+    subscribed: row.subscribed,
   };
 }

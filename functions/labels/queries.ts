@@ -29,24 +29,6 @@ export type GroupLabelScope = {
 };
 
 /**
- * LabelsFinder with `group_id` (app/finders/labels_finder.rb): the group's labels, its ancestors' and
- * descendants' on request, and with `only_group_labels=false` the labels of projects in the group (and
- * in its descendants when they are included) that the caller may read.
- */
-function availableToGroup(group: GroupWithAccess, scope: GroupLabelScope, actor: Actor | null): SQL {
-  const groupIds = sql`(SELECT g.id FROM namespaces g WHERE g.id = ${group.id}
-    ${scope.includeAncestorGroups ? sql`OR g.id = ANY(${sql.param(group.traversalIds)}::int[])` : sql``}
-    ${scope.includeDescendantGroups ? sql`OR g.traversal_ids @> ARRAY[${group.id}]::int[]` : sql``})`;
-  const own = sql`${labels.groupId} IN ${groupIds}`;
-  if (scope.onlyGroupLabels) return own;
-  const projectGroups = scope.includeDescendantGroups
-    ? sql`(SELECT g.id FROM namespaces g WHERE g.traversal_ids @> ARRAY[${group.id}]::int[])`
-    : sql`(${group.id})`;
-  return sql`(${own} OR ${labels.projectId} IN (SELECT projects.id FROM projects WHERE projects.namespace_id IN ${projectGroups}
-    AND ${projectIsVisible(actor)}))`;
-}
-
-/**
  * LabelsFinder for a project (app/finders/labels_finder.rb): its own labels and, with
  * `include_ancestor_groups`, the labels of the groups above it.
  */
@@ -80,11 +62,18 @@ function availableTo(owner: LabelOwner, actor: Actor | null): SQL {
 }
 
 /**
- * `Label#subscribed?(user, parent)`: at the project for a project's labels; at no project (the group
- * level, `parent` nil in lib/api/subscriptions.rb) for a group's.
+ * The caller's subscription to a label, from `subscriptions` rows (Subscribable#subscribed?: the row's
+ * `subscribed`, no row false for labels). `here` is the level subscribe/unsubscribe write and check
+ * (lib/api/subscriptions.rb: the project for a project's labels, no project for a group's); `shown` is
+ * Entities::Label#subscribed: the group level (`subscribed?(user)`), or the project's row for a project.
  */
-function subscribed(owner: LabelOwner, actor: Actor | null) {
-  return subscriptionSql("Label", labelId, actor?.user.id ?? null, owner.kind === "project" ? owner.project.id : null);
+function subscription(owner: LabelOwner, actor: Actor | null) {
+  const user = actor?.user.id ?? null;
+  const groupLevel = subscriptionSql("Label", labelId, user, null);
+  if (owner.kind === "group") return { here: groupLevel, shown: groupLevel };
+  const atProject = subscriptionSql("Label", labelId, user, owner.project.id);
+  if (user === null) return { here: atProject, shown: atProject };
+  return { here: atProject, shown: sql<boolean | null>`(COALESCE(${groupLevel}, false) OR COALESCE(${atProject}, false))` };
 }
 
 /**
@@ -124,7 +113,7 @@ export async function listLabels(
       openIssues: opts.withCounts ? c.openIssues : sql<number | null>`NULL`,
       closedIssues: opts.withCounts ? c.closedIssues : sql<number | null>`NULL`,
       openMergeRequests: opts.withCounts ? c.openMergeRequests : sql<number | null>`NULL`,
-      subscribed: subscribed(owner, actor),
+      subscribed: subscription(owner, actor).shown,
     })
     .from(labels)
     .where(where)
@@ -148,15 +137,22 @@ export async function listLabels(
  * `find_label` (lib/api/helpers/label_helpers.rb): by id among the available labels, else by title
  * (exact, case-sensitive); one statement.
  */
-export async function findLabel(db: Executor, owner: LabelOwner, idOrTitle: string, actor: Actor | null = null): Promise<(Label & { subscribed: boolean }) | null> {
+export async function findLabel(
+  db: Executor,
+  owner: LabelOwner,
+  idOrTitle: string,
+  actor: Actor | null = null,
+): Promise<(Label & { subscribed: boolean; subscribedHere: boolean }) | null> {
   const byId = /^\d+$/.test(idOrTitle) && Number(idOrTitle) <= 2147483647 ? Number(idOrTitle) : null;
+  const s = subscription(owner, actor);
   const rows = await db
-    .select({ label: labels, subscribed: subscribed(owner, actor) })
+    .select({ label: labels, subscribed: s.shown, here: s.here })
     .from(labels)
     .where(and(availableTo(owner, actor), byId === null ? eq(labels.title, idOrTitle) : sql`(${labels.id} = ${byId} OR ${labels.title} = ${idOrTitle})`))
     .orderBy(byId === null ? asc(labels.id) : sql`(${labels.id} = ${byId}) DESC`)
     .limit(1);
-  return rows[0] ? { ...rows[0].label, subscribed: rows[0].subscribed === true } : null;
+  const row = rows[0];
+  return row ? { ...row.label, subscribed: row.subscribed === true, subscribedHere: row.here === true } : null;
 }
 
 /**

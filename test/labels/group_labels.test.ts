@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { labelLinks, labels, resourceLabelEvents } from "../../db/schema";
+import { labelLinks, labels, resourceLabelEvents, subscriptions } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
@@ -173,6 +173,77 @@ describe("DELETE /groups/:id/labels", () => {
     await groupLabel(w, group.id, "gone");
     expect((await w.as(reporter).delete(`/groups/${group.id}/labels`, { query: { name: "gone" } })).status).toBe(204);
     expect(await statusAndBody(await w.as(reporter).delete(`/groups/${group.id}/labels`))).toEqual([400, { error: "name is missing" }]);
+  });
+});
+
+describe("POST /groups/:id/labels/:label_id/subscribe and /unsubscribe", () => {
+  requiresAuthentication((w) => w.anonymous.post("/groups/1/labels/1/subscribe"));
+
+  it("subscribes by id or title at the group level; `subscribed` follows; 304 when nothing changes", async () => {
+    const w = await world();
+    const guest = await w.user();
+    const other = await w.user();
+    const group = await w.group({ guests: [guest, other] });
+    const label = await groupLabel(w, group.id, "needs review");
+    const base = `/groups/${group.id}/labels`;
+    const res = await w.as(guest).post(`${base}/${label.id}/subscribe`);
+    expect(res.status).toBe(201);
+    expect((await res.json()) as Json).toEqual({
+      id: label.id,
+      name: "needs review",
+      color: "#000000",
+      description: null,
+      description_html: null,
+      text_color: "#FFFFFF",
+      remove_on_close: false,
+      subscribed: true,
+    });
+    const rows = await w.db((db) => db.select().from(subscriptions).where(eq(subscriptions.subscribableId, label.id)));
+    expect(rows.map((r) => [r.userId, r.subscribableType, r.projectId, r.subscribed])).toEqual([[guest.id, "Label", null, true]]);
+    expect(((await (await w.as(guest).get(`${base}/${label.id}`)).json()) as Json).subscribed).toBe(true);
+    expect(((await (await w.as(guest).get(base)).json()) as Json[])[0].subscribed).toBe(true);
+    expect(((await (await w.as(other).get(base)).json()) as Json[])[0].subscribed).toBe(false);
+    expect(await statusAndBody(await w.as(guest).post(`${base}/needs%20review/subscribe`))).toEqual([304, ""]);
+    const off = await w.as(guest).post(`${base}/needs%20review/unsubscribe`);
+    expect(off.status).toBe(201);
+    expect(((await off.json()) as Json).subscribed).toBe(false);
+    expect(await statusAndBody(await w.as(guest).post(`${base}/${label.id}/unsubscribe`))).toEqual([304, ""]);
+    expect(await statusAndBody(await w.as(other).post(`${base}/${label.id}/unsubscribe`))).toEqual([304, ""]);
+  });
+
+  it("shows a group-level subscription in the labels of the group's projects; subscribing at a project ends it", async () => {
+    const w = await world();
+    const developer = await w.user();
+    const group = await w.group({ developers: [developer] });
+    const project = await w.project({ group });
+    const label = await groupLabel(w, group.id, "bug");
+    await w.as(developer).post(`/groups/${group.id}/labels/${label.id}/subscribe`);
+    const inProject = async () => ((await (await w.as(developer).get(`/projects/${project.id}/labels/${label.id}`)).json()) as Json).subscribed;
+    expect(await inProject()).toBe(true);
+    // lib/api/subscriptions.rb checks the project's own level: not subscribed there yet, so 201.
+    expect((await w.as(developer).post(`/projects/${project.id}/labels/${label.id}/subscribe`)).status).toBe(201);
+    const rows = await w.db((db) => db.select().from(subscriptions).where(eq(subscriptions.subscribableId, label.id)));
+    expect(rows.map((r) => [r.projectId, r.subscribed]).sort()).toEqual([
+      [project.id, true],
+      [null, false],
+    ].sort());
+    expect(await statusAndBody(await w.as(developer).post(`/groups/${group.id}/labels/${label.id}/unsubscribe`))).toEqual([304, ""]);
+    expect(await inProject()).toBe(true);
+  });
+
+  it("answers 404 Label Not Found for a missing label or another group's, 404 Group Not Found to strangers", async () => {
+    const w = await world();
+    const guest = await w.user();
+    const group = await w.group({ guests: [guest] });
+    const elsewhere = await w.group({ guests: [guest] });
+    const label = await groupLabel(w, elsewhere.id, "theirs");
+    const base = `/groups/${group.id}/labels`;
+    expect(await statusAndBody(await w.as(guest).post(`${base}/${label.id}/subscribe`))).toEqual([404, { message: "404 Label Not Found" }]);
+    expect(await statusAndBody(await w.as(guest).post(`${base}/2147483648/subscribe`))).toEqual([404, { message: "404 Label Not Found" }]);
+    expect(await statusAndBody(await w.as(w.stranger).post(`/groups/${elsewhere.id}/labels/${label.id}/subscribe`))).toEqual([
+      404,
+      { message: "404 Group Not Found" },
+    ]);
   });
 });
 

@@ -14,7 +14,7 @@ import { labelErrors, labelTitle, normalizeColor } from "../rules";
 
 /**
  * Group labels (lib/api/group_labels.rb, lib/api/helpers/labels_helpers.rb). Every endpoint needs a
- * signed-in caller (`before { authenticate! }`). Not built: subscribe/unsubscribe.
+ * signed-in caller (`before { authenticate! }`). Subscribe and unsubscribe live in `../subscriptions.ts`.
  */
 export const groupLabelRoutes = router();
 

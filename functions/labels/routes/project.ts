@@ -13,7 +13,6 @@ import { groupLabel, projectLabel, type LabelRow } from "../entities";
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
 import { promoteLabel } from "../services";
-import { labelSubscriptionRoutes } from "../subscriptions";
 
 /**
  * Project labels (lib/api/labels.rb, lib/api/helpers/label_helpers.rb). Every endpoint needs a signed-in
@@ -22,7 +21,6 @@ import { labelSubscriptionRoutes } from "../subscriptions";
  * Not built: the deprecated `PUT /projects/:id/labels/promote` (by `name`).
  */
 export const projectLabelRoutes = router();
-projectLabelRoutes.route("/", labelSubscriptionRoutes);
 
 /** Grape's `type: Integer, allow_blank: true`: an empty value is nil (remove the priority). */
 const priorityParam = z.preprocess((v) => (v === "" ? null : v), p.int().nullable()).optional();
