@@ -98,6 +98,29 @@ export async function findUser(c: Ctx, id: string): Promise<User> {
   return rows[0];
 }
 
+/**
+ * `find_user(id_or_username)` (lib/api/helpers.rb): digits are an id, anything else a username
+ * (case-insensitive); null when there is none. Read rules are the caller's.
+ */
+export async function loadUserByIdOrUsername(c: Ctx, idOrUsername: string): Promise<User | null> {
+  const byId = /^\d+$/.test(idOrUsername);
+  if (byId && Number(idOrUsername) > 2147483647) return null;
+  const rows = await c.var
+    .db()
+    .select()
+    .from(users)
+    .where(byId ? eq(users.id, Number(idOrUsername)) : sql`lower(${users.username}) = lower(${idOrUsername})`)
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** `find_user(id_or_username)`, else `404 User Not Found`. */
+export async function findUserByIdOrUsername(c: Ctx, idOrUsername: string): Promise<User> {
+  const user = await loadUserByIdOrUsername(c, idOrUsername);
+  if (!user) throw notFound("User");
+  return user;
+}
+
 /** A namespace as `find_namespace!` loads it, with the caller's best membership in it or an ancestor. */
 export type NamespaceWithAccess = Namespace & { accessLevel: number };
 

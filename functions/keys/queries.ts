@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import { deployKeysProjects, keys, projects, users, type DeployKeysProject, type Key, type User } from "../../db/schema";
+import { deployKeysProjects, keys, projects, users, type DeployKeysProject, type Key } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds } from "../kernel/visibility";
@@ -27,18 +27,6 @@ export async function findUserRow(db: Executor, id: number): Promise<KeyUserRow 
   return r
     ? { ...r.user, identities: r.identities, personalProjectsCount: Number(r.personalProjectsCount), highestRole: Number(r.highestRole), customAttributes: null }
     : null;
-}
-
-/** `find_user(id_or_username)`: digits are an id, anything else a username (case-insensitive). */
-export async function findUserByIdOrUsername(db: Executor, idOrUsername: string): Promise<User | null> {
-  const byId = /^\d+$/.test(idOrUsername);
-  if (byId && Number(idOrUsername) > 2147483647) return null;
-  const rows = await db
-    .select()
-    .from(users)
-    .where(byId ? eq(users.id, Number(idOrUsername)) : sql`lower(${users.username}) = lower(${idOrUsername})`)
-    .limit(1);
-  return rows[0] ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import { authorize } from "../kernel/abilities";
 import { requireAdmin, requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, validation } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { findProject, findUserByIdOrUsername, loadUserByIdOrUsername } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -90,16 +90,10 @@ userKeysRoutes.delete("/user/keys/:key_id", async (c) => {
 // ---------------------------------------------------------------------------------------------
 // Another user's keys: /users/:id/keys
 
-async function findKeyOwner(c: Ctx, idOrUsername: string) {
-  const user = await q.findUserByIdOrUsername(c.var.db(), idOrUsername);
-  if (!user) throw notFound("User");
-  return user;
-}
-
 /** GET /users/:id/keys: anyone may read a user's public keys (`read_user`). */
 userKeysRoutes.get("/users/:id/keys", async (c) => {
   const page = pageOf(await readParams(c, pageParams));
-  const user = await findKeyOwner(c, c.req.param("id"));
+  const user = await findUserByIdOrUsername(c, c.req.param("id"));
   const list = await q.listUserKeys(c.var.db(), user.id, page);
   paginate(c, page, list.total);
   return present(c, list.rows, sshKey, { userName: user.name });
@@ -108,7 +102,7 @@ userKeysRoutes.get("/users/:id/keys", async (c) => {
 /** GET /users/:id/keys/:key_id */
 userKeysRoutes.get("/users/:id/keys/:key_id", async (c) => {
   const keyId = await readKeyId(c);
-  const user = await findKeyOwner(c, c.req.param("id"));
+  const user = await findUserByIdOrUsername(c, c.req.param("id"));
   const key = await q.findUserKey(c.var.db(), user.id, keyId);
   if (!key) throw notFound("Key");
   return present(c, key, sshKey, { userName: user.name });
@@ -120,7 +114,7 @@ userKeysRoutes.post("/users/:id/keys", async (c) => {
   const params = await readParams(c, AddKey);
   requireAdmin(c);
   const id = keyIdOf(c.req.param("id"));
-  const user = id === null ? null : await q.findUserByIdOrUsername(c.var.db(), String(id));
+  const user = id === null ? null : await loadUserByIdOrUsername(c, String(id));
   if (!user) throw notFound("User");
   const result = await createKey(c.var.db(), {
     userId: user.id,
@@ -140,7 +134,7 @@ userKeysRoutes.delete("/users/:id/keys/:key_id", async (c) => {
   const keyId = await readKeyId(c);
   requireAdmin(c);
   const id = keyIdOf(c.req.param("id"));
-  const user = id === null ? null : await q.findUserByIdOrUsername(c.var.db(), String(id));
+  const user = id === null ? null : await loadUserByIdOrUsername(c, String(id));
   if (!user) throw notFound("User");
   const key = await q.findUserKey(c.var.db(), user.id, keyId);
   if (!key) throw notFound("Key");

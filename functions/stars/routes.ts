@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { visibilityLevel } from "../kernel/access";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { keysetUnavailable, pageOf, pageParams, paginate } from "../kernel/pagination";
@@ -11,7 +10,7 @@ import { project as projectEntity, projectBasic, projectWithAccess } from "../pr
 import * as projectQueries from "../projects/queries";
 import { userStarsProject } from "./entities";
 import * as q from "./queries";
-import { collectionFilters, collectionTail } from "../projects/params";
+import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../projects/params";
 
 /**
  * Project stars (lib/api/projects.rb: star, unstar, starrers, `GET /users/:user_id/starred_projects`).
@@ -76,23 +75,8 @@ starsRoutes.get("/users/:user_id/starred_projects", async (c) => {
     paginate(c, page, 0);
     return present(c, [], entity);
   }
-  const filters: projectQueries.ProjectFilters = {
-    archived: params.archived,
-    visibilityLevel: params.visibility ? visibilityLevel(params.visibility) : undefined,
-    search: params.search,
-    searchNamespaces: params.search_namespaces,
-    owned: params.owned,
-    membership: params.membership,
-    starred: params.starred,
-    starredBy: user.id,
-    minAccessLevel: params.min_access_level,
-    withIssuesEnabled: params.with_issues_enabled,
-    withMergeRequestsEnabled: params.with_merge_requests_enabled,
-    idAfter: params.id_after,
-    idBefore: params.id_before,
-  };
-  const order = { kind: "column" as const, column: params.order_by ?? "created_at", sort: params.sort ?? "desc" };
-  const { rows, total } = await projectQueries.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
+  const filters = { ...collectionFiltersOf(params), starredBy: user.id };
+  const { rows, total } = await projectQueries.listProjects(c.var.db(), actor, { kind: "all" }, filters, columnOrder(params), page);
   paginate(c, page, total);
   return present(c, rows, entity);
 });

@@ -1,20 +1,8 @@
 import { eq, sql } from "drizzle-orm";
-import { users, userStatuses, type User, type UserStatus } from "../../db/schema";
+import { userStatuses, type UserStatus } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 
 /** The only Drizzle code of user statuses. */
-
-/** `find_user(id_or_username)`: digits are an id, anything else a username (case-insensitive). */
-export async function findUserByIdOrUsername(db: Executor, idOrUsername: string): Promise<User | null> {
-  const byId = /^\d+$/.test(idOrUsername);
-  if (byId && Number(idOrUsername) > 2147483647) return null;
-  const rows = await db
-    .select()
-    .from(users)
-    .where(byId ? eq(users.id, Number(idOrUsername)) : sql`lower(${users.username}) = lower(${idOrUsername})`)
-    .limit(1);
-  return rows[0] ?? null;
-}
 
 /**
  * The user's status while it is shown: one past its `clear_status_at` is deleted by GitLab's

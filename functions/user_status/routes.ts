@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
-import { notFound, validation } from "../kernel/errors";
+import { validation } from "../kernel/errors";
+import { findUserByIdOrUsername } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -101,7 +102,6 @@ userStatusRoutes.patch("/user/status", async (c) => {
 
 /** GET /users/:user_id/status: any user's status by id or username, also for anonymous callers. */
 userStatusRoutes.get("/users/:user_id/status", async (c) => {
-  const user = await q.findUserByIdOrUsername(c.var.db(), c.req.param("user_id"));
-  if (!user) throw notFound("User");
+  const user = await findUserByIdOrUsername(c, c.req.param("user_id"));
   return present(c, await q.findStatus(c.var.db(), user.id), userStatus);
 });

@@ -10,9 +10,8 @@ import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess } from "../entities";
 import * as q from "../queries";
-import { collectionFilters, collectionTail } from "../params";
+import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 import * as s from "../services";
-import { visibilityLevel } from "../../kernel/access";
 
 /** Forks and transfers (lib/api/projects.rb; app/services/projects/fork_service.rb, transfer_service.rb). */
 export const forkRoutes = router();
@@ -76,24 +75,9 @@ forkRoutes.get("/projects/:id/forks", async (c) => {
   const actor = c.var.actor;
   const source = await findProject(c, c.req.param("id")!);
   if (params.pagination === "keyset") throw keysetUnavailable();
-  const filters: q.ProjectFilters = {
-    forkedFrom: source.id,
-    archived: params.archived,
-    visibilityLevel: params.visibility ? visibilityLevel(params.visibility) : undefined,
-    search: params.search,
-    searchNamespaces: params.search_namespaces,
-    owned: params.owned,
-    membership: params.membership,
-    starred: params.starred,
-    minAccessLevel: params.min_access_level,
-    withIssuesEnabled: params.with_issues_enabled,
-    withMergeRequestsEnabled: params.with_merge_requests_enabled,
-    idAfter: params.id_after,
-    idBefore: params.id_before,
-  };
-  const column = params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at";
+  const filters: q.ProjectFilters = { forkedFrom: source.id, ...collectionFiltersOf(params) };
   const page = pageOf(params);
-  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, { kind: "column", column, sort: params.sort ?? "desc" }, page);
+  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, columnOrder(params), page);
   paginate(c, page, total);
   return present(c, rows, params.simple || !actor ? projectBasic : projectWithAccess);
 });

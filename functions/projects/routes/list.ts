@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { visibilityLevel } from "../../kernel/access";
 import type { Ctx } from "../../kernel/env";
 import { paramsError } from "../../kernel/errors";
 import { findGroup, findUser } from "../../kernel/lookup";
@@ -9,7 +8,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
 import * as q from "../queries";
-import { collectionFilters, collectionTail } from "../params";
+import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 
 export const listRoutes = router();
 
@@ -28,21 +27,11 @@ const ListProjects = z.object({
   cursor: p.string().optional(),
 });
 
+/** `collection_params` plus the filters only `/projects` and `/users/:id/projects` declare. */
 function filtersOf(params: z.output<typeof ListProjects> | z.output<typeof ListGroupProjects>): q.ProjectFilters {
   const all = params as Partial<z.output<typeof ListProjects>>;
   return {
-    archived: params.archived,
-    visibilityLevel: params.visibility ? visibilityLevel(params.visibility) : undefined,
-    search: params.search,
-    searchNamespaces: all.search_namespaces,
-    owned: "owned" in params ? params.owned : undefined,
-    membership: all.membership,
-    starred: params.starred,
-    minAccessLevel: params.min_access_level,
-    withIssuesEnabled: params.with_issues_enabled,
-    withMergeRequestsEnabled: params.with_merge_requests_enabled,
-    idAfter: all.id_after,
-    idBefore: all.id_before,
+    ...collectionFiltersOf(params),
     lastActivityAfter: all.last_activity_after,
     lastActivityBefore: all.last_activity_before,
     topics: all.topic?.filter((t) => t !== ""),
@@ -130,7 +119,7 @@ listRoutes.get("/projects", async (c) => {
   refuseDeepOffset(page, "Project");
   const order: q.ListOrder = similarity
     ? { kind: "similarity", search: params.search! }
-    : { kind: "column", column: params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at", sort: params.sort ?? "desc" };
+    : columnOrder(params);
   const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
   paginate(c, page, total);
   return present(c, rows, entity);
@@ -228,7 +217,7 @@ listRoutes.get("/users/:user_id/projects", async (c) => {
   const similarity = params.order_by === "similarity" && !!params.search && !!actor;
   const order: q.ListOrder = similarity
     ? { kind: "similarity", search: params.search! }
-    : { kind: "column", column: params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at", sort: params.sort ?? "desc" };
+    : columnOrder(params);
   const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
   paginate(c, page, total);
   return present(c, rows, entity);
