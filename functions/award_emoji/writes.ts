@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { awardEmoji, type AwardEmoji } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { DOWNVOTE_NAME, UPVOTE_NAME } from "../shared/issuables/emoji";
+import { resolveTodosSql } from "../shared/issuables/todos";
 
 /**
  * The writes of award emoji (the award_emoji domain owns them; the `/award` quick action of notes calls
@@ -44,8 +45,7 @@ export async function insertAward(db: Executor, awardable: Awardable, name: stri
     : sql``;
   const todos =
     todoTarget && (todoTarget.type === "Issue" || todoTarget.type === "MergeRequest")
-      ? sql`, resolved AS (UPDATE todos SET state = 'done', updated_at = now() WHERE user_id = ${userId}
-          AND target_type = ${todoTarget.type} AND target_id = ${todoTarget.id} AND state = 'pending' AND EXISTS (SELECT 1 FROM inserted) RETURNING 1)`
+      ? sql`, resolved AS (${resolveTodosSql(userId, todoTarget.type, todoTarget.id, { when: sql`EXISTS (SELECT 1 FROM inserted)` })} RETURNING 1)`
       : sql``;
   const result = await db.execute(sql`
     WITH inserted AS (

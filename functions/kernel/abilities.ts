@@ -1,4 +1,4 @@
-import type { Namespace, Project } from "../../db/schema";
+import type { Namespace, Project, User } from "../../db/schema";
 import { Access, Visibility } from "./access";
 import type { Actor, Ctx } from "./env";
 import { forbidden } from "./errors";
@@ -159,6 +159,11 @@ export function canReadProject(actor: Actor | null, project: ProjectWithAccess):
 export function canReadGroup(actor: Actor | null, group: GroupWithAccess): boolean {
   if (actor?.isAdmin) return true;
   return canReadWithoutMembership(actor, group.visibilityLevel) || group.accessLevel >= Access.MINIMAL_ACCESS;
+}
+
+/** UserPolicy `read_user_profile`: a public profile, or a private one for its owner and admins. */
+export function canReadUserProfile(actor: Actor | null, user: Pick<User, "id" | "privateProfile">): boolean {
+  return !user.privateProfile || !!actor?.isAdmin || actor?.user.id === user.id;
 }
 
 export function allowed(actor: Actor | null, ability: ProjectAbility, project: ProjectWithAccess): boolean {

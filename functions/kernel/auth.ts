@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { ciBuilds, personalAccessTokens, users, type User } from "../../db/schema";
 import { preparedQuery, withDb } from "./db";
 import type { Actor, AppEnv, Ctx } from "./env";
+import { loadUserByIdOrUsername } from "./lookup";
 import { baseUrl } from "./present";
 import { expiredToken, forbidden, insufficientScope, notFound, revokedToken, unauthorized } from "./errors";
 
@@ -173,14 +174,7 @@ function touchLastUsed(c: Ctx, tokenId: number, lastUsedAt: Date | null): void {
 async function impersonate(c: Ctx, actor: Actor, identifier: string): Promise<Actor> {
   if (!actor.user.admin) throw forbidden("Must be admin to use sudo");
   if (!actor.scopes.includes("sudo")) throw insufficientScope("sudo");
-  const byId = /^\d+$/.test(identifier) && Number(identifier) <= 2147483647;
-  const rows = await c.var
-    .db()
-    .select()
-    .from(users)
-    .where(byId ? eq(users.id, Number(identifier)) : sql`lower(${users.username}) = lower(${identifier})`)
-    .limit(1);
-  const target: User | undefined = rows[0];
+  const target = await loadUserByIdOrUsername(c, identifier);
   if (!target) throw notFound(`User with ID or username '${identifier}'`);
   return { ...actor, user: target, isAdmin: target.admin, sudoFrom: actor.user };
 }

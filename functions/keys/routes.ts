@@ -60,12 +60,10 @@ userKeysRoutes.get("/user/keys/:key_id", async (c) => {
   return present(c, key, sshKey, { userName: actor.user.name });
 });
 
-/** POST /user/keys: 201 with the key, or 400 with the model's errors. */
-userKeysRoutes.post("/user/keys", async (c) => {
-  const actor = requireUser(c);
-  const params = await readParams(c, AddKey);
+/** Keys::CreateService for `user`: 201 with the key, or 400 with the model's errors. */
+async function addKey(c: Ctx, user: { id: number; name: string }, params: z.output<typeof AddKey>) {
   const result = await createKey(c.var.db(), {
-    userId: actor.user.id,
+    userId: user.id,
     type: null,
     title: params.title,
     key: params.key,
@@ -73,7 +71,14 @@ userKeysRoutes.post("/user/keys", async (c) => {
     usageType: params.usage_type,
   });
   if ("errors" in result) throw validation(result.errors);
-  return present(c, result.key, sshKey, { userName: actor.user.name }, 201);
+  return present(c, result.key, sshKey, { userName: user.name }, 201);
+}
+
+/** POST /user/keys: 201 with the key, or 400 with the model's errors. */
+userKeysRoutes.post("/user/keys", async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, AddKey);
+  return addKey(c, actor.user, params);
 });
 
 /** DELETE /user/keys/:key_id: 204. */
@@ -116,16 +121,7 @@ userKeysRoutes.post("/users/:id/keys", async (c) => {
   const id = keyIdOf(c.req.param("id"));
   const user = id === null ? null : await loadUserByIdOrUsername(c, String(id));
   if (!user) throw notFound("User");
-  const result = await createKey(c.var.db(), {
-    userId: user.id,
-    type: null,
-    title: params.title,
-    key: params.key,
-    expiresAt: params.expires_at ?? null,
-    usageType: params.usage_type,
-  });
-  if ("errors" in result) throw validation(result.errors);
-  return present(c, result.key, sshKey, { userName: user.name }, 201);
+  return addKey(c, user, params);
 });
 
 /** DELETE /users/:id/keys/:key_id: administrators only; 204. */

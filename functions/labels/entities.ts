@@ -52,11 +52,10 @@ export function labelBasic(label: LabelBasicRow, _ctx?: PresentContext) {
 }
 
 /**
- * API::Entities::ProjectLabel (lib/api/entities/project_label.rb over Entities::Label): the counts only
- * with `with_counts`, then `subscribed`, `priority` and `is_project_label`.
+ * API::Entities::Label (lib/api/entities/label.rb), what project and group labels share: LabelBasic, the
+ * counts only with `with_counts`, then `subscribed`.
  */
-export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number }) {
-  const own = row.projectId === ctx.projectId;
+function labelWithCounts(row: LabelRow, ctx?: PresentContext) {
   return {
     ...labelBasic(row, ctx),
     ...(row.counts
@@ -66,28 +65,18 @@ export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: n
           open_merge_requests_count: row.counts.openMergeRequests,
         }
       : {}),
-    // Entities::Label#subscribed: at the group level or at this project (labels/queries.ts#subscription).
+    // Entities::Label#subscribed: at the group level, or at the project for a project's list (labels/queries.ts#subscription).
     subscribed: row.subscribed,
-    priority: own ? row.priority : null,
-    is_project_label: own,
   };
 }
 
-/**
- * API::Entities::GroupLabel (lib/api/entities/group_label.rb over Entities::Label): the counts only with
- * `with_counts`, then `subscribed`.
- */
+/** API::Entities::ProjectLabel (lib/api/entities/project_label.rb): Entities::Label, then `priority` and `is_project_label`. */
+export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number }) {
+  const own = row.projectId === ctx.projectId;
+  return { ...labelWithCounts(row, ctx), priority: own ? row.priority : null, is_project_label: own };
+}
+
+/** API::Entities::GroupLabel (lib/api/entities/group_label.rb): Entities::Label as it is. */
 export function groupLabel(row: LabelRow, ctx?: PresentContext) {
-  return {
-    ...labelBasic(row, ctx),
-    ...(row.counts
-      ? {
-          open_issues_count: row.counts.openIssues,
-          closed_issues_count: row.counts.closedIssues,
-          open_merge_requests_count: row.counts.openMergeRequests,
-        }
-      : {}),
-    // Entities::Label#subscribed: the group-level subscription (labels/queries.ts#subscription).
-    subscribed: row.subscribed,
-  };
+  return labelWithCounts(row, ctx);
 }

@@ -144,13 +144,22 @@ export async function insertNote(db: Executor, input: NewNote): Promise<Note> {
       discussionId: input.discussionId,
       createdAt: input.createdAt,
     });
+  return createNote(db, input, input.type, sql``);
+}
+
+/**
+ * The note of `input` (as `type`) with Notes::CreateService's side effects, after the CTEs `before`
+ * (each ending in a comma) in the same statement.
+ */
+async function createNote(db: Executor, input: NewNote, type: NewNote["type"], before: SQL): Promise<Note> {
+  const n = input.noteable;
   const at = input.createdAt ? sql`${input.createdAt.toISOString()}::timestamptz` : sql`now()`;
   const counter = COUNTED.has(n.type) ? sql`, user_notes_count = user_notes_count + 1` : sql``;
   const result = await db.execute(sql`
-    WITH source AS (
+    WITH ${before}source AS (
       INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id, resolvable, created_at, updated_at)
       VALUES (${n.type}, ${n.id}, ${n.project?.id ?? null}::int, ${input.authorId}, ${input.body}, false, ${input.confidential},
-        ${input.type}, ${input.discussionId}, ${input.resolvable}, ${at}, ${at})
+        ${type}, ${input.discussionId}, ${input.resolvable}, ${at}, ${at})
       RETURNING *
     ), touched AS (
       UPDATE ${ident(TABLE[n.type as keyof typeof TABLE])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
@@ -186,21 +195,7 @@ export function convertToThreadSql(n: Noteable, discussionId: string): SQL {
 export async function insertReply(db: Executor, input: NewNote & { convert: boolean }): Promise<Note> {
   // Commits are not replyable as single comments (Noteable::REPLYABLE_TYPES): nothing to convert.
   if (!input.convert || input.noteable.type === "Commit") return insertNote(db, input);
-  const n = input.noteable;
-  const at = input.createdAt ? sql`${input.createdAt.toISOString()}::timestamptz` : sql`now()`;
-  const counter = COUNTED.has(n.type) ? sql`, user_notes_count = user_notes_count + 1` : sql``;
-  const result = await db.execute(sql`
-    WITH converted AS (${convertToThreadSql(n, input.discussionId)} RETURNING 1),
-    source AS (
-      INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, note, system, confidential, type, discussion_id, resolvable, created_at, updated_at)
-      VALUES (${n.type}, ${n.id}, ${n.project?.id ?? null}::int, ${input.authorId}, ${input.body}, false, ${input.confidential},
-        'DiscussionNote', ${input.discussionId}, ${input.resolvable}, ${at}, ${at})
-      RETURNING *
-    ), touched AS (
-      UPDATE ${ident(TABLE[n.type as keyof typeof TABLE])} SET updated_at = now()${counter} WHERE id = ${n.id} RETURNING 1
-    )${todoCtes(n, input.authorId, input.body, input.confidential, [])}
-    SELECT * FROM source`);
-  return noteFrom(result.rows[0] as Record<string, unknown>);
+  return createNote(db, input, "DiscussionNote", sql`converted AS (${convertToThreadSql(input.noteable, input.discussionId)} RETURNING 1), `);
 }
 
 /**

@@ -247,28 +247,32 @@ export async function insertMembers(db: Executor, projectId: number, rows: { use
     .onConflictDoNothing();
 }
 
-/** Labels by title (existing ones kept), then every label of the project: title → id. */
-export async function insertLabels(db: Executor, projectId: number, rows: Partial<typeof labels.$inferInsert>[]): Promise<Map<string, number>> {
+/**
+ * Rows of a table keyed by title within the project (labels, milestones): inserted (existing titles
+ * kept), then every one of the project: title → id.
+ */
+// Both tables have id, title, project_id and group_id; Drizzle cannot type a union of tables, so the
+// statements are typed with labels'.
+async function insertByTitle<T extends typeof labels | typeof milestones>(db: Executor, table: T, projectId: number, rows: Partial<T["$inferInsert"]>[]) {
+  const t = table as typeof labels;
   if (rows.length) {
     await db
-      .insert(labels)
+      .insert(t)
       .values(rows.map((r) => ({ ...r, projectId, groupId: null }) as typeof labels.$inferInsert))
       .onConflictDoNothing();
   }
-  const all = await db.select({ id: labels.id, title: labels.title }).from(labels).where(eq(labels.projectId, projectId));
+  const all = await db.select({ id: t.id, title: t.title }).from(t).where(eq(t.projectId, projectId));
   return new Map(all.map((l) => [l.title, l.id]));
+}
+
+/** Labels by title (existing ones kept), then every label of the project: title → id. */
+export async function insertLabels(db: Executor, projectId: number, rows: Partial<typeof labels.$inferInsert>[]): Promise<Map<string, number>> {
+  return insertByTitle(db, labels, projectId, rows);
 }
 
 /** Milestones by title (existing ones kept), then every milestone of the project: title → id. */
 export async function insertMilestones(db: Executor, projectId: number, rows: Partial<typeof milestones.$inferInsert>[]): Promise<Map<string, number>> {
-  if (rows.length) {
-    await db
-      .insert(milestones)
-      .values(rows.map((r) => ({ ...r, projectId, groupId: null }) as typeof milestones.$inferInsert))
-      .onConflictDoNothing();
-  }
-  const all = await db.select({ id: milestones.id, title: milestones.title }).from(milestones).where(eq(milestones.projectId, projectId));
-  return new Map(all.map((m) => [m.title, m.id]));
+  return insertByTitle(db, milestones, projectId, rows);
 }
 
 export type NoteRow = Partial<typeof notes.$inferInsert> & { note: string; discussionId: string };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canReadUserProfile } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { keysetUnavailable, pageOf, pageParams, paginate } from "../kernel/pagination";
@@ -70,8 +71,7 @@ starsRoutes.get("/users/:user_id/starred_projects", async (c) => {
   const entity = params.simple || !actor ? projectBasic : projectWithAccess;
   const page = pageOf(params);
   // StarredProjectsFinder#execute: nothing unless the caller may read the user's profile.
-  const readable = !user.privateProfile || !!actor?.isAdmin || actor?.user.id === user.id;
-  if (!readable) {
+  if (!canReadUserProfile(actor, user)) {
     paginate(c, page, 0);
     return present(c, [], entity);
   }

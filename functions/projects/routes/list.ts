@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { Ctx } from "../../kernel/env";
+import { canReadUserProfile } from "../../kernel/abilities";
+import type { Actor, Ctx } from "../../kernel/env";
 import { paramsError } from "../../kernel/errors";
 import { findGroup, findUser } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
@@ -95,6 +96,15 @@ async function keysetPage(c: Ctx, params: z.output<typeof ListProjects>, filters
   return rows;
 }
 
+/**
+ * support_order_by_similarity!: with a search and a caller, similarity ranks (and `GET /projects` keeps
+ * the caller's projects); otherwise the column order, `created_at` by default.
+ */
+function listOrder(params: { order_by?: string; sort?: "asc" | "desc"; search?: string }, actor: Actor | null): q.ListOrder {
+  if (params.order_by === "similarity" && !!params.search && !!actor) return { kind: "similarity", search: params.search };
+  return columnOrder(params);
+}
+
 /** GET /projects (lib/api/projects.rb, app/finders/projects_finder.rb) */
 listRoutes.get("/projects", async (c) => {
   const params = await readParams(c, ListProjects);
@@ -106,10 +116,8 @@ listRoutes.get("/projects", async (c) => {
     filters.customAttributes = Object.fromEntries(
       Object.entries(rawAttributes).filter((entry): entry is [string, string | number] => typeof entry[1] === "string" || typeof entry[1] === "number").map(([k, v]) => [k, String(v)]),
     );
-  // support_order_by_similarity!: with a search and a caller, similarity ranks the caller's projects;
-  // otherwise the default order applies.
-  const similarity = params.order_by === "similarity" && !!params.search && !!actor;
-  if (similarity) filters.membership = true;
+  const order = listOrder(params, actor);
+  if (order.kind === "similarity") filters.membership = true;
   const entity = params.simple || !actor ? projectBasic : projectWithAccess;
   if (params.pagination === "keyset") {
     const rows = await keysetPage(c, params, filters);
@@ -117,9 +125,6 @@ listRoutes.get("/projects", async (c) => {
   }
   const page = pageOf(params);
   refuseDeepOffset(page, "Project");
-  const order: q.ListOrder = similarity
-    ? { kind: "similarity", search: params.search! }
-    : columnOrder(params);
   const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
   paginate(c, page, total);
   return present(c, rows, entity);
@@ -208,16 +213,12 @@ listRoutes.get("/users/:user_id/projects", async (c) => {
   if (params.pagination === "keyset") throw keysetUnavailable();
   const entity = params.simple || !actor ? projectBasic : projectWithAccess;
   const page = pageOf(params);
-  const readable = !user.privateProfile || !!actor?.isAdmin || actor?.user.id === user.id;
-  if (!readable) {
+  if (!canReadUserProfile(actor, user)) {
     paginate(c, page, 0);
     return present(c, [], entity);
   }
   const filters = { ...filtersOf(params), personalOf: user.id };
-  const similarity = params.order_by === "similarity" && !!params.search && !!actor;
-  const order: q.ListOrder = similarity
-    ? { kind: "similarity", search: params.search! }
-    : columnOrder(params);
+  const order = listOrder(params, actor);
   const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
   paginate(c, page, total);
   return present(c, rows, entity);
