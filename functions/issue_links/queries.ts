@@ -63,7 +63,10 @@ export async function linkOf(db: Executor, actor: Actor | null, issueId: number,
 }
 
 /** Both issues of a link, for the IssueLink entity (one statement). */
-export async function linkIssues(db: Executor, actor: Actor | null, sourceId: number, targetId: number): Promise<{ source: IssueRow; target: IssueRow }> {
+/** Both issues of a link, or null when one of them is gone (deleted by a concurrent request). */
+export async function linkIssues(db: Executor, actor: Actor | null, sourceId: number, targetId: number): Promise<{ source: IssueRow; target: IssueRow } | null> {
   const rows = await loadIssueRows(db, [sourceId, targetId], actor);
-  return { source: rows.find((r) => r.id === sourceId)!, target: rows.find((r) => r.id === targetId)! };
+  const source = rows.find((r) => r.id === sourceId);
+  const target = rows.find((r) => r.id === targetId);
+  return source && target ? { source, target } : null;
 }

@@ -60,9 +60,15 @@ async function linkOf(c: Ctx, issueId: number) {
   return found;
 }
 
-async function presentLink(c: Ctx, project: ProjectWithAccess, link: { sourceId: number; targetId: number; linkType: string }, status: 200 | 201) {
+/** Both issues of the link, read before a delete presents them; an issue deleted meanwhile takes the link with it (404). */
+async function linkPair(c: Ctx, link: { sourceId: number; targetId: number; linkType: string }): Promise<IssueLinkRow> {
   const pair = await q.linkIssues(c.var.db(), c.var.actor, link.sourceId, link.targetId);
-  return present<IssueLinkRow, Partial<IssueContext>>(c, { ...pair, linkType: link.linkType }, issueLink, context(project), status);
+  if (!pair) throw apiError("No Issue Link found", 404);
+  return { ...pair, linkType: link.linkType };
+}
+
+async function presentLink(c: Ctx, project: ProjectWithAccess, link: { sourceId: number; targetId: number; linkType: string }, status: 200 | 201) {
+  return present<IssueLinkRow, Partial<IssueContext>>(c, await linkPair(c, link), issueLink, context(project), status);
 }
 
 /** GET /projects/:id/issues/:issue_iid/links (lib/api/issue_links.rb): readable linked issues in link order. */
@@ -112,6 +118,7 @@ issueLinksRoutes.delete("/projects/:id/issues/:issue_iid/links/:issue_link_id", 
     throw apiError("No Issue Link found", 404);
   const [sourceEnd, targetEnd] =
     link.sourceId === issue.id ? [end(issue, project), end(other, otherProject)] : [end(other, otherProject), end(issue, project)];
-  await destroyLink(c.var.db(), actor.user.id, link.id, sourceEnd, targetEnd);
-  return presentLink(c, project, link, 200);
+  const removed = await linkPair(c, link);
+  if (!(await destroyLink(c.var.db(), actor.user.id, link.id, sourceEnd, targetEnd))) throw apiError("No Issue Link found", 404);
+  return present<IssueLinkRow, Partial<IssueContext>>(c, removed, issueLink, context(project), 200);
 });

@@ -68,8 +68,9 @@ export async function createLink(
 }
 
 /** IssueLinks::DestroyService: the link (both directions are one row) and "removed the relation with …" on both issues. */
-export async function destroyLink(db: Executor, authorId: number, linkId: number, source: LinkEnd, target: LinkEnd): Promise<void> {
-  await db.execute(sql`
+/** Deletes the link and writes both system notes; false when it was already gone (a concurrent delete). */
+export async function destroyLink(db: Executor, authorId: number, linkId: number, source: LinkEnd, target: LinkEnd): Promise<boolean> {
+  const result = await db.execute<{ deleted: number }>(sql`
     WITH gone AS (DELETE FROM issue_links WHERE id = ${linkId}::int RETURNING id),
     ${pairNotes(
       "unlink_notes",
@@ -80,5 +81,6 @@ export async function destroyLink(db: Executor, authorId: number, linkId: number
       target,
       `removed the relation with ${issueReference(source, target.project)}`,
     )}
-    SELECT 1`);
+    SELECT count(*)::int AS deleted FROM gone`);
+  return Number(result.rows[0]?.deleted ?? 0) > 0;
 }

@@ -243,3 +243,35 @@ describe("DELETE /projects/:id/issues/:issue_iid/links/:issue_link_id", () => {
     expect(await rows(w, sql`SELECT 1 FROM issue_links WHERE id = ${id}`)).toEqual([{ "?column?": 1 }]);
   });
 });
+
+describe("DELETE /projects/:id/issues/:issue_iid/links/:issue_link_id racing a delete of the linked issue", () => {
+  it("answers 200 with both issues or 404, never 500, and leaves no note for a link it did not remove", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner });
+    const api = w.as(owner);
+    for (let round = 0; round < 8; round++) {
+      const a = await insertIssue(w, project, { title: `A${round}` });
+      const b = await insertIssue(w, project, { title: `B${round}` });
+      const created = await link(w, owner, project, a.iid, { project: project.id.toString(), iid: b.iid });
+      expect(created.status).toBe(201);
+      const [{ id }] = await rows(w, sql`SELECT id FROM issue_links WHERE source_id = ${a.id}`);
+      const [unlink, remove] = await Promise.all([
+        api.delete(`/projects/${project.id}/issues/${a.iid}/links/${id}`),
+        api.delete(`/projects/${project.id}/issues/${b.iid}`),
+      ]);
+      expect(remove.status).toBe(204);
+      if (unlink.status === 200) {
+        expect((await unlink.json()) as Json).toMatchObject({ source_issue: { id: a.id }, target_issue: { id: b.id } });
+      } else {
+        // The link went with the issue before the lookup ("404 Not found", GitLab's find_by!), or between
+        // the lookup and the delete (IssueLinks::DestroyService's "No Issue Link found").
+        const [status, body] = await statusAndBody(unlink);
+        expect(status).toBe(404);
+        expect(["404 Not found", "No Issue Link found"]).toContain((body as Json).message);
+        const notes = await rows(w, sql`SELECT note FROM notes WHERE noteable_type = 'Issue' AND noteable_id = ${a.id} AND note LIKE 'removed the relation%'`);
+        expect(notes).toEqual([]);
+      }
+    }
+  });
+});
