@@ -71,9 +71,10 @@ projectImportRoutes.post("/projects/import", async (c) => {
     correlationId: c.var.requestId,
     baseUrl: baseUrl(c),
   });
+  // The job as scheduled, read before the message goes out: GitLab presents the project as ImportService
+  // left it (`scheduled`), and the consumer may start before this response is written.
+  const job = await q.latestImportJob(c.var.db(), project.id);
   await c.env.EXPORTS_QUEUE.send({ kind: "import", id: project.jobId });
-  const db = c.var.db();
-  const job = await q.latestImportJob(db, project.id);
   return present(c, { project, job, failures: [], mayReadError: true }, projectImportStatus, {}, 201);
 });
 
