@@ -2,10 +2,10 @@ import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { ciBuilds, ciPipelines } from "../../db/schema";
 import { pipelineStub } from "../shared/ci/coordinator";
-import { pipelineFinished } from "../shared/ci/finished";
+import { pipelineFinished, pipelineStatusChanged } from "../shared/ci/finished";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
-import type { JobOutcome } from "./processing";
+import type { JobOutcome, ProcessResult } from "./processing";
 import * as engine from "./processing";
 import { createChildPipeline, pipelinesForPushEvents } from "./services";
 
@@ -42,10 +42,10 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
   /** Processes until nothing changes; creates child pipelines of pending bridges; sets the alarm. */
   private async runProcess(db: Database, pipelineId: number): Promise<PipelineSnapshot> {
     this.pipelineId = pipelineId;
-    let result = await engine.processPipeline(db, pipelineId);
+    let result = await this.processAndReport(db, pipelineId);
     for (let round = 0; round < 10 && result.bridges.length > 0; round++) {
       for (const bridgeId of result.bridges) await this.startBridge(db, bridgeId);
-      result = await engine.processPipeline(db, pipelineId);
+      result = await this.processAndReport(db, pipelineId);
     }
     const next = result.nextScheduledAt?.getTime() ?? (result.unprocessed ? Date.now() + SAFETY_RERUN_MS : null);
     if (next !== null) {
@@ -59,6 +59,19 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
       await pipelineFinished(this.env, db, { id, projectId, ref, sha, tag, status });
     }
     return { status: pipeline?.status ?? null };
+  }
+
+  /**
+   * One processing run, then its status change to the registered handlers (shared/ci/finished.ts): the
+   * coordinator is the only writer of pipeline status, so it is the one reporter of its changes.
+   */
+  private async processAndReport(db: Database, pipelineId: number): Promise<ProcessResult> {
+    const result = await engine.processPipeline(db, pipelineId);
+    const p = result.pipeline;
+    if (p && result.previousStatus !== null && result.previousStatus !== p.status) {
+      await pipelineStatusChanged(this.env, { id: p.id, projectId: p.projectId, status: p.status, previousStatus: result.previousStatus });
+    }
+    return result;
   }
 
   /** A pending bridge creates its child; without `strategy: depend` it succeeds at once. */
@@ -111,7 +124,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
       this.db(async (db) => {
         await engine.cancelPipeline(db, pipelineId);
         const children = await db.select({ id: ciPipelines.id }).from(ciPipelines).where(eq(ciPipelines.parentPipelineId, pipelineId));
-        for (const child of children) await engine.processPipeline(db, child.id);
+        for (const child of children) await this.processAndReport(db, child.id);
         return this.runProcess(db, pipelineId);
       }),
     );

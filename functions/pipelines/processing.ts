@@ -63,7 +63,8 @@ export function pipelineDuration(jobs: { startedAt: Date | null; finishedAt: Dat
   return Math.floor(total / 1000);
 }
 
-export type ProcessResult = { pipeline: CiPipeline | null; enqueued: number; nextScheduledAt: Date | null; unprocessed: boolean; bridges: number[] };
+/** `previousStatus`: the pipeline's status before this run (the coordinator reports a change, shared/ci/finished.ts). */
+export type ProcessResult = { pipeline: CiPipeline | null; previousStatus: string | null; enqueued: number; nextScheduledAt: Date | null; unprocessed: boolean; bridges: number[] };
 
 /** One idempotent run of pipeline processing. */
 export async function processPipeline(db: Executor, pipelineId: number): Promise<ProcessResult> {
@@ -71,7 +72,7 @@ export async function processPipeline(db: Executor, pipelineId: number): Promise
     const result = await processOnce(db, pipelineId);
     if (result !== "conflict") return result;
   }
-  return { pipeline: null, enqueued: 0, nextScheduledAt: null, unprocessed: true, bridges: [] };
+  return { pipeline: null, previousStatus: null, enqueued: 0, nextScheduledAt: null, unprocessed: true, bridges: [] };
 }
 
 async function processOnce(db: Executor, pipelineId: number): Promise<ProcessResult | "conflict"> {
@@ -79,7 +80,7 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
   if (jobs.length === 0) {
     // A pipeline without jobs (a stored config error) keeps its status.
     const [pipeline] = await db.select().from(ciPipelines).where(eq(ciPipelines.id, pipelineId));
-    return { pipeline: pipeline ?? null, enqueued: 0, nextScheduledAt: null, unprocessed: false, bridges: [] };
+    return { pipeline: pipeline ?? null, previousStatus: pipeline?.status ?? null, enqueued: 0, nextScheduledAt: null, unprocessed: false, bridges: [] };
   }
   const now = new Date();
   const changes: { id: number; lock: number; status: string; scheduledAt: Date | null }[] = [];
@@ -150,6 +151,8 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
   const duration = finished || status === "manual" ? pipelineDuration(jobs, now) : null;
   const coverages = jobs.map((j) => j.coverage).filter((c): c is number => c !== null);
   const coverage = coverages.length ? (coverages.reduce((a, b) => a + b, 0) / coverages.length).toFixed(2) : null;
+  // The status before this run: the update below is its only writer (the coordinator serialises runs).
+  const [previous] = await db.select({ status: ciPipelines.status }).from(ciPipelines).where(eq(ciPipelines.id, pipelineId));
   const [pipeline] = await db
     .update(ciPipelines)
     .set({
@@ -172,6 +175,7 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
   const bridges = jobs.filter((j) => j.type === "bridge" && j.status === "pending").map((j) => j.id);
   return {
     pipeline: pipeline ?? null,
+    previousStatus: previous?.status ?? null,
     enqueued,
     nextScheduledAt: scheduled.length ? new Date(Math.min(...scheduled)) : null,
     unprocessed: false,

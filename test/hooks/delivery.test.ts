@@ -4,6 +4,7 @@ import type { Bindings } from "../../functions/kernel/env";
 import { consumeWebhooks, type WebhookMessage } from "../../functions/shared/webhooks";
 import { statusAndBody } from "../helpers/client";
 import { unique, world } from "../helpers/world";
+import { ciProject, claim, createPipeline, finish, projectRunner } from "../pipelines/helpers";
 import type {} from "./receiver";
 
 // Deliveries reach the local receiver of test/hooks/receiver.ts (started by the global setup).
@@ -195,6 +196,54 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
       object_attributes: { action: "open", title: "Feature", source_branch: "feature", target_branch: "main", state: "opened" },
     });
     expect(await received(quietPath)).toEqual([]);
+    await allowLocal(w, false);
+  });
+});
+
+describe("pipeline events (Pipeline Hook)", () => {
+  it("sends one hook per status transition, pending → running → success, with GitLab's payload; the test endpoint sends the newest pipeline", async () => {
+    const w = await world();
+    const { owner, project, api, sha } = await ciProject(w, "stages: [test]\nunit:\n  stage: test\n  script: [echo ok]\n");
+    const path = `/${unique("pipe")}`;
+    await allowLocal(w, true);
+    const res = await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, token: "pipe-token", push_events: false, pipeline_events: true } });
+    expect(res.status).toBe(201);
+    const hook = (await res.json()) as { id: number };
+    expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/pipeline_events`))).toEqual([422, { message: "Ensure the project has CI pipelines." }]);
+
+    const runner = await projectRunner(api, project.id);
+    const pipeline = await createPipeline(api, project.id, "main", [{ key: "DEPLOY", value: "no" }]);
+    // One transition at a time, so the order of arrival is the order of the transitions.
+    await waitFor(path, 1);
+    const job = await claim(runner.token);
+    await waitFor(path, 2);
+    expect((await finish(job, "success")).status).toBe(200);
+    const list = await waitFor(path, 3);
+    expect(list.map((d) => d.headers["x-gitlab-event"])).toEqual(["Pipeline Hook", "Pipeline Hook", "Pipeline Hook"]);
+    for (const d of list) expect(d.headers["x-gitlab-token"]).toBe("pipe-token");
+    const payloads = list.map((d) => JSON.parse(d.body));
+    expect(payloads.map((p) => [p.object_attributes.status, p.object_attributes.detailed_status])).toEqual([
+      ["pending", "pending"],
+      ["running", "running"],
+      ["success", "passed"],
+    ]);
+    const done = payloads[2];
+    expect(done).toMatchObject({
+      object_kind: "pipeline",
+      object_attributes: { id: pipeline.id, iid: pipeline.iid, ref: "main", tag: false, sha, source: "api", stages: ["test"], variables: [{ key: "DEPLOY", value: "no" }] },
+      merge_request: null,
+      user: { id: owner.id, username: owner.username },
+      project: { id: project.id, path_with_namespace: project.fullPath },
+      commit: { id: sha, title: "Add CI [skip ci]" },
+      builds: [{ id: job.id, stage: "test", name: "unit", status: "success", when: "on_success", manual: false, allow_failure: false, runner: { id: runner.id, runner_type: "project_type", is_shared: false } }],
+    });
+    expect(done.object_attributes.finished_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(payloads[0].object_attributes.finished_at).toBeNull();
+
+    expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/pipeline_events`))).toEqual([201, { message: "201 Created" }]);
+    const sample = (await waitFor(path, 4))[3];
+    expect(sample.headers["x-gitlab-event"]).toBe("Pipeline Hook");
+    expect(JSON.parse(sample.body).object_attributes).toMatchObject({ id: pipeline.id, status: "success" });
     await allowLocal(w, false);
   });
 });

@@ -26,3 +26,29 @@ export async function pipelineFinished(env: Bindings, db: Database, pipeline: Fi
     }
   }
 }
+
+/** A pipeline whose status moved in one processing run (parent or child pipeline). */
+export type PipelineStatusChange = { id: number; projectId: number; status: string; previousStatus: string };
+type ChangeHandler = (env: Bindings, pipeline: PipelineStatusChange) => Promise<void>;
+
+const changeHandlers: ChangeHandler[] = [];
+
+/**
+ * The Ci::Pipeline state machine's `after_transition` (PipelineHooksWorker): registered by the Worker
+ * entry like `onPipelineFinished`; today the webhook queue's pipeline events.
+ */
+export function onPipelineStatusChanged(handler: ChangeHandler): void {
+  if (!changeHandlers.includes(handler)) changeHandlers.push(handler);
+}
+
+/** Called only by the pipeline's coordinator, once per processing run whose status differs from before it. */
+export async function pipelineStatusChanged(env: Bindings, pipeline: PipelineStatusChange): Promise<void> {
+  if (pipeline.status === pipeline.previousStatus) return;
+  for (const handler of changeHandlers) {
+    try {
+      await handler(env, pipeline);
+    } catch (error) {
+      console.error(`pipeline ${pipeline.id} status changed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

@@ -7,7 +7,7 @@ import { loadSettings } from "../settings/load";
 import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
 import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
-import { EVENT_HEADER, hookTime, issueAttrs, issuePayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pushPayload } from "./payloads";
+import { EVENT_HEADER, hookTime, issueAttrs, issuePayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload } from "./payloads";
 import * as q from "./queries";
 
 /**
@@ -27,7 +27,9 @@ export type HookEvent =
   | { kind: "issue"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
   | { kind: "merge_request"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
   | { kind: "note"; projectId: number; id: number; userId: number }
-  | { kind: "push"; projectId: number };
+  | { kind: "push"; projectId: number }
+  /** A pipeline status transition, reported by the pipeline coordinator (shared/ci/finished.ts). */
+  | { kind: "pipeline"; projectId: number; id: number; status: string };
 
 export type WebhookMessage =
   | { type: "event"; baseUrl: string; event: HookEvent }
@@ -85,6 +87,7 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
     return [{ flag: "mergeRequestsEvents", header: EVENT_HEADER.merge_request, payload }];
   }
   if (event.kind === "note") return noteEvent(db, project, ctx, { id: event.id }, event.userId);
+  if (event.kind === "pipeline") return pipelineEvent(db, project, ctx, { id: event.id }, event.status);
   const built: BuiltEvent[] = [];
   for (const e of await q.claimPushEvents(db, project.id)) built.push(await pushEvent(db, project, ctx, e));
   return built;
@@ -113,6 +116,16 @@ export async function noteEvent(db: Executor, project: q.HookProject, ctx: Prese
   return [confidential
     ? { flag: "confidentialNoteEvents", header: EVENT_HEADER.confidential_note, payload }
     : { flag: "noteEvents", header: EVENT_HEADER.note, payload }];
+}
+
+/** Gitlab::DataBuilder::Pipeline of one pipeline (`which`), with the status of the transition it reports. */
+export async function pipelineEvent(db: Executor, project: q.HookProject, ctx: PresentContext, which: { id: number } | "newest", status?: string): Promise<BuiltEvent[]> {
+  const hp = await q.loadPipeline(db, project.id, which === "newest" ? "newest" : which);
+  if (!hp) return [];
+  const users = await q.loadUsers(db, [hp.pipeline.userId, ...hp.builds.map((b) => b.userId)]);
+  const commit = await lastCommitOf(db, project, hp.pipeline.sha);
+  const payload = pipelinePayload(hp, project, ctx, status ?? hp.pipeline.status, users, commit);
+  return [{ flag: "pipelineEvents", header: EVENT_HEADER.pipeline, payload }];
 }
 
 /** One ref update: up to 20 commits, oldest first (`Gitlab::DataBuilder::Push`, `commits.last(20)`). */
@@ -322,7 +335,7 @@ export function updateAction(before: string, after: string): "update" | "close" 
 }
 
 /** The triggers `POST /projects/:id/hooks/:hook_id/test/:trigger` builds samples for. */
-export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events"] as const;
+export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events", "pipeline_events"] as const;
 export type TestTrigger = (typeof TEST_TRIGGERS)[number];
 
 /**
@@ -349,6 +362,11 @@ export async function testSample(db: Executor, projectId: number, trigger: TestT
   if (trigger === "note_events") {
     const [built] = await noteEvent(db, project, ctx, "first", userId);
     return built ?? { error: "Ensure the project has notes." };
+  }
+  if (trigger === "pipeline_events") {
+    // TestHooks::ProjectService#pipeline_events_data: the project's newest pipeline.
+    const [built] = await pipelineEvent(db, project, ctx, "newest");
+    return built ?? { error: "Ensure the project has CI pipelines." };
   }
   if (trigger === "merge_requests_events") {
     const mr = await q.loadMergeRequest(db, project.id, "first");

@@ -1,7 +1,7 @@
 import type { GitCommitRow, Label, Note, User } from "../../../db/schema";
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../users/entities";
-import type { HookIssue, HookMergeRequest, HookProject } from "./queries";
+import type { HookIssue, HookMergeRequest, HookPipeline, HookProject } from "./queries";
 
 /**
  * GitLab's webhook payloads (lib/gitlab/data_builder/*.rb, lib/gitlab/hook_data/*.rb, doc/user/project/
@@ -341,4 +341,88 @@ export const EVENT_HEADER = {
   note: "Note Hook",
   confidential_note: "Confidential Note Hook",
   merge_request: "Merge Request Hook",
+  pipeline: "Pipeline Hook",
 } as const;
+
+/**
+ * `detailed_status(nil).label` of a pipeline (Gitlab::Ci::Status::Pipeline::Factory: Blocked, Delayed).
+ * Differs from GitLab: no "passed with warnings" for a success with allowed failures.
+ */
+const STATUS_LABEL: Record<string, string> = {
+  success: "passed",
+  waiting_for_resource: "waiting for resource",
+  manual: "waiting for manual action",
+  scheduled: "waiting for delayed job",
+};
+
+const seconds = (from: Date | string | null, to: Date | string | null) =>
+  from && to ? (new Date(to).getTime() - new Date(from).getTime()) / 1000 : null;
+
+/**
+ * Gitlab::DataBuilder::Pipeline#build. `status` is the one the event carries (the transition that sent
+ * it), not the row's, so a pending event stays pending when the consumer runs after the job started.
+ * Differs from GitLab: `merge_request` is always null (no merge request pipelines yet); jobs have no
+ * `environment` deployment tier (`deployment_tier: null`).
+ */
+export function pipelinePayload(hp: HookPipeline, p: HookProject, ctx: Ctx, status: string, users: Map<number, User>, commit: GitCommitRow | null) {
+  const pl = hp.pipeline;
+  const now = new Date();
+  const user = (id: number | null) => {
+    const u = id === null ? undefined : users.get(id);
+    return u ? userAttrs(u, ctx) : null;
+  };
+  return {
+    object_kind: "pipeline",
+    object_attributes: {
+      id: pl.id,
+      iid: pl.iid,
+      ref: pl.ref,
+      tag: pl.tag,
+      sha: pl.sha,
+      before_sha: pl.beforeSha,
+      source: pl.source,
+      status,
+      detailed_status: STATUS_LABEL[status] ?? status,
+      stages: hp.stages,
+      created_at: hookTime(pl.createdAt),
+      finished_at: hookTime(pl.finishedAt),
+      duration: pl.duration,
+      // Ci::Pipeline#queued_duration: from creation to the start of its first job.
+      queued_duration: pl.startedAt ? Math.floor(seconds(pl.createdAt, pl.startedAt)!) : null,
+      variables: hp.variables.map((v) => ({ key: v.key, value: v.value })),
+    },
+    merge_request: null,
+    user: user(pl.userId),
+    project: projectAttrs(p, ctx),
+    commit: commit ? commitAttrs(commit, p, ctx) : null,
+    builds: hp.builds.map((b) => {
+      const runner = b.runnerId === null ? undefined : hp.runners.get(b.runnerId);
+      const environment = b.options.environment as { name?: string; action?: string } | string | null | undefined;
+      return {
+        id: b.id,
+        stage: b.stage,
+        name: b.name,
+        status: b.status,
+        created_at: hookTime(b.createdAt),
+        started_at: hookTime(b.startedAt),
+        finished_at: hookTime(b.finishedAt),
+        duration: b.startedAt ? seconds(b.startedAt, b.finishedAt ?? now) : null,
+        queued_duration: b.queuedAt ? seconds(b.queuedAt, b.startedAt ?? now) : null,
+        failure_reason: b.status === "failed" ? b.failureReason : null,
+        when: b.when,
+        manual: b.when === "manual",
+        allow_failure: b.allowFailure,
+        user: user(b.userId),
+        runner: runner
+          ? { id: runner.id, description: runner.description, runner_type: runner.runnerType, active: runner.active, is_shared: runner.runnerType === "instance_type", tags: runner.tagList }
+          : null,
+        artifacts_file: { filename: b.artifact?.filename ?? null, size: b.artifact?.size ?? null },
+        environment: environment
+          ? typeof environment === "string"
+            ? { name: environment, action: "start", deployment_tier: null }
+            : { name: environment.name ?? null, action: environment.action ?? "start", deployment_tier: null }
+          : null,
+      };
+    }),
+  };
+}

@@ -1,5 +1,11 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import {
+  ciBuilds,
+  ciJobArtifacts,
+  ciPipelines,
+  ciPipelineVariables,
+  ciRunners,
+  ciStages,
   issueAssignees,
   integrations,
   issues,
@@ -15,6 +21,9 @@ import {
   users,
   webHooks,
   webHookPushCursors,
+  type CiBuild,
+  type CiPipeline,
+  type CiRunner,
   type Integration,
   type Issue,
   type Label,
@@ -235,4 +244,52 @@ export async function chatIntegrationsFor(db: Executor, projectId: number, slugs
 export async function activeIntegrationById(db: Executor, id: number): Promise<Integration | null> {
   const rows = await db.select().from(integrations).where(and(eq(integrations.id, id), eq(integrations.active, true))).limit(1);
   return rows[0] ?? null;
+}
+
+/** A pipeline with what its hook payload shows (Gitlab::DataBuilder::Pipeline), loaded in a fixed number of statements. */
+export type HookPipeline = {
+  pipeline: CiPipeline;
+  stages: string[];
+  variables: { key: string; value: string }[];
+  builds: (CiBuild & { artifact: { filename: string; size: number } | null })[];
+  runners: Map<number, CiRunner>;
+};
+
+export async function loadPipeline(db: Executor, projectId: number, where: { id: number } | "newest"): Promise<HookPipeline | null> {
+  const [pipeline] = await db
+    .select()
+    .from(ciPipelines)
+    .where(where === "newest" ? eq(ciPipelines.projectId, projectId) : and(eq(ciPipelines.projectId, projectId), eq(ciPipelines.id, where.id)))
+    .orderBy(desc(ciPipelines.id))
+    .limit(1);
+  if (!pipeline) return null;
+  const stages = await db.select({ name: ciStages.name }).from(ciStages).where(eq(ciStages.pipelineId, pipeline.id)).orderBy(asc(ciStages.position));
+  const variables = await db
+    .select({ key: ciPipelineVariables.key, value: ciPipelineVariables.value })
+    .from(ciPipelineVariables)
+    .where(eq(ciPipelineVariables.pipelineId, pipeline.id))
+    .orderBy(asc(ciPipelineVariables.id));
+  // `pipeline.builds.latest`: the jobs run on runners (no bridges), retried ones left out.
+  const builds = await db
+    .select()
+    .from(ciBuilds)
+    .where(and(eq(ciBuilds.pipelineId, pipeline.id), eq(ciBuilds.type, "build"), eq(ciBuilds.retried, false)))
+    .orderBy(asc(ciBuilds.stageIdx), asc(ciBuilds.id));
+  const jobIds = builds.map((b) => b.id);
+  const runnerIds = [...new Set(builds.map((b) => b.runnerId).filter((id): id is number => id !== null))];
+  const artifacts = jobIds.length
+    ? await db
+        .select({ jobId: ciJobArtifacts.jobId, filename: ciJobArtifacts.filename, size: ciJobArtifacts.size })
+        .from(ciJobArtifacts)
+        .where(and(inArray(ciJobArtifacts.jobId, jobIds), eq(ciJobArtifacts.fileType, "archive")))
+    : [];
+  const runnerRows = runnerIds.length ? await db.select().from(ciRunners).where(inArray(ciRunners.id, runnerIds)) : [];
+  const byJob = new Map(artifacts.map((a) => [a.jobId, { filename: a.filename, size: a.size }]));
+  return {
+    pipeline,
+    stages: stages.map((s) => s.name),
+    variables,
+    builds: builds.map((b) => ({ ...b, artifact: byJob.get(b.id) ?? null })),
+    runners: new Map(runnerRows.map((r) => [r.id, r])),
+  };
 }
