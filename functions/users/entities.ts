@@ -49,9 +49,15 @@ export function isInternal(user: Pick<User, "userType">): boolean {
  * at scale 2, MD5 of the downcased e-mail as in 15.4).
  * Differs from GitLab: always the https Gravatar URL; GitLab uses the http one on an http instance.
  */
-export function avatarUrl(user: Pick<User, "avatarUrl" | "email">, ctx: PresentContext): string {
+export function avatarUrl(user: Pick<User, "avatarUrl" | "email">, ctx: PresentContext, size = 40): string {
   if (user.avatarUrl) return user.avatarUrl.startsWith("/") ? webUrl(ctx, user.avatarUrl) : user.avatarUrl;
-  return `https://www.gravatar.com/avatar/${bytesToHex(md5(utf8ToBytes(user.email.trim().toLowerCase())))}?s=80&d=identicon`;
+  // GravatarService: `s` is the size at scale 2.
+  return `https://www.gravatar.com/avatar/${bytesToHex(md5(utf8ToBytes(user.email.trim().toLowerCase())))}?s=${size * 2}&d=identicon`;
+}
+
+/** API::Entities::Avatar (lib/api/entities/avatar.rb): `avatar_url(only_path: false, size:)`. */
+export function avatar(row: { user: Pick<User, "avatarUrl" | "email">; size: number | undefined }, ctx: PresentContext) {
+  return { avatar_url: avatarUrl(row.user, ctx, row.size ?? 40) };
 }
 
 /** `Gitlab::PrivateCommitEmail.for_user`: `<id>-<username>@users.noreply.<host>`. */

@@ -396,3 +396,9 @@ export async function listMemberships(db: Executor, userId: number, type: "Proje
 
 /** The row type routes name (routes never import db/schema). */
 export type { User } from "../../db/schema";
+
+/** `User.find_by_public_email`: the user who shows this address on their profile (exact match). */
+export async function userByPublicEmail(db: Executor, email: string): Promise<Pick<User, "avatarUrl" | "email"> | null> {
+  const [row] = await db.select({ avatarUrl: users.avatarUrl, email: users.email }).from(users).where(eq(users.publicEmail, email)).limit(1);
+  return row ?? null;
+}

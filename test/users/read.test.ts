@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { BASE, request, statusAndBody } from "../helpers/client";
 import { followPages } from "../helpers/shared";
@@ -325,5 +326,32 @@ describe("GET /users/:id", () => {
     expect(await statusAndBody(await w.as(w.stranger).get("/users/0"))).toEqual([404, { message: "404 User Not Found" }]);
     expect(await statusAndBody(await w.as(w.stranger).get("/users/99999999999"))).toEqual([404, { message: "404 User Not Found" }]);
     expect(await statusAndBody(await w.as(w.stranger).get("/users/1ASDF"))).toEqual([404, { error: "404 Not Found" }]);
+  });
+});
+
+describe("GET /avatar", () => {
+  const gravatar = (email: string, s: number) =>
+    `https://www.gravatar.com/avatar/${createHash("md5").update(email.trim().toLowerCase()).digest("hex")}?s=${s}&d=identicon`;
+
+  it("answers the avatar of the user with that public e-mail, else Gravatar's for the address, to anyone", async () => {
+    const w = await world();
+    const shown = await w.user();
+    const publicEmail = `${unique("public")}@example.org`;
+    await setUser(w, shown.id, { publicEmail });
+    // The user's own avatar (the primary e-mail's Gravatar without an upload), not the public address's.
+    expect(await statusAndBody(await w.anonymous.get("/avatar", { query: { email: publicEmail } }))).toEqual([200, { avatar_url: gravatar(shown.email, 80) }]);
+    await setUser(w, shown.id, { avatarUrl: `/uploads/-/system/user/avatar/${shown.id}/me.png` });
+    expect(await statusAndBody(await w.as(shown).get("/avatar", { query: { email: publicEmail, size: 32 } }))).toEqual([
+      200,
+      { avatar_url: `${BASE}/uploads/-/system/user/avatar/${shown.id}/me.png` },
+    ]);
+    // An address no user shows publicly (the primary e-mail included): Gravatar's URL for it, sized.
+    expect(await statusAndBody(await w.anonymous.get("/avatar", { query: { email: shown.email, size: 32 } }))).toEqual([200, { avatar_url: gravatar(shown.email, 64) }]);
+  });
+
+  it("answers GitLab's 400 for a missing e-mail or a size that is not an integer", async () => {
+    const w = await world();
+    expect(await statusAndBody(await w.anonymous.get("/avatar"))).toEqual([400, { error: "email is missing" }]);
+    expect(await statusAndBody(await w.anonymous.get("/avatar", { query: { email: "a@b.c", size: "big" } }))).toEqual([400, { error: "size is invalid" }]);
   });
 });

@@ -5,7 +5,8 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { user, userBasic, userDetailsWithAdmin, userPublic, userWithAdmin } from "../entities";
+import { loadSettings } from "../../shared/settings/load";
+import { avatar, user, userBasic, userDetailsWithAdmin, userPublic, userWithAdmin } from "../entities";
 import * as q from "../queries";
 
 /** The reads of lib/api/users.rb, open to `read_user` tokens. */
@@ -102,4 +103,18 @@ readRoutes.get("/users/:id{[0-9]+}", async (c) => {
   const row = id <= MAX_ID ? await q.findUserRow(c.var.db(), id, { withCustomAttributes: admin && !!params.with_custom_attributes }) : null;
   if (!row) throw notFound("User");
   return present(c, row, admin ? userDetailsWithAdmin : user);
+});
+
+const AvatarParams = z.object({ email: p.string(), size: p.int().optional() });
+
+/**
+ * GET /avatar (lib/api/avatar.rb): the avatar URL of the user whose public e-mail this is, else the
+ * Gravatar URL of the address itself (`User.new(email:)`), `size` scaling the Gravatar image.
+ */
+readRoutes.get("/avatar", async (c) => {
+  const params = await readParams(c, AvatarParams);
+  // `read_users_list` (GlobalPolicy): anonymous callers lose it when the public level is restricted.
+  if (!c.var.actor && (await loadSettings(c.var.db())).restricted_visibility_levels.includes(20)) throw forbidden("Unauthorized access");
+  const found = await q.userByPublicEmail(c.var.db(), params.email);
+  return present(c, { user: found ?? { avatarUrl: null, email: params.email }, size: params.size }, avatar);
 });
