@@ -1,4 +1,5 @@
 import type { AlertIntegration, AlertMetricImage } from "../../db/schema";
+import { metricImageOf, metricImagePath } from "../metric_images/entities";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import type { AlertRow } from "./queries";
 import { SEVERITIES, STATUSES } from "./rules";
@@ -76,17 +77,10 @@ export function incidentSettings(row: { createIssue: boolean; autoCloseIncident:
 
 /** Where GitLab serves an alert's metric image (`alert_metric_image_upload_path`, model `alert_management_metric_image`). */
 export function alertMetricImagePath(row: AlertMetricImage): string {
-  return `uploads/-/system/alert_management_metric_image/file/${row.id}/${encodeURIComponent(row.fileName)}`;
+  return metricImagePath(row, "alert_management_metric_image");
 }
 
 /** Entities::MetricImage (lib/api/entities/metric_image.rb) of an alert. */
 export function alertMetricImage(row: AlertMetricImage, ctx: PresentContext) {
-  return {
-    id: row.id,
-    created_at: isoTime(row.createdAt),
-    filename: row.fileName,
-    file_path: webUrl(ctx, alertMetricImagePath(row)),
-    url: row.url,
-    url_text: row.urlText,
-  };
+  return metricImageOf("alert_management_metric_image", row, ctx);
 }

@@ -3,6 +3,7 @@ import { allowed } from "../kernel/abilities";
 import type { AppEnv } from "../kernel/env";
 import { ApiError, notFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
+import { serveInline } from "../shared/uploads";
 import * as q from "./queries";
 
 /**
@@ -26,11 +27,5 @@ alertMetricImageUploadRoutes.get("/uploads/-/system/alert_management_metric_imag
     throw error instanceof ApiError && error.status === 404 ? notFound() : error;
   }
   if (!allowed(c.var.actor, "read_alert_management_alert", project)) throw notFound();
-  const object = await c.env.BLOBS.get(owner.image.r2Key);
-  if (!object) throw notFound();
-  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
-  c.header("Content-Length", String(object.size));
-  c.header("Content-Disposition", `inline; filename="${owner.image.fileName.replace(/"/g, "")}"`);
-  c.header("Cache-Control", "private, no-store");
-  return c.body(object.body);
+  return serveInline(c, owner.image.r2Key, owner.image.fileName);
 });

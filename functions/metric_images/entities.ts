@@ -3,19 +3,28 @@ import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 
 export type MetricImageRow = typeof issuableMetricImages.$inferSelect;
 
-/** Where GitLab serves an upload of this model (`metric_image_upload_path`), absolute. */
-export function metricImagePath(row: MetricImageRow): string {
-  return `uploads/-/system/issuable_metric_image/file/${row.id}/${encodeURIComponent(row.fileName)}`;
+/** The upload models of metric images: an incident's (`issuable_metric_image`) and an alert's. */
+export type MetricImageModel = "issuable_metric_image" | "alert_management_metric_image";
+type MetricImageFields = Pick<MetricImageRow, "id" | "createdAt" | "fileName" | "url" | "urlText">;
+
+/** Where GitLab serves an upload of this model (`metric_image_upload_path`), relative to the instance. */
+export function metricImagePath(row: MetricImageFields, model: MetricImageModel = "issuable_metric_image"): string {
+  return `uploads/-/system/${model}/file/${row.id}/${encodeURIComponent(row.fileName)}`;
 }
 
-/** Entities::IssuableMetricImage / Entities::MetricImage (lib/api/entities/metric_image.rb). */
-export function metricImage(row: MetricImageRow, ctx: PresentContext) {
+/** Entities::MetricImage (lib/api/entities/metric_image.rb), for either model. */
+export function metricImageOf(model: MetricImageModel, row: MetricImageFields, ctx: PresentContext) {
   return {
     id: row.id,
     created_at: isoTime(row.createdAt),
     filename: row.fileName,
-    file_path: webUrl(ctx, metricImagePath(row)),
+    file_path: webUrl(ctx, metricImagePath(row, model)),
     url: row.url,
     url_text: row.urlText,
   };
+}
+
+/** Entities::IssuableMetricImage: an incident's metric image. */
+export function metricImage(row: MetricImageRow, ctx: PresentContext) {
+  return metricImageOf("issuable_metric_image", row, ctx);
 }

@@ -3,6 +3,7 @@ import type { AppEnv } from "../kernel/env";
 import { ApiError, notFound } from "../kernel/errors";
 import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
+import { serveInline } from "../shared/uploads";
 import * as q from "./queries";
 
 /**
@@ -25,11 +26,5 @@ metricImageUploadRoutes.get("/uploads/-/system/issuable_metric_image/file/:id/:f
   } catch (error) {
     throw error instanceof ApiError && error.status === 404 ? notFound() : error;
   }
-  const object = await c.env.BLOBS.get(owner.image.r2Key);
-  if (!object) throw notFound();
-  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
-  c.header("Content-Length", String(object.size));
-  c.header("Content-Disposition", `inline; filename="${owner.image.fileName.replace(/"/g, "")}"`);
-  c.header("Cache-Control", "private, no-store");
-  return c.body(object.body);
+  return serveInline(c, owner.image.r2Key, owner.image.fileName);
 });

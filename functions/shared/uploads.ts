@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
+import type { Ctx } from "../kernel/env";
+import { notFound } from "../kernel/errors";
 
 /**
  * File naming shared by attachments (functions/uploads) and avatars, and the avatar store
@@ -72,4 +74,18 @@ export async function storeAvatar(db: Executor, blobs: R2Bucket, model: AvatarMo
 export async function avatarOwner(db: Executor, model: AvatarModel, id: number, path: string): Promise<boolean> {
   const result = await db.execute(sql`SELECT 1 FROM ${COLUMN_OF[model]} WHERE id = ${id}::int AND avatar_url = ${path}::text`);
   return result.rows.length > 0;
+}
+
+/**
+ * UploadsController#show for a file the caller may read: the R2 object inline with its stored type, not
+ * cached by shared caches; 404 when the bytes are gone.
+ */
+export async function serveInline(c: Ctx, r2Key: string, fileName: string): Promise<Response> {
+  const object = await c.env.BLOBS.get(r2Key);
+  if (!object) throw notFound();
+  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
+  c.header("Content-Length", String(object.size));
+  c.header("Content-Disposition", `inline; filename="${fileName.replace(/"/g, "")}"`);
+  c.header("Cache-Control", "private, no-store");
+  return c.body(object.body);
 }
