@@ -51,9 +51,10 @@ const percentage = (part: number | null, total: number | null) =>
  * EE::API::Entities::GeoNodeStatus for this instance's own node, as a primary reports it: the `*_count`
  * and `*_checksummed_count` figures come from this instance's tables; the synced, failed and registry
  * counters are a secondary's and are null on a primary (as GitLab's are), their percentages "0.00%".
- * Differs from GitLab: this instance keeps no LFS objects, wikis, design repositories nor container
- * repositories, so their counts are null; job artifacts and attachments carry no checksum here, so
- * their checksummed counts are null; there is no Geo event log (`last_event_*` null) nor replication
+ * Attachments are uploads (checksummed: their SHA-256) and metric images (no checksum kept); an LFS
+ * object's oid is the SHA-256 its upload was checked against, so every one is checksummed.
+ * Differs from GitLab: this instance keeps no wikis, design repositories nor container repositories, so
+ * their counts are null; job artifacts carry no checksum here, so their checksummed count is null; there is no Geo event log (`last_event_*` null) nor replication
  * slot; `storage_shards` is left out (one storage, Postgres).
  */
 export function geoNodeStatus(row: GeoNodeStatusRow, ctx: PresentContext) {
@@ -80,8 +81,8 @@ export function geoNodeStatus(row: GeoNodeStatusRow, ctx: PresentContext) {
     health_status: "Healthy",
     missing_oauth_application: !node.primary && node.oauthApplicationUid === null,
     db_replication_lag_seconds: null,
-    ...kind("attachments", f.attachments, null),
-    ...kind("lfs_objects", null, null),
+    ...kind("attachments", f.attachments, f.attachmentsChecksummed),
+    ...kind("lfs_objects", f.lfsObjects, f.lfsObjects),
     ...kind("job_artifacts", f.jobArtifacts, null),
     ...kind("container_repositories", null, null),
     ...kind("design_repositories", null, null),

@@ -73,6 +73,8 @@ export type InstanceFigures = {
   repositories: number;
   repositoriesChecksummed: number;
   attachments: number;
+  attachmentsChecksummed: number;
+  lfsObjects: number;
   jobArtifacts: number;
   packageFiles: number;
   packageFilesChecksummed: number;
@@ -83,7 +85,10 @@ export async function instanceFigures(db: Executor): Promise<InstanceFigures> {
   const result = await db.execute<Record<string, number>>(sql`
     SELECT (SELECT count(*) FROM projects)::int AS repositories,
            (SELECT count(*) FROM projects p WHERE EXISTS (SELECT 1 FROM git_refs r WHERE r.project_id = p.id))::int AS repositories_checksummed,
-           (SELECT count(*) FROM issuable_metric_images)::int AS attachments,
+           ((SELECT count(*) FROM uploads) + (SELECT count(*) FROM issuable_metric_images)
+             + (SELECT count(*) FROM alert_management_alert_metric_images))::int AS attachments,
+           (SELECT count(*) FROM uploads WHERE checksum <> '')::int AS attachments_checksummed,
+           (SELECT count(*) FROM lfs_objects)::int AS lfs_objects,
            (SELECT count(*) FROM ci_job_artifacts)::int AS job_artifacts,
            (SELECT count(*) FROM packages_package_files)::int AS package_files,
            (SELECT count(*) FROM packages_package_files WHERE file_sha256 IS NOT NULL)::int AS package_files_checksummed,
@@ -93,6 +98,8 @@ export async function instanceFigures(db: Executor): Promise<InstanceFigures> {
     repositories: Number(r.repositories),
     repositoriesChecksummed: Number(r.repositories_checksummed),
     attachments: Number(r.attachments),
+    attachmentsChecksummed: Number(r.attachments_checksummed),
+    lfsObjects: Number(r.lfs_objects),
     jobArtifacts: Number(r.job_artifacts),
     packageFiles: Number(r.package_files),
     packageFilesChecksummed: Number(r.package_files_checksummed),

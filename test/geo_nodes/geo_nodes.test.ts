@@ -228,6 +228,8 @@ describe("GET /geo_nodes/status and /geo_nodes/:id/status", () => {
     const own = await create({ name: OWN, url: BASE, primary: true });
     const other = await create({ name: "b", url: "https://b.example.com" });
     const projects = (await w.db((db) => db.execute<{ n: number }>(sqlCount("projects")))).rows[0].n;
+    const oid = Array.from({ length: 4 }, () => Math.random().toString(16).slice(2, 18).padEnd(16, "0")).join("");
+    await w.db((db) => db.execute(sql`INSERT INTO lfs_objects (oid, size, file) VALUES (${oid}, 1, ${`lfs/${oid}`})`));
     const list = (await (await w.root.get("/geo_nodes/status")).json()) as Node[];
     expect(list).toHaveLength(1);
     const status = list[0];
@@ -237,7 +239,6 @@ describe("GET /geo_nodes/status and /geo_nodes/:id/status", () => {
       health: "Healthy",
       health_status: "Healthy",
       missing_oauth_application: false,
-      lfs_objects_count: null,
       repositories_synced_count: null,
       version: "15.4.0-ee",
       _links: { self: `${BASE}/api/v4/geo_nodes/${own.id}/status`, node: `${BASE}/api/v4/geo_nodes/${own.id}` },
@@ -246,6 +247,13 @@ describe("GET /geo_nodes/status and /geo_nodes/:id/status", () => {
     expect(status.repositories_count as number).toBeGreaterThanOrEqual(Number(projects));
     expect(typeof status.package_files_checksummed_count).toBe("number");
     expect(status.repositories_synced_in_percentage).toBe("0.00%");
+    // LFS objects and attachments from their tables: every LFS object is checksummed (its oid).
+    const lfs = (await w.db((db) => db.execute<{ n: number }>(sqlCount("lfs_objects")))).rows[0].n;
+    expect(Number(lfs)).toBeGreaterThanOrEqual(1);
+    expect(status.lfs_objects_count as number).toBeGreaterThanOrEqual(1);
+    expect(status.lfs_objects_checksummed_count).toBe(status.lfs_objects_count);
+    expect(typeof status.attachments_count).toBe("number");
+    expect(status.attachments_checksummed_count as number).toBeLessThanOrEqual(status.attachments_count as number);
 
     const project = await w.project();
     const single = (await (await w.root.get(`/geo_nodes/${own.id}/status`)).json()) as Node;
