@@ -111,17 +111,22 @@ runnerProtocolRoutes.post("/jobs/request", async (c) => {
     return c.body(null, 204);
   };
   if (!runner.active) return none();
-  // Long polling: a runner that has seen the current version waits here until the queue moves.
-  if (params.last_update !== undefined && params.last_update === version) {
+  const token = generateToken("glcbt-");
+  const digest = await sha256Hex(token);
+  let job = await q.claimJob(db, runner, digest);
+  // Long polling: a runner that has seen the current version and finds nothing waits here until the
+  // queue moves. The claim comes first: a runner that got 409 asks again with the same `last_update`,
+  // and waiting on the version before claiming left pending jobs unclaimed (bench:ci stalled with 301
+  // pending jobs and 16 runners long-polling on an unchanged version).
+  if (job === null && params.last_update !== undefined && params.last_update === version) {
     const until = Date.now() + LONG_POLL_MS;
     while (Date.now() < until && version === params.last_update) {
       await sleep(500);
       version = await q.queueVersion(db);
     }
     if (version === params.last_update) return none();
+    job = await q.claimJob(db, runner, digest);
   }
-  const token = generateToken("glcbt-");
-  const job = await q.claimJob(db, runner, await sha256Hex(token));
   if (job === "conflict") throw conflict();
   if (!job) return none();
   const context = await q.jobContext(db, job);
