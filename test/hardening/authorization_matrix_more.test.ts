@@ -147,6 +147,28 @@ const PROJECT_ENDPOINTS: Endpoint<Fixture>[] = [
     min: "developer",
     ok: 200,
   },
+  // Repositories::LfsLocksApiController: `index` is a download request (readers), `create` an upload
+  // request (push_code, developers); the same 401/403/404 as the batch API.
+  {
+    name: "LFS locks list",
+    method: "GET",
+    path: (f) => `${BASE}/${f.project.fullPath}.git/info/lfs/locks`,
+    basic: true,
+    challenge: true,
+    min: "reporter",
+    readers: true,
+    ok: 200,
+  },
+  {
+    name: "LFS lock create",
+    method: "POST",
+    path: (f) => `${BASE}/${f.project.fullPath}.git/info/lfs/locks`,
+    body: () => ({ path: `${unique("locked")}.bin` }),
+    basic: true,
+    challenge: true,
+    min: "developer",
+    ok: 201,
+  },
 ];
 
 /** THE table (groups): app/policies/group_policy.rb, lib/api/group_labels.rb, group_milestones.rb, groups.rb. */
@@ -161,6 +183,8 @@ const GROUP_ENDPOINTS: Endpoint<Fixture>[] = [
   { name: "delete group milestone", method: "DELETE", path: (f, r) => `${G(f)}/milestones/${f.byRole[r].deleteGroupMilestoneId}`, min: "reporter", ok: 204 },
   { name: "group milestone issues", method: "GET", path: (f) => `${G(f)}/milestones/${f.groupMilestoneId}/issues`, min: "guest", readers: true, signedIn: true, ok: 200 },
   { name: "group milestone merge requests", method: "GET", path: (f) => `${G(f)}/milestones/${f.groupMilestoneId}/merge_requests`, min: "guest", readers: true, signedIn: true, ok: 200 },
+  // lib/api/subscriptions.rb (`before { authenticate! }`): a group label as the caller reads the group.
+  { name: "subscribe group label", method: "POST", path: (f) => `${G(f)}/labels/${f.groupLabel}/subscribe`, min: "guest", readers: true, signedIn: true, ok: 201 },
   { name: "group issues statistics", method: "GET", path: (f) => `${G(f)}/issues_statistics`, min: "guest", readers: true, ok: 200 },
   // groups.rb: share, unshare (see groups/routes/share.ts for a deliberate difference) and transfer
   // (`authorize! :admin_group`) are the owner's.
