@@ -191,6 +191,8 @@ const GROUP_ENDPOINTS: Endpoint<Fixture>[] = [
   // Groups::GroupLinks::CreateService answers `error('Not Found', 404)` without admin_group_member.
   { name: "share group", method: "POST", path: (f) => `${G(f)}/share`, body: (f, r) => ({ group_id: f.byRole[r].shareWithId, group_access: 30 }), min: "owner", denied: 404, ok: 201 },
   { name: "unshare group", method: "DELETE", path: (f, r) => `${G(f)}/share/${f.byRole[r].unshareId}`, min: "owner", ok: 204 },
+  // groups.rb `:id/transfer_locations` (15.4): `authorize! :admin_group` once the group is found.
+  { name: "group transfer locations", method: "GET", path: (f) => `${G(f)}/transfer_locations`, min: "owner", ok: 200 },
   // Each role transfers a subgroup of its own (which it reads through the group) to the top level.
   { name: "transfer group", method: "POST", path: (f, r) => `/groups/${f.byRole[r].transferGroupId}/transfer`, min: "owner", ok: 201 },
 ];
