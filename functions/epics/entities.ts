@@ -129,25 +129,6 @@ export function epicIssueLink(row: { id: number; relativePosition: number | null
 }
 
 // ---------------------------------------------------------------------------------------------
-// Resource events of epics (lib/api/entities/resource_state_event.rb, resource_label_event.rb):
-// `resource_type` "Epic", `resource_id` the epic's id.
+// Resource events of epics: the same entities as issues' (`resource_type` "Epic", `resource_id` the epic's id).
 
-type EpicEventRow = { id: number; user: Parameters<typeof userBasic>[0] | null; createdAt: Date | string; resourceType: "Epic"; resourceId: number };
-
-function epicEventBase(row: EpicEventRow, ctx: PresentContext) {
-  return {
-    id: row.id,
-    user: row.user ? userBasic(row.user, ctx) : null,
-    created_at: isoTime(row.createdAt),
-    resource_type: row.resourceType,
-    resource_id: row.resourceId,
-  };
-}
-
-export function epicStateEvent(row: EpicEventRow & { state: string }, ctx: PresentContext) {
-  return { ...epicEventBase(row, ctx), state: row.state };
-}
-
-export function epicLabelEvent(row: EpicEventRow & { action: string; label: LabelBasicRow | null }, ctx: PresentContext) {
-  return { ...epicEventBase(row, ctx), label: row.label ? labelBasic(row.label, ctx) : null, action: row.action };
-}
+export { resourceLabelEvent as epicLabelEvent, resourceStateEvent as epicStateEvent } from "../issues/entities";

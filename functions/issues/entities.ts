@@ -169,7 +169,7 @@ export function issue(row: IssueRow, ctx: IssueContext) {
 // Resource events (lib/api/entities/resource_label_event.rb, resource_state_event.rb,
 // resource_milestone_event.rb)
 
-type EventRow = { id: number; user: IssueUser | null; createdAt: Date | string; resourceType: "Issue" | "MergeRequest"; resourceId: number };
+type EventRow = { id: number; user: IssueUser | null; createdAt: Date | string; resourceType: "Issue" | "MergeRequest" | "Epic"; resourceId: number };
 
 function eventBase(row: EventRow, ctx: PresentContext) {
   return {

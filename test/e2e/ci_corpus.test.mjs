@@ -34,7 +34,7 @@ import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { parse as parseYaml } from "yaml";
-import { startServer } from "./server.mjs";
+import { startServer, apiCall } from "./server.mjs";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -175,15 +175,7 @@ let db;
 let dataDir;
 const cleanups = [];
 
-async function call(method, route, body) {
-  const res = await fetch(`${server.host}/api/v4${route}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ROOT_TOKEN, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
-}
+const call = (method, route, body) => apiCall(server.host, ROOT_TOKEN, method, route, body);
 
 async function edgeforge(testCase) {
   const project = await call("POST", "/projects", { name: `corpus-${testCase.name}-${randomBytes(3).toString("hex")}` });

@@ -8,21 +8,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { startServer } from "./server.mjs";
+import { startServer, apiCall } from "./server.mjs";
 
 const ROOT_TOKEN = `glpat-e2e${randomBytes(12).toString("hex")}`;
 let dataDir;
 let server;
 
-async function call(method, route, body) {
-  const res = await fetch(`${server.host}/api/v4${route}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ROOT_TOKEN, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
-}
+const call = (method, route, body) => apiCall(server.host, ROOT_TOKEN, method, route, body);
 
 before(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "edgeforge-runner-start-"));

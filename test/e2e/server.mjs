@@ -120,3 +120,17 @@ export async function startServer({ dataDir, rootToken, databaseUrl, port, timeo
     },
   };
 }
+
+/**
+ * One JSON API call as `token` against a started server: `{ status, body }`, the body parsed when it is
+ * JSON (the e2e tests that drive CI through the REST API share it).
+ */
+export async function apiCall(host, token, method, route, body) {
+  const res = await fetch(`${host}/api/v4${route}`, {
+    method,
+    headers: { "PRIVATE-TOKEN": token, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+}
