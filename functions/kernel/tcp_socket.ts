@@ -40,13 +40,47 @@ export function tcpWebSocketConstructor(target: string) {
       this.listeners[type]?.push(listener);
     }
 
+    /** Messages sent during the current turn, written together at its end (see `send`). */
+    private pending: Uint8Array[] | null = null;
+
+    /**
+     * The driver sends each protocol message on its own (Parse, Bind, Describe, Execute, Sync: five per
+     * statement), and each `writer.write` is a trip into the runtime's socket code with its own promise:
+     * profiled, that was the largest share of the isolate's CPU on `GET /projects/:id` (about 15%). The
+     * messages of one turn are joined and written once, at the end of the turn (a microtask, so nothing
+     * waits: the driver's own coalescing uses a `setTimeout(0)`, which costs a timer per statement).
+     */
     send(data: Uint8Array) {
+      if (this.pending) {
+        this.pending.push(data);
+        return;
+      }
+      this.pending = [data];
+      queueMicrotask(() => this.flush());
+    }
+
+    private flush() {
+      const chunks = this.pending;
+      this.pending = null;
+      if (!chunks || this.readyState >= 2) return; // closed: `close` wrote what was pending
+      let data = chunks[0];
+      if (chunks.length > 1) {
+        let length = 0;
+        for (const chunk of chunks) length += chunk.byteLength;
+        data = new Uint8Array(length);
+        let offset = 0;
+        for (const chunk of chunks) {
+          data.set(chunk, offset);
+          offset += chunk.byteLength;
+        }
+      }
       // Writes are queued by the stream in order; a failed one surfaces as an error event.
       this.writer.write(data).catch((error: unknown) => this.fail(error));
     }
 
     close() {
       if (this.readyState >= 2) return;
+      this.flush(); // the driver's last messages (Terminate) go before the close
       this.readyState = 2;
       this.socket.close().catch(() => {});
     }
