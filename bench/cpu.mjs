@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import autocannon from "autocannon";
 import { startServer } from "../test/e2e/server.mjs";
 import { benchRun, jsonRequest, loadavg } from "./support.mjs";
@@ -54,13 +55,23 @@ async function measure(server, path) {
 try {
   process.env.DATABASE_URL ||= "postgres://postgres@127.0.0.1:5432/postgres";
   const { dataDir, target } = await prepareDatabase("edgeforge_cpu_");
-  const transports = { tcp: {}, websocket: { PG_TRANSPORT: "websocket" } };
+  // BENCH_TRANSPORTS=tcp measures one transport only (half the time, for before/after comparisons).
+  const transports = Object.fromEntries(
+    Object.entries({ tcp: {}, websocket: { PG_TRANSPORT: "websocket" } }).filter(([name]) => (process.env.BENCH_TRANSPORTS || "tcp,websocket").split(",").includes(name)),
+  );
+  // BENCH_BASELINE=<another checkout with node_modules> also measures that checkout's server (over TCP), in
+  // alternation with this one: a before/after comparison under the same load.
+  const starters = Object.fromEntries(Object.keys(transports).map((name) => [name, startServer]));
+  if (process.env.BENCH_BASELINE) {
+    transports.baseline = {};
+    starters.baseline = (await import(path.resolve(process.env.BENCH_BASELINE, "test/e2e/server.mjs"))).startServer;
+  }
   const endpoints = ["/projects/:id", "/projects?per_page=20", "/projects/:id/issues?per_page=20"];
   const totals = {};
   let projectId = 0;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [transport, env] of Object.entries(transports)) {
-      const server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: target.url, env });
+      const server = await starters[transport]({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: target.url, env });
       cleanups.push(() => server.stop());
       const agent = new http.Agent({ keepAlive: true });
       const api = { base: server.apiUrl, agent, token: ROOT_TOKEN };

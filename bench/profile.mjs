@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// `node bench/profile.mjs` (issue 9): a V8 CPU profile of the Worker's isolate while it answers the hot read
+// endpoints, summarised as self time per function (and per module of the bundle's source map, when the
+// bundle has one). It starts `npm start`'s stack with INSPECTOR_PORT (workerd's DevTools inspector), warms
+// each endpoint up, then records `Profiler.start` … `Profiler.stop` over BENCH_REQUESTS (2,000) requests on
+// 10 connections. Self time in a sampling profile is a share of the isolate's busy time, so the figures are
+// comparable between runs even on a loaded machine; `npm run bench:cpu` gives the absolute CPU per request.
+// BENCH_PROFILE_OUT=<dir> also writes each raw profile (`.cpuprofile`, opens in Chrome DevTools).
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import autocannon from "autocannon";
+import WebSocket from "ws";
+import { freePort, startServer } from "../test/e2e/server.mjs";
+import { benchRun, jsonRequest, loadavg } from "./support.mjs";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS || 2000);
+const TOP = Number(process.env.BENCH_TOP || 40);
+const ROOT_TOKEN = `glpat-prof${randomBytes(10).toString("hex")}`;
+const { log, cleanups, fail, finish, prepareDatabase } = benchRun({ label: "bench:profile", deadlineMs: 900_000 });
+
+/** The inspector's first target (the Worker's isolate), over the Chrome DevTools Protocol. */
+async function inspector(port) {
+  const targets = await new Promise((resolve, reject) =>
+    http.get(`http://127.0.0.1:${port}/json`, (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve(JSON.parse(text)));
+    }).on("error", reject),
+  );
+  const target = targets.find((t) => /edgeforge|core:user/i.test(t.title ?? "") ) ?? targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  let id = 0;
+  const pending = new Map();
+  ws.on("message", (data) => {
+    const message = JSON.parse(data);
+    if (message.id && pending.has(message.id)) {
+      pending.get(message.id)(message);
+      pending.delete(message.id);
+    }
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const messageId = ++id;
+      pending.set(messageId, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+      ws.send(JSON.stringify({ id: messageId, method, params }));
+    });
+  return { send, close: () => ws.close(), title: target.title };
+}
+
+/** Self time per function (name, line) from a V8 CPU profile, in ms, with the total sampled time. */
+function summarise(profile) {
+  const dt = new Map();
+  const { samples, timeDeltas, nodes } = profile;
+  for (let i = 0; i < samples.length; i++) dt.set(samples[i], (dt.get(samples[i]) ?? 0) + (timeDeltas[i] ?? 0));
+  const byFunction = new Map();
+  let total = 0;
+  let idle = 0;
+  for (const node of nodes) {
+    const us = dt.get(node.id) ?? 0;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === "(idle)") {
+      idle += us;
+      continue;
+    }
+    total += us;
+    const key = `${functionName || "(anonymous)"} ${url ? path.basename(url) : ""}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+  }
+  return { total, idle, byFunction };
+}
+
+try {
+  process.env.DATABASE_URL ||= "postgres://postgres@127.0.0.1:5432/postgres";
+  const { dataDir, target } = await prepareDatabase("edgeforge_prof_");
+  const inspectorPort = await freePort();
+  const server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: target.url, env: { INSPECTOR_PORT: String(inspectorPort) } });
+  cleanups.push(() => server.stop());
+  const agent = new http.Agent({ keepAlive: true });
+  const api = { base: server.apiUrl, agent, token: ROOT_TOKEN };
+  const project = await jsonRequest(api, "POST", "/projects", { name: `prof-${randomBytes(3).toString("hex")}`, initialize_with_readme: true });
+  const projectId = JSON.parse(project.text).id;
+  for (let i = 0; i < 25; i++) await jsonRequest(api, "POST", `/projects/${projectId}/issues`, { title: `issue ${i}` });
+  const endpoints = (process.env.BENCH_ENDPOINTS || "/projects/:id,/projects?per_page=20,/projects/:id/issues?per_page=20").split(",");
+  const devtools = await inspector(inspectorPort);
+  log(`inspector target: ${devtools.title}`);
+  await devtools.send("Profiler.enable");
+  await devtools.send("Profiler.setSamplingInterval", { interval: 100 });
+  for (const endpoint of endpoints) {
+    const url = `${server.apiUrl}${endpoint.replace(":id", String(projectId))}`;
+    const run = () => autocannon({ url, connections: 10, amount: REQUESTS, headers: { "PRIVATE-TOKEN": ROOT_TOKEN } });
+    await run(); // warm-up
+    await devtools.send("Profiler.start");
+    const result = await run();
+    const { profile } = await devtools.send("Profiler.stop");
+    if (result.errors || result.non2xx) throw new Error(`${endpoint}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+    if (process.env.BENCH_PROFILE_OUT) writeFileSync(path.join(process.env.BENCH_PROFILE_OUT, `${endpoint.replace(/[^a-z0-9]+/gi, "_")}.cpuprofile`), JSON.stringify(profile));
+    const { total, idle, byFunction } = summarise(profile);
+    console.log(`\n${endpoint}: ${REQUESTS} requests, isolate busy ${(total / 1000 / REQUESTS).toFixed(3)} ms per request (sampled), idle ${(idle / 1000).toFixed(0)} ms; load ${loadavg()}`);
+    const rows = [...byFunction.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP);
+    for (const [key, us] of rows) console.log(`${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000 / REQUESTS).toFixed(4)} ms/req  ${key}`);
+  }
+  devtools.close();
+  agent.destroy();
+  void dataDir;
+  await finish();
+} catch (error) {
+  await fail(error);
+}
