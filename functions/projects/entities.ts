@@ -4,8 +4,12 @@ import { visibilityName } from "../kernel/access";
 import { projectLfsEnabled } from "../shared/lfs/read";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 
-/** A project_group_links row with its (readable) group. */
-export type SharedGroup = ProjectGroupLink & { group: Namespace };
+/**
+ * A project_group_links row with its (readable) group: the columns `SharedGroupWithProject` shows are
+ * required (the project row reads only those, as JSON); other loaders may carry the whole rows.
+ */
+export type SharedGroup = Pick<ProjectGroupLink, "groupId" | "groupAccess" | "expiresAt"> &
+  Partial<ProjectGroupLink> & { group: Pick<Namespace, "name" | "fullPath"> & Partial<Namespace> };
 
 /**
  * A project as its entities need it. Other domains that embed projects (GroupDetail `projects`,

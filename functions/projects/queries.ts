@@ -8,6 +8,7 @@ import {
   actorPlaceholders,
   actorShape,
   authorizedProjectIds,
+  groupIsVisible,
   groupIsVisibleForShape,
   projectAccessLevel,
   projectIsVisible,
@@ -20,8 +21,6 @@ const owner = alias(users, "owner");
 const forkedFrom = alias(projects, "forked_from");
 const forkedFromNamespace = alias(namespaces, "forked_from_namespace");
 const forkedFromOwner = alias(users, "forked_from_owner");
-
-const activeLink = sql`(${projectGroupLinks.expiresAt} IS NULL OR ${projectGroupLinks.expiresAt} > current_date)`;
 
 /** The caller's direct project membership (`permissions.project_access`), null without one. */
 function directProjectAccess(userId: number | SQL | null): SQL<number | null> {
@@ -49,13 +48,27 @@ function presentOwner(owner: { id: number | null } | null): ProjectOwnerRow | nu
   return owner && owner.id !== null ? (owner as ProjectOwnerRow) : null;
 }
 
-/** One statement for the page: project, namespace, personal owner and the caller's levels. */
-function selectRows(db: Executor, actor: Actor | null) {
-  return selectRowsFor(db, actor?.user.id ?? null);
+const sharedGroup = alias(namespaces, "shared_group");
+
+/**
+ * The project's non-expired group links whose groups the caller may read (`groupVisible`, on the
+ * `shared_group` alias), oldest first, as JSON in the shape of `SharedGroup`: read with the row, so a
+ * project costs one statement instead of two (the links were a second statement per page before).
+ */
+function sharedGroupsJson(groupVisible: SQL): SQL<SharedGroup[]> {
+  return sql<SharedGroup[]>`COALESCE((SELECT json_agg(json_build_object('groupId', l.group_id, 'groupAccess', l.group_access,
+      'expiresAt', l.expires_at, 'group', json_build_object('name', ${sharedGroup.name}, 'fullPath', ${sharedGroup.fullPath})) ORDER BY l.id)
+    FROM ${projectGroupLinks} l JOIN namespaces ${sharedGroup} ON ${sharedGroup.id} = l.group_id
+    WHERE l.project_id = ${projects.id} AND (l.expires_at IS NULL OR l.expires_at > current_date) AND ${groupVisible}), '[]'::json)`;
 }
 
-/** `selectRows` for a user id that may be a prepared query's placeholder. */
-function selectRowsFor(db: Executor, userId: number | SQL | null) {
+/** One statement for the page: project, namespace, personal owner, the caller's levels and the shared groups. */
+function selectRows(db: Executor, actor: Actor | null) {
+  return selectRowsFor(db, actor?.user.id ?? null, groupIsVisible(actor, sharedGroup as unknown as typeof namespaces));
+}
+
+/** `selectRows` for a user id that may be a prepared query's placeholder (and the groups' visibility to match). */
+function selectRowsFor(db: Executor, userId: number | SQL | null, groupVisible: SQL) {
   return db
     .select({
       project: projects,
@@ -68,6 +81,7 @@ function selectRowsFor(db: Executor, userId: number | SQL | null) {
       forkedFromNamespace,
       forkedFromOwner: ownerColumns(forkedFromOwner),
       forkedFromAccess: sql<number | null>`(CASE WHEN ${forkedFrom.id} IS NOT NULL THEN ${projectAccessLevel(userId, forkedFrom as unknown as typeof projects, forkedFromNamespace as unknown as typeof namespaces)} END)`,
+      sharedGroups: sharedGroupsJson(groupVisible),
     })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
@@ -79,18 +93,8 @@ function selectRowsFor(db: Executor, userId: number | SQL | null) {
 
 type RawRow = Awaited<ReturnType<ReturnType<typeof selectRowsFor>["where"]>>[number];
 
-/** Shared groups of the listed projects in one statement (groups the caller may not read are left out). */
-async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawRow[]): Promise<ProjectWithPermissionsRow[]> {
-  const ids = raws.map((r) => r.project.id);
-  const byProject = new Map<number, SharedGroup[]>();
-  if (ids.length > 0) {
-    const links = await sharedGroupLinks[actorShape(actor)](db, { ids, ...actorPlaceholders(actor) });
-    for (const { link, group } of links) {
-      const list = byProject.get(link.projectId) ?? [];
-      list.push({ ...link, group });
-      byProject.set(link.projectId, list);
-    }
-  }
+/** The rows as the entities take them (no statement: the shared groups came with each row). */
+function presentRows(raws: RawRow[]): ProjectWithPermissionsRow[] {
   return raws.map((r) => ({
     ...r.project,
     namespace: r.namespace,
@@ -100,7 +104,7 @@ async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawR
       projectAccess: r.projectAccess === null ? null : Number(r.projectAccess),
       groupAccess: r.groupAccess === null ? null : Number(r.groupAccess),
     },
-    sharedWithGroups: byProject.get(r.project.id) ?? [],
+    sharedWithGroups: r.sharedGroups ?? [],
     forkedFrom:
       r.forkedFrom && r.forkedFromNamespace
         ? {
@@ -115,37 +119,52 @@ async function preloadSharedGroups(db: Executor, actor: Actor | null, raws: RawR
 }
 
 /**
- * The single project and its shared groups run on every `GET /projects/:id`, so both are prepared once
- * per actor shape (kernel/db.ts `preparedQuery`): building their 200-column SQL was most of the request's CPU.
+ * The single project (with its shared groups) runs on every `GET /projects/:id`, so it is prepared once
+ * per actor shape (kernel/db.ts `preparedQuery`): building its 200-column SQL was most of the request's CPU.
  */
-const projectRowById = {
-  anonymous: preparedQuery((db) => selectRowsFor(db, null).where(eq(projects.id, sql`${sql.placeholder("id")}::int`)).limit(1)),
-  user: preparedQuery((db) =>
-    selectRowsFor(db, sql`${sql.placeholder("userId")}::int`).where(eq(projects.id, sql`${sql.placeholder("id")}::int`)).limit(1),
-  ),
-};
-const sharedGroupLinksFor = (shape: ActorShape) =>
-  preparedQuery((db) =>
-    db
-      .select({ link: projectGroupLinks, group: namespaces })
-      .from(projectGroupLinks)
-      .innerJoin(namespaces, eq(namespaces.id, projectGroupLinks.groupId))
-      .where(
-        and(
-          sql`${projectGroupLinks.projectId} = ANY(${sql.placeholder("ids")}::int[])`,
-          activeLink,
-          groupIsVisibleForShape(shape, namespaces),
-        ),
-      )
-      .orderBy(asc(projectGroupLinks.id)),
-  );
-const sharedGroupLinks = { anonymous: sharedGroupLinksFor("anonymous"), admin: sharedGroupLinksFor("admin"), user: sharedGroupLinksFor("user") };
+function preparedRows(shape: ActorShape, where: SQL, limit?: number) {
+  return preparedQuery((db) => {
+    const query = selectRowsFor(db, shape === "anonymous" ? null : sql`${sql.placeholder("userId")}::int`, groupIsVisibleForShape(shape, sharedGroup as unknown as typeof namespaces)).where(where);
+    return limit ? query.limit(limit) : query;
+  });
+}
+const byShape = (build: (shape: ActorShape) => ReturnType<typeof preparedRows>) => ({
+  anonymous: build("anonymous"),
+  admin: build("admin"),
+  user: build("user"),
+});
+const projectRowById = byShape((shape) => preparedRows(shape, eq(projects.id, sql`${sql.placeholder("id")}::int`), 1));
+/** The same row by full path, case-insensitive (`find_project!` with a path; kernel/lookup.ts's condition). */
+const projectRowByPath = byShape((shape) => preparedRows(shape, sql`lower(${projects.fullPath}) = lower(${sql.placeholder("path")}::text)`, 1));
 
-/** A project with everything its entities show (two statements). */
+/** A project with everything its entities show (one statement). */
 export async function loadProjectRow(db: Executor, actor: Actor | null, projectId: number): Promise<ProjectWithPermissionsRow | null> {
-  const raws = await projectRowById[actor ? "user" : "anonymous"](db, { id: projectId, userId: actor?.user.id ?? null });
-  const rows = await preloadSharedGroups(db, actor, raws);
-  return rows[0] ?? null;
+  const raws = await projectRowById[actorShape(actor)](db, { id: projectId, ...actorPlaceholders(actor) });
+  return presentRows(raws)[0] ?? null;
+}
+
+/**
+ * `GET /projects/:id`'s find and load in one: the project by id or full path (kernel/lookup.ts's rules
+ * for `:id`) with everything its entities show, when `readable` says the caller may see it; else null.
+ * The row carries what `find_project!` decides on (the namespace and the caller's access level), so the
+ * separate lookup statement (another 100 columns to read) is not needed: one statement instead of three
+ * (lookup, row, shared groups).
+ */
+export async function findReadableProjectRow(
+  db: Executor,
+  actor: Actor | null,
+  idOrPath: string,
+  readable: (row: ProjectWithPermissionsRow) => boolean,
+): Promise<ProjectWithPermissionsRow | null> {
+  const byId = /^\d+$/.test(idOrPath);
+  if (!byId && !idOrPath.includes("/")) return null;
+  if (byId && Number(idOrPath) > 2147483647) return null;
+  const shape = actorShape(actor);
+  const raws = byId
+    ? await projectRowById[shape](db, { id: Number(idOrPath), ...actorPlaceholders(actor) })
+    : await projectRowByPath[shape](db, { path: idOrPath, ...actorPlaceholders(actor) });
+  const row = presentRows(raws)[0];
+  return row && readable(row) ? row : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,20 +322,15 @@ function filteredIds(db: Executor, where: SQL | undefined) {
 }
 
 /** The page's rows by id, prepared once per actor shape (the rows' SQL is what costs; kernel/pagination.ts). */
-const projectRowsByIds = {
-  anonymous: preparedQuery((db) => selectRowsFor(db, null).where(sql`${projects.id} = ANY(${sql.placeholder("ids")}::int[])`)),
-  user: preparedQuery((db) =>
-    selectRowsFor(db, sql`${sql.placeholder("userId")}::int`).where(sql`${projects.id} = ANY(${sql.placeholder("ids")}::int[])`),
-  ),
-};
+const projectRowsByIds = byShape((shape) => preparedRows(shape, sql`${projects.id} = ANY(${sql.placeholder("ids")}::int[])`));
 
 async function rowsOfIds(db: Executor, actor: Actor | null, ids: number[]): Promise<ProjectWithPermissionsRow[]> {
   if (ids.length === 0) return [];
-  const raws = await projectRowsByIds[actor ? "user" : "anonymous"](db, { ids, userId: actor?.user.id ?? null });
-  return preloadSharedGroups(db, actor, inIdOrder(ids, raws, (r) => r.project.id));
+  const raws = await projectRowsByIds[actorShape(actor)](db, { ids, ...actorPlaceholders(actor) });
+  return presentRows(inIdOrder(ids, raws, (r) => r.project.id));
 }
 
-/** An offset page and its capped count (three statements with the shared-group preload). */
+/** An offset page and its capped count (two statements: ids with the count, then the rows). */
 export async function listProjects(
   db: Executor,
   actor: Actor | null,
@@ -360,7 +374,7 @@ export async function listProjectsKeyset(
     .orderBy(...orderBy({ kind: "column", ...order }))
     .limit(limit + 1);
   const more = raws.length > limit;
-  return { rows: await preloadSharedGroups(db, actor, raws.slice(0, limit)), more };
+  return { rows: presentRows(raws.slice(0, limit)), more };
 }
 
 // ---------------------------------------------------------------------------------------------
