@@ -9,16 +9,15 @@
 // statements as PostgreSQL logged them with log_statement=all — same tables, joins, subqueries, filters,
 // order and limits; `t.*` stands for Drizzle's column lists):
 //   1. functions/kernel/auth.ts `authenticate`: the token and its user, by SHA-256 digest.
-//   GET /projects/:id (functions/projects/routes.ts):
-//   2. functions/kernel/lookup.ts `loadProject`: project, namespace, kernel/visibility.ts `projectAccessLevel`.
-//   3. functions/projects/queries.ts `loadProjectRow` → `selectRows`: project, namespace, personal owner,
-//      access level, direct project access, group-hierarchy access.
-//   4. queries.ts `preloadSharedGroups`: the project's active group links with their readable groups.
+//   GET /projects/:id (functions/projects/routes/project.ts):
+//   2. functions/projects/queries.ts `findReadableProjectRow` → `selectRows`: project, namespace, personal
+//      owner, access level, direct project access, group-hierarchy access, and the active group links with
+//      their readable groups as JSON (`sharedGroupsJson`); readability is decided on that row.
 //   GET /projects?per_page=20:
 //   2. queries.ts `listProjects` → `selectRows` with `conditions` (admin: `projectIsVisible` is `true`),
-//      ordered by created_at desc, id desc, LIMIT/OFFSET.
+//      ordered by created_at desc, id desc, LIMIT/OFFSET. (The Worker reads the page's ids with the count
+//      in one statement, then the rows by id: the same two statements' work.)
 //   3. kernel/pagination.ts `cappedCount` over the same FROM/WHERE.
-//   4. `preloadSharedGroups` for the page's ids.
 //   GET /projects/:id/issues?per_page=20 (functions/issues/routes/list.ts):
 //   2. kernel/lookup.ts `loadProject`, as for GET /projects/:id.
 //   3. issues/queries/list.ts `listIssueIds`: the page's ids (project, issue types; created_at desc, id desc).
@@ -74,9 +73,15 @@ const PROJECT_ACCESS_LEVEL = (u) => `GREATEST(
       WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), 0)
   )::int`;
 
-// 2. kernel/lookup.ts loadProject (by id).
+// 2. kernel/lookup.ts loadProject (by id): GET /projects/:id/issues.
 const LOOKUP = `select p.*, n.*, ${PROJECT_ACCESS_LEVEL("$2")} as access_level
   from projects p inner join namespaces n on n.id = p.namespace_id where p.id = $1 limit 1`;
+
+// projects/queries.ts sharedGroupsJson (admin: groupIsVisible is `true`).
+const SHARED_GROUPS_JSON = `COALESCE((SELECT json_agg(json_build_object('groupId', l.group_id, 'groupAccess', l.group_access,
+      'expiresAt', l.expires_at, 'group', json_build_object('name', sg.name, 'fullPath', sg.full_path)) ORDER BY l.id)
+    FROM project_group_links l JOIN namespaces sg ON sg.id = l.group_id
+    WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date) AND true), '[]'::json)`;
 
 // projects/queries.ts selectRows (the FROM, joins and selected values; WHERE/ORDER/LIMIT appended).
 const SELECT_ROWS = `select p.*, n.*, o.*, ${PROJECT_ACCESS_LEVEL("$1")} as access_level,
@@ -84,7 +89,8 @@ const SELECT_ROWS = `select p.*, n.*, o.*, ${PROJECT_ACCESS_LEVEL("$1")} as acce
       AND ${active}) as project_access,
     (CASE WHEN n.type = 'Group' THEN (SELECT max(m.access_level) FROM members m
       WHERE m.source_type = 'Namespace' AND m.source_id = ANY(n.traversal_ids) AND m.user_id = $1
-        AND ${active}) END) as group_access
+        AND ${active}) END) as group_access,
+    ${SHARED_GROUPS_JSON} as shared_groups
   from projects p inner join namespaces n on n.id = p.namespace_id
   left join users o on (n.type = $2 and o.id = n.owner_id)`;
 
@@ -98,13 +104,6 @@ const LIST_PAGE = (offset) => `${SELECT_ROWS} where true order by p.created_at d
 // 3. kernel/pagination.ts cappedCount.
 const LIST_COUNT = `SELECT count(*)::int AS n FROM (select 1 from projects p inner join namespaces n on n.id = p.namespace_id
   where true limit $1) AS counted`;
-
-// 4. preloadSharedGroups (admin: groupIsVisible is `true`).
-// Drizzle's `inArray` writes one placeholder per id: `in ($1, $2, …)`.
-const SHARED_GROUPS = (count) => `select l.*, g.* from project_group_links l inner join namespaces g on g.id = l.group_id
-  where l.project_id in (${Array.from({ length: count }, (_, i) => `$${i + 1}`).join(", ")})
-    and (l.expires_at IS NULL OR l.expires_at > current_date) and true
-  order by l.id asc`;
 
 // GET /projects/:id/issues: the statements as PostgreSQL logged them (log_statement=all), columns spelled out.
 const ISSUE_TYPES = ["issue", "incident", "test_case", "requirement"];
@@ -262,26 +261,15 @@ async function authenticate(client, req) {
   return u;
 }
 
-async function sharedGroups(client, ids) {
-  const byProject = new Map();
-  if (ids.length === 0) return byProject;
-  const { rows } = await query(client, SHARED_GROUPS(ids.length), ids);
-  for (const row of rows) {
-    const [l, g] = split(row, ["project_group_links", "namespaces"]);
-    if (!byProject.has(l.project_id)) byProject.set(l.project_id, []);
-    byProject.get(l.project_id).push([l, g]);
-  }
-  return byProject;
-}
+/** The shared groups JSON column (the last value of a row) as `present` takes them. */
+const sharedOf = (extra) => (extra[3] ?? []).map((s) => [{ group_id: s.groupId, group_access: s.groupAccess, expires_at: s.expiresAt }, { name: s.group.name, full_path: s.group.fullPath }]);
 
 async function showProject(client, user, id, base) {
   if (!/^\d+$/.test(id)) return [404, { message: "404 Project Not Found" }];
-  const found = await query(client, LOOKUP, [Number(id), user.id]);
-  if (found.rows.length === 0) return [404, { message: "404 Project Not Found" }];
   const { rows } = await query(client, PROJECT_ROW, [user.id, "User", Number(id)]);
+  if (rows.length === 0) return [404, { message: "404 Project Not Found" }];
   const [p, n, o, extra] = split(rows[0], ["projects", "namespaces", "users"]);
-  const shared = await sharedGroups(client, [p.id]);
-  return [200, present(base, p, n, o, extra, shared.get(p.id) ?? [])];
+  return [200, present(base, p, n, o, extra, sharedOf(extra))];
 }
 
 /** kernel/pagination.ts `paginate`: the offset headers and Link (totals omitted above 10,000). */
@@ -317,9 +305,8 @@ async function listProjects(client, user, url, base, headers) {
   const counted = await query(client, LIST_COUNT, [Math.max(10_001, offset + perPage + 1)]);
   const total = Number(counted.rows[0][0]);
   const parts = rows.map((row) => split(row, ["projects", "namespaces", "users"]));
-  const shared = await sharedGroups(client, parts.map(([p]) => p.id));
   pageHeaders(url, headers, page, perPage, offset, total);
-  return [200, parts.map(([p, n, o, extra]) => present(base, p, n, o, extra, shared.get(p.id) ?? []))];
+  return [200, parts.map(([p, n, o, extra]) => present(base, p, n, o, extra, sharedOf(extra)))];
 }
 
 
