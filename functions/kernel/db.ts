@@ -53,7 +53,7 @@ function connectTimeout(env: Bindings): number {
  *
  * No relational schema is given to the handle: no code uses Drizzle's relational API (`db.query.<table>`),
  * and with a schema every handle (each request, each transaction) builds a query builder per table of
- * the schema (about 150) in its constructor: about 1% of the isolate's CPU on `GET /projects/:id`, and
+ * the schema (121) in its constructor: about 1% of the isolate's CPU on `GET /projects/:id`, and
  * allocations for the collector. `drizzle({ client, schema })` also rebuilt the relational configuration
  * itself on each call (1 to 3 ms of CPU per request). `Database` keeps the schema's type for the
  * query builders' typing only.

@@ -123,7 +123,8 @@ projectRoutes.post("/projects/user/:user_id", async (c) => {
 
 /** GET /projects/:id (lib/api/projects.rb): ProjectWithAccess when signed in, BasicProjectDetails otherwise. */
 projectRoutes.get("/projects/:id", async (c) => {
-  // `find_project!` and the row in one read (the hottest endpoint: one statement fewer than find, then load).
+  // `find_project!` and the row in one read (the hottest endpoint: one statement where the lookup, the row and
+  // its shared groups were three).
   const actor = c.var.actor;
   const row = await q.findReadableProjectRow(c.var.db(), actor, c.req.param("id"), (found) => canReadProject(actor, found));
   if (!row) throw notFound("Project");
