@@ -4,7 +4,8 @@
 // socket (`PG_TCP_PROXY`, the default) and the WebSocket (`PG_TRANSPORT=websocket`). CPU time, read from
 // /proc/<pid>/stat before and after a fixed number of requests, depends far less on the machine's load than
 // req/s does, so this is the figure to compare while other work runs. The servers are measured in
-// alternation, BENCH_ROUNDS (2) times each, BENCH_REQUESTS (2,000) requests per endpoint, 10 connections.
+// alternation, BENCH_ROUNDS (2) times each, BENCH_REQUESTS (2,000) requests per endpoint, 10 connections;
+// BENCH_ENDPOINTS (comma-separated) measures other or fewer endpoints.
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
@@ -66,7 +67,7 @@ try {
     transports.baseline = {};
     starters.baseline = (await import(path.resolve(process.env.BENCH_BASELINE, "test/e2e/server.mjs"))).startServer;
   }
-  const endpoints = ["/projects/:id", "/projects?per_page=20", "/projects/:id/issues?per_page=20"];
+  const endpoints = (process.env.BENCH_ENDPOINTS || "/projects/:id,/projects?per_page=20,/projects/:id/issues?per_page=20").split(",");
   const totals = {};
   let projectId = 0;
   for (let round = 0; round < ROUNDS; round++) {
