@@ -3,6 +3,7 @@ import { allowed, canReadProject } from "../kernel/abilities";
 import { visibilityName } from "../kernel/access";
 import { projectLfsEnabled } from "../shared/lfs/read";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
+import { userBasic } from "../users/entities";
 
 /**
  * A project_group_links row with its (readable) group: the columns `SharedGroupWithProject` shows are
@@ -243,5 +244,15 @@ export function projectRepositoryStorage(row: { id: number; diskPath: string; cr
     disk_path: row.diskPath,
     created_at: isoTime(row.createdAt),
     repository_storage: "default",
+  };
+}
+
+export type StarrerRow = { starredSince: Date | string; user: User };
+
+/** API::Entities::UserStarsProject (lib/api/entities/user_stars_project.rb). */
+export function userStarsProject(row: StarrerRow, ctx: PresentContext) {
+  return {
+    starred_since: isoTime(row.starredSince),
+    user: userBasic(row.user, ctx),
   };
 }

@@ -5,6 +5,7 @@ import { forkRoutes } from "./forks";
 import { shareRoutes } from "./share";
 import { teamRoutes } from "./team";
 import { repositoryInfoRoutes } from "./repository_info";
+import { starsRoutes } from "./stars";
 
 /** The projects resource (lib/api/projects.rb) and the group project lists of lib/api/groups.rb. */
 export const projectsRoutes = router();
@@ -14,3 +15,4 @@ projectsRoutes.route("/", shareRoutes);
 projectsRoutes.route("/", forkRoutes);
 projectsRoutes.route("/", teamRoutes);
 projectsRoutes.route("/", repositoryInfoRoutes);
+projectsRoutes.route("/", starsRoutes);

@@ -1,9 +1,9 @@
 import { and, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { users, usersStarProjects } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import { fuzzySearch } from "../kernel/fuzzy_search";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
-import { fuzzySearch } from "../projects/queries";
 
 /**
  * `toggle_star` one way: the star row and the `star_count` counter cache in one statement (a CTE), so
@@ -35,10 +35,8 @@ export async function listStarrers(db: Executor, actor: Actor | null, projectId:
     const visible = actor ? or(eq(users.privateProfile, false), eq(users.id, actor.user.id))! : eq(users.privateProfile, false);
     where.push(visible);
   }
-  if (search) {
-    const match = fuzzySearch([sql`${users.name}`, sql`${users.username}`], search);
-    if (match) where.push(match);
-  }
+  const match = fuzzySearch([users.name, users.username], search);
+  if (match) where.push(match);
   const cond = and(...where);
   const rows = await db
     .select({ starredSince: usersStarProjects.createdAt, user: users })

@@ -1,17 +1,16 @@
 import { z } from "zod";
-import { canReadUserProfile } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
-import { keysetUnavailable, pageOf, pageParams, paginate } from "../kernel/pagination";
-import { findProject, findUser } from "../kernel/lookup";
-import { p, readParams } from "../kernel/params";
-import { present } from "../kernel/present";
-import { router } from "../kernel/router";
-import { project as projectEntity, projectBasic, projectWithAccess } from "../projects/entities";
-import * as projectQueries from "../projects/queries";
-import { userStarsProject } from "./entities";
-import * as q from "./queries";
-import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../projects/params";
+import { canReadUserProfile } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { keysetUnavailable, pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { findProject, findUser } from "../../kernel/lookup";
+import { p, readParams } from "../../kernel/params";
+import { present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { project as projectEntity, projectBasic, projectWithAccess, userStarsProject } from "../entities";
+import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
+import * as projectQueries from "../queries";
+import * as q from "../star_queries";
 
 /**
  * Project stars (lib/api/projects.rb: star, unstar, starrers, `GET /users/:user_id/starred_projects`).
