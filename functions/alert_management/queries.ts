@@ -242,24 +242,6 @@ export async function findAlertMetricImage(db: Executor, alertId: number, imageI
   return rows[0] ?? null;
 }
 
-export async function insertAlertMetricImage(db: Executor, values: typeof alertManagementAlertMetricImages.$inferInsert) {
-  const [row] = await db.insert(alertManagementAlertMetricImages).values(values).returning();
-  return row;
-}
-
-export async function updateAlertMetricImage(db: Executor, id: number, changes: { url?: string | null; urlText?: string | null }) {
-  const [row] = await db
-    .update(alertManagementAlertMetricImages)
-    .set({ ...changes, updatedAt: new Date() })
-    .where(eq(alertManagementAlertMetricImages.id, id))
-    .returning();
-  return row;
-}
-
-export async function deleteAlertMetricImage(db: Executor, id: number) {
-  await db.delete(alertManagementAlertMetricImages).where(eq(alertManagementAlertMetricImages.id, id));
-}
-
 /** An image with its alert's project, for the upload path (which knows only the image id). */
 export async function findAlertImageOwner(db: Executor, imageId: number) {
   const rows = await db

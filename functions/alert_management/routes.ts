@@ -12,7 +12,7 @@ import { router } from "../kernel/router";
 import { createSystemNotes } from "../shared/issuables/system_notes";
 import { createTodos } from "../shared/issuables/todos";
 // The image validations are MetricImageUploading's, shared with incident metric images.
-import { imageErrors, MAX_FILE_SIZE, sanitizeFilename } from "../metric_images/rules";
+import { deleteMetricImage, imageErrors, MAX_FILE_SIZE, sanitizeFilename, updateMetricImage, uploadMetricImage } from "../shared/metric_images";
 import { alert, alertMetricImage, httpIntegration, incidentSettings } from "./entities";
 import * as q from "./queries";
 import * as services from "./services";
@@ -251,7 +251,7 @@ alertManagementRoutes.post(METRIC_IMAGES, async (c) => {
   const urlText = params.url_text ?? null;
   const errors = [...(params.file.size === 0 ? ["File can't be blank"] : []), ...imageErrors({ fileName, url, urlText })];
   if (errors.length > 0) throw apiError(`Validation failed: ${errors.join(", ")}`, 400);
-  const image = await services.uploadAlertMetricImage(c.var.db(), c.env.BLOBS, { alertId: found.id, file: params.file, fileName, url, urlText });
+  const image = await uploadMetricImage(c.var.db(), c.env.BLOBS, { alertId: found.id }, { file: params.file, fileName, url, urlText });
   return present(c, image, alertMetricImage, undefined, 201);
 });
 
@@ -273,7 +273,7 @@ alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
   if (params.url !== undefined) changes.url = params.url;
   if (params.url_text !== undefined) changes.urlText = params.url_text;
   if (imageErrors(changes).length > 0) throw apiError("Metric image could not be updated", 422);
-  return present(c, await q.updateAlertMetricImage(c.var.db(), image.id, changes), alertMetricImage);
+  return present(c, await updateMetricImage(c.var.db(), { alertId: found.id }, image.id, changes), alertMetricImage);
 });
 
 /** DELETE /projects/:id/alert_management_alerts/:alert_iid/metric_images/:metric_image_id: 204. */
@@ -282,6 +282,6 @@ alertManagementRoutes.delete(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw forbidden();
   const image = await imageOf(c, found.id, params.metric_image_id);
-  await services.deleteAlertMetricImage(c.var.db(), c.env.BLOBS, image);
+  await deleteMetricImage(c.var.db(), c.env.BLOBS, { alertId: found.id }, image);
   return c.body(null, 204);
 });

@@ -1,5 +1,4 @@
 import type { Database, Executor } from "../kernel/db";
-import { getMimeType } from "hono/utils/mime";
 import { createSystemNotes } from "../shared/issuables/system_notes";
 import * as issuesQ from "../issues/queries";
 import * as q from "./queries";
@@ -162,30 +161,4 @@ function incidentDescription(a: { startedAt: Date; severity: number; service: st
   if (a.hosts.length) lines.push(`**Hosts:** ${a.hosts.join(" ")}`);
   if (a.description) lines.push(`**Description:** ${a.description}`);
   return lines.join("  \n");
-}
-
-/**
- * AlertManagement::MetricImages::UploadService: the bytes in R2 under a fresh key, then the row; the
- * blob is removed again when the row cannot be written, so a row never points at a missing blob.
- */
-export async function uploadAlertMetricImage(
-  db: Executor,
-  blobs: R2Bucket,
-  input: { alertId: number; file: File; fileName: string; url: string | null; urlText: string | null },
-): Promise<q.AlertMetricImage> {
-  const key = `alert_management_metric_image/${crypto.randomUUID()}/${input.fileName}`;
-  const contentType = getMimeType(input.fileName)?.split(";")[0] ?? "application/octet-stream";
-  await blobs.put(key, await input.file.arrayBuffer(), { httpMetadata: { contentType } });
-  try {
-    return await q.insertAlertMetricImage(db, { alertId: input.alertId, fileName: input.fileName, r2Key: key, url: input.url, urlText: input.urlText, size: input.file.size });
-  } catch (error) {
-    await blobs.delete(key);
-    throw error;
-  }
-}
-
-/** `metric_image.destroy`: the row, then its blob. */
-export async function deleteAlertMetricImage(db: Executor, blobs: R2Bucket, image: q.AlertMetricImage): Promise<void> {
-  await q.deleteAlertMetricImage(db, image.id);
-  await blobs.delete(image.r2Key);
 }

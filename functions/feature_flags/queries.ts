@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { operationsFeatureFlags as flags, operationsUserLists, type FeatureFlag, type LegacyScope } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import { nextIidSql } from "../shared/issuables/iids";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { FeatureFlagRow, StrategyRow } from "./entities";
 
@@ -77,10 +78,7 @@ export async function insertFlag(
 ): Promise<boolean> {
   const result = await db.execute<{ id: number }>(sql`
     WITH taken AS (SELECT 1 FROM operations_feature_flags WHERE project_id = ${projectId}::int AND name = ${v.name}::text),
-    iid AS (INSERT INTO internal_ids (usage, project_id, last_value)
-      SELECT 'operations_feature_flags', ${projectId}::int, 1 WHERE NOT EXISTS (SELECT 1 FROM taken)
-      ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = internal_ids.last_value + 1
-      RETURNING last_value),
+    iid AS (${nextIidSql("operations_feature_flags", { projectId }, { when: sql`NOT EXISTS (SELECT 1 FROM taken)` })}),
     flag AS (INSERT INTO operations_feature_flags (project_id, iid, name, description, active, version)
       SELECT ${projectId}::int, iid.last_value, ${v.name}::text, ${v.description}::text, ${v.active}::boolean, ${v.version}::text FROM iid
       ON CONFLICT DO NOTHING RETURNING id),

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { operationsStrategies, operationsUserLists as lists, type UserList } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import { nextIidSql } from "../shared/issuables/iids";
 import { escapeLike } from "../kernel/fuzzy_search";
 import { cappedCount, type Page } from "../kernel/pagination";
 
@@ -28,10 +29,7 @@ export async function findUserList(db: Executor, projectId: number, iid: number)
 export async function insertUserList(db: Executor, projectId: number, v: { name: string; userXids: string }): Promise<UserList | null> {
   const result = await db.execute<{ id: number }>(sql`
     WITH taken AS (SELECT 1 FROM operations_user_lists WHERE project_id = ${projectId}::int AND name = ${v.name}::text),
-    iid AS (INSERT INTO internal_ids (usage, project_id, last_value)
-      SELECT 'operations_user_lists', ${projectId}::int, 1 WHERE NOT EXISTS (SELECT 1 FROM taken)
-      ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = internal_ids.last_value + 1
-      RETURNING last_value)
+    iid AS (${nextIidSql("operations_user_lists", { projectId }, { when: sql`NOT EXISTS (SELECT 1 FROM taken)` })})
     INSERT INTO operations_user_lists (project_id, iid, name, user_xids)
       SELECT ${projectId}::int, iid.last_value, ${v.name}::text, ${v.userXids}::text FROM iid
       ON CONFLICT DO NOTHING

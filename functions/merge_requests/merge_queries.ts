@@ -1,6 +1,7 @@
 // SQL of merging (MergeRequests::MergeService, PostMergeService, MergeabilityCheckService) and of
 // merge request diff versions. Each write is one statement.
 import { stateEventsCte } from "../shared/issuables/resource_events";
+import { resolveTodosSql } from "../shared/issuables/todos";
 import { eq, sql } from "drizzle-orm";
 import { users, type MergeRequestDiff, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
@@ -127,15 +128,13 @@ export async function markMerged(
         merge_when_pipeline_succeeds = false, merge_error = NULL, updated_at = now()
       WHERE id = ${mrId}::int AND state = 'opened' RETURNING id),
     ${stateEventsCte("mr_event", "MergeRequest", sql`SELECT 'merged', id FROM mr`, userId)},
-    mr_todos AS (UPDATE todos SET state = 'done', updated_at = now()
-      WHERE user_id = ${userId}::int AND target_type = 'MergeRequest' AND target_id = ${mrId}::int AND state = 'pending' AND EXISTS (SELECT 1 FROM mr)),
+    mr_todos AS (${resolveTodosSql(userId, "MergeRequest", mrId, { when: sql`EXISTS (SELECT 1 FROM mr)` })}),
     closed AS (UPDATE issues i SET state = 'closed', closed_at = now(), closed_by_id = ${userId}::int, updated_at = now()
       FROM merge_requests_closing_issues c
       WHERE c.merge_request_id = ${mrId}::int AND i.id = c.issue_id AND i.state = 'opened' AND ${mayClose} AND EXISTS (SELECT 1 FROM mr)
       RETURNING i.id, i.project_id),
     ${stateEventsCte("issue_events", "Issue", sql`SELECT 'closed', id FROM closed`, userId, sql`now()`, mrId)},
-    issue_todos AS (UPDATE todos SET state = 'done', updated_at = now()
-      WHERE user_id = ${userId}::int AND target_type = 'Issue' AND target_id IN (SELECT id FROM closed) AND state = 'pending'),
+    issue_todos AS (${resolveTodosSql(userId, "Issue", { in: sql`SELECT id FROM closed` })}),
     counters AS (UPDATE projects p SET open_issues_count = GREATEST(p.open_issues_count - x.n, 0)
       FROM (SELECT project_id, count(*)::int AS n FROM closed GROUP BY project_id) x WHERE p.id = x.project_id)
     SELECT id FROM mr`);

@@ -6,7 +6,8 @@ import { apiError, isUniqueViolation, validation } from "../kernel/errors";
 import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
 import { labelEventsCte, milestoneEventsCte, stateEventsCte } from "../shared/issuables/resource_events";
 import { systemNotesCte } from "../shared/issuables/system_notes";
-import { resolveTodosSql, TodoAction, todosCte as writeTodosCte } from "../shared/issuables/todos";
+import { nextIidSql } from "../shared/issuables/iids";
+import { deleteTargetTodosSql, resolveTodosSql, TodoAction, todosCte as writeTodosCte } from "../shared/issuables/todos";
 import { type MergeRequestWithAssignees } from "../shared/issuables/policy";
 import { lookupForWrite, type ResolvedIssue, type WriteContext, type WriteLookup } from "./queries";
 import { closingIssueReferences, isDraftTitle, issueReferences, type IssueRef, type RefContext } from "./references";
@@ -295,9 +296,7 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
   );
 
   const result = await openDuplicateIsConflict(db, project.id, input.sourceBranch, input.targetBranch, () => db.execute<{ id: number }>(sql`
-    WITH iid AS (INSERT INTO internal_ids (usage, project_id, last_value) VALUES ('merge_requests', ${project.id}::int, 1)
-      ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = internal_ids.last_value + 1
-      RETURNING last_value),
+    WITH iid AS (${nextIidSql("merge_requests", { projectId: project.id })}),
     mr AS (INSERT INTO merge_requests (iid, project_id, source_project_id, title, description, source_branch, target_branch,
         author_id, milestone_id, draft, squash, force_remove_source_branch, approvals_before_merge)
       SELECT iid.last_value, ${project.id}::int, ${project.id}::int, ${input.title}::text, ${input.description}::text,
@@ -566,6 +565,6 @@ export async function deleteMergeRequest(db: Executor, id: number): Promise<void
     gone_note_awards AS (DELETE FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id IN (SELECT id FROM gone_notes)),
     gone_awards AS (DELETE FROM award_emoji WHERE awardable_type = 'MergeRequest' AND awardable_id = ${id}::int),
     gone_links AS (DELETE FROM label_links WHERE target_type = 'MergeRequest' AND target_id = ${id}::int),
-    gone_todos AS (DELETE FROM todos WHERE target_type = 'MergeRequest' AND target_id = ${id}::int)
+    gone_todos AS (${deleteTargetTodosSql("MergeRequest", id)})
     DELETE FROM merge_requests WHERE id = ${id}::int`);
 }

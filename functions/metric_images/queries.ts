@@ -21,24 +21,6 @@ export async function findMetricImage(db: Executor, issueId: number, imageId: nu
   return rows[0] ?? null;
 }
 
-export async function insertMetricImage(db: Executor, values: typeof issuableMetricImages.$inferInsert) {
-  const [row] = await db.insert(issuableMetricImages).values(values).returning();
-  return row;
-}
-
-export async function updateMetricImage(db: Executor, id: number, changes: { url?: string | null; urlText?: string | null }) {
-  const [row] = await db
-    .update(issuableMetricImages)
-    .set({ ...changes, updatedAt: new Date() })
-    .where(eq(issuableMetricImages.id, id))
-    .returning();
-  return row;
-}
-
-export async function deleteMetricImage(db: Executor, id: number) {
-  await db.delete(issuableMetricImages).where(eq(issuableMetricImages.id, id));
-}
-
 /** An image with the project and iid of its issue, for the upload route (which knows only the image id). */
 export async function findImageOwner(db: Executor, imageId: number) {
   const rows = await db

@@ -8,8 +8,8 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { metricImage } from "./entities";
 import * as q from "./queries";
-import { canChange, canUpload, imageErrors, isIncident, MAX_FILE_SIZE, sanitizeFilename } from "./rules";
-import * as services from "./services";
+import { deleteMetricImage, imageErrors, MAX_FILE_SIZE, sanitizeFilename, updateMetricImage, uploadMetricImage } from "../shared/metric_images";
+import { canChange, canUpload, isIncident } from "./rules";
 
 /**
  * Metric images of incidents (ee/lib/ee/api/issues.rb, IncidentManagement::Incidents::UploadMetricService):
@@ -53,7 +53,7 @@ metricImagesRoutes.post(BASE, async (c) => {
   const errors = [...(params.file.size === 0 ? ["File can't be blank"] : []), ...imageErrors({ fileName, url, urlText })];
   // `create!` raises ActiveRecord::RecordInvalid; the endpoint renders its message with 403.
   if (errors.length > 0) throw apiError(`Validation failed: ${errors.join(", ")}`, 403);
-  const image = await services.uploadMetricImage(c.var.db(), c.env.BLOBS, { issueId: issue.id, file: params.file, fileName, url, urlText });
+  const image = await uploadMetricImage(c.var.db(), c.env.BLOBS, { issueId: issue.id }, { file: params.file, fileName, url, urlText });
   return present(c, image, metricImage, undefined, 201);
 });
 
@@ -76,7 +76,7 @@ metricImagesRoutes.put(`${BASE}/:metric_image_id`, async (c) => {
   if (params.url !== undefined) changes.url = params.url;
   if (params.url_text !== undefined) changes.urlText = params.url_text;
   if (imageErrors(changes).length > 0) throw apiError("Metric image could not be updated", 400);
-  const updated = await q.updateMetricImage(c.var.db(), image.id, changes);
+  const updated = await updateMetricImage(c.var.db(), { issueId: issue.id }, image.id, changes);
   return present(c, updated, metricImage);
 });
 
@@ -87,6 +87,6 @@ metricImagesRoutes.delete(`${BASE}/:metric_image_id`, async (c) => {
   if (!canChange(c.var.actor!, project, issue)) throw forbidden();
   const image = await q.findMetricImage(c.var.db(), issue.id, params.metric_image_id);
   if (!image) throw apiError("Metric image not found", 404);
-  await services.deleteMetricImage(c.var.db(), c.env.BLOBS, image);
+  await deleteMetricImage(c.var.db(), c.env.BLOBS, { issueId: issue.id }, image);
   return c.body(null, 204);
 });

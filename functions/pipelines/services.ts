@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { ciBuilds, ciPipelineVariables, ciPipelines, ciStages, type CiPipeline } from "../../db/schema";
 import type { Database, Executor } from "../kernel/db";
 import { branchRef, commitTree, diffTreePairs, listTree, readCommitRows, readFileAt, readRef, refCommit, repoOf, storeSource, tagRef, ZERO_OID, type Repo } from "../shared/git";
+import { nextIid } from "../shared/issuables/iids";
 import { matchRules, seedJobs, SeedError, type SeedContext, type SeededJob } from "./seed";
 import { asRecord, mergeVariables, pipelineVariables, projectVariables, serverVariables, userVariables, type ProjectFacts, type UserFacts } from "./variables";
 import { ConfigError, parseConfig, type Config } from "./yaml";
@@ -221,12 +222,12 @@ async function insertPipeline(
   built: { sha: string; tag: boolean; ref: string; beforeSha: string },
   extra: { status: string; yamlErrors?: string; failureReason?: string },
 ): Promise<CiPipeline> {
-  // iids per project: serialise creators of one project on an advisory lock for this transaction.
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(1128, ${input.project.id})`);
+  // The counter's row lock serialises creators of one project until this transaction ends.
+  const iid = await nextIid(tx, "ci_pipelines", { projectId: input.project.id });
   const [pipeline] = await tx
     .insert(ciPipelines)
     .values({
-      iid: sql`(SELECT coalesce(max(iid), 0) + 1 FROM ci_pipelines WHERE project_id = ${input.project.id})`,
+      iid,
       projectId: input.project.id,
       ref: built.ref,
       tag: built.tag,

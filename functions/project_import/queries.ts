@@ -39,6 +39,7 @@ import {
 import type { Executor } from "../kernel/db";
 import { insertAwardsInBulk } from "../award_emoji/writes";
 import { insertNotesInBulk } from "../notes/writes";
+import { restoreProjectIidsSql } from "../shared/issuables/iids";
 
 export type ImportFailure = typeof importFailures.$inferSelect;
 type Rec = Record<string, unknown>;
@@ -483,8 +484,7 @@ export async function updateProjectSettings(db: Executor, projectId: number, set
 /**
  * The counters an import leaves to be computed (GitLab recomputes its caches after an import): notes,
  * votes and time spent of every issue and merge request, open issues of the project, and the iid counters
- * (issues, merge requests, milestones, feature flags, user lists), so the next one created takes the iid
- * after the largest imported one. One statement.
+ * (`shared/issuables/iids.ts`), so the next one created takes the iid after the largest imported one. One statement.
  */
 export async function recount(db: Executor, projectId: number) {
   await db.execute(sql`
@@ -506,16 +506,7 @@ export async function recount(db: Executor, projectId: number) {
       UPDATE projects SET open_issues_count = (SELECT count(*) FROM issues WHERE project_id = ${projectId} AND state = 'opened')
        WHERE id = ${projectId} RETURNING id
     ), counters AS (
-      INSERT INTO internal_ids (usage, project_id, last_value)
-      SELECT u.usage, ${projectId}, u.last_value FROM (VALUES
-        ('issues', (SELECT COALESCE(max(iid), 0) FROM issues WHERE project_id = ${projectId})),
-        ('merge_requests', (SELECT COALESCE(max(iid), 0) FROM merge_requests WHERE project_id = ${projectId})),
-        ('milestones', (SELECT COALESCE(max(iid), 0) FROM milestones WHERE project_id = ${projectId})),
-        ('operations_feature_flags', (SELECT COALESCE(max(iid), 0) FROM operations_feature_flags WHERE project_id = ${projectId})),
-        ('operations_user_lists', (SELECT COALESCE(max(iid), 0) FROM operations_user_lists WHERE project_id = ${projectId}))
-      ) AS u(usage, last_value)
-      ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL
-      DO UPDATE SET last_value = GREATEST(internal_ids.last_value, EXCLUDED.last_value)
+      ${restoreProjectIidsSql(projectId)}
       RETURNING id
     )
     SELECT (SELECT count(*) FROM issue_counts) + (SELECT count(*) FROM mr_counts) + (SELECT count(*) FROM project_counts) + (SELECT count(*) FROM counters) AS n`);

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
-import { insertTodosSql, TodoAction } from "../shared/issuables/todos";
+import { insertTodosSql, resolveAllTodosSql, resolveTodoSql, TodoAction } from "../shared/issuables/todos";
 
 /** To-do writes (app/services/todo_service.rb). */
 
@@ -10,15 +10,15 @@ import { insertTodosSql, TodoAction } from "../shared/issuables/todos";
  */
 export async function markDone(db: Executor, userId: number, id: number): Promise<boolean> {
   const result = await db.execute<{ id: number }>(sql`
-    WITH t AS (SELECT id, state FROM todos WHERE id = ${id}::int AND user_id = ${userId}::int),
-    upd AS (UPDATE todos SET state = 'done', updated_at = now() FROM t WHERE todos.id = t.id AND t.state = 'pending')
+    WITH t AS (SELECT id FROM todos WHERE id = ${id}::int AND user_id = ${userId}::int),
+    upd AS (${resolveTodoSql(userId, id)})
     SELECT id FROM t`);
   return result.rows.length > 0;
 }
 
 /** `TodoService#resolve_todos` over the caller's pending to-dos (`POST /todos/mark_as_done`). */
 export async function markAllDone(db: Executor, userId: number): Promise<void> {
-  await db.execute(sql`UPDATE todos SET state = 'done', updated_at = now() WHERE user_id = ${userId}::int AND state = 'pending'`);
+  await db.execute(resolveAllTodosSql(userId));
 }
 
 /**

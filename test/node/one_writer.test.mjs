@@ -46,3 +46,36 @@ test("rows of a side effect are inserted by their writer only", () => {
   }
   assert.deepEqual(offenders, []);
 });
+
+/**
+ * Tables whose every write (INSERT, UPDATE, DELETE; raw SQL or Drizzle) has one writer: to-dos are
+ * created, resolved and deleted only through `shared/issuables/todos.ts`, iid counters only through
+ * `shared/issuables/iids.ts`, metric images (incidents' and alerts') only through `shared/metric_images.ts`.
+ */
+const ALL_WRITES = [
+  { table: "todos", drizzle: "todos", writer: "functions/shared/issuables/todos.ts" },
+  { table: "internal_ids", drizzle: "internalIds", writer: "functions/shared/issuables/iids.ts" },
+  { table: "issuable_metric_images", drizzle: "issuableMetricImages", writer: "functions/shared/metric_images.ts" },
+  { table: "alert_management_alert_metric_images", drizzle: "alertManagementAlertMetricImages", writer: "functions/shared/metric_images.ts" },
+];
+
+test("to-dos, iid counters and metric images are written (insert, update, delete) by their writer only", () => {
+  const offenders = [];
+  for (const { table, drizzle, writer } of ALL_WRITES) {
+    const pattern = new RegExp(
+      `(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+${table}\\b|\\.(insert|update|delete)\\(\\s*${drizzle}\\s*\\)`,
+      "i",
+    );
+    assert.ok(pattern.test(sources.find((s) => s.file === writer).text), `${writer} does not write ${table}`);
+    for (const { file, text } of sources) if (file !== writer && pattern.test(text)) offenders.push(`${file} writes ${table}`);
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test("iids come from the counter, never from max(iid)", () => {
+  // InternalId's `init` and a project import's restore read max(iid) inside the counter's module only.
+  const offenders = sources
+    .filter(({ file, text }) => file !== "functions/shared/issuables/iids.ts" && /max\(\s*(\w+\.)?iid\s*\)/i.test(text))
+    .map(({ file }) => file);
+  assert.deepEqual(offenders, []);
+});

@@ -3,9 +3,10 @@ import { issues } from "../../../db/schema";
 import type { ProjectWithAccess } from "../../kernel/abilities";
 import type { Executor } from "../../kernel/db";
 import { projectAccessLevel } from "../../kernel/visibility";
+import { nextIidSql } from "../../shared/issuables/iids";
 import { labelEventsCte, milestoneEventsCte, stateEventsCte } from "../../shared/issuables/resource_events";
 import { systemNotesCte } from "../../shared/issuables/system_notes";
-import { resolveTodosSql, todosCte } from "../../shared/issuables/todos";
+import { deleteTargetTodosSql, resolveTodosSql, todosCte } from "../../shared/issuables/todos";
 
 /**
  * The writes of issues, each ONE statement (data-modifying CTEs: atomic like a transaction, without
@@ -223,11 +224,7 @@ export async function insertIssue(db: Executor, v: NewIssue, e: IssueEffects, no
     })
     .returning({ id: issues.id });
   const ctes = [
-    sql`next AS (INSERT INTO internal_ids (usage, project_id, last_value) VALUES ('issues', ${v.projectId}, COALESCE(${v.iid}::int, 1))
-      ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL
-      DO UPDATE SET last_value = CASE WHEN ${v.iid}::int IS NULL THEN internal_ids.last_value + 1
-        ELSE GREATEST(internal_ids.last_value, ${v.iid}::int) END
-      RETURNING last_value)`,
+    sql`next AS (${nextIidSql("issues", { projectId: v.projectId }, { given: v.iid ?? null })})`,
     sql`issue AS ${insert}`,
     ...effectCtes(e, { projectId: v.projectId, actorId: v.authorId, now, issueState: sql`'opened'` }),
   ];
@@ -280,7 +277,7 @@ export async function deleteIssue(db: Executor, issue: { id: number; projectId: 
     note_awards AS (DELETE FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id IN (SELECT id FROM issue_notes)),
     awards AS (DELETE FROM award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ${id}),
     links AS (DELETE FROM label_links WHERE target_type = 'Issue' AND target_id = ${id}),
-    issue_todos AS (DELETE FROM todos WHERE target_type = 'Issue' AND target_id = ${id}),
+    issue_todos AS (${deleteTargetTodosSql("Issue", id)}),
     agent AS (DELETE FROM user_agent_details WHERE subject_type = 'Issue' AND subject_id = ${id}),
     counter AS (UPDATE projects SET open_issues_count = GREATEST(open_issues_count - 1, 0)
       WHERE id = ${issue.projectId} AND ${issue.state === "opened"})

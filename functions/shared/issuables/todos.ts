@@ -1,7 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../kernel/db";
 
-/** To-dos (app/services/todo_service.rb): the action codes and the one INSERT of to-dos. */
+/**
+ * To-dos (app/services/todo_service.rb): the action codes and the one writer of `todos` rows: the
+ * INSERT, the UPDATE that marks them done and the DELETE of a deleted target's to-dos. Every other
+ * module puts these fragments in its own statements (`test/node/one_writer.test.mjs`).
+ */
 
 /** Todo#action values. */
 export const TodoAction = {
@@ -69,13 +73,43 @@ export function todosCte(name: string, r: TodoRows): SQL {
 }
 
 /**
- * TodoService#resolve_todos_for_target: `userId`'s pending to-dos on the target are done. The one
- * UPDATE that resolves to-dos on a target; `when` guards it inside a larger statement.
+ * The one UPDATE that marks to-dos done (TodoService#resolve_todos): the pending to-dos that `where`
+ * selects. Callers run it alone or as a CTE of their write.
  */
-export function resolveTodosSql(userId: number, targetType: TodoTarget, targetId: number | SQL, opts: { at?: SQL; when?: SQL } = {}): SQL {
+export function doneTodosSql(where: SQL, opts: { at?: SQL } = {}): SQL {
+  return sql`UPDATE todos SET state = 'done', updated_at = ${opts.at ?? sql`now()`} WHERE ${where} AND state = 'pending'`;
+}
+
+/** A target, or the targets a subquery names (`{ in: sql\`SELECT id FROM closed\` }`). */
+export type TodoTargetIds = number | SQL | { in: SQL };
+
+function targetIdCondition(targetId: TodoTargetIds): SQL {
+  if (typeof targetId === "object" && "in" in targetId) return sql`target_id IN (${targetId.in})`;
+  return sql`target_id = (${targetId})::int`;
+}
+
+/**
+ * TodoService#resolve_todos_for_target: `userId`'s pending to-dos on the target(s) are done; `when`
+ * guards it inside a larger statement.
+ */
+export function resolveTodosSql(userId: number, targetType: TodoTarget, targetId: TodoTargetIds, opts: { at?: SQL; when?: SQL } = {}): SQL {
   const when = opts.when ? sql`${opts.when} AND ` : sql``;
-  return sql`UPDATE todos SET state = 'done', updated_at = ${opts.at ?? sql`now()`}
-    WHERE ${when}user_id = ${userId}::int AND target_type = ${targetType}::text AND target_id = (${targetId})::int AND state = 'pending'`;
+  return doneTodosSql(sql`${when}user_id = ${userId}::int AND target_type = ${targetType}::text AND ${targetIdCondition(targetId)}`, { at: opts.at });
+}
+
+/** TodoService#resolve_todo: one of the user's to-dos (`POST /todos/:id/mark_as_done`). */
+export function resolveTodoSql(userId: number, todoId: number): SQL {
+  return doneTodosSql(sql`id = ${todoId}::int AND user_id = ${userId}::int`);
+}
+
+/** TodoService#resolve_todos over every pending to-do of the user (`POST /todos/mark_as_done`). */
+export function resolveAllTodosSql(userId: number): SQL {
+  return doneTodosSql(sql`user_id = ${userId}::int`);
+}
+
+/** Issuable::DestroyService: the to-dos of a deleted target (every user's, any state). */
+export function deleteTargetTodosSql(targetType: TodoTarget, targetId: number | SQL): SQL {
+  return sql`DELETE FROM todos WHERE target_type = ${targetType}::text AND target_id = (${targetId})::int`;
 }
 
 /** Pending to-dos for a list of users on one target (alerts' `assigned`), through the one INSERT above. */
