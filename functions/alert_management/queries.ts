@@ -223,25 +223,6 @@ export async function membersAmong(db: Executor, projectId: number, ids: number[
 
 export type { AlertMetricImage } from "../../db/schema";
 
-/** `alert.metric_images.order_created_at_asc`. */
-export function listAlertMetricImages(db: Executor, alertId: number) {
-  return db
-    .select()
-    .from(alertManagementAlertMetricImages)
-    .where(eq(alertManagementAlertMetricImages.alertId, alertId))
-    .orderBy(asc(alertManagementAlertMetricImages.createdAt), asc(alertManagementAlertMetricImages.id));
-}
-
-/** `alert.metric_images.find_by_id(id)`: always through the alert. */
-export async function findAlertMetricImage(db: Executor, alertId: number, imageId: number) {
-  const rows = await db
-    .select()
-    .from(alertManagementAlertMetricImages)
-    .where(and(eq(alertManagementAlertMetricImages.alertId, alertId), eq(alertManagementAlertMetricImages.id, imageId)))
-    .limit(1);
-  return rows[0] ?? null;
-}
-
 /** An image with its alert's project, for the upload path (which knows only the image id). */
 export async function findAlertImageOwner(db: Executor, imageId: number) {
   const rows = await db

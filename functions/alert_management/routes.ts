@@ -12,7 +12,16 @@ import { router } from "../kernel/router";
 import { createSystemNotes } from "../shared/issuables/system_notes";
 import { createTodos } from "../shared/issuables/todos";
 // The image validations are MetricImageUploading's, shared with incident metric images.
-import { deleteMetricImage, imageErrors, MAX_FILE_SIZE, sanitizeFilename, updateMetricImage, uploadMetricImage } from "../shared/metric_images";
+import {
+  checkChanges,
+  checkUpload,
+  deleteMetricImage,
+  findMetricImage,
+  listMetricImages,
+  MAX_FILE_SIZE,
+  updateMetricImage,
+  uploadMetricImage,
+} from "../shared/metric_images";
 import { alert, alertMetricImage, httpIntegration, incidentSettings } from "./entities";
 import * as q from "./queries";
 import * as services from "./services";
@@ -230,7 +239,7 @@ async function readableAlert(c: Ctx, iid: number) {
 }
 
 async function imageOf(c: Ctx, alertId: number, imageId: number) {
-  const image = imageId >= 1 && imageId <= 2147483647 ? await q.findAlertMetricImage(c.var.db(), alertId, imageId) : null;
+  const image = imageId >= 1 && imageId <= 2147483647 ? await findMetricImage(c.var.db(), { alertId }, imageId) : null;
   if (!image) throw apiError("Metric image not found", 404);
   return image;
 }
@@ -246,12 +255,9 @@ alertManagementRoutes.post(METRIC_IMAGES, async (c) => {
   if (params.file.size > MAX_FILE_SIZE) throw badRequest("File is too large");
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw forbidden();
-  const fileName = sanitizeFilename(params.file.name);
-  const url = params.url ?? null;
-  const urlText = params.url_text ?? null;
-  const errors = [...(params.file.size === 0 ? ["File can't be blank"] : []), ...imageErrors({ fileName, url, urlText })];
-  if (errors.length > 0) throw apiError(`Validation failed: ${errors.join(", ")}`, 400);
-  const image = await uploadMetricImage(c.var.db(), c.env.BLOBS, { alertId: found.id }, { file: params.file, fileName, url, urlText });
+  const upload = checkUpload(params);
+  if (upload.errors.length > 0) throw apiError(`Validation failed: ${upload.errors.join(", ")}`, 400);
+  const image = await uploadMetricImage(c.var.db(), c.env.BLOBS, { alertId: found.id }, upload.image);
   return present(c, image, alertMetricImage, undefined, 201);
 });
 
@@ -260,7 +266,7 @@ alertManagementRoutes.get(METRIC_IMAGES, async (c) => {
   const params = await readParamsWithPath(c, AlertImages);
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw apiError("Alert not found", 404);
-  return present(c, await q.listAlertMetricImages(c.var.db(), found.id), alertMetricImage);
+  return present(c, await listMetricImages(c.var.db(), { alertId: found.id }), alertMetricImage);
 });
 
 /** PUT /projects/:id/alert_management_alerts/:alert_iid/metric_images/:metric_image_id (`url`, `url_text`). */
@@ -269,10 +275,8 @@ alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw forbidden();
   const image = await imageOf(c, found.id, params.metric_image_id);
-  const changes: { url?: string | null; urlText?: string | null } = {};
-  if (params.url !== undefined) changes.url = params.url;
-  if (params.url_text !== undefined) changes.urlText = params.url_text;
-  if (imageErrors(changes).length > 0) throw apiError("Metric image could not be updated", 422);
+  const { changes, valid } = checkChanges(params);
+  if (!valid) throw apiError("Metric image could not be updated", 422);
   return present(c, await updateMetricImage(c.var.db(), { alertId: found.id }, image.id, changes), alertMetricImage);
 });
 

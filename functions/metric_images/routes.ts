@@ -3,12 +3,20 @@ import type { Ctx } from "../kernel/env";
 import { apiError, badRequest, forbidden } from "../kernel/errors";
 import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, rawParams, readParamsWithPath, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { metricImage } from "./entities";
-import * as q from "./queries";
-import { deleteMetricImage, imageErrors, MAX_FILE_SIZE, sanitizeFilename, updateMetricImage, uploadMetricImage } from "../shared/metric_images";
+import {
+  checkChanges,
+  checkUpload,
+  deleteMetricImage,
+  findMetricImage,
+  listMetricImages,
+  MAX_FILE_SIZE,
+  updateMetricImage,
+  uploadMetricImage,
+} from "../shared/metric_images";
 import { canChange, canUpload, isIncident } from "./rules";
 
 /**
@@ -28,10 +36,6 @@ const Update = z.object({
 });
 const OneImage = z.object({ metric_image_id: p.int() });
 
-async function readWithImageId<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  return validateParams({ ...(await rawParams(c)), metric_image_id: c.req.param("metric_image_id") }, schema);
-}
-
 /** `find_project_issue`: the project, then the issue inside it (404 when either is unreadable). */
 async function loadIssue(c: Ctx) {
   const project = await findProject(c, c.req.param("id")!);
@@ -47,13 +51,10 @@ metricImagesRoutes.post(BASE, async (c) => {
   const { project, issue } = await loadIssue(c);
   const actor = c.var.actor!;
   if (!isIncident(issue) || !canUpload(actor, project, issue)) throw apiError("Not allowed!", 403);
-  const fileName = sanitizeFilename(params.file.name);
-  const url = params.url ?? null;
-  const urlText = params.url_text ?? null;
-  const errors = [...(params.file.size === 0 ? ["File can't be blank"] : []), ...imageErrors({ fileName, url, urlText })];
+  const upload = checkUpload(params);
   // `create!` raises ActiveRecord::RecordInvalid; the endpoint renders its message with 403.
-  if (errors.length > 0) throw apiError(`Validation failed: ${errors.join(", ")}`, 403);
-  const image = await uploadMetricImage(c.var.db(), c.env.BLOBS, { issueId: issue.id }, { file: params.file, fileName, url, urlText });
+  if (upload.errors.length > 0) throw apiError(`Validation failed: ${upload.errors.join(", ")}`, 403);
+  const image = await uploadMetricImage(c.var.db(), c.env.BLOBS, { issueId: issue.id }, upload.image);
   return present(c, image, metricImage, undefined, 201);
 });
 
@@ -61,31 +62,29 @@ metricImagesRoutes.post(BASE, async (c) => {
 metricImagesRoutes.get(BASE, async (c) => {
   const { issue } = await loadIssue(c);
   // `read_issuable_metric_image` is `read_issue`, which the lookup has checked. Not paginated, as GitLab.
-  const images = await q.listMetricImages(c.var.db(), issue.id);
+  const images = await listMetricImages(c.var.db(), { issueId: issue.id });
   return present(c, images, metricImage);
 });
 
 /** PUT /projects/:id/issues/:issue_iid/metric_images/:metric_image_id (ee/lib/ee/api/issues.rb) */
 metricImagesRoutes.put(`${BASE}/:metric_image_id`, async (c) => {
-  const params = await readWithImageId(c, Update);
+  const params = await readParamsWithPath(c, Update, [], ["id", "issue_iid"]);
   const { project, issue } = await loadIssue(c);
   if (!canChange(c.var.actor!, project, issue)) throw forbidden();
-  const image = await q.findMetricImage(c.var.db(), issue.id, params.metric_image_id);
+  const image = await findMetricImage(c.var.db(), { issueId: issue.id }, params.metric_image_id);
   if (!image) throw apiError("Metric image not found", 404);
-  const changes: { url?: string | null; urlText?: string | null } = {};
-  if (params.url !== undefined) changes.url = params.url;
-  if (params.url_text !== undefined) changes.urlText = params.url_text;
-  if (imageErrors(changes).length > 0) throw apiError("Metric image could not be updated", 400);
+  const { changes, valid } = checkChanges(params);
+  if (!valid) throw apiError("Metric image could not be updated", 400);
   const updated = await updateMetricImage(c.var.db(), { issueId: issue.id }, image.id, changes);
   return present(c, updated, metricImage);
 });
 
 /** DELETE /projects/:id/issues/:issue_iid/metric_images/:metric_image_id (ee/lib/ee/api/issues.rb) */
 metricImagesRoutes.delete(`${BASE}/:metric_image_id`, async (c) => {
-  const params = await readWithImageId(c, OneImage);
+  const params = await readParamsWithPath(c, OneImage, [], ["id", "issue_iid"]);
   const { project, issue } = await loadIssue(c);
   if (!canChange(c.var.actor!, project, issue)) throw forbidden();
-  const image = await q.findMetricImage(c.var.db(), issue.id, params.metric_image_id);
+  const image = await findMetricImage(c.var.db(), { issueId: issue.id }, params.metric_image_id);
   if (!image) throw apiError("Metric image not found", 404);
   await deleteMetricImage(c.var.db(), c.env.BLOBS, { issueId: issue.id }, image);
   return c.body(null, 204);

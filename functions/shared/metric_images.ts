@@ -1,11 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { alertManagementAlertMetricImages, issuableMetricImages } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 
 /**
  * Metric images of incidents (`issuable_metric_images`) and of alerts
  * (`alert_management_alert_metric_images`): the validations of MetricImageUploading
- * (ee/app/models/concerns/metric_image_uploading.rb) and the one writer of both tables, with their
+ * (ee/app/models/concerns/metric_image_uploading.rb), their reads by owner and the one writer of both tables, with their
  * bytes in R2 (binding `BLOBS`). The blob is written first under a fresh key and removed again if the
  * row cannot be written, so a row never points at a missing blob; deleting removes the row first, then
  * the blob. Two tables, as GitLab has: see docs/architecture.md ("Metric images").
@@ -81,12 +81,54 @@ export function imageErrors(image: { fileName?: string; url?: string | null; url
   return errors;
 }
 
+/**
+ * An upload as MetricImageUploading validates it: the sanitized file name, `url` and `url_text`, and
+ * the full messages of what is wrong (an empty file, then `imageErrors`); the caller picks the status.
+ */
+export function checkUpload(params: { file: File; url?: string; url_text?: string }) {
+  const fileName = sanitizeFilename(params.file.name);
+  const url = params.url ?? null;
+  const urlText = params.url_text ?? null;
+  const errors = [...(params.file.size === 0 ? ["File can't be blank"] : []), ...imageErrors({ fileName, url, urlText })];
+  return { image: { file: params.file, fileName, url, urlText }, errors };
+}
+
+/** The columns a PUT changes (only the parameters sent), and whether they are valid. */
+export function checkChanges(params: { url?: string | null; url_text?: string | null }) {
+  const changes: { url?: string | null; urlText?: string | null } = {};
+  if (params.url !== undefined) changes.url = params.url;
+  if (params.url_text !== undefined) changes.urlText = params.url_text;
+  return { changes, valid: imageErrors(changes).length === 0 };
+}
+
 export type IssueMetricImage = typeof issuableMetricImages.$inferSelect;
 export type AlertMetricImage = typeof alertManagementAlertMetricImages.$inferSelect;
 
 /** Whose image: an incident's (upload model `issuable_metric_image`) or an alert's (`alert_management_metric_image`). */
 export type MetricImageOwner = { issueId: number } | { alertId: number };
 type ImageOf<O> = O extends { issueId: number } ? IssueMetricImage : AlertMetricImage;
+
+/** `metric_images.order_created_at_asc` of an incident or an alert. */
+export async function listMetricImages<O extends MetricImageOwner>(db: Executor, owner: O): Promise<ImageOf<O>[]> {
+  if ("issueId" in owner) {
+    const t = issuableMetricImages;
+    return (await db.select().from(t).where(eq(t.issueId, owner.issueId)).orderBy(asc(t.createdAt), asc(t.id))) as ImageOf<O>[];
+  }
+  const t = alertManagementAlertMetricImages;
+  return (await db.select().from(t).where(eq(t.alertId, owner.alertId)).orderBy(asc(t.createdAt), asc(t.id))) as ImageOf<O>[];
+}
+
+/** `metric_images.find_by_id(id)`: always through its incident or alert; null when it is not theirs. */
+export async function findMetricImage<O extends MetricImageOwner>(db: Executor, owner: O, id: number): Promise<ImageOf<O> | null> {
+  if ("issueId" in owner) {
+    const t = issuableMetricImages;
+    const [row] = await db.select().from(t).where(and(eq(t.issueId, owner.issueId), eq(t.id, id))).limit(1);
+    return (row ?? null) as ImageOf<O> | null;
+  }
+  const t = alertManagementAlertMetricImages;
+  const [row] = await db.select().from(t).where(and(eq(t.alertId, owner.alertId), eq(t.id, id))).limit(1);
+  return (row ?? null) as ImageOf<O> | null;
+}
 
 /** `<upload model>/<random>/<file name>`: unguessable and unique, whatever the name. */
 function blobKey(owner: MetricImageOwner, fileName: string): string {

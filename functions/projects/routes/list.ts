@@ -208,6 +208,20 @@ const ListUserProjects = ListProjects.omit({ cursor: true });
  */
 listRoutes.get("/users/:user_id/projects", async (c) => {
   const params = await readParams(c, ListUserProjects);
+  return userProjects(c, params, (userId) => ({ ...filtersOf(params), personalOf: userId }), listOrder(params, c.var.actor));
+});
+
+/**
+ * A user's projects (PersonalProjectsFinder, StarredProjectsFinder): the projects `filters` selects for
+ * the user that the caller may see; nothing when the caller may not read the user's profile.
+ * Differs from GitLab: `pagination=keyset` answers 405 (contract P6; 15.x answers offset pages).
+ */
+export async function userProjects(
+  c: Ctx,
+  params: { pagination?: string; simple?: boolean; page?: number; per_page?: number },
+  filters: (userId: number) => q.ProjectFilters,
+  order: q.ListOrder,
+) {
   const actor = c.var.actor;
   const user = await findUser(c, c.req.param("user_id")!);
   if (params.pagination === "keyset") throw keysetUnavailable();
@@ -217,9 +231,7 @@ listRoutes.get("/users/:user_id/projects", async (c) => {
     paginate(c, page, 0);
     return present(c, [], entity);
   }
-  const filters = { ...filtersOf(params), personalOf: user.id };
-  const order = listOrder(params, actor);
-  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
+  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters(user.id), order, page);
   paginate(c, page, total);
   return present(c, rows, entity);
-});
+}

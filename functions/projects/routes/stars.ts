@@ -1,16 +1,16 @@
 import { z } from "zod";
-import { canReadUserProfile } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { keysetUnavailable, pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { findProject, findUser } from "../../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { findProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project as projectEntity, projectBasic, projectWithAccess, userStarsProject } from "../entities";
+import { project as projectEntity, userStarsProject } from "../entities";
 import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 import * as projectQueries from "../queries";
 import * as q from "../star_queries";
+import { userProjects } from "./list";
 
 /**
  * Project stars (lib/api/projects.rb: star, unstar, starrers, `GET /users/:user_id/starred_projects`).
@@ -62,20 +62,5 @@ const ListStarredProjects = z.object({
 /** GET /users/:user_id/starred_projects (StarredProjectsFinder) */
 starsRoutes.get("/users/:user_id/starred_projects", async (c) => {
   const params = await readParams(c, ListStarredProjects);
-  const actor = c.var.actor;
-  const user = await findUser(c, c.req.param("user_id")!);
-  // Differs from GitLab: 15.x answers offset pages here even for `pagination=keyset`; the contract
-  // (GITLAB-COMPAT P6) refuses keyset where it is not offered.
-  if (params.pagination === "keyset") throw keysetUnavailable();
-  const entity = params.simple || !actor ? projectBasic : projectWithAccess;
-  const page = pageOf(params);
-  // StarredProjectsFinder#execute: nothing unless the caller may read the user's profile.
-  if (!canReadUserProfile(actor, user)) {
-    paginate(c, page, 0);
-    return present(c, [], entity);
-  }
-  const filters = { ...collectionFiltersOf(params), starredBy: user.id };
-  const { rows, total } = await projectQueries.listProjects(c.var.db(), actor, { kind: "all" }, filters, columnOrder(params), page);
-  paginate(c, page, total);
-  return present(c, rows, entity);
+  return userProjects(c, params, (userId) => ({ ...collectionFiltersOf(params), starredBy: userId }), columnOrder(params));
 });
