@@ -6,7 +6,7 @@ import type { Ctx } from "../kernel/env";
 import { apiError, badRequest, conflict, forbidden, isUniqueViolation, notFound, validation } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams, readParamsWithPath } from "../kernel/params";
+import { isRowId, p, pathRowId, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { createSystemNotes } from "../shared/issuables/system_notes";
@@ -63,8 +63,8 @@ async function adminProject(c: Ctx): Promise<ProjectWithAccess> {
 }
 
 async function integrationOf(c: Ctx, project: ProjectWithAccess) {
-  const id = Number(c.req.param("integration_id"));
-  const row = /^\d+$/.test(c.req.param("integration_id")!) && id <= 2147483647 ? await q.findIntegration(c.var.db(), project.id, id) : null;
+  const id = pathRowId(c.req.param("integration_id"));
+  const row = id !== null ? await q.findIntegration(c.var.db(), project.id, id) : null;
   if (!row) throw notFound("Integration");
   return row;
 }
@@ -163,8 +163,8 @@ alertManagementRoutes.get("/projects/:id/alert_management/alerts", async (c) => 
 });
 
 async function alertOf(c: Ctx, project: ProjectWithAccess) {
-  const raw = c.req.param("alert_iid")!;
-  const row = /^\d+$/.test(raw) && Number(raw) <= 2147483647 ? await q.findAlert(c.var.db(), project.id, Number(raw)) : null;
+  const iid = pathRowId(c.req.param("alert_iid"));
+  const row = iid !== null ? await q.findAlert(c.var.db(), project.id, iid) : null;
   if (!row) throw notFound("Alert");
   return row;
 }
@@ -234,12 +234,12 @@ const UpdateImage = OneImage.extend({ url: p.string().nullable().optional(), url
 /** `find_project_alert`: the project's alert by iid, when the caller may read alerts; else null. */
 async function readableAlert(c: Ctx, iid: number) {
   const project = await findProject(c, c.req.param("id")!);
-  if (!allowed(c.var.actor, "read_alert_management_alert", project) || iid < 1 || iid > 2147483647) return null;
+  if (!allowed(c.var.actor, "read_alert_management_alert", project) || !isRowId(iid)) return null;
   return q.findAlert(c.var.db(), project.id, iid);
 }
 
 async function imageOf(c: Ctx, alertId: number, imageId: number) {
-  const image = imageId >= 1 && imageId <= 2147483647 ? await findMetricImage(c.var.db(), { alertId }, imageId) : null;
+  const image = isRowId(imageId) ? await findMetricImage(c.var.db(), { alertId }, imageId) : null;
   if (!image) throw apiError("Metric image not found", 404);
   return image;
 }

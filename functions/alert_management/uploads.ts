@@ -3,6 +3,7 @@ import { allowed } from "../kernel/abilities";
 import type { AppEnv } from "../kernel/env";
 import { ApiError, notFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
+import { pathRowId } from "../kernel/params";
 import { serveInline } from "../shared/uploads";
 import * as q from "./queries";
 
@@ -17,8 +18,9 @@ export const alertMetricImageUploadRoutes = new Hono<AppEnv>();
 /** GET /uploads/-/system/alert_management_metric_image/file/:id/:filename */
 alertMetricImageUploadRoutes.get("/uploads/-/system/alert_management_metric_image/file/:id/:filename", async (c) => {
   const id = c.req.param("id");
-  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw notFound();
-  const owner = await q.findAlertImageOwner(c.var.db(), Number(id));
+  const imageId = pathRowId(id);
+  if (imageId === null) throw notFound();
+  const owner = await q.findAlertImageOwner(c.var.db(), imageId);
   if (!owner || owner.image.fileName !== c.req.param("filename")) throw notFound();
   let project;
   try {

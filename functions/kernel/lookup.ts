@@ -4,6 +4,7 @@ import { namespaces, projects, users, type Namespace, type User } from "../../db
 import { canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
 import type { Ctx } from "./env";
 import { notFound } from "./errors";
+import { pathRowId } from "./params";
 import { groupAccessLevel, projectAccessLevelForShape } from "./visibility";
 
 /**
@@ -21,7 +22,7 @@ export async function findProject(c: Ctx, idOrPath: string): Promise<ProjectWith
 export async function loadProject(c: Ctx, idOrPath: string): Promise<ProjectWithAccess | null> {
   const byId = /^\d+$/.test(idOrPath);
   if (!byId && !idOrPath.includes("/")) return null;
-  if (byId && Number(idOrPath) > 2147483647) return null;
+  if (byId && pathRowId(idOrPath) === null) return null;
   return projectWithAccess(c.var.db(), c.var.actor?.user.id ?? null, byId ? { id: Number(idOrPath) } : { path: idOrPath });
 }
 
@@ -74,7 +75,7 @@ export async function findGroup(c: Ctx, idOrPath: string): Promise<GroupWithAcce
 
 export async function loadGroup(c: Ctx, idOrPath: string): Promise<GroupWithAccess | null> {
   const byId = /^\d+$/.test(idOrPath);
-  if (byId && Number(idOrPath) > 2147483647) return null;
+  if (byId && pathRowId(idOrPath) === null) return null;
   const rows = await c.var
     .db()
     .select({ group: namespaces, accessLevel: groupAccessLevel(c.var.actor?.user.id ?? null) })
@@ -92,8 +93,9 @@ export async function loadGroup(c: Ctx, idOrPath: string): Promise<GroupWithAcce
 
 /** `/users/:id` takes digits only (R3). */
 export async function findUser(c: Ctx, id: string): Promise<User> {
-  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw notFound("User");
-  const rows = await c.var.db().select().from(users).where(eq(users.id, Number(id))).limit(1);
+  const userId = pathRowId(id);
+  if (userId === null) throw notFound("User");
+  const rows = await c.var.db().select().from(users).where(eq(users.id, userId)).limit(1);
   if (!rows[0]) throw notFound("User");
   return rows[0];
 }
@@ -104,7 +106,7 @@ export async function findUser(c: Ctx, id: string): Promise<User> {
  */
 export async function loadUserByIdOrUsername(c: Ctx, idOrUsername: string): Promise<User | null> {
   const byId = /^\d+$/.test(idOrUsername);
-  if (byId && Number(idOrUsername) > 2147483647) return null;
+  if (byId && pathRowId(idOrUsername) === null) return null;
   const rows = await c.var
     .db()
     .select()
@@ -134,7 +136,7 @@ export async function findNamespace(c: Ctx, idOrPath: string): Promise<Namespace
   const byId = /^\d+$/.test(idOrPath);
   const userId = actor?.user.id ?? null;
   const rows =
-    byId && Number(idOrPath) > 2147483647
+    byId && pathRowId(idOrPath) === null
       ? []
       : await c.var
           .db()

@@ -237,6 +237,22 @@ const toString: Coercer<string> = (v) =>
   typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : INVALID;
 /** Postgres `integer`: ids, iids, levels, weights, priorities (ARCHITECTURE.md §8). */
 export const INT32 = { min: -2147483648, max: 2147483647 } as const;
+/**
+ * A row reference in a path segment (`:id`, `:issue_iid`, `:alert_iid`, …) that lookups read themselves:
+ * the number when the segment is decimal digits inside `integer`'s range, else null. A value out of
+ * range refers to no row (GitLab answers its 404, not a 400), so callers answer their not-found.
+ */
+export function pathRowId(segment: string | undefined): number | null {
+  if (segment === undefined || !/^\d+$/.test(segment)) return null;
+  const n = Number(segment);
+  return n <= INT32.max ? n : null;
+}
+
+/** An id or iid that may exist: 1 to 2,147,483,647 (Postgres `integer`, identities and iids start at 1). */
+export function isRowId(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && n <= INT32.max;
+}
+
 /** `bigint` columns as JS numbers (`mode: "number"`): the safe-integer range, inside Postgres'. */
 export const INT53 = { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } as const;
 

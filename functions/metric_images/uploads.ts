@@ -3,6 +3,7 @@ import type { AppEnv } from "../kernel/env";
 import { ApiError, notFound } from "../kernel/errors";
 import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
+import { pathRowId } from "../kernel/params";
 import { serveInline } from "../shared/uploads";
 import * as q from "./queries";
 
@@ -17,8 +18,9 @@ export const metricImageUploadRoutes = new Hono<AppEnv>();
 /** GET /uploads/-/system/issuable_metric_image/file/:id/:filename (app/controllers/uploads_controller.rb) */
 metricImageUploadRoutes.get("/uploads/-/system/issuable_metric_image/file/:id/:filename", async (c) => {
   const id = c.req.param("id");
-  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw notFound();
-  const owner = await q.findImageOwner(c.var.db(), Number(id));
+  const imageId = pathRowId(id);
+  if (imageId === null) throw notFound();
+  const owner = await q.findImageOwner(c.var.db(), imageId);
   if (!owner || owner.image.fileName !== c.req.param("filename")) throw notFound();
   try {
     // Readable exactly as the incident is: its project, then the issue (confidentiality).

@@ -3,7 +3,7 @@ import { requireAdmin } from "../kernel/auth";
 import { notFound } from "../kernel/errors";
 import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { userAgentDetail } from "./entities";
@@ -16,7 +16,7 @@ const IssueIid = z.object({ issue_iid: p.id() });
 
 /** GET /projects/:id/issues/:issue_iid/user_agent_detail (lib/api/issues.rb) */
 userAgentDetailsRoutes.get("/projects/:id/issues/:issue_iid/user_agent_detail", async (c) => {
-  validateParams({ ...(await rawParams(c)), issue_iid: c.req.param("issue_iid") }, IssueIid);
+  await readParamsWithPath(c, IssueIid);
   // `authenticated_as_admin!` runs before the project and the issue are looked up.
   requireAdmin(c);
   const project = await findProject(c, c.req.param("id"));

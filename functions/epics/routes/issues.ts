@@ -5,7 +5,7 @@ import type { Ctx } from "../../kernel/env";
 import { apiError, forbidden, recordNotFound } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, rawParams, validateParams } from "../../kernel/params";
+import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { loadIssueRows } from "../../shared/issuables/issue_preload";
@@ -20,12 +20,6 @@ import { epicIssueNotes, orderAfterMove } from "../services";
  * An issue belongs to at most one epic: assigning it to another epic moves it.
  */
 export const epicIssueRoutes = router();
-
-async function readWithPath<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  const raw = await rawParams(c);
-  const path = Object.fromEntries(Object.entries(c.req.param()).filter(([key]) => key !== "id"));
-  return validateParams({ ...raw, ...path }, schema);
-}
 
 async function findEpicOf(c: Ctx, iid: number): Promise<{ group: GroupWithAccess; found: EpicRow }> {
   const group = await findGroup(c, c.req.param("id") ?? "");
@@ -45,7 +39,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   /** GET …/issues: readable issues in the epic's order, paginated over the list (Kaminari.paginate_array). */
   epicIssueRoutes.get(prefix, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, List);
+    const params = await readParamsWithPath(c, List);
     const { group, found } = await findEpicOf(c, params.epic_iid);
     const all = await q.epicIssues(c.var.db(), c.var.actor, found.id);
     const page = pageOf(params);
@@ -56,7 +50,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   /** POST …/issues/:issue_id (EpicIssues::CreateService): assigns the issue (by global id), first in the epic. */
   epicIssueRoutes.post(`${prefix}/:issue_id`, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, Assign);
+    const params = await readParamsWithPath(c, Assign);
     const { group, found } = await findEpicOf(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const db = c.var.db();
@@ -79,7 +73,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   /** DELETE …/issues/:epic_issue_id (EpicIssues::DestroyService): answers the removed link. */
   epicIssueRoutes.delete(`${prefix}/:epic_issue_id`, async (c) => {
     const actor = requireUser(c);
-    const params = await readWithPath(c, Link);
+    const params = await readParamsWithPath(c, Link);
     const { group, found } = await findEpicOf(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const db = c.var.db();
@@ -95,7 +89,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   /** PUT …/issues/:epic_issue_id (EpicIssues::UpdateService): reorders, then answers the epic's issues. */
   epicIssueRoutes.put(`${prefix}/:epic_issue_id`, async (c) => {
     requireUser(c);
-    const params = await readWithPath(c, Move);
+    const params = await readParamsWithPath(c, Move);
     const { group, found } = await findEpicOf(c, params.epic_iid);
     authorizeGroup(c, "admin_epic", group);
     const db = c.var.db();

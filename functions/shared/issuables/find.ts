@@ -4,13 +4,15 @@ import { type ProjectWithAccess } from "../../kernel/abilities";
 import type { Executor } from "../../kernel/db";
 import type { Ctx } from "../../kernel/env";
 import { notFound } from "../../kernel/errors";
+import { pathRowId } from "../../kernel/params";
 import { canReadIssue, canReadMergeRequest, mayReadSomeMergeRequest, type IssueWithAssignees, type MergeRequestWithAssignees } from "./policy";
 
 /** Issuables by iid inside a project, as the API's `find_project_issue` and `find_merge_request_with_access` load them. */
 
 /** `find_project_issue` (lib/api/helpers.rb): by iid inside the project; unreadable is `404 Issue Not Found`. */
 export async function findIssue(c: Ctx, project: ProjectWithAccess, iid: string): Promise<IssueWithAssignees> {
-  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Issue");
+  const n = pathRowId(iid);
+  if (n === null) throw notFound("Issue");
   const rows = await c.var
     .db()
     .select({
@@ -18,7 +20,7 @@ export async function findIssue(c: Ctx, project: ProjectWithAccess, iid: string)
       assigneeIds: sql<number[]>`ARRAY(SELECT ia.user_id FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} ORDER BY ia.user_id)`,
     })
     .from(issues)
-    .where(and(eq(issues.projectId, project.id), eq(issues.iid, Number(iid))))
+    .where(and(eq(issues.projectId, project.id), eq(issues.iid, n)))
     .limit(1);
   const row = rows[0];
   const issue = row ? { ...row.issue, assigneeIds: (row.assigneeIds ?? []).map(Number) } : null;
@@ -33,9 +35,10 @@ export async function findIssue(c: Ctx, project: ProjectWithAccess, iid: string)
  * `authorize!` 403 for an unreadable one; here both are the named 404, as `findIssue` does.
  */
 export async function findMergeRequest(c: Ctx, project: ProjectWithAccess, iid: string): Promise<MergeRequestWithAssignees> {
-  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw notFound("Merge Request");
+  const n = pathRowId(iid);
+  if (n === null) throw notFound("Merge Request");
   if (!mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
-  const mr = await loadMergeRequest(c.var.db(), project.id, Number(iid));
+  const mr = await loadMergeRequest(c.var.db(), project.id, n);
   if (!mr) throw notFound("Merge Request");
   if (!canReadMergeRequest(c.var.actor, project, mr)) throw notFound("Merge Request");
   return mr;

@@ -5,6 +5,7 @@ import { subscriptionSql } from "./subscriptions";
 import { preparedQuery, type Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { actorPlaceholders, actorShape, projectIsVisibleForShape, type ActorShape } from "../../kernel/visibility";
+import { isRowId } from "../../kernel/params";
 
 /**
  * Everything the issue entities (functions/issues/entities.ts) need, loaded in ONE statement for any
@@ -163,7 +164,7 @@ export async function loadIssueRows(db: Executor, ids: number[], actor: Actor | 
 
 /** One issue of a project by iid, with its relations (one statement); null when missing. */
 export async function loadProjectIssue(db: Executor, projectId: number, iid: number, actor: Actor | null): Promise<IssueRow | null> {
-  if (!Number.isSafeInteger(iid) || iid < 1 || iid > 2147483647) return null;
+  if (!isRowId(iid)) return null;
   const rows = await rowByProjectIid[actorShape(actor)](db, { projectId, iid, ...actorPlaceholders(actor) });
   return rows[0] ? toRow(rows[0] as Selected) : null;
 }

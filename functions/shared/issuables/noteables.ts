@@ -9,7 +9,7 @@ import { badRequest, notFound, recordNotFound } from "../../kernel/errors";
 import { canReadEpic, canReadIssue, canReadMergeRequest, canReadSnippet } from "./policy";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { repoOf, resolveRevisions } from "../git";
-import { parseDateTime } from "../../kernel/params";
+import { isRowId, parseDateTime } from "../../kernel/params";
 
 /**
  * What notes, discussions and award emoji share (lib/api/helpers/notes_helpers.rb, NotesFinder,
@@ -46,11 +46,10 @@ export type RowNoteable = Noteable & { type: NoteableType };
 
 export type NoteableContainer = { project: ProjectWithAccess } | { group: GroupWithAccess };
 
-const MAX_INT = 2147483647;
 
 /** `key` is the iid for issues and merge requests, the id for snippets and (global) epics. Null when missing. */
 export async function loadNoteable(c: Ctx, container: NoteableContainer, type: NoteableType, key: number): Promise<RowNoteable | null> {
-  if (!Number.isSafeInteger(key) || key < 1 || key > MAX_INT) return null;
+  if (!isRowId(key)) return null;
   const db = c.var.db();
   const actor = c.var.actor;
   if ("group" in container) {
@@ -243,7 +242,7 @@ export function onNoteable(n: Noteable): SQL {
 
 /** `noteable.notes.find(note_id)`: null when missing or not this noteable's. */
 export async function findNote(db: Executor, n: Noteable, noteId: number): Promise<NoteRow | null> {
-  if (!Number.isSafeInteger(noteId) || noteId < 1 || noteId > MAX_INT) return null;
+  if (!isRowId(noteId)) return null;
   const [row] = await selectNotes(db)
     .where(and(onNoteable(n), eq(notes.id, noteId)))
     .limit(1);
