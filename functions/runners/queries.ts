@@ -48,7 +48,7 @@ export async function resetRegistrationToken(db: Database, digest: string, proje
   });
 }
 
-/** pg_advisory_xact_lock class of the instance registration token (pipelines' iids use 1128). */
+/** pg_advisory_xact_lock class of the instance registration token. */
 const REGISTRATION_TOKEN_LOCK = 1129;
 
 export type NewRunner = {
