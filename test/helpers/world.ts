@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { createDb } from "../../functions/kernel/db";
 import { generateToken, sha256Hex } from "../../functions/kernel/auth";
-import { members, namespaces, personalAccessTokens, projects, users } from "../../db/schema";
+import { issueAssignees, issues, members, namespaces, personalAccessTokens, projects, users } from "../../db/schema";
+import { nextIid } from "../../functions/shared/issuables/iids";
 import { eq } from "drizzle-orm";
 import { client, type Client } from "./client";
 
@@ -12,6 +13,16 @@ import { client, type Client } from "./client";
 export type TestUser = { id: number; username: string; name: string; email: string; token: string; namespaceId: number };
 export type TestGroup = { id: number; path: string; fullPath: string; name: string };
 export type TestProject = { id: number; path: string; fullPath: string; name: string; namespaceId: number };
+export type TestIssue = { id: number; iid: number; projectId: number };
+export type IssueOptions = {
+  title?: string;
+  /** The author's id (null: none). */
+  authorId?: number | null;
+  confidential?: boolean;
+  issueType?: "issue" | "incident";
+  assigneeIds?: number[];
+  locked?: boolean;
+};
 export type Role = "guest" | "reporter" | "developer" | "maintainer" | "owner";
 export const ROLE_LEVEL: Record<Role, number> = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 };
 type Visibility = "private" | "internal" | "public";
@@ -125,11 +136,35 @@ export async function world() {
     return { id: created.id, path, fullPath: created.fullPath, name: created.name, namespaceId: created.namespaceId };
   }
 
+  /** An issue made in the database with the project's next iid (the one iid writer), for tests of other endpoints. */
+  async function issue(project: TestProject, opts: IssueOptions = {}): Promise<TestIssue> {
+    return withTestDb((db) =>
+      db.transaction(async (tx) => {
+        const iid = await nextIid(tx, "issues", { projectId: project.id });
+        const [row] = await tx
+          .insert(issues)
+          .values({
+            iid,
+            projectId: project.id,
+            title: opts.title ?? unique("issue"),
+            authorId: opts.authorId ?? null,
+            confidential: !!opts.confidential,
+            issueType: opts.issueType ?? "issue",
+            discussionLocked: opts.locked ?? null,
+          })
+          .returning();
+        if (opts.assigneeIds?.length) await tx.insert(issueAssignees).values(opts.assigneeIds.map((userId) => ({ issueId: row.id, userId })));
+        return { id: row.id, iid: row.iid, projectId: project.id };
+      }),
+    );
+  }
+
   const stranger = await user();
   return {
     user,
     group,
     project,
+    issue,
     addMembers,
     stranger,
     root: client(rootToken),

@@ -27,19 +27,7 @@ export async function insertIssue(
   project: TestProject,
   opts: { title?: string; authorId?: number; confidential?: boolean; assigneeIds?: number[] } = {},
 ): Promise<{ id: number; iid: number }> {
-  return w.db(async (db) => {
-    const result = await db.execute<{ id: number; iid: number }>(sql`
-      WITH iid AS (INSERT INTO internal_ids (usage, project_id, last_value) VALUES ('issues', ${project.id}, 1)
-        ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL DO UPDATE SET last_value = internal_ids.last_value + 1
-        RETURNING last_value)
-      INSERT INTO issues (iid, project_id, title, author_id, confidential)
-      SELECT last_value, ${project.id}, ${opts.title ?? "An issue"}, ${opts.authorId ?? null}, ${opts.confidential ?? false} FROM iid
-      RETURNING id, iid`);
-    const row = result.rows[0];
-    for (const userId of opts.assigneeIds ?? [])
-      await db.execute(sql`INSERT INTO issue_assignees (issue_id, user_id) VALUES (${row.id}, ${userId})`);
-    return { id: Number(row.id), iid: Number(row.iid) };
-  });
+  return w.issue(project, { title: "An issue", ...opts });
 }
 
 export async function rows<T = Json>(w: World, query: ReturnType<typeof sql>): Promise<T[]> {

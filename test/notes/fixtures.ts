@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { expect } from "vitest";
-import { awardEmoji, epics, issueAssignees, issues, mergeRequests, notes, snippets, todos } from "../../db/schema";
+import { awardEmoji, epics, issues, mergeRequests, notes, snippets, todos } from "../../db/schema";
 import { nextIid } from "../../functions/shared/issuables/iids";
 import { unique, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
 
@@ -10,31 +10,15 @@ import { unique, type TestGroup, type TestProject, type TestUser, type World } f
  */
 export type Json = Record<string, any>;
 
-export type TestIssue = { id: number; iid: number; projectId: number };
+export type { TestIssue } from "../helpers/world";
+import type { TestIssue } from "../helpers/world";
 
 export async function issue(
   w: World,
   project: TestProject,
   opts: { author?: TestUser; confidential?: boolean; assignees?: TestUser[]; locked?: boolean; title?: string } = {},
 ): Promise<TestIssue> {
-  return w.db((db) =>
-    db.transaction(async (tx) => {
-      const iid = await nextIid(tx, "issues", { projectId: project.id });
-      const [row] = await tx
-        .insert(issues)
-        .values({
-          iid,
-          projectId: project.id,
-          title: opts.title ?? unique("issue"),
-          authorId: opts.author?.id ?? 1,
-          confidential: !!opts.confidential,
-          discussionLocked: opts.locked ?? null,
-        })
-        .returning();
-      if (opts.assignees?.length) await tx.insert(issueAssignees).values(opts.assignees.map((u) => ({ issueId: row.id, userId: u.id })));
-      return { id: row.id, iid: row.iid, projectId: project.id };
-    }),
-  );
+  return w.issue(project, { ...opts, authorId: opts.author?.id ?? 1, assigneeIds: opts.assignees?.map((u) => u.id) });
 }
 
 export async function mergeRequest(w: World, project: TestProject, opts: { author?: TestUser } = {}): Promise<TestIssue> {

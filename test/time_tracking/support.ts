@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import { issueAssignees, issues, mergeRequests, notes, timelogs } from "../../db/schema";
+import { issues, mergeRequests, notes, timelogs } from "../../db/schema";
 import { nextIid } from "../../functions/shared/issuables/iids";
 import type { TestProject, TestUser, World } from "../helpers/world";
 
@@ -7,31 +7,15 @@ import type { TestProject, TestUser, World } from "../helpers/world";
  * Issues and merge requests made directly in the database, so that these tests do not depend on the
  * issue and merge request endpoints of other domains.
  */
-export type TestIssue = { id: number; iid: number; projectId: number };
+export type { TestIssue } from "../helpers/world";
+import type { TestIssue } from "../helpers/world";
 
 export async function makeIssue(
   w: World,
   project: TestProject,
   opts: { author?: TestUser; confidential?: boolean; issueType?: "issue" | "incident"; assignee?: TestUser } = {},
 ): Promise<TestIssue> {
-  return w.db((db) =>
-    db.transaction(async (tx) => {
-      const iid = await nextIid(tx, "issues", { projectId: project.id });
-      const [row] = await tx
-        .insert(issues)
-        .values({
-          iid,
-          projectId: project.id,
-          title: `Issue ${iid}`,
-          authorId: opts.author?.id ?? null,
-          confidential: !!opts.confidential,
-          issueType: opts.issueType ?? "issue",
-        })
-        .returning();
-      if (opts.assignee) await tx.insert(issueAssignees).values({ issueId: row.id, userId: opts.assignee.id });
-      return { id: row.id, iid: row.iid, projectId: project.id };
-    }),
-  );
+  return w.issue(project, { ...opts, authorId: opts.author?.id ?? null, assigneeIds: opts.assignee ? [opts.assignee.id] : [] });
 }
 
 export async function makeMergeRequest(w: World, project: TestProject, opts: { author?: TestUser } = {}): Promise<TestIssue> {
