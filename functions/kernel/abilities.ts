@@ -66,7 +66,10 @@ const PROJECT = {
   // ProjectPolicy: `public_access` grants it to whoever reads a public or internal project, but the
   // guest rule does not, so guests of a private project do not read its merge requests (reporter).
   read_merge_request: { level: Access.REPORTER, readers: true, feature: "mergeRequestsEnabled" },
-  create_merge_request_in: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
+  // ProjectPolicy: `rule { can?(:guest_access) }.enable :create_merge_request_in`, and signed-in
+  // non-members of a public or internal project have guest access (`public_user_access`): anyone who
+  // may read the project may open a merge request into it from their fork.
+  create_merge_request_in: { level: Access.GUEST, readers: true, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   update_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   admin_merge_request: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   // Creating from a branch of this project needs push access (`create_merge_request_from`, developers);

@@ -4,11 +4,11 @@ import type { Bindings } from "../kernel/env";
 import { projectWithAccess } from "../kernel/lookup";
 import { isApproved } from "../shared/approvals/state";
 import type { FinishedPipeline } from "../shared/ci/finished";
-import { checkMergeability, repoOf } from "../shared/git";
+import { checkMergeability } from "../shared/git";
 import { loadMergeRequest } from "../shared/issuables/find";
 import { listProtections } from "../shared/protected_branches/access";
 import * as mq from "./merge_queries";
-import { canMergeInto, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "./merging";
+import { branchPair, canMergeInto, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "./merging";
 import * as q from "./queries";
 
 /**
@@ -31,11 +31,13 @@ export async function autoMergeAfterPipeline(_env: Bindings, db: Database, pipel
     if (!canMergeInto(actor, project, await listProtections(db, project.id), found.targetBranch)) continue;
     const mr = await refreshMergeRequest(db, project, found);
     if (mr.sha !== pipeline.sha || mr.draft) continue;
-    const check = await checkMergeability(db, repoOf(project), mr.sourceBranch, mr.targetBranch);
+    const check = await checkMergeability(db, branchPair(project, mr), mr.sourceBranch, mr.targetBranch);
     if (check.kind !== "ok" || (project.mergeMethod !== "merge" && !check.ffPossible)) continue;
     if (!(await isApproved(db, actor, project, mr))) continue;
     const full = await q.mergeRequestById(db, actor, mr.id);
-    const outcome = await mergeMergeRequest(db, { project, actor }, mr, {
+    // The pipeline ran in the source project (a fork's, for a merge request from a fork).
+    const sourceProject = mr.sourceProjectId === project.id ? project : await projectWithAccess(db, user.id, { id: mr.sourceProjectId });
+    const outcome = await mergeMergeRequest(db, { project, actor, sourceProject }, mr, {
       expectedSource: pipeline.sha,
       squash: squashOnMerge(project, !!mr.squash),
       mergeMessage: undefined,

@@ -12,13 +12,14 @@ import {
   commitTree,
   diffTreePairs,
   mergeBranches,
-  readBranchState,
+  readPairTips,
   repoOf,
   storeSource,
+  type BranchPair,
   type MergeMethod,
   type Person,
 } from "../shared/git";
-import { branchAccess, callerOf } from "../shared/protected_branches/access";
+import { branchAccess, callerOf, listProtections, type Protection } from "../shared/protected_branches/access";
 import { toProtection } from "../shared/protected_branches/read";
 import type { MergeRequestWithAssignees } from "../shared/issuables/policy";
 import * as mq from "./merge_queries";
@@ -26,7 +27,21 @@ import * as mq from "./merge_queries";
 /** Marks a missing branch in the recorded check heads (so that its reappearance triggers a check). */
 const MISSING = "-";
 
-type Checkable = Pick<MergeRequestWithAssignees, "id" | "state" | "sourceBranch" | "targetBranch" | "sha" | "mergeStatus" | "mergeCheckSourceSha" | "mergeCheckTargetSha">;
+type Checkable = Pick<
+  MergeRequestWithAssignees,
+  "id" | "state" | "sourceProjectId" | "sourceBranch" | "targetBranch" | "sha" | "mergeStatus" | "mergeCheckSourceSha" | "mergeCheckTargetSha"
+>;
+
+/**
+ * The merge request's two repositories: the source branch's project (the target project itself, or a
+ * fork in its network) and the target's. Forks share the network's object pool (GIT.md §2), which
+ * creating the merge request checked, so both sides read objects from the target's pool.
+ */
+export function branchPair(project: ProjectWithAccess, mr: { sourceProjectId: number }): BranchPair {
+  const target = repoOf(project);
+  if (mr.sourceProjectId === project.id) return { source: target, target };
+  return { source: { projectId: mr.sourceProjectId, poolId: target.poolId, defaultBranch: null }, target };
+}
 
 /**
  * MergeRequests::MergeabilityCheckService run synchronously when a head moved since the last check
@@ -35,15 +50,16 @@ type Checkable = Pick<MergeRequestWithAssignees, "id" | "state" | "sourceBranch"
  */
 export async function refreshMergeRequest<T extends Checkable>(db: Executor, project: ProjectWithAccess, mr: T): Promise<T> {
   if (mr.state !== "opened" || project.emptyRepo) return mr;
-  const repo = repoOf(project);
-  const state = await readBranchState(db, repo, [branchRef(mr.sourceBranch), branchRef(mr.targetBranch)]);
-  const source = state.tips.get(branchRef(mr.sourceBranch));
-  const target = state.tips.get(branchRef(mr.targetBranch));
+  const pair = branchPair(project, mr);
+  const repo = pair.target;
+  // The source head is read from the source project: a push to a fork's branch shows up here.
+  const tips = await readPairTips(db, pair, { sourceRef: branchRef(mr.sourceBranch), targetRef: branchRef(mr.targetBranch) });
+  const { source, target } = tips;
   const sourceSha = source?.target ?? MISSING;
   const targetSha = target?.target ?? MISSING;
   if (mr.mergeStatus !== "unchecked" && mr.mergeCheckSourceSha === sourceSha && mr.mergeCheckTargetSha === targetSha) return mr;
 
-  const check = await checkMergeability(db, repo, mr.sourceBranch, mr.targetBranch, state.tips);
+  const check = await checkMergeability(db, pair, mr.sourceBranch, mr.targetBranch, tips);
   let diff: Parameters<typeof mq.recordCheck>[2]["diff"] = null;
   if ((check.kind === "ok" || check.kind === "conflict" || check.kind === "no_commits") && check.source.target !== mr.sha) {
     const base = check.base;
@@ -98,6 +114,17 @@ export function canMergeInto(actor: Actor | null, project: ProjectWithAccess, pr
   return access.canPush || access.canMerge;
 }
 
+/**
+ * `MergeRequest#can_remove_source_branch?`: the branch is not protected in the source project, is not
+ * its default branch, and the user may push code there (`push_code` on the source project).
+ */
+export function canRemoveSourceBranch(actor: Actor, source: ProjectWithAccess, protections: Protection[], branch: string): boolean {
+  if (source.archived) return false;
+  if (!actor.isAdmin && source.accessLevel < Access.DEVELOPER) return false;
+  const access = branchAccess(protections, branch, callerOf(actor, source), { emptyRepo: false, defaultBranch: source.defaultBranch });
+  return !access.protected && branch !== source.defaultBranch;
+}
+
 export type MergeOutcome = Awaited<ReturnType<typeof mergeBranches>>;
 
 /**
@@ -106,7 +133,8 @@ export type MergeOutcome = Awaited<ReturnType<typeof mergeBranches>>;
  */
 export async function mergeMergeRequest(
   db: Executor,
-  scope: { project: ProjectWithAccess; actor: Actor },
+  /** `sourceProject`: the fork the source branch lives in, loaded with the actor's access (null: gone). */
+  scope: { project: ProjectWithAccess; actor: Actor; sourceProject?: ProjectWithAccess | null },
   mr: MergeRequestWithAssignees,
   input: {
     expectedSource: string;
@@ -118,13 +146,17 @@ export async function mergeMergeRequest(
   },
 ): Promise<MergeOutcome> {
   const { project, actor } = scope;
-  const repo = repoOf(project);
+  const pair = branchPair(project, mr);
+  const fromFork = mr.sourceProjectId !== project.id;
   const user: Person = { name: actor.user.name, email: actor.user.commitEmail || actor.user.email };
   // `remove_source_branch?` = should_remove_source_branch || force_remove_source_branch, when the
   // user may (`can_remove_source_branch?`: not protected, not the default branch, push access).
   const wantsRemoval = !!input.shouldRemoveSourceBranch || !!mr.forceRemoveSourceBranch;
   let removable = false;
-  const outcome = await mergeBranches(db, repo, {
+  // A fork's branch: its own protections and the caller's access to the fork decide (one more read).
+  const fork = fromFork ? (scope.sourceProject ?? null) : null;
+  const forkProtections = fork && wantsRemoval ? await listProtections(db, fork.id) : [];
+  const outcome = await mergeBranches(db, pair, {
     sourceBranch: mr.sourceBranch,
     targetBranch: mr.targetBranch,
     expectedSource: input.expectedSource,
@@ -141,9 +173,13 @@ export async function mergeMergeRequest(
     },
     mayMerge: (rows) => {
       const protections = rows.map(toProtection);
-      const caller = callerOf(actor, project);
-      const source = branchAccess(protections, mr.sourceBranch, caller, { emptyRepo: false, defaultBranch: project.defaultBranch });
-      removable = wantsRemoval && !source.protected && mr.sourceBranch !== project.defaultBranch && (actor.isAdmin || project.accessLevel >= Access.DEVELOPER);
+      if (!fromFork) {
+        const caller = callerOf(actor, project);
+        const source = branchAccess(protections, mr.sourceBranch, caller, { emptyRepo: false, defaultBranch: project.defaultBranch });
+        removable = wantsRemoval && !source.protected && mr.sourceBranch !== project.defaultBranch && (actor.isAdmin || project.accessLevel >= Access.DEVELOPER);
+      } else {
+        removable = wantsRemoval && !!fork && canRemoveSourceBranch(actor, fork, forkProtections, mr.sourceBranch);
+      }
       return canMergeInto(actor, project, protections, mr.targetBranch);
     },
   });

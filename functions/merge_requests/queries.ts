@@ -244,6 +244,11 @@ export type ResolvedIssue = { id: number; iid: number; projectId: number; fullPa
 export type WriteContext = {
   /** The iid of another open merge request with the same branches, if any (validate_branches). */
   duplicateIid: number | null;
+  /**
+   * The source project is in the target's fork network (`Project#in_fork_network_of?`: both lead to
+   * the same root through `forked_from_project_id`) and shares its object pool. True for one project.
+   */
+  inForkNetwork: boolean;
   /** The given assignee and reviewer ids of users who may read the merge request. */
   readableUserIds: number[];
   /** Mentioned users (by lower-cased username) who may read the merge request. */
@@ -265,6 +270,8 @@ export type WriteLookup = {
   project: { id: number; namespaceTraversalIds: number[] };
   actor: Actor;
   mergeRequestId: number | null;
+  /** The project of the source branch (the target project itself, or a fork). */
+  sourceProjectId: number;
   branches: { source: string; target: string } | null;
   userIds: number[];
   usernames: string[];
@@ -284,14 +291,24 @@ export async function lookupForWrite(db: Executor, input: WriteLookup): Promise<
   const projectId = input.project.id;
   const traversal = sql`${sql.param(input.project.namespaceTraversalIds)}::int[]`;
   const duplicate = input.branches
-    ? sql`(SELECT m.iid FROM merge_requests m WHERE m.project_id = ${projectId} AND m.source_project_id = ${projectId}
+    ? sql`(SELECT m.iid FROM merge_requests m WHERE m.project_id = ${projectId} AND m.source_project_id = ${input.sourceProjectId}
         AND m.source_branch = ${input.branches.source} AND m.target_branch = ${input.branches.target} AND m.state = 'opened'
         AND m.id <> ${input.mergeRequestId ?? 0} ORDER BY m.id LIMIT 1)`
     : sql`NULL::int`;
+  // Each project's root, walking `forked_from_project_id` up (UNION stops on a cycle, which has no root).
+  const network =
+    input.sourceProjectId === projectId
+      ? sql`true`
+      : sql`(WITH RECURSIVE up(start, id, parent, pool) AS (
+            SELECT p.id, p.id, p.forked_from_project_id, coalesce(p.pool_id, p.id) FROM projects p WHERE p.id IN (${projectId}::int, ${input.sourceProjectId}::int)
+            UNION SELECT up.start, p.id, p.forked_from_project_id, up.pool FROM up JOIN projects p ON p.id = up.parent)
+          SELECT s.id = t.id AND s.pool = t.pool FROM up s, up t
+           WHERE s.start = ${input.sourceProjectId}::int AND s.parent IS NULL AND t.start = ${projectId}::int AND t.parent IS NULL)`;
   const paths = input.refs.map((r) => r.path);
   const iids = input.refs.map((r) => r.iid);
   const result = await db.execute<{
     duplicate_iid: number | null;
+    in_fork_network: boolean | null;
     user_ids: number[] | null;
     mentioned: { id: number; username: string }[] | null;
     milestone_id: number | null;
@@ -301,7 +318,7 @@ export async function lookupForWrite(db: Executor, input: WriteLookup): Promise<
     label_ids: number[] | null;
     referenced: number[] | null;
   }>(sql`
-    SELECT ${duplicate} AS duplicate_iid,
+    SELECT ${duplicate} AS duplicate_iid, ${network} AS in_fork_network,
       ARRAY(SELECT u.id FROM users u, projects JOIN namespaces ON namespaces.id = projects.namespace_id
         WHERE projects.id = ${projectId} AND u.id = ANY(${sql.param(input.userIds)}::int[]) AND ${readsMergeRequests(sql`u.id`)}) AS user_ids,
       (SELECT json_agg(json_build_object('id', u.id, 'username', lower(u.username))) FROM users u, projects JOIN namespaces ON namespaces.id = projects.namespace_id
@@ -323,6 +340,7 @@ export async function lookupForWrite(db: Executor, input: WriteLookup): Promise<
   const row = result.rows[0];
   return {
     duplicateIid: row.duplicate_iid === null ? null : Number(row.duplicate_iid),
+    inForkNetwork: row.in_fork_network === true,
     readableUserIds: (row.user_ids ?? []).map(Number),
     mentioned: (row.mentioned ?? []).map((m) => ({ id: Number(m.id), username: m.username })),
     milestoneId: row.milestone_id === null ? null : Number(row.milestone_id),

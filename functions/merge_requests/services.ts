@@ -21,9 +21,8 @@ import { canOverride } from "../shared/approvals/state";
  * ONE statement whose CTEs touch every table (the merge request, assignees, reviewers, labels, resource
  * events, closing issues, cross references, system notes, to-dos): a single statement is atomic, and a
  * request stays at five statements (project, lookup, write, reload, plus the merge request for updates).
- *
- * Differs from GitLab until the repository lands: branches are not checked against refs (only their
- * names are validated), and no diff, head pipeline or mergeability check exists.
+ * As in GitLab, branches are validated by name (MergeRequest has no existence validation); diffs, the
+ * head pipeline and the mergeability check come later, from merging.ts#refreshMergeRequest.
  */
 
 export type WriteScope = { project: ProjectWithAccess; actor: Actor; baseUrl: string };
@@ -41,13 +40,15 @@ export function validBranchName(name: string): boolean {
 
 /**
  * MergeRequest validations and `handle_merge_request_errors!` (lib/api/helpers/merge_requests_helpers.rb):
- * the same project and branch → 422; an open duplicate → 409; anything else → 400 with the model errors.
+ * the same project and branch → 422 (`branch_conflict`); a source outside the target's fork network →
+ * 422 (`validate_fork`); an open duplicate → 409; anything else → 400 with the model errors.
  */
 function validate(
   attrs: { title: string; description: string | null; sourceBranch: string; targetBranch: string },
-  duplicateIid: number | null,
+  lookup: { duplicateIid: number | null; sameProject: boolean; inForkNetwork: boolean },
   changed = { source: true, target: true },
 ) {
+  const duplicateIid = lookup.duplicateIid;
   const errors: Record<string, string[]> = {};
   const add = (key: string, message: string) => (errors[key] ??= []).push(message);
   if (attrs.title.trim() === "") add("title", "can't be blank");
@@ -56,8 +57,10 @@ function validate(
     add("description", `is too long (maximum is ${DESCRIPTION_MAX} characters)`);
   if (attrs.sourceBranch === "") add("source_branch", "can't be blank");
   if (attrs.targetBranch === "") add("target_branch", "can't be blank");
-  if (attrs.sourceBranch !== "" && attrs.sourceBranch === attrs.targetBranch)
+  // `validate_branches`: the same branch is fine between a fork and its source.
+  if (lookup.sameProject && attrs.sourceBranch !== "" && attrs.sourceBranch === attrs.targetBranch)
     throw apiError(["You can't use same project/branch for source and target"], 422);
+  if (!lookup.sameProject && !lookup.inForkNetwork) throw apiError(["Source project is not a fork of the target project"], 422);
   // `validate_branch_name` looks only at branches being changed.
   if (changed.source && attrs.sourceBranch !== "" && !validBranchName(attrs.sourceBranch)) add("source_branch", "is invalid");
   if (changed.target && attrs.targetBranch !== "" && !validBranchName(attrs.targetBranch)) add("target_branch", "is invalid");
@@ -225,6 +228,8 @@ function resolveRefs(lookup: WriteContext, refs: IssueRef[]): ResolvedIssue[] {
 // Create
 
 export type CreateInput = {
+  /** The project of the source branch: the target itself, or a project of its fork network. */
+  sourceProjectId: number;
   title: string;
   description: string | null;
   sourceBranch: string;
@@ -269,6 +274,7 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
     project: { id: project.id, namespaceTraversalIds: project.namespace.traversalIds },
     actor,
     mergeRequestId: null,
+    sourceProjectId: input.sourceProjectId,
     branches: { source: input.sourceBranch, target: input.targetBranch },
     userIds: [...assigneeIds, ...reviewerIds],
     usernames: talk.mentioned,
@@ -276,7 +282,7 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
     labelTitles,
     refs: refs.all,
   });
-  validate(input, lookup.duplicateIid);
+  validate(input, { ...lookup, sameProject: input.sourceProjectId === project.id });
 
   const readable = new Set(lookup.readableUserIds);
   const assignees = [...new Set(assigneeIds.filter((id) => readable.has(id)))];
@@ -295,11 +301,11 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
     [],
   );
 
-  const result = await openDuplicateIsConflict(db, project.id, input.sourceBranch, input.targetBranch, () => db.execute<{ id: number }>(sql`
+  const result = await openDuplicateIsConflict(db, project.id, input.sourceProjectId, input.sourceBranch, input.targetBranch, () => db.execute<{ id: number }>(sql`
     WITH iid AS (${nextIidSql("merge_requests", { projectId: project.id })}),
     mr AS (INSERT INTO merge_requests (iid, project_id, source_project_id, title, description, source_branch, target_branch,
         author_id, milestone_id, draft, squash, force_remove_source_branch, approvals_before_merge)
-      SELECT iid.last_value, ${project.id}::int, ${project.id}::int, ${input.title}::text, ${input.description}::text,
+      SELECT iid.last_value, ${project.id}::int, ${input.sourceProjectId}::int, ${input.title}::text, ${input.description}::text,
         ${input.sourceBranch}::text, ${input.targetBranch}::text, ${actor.user.id}::int, ${lookup.milestoneId}::int,
         ${isDraftTitle(input.title)}::boolean, ${input.squash ?? false}::boolean, ${input.forceRemoveSourceBranch}::boolean,
         ${input.approvalsBeforeMerge ?? null}::int
@@ -325,13 +331,13 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
  * `index_merge_requests_on_open_branches` refuses the loser, whose statement rolls back whole (its iid
  * included). The loser gets the 409 the check would have given, naming the winner.
  */
-async function openDuplicateIsConflict<T>(db: Executor, projectId: number, source: string, target: string, write: () => Promise<T>): Promise<T> {
+async function openDuplicateIsConflict<T>(db: Executor, projectId: number, sourceProjectId: number, source: string, target: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
     if (!isUniqueViolation(error, "index_merge_requests_on_open_branches")) throw error;
     const winner = await db.execute<{ iid: number }>(sql`
-      SELECT iid FROM merge_requests WHERE project_id = ${projectId}::int AND source_project_id = ${projectId}::int
+      SELECT iid FROM merge_requests WHERE project_id = ${projectId}::int AND source_project_id = ${sourceProjectId}::int
         AND source_branch = ${source} AND target_branch = ${target} AND state = 'opened' LIMIT 1`);
     const iid = winner.rows[0]?.iid;
     throw apiError([`Another open merge request already exists for this source branch: !${iid ?? ""}`], 409);
@@ -386,6 +392,7 @@ export function mergeRequestUpdateNeeds(mr: MergeRequestWithAssignees, input: Up
     project: { id: project.id, namespaceTraversalIds: project.namespace.traversalIds },
     actor,
     mergeRequestId: mr.id,
+    sourceProjectId: mr.sourceProjectId,
     branches: state === "opened" ? { source: mr.sourceBranch, target: targetBranch } : null,
     userIds: [...(wantAssignees ?? []), ...(wantReviewers ?? [])],
     usernames: [...new Set([...before.mentioned, ...after.mentioned])],
@@ -466,7 +473,8 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
   const needs = mergeRequestUpdateNeeds(mr, input, scope);
   const { title, description, targetBranch, state } = needs;
   const lookup = await lookupForWrite(db, needs.lookup);
-  validate({ title, description, sourceBranch: mr.sourceBranch, targetBranch }, lookup.duplicateIid, {
+  // `validate_fork` is skipped here: the source project was in the network when the merge request was made.
+  validate({ title, description, sourceBranch: mr.sourceBranch, targetBranch }, { duplicateIid: lookup.duplicateIid, sameProject: mr.sourceProjectId === project.id, inForkNetwork: true }, {
     source: false,
     target: targetBranch !== mr.targetBranch,
   });
@@ -478,7 +486,7 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
     ...removedReviewers,
   ])}))`;
 
-  await openDuplicateIsConflict(db, project.id, mr.sourceBranch, targetBranch, () => db.execute(sql`
+  await openDuplicateIsConflict(db, project.id, mr.sourceProjectId, mr.sourceBranch, targetBranch, () => db.execute(sql`
     WITH names AS (SELECT ${userNotes} AS n),
     mr AS (UPDATE merge_requests SET
         title = ${title}::text, description = ${description}::text, target_branch = ${targetBranch}::text,

@@ -42,6 +42,7 @@ function mr(extra: Partial<MergeRequestWithAssignees> = {}): MergeRequestWithAss
     id: 50,
     iid: 1,
     projectId: 1,
+    sourceProjectId: 1,
     title: "Old",
     description: null,
     state: "opened",
@@ -57,6 +58,7 @@ function mr(extra: Partial<MergeRequestWithAssignees> = {}): MergeRequestWithAss
 
 const lookup = (extra: Partial<WriteContext> = {}): WriteContext => ({
   duplicateIid: null,
+  inForkNetwork: true,
   readableUserIds: [],
   mentioned: [],
   milestoneId: null,

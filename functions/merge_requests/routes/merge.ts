@@ -3,17 +3,17 @@ import type { ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, unauthorized } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { findProject, projectWithAccess } from "../../kernel/lookup";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { findMergeRequest } from "../../shared/issuables/find";
-import { checkMergeability, mergeToRef, repoOf } from "../../shared/git";
+import { checkMergeability, mergeToRef } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
 import { isApproved } from "../../shared/approvals/state";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
 import * as mq from "../merge_queries";
-import { canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
+import { branchPair, canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
 import * as q from "../queries";
 
 /** Merging (lib/api/merge_requests.rb, 15.4): merge, merge_ref, cancel_merge_when_pipeline_succeeds. */
@@ -68,11 +68,12 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
   if (!canMergeInto(actor, project, protections, found.targetBranch)) throw unauthorized();
   const mr = await refreshMergeRequest(db, project, found);
 
-  const check = await checkMergeability(db, repoOf(project), mr.sourceBranch, mr.targetBranch);
+  const check = await checkMergeability(db, branchPair(project, mr), mr.sourceBranch, mr.targetBranch);
   const mwps = !!params.merge_when_pipeline_succeeds;
   const stateOk = mr.state === "opened" && !mr.draft && (check.kind === "ok" || check.kind === "conflict");
   const needsPipeline = mwps || project.onlyAllowMergeIfPipelineSucceeds;
-  const pipeline = needsPipeline ? await mq.headPipeline(db, project.id, mr.sourceBranch, mr.sha) : null;
+  // The head pipeline runs in the source project (the fork, for a merge request from a fork).
+  const pipeline = needsPipeline ? await mq.headPipeline(db, mr.sourceProjectId, mr.sourceBranch, mr.sha) : null;
   const ciOk = !project.onlyAllowMergeIfPipelineSucceeds || pipeline?.status === "success" || pipeline?.status === "skipped";
   const immediately = mwps ? stateOk && pipeline?.status === "success" : stateOk && ciOk;
   const automatically = mwps && stateOk && !!pipeline && ACTIVE.includes(pipeline.status);
@@ -90,7 +91,9 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
     return presentMergeRequest(c, project, mr.id);
   }
   const full = await q.mergeRequestById(db, actor, mr.id);
-  const outcome = await mergeMergeRequest(db, { project, actor }, mr, {
+  // Removing a fork's source branch depends on the caller's rights in the fork.
+  const sourceProject = mr.sourceProjectId === project.id ? project : await projectWithAccess(db, actor.user.id, { id: mr.sourceProjectId });
+  const outcome = await mergeMergeRequest(db, { project, actor, sourceProject }, mr, {
     expectedSource: params.sha ?? mr.sha ?? check.source.target,
     squash,
     mergeMessage: params.merge_commit_message,
@@ -146,7 +149,7 @@ mergeRoutes.get("/projects/:id/merge_requests/:merge_request_iid/merge_ref", asy
   const author = full.author?.email ? { name: full.author.name, email: full.author.email } : { name: "Ghost User", email: "ghost@example.com" };
   const sha =
     mr.state === "opened" && !project.emptyRepo
-      ? await mergeToRef(db, repoOf(project), {
+      ? await mergeToRef(db, branchPair(project, mr), {
           sourceBranch: mr.sourceBranch,
           targetBranch: mr.targetBranch,
           ref: `refs/merge-requests/${mr.iid}/merge`,

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { allowed, authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { apiError, checkUnmodifiedSince, forbidden, notFound } from "../../kernel/errors";
+import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../../kernel/errors";
 import { canReadMergeRequest, canUpdateMergeRequest, mayReadSomeMergeRequest } from "../../shared/issuables/policy";
 import { findMergeRequest } from "../../shared/issuables/find";
-import { findProject } from "../../kernel/lookup";
+import { findProject, loadProject } from "../../kernel/lookup";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
@@ -22,7 +22,8 @@ export const mergeRequestRoutes = router();
 /**
  * `optional_params` of lib/api/merge_requests.rb (15.4), in Grape's order.
  * (with EE's `approvals_before_merge`, see services.ts#approvalsBeforeMerge).
- * Differs from GitLab: `allow_collaboration` has no effect without forks.
+ * Differs from GitLab: `allow_collaboration` (and its old name `allow_maintainer_to_push`) is accepted
+ * and ignored: it is not stored, not shown, and does not let the target's members push to the fork.
  */
 const optional = {
   assignee_id: p.int().optional(),
@@ -103,22 +104,35 @@ async function presentOne(c: Ctx, row: MergeRequestRow, project: { id: number; n
 }
 
 /**
- * POST /projects/:id/merge_requests (lib/api/merge_requests.rb)
- * Differs from GitLab until the repository lands: the branches are not looked up (any valid branch
- * name is accepted), and `target_project_id` can only name the project itself (there are no forks).
+ * POST /projects/:id/merge_requests (lib/api/merge_requests.rb, MergeRequests::CreateService): called
+ * on the SOURCE project; `target_project_id` names the project the merge request goes to (the source
+ * itself by default, else a project of its fork network: a fork to its source, or between forks). The
+ * merge request lives in the target (its iid, its lists, its labels and milestones).
+ * As in GitLab, branches are validated by name only: neither needs to exist yet (MergeRequest has no
+ * existence validation; the merge request shows `cannot_be_merged` until both do).
+ * Differs from GitLab: a project linked into a network with `POST /projects/:id/fork/:forked_from_id`
+ * keeps its own object pool (see functions/projects/), and merge requests between projects of
+ * different pools answer the 422 of a project outside the network (GitLab fetches the source branch
+ * into the target's repository).
  */
 mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
   const params = await readParams(c, CreateParams);
-  const project = await findProject(c, c.req.param("id"));
-  authorize(c, "create_merge_request_from", project);
-  if (params.target_project_id !== undefined && params.target_project_id !== project.id) {
-    const target = await findProject(c, String(params.target_project_id));
-    authorize(c, "create_merge_request_in", target);
-    throw apiError(["Source project is not a fork of the target project"], 422);
+  const source = await findProject(c, c.req.param("id"));
+  authorize(c, "create_merge_request_from", source);
+  // CreateService#set_projects!: `Project.find(target_project_id)` (a missing one is ActiveRecord's
+  // 404), then `create_merge_request_from` on the source and `create_merge_request_in` on the target,
+  // so a target the caller cannot read is 403, not 404.
+  let project = source;
+  if (params.target_project_id !== undefined && params.target_project_id !== source.id) {
+    const target = await loadProject(c, String(params.target_project_id));
+    if (!target) throw recordNotFound();
+    if (!allowed(c.var.actor, "create_merge_request_in", target)) throw forbidden();
+    project = target;
   }
   const actor = requireUser(c);
   const approvals = await services.approvalsBeforeMerge(c.var.db(), project.id, params.approvals_before_merge, false);
   const id = await services.createMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, {
+    sourceProjectId: source.id,
     title: params.title,
     description: params.description ?? null,
     sourceBranch: params.source_branch,
@@ -132,7 +146,8 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
     approvalsBeforeMerge: approvals,
   });
   await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id, action: "open", userId: actor.user.id });
-  return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, id), project, 201);
+  // `present merge_request, project: user_project`: references are relative to the source project.
+  return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, id), source, 201);
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb) */

@@ -2,16 +2,17 @@ import { z } from "zod";
 import { Access } from "../../kernel/access";
 import { requireUser } from "../../kernel/auth";
 import { conflict, forbidden } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { findProject, projectWithAccess } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { pipelinesForPush } from "../../shared/ci/coordinator";
-import { rebaseBranch, repoOf } from "../../shared/git";
+import { rebaseBranch } from "../../shared/git";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { branchAccess, callerOf, listProtections } from "../../shared/protected_branches/access";
 import { rebaseAccepted } from "../entities";
 import * as mq from "../merge_queries";
+import { branchPair } from "../merging";
 import { iidParam } from "./merge";
 
 /** Rebasing a merge request's source branch (lib/api/merge_requests.rb, MergeRequests::RebaseService). */
@@ -30,6 +31,9 @@ const RebaseParams = z.object({ skip_ci: p.bool().optional() });
  * Differs from GitLab: the rebase runs during the request (GitLab queues RebaseWorker), so the answer
  * says `rebase_in_progress: false` and the outcome is already visible; the push check comes before the
  * source branch's existence (GitLab checks the branch first).
+ * For a merge request from a fork the push rights are the fork's (`Gitlab::UserAccess` on the source
+ * project), and the rebased branch is the fork's.
+ * Differs from GitLab: `allow_collaboration` does not let the target's members push to the fork.
  */
 rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", async (c) => {
   // `authenticate_non_get!` comes before everything.
@@ -39,15 +43,18 @@ rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", async
   const project = await findProject(c, c.req.param("id"));
   const mr = await findMergeRequest(c, project, iid);
   const db = c.var.db();
+  const source = mr.sourceProjectId === project.id ? project : await projectWithAccess(db, actor.user.id, { id: mr.sourceProjectId });
+  // A fork that is gone has no source branch (`source_branch_exists?` needs the source project).
+  if (!source) throw forbidden("Source branch does not exist");
   // Gitlab::UserAccess#can_push_to_branch?: `push_code` (developers, not archived), then the branch's protection.
-  const canPushCode = !project.archived && (actor.isAdmin || project.accessLevel >= Access.DEVELOPER);
-  const protections = canPushCode ? await listProtections(db, project.id) : [];
-  const access = branchAccess(protections, mr.sourceBranch, callerOf(actor, project), { emptyRepo: project.emptyRepo, defaultBranch: project.defaultBranch });
+  const canPushCode = !source.archived && (actor.isAdmin || source.accessLevel >= Access.DEVELOPER);
+  const protections = canPushCode ? await listProtections(db, source.id) : [];
+  const access = branchAccess(protections, mr.sourceBranch, callerOf(actor, source), { emptyRepo: source.emptyRepo, defaultBranch: source.defaultBranch });
   if (!canPushCode || !access.canPush) throw forbidden("Cannot push to source branch");
   // `rebase_async` refuses a merge request that is not open (ActiveRecord::StaleObjectError).
   if (mr.state !== "opened") throw conflict();
 
-  const outcome = await rebaseBranch(db, repoOf(project), {
+  const outcome = await rebaseBranch(db, branchPair(project, mr), {
     sourceBranch: mr.sourceBranch,
     targetBranch: mr.targetBranch,
     user: { name: actor.user.name, email: actor.user.commitEmail || actor.user.email },
@@ -57,6 +64,6 @@ rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", async
   if (!outcome.ok) await mq.setMergeError(db, mr.id, REBASE_ERROR);
   // The moved source branch wrote a push event: its pipeline starts now, unless `skip_ci`.
   else if (outcome.rebased)
-    c.executionCtx.waitUntil(pipelinesForPush(c.env, project.id, { ciSkip: !!params.skip_ci, baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));
+    c.executionCtx.waitUntil(pipelinesForPush(c.env, source.id, { ciSkip: !!params.skip_ci, baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));
   return c.json(rebaseAccepted(), 202);
 });

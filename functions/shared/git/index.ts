@@ -62,6 +62,7 @@ export { RevWalk, type RevSpec, type LogOptions } from "./store/log";
 export { readRefsWithCommits, resolveCommitRows, resolveCommitRow, searchRefs, type RefWithCommit } from "./store/lookup";
 export { compareRefNames } from "./store/refs";
 export { initializeDefaultBranch } from "./store/repository";
+export { readPairTips } from "./store/state";
 export { writeCommitAndMoveRef, type CommitWrite } from "./store/write";
 export { buildIndexRows } from "./store/commit_index";
 export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/diffs";
@@ -74,6 +75,8 @@ export {
   checkMergeability,
   mergeBranches,
   mergeToRef,
+  pairOf,
+  type BranchPair,
   type MergeMethod,
   type Mergeability,
   type MergeInput,

@@ -13,13 +13,24 @@ import { readRef, swapRefWithEvent } from "../store/refs";
 import type { Repo } from "../store/revisions";
 import { diffTreePairs, storeSource } from "../store/trees";
 import { writeCommitAndMoveRef } from "../store/write";
-import { CAS_ATTEMPTS, readBranchState, type ProtectionRow } from "./commit_files";
+import { readPairTips } from "../store/state";
+import { CAS_ATTEMPTS, type ProtectionRow } from "./commit_files";
 import { CommitFailed } from "./failures";
 import { ident, WorkTree, type Person } from "./worktree";
 
 export type MergeMethod = "merge" | "rebase_merge" | "ff";
 
 type Tip = { target: string; tree: string | null; generation: number | null };
+
+/**
+ * Where a merge request's branches live: the source branch in `source` (the project itself, or a
+ * project of its fork network), the target branch in `target`. Refs are each project's own; objects
+ * are read from and written to the target's pool, which the network shares (GIT.md §2).
+ */
+export type BranchPair = { source: Repo; target: Repo };
+
+/** A repository alone is a merge request inside one project. */
+export const pairOf = (repos: Repo | BranchPair): BranchPair => ("source" in repos ? repos : { source: repos, target: repos });
 
 class Conflict extends Error {}
 
@@ -99,10 +110,20 @@ export type Mergeability =
 
 const baseTree = (db: Executor, repo: Repo, base: string | null) => (base ? commitTree(db, repo, base) : Promise.resolve(null));
 
-/** What merging `source` into `target` would give (the trial merge behind `merge_status`). */
-export async function checkMergeability(db: Executor, repo: Repo, sourceBranch: string, targetBranch: string, tips?: Map<string, Tip>): Promise<Mergeability> {
-  const state = tips ?? (await readBranchState(db, repo, [branchRef(sourceBranch), branchRef(targetBranch)])).tips;
-  return mergeabilityOf(db, repo, state.get(branchRef(sourceBranch)), state.get(branchRef(targetBranch)));
+/**
+ * What merging `source` into `target` would give (the trial merge behind `merge_status`). `tips`: the
+ * two tips when the caller has read them already (`readPairTips`).
+ */
+export async function checkMergeability(
+  db: Executor,
+  repos: Repo | BranchPair,
+  sourceBranch: string,
+  targetBranch: string,
+  tips?: { source: Tip | undefined; target: Tip | undefined },
+): Promise<Mergeability> {
+  const pair = pairOf(repos);
+  const state = tips ?? (await readPairTips(db, pair, { sourceRef: branchRef(sourceBranch), targetRef: branchRef(targetBranch) }));
+  return mergeabilityOf(db, pair.target, state.source, state.target);
 }
 
 async function mergeabilityOf(db: Executor, repo: Repo, source: Tip | undefined, target: Tip | undefined): Promise<Mergeability> {
@@ -150,13 +171,15 @@ export type MergeResult =
  * merge commit as the project's merge method says, then moves the target branch by compare-and-swap
  * (one statement with its push event); a lost swap redoes the merge on the new target head.
  */
-export async function mergeBranches(db: Executor, repo: Repo, input: MergeInput): Promise<MergeResult> {
+export async function mergeBranches(db: Executor, repos: Repo | BranchPair, input: MergeInput): Promise<MergeResult> {
+  const pair = pairOf(repos);
+  const repo = pair.target;
   const sourceRef = branchRef(input.sourceBranch);
   const targetRef = branchRef(input.targetBranch);
   for (let attempt = 1; ; attempt++) {
-    const state = await readBranchState(db, repo, [sourceRef, targetRef], null, attempt === 1 && !!input.mayMerge);
+    const state = await readPairTips(db, pair, { sourceRef, targetRef }, attempt === 1 && !!input.mayMerge);
     if (attempt === 1 && input.mayMerge && !input.mayMerge(state.protections)) return { ok: false, failure: "forbidden" };
-    const check = await mergeabilityOf(db, repo, state.tips.get(sourceRef), state.tips.get(targetRef));
+    const check = await mergeabilityOf(db, repo, state.source, state.target);
     if (check.kind !== "ok") return { ok: false, failure: check.kind };
     const { source, target, base, ffPossible, merged } = check;
     // `should_be_rebased?`: semi-linear and fast-forward merges need the target inside the source.
@@ -230,7 +253,8 @@ export async function mergeBranches(db: Executor, repo: Repo, input: MergeInput)
     if (won) {
       let sourceRemoved = false;
       if (input.removeSource) {
-        sourceRemoved = await swapRefWithEvent(db, { projectId: repo.projectId, name: sourceRef, oldTarget: source.target, newTarget: null, userId: input.userId });
+        // The source branch is removed where it lives (the fork, for a merge request from a fork).
+        sourceRemoved = await swapRefWithEvent(db, { projectId: pair.source.projectId, name: sourceRef, oldTarget: source.target, newTarget: null, userId: input.userId });
       }
       return { ok: true, mergeCommitSha: mergeSha, squashCommitSha: squashSha, targetSha: newTarget, sourceRemoved, commit: commitRow };
     }
@@ -247,11 +271,14 @@ export async function mergeBranches(db: Executor, repo: Repo, input: MergeInput)
  */
 export async function mergeToRef(
   db: Executor,
-  repo: Repo,
+  repos: Repo | BranchPair,
   input: { sourceBranch: string; targetBranch: string; ref: string; message: string; user: Person; userId: number | null; now?: Date },
 ): Promise<string | null> {
+  const pair = pairOf(repos);
+  // The ref is the target project's (`refs/merge-requests/<iid>/merge`).
+  const repo = pair.target;
   for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
-    const check = await checkMergeability(db, repo, input.sourceBranch, input.targetBranch);
+    const check = await checkMergeability(db, pair, input.sourceBranch, input.targetBranch);
     if (check.kind !== "ok") return null;
     const now = input.now ?? new Date();
     const commit: Commit = {

@@ -10,7 +10,8 @@ import { commitsBetween, mergeBase } from "../store/compare";
 import type { Repo } from "../store/revisions";
 import { diffTreePairs, storeSource } from "../store/trees";
 import { writeCommitAndMoveRef } from "../store/write";
-import { readBranchState } from "./commit_files";
+import { readPairTips } from "../store/state";
+import { pairOf, type BranchPair } from "./merge";
 import { applyChanges, readPicked } from "./pick";
 import { ident, type Person } from "./worktree";
 
@@ -25,13 +26,14 @@ export type RebaseResult =
  */
 export async function rebaseBranch(
   db: Executor,
-  repo: Repo,
+  repos: Repo | BranchPair,
   input: { sourceBranch: string; targetBranch: string; user: Person; userId: number | null; now?: Date },
 ): Promise<RebaseResult> {
+  const pair = pairOf(repos);
+  // Objects come from and go to the shared pool; the moved ref is the source project's.
+  const repo = pair.target;
   const sourceRef = branchRef(input.sourceBranch);
-  const state = await readBranchState(db, repo, [sourceRef, branchRef(input.targetBranch)]);
-  const source = state.tips.get(sourceRef);
-  const target = state.tips.get(branchRef(input.targetBranch));
+  const { source, target } = await readPairTips(db, pair, { sourceRef, targetRef: branchRef(input.targetBranch) });
   if (!source) return { ok: false, failure: "source_not_found" };
   if (!target || !target.tree) return { ok: false, failure: "target_not_found" };
   // `git rebase` on a branch that already contains the target's tip: "Current branch is up to date".
@@ -65,7 +67,7 @@ export async function rebaseBranch(
   const { commitRows, changeRows } = await buildIndexRows(db, repo.poolId, written, objects);
   const won = await writeCommitAndMoveRef(db, {
     poolId: repo.poolId,
-    projectId: repo.projectId,
+    projectId: pair.source.projectId,
     objects: toWrite,
     commitRows,
     changeRows,

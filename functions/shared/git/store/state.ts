@@ -77,16 +77,19 @@ type StateRow = {
 
 const json = <T>(value: T | string | null): T | null => (value === null ? null : typeof value === "string" ? (JSON.parse(value) as T) : value);
 
+/** The project's protected branches as one JSON array (ProtectionRow[]). */
+function protectionsJson(projectId: number): SQL {
+  return sql`(SELECT json_agg(json_build_object('id', pb.id, 'name', pb.name, 'allow_force_push', pb.allow_force_push,
+            'code_owner_approval_required', pb.code_owner_approval_required, 'created_at', pb.created_at, 'updated_at', pb.updated_at,
+            'levels', ${levelsJson}) ORDER BY pb.id)
+           FROM protected_branches pb WHERE pb.project_id = ${projectId})`;
+}
+
 /** Reads what `request` asks for in one statement. */
 export async function readRepoState(db: Executor, repo: Repo, request: StateRequest): Promise<RepoState> {
   const { projectId, poolId } = repo;
   const trees = !!request.rootTrees;
-  const protections = request.protections
-    ? sql`(SELECT json_agg(json_build_object('id', pb.id, 'name', pb.name, 'allow_force_push', pb.allow_force_push,
-            'code_owner_approval_required', pb.code_owner_approval_required, 'created_at', pb.created_at, 'updated_at', pb.updated_at,
-            'levels', ${levelsJson}) ORDER BY pb.id)
-           FROM protected_branches pb WHERE pb.project_id = ${projectId})`
-    : sql`NULL::json`;
+  const protections = request.protections ? protectionsJson(projectId) : sql`NULL::json`;
   const history = request.history;
   let historySql: SQL = sql`NULL::json`;
   if (history) {
@@ -154,4 +157,28 @@ export async function readRepoState(db: Executor, repo: Repo, request: StateRequ
  */
 export async function readBranchState(db: Executor, repo: Repo, names: string[], startSha: string | null = null, withProtections = false): Promise<BranchState> {
   return readRepoState(db, repo, { names, startSha, protections: withProtections });
+}
+
+/**
+ * The two tips of a merge request, each read from its own project (the source branch may be in a
+ * fork: refs belong to a project, objects to the fork network's pool, so both commits are read from
+ * the target's pool), with the target project's protections on request. One statement.
+ */
+export async function readPairTips(
+  db: Executor,
+  pair: { source: Repo; target: Repo },
+  branches: { sourceRef: string; targetRef: string },
+  withProtections = false,
+): Promise<{ source: BranchTip | undefined; target: BranchTip | undefined; protections: ProtectionRow[] }> {
+  const result = await db.execute<{ side: string; target: string | null; peeled: string | null; tree: string | null; generation: number | null; protections: ProtectionRow[] | string | null }>(sql`
+    SELECT v.side, r.target, r.peeled, c.tree, c.generation, ${withProtections ? protectionsJson(pair.target.projectId) : sql`NULL::json`} AS protections
+      FROM (VALUES ('source', ${pair.source.projectId}::int, ${branches.sourceRef}::text), ('target', ${pair.target.projectId}::int, ${branches.targetRef}::text)) AS v(side, project_id, name)
+      LEFT JOIN git_refs r ON r.project_id = v.project_id AND r.name = v.name
+      LEFT JOIN git_commits c ON c.pool_id = ${pair.target.poolId} AND c.oid = coalesce(r.peeled, r.target)`);
+  const tip = (side: string): BranchTip | undefined => {
+    const row = result.rows.find((r) => r.side === side);
+    if (!row?.target) return undefined;
+    return { target: row.target, peeled: row.peeled, tree: row.tree, generation: row.generation === null ? null : Number(row.generation) };
+  };
+  return { source: tip("source"), target: tip("target"), protections: json<ProtectionRow[]>(result.rows[0]?.protections ?? null) ?? [] };
 }
