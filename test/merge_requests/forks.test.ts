@@ -1,0 +1,324 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { statusAndBody } from "../helpers/client";
+import { requiresAuthentication } from "../helpers/shared";
+import { world, type TestProject, type TestUser, type World } from "../helpers/world";
+import { branch, branchHead, commit, commitRow, rows, type Json } from "./support";
+
+/**
+ * Merge requests from a fork (MergeRequests::CreateService with `target_project_id`,
+ * MergeRequest#validate_fork, ProjectPolicy `create_merge_request_from` / `create_merge_request_in`):
+ * created on the fork, living in the target, read from the fork's refs, merged into the target.
+ */
+
+/** POST /projects/:id/fork as `user`: the fork as the API shows it. */
+async function fork(w: World, user: TestUser, project: { id: number }): Promise<TestProject & Json> {
+  const res = await w.as(user).post(`/projects/${project.id}/fork`);
+  if (res.status !== 201) throw new Error(`fork: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as Json;
+  return { ...body, id: body.id, path: body.path, fullPath: body.path_with_namespace, name: body.name, namespaceId: body.namespace.id };
+}
+
+/**
+ * A public upstream project (README.md and a.txt on `main`, by its owner), a fork of it by `forker`
+ * with one commit on a new branch, and the merge request from that branch to upstream's `main`.
+ */
+async function forkFixture(w: World, opts: { upstreamVisibility?: "public" | "private"; mr?: Json } = {}) {
+  const owner = await w.user();
+  const forker = await w.user();
+  const upstream = await w.project({ owner, visibility: opts.upstreamVisibility ?? "public", ...(opts.upstreamVisibility === "private" ? { reporters: [forker] } : {}) });
+  const base = await commit(w, owner, upstream, "main", "Initial commit", [
+    { action: "create", file_path: "README.md", content: "# Hello\n" },
+    { action: "create", file_path: "a.txt", content: "1\n2\n3\n4\n5\n6\n7\n8\n" },
+  ]);
+  const forked = await fork(w, forker, upstream);
+  const feature = branch("forked");
+  const head = await commit(w, forker, forked, feature, "Change a in the fork", [{ action: "update", file_path: "a.txt", content: "1\nTWO\n3\n4\n5\n6\n7\n8\n" }], {
+    start_branch: "main",
+  });
+  return { owner, forker, upstream, fork: forked, base, feature, head };
+}
+
+async function openFromFork(w: World, f: Awaited<ReturnType<typeof forkFixture>>, body: Json = {}): Promise<Json> {
+  const res = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+    json: { title: "Change a", source_branch: f.feature, target_branch: "main", target_project_id: f.upstream.id, ...body },
+  });
+  if (res.status !== 201) throw new Error(`create from fork: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Json;
+}
+
+describe("POST /projects/:id/merge_requests with target_project_id (from a fork)", () => {
+  requiresAuthentication((w) => w.anonymous.post("/projects/1/merge_requests", { json: { title: "x", source_branch: "a", target_branch: "main", target_project_id: 2 } }));
+
+  it("opens the merge request in the target project, with the fork as source_project_id", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const res = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "Change a", source_branch: f.feature, target_branch: "main", target_project_id: f.upstream.id, labels: "ignored" },
+    });
+    expect(res.status).toBe(201);
+    const mr = (await res.json()) as Json;
+    expect(mr).toMatchObject({
+      iid: 1,
+      project_id: f.upstream.id,
+      source_project_id: f.fork.id,
+      target_project_id: f.upstream.id,
+      source_branch: f.feature,
+      target_branch: "main",
+      state: "opened",
+      author: { id: f.forker.id },
+      // `reference` and `references.relative` are relative to the project the call was made on: the fork.
+      reference: `${f.upstream.fullPath}!1`,
+      references: { short: "!1", relative: `${f.upstream.fullPath}!1`, full: `${f.upstream.fullPath}!1` },
+      web_url: `http://edgeforge.test/${f.upstream.fullPath}/-/merge_requests/1`,
+      // Labels need admin_merge_request in the target (IssuableBaseService#filter_params): none for the forker.
+      labels: [],
+      user: { can_merge: false },
+    });
+    const [row] = await rows(w, sql`SELECT project_id, source_project_id FROM merge_requests WHERE id = ${mr.id}`);
+    expect(row).toEqual({ project_id: f.upstream.id, source_project_id: f.fork.id });
+    // The target's iid counter: the next merge request of upstream is !2, the fork has none.
+    expect(await rows(w, sql`SELECT project_id, last_value FROM internal_ids WHERE usage = 'merge_requests' AND project_id IN (${f.upstream.id}, ${f.fork.id})`)).toEqual([
+      { project_id: f.upstream.id, last_value: 1 },
+    ]);
+  });
+
+  it("is listed by the target project, not by the fork, and shown with the fork's head", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const mr = await openFromFork(w, f);
+    const upstreamList = (await (await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests`)).json()) as Json[];
+    expect(upstreamList.map((m) => [m.iid, m.source_project_id, m.target_project_id])).toEqual([[1, f.fork.id, f.upstream.id]]);
+    const bySource = (await (await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests`, { query: { source_project_id: String(f.fork.id) } })).json()) as Json[];
+    expect(bySource.map((m) => m.id)).toEqual([mr.id]);
+    expect(await (await w.as(f.forker).get(`/projects/${f.fork.id}/merge_requests`)).json()).toEqual([]);
+    const shown = (await (await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests/1`)).json()) as Json;
+    expect(shown).toMatchObject({
+      source_project_id: f.fork.id,
+      sha: f.head,
+      merge_status: "can_be_merged",
+      detailed_merge_status: "mergeable",
+      changes_count: "1",
+      diff_refs: { base_sha: f.base, start_sha: f.base, head_sha: f.head },
+      user: { can_merge: true },
+    });
+  });
+
+  it("allows the same branch name on both sides, and merge requests between two forks of a network", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    // MergeRequest#validate_branches refuses the same branch only inside one project.
+    const same = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "main to main", source_branch: "main", target_branch: "main", target_project_id: f.upstream.id },
+    });
+    expect(same.status).toBe(201);
+    // A sibling fork is in the same network (`in_fork_network_of?`).
+    const other = await w.user();
+    const sibling = await fork(w, other, f.upstream);
+    const res = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "to the sibling", source_branch: f.feature, target_branch: "main", target_project_id: sibling.id },
+    });
+    expect(res.status).toBe(201);
+    expect((await res.json()) as Json).toMatchObject({ iid: 1, project_id: sibling.id, source_project_id: f.fork.id });
+    // And the way back: from upstream into a fork the caller may read.
+    const back = await w.as(f.owner).post(`/projects/${f.upstream.id}/merge_requests`, {
+      json: { title: "upstream to fork", source_branch: "main", target_branch: "main", target_project_id: f.fork.id },
+    });
+    expect(back.status).toBe(201);
+    expect((await back.json()) as Json).toMatchObject({ project_id: f.fork.id, source_project_id: f.upstream.id });
+  });
+
+  it("answers 422 for a project outside the fork network (validate_fork)", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const unrelated = await w.project({ developers: [f.forker] });
+    const res = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "x", source_branch: f.feature, target_branch: "main", target_project_id: unrelated.id },
+    });
+    expect(await statusAndBody(res)).toEqual([422, { message: ["Source project is not a fork of the target project"] }]);
+    // An unlinked fork is no longer in the network.
+    expect((await w.as(f.forker).delete(`/projects/${f.fork.id}/fork`)).status).toBe(204);
+    const unlinked = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "x", source_branch: f.feature, target_branch: "main", target_project_id: f.upstream.id },
+    });
+    expect(await statusAndBody(unlinked)).toEqual([422, { message: ["Source project is not a fork of the target project"] }]);
+    expect(await rows(w, sql`SELECT count(*)::int AS n FROM merge_requests WHERE project_id IN (${f.upstream.id}, ${unrelated.id})`)).toEqual([{ n: 0 }]);
+  });
+
+  it("answers 400 for missing parameters and model errors, 409 for an open duplicate from the same fork", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const missing = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, { json: { target_project_id: f.upstream.id } });
+    expect(await statusAndBody(missing)).toEqual([400, { error: "title is missing, source_branch is missing, target_branch is missing" }]);
+    const notInt = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "x", source_branch: f.feature, target_branch: "main", target_project_id: "abc" },
+    });
+    expect(await statusAndBody(notInt)).toEqual([400, { error: "target_project_id is invalid" }]);
+    const bad = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "", source_branch: "a..b", target_branch: "main", target_project_id: f.upstream.id },
+    });
+    expect(await statusAndBody(bad)).toEqual([400, { message: { title: ["can't be blank"], source_branch: ["is invalid"] } }]);
+    await openFromFork(w, f);
+    const again = await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, {
+      json: { title: "again", source_branch: f.feature, target_branch: "main", target_project_id: f.upstream.id },
+    });
+    expect(await statusAndBody(again)).toEqual([409, { message: ["Another open merge request already exists for this source branch: !1"] }]);
+    // The same branch name of the upstream project itself is another source: no conflict.
+    await commit(w, f.owner, f.upstream, f.feature, "Upstream's own branch", [{ action: "create", file_path: "b.txt", content: "b\n" }], { start_branch: "main" });
+    const own = await w.as(f.owner).post(`/projects/${f.upstream.id}/merge_requests`, { json: { title: "own", source_branch: f.feature, target_branch: "main" } });
+    expect(own.status).toBe(201);
+  });
+
+  it("needs push access to the fork and create_merge_request_in on the target: 403, and 404 for a missing target", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    // A reporter of the fork may not create from it (`create_merge_request_from` is for developers).
+    const reporter = await w.user();
+    await w.addMembers("Project", f.fork.id, { reporters: [reporter] });
+    const json = { title: "x", source_branch: f.feature, target_branch: "main", target_project_id: f.upstream.id };
+    expect(await statusAndBody(await w.as(reporter).post(`/projects/${f.fork.id}/merge_requests`, { json }))).toEqual([403, { message: "403 Forbidden" }]);
+    // A target the caller cannot read is 403 (CreateService raises AccessDeniedError), not 404.
+    const hidden = await w.project({ visibility: "private" });
+    expect(
+      await statusAndBody(await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, { json: { ...json, target_project_id: hidden.id } })),
+    ).toEqual([403, { message: "403 Forbidden" }]);
+    // `Project.find` of an id that does not exist.
+    expect(
+      await statusAndBody(await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, { json: { ...json, target_project_id: 2147483000 } })),
+    ).toEqual([404, { message: "404 Not found" }]);
+    // The target's merge requests are off: no `create_merge_request_in`.
+    await rows(w, sql`UPDATE projects SET merge_requests_enabled = false WHERE id = ${f.upstream.id}`);
+    expect(await statusAndBody(await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, { json }))).toEqual([403, { message: "403 Forbidden" }]);
+    await rows(w, sql`UPDATE projects SET merge_requests_enabled = true, archived = true WHERE id = ${f.upstream.id}`);
+    expect(await statusAndBody(await w.as(f.forker).post(`/projects/${f.fork.id}/merge_requests`, { json }))).toEqual([403, { message: "403 Forbidden" }]);
+  });
+
+  it("lets a non-member who can read the target open one (public_user_access), and a guest of a private target", async () => {
+    const w = await world();
+    const f = await forkFixture(w, { upstreamVisibility: "private" });
+    // The forker is a reporter of the private upstream (to fork it); a guest may open merge requests too.
+    await rows(w, sql`UPDATE members SET access_level = 10 WHERE source_type = 'Project' AND source_id = ${f.upstream.id} AND user_id = ${f.forker.id}`);
+    const mr = await openFromFork(w, f);
+    expect(mr).toMatchObject({ project_id: f.upstream.id, source_project_id: f.fork.id });
+  });
+});
+
+describe("A merge request from a fork: commits, changes, diffs, versions", () => {
+  it("reads the fork's branch through the shared object pool", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    await openFromFork(w, f);
+    const base = `/projects/${f.upstream.id}/merge_requests/1`;
+    const commits = (await (await w.as(f.owner).get(`${base}/commits`)).json()) as Json[];
+    expect(commits.map((c) => [c.id, c.title])).toEqual([[f.head, "Change a in the fork"]]);
+    const changes = (await (await w.as(f.owner).get(`${base}/changes`)).json()) as Json;
+    expect(changes).toMatchObject({ source_project_id: f.fork.id, overflow: false });
+    expect(changes.changes).toEqual([
+      expect.objectContaining({ old_path: "a.txt", new_path: "a.txt", new_file: false, diff: expect.stringContaining("-2\n+TWO\n") }),
+    ]);
+    const diffs = (await (await w.as(f.owner).get(`${base}/diffs`)).json()) as Json[];
+    expect(diffs.map((d) => d.new_path)).toEqual(["a.txt"]);
+    const versions = (await (await w.as(f.owner).get(`${base}/versions`)).json()) as Json[];
+    expect(versions).toEqual([expect.objectContaining({ head_commit_sha: f.head, base_commit_sha: f.base, start_commit_sha: f.base, real_size: "1" })]);
+  });
+
+  it("sees a push to the fork's branch: new head, new version, a new trial merge", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    await openFromFork(w, f);
+    const base = `/projects/${f.upstream.id}/merge_requests/1`;
+    expect(((await (await w.as(f.owner).get(base)).json()) as Json).sha).toBe(f.head);
+    const second = await commit(w, f.forker, f.fork, f.feature, "More in the fork", [{ action: "create", file_path: "c.txt", content: "c\n" }]);
+    const shown = (await (await w.as(f.owner).get(base)).json()) as Json;
+    expect(shown).toMatchObject({ sha: second, merge_status: "can_be_merged", changes_count: "2", diff_refs: { head_sha: second, base_sha: f.base } });
+    const versions = (await (await w.as(f.owner).get(`${base}/versions`)).json()) as Json[];
+    expect(versions.map((v) => v.head_commit_sha)).toEqual([second, f.head]);
+    // A conflicting change upstream makes the trial merge fail.
+    await commit(w, f.owner, f.upstream, "main", "Conflict upstream", [{ action: "update", file_path: "a.txt", content: "1\nzwei\n3\n4\n5\n6\n7\n8\n" }]);
+    expect(((await (await w.as(f.owner).get(base)).json()) as Json)).toMatchObject({ merge_status: "cannot_be_merged", has_conflicts: true });
+    // Upstream's branch of the same name is not the source.
+    await commit(w, f.owner, f.upstream, f.feature, "Upstream's own branch", [{ action: "create", file_path: "u.txt", content: "u\n" }], { start_branch: "main" });
+    expect(((await (await w.as(f.owner).get(base)).json()) as Json).sha).toBe(second);
+  });
+});
+
+describe("PUT /projects/:id/merge_requests/:merge_request_iid/merge (from a fork)", () => {
+  it("merges the fork's branch into the target's, and keeps the fork's branch when the merger cannot push to the fork", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    await openFromFork(w, f);
+    const res = await w.as(f.owner).put(`/projects/${f.upstream.id}/merge_requests/1/merge`, { json: { should_remove_source_branch: true, sha: f.head } });
+    expect(res.status).toBe(200);
+    const merged = (await res.json()) as Json;
+    expect(merged).toMatchObject({ state: "merged", should_remove_source_branch: true, merged_by: { id: f.owner.id } });
+    const tip = (await branchHead(w, f.upstream, "main"))!;
+    expect(merged.merge_commit_sha).toBe(tip);
+    expect((await commitRow(w, f.upstream, tip)).parents).toEqual([f.base, f.head]);
+    // `can_remove_source_branch?` needs push_code on the fork, which upstream's owner lacks.
+    expect(await branchHead(w, f.fork, f.feature)).toBe(f.head);
+    // The fork's own main did not move.
+    expect(await branchHead(w, f.fork, "main")).toBe(f.base);
+  });
+
+  it("removes the fork's branch when the merger may push to the fork", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const maintainer = await w.user();
+    await w.addMembers("Project", f.upstream.id, { maintainers: [maintainer] });
+    await w.addMembers("Project", f.fork.id, { developers: [maintainer] });
+    await openFromFork(w, f, { remove_source_branch: true });
+    const res = await w.as(maintainer).put(`/projects/${f.upstream.id}/merge_requests/1/merge`);
+    expect(res.status).toBe(200);
+    expect((await res.json()) as Json).toMatchObject({ state: "merged", force_remove_source_branch: true });
+    expect(await branchHead(w, f.fork, f.feature)).toBeNull();
+    // The removal is the fork's push event, the merge upstream's.
+    const events = await rows(w, sql`SELECT project_id, ref, after FROM push_events WHERE project_id IN (${f.upstream.id}, ${f.fork.id}) AND user_id = ${maintainer.id} ORDER BY id`);
+    expect(events).toEqual([
+      { project_id: f.upstream.id, ref: "refs/heads/main", after: (await branchHead(w, f.upstream, "main"))! },
+      { project_id: f.fork.id, ref: `refs/heads/${f.feature}`, after: "0".repeat(40) },
+    ]);
+  });
+
+  it("needs merge rights in the target: 401 for the fork's owner", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    await openFromFork(w, f);
+    const res = await w.as(f.forker).put(`/projects/${f.upstream.id}/merge_requests/1/merge`);
+    expect(await statusAndBody(res)).toEqual([401, { message: "401 Unauthorized" }]);
+    expect(await branchHead(w, f.upstream, "main")).toBe(f.base);
+  });
+
+  it("GET …/merge_ref writes the merge of the fork's head into the target's refs/merge-requests/:iid/merge", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    await openFromFork(w, f);
+    const res = await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests/1/merge_ref`);
+    expect(res.status).toBe(200);
+    const { commit_id } = (await res.json()) as Json;
+    expect((await commitRow(w, f.upstream, commit_id)).parents).toEqual([f.base, f.head]);
+    const refs = await rows(w, sql`SELECT project_id, target FROM git_refs WHERE name = 'refs/merge-requests/1/merge' AND project_id IN (${f.upstream.id}, ${f.fork.id})`);
+    expect(refs).toEqual([{ project_id: f.upstream.id, target: commit_id }]);
+  });
+});
+
+describe("PUT /projects/:id/merge_requests/:merge_request_iid/rebase (from a fork)", () => {
+  it("rebases the fork's branch for whoever may push to it; 403 for the target's owner", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    await openFromFork(w, f);
+    const upstreamTip = await commit(w, f.owner, f.upstream, "main", "Upstream moves", [{ action: "create", file_path: "up.txt", content: "up\n" }]);
+    const path = `/projects/${f.upstream.id}/merge_requests/1/rebase`;
+    // Upstream's owner has no push access to the fork (no allow_collaboration here).
+    expect(await statusAndBody(await w.as(f.owner).put(path))).toEqual([403, { message: "403 Forbidden - Cannot push to source branch" }]);
+    // The forker reads the public upstream and pushes to the fork.
+    const res = await w.as(f.forker).put(path);
+    expect(await statusAndBody(res)).toEqual([202, { rebase_in_progress: false }]);
+    const rebased = (await branchHead(w, f.fork, f.feature))!;
+    expect(rebased).not.toBe(f.head);
+    expect((await commitRow(w, f.upstream, rebased)).parents).toEqual([upstreamTip]);
+    // Upstream has no branch of that name.
+    expect(await branchHead(w, f.upstream, f.feature)).toBeNull();
+    const shown = (await (await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests/1`)).json()) as Json;
+    expect(shown).toMatchObject({ sha: rebased, diff_refs: { base_sha: upstreamTip, head_sha: rebased } });
+  });
+});
