@@ -4,6 +4,7 @@ import { applicationSettings, members, namespaces, projectGroupLinks, projects, 
 import { preparedQuery, type Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
+import { stateEventsCte } from "../shared/issuables/resource_events";
 import {
   actorPlaceholders,
   actorShape,
@@ -494,13 +495,28 @@ export async function linkFork(db: Executor, projectId: number, sourceId: number
 
 /**
  * Projects::UnlinkForkService: the project stops being a fork; its source's counter drops. The object
- * pool stays shared (objects are immutable, so sharing them is invisible). False when it was not a fork.
+ * pool stays shared (objects are immutable, so sharing them is invisible). The open merge requests
+ * between the project and the rest of its fork network, either way, are closed by `userId`
+ * (`fork_network.merge_requests.opened.from_and_to_forks(project)` through MergeRequests::CloseService:
+ * closed state and its state event). One statement. False when it was not a fork.
  */
-export async function unlinkFork(db: Executor, projectId: number): Promise<boolean> {
-  const result = await db.execute(sql`WITH unlinked AS (
+export async function unlinkFork(db: Executor, projectId: number, userId: number): Promise<boolean> {
+  const result = await db.execute(sql`WITH RECURSIVE
+    up(id, parent) AS (SELECT p.id, p.forked_from_project_id FROM projects p WHERE p.id = ${projectId}
+      UNION SELECT p.id, p.forked_from_project_id FROM up JOIN projects p ON p.id = up.parent),
+    network(id) AS (SELECT id FROM up WHERE parent IS NULL
+      UNION SELECT p.id FROM network JOIN projects p ON p.forked_from_project_id = network.id),
+    unlinked AS (
       UPDATE projects p SET forked_from_project_id = NULL, updated_at = now()
         FROM projects old WHERE old.id = p.id AND p.id = ${projectId} AND p.forked_from_project_id IS NOT NULL
-      RETURNING old.forked_from_project_id AS source_id)
+      RETURNING old.forked_from_project_id AS source_id),
+    closed AS (
+      UPDATE merge_requests m SET state = 'closed', closed_at = now(), closed_by_id = ${userId}::int, updated_at = now()
+       WHERE EXISTS (SELECT 1 FROM unlinked) AND m.state = 'opened' AND m.source_project_id <> m.project_id
+         AND (m.source_project_id = ${projectId} OR m.project_id = ${projectId})
+         AND m.source_project_id IN (SELECT id FROM network) AND m.project_id IN (SELECT id FROM network)
+      RETURNING m.id),
+    ${stateEventsCte("closed_events", "MergeRequest", sql`SELECT 'closed', closed.id FROM closed`, userId)}
     UPDATE projects SET forks_count = GREATEST(forks_count - 1, 0) WHERE id IN (SELECT source_id FROM unlinked) RETURNING id`);
   return result.rows.length > 0;
 }

@@ -322,3 +322,32 @@ describe("PUT /projects/:id/merge_requests/:merge_request_iid/rebase (from a for
     expect(shown).toMatchObject({ sha: rebased, diff_refs: { base_sha: upstreamTip, head_sha: rebased } });
   });
 });
+
+describe("DELETE /projects/:id/fork (with merge requests from and to the fork)", () => {
+  it("closes the open merge requests between the fork and its network (UnlinkForkService), and only those", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const fromFork = await openFromFork(w, f);
+    const toFork = (await (
+      await w.as(f.owner).post(`/projects/${f.upstream.id}/merge_requests`, {
+        json: { title: "upstream to fork", source_branch: "main", target_branch: f.feature, target_project_id: f.fork.id },
+      })
+    ).json()) as Json;
+    await commit(w, f.owner, f.upstream, "own", "Upstream's own", [{ action: "create", file_path: "o.txt", content: "o\n" }], { start_branch: "main" });
+    const own = (await (await w.as(f.owner).post(`/projects/${f.upstream.id}/merge_requests`, { json: { title: "own", source_branch: "own", target_branch: "main" } })).json()) as Json;
+    expect((await w.as(f.forker).delete(`/projects/${f.fork.id}/fork`)).status).toBe(204);
+    const states = await rows(w, sql`SELECT id, state, closed_by_id FROM merge_requests WHERE id IN (${fromFork.id}, ${toFork.id}, ${own.id}) ORDER BY id`);
+    expect(states).toEqual([
+      { id: fromFork.id, state: "closed", closed_by_id: f.forker.id },
+      { id: toFork.id, state: "closed", closed_by_id: f.forker.id },
+      { id: own.id, state: "opened", closed_by_id: null },
+    ]);
+    const events = await rows(w, sql`SELECT merge_request_id, state, user_id FROM resource_state_events WHERE merge_request_id IN (${fromFork.id}, ${toFork.id}, ${own.id}) ORDER BY merge_request_id`);
+    expect(events).toEqual([
+      { merge_request_id: fromFork.id, state: "closed", user_id: f.forker.id },
+      { merge_request_id: toFork.id, state: "closed", user_id: f.forker.id },
+    ]);
+    // A second unlink is a no-op (304) and closes nothing more.
+    expect((await w.as(f.forker).delete(`/projects/${f.fork.id}/fork`)).status).toBe(304);
+  });
+});

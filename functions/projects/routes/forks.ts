@@ -103,7 +103,7 @@ forkRoutes.delete("/projects/:id/fork", async (c) => {
   const target = await findProject(c, c.req.param("id")!);
   authorize(c, "remove_fork_project", target);
   checkUnmodifiedSince(c.req.header("If-Unmodified-Since"), target.updatedAt);
-  if (!(await q.unlinkFork(c.var.db(), target.id))) return new Response(null, { status: 304 });
+  if (!(await q.unlinkFork(c.var.db(), target.id, requireUser(c).user.id))) return new Response(null, { status: 304 });
   return c.body(null, 204);
 });
 
