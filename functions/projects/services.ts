@@ -333,9 +333,16 @@ export async function setArchived(db: Database, projectId: number, archived: boo
   await q.updateProject(db, projectId, { archived });
 }
 
-/** Projects::DestroyService: the project, its memberships and its group links, in one transaction. */
-export async function destroyProject(db: Database, projectId: number): Promise<void> {
-  await db.transaction(async (tx) => q.deleteProject(tx, projectId));
+/**
+ * Projects::DestroyService: the project, its memberships and its group links, in one transaction. With
+ * `userId` (the user deleting it), a fork is first unlinked as UnlinkForkService does, which closes the
+ * open merge requests between it and its network (merge requests into the fork go with it).
+ */
+export async function destroyProject(db: Database, projectId: number, userId?: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (userId !== undefined) await q.unlinkFork(tx, projectId, userId);
+    await q.deleteProject(tx, projectId);
+  });
 }
 
 /**

@@ -351,3 +351,17 @@ describe("DELETE /projects/:id/fork (with merge requests from and to the fork)",
     expect((await w.as(f.forker).delete(`/projects/${f.fork.id}/fork`)).status).toBe(304);
   });
 });
+
+describe("DELETE /projects/:id (a fork with a merge request into its source)", () => {
+  it("closes the merge request from the deleted fork, which then cannot be merged", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const mr = await openFromFork(w, f);
+    expect((await w.as(f.forker).delete(`/projects/${f.fork.id}`)).status).toBe(202);
+    const shown = (await (await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests/${mr.iid}`)).json()) as Json;
+    expect(shown).toMatchObject({ state: "closed", closed_by: { id: f.forker.id }, source_project_id: f.fork.id });
+    const res = await w.as(f.owner).put(`/projects/${f.upstream.id}/merge_requests/${mr.iid}/merge`);
+    expect(res.status).toBe(405);
+    expect((await (await w.as(f.owner).get(`/projects/${f.upstream.id}`)).json()) as Json).toMatchObject({ forks_count: 0 });
+  });
+});

@@ -204,6 +204,6 @@ projectRoutes.post("/projects/:id/unarchive", async (c) => {
 projectRoutes.delete("/projects/:id", async (c) => {
   const found = await findProject(c, c.req.param("id"));
   authorize(c, "remove_project", found);
-  await s.destroyProject(c.var.db(), found.id);
+  await s.destroyProject(c.var.db(), found.id, requireUser(c).user.id);
   return c.json(acceptedBody, 202);
 });
