@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
+import { buildEvent } from "../../functions/shared/webhooks";
+import { loadProject } from "../../functions/shared/webhooks/queries";
 import { branch, branchHead, commit, commitRow, rows, type Json } from "./support";
 
 /**
@@ -363,5 +365,27 @@ describe("DELETE /projects/:id (a fork with a merge request into its source)", (
     const res = await w.as(f.owner).put(`/projects/${f.upstream.id}/merge_requests/${mr.iid}/merge`);
     expect(res.status).toBe(405);
     expect((await (await w.as(f.owner).get(`/projects/${f.upstream.id}`)).json()) as Json).toMatchObject({ forks_count: 0 });
+  });
+});
+
+describe("Merge Request Hook payload of a merge request from a fork", () => {
+  it("names the fork as `source` and the target as `target`, with the fork's head as `last_commit`", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const mr = await openFromFork(w, f);
+    // The single GET runs the mergeability check, which records the head (`sha`).
+    expect(((await (await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests/${mr.iid}`)).json()) as Json).sha).toBe(f.head);
+    const [built] = await w.db(async (db) => {
+      const project = (await loadProject(db, f.upstream.id))!;
+      return buildEvent(db, project, { kind: "merge_request", projectId: f.upstream.id, id: mr.id, action: "open", userId: f.forker.id }, "http://edgeforge.test");
+    });
+    const attrs = (built.payload as Json).object_attributes;
+    expect(attrs).toMatchObject({
+      source_project_id: f.fork.id,
+      target_project_id: f.upstream.id,
+      source: { id: f.fork.id, path_with_namespace: f.fork.fullPath },
+      target: { id: f.upstream.id, path_with_namespace: f.upstream.fullPath },
+      last_commit: { id: f.head },
+    });
   });
 });

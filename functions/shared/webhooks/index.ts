@@ -60,7 +60,13 @@ function context(baseUrl: string): PresentContext {
 
 async function lastCommitOf(db: Executor, project: q.HookProject, sha: string | null) {
   if (!sha) return null;
-  return (await readCommitRows(db, project.id, [sha.trim()])).get(sha.trim()) ?? null;
+  // Commits are indexed by the fork network's object pool (a fork's `pool_id`).
+  return (await readCommitRows(db, project.poolId ?? project.id, [sha.trim()])).get(sha.trim()) ?? null;
+}
+
+/** The merge request's source project: the project itself, or the fork it comes from (null: gone). */
+async function sourceOf(db: Executor, project: q.HookProject, mr: { sourceProjectId: number }): Promise<q.HookProject | null> {
+  return mr.sourceProjectId === project.id ? project : q.loadProject(db, mr.sourceProjectId);
 }
 
 /** Builds the payloads of one event (a push may carry several ref updates). */
@@ -83,7 +89,7 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
     const users = await q.loadUsers(db, [event.userId, ...mr.assigneeIds, ...mr.reviewerIds]);
     const user = users.get(event.userId);
     if (!user) return [];
-    const payload = mergeRequestPayload(mr, project, ctx, user, event.action, users, await lastCommitOf(db, project, mr.sha), event.before ?? null);
+    const payload = mergeRequestPayload(mr, project, ctx, user, event.action, users, await lastCommitOf(db, project, mr.sha), event.before ?? null, await sourceOf(db, project, mr));
     return [{ flag: "mergeRequestsEvents", header: EVENT_HEADER.merge_request, payload }];
   }
   if (event.kind === "note") return noteEvent(db, project, ctx, { id: event.id }, event.userId);
@@ -111,7 +117,7 @@ export async function noteEvent(db: Executor, project: q.HookProject, ctx: Prese
   } else {
     const mr = await q.loadMergeRequest(db, project.id, { id: noteableId });
     if (!mr) return [];
-    payload = notePayload(note, project, ctx, user, { kind: "merge_request", mr, lastCommit: await lastCommitOf(db, project, mr.sha) });
+    payload = notePayload(note, project, ctx, user, { kind: "merge_request", mr, lastCommit: await lastCommitOf(db, project, mr.sha), source: await sourceOf(db, project, mr) });
   }
   return [confidential
     ? { flag: "confidentialNoteEvents", header: EVENT_HEADER.confidential_note, payload }

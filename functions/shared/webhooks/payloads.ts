@@ -122,8 +122,11 @@ export function issueAttrs(i: HookIssue, p: HookProject, ctx: Ctx) {
   };
 }
 
-/** `Gitlab::HookData::MergeRequestBuilder#build` */
-export function mergeRequestAttrs(m: HookMergeRequest, p: HookProject, ctx: Ctx, lastCommit: GitCommitRow | null) {
+/**
+ * `Gitlab::HookData::MergeRequestBuilder#build`. `source`: the source project (a fork's, or `p` itself;
+ * null when the fork is gone, as `source_project.try(:hook_attrs)`).
+ */
+export function mergeRequestAttrs(m: HookMergeRequest, p: HookProject, ctx: Ctx, lastCommit: GitCommitRow | null, source: HookProject | null = p) {
   return {
     assignee_id: m.assigneeIds[0] ?? null,
     author_id: m.authorId,
@@ -151,7 +154,7 @@ export function mergeRequestAttrs(m: HookMergeRequest, p: HookProject, ctx: Ctx,
     updated_at: hookTime(m.updatedAt),
     updated_by_id: null,
     url: `${projectUrl(ctx, p)}/-/merge_requests/${m.iid}`,
-    source: projectAttrs(p, ctx),
+    source: source ? projectAttrs(source, ctx) : null,
     target: projectAttrs(p, ctx),
     last_commit: lastCommit ? commitAttrs(lastCommit, p, ctx) : null,
     work_in_progress: m.draft,
@@ -250,8 +253,9 @@ export function mergeRequestPayload(
   users: Map<number, User>,
   lastCommit: GitCommitRow | null,
   before: Record<string, unknown> | null,
+  source: HookProject | null = p,
 ) {
-  const attrs = mergeRequestAttrs(m, p, ctx, lastCommit);
+  const attrs = mergeRequestAttrs(m, p, ctx, lastCommit, source);
   const people = (ids: number[]) => ids.map((id) => users.get(id)).filter((u): u is User => !!u).map((u) => userAttrs(u, ctx));
   return {
     object_kind: "merge_request",
@@ -273,7 +277,7 @@ export function notePayload(
   p: HookProject,
   ctx: Ctx,
   user: User,
-  noteable: { kind: "issue"; issue: HookIssue } | { kind: "merge_request"; mr: HookMergeRequest; lastCommit: GitCommitRow | null },
+  noteable: { kind: "issue"; issue: HookIssue } | { kind: "merge_request"; mr: HookMergeRequest; lastCommit: GitCommitRow | null; source?: HookProject | null },
 ) {
   const confidential = n.confidential || (noteable.kind === "issue" && noteable.issue.confidential);
   const iid = noteable.kind === "issue" ? noteable.issue.iid : noteable.mr.iid;
@@ -287,7 +291,7 @@ export function notePayload(
     repository: shortRepository(p, ctx),
     ...(noteable.kind === "issue"
       ? { issue: issueAttrs(noteable.issue, p, ctx) }
-      : { merge_request: mergeRequestAttrs(noteable.mr, p, ctx, noteable.lastCommit) }),
+      : { merge_request: mergeRequestAttrs(noteable.mr, p, ctx, noteable.lastCommit, noteable.source === undefined ? p : noteable.source) }),
   };
 }
 
