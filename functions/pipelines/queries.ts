@@ -64,7 +64,8 @@ export async function findPipeline(db: Executor, projectId: number, pipelineId: 
     .select({ pipeline: ciPipelines, user: users, committedAt: gitCommits.committedAt })
     .from(ciPipelines)
     .leftJoin(users, eq(users.id, ciPipelines.userId))
-    .leftJoin(gitCommits, and(eq(gitCommits.poolId, ciPipelines.projectId), eq(gitCommits.oid, ciPipelines.sha)))
+    // Commits are indexed by the project's object pool (a fork's is its network's).
+    .leftJoin(gitCommits, and(eq(gitCommits.poolId, sql`(SELECT coalesce(p.pool_id, p.id) FROM projects p WHERE p.id = ${ciPipelines.projectId})`), eq(gitCommits.oid, ciPipelines.sha)))
     .where(and(eq(ciPipelines.projectId, projectId), eq(ciPipelines.id, pipelineId)))
     .limit(1);
   const row = rows[0];

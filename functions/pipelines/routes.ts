@@ -69,7 +69,7 @@ pipelinesRoutes.post("/projects/:id/pipeline", async (c) => {
   authorize(c, "create_pipeline", project);
   const actor = c.var.actor!;
   const input = {
-    project: { id: project.id, name: project.name, path: project.path, fullPath: project.fullPath, namespaceFullPath: project.namespace.fullPath, visibilityLevel: project.visibilityLevel, defaultBranch: project.defaultBranch },
+    project: { id: project.id, name: project.name, path: project.path, fullPath: project.fullPath, namespaceFullPath: project.namespace.fullPath, visibilityLevel: project.visibilityLevel, defaultBranch: project.defaultBranch, poolId: project.poolId },
     ref: params.ref,
     source: "api" as const,
     user: { id: actor.user.id, username: actor.user.username, name: actor.user.name, email: actor.user.email },

@@ -389,3 +389,33 @@ describe("Merge Request Hook payload of a merge request from a fork", () => {
     });
   });
 });
+
+describe("GET /projects/:id/merge_requests/:merge_request_iid/pipelines (from a fork)", () => {
+  it("lists the fork's pipelines of the source branch, shows the fork's head pipeline, and merging waits for it", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const forker = await w.user();
+    const upstream = await w.project({ owner, visibility: "public" });
+    await commit(w, owner, upstream, "main", "Add CI [skip ci]", [{ action: "create", file_path: ".gitlab-ci.yml", content: "unit:\n  script: [echo ok]\n" }]);
+    const forked = await fork(w, forker, upstream);
+    const feature = branch("ci");
+    const head = await commit(w, forker, forked, feature, "Change [skip ci]", [{ action: "create", file_path: "x.txt", content: "x\n" }], { start_branch: "main" });
+    const created = await w.as(forker).post(`/projects/${forked.id}/pipeline`, { json: { ref: feature } });
+    const pipeline = (await created.json()) as Json;
+    expect(created.status, JSON.stringify(pipeline)).toBe(201);
+    const res = await w.as(forker).post(`/projects/${forked.id}/merge_requests`, {
+      json: { title: "CI in the fork", source_branch: feature, target_branch: "main", target_project_id: upstream.id },
+    });
+    expect(res.status).toBe(201);
+    const base = `/projects/${upstream.id}/merge_requests/1`;
+    const pipelines = (await (await w.as(owner).get(`${base}/pipelines`)).json()) as Json[];
+    expect(pipelines.map((p) => [p.id, p.project_id, p.sha])).toEqual([[pipeline.id, forked.id, head]]);
+    const shown = (await (await w.as(owner).get(base)).json()) as Json;
+    expect(shown.head_pipeline).toMatchObject({ id: pipeline.id, project_id: forked.id, sha: head });
+    // `only_allow_merge_if_pipeline_succeeds`: the fork's pipeline has not succeeded.
+    await rows(w, sql`UPDATE projects SET only_allow_merge_if_pipeline_succeeds = true WHERE id = ${upstream.id}`);
+    expect((await w.as(owner).put(`${base}/merge`)).status).toBe(405);
+    // An upstream pipeline of a branch with the same name is not the merge request's.
+    expect(await branchHead(w, upstream, feature)).toBeNull();
+  });
+});
