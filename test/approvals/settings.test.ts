@@ -30,12 +30,14 @@ describe("GET /projects/:id/approvals", () => {
     for (const u of [developer, maintainer]) expect(await statusAndBody(await w.as(u).get(`/projects/${project.id}/approvals`))).toEqual([200, DEFAULTS]);
   });
 
-  it("is 401 anonymous, 403 for reporters and non-members of a public project, 404 for a private one", async () => {
+  // `create_merge_request_in` is a guest ability (ProjectPolicy), which signed-in readers of a public
+  // project have too (they may open merge requests from their forks).
+  it("is 401 anonymous, 200 for reporters and non-members of a public project, 404 for a private one", async () => {
     const { project, reporter } = await fixture();
     const hidden = await w.project({ visibility: "private" });
     expect(await statusAndBody(await w.anonymous.get(`/projects/${project.id}/approvals`))).toEqual([401, { message: "401 Unauthorized" }]);
-    expect(await statusAndBody(await w.as(reporter).get(`/projects/${project.id}/approvals`))).toEqual([403, { message: "403 Forbidden" }]);
-    expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${project.id}/approvals`))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.as(reporter).get(`/projects/${project.id}/approvals`))).toEqual([200, DEFAULTS]);
+    expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${project.id}/approvals`))).toEqual([200, DEFAULTS]);
     expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${hidden.id}/approvals`))).toEqual([404, { message: "404 Project Not Found" }]);
   });
 });
