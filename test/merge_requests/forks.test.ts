@@ -5,6 +5,7 @@ import { requiresAuthentication } from "../helpers/shared";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
 import { buildEvent } from "../../functions/shared/webhooks";
 import { loadProject } from "../../functions/shared/webhooks/queries";
+import { claim, eventually, finish, projectRunner } from "../pipelines/helpers";
 import { branch, branchHead, commit, commitRow, rows, type Json } from "./support";
 
 /**
@@ -417,5 +418,36 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/pipelines (from a 
     expect((await w.as(owner).put(`${base}/merge`)).status).toBe(405);
     // An upstream pipeline of a branch with the same name is not the merge request's.
     expect(await branchHead(w, upstream, feature)).toBeNull();
+  });
+});
+
+describe("merge_when_pipeline_succeeds (from a fork)", () => {
+  it("merges once the fork's head pipeline succeeds, as the merge user, keeping the fork's branch the merger cannot push to", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const forker = await w.user();
+    const upstream = await w.project({ owner, visibility: "public" });
+    const base = await commit(w, owner, upstream, "main", "Add CI [skip ci]", [{ action: "create", file_path: ".gitlab-ci.yml", content: "unit:\n  script: [echo ok]\n" }]);
+    const forked = await fork(w, forker, upstream);
+    const feature = branch("auto");
+    const head = await commit(w, forker, forked, feature, "Change [skip ci]", [{ action: "create", file_path: "x.txt", content: "x\n" }], { start_branch: "main" });
+    const created = await w.as(forker).post(`/projects/${forked.id}/pipeline`, { json: { ref: feature } });
+    expect(created.status).toBe(201);
+    const runner = await projectRunner(w.as(forker), forked.id);
+    const job = await claim(runner.token);
+    const mr = (await (
+      await w.as(forker).post(`/projects/${forked.id}/merge_requests`, {
+        json: { title: "Auto", source_branch: feature, target_branch: "main", target_project_id: upstream.id },
+      })
+    ).json()) as Json;
+    const url = `/projects/${upstream.id}/merge_requests/${mr.iid}`;
+    const waiting = await w.as(owner).put(`${url}/merge`, { json: { merge_when_pipeline_succeeds: true, should_remove_source_branch: true } });
+    expect(waiting.status).toBe(200);
+    expect((await waiting.json()) as Json).toMatchObject({ state: "opened", merge_when_pipeline_succeeds: true, merge_user: { id: owner.id } });
+    expect((await finish(job, "success")).status).toBe(200);
+    const merged = await eventually(async () => (await (await w.as(owner).get(url)).json()) as Json, (b) => b.state === "merged");
+    expect(merged).toMatchObject({ state: "merged", merged_by: { id: owner.id }, merge_error: null });
+    expect((await commitRow(w, upstream, (await branchHead(w, upstream, "main"))!)).parents).toEqual([base, head]);
+    expect(await branchHead(w, forked, feature)).toBe(head);
   });
 });
