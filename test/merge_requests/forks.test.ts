@@ -148,6 +148,18 @@ describe("POST /projects/:id/merge_requests with target_project_id (from a fork)
     expect(await rows(w, sql`SELECT count(*)::int AS n FROM merge_requests WHERE project_id IN (${f.upstream.id}, ${unrelated.id})`)).toEqual([{ n: 0 }]);
   });
 
+  it("answers the same 422 for a project linked into the network with its own object pool (Differs from GitLab)", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const linked = await w.project({ owner: f.forker, visibility: "public" });
+    await commit(w, f.forker, linked, "topic", "Linked project's own commit", [{ action: "create", file_path: "l.txt", content: "l\n" }]);
+    expect((await w.as(f.forker).post(`/projects/${linked.id}/fork/${f.upstream.id}`)).status).toBe(201);
+    const res = await w.as(f.forker).post(`/projects/${linked.id}/merge_requests`, {
+      json: { title: "x", source_branch: "topic", target_branch: "main", target_project_id: f.upstream.id },
+    });
+    expect(await statusAndBody(res)).toEqual([422, { message: ["Source project is not a fork of the target project"] }]);
+  });
+
   it("answers 400 for missing parameters and model errors, 409 for an open duplicate from the same fork", async () => {
     const w = await world();
     const f = await forkFixture(w);
