@@ -115,6 +115,7 @@ const PROJECT_ENDPOINTS: Endpoint<ProjectFixture>[] = [
   // lib/api/project_packages.rb: read_package (reporters, readers); destroy_package (see abilities.ts).
   { name: "list packages", method: "GET", path: (f) => `${P(f)}/packages`, min: "reporter", readers: true, ok: 200 },
   { name: "get package", method: "GET", path: (f) => `${P(f)}/packages/${f.packageId}`, min: "reporter", readers: true, ok: 200 },
+  { name: "package pipelines", method: "GET", path: (f) => `${P(f)}/packages/${f.packageId}/pipelines`, min: "reporter", readers: true, ok: 200 },
   { name: "delete package", method: "DELETE", path: (f, r) => `${P(f)}/packages/${f.byRole[r].packageId}`, min: "developer", ok: 204 },
   // lib/api/notes.rb (`before { authenticate! }`): create_note is a guest ability (readers of public and
   // internal projects have guest access); editing another's note is `admin_note` (maintainers).

@@ -33,6 +33,8 @@ type Row = {
   method: "GET" | "POST" | "PUT" | "DELETE";
   path: (f: Fixture) => string;
   body?: () => Record<string, unknown>;
+  /** A multipart body instead of JSON (avatars). */
+  multipart?: () => FormData;
   rule: Rule;
   ok: number;
 };
@@ -56,6 +58,15 @@ function expected(row: Row, caller: Caller): number {
 }
 
 const U = (f: Fixture) => `/users/${f.self.id}`;
+
+/** A 1×1 PNG as an `avatar` field, with other fields. */
+function avatarForm(fields: Record<string, string> = {}): FormData {
+  const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (ch) => ch.charCodeAt(0));
+  const form = new FormData();
+  form.append("avatar", new File([png], "avatar.png", { type: "image/png" }));
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  return form;
+}
 
 /** THE table. */
 const ROWS: Row[] = [
@@ -98,6 +109,21 @@ const ROWS: Row[] = [
   // lib/api/issues.rb: `authenticate! unless params[:scope] == 'all'`.
   { name: "issues statistics", method: "GET", path: () => `/issues_statistics`, rule: "signedIn", ok: 200 },
   { name: "issues statistics, scope all", method: "GET", path: () => `/issues_statistics?scope=all`, rule: "anyone", ok: 200 },
+  // lib/api/avatar.rb: no `authenticate!`; `read_users_list` (anonymous callers too while the public level is not restricted).
+  { name: "avatar by e-mail", method: "GET", path: (f) => `/avatar?email=${encodeURIComponent(f.self.email)}`, rule: "anyone", ok: 200 },
+  // lib/api/users.rb POST/PUT users (`authenticated_as_admin!`) with an avatar.
+  { name: "update user avatar", method: "PUT", path: (f) => U(f), multipart: () => avatarForm(), rule: "admin", ok: 200 },
+  {
+    name: "create user with avatar",
+    method: "POST",
+    path: () => `/users`,
+    multipart: () => {
+      const name = unique("av").replace(/-/g, "_");
+      return avatarForm({ username: name, name, email: `${name}@example.com`, password: `Pw-${unique("x")}`, skip_confirmation: "true" });
+    },
+    rule: "admin",
+    ok: 201,
+  },
 ];
 
 describe("authorization matrix: what belongs to users", () => {
@@ -123,7 +149,7 @@ describe("authorization matrix: what belongs to users", () => {
     for (const row of ROWS) {
       await Promise.all(
         CALLERS.map(async (caller) => {
-          const res = await request(row.method, row.path(f), clients[caller].token, row.body ? { json: row.body() } : {});
+          const res = await request(row.method, row.path(f), clients[caller].token, row.multipart ? { multipart: row.multipart() } : row.body ? { json: row.body() } : {});
           await res.arrayBuffer();
           actual.push(`${row.name} | ${caller}: ${res.status}`);
           wanted.push(`${row.name} | ${caller}: ${expected(row, caller)}`);

@@ -50,6 +50,8 @@ for (const { path, kind, entity } of KINDS) {
 
   /** GET /groups/:id/epics/:epic_id/resource_{state,label}_events/:event_id */
   epicEventRoutes.get(`/groups/:id/epics/:epic_id/${path}/:event_id`, async (c) => {
+    // `before { authenticate! }` covers the single event too.
+    requireUser(c);
     const epicId = await epicOf(c);
     const eventId = c.req.param("event_id");
     if (!/^\d+$/.test(eventId) || Number(eventId) > 2147483647) throw recordNotFound();

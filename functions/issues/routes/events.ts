@@ -54,6 +54,8 @@ for (const { collection, type, find } of EVENTABLES) {
 
     /** GET /projects/:id/{issues,merge_requests}/:eventable_id/resource_{label,state,milestone}_events/:event_id */
     eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}/:event_id`, async (c) => {
+      // `before { authenticate! }` covers the single event too.
+      requireUser(c);
       const eventable = await eventableOf(c);
       const eventId = c.req.param("event_id");
       if (!/^\d+$/.test(eventId) || Number(eventId) > 2147483647) throw recordNotFound();
