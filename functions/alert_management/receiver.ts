@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv, Ctx } from "../kernel/env";
+import { rejectMalformedBody } from "../kernel/params";
 import * as q from "./queries";
 import { depthOf, MAX_PAYLOAD_BYTES, sameToken } from "./rules";
 
@@ -30,6 +31,8 @@ async function receive(c: Ctx, fullPath: string, endpoint: string) {
     return empty(c, 400);
   }
   if (typeof payload !== "object" || payload === null || Array.isArray(payload) || depthOf(payload) > 100) return empty(c, 400);
+  // A NUL in any string: 400 (a jsonb column refuses `\u0000`).
+  rejectMalformedBody(payload);
   const integration = target.integration;
   if (!integration?.active) return empty(c, 403);
   const header = c.req.header("authorization") ?? "";

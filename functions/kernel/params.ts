@@ -84,6 +84,14 @@ async function readBody(c: Ctx): Promise<Raw | null> {
 
 const NUL = "\u0000";
 
+/**
+ * For handlers that parse a body themselves (the alert receiver, the LFS locking API): a NUL byte in any
+ * string is `HandleMalformedStrings`' 400, never Postgres' error on the text or jsonb column.
+ */
+export function rejectMalformedBody(value: unknown): void {
+  if (hasMalformedString(value)) throw malformedRequest();
+}
+
 /** True when a string anywhere in `value` holds a NUL byte (files are bytes, not parameters). */
 function hasMalformedString(value: unknown, depth = 0): boolean {
   if (typeof value === "string") return value.includes(NUL);

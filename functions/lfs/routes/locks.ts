@@ -8,6 +8,7 @@
 import { Hono } from "hono";
 import { allowed } from "../../kernel/abilities";
 import type { AppEnv, Ctx } from "../../kernel/env";
+import { rejectMalformedBody } from "../../kernel/params";
 import { baseUrl } from "../../kernel/present";
 import { LfsError, guarded, lfsAccess, lfsJson, repoPath } from "../access";
 import { lfsLock, lfsMessage } from "../entities";
@@ -27,6 +28,7 @@ async function lockParams(c: Ctx): Promise<Record<string, unknown>> {
   } catch {
     throw new LfsError(422, "Validation error: the request body is not JSON.");
   }
+  rejectMalformedBody(body);
   return body && typeof body === "object" && !Array.isArray(body) ? { ...query, ...body } : query;
 }
 
