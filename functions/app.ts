@@ -4,7 +4,7 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
-import { recordParameterless, rejectMalformedStrings } from "./kernel/params";
+import { declaredParams, recordParameterless, rejectMalformedStrings } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";
 import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
@@ -185,6 +185,17 @@ app.route("/", gitHttpRoutes);
 app.route("/", lfsRoutes);
 // Pipeline and coverage badge images (`/<full_path>/badges/<ref>/pipeline.svg`), token as private_token or PRIVATE-TOKEN.
 app.route("/", badgeImageRoutes);
+
+// scripts/sweep.mjs (`npm run sweep`) reads, from a running instance, the routes and the parameters
+// their handlers declared (kernel/params.ts `declaredParams`, filled as routes run). Internal: only
+// when started with FUZZ_REGISTRY=1 (EDGEFORGE_FUZZ_REGISTRY=1 npm start), and only for administrators.
+app.use("/-/fuzz-registry", authenticate);
+app.get("/-/fuzz-registry", (c) => {
+  if (c.env.FUZZ_REGISTRY !== "1" || !c.var.actor?.isAdmin) return onNotFound(c);
+  const routes = [...new Set(app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`))];
+  const declared = Object.fromEntries([...declaredParams].map(([route, params]) => [route, Object.fromEntries(params)]));
+  return c.json({ routes, declared });
+});
 
 app.notFound(onNotFound);
 app.onError(onError);

@@ -165,6 +165,8 @@ try {
   if (process.env.DB_CONNECT_TIMEOUT_MS) vars.DB_CONNECT_TIMEOUT_MS = process.env.DB_CONNECT_TIMEOUT_MS;
   // Opt-in (bench/issues.mjs): every response carries X-Query-Count, the SQL statements it ran.
   if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.QUERY_COUNT_HEADER = "1";
+  // `npm run sweep` (scripts/sweep.mjs) reads the parameter registry from the Worker.
+  if (process.env.EDGEFORGE_FUZZ_REGISTRY === "1") vars.FUZZ_REGISTRY = "1";
 
   const workerDir = path.join(dataDir, "worker");
   log(`starting the Worker on workerd (Miniflare, port ${port})`);

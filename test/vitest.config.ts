@@ -34,6 +34,8 @@ export default defineConfig({
         FUZZ_TRACE: process.env.FUZZ_TRACE ?? "",
         FUZZ_CI_RUNS: process.env.FUZZ_CI_RUNS ?? "",
         FUZZ_SWEEP: process.env.FUZZ_SWEEP ?? "",
+        // The fuzz test reads the Worker's parameter registry (GET /-/fuzz-registry, administrators).
+        FUZZ_REGISTRY: "1",
         // `npm run matrix` (test/hardening/authorization_matrix_resources.test.ts): every cell.
         MATRIX_FULL: process.env.MATRIX_FULL ?? "",
         // The public half of test/license/fixtures.ts (a key made for tests only).

@@ -15,6 +15,8 @@ export type Bindings = {
   DB_CONNECT_TIMEOUT_MS?: string;
   /** Internal (tests): when set, responses carry `X-Query-Count`. */
   QUERY_COUNT_HEADER?: string;
+  /** Internal (`npm run sweep`): when "1", administrators may read the fuzz registry at `/-/fuzz-registry`. */
+  FUZZ_REGISTRY?: string;
   /** R2 (wrangler.toml `[[r2_buckets]]`): uploaded files such as incident metric images. */
   BLOBS: R2Bucket;
   /** Base64 of the raw 32-byte Ed25519 public key that signs licenses (`POST /license`); unset: uploads are refused. */
