@@ -1,10 +1,9 @@
 import { Hono } from "hono";
-import { contextStorage } from "hono/context-storage";
 import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
-import { declaredParams, recordParameterless, rejectMalformedStrings } from "./kernel/params";
+import { declaredParams, recordParameterless, rejectMalformedStrings, withRequestScope } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";
 import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
@@ -87,7 +86,7 @@ function getPath(req: Request): string {
 export const app = new Hono<AppEnv>({ getPath });
 
 // The request's context for kernel code below the routes (the parameter registry of `validateParams`).
-app.use(contextStorage());
+app.use(withRequestScope);
 app.use(async (c, next) => {
   const requestId = c.req.header("x-request-id") || crypto.randomUUID();
   c.set("requestId", requestId);

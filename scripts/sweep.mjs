@@ -171,6 +171,7 @@ try {
   let sent = 0;
   let unavailable = 0;
   const failures = [];
+  const transportErrors = [];
   const memory = [];
   const send = async (c) => {
     const attempt = async () => {
@@ -188,6 +189,13 @@ try {
       }
     };
     let res = await attempt();
+    // No answer at all (undici's "fetch failed": a keep-alive connection the server closed as the request
+    // went out, or the 20 s timeout): sent again once; a second failure is reported with the 5xx.
+    if (res.status === null) {
+      transportErrors.push(`${res.error} ${core.describeCase(c)}`);
+      sent += 1;
+      res = await attempt();
+    }
     // 503 with Retry-After: the database is unavailable, not an input fault. Retried once, then counted.
     if (res.status === 503 && res.retry) {
       sent += 1;
@@ -251,13 +259,15 @@ try {
     routesWithRecordedParameters: covered,
     neverReached: unreached,
     failures,
+    transportErrors,
     unavailable,
     workerdRssMb: { start: memoryAtStart, end: rssMb(workerdPid), samples: memory },
     seconds: Math.round((Date.now() - started) / 1000),
   };
   if (process.env.SWEEP_REPORT) writeFileSync(process.env.SWEEP_REPORT, JSON.stringify(summary, null, 2));
   log(
-    `${sent} requests (${swept} sweep cases of ${total}), ${failures.length} 5xx, ${unavailable} answered 503 (database unavailable); ` +
+    `${sent} requests (${swept} sweep cases of ${total}), ${failures.length} 5xx, ${unavailable} answered 503 (database unavailable), ` +
+      `${transportErrors.length} sent again after no answer; ` +
       `workerd RSS ${summary.workerdRssMb.start ?? "?"} → ${summary.workerdRssMb.end ?? "?"} MB; ${summary.seconds} s`,
   );
   process.exitCode = failures.length ? 1 : 0;

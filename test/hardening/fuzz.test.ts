@@ -21,12 +21,8 @@ import { PATH_EDGES, valueFor } from "./fuzz-values";
  * `npm run sweep` the whole sweep against a started server (scripts/sweep.mjs).
  */
 /**
- * The deployable bundle every other test calls (test/helpers/client.ts). Why not the app imported
- * from source with `createExecutionContext()`, as before: that context keeps every `waitUntil` promise
- * (each request's ended pool, its socket and buffers) until the test ends, and the source import runs
- * through Vite's module runner in the test's isolate; together about 110 kB a request that a long run
- * never gave back (2.9 GB after 40 minutes). The bundle behind the service binding is workerd as in
- * `npm start`.
+ * The deployable bundle every other test calls (test/helpers/client.ts), not the app imported from
+ * source: the registry is read from the Worker itself, and the fuzz meets the Worker that ships.
  */
 const worker = (r: Request) => edgeforge.fetch(r);
 
