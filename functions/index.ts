@@ -5,6 +5,7 @@ import { scheduled } from "./scheduled";
 import { onPipelineFinished, onPipelineStatusChanged } from "./shared/ci/finished";
 import { hookEvent } from "./shared/webhooks";
 import { autoMergeAfterPipeline } from "./merge_requests/auto_merge";
+import { useBlobBucket } from "./shared/git";
 
 // What other domains do when a pipeline finishes (shared/ci/finished.ts): the pipeline engine calls
 // them without importing them.
@@ -18,7 +19,11 @@ export { PipelineCoordinator } from "./pipelines/coordinator";
 
 /** The Worker entry: fetch, the queue consumers and the crons; the Durable Object classes are re-exported above. */
 export default {
-  fetch: app.fetch,
+  // The git store's large blobs live in this R2 bucket (shared/git/store/blobs.ts says why it is registered).
+  fetch: (request: Request, env: Bindings, ctx: ExecutionContext) => {
+    useBlobBucket(env.BLOBS);
+    return app.fetch(request, env, ctx);
+  },
   queue,
   scheduled,
 } satisfies ExportedHandler<Bindings>;

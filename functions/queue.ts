@@ -3,12 +3,15 @@ import { consumeWebhooks, type WebhookMessage } from "./shared/webhooks";
 import { consumeDeadExports, consumeExports, type ExportMessage } from "./project_export/consumer";
 import { consumeDeadImports, consumeImports, type ImportMessage } from "./project_import/consumer";
 import type { Bindings } from "./kernel/env";
+import { useBlobBucket } from "./shared/git";
 
 /**
  * Queue dispatch (ARCHITECTURE.md §11): one consumer per queue of wrangler.toml, chosen by
  * `batch.queue`. Keep it a small switch; each consumer acks or retries its own messages.
  */
 export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {
+  // Exports and imports read and write git objects, large blobs in R2 (shared/git/store/blobs.ts).
+  useBlobBucket(env.BLOBS);
   switch (batch.queue) {
     case "edgeforge-webhooks":
       return consumeWebhooks(batch as MessageBatch<WebhookMessage>, env);

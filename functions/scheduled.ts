@@ -4,12 +4,15 @@ import { sweepStep } from "./pipelines/services";
 import { pipelineStub } from "./shared/ci/coordinator";
 import { withDb } from "./kernel/db";
 import type { Bindings } from "./kernel/env";
+import { useBlobBucket } from "./shared/git";
 
 /**
  * Cron dispatch (ARCHITECTURE.md §11): `0 12 * * *` refreshes the billable-member snapshots and the
  * license's seat figures; `*\/5 * * * *` runs the CI sweep. Each task is idempotent and bounded.
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
+  // Scheduled pipelines read `.gitlab-ci.yml` from the git store (large blobs in R2).
+  useBlobBucket(env.BLOBS);
   if (controller.cron === "0 12 * * *") ctx.waitUntil(withDb(env, (db) => refreshBillableMembers(db, new Date(controller.scheduledTime))));
   if (controller.cron === "*/5 * * * *") {
     ctx.waitUntil(ciSweep(env));

@@ -3,6 +3,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { ciBuilds, gitObjects, personalAccessTokens, projects, users, type PersonalAccessToken, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import { storedRow } from "../shared/git";
 
 const byteaHex = (oid: string) => `\\x${oid}`;
 
@@ -128,15 +129,14 @@ export async function objectTypes(db: Executor, poolId: number, oids: string[]):
 
 export type ObjectWrite = { oid: string; type: number; size: number; zdata: Uint8Array };
 
-/** Inserts object rows that are not there yet, sorted by id (writers lock rows in one order). */
+/**
+ * Inserts object rows that are not there yet, sorted by id (writers lock rows in one order). Blobs
+ * over 1 MiB are put in R2 first (`storedRow`), so no row ever points at bytes R2 does not hold.
+ */
 export async function insertObjects(db: Executor, poolId: number, rows: ObjectWrite[]): Promise<void> {
   const sorted = [...rows].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
   for (let i = 0; i < sorted.length; i += 500) {
-    const values = sorted.slice(i, i + 500).map((row) => {
-      const oid = new Uint8Array(20);
-      for (let j = 0; j < 20; j++) oid[j] = parseInt(row.oid.substr(j * 2, 2), 16);
-      return { poolId, oid, type: row.type, size: row.size, zdata: row.zdata, r2Key: null };
-    });
+    const values = await Promise.all(sorted.slice(i, i + 500).map((row) => storedRow(poolId, row.oid, row.type, row.size, row.zdata)));
     await db.insert(gitObjects).values(values).onConflictDoNothing();
   }
 }

@@ -4,7 +4,7 @@
 // zlib bodies (undeltified entries, no recompression) on its own database connection.
 import { createDb, type Executor } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
-import { decodeTag, decodeTree, listRefs, readObjects, type Ref } from "../shared/git";
+import { decodeTag, decodeTree, listRefs, readObjects, streamBlobZdata, type Ref } from "../shared/git";
 import { shallowWalk } from "../shared/git/store/shallow";
 import { PackWriter } from "../shared/git/pack/pack";
 import { DELIM, FLUSH, MAX_SIDEBAND_DATA, pkt, sideband } from "../shared/git/pack/pktline";
@@ -269,11 +269,21 @@ export async function* packResponse(env: Bindings, poolId: number, preamble: Uin
       next = i + READ_CHUNK < oids.length ? q.readPackRows(db, poolId, oids.slice(i + READ_CHUNK, i + 2 * READ_CHUNK)) : null;
       for (const oid of chunk) {
         const row = rows.get(oid);
-        if (!row || !row.zdata) {
+        if (row?.zdata) yield* framer.push(writer.entry(row.type, row.size, row.zdata));
+        else if (row?.r2Key) {
+          // A blob over 1 MiB: its zlib body streams from R2 into the pack, never whole in memory.
+          const { body } = await streamBlobZdata(row.r2Key);
+          yield* framer.push(writer.entryHeader(row.type, row.size));
+          const reader = body.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            yield* framer.push(writer.body(value));
+          }
+        } else {
           yield* sideband(3, new TextEncoder().encode(`upload-pack: object ${oid} is missing from the store\n`));
           return;
         }
-        yield* framer.push(writer.entry(row.type, row.size, row.zdata));
       }
     }
     yield* framer.push(writer.trailer());

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { ciBuilds, ciPipelines } from "../../db/schema";
 import { pipelineStub } from "../shared/ci/coordinator";
 import { pipelineFinished, pipelineStatusChanged } from "../shared/ci/finished";
+import { useBlobBucket } from "../shared/git";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import type { JobOutcome, ProcessResult } from "./processing";
@@ -32,6 +33,8 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
   }
 
   private db<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+    // Pipelines read the repository (CI config, includes), whose large blobs live in R2.
+    useBlobBucket(this.env.BLOBS);
     return withDb(this.env, fn);
   }
 

@@ -1,6 +1,6 @@
 import type { Executor } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
-import { listRefs } from "../shared/git";
+import { getBlobZdata, listRefs } from "../shared/git";
 import { PackWriter } from "../shared/git/pack/pack";
 import { allProjectObjects } from "../shared/lfs/read";
 import { blockedReason } from "../shared/webhooks/url_guard";
@@ -43,8 +43,10 @@ export async function repositoryBundle(db: Executor, project: { id: number; pool
     const rows = await readPackRows(db, poolId, chunk);
     for (const oid of chunk) {
       const row = rows.get(oid);
-      if (!row || !row.zdata) throw new Error(`project.bundle: object ${oid} is missing from the store`);
-      out.push(writer.entry(row.type, row.size, row.zdata));
+      // A blob over 1 MiB has its zlib body in R2 (GIT.md §2).
+      const zdata = row?.zdata ?? (row?.r2Key ? await getBlobZdata(row.r2Key) : null);
+      if (!row || !zdata) throw new Error(`project.bundle: object ${oid} is missing from the store`);
+      out.push(writer.entry(row.type, row.size, zdata));
     }
   }
   out.push(writer.trailer());

@@ -11,7 +11,8 @@ export type PathChange = {
   newMode: number | null;
   newOid: string | null;
   /** The blob the change left at the path (null for a deletion). */
-  blob: { size: number; zdata: Uint8Array | null; type: number } | null;
+  /** `zdata` inline, or `r2Key` for a blob over 1 MiB (GIT.md §2: exactly one of the two). */
+  blob: { size: number; zdata: Uint8Array | null; r2Key: string | null; type: number } | null;
 };
 
 /**
@@ -26,6 +27,7 @@ export async function pathChange(db: Executor, repo: Repo, commitOid: string, pa
       newOid: gitCommitChanges.newOid,
       size: gitObjects.size,
       zdata: gitObjects.zdata,
+      r2Key: gitObjects.r2Key,
       type: gitObjects.type,
     })
     .from(gitCommitChanges)
@@ -38,7 +40,7 @@ export async function pathChange(db: Executor, repo: Repo, commitOid: string, pa
     status: row.status,
     newMode: row.newMode,
     newOid: row.newOid,
-    blob: row.size === null || row.type === null ? null : { size: row.size, zdata: row.zdata, type: row.type },
+    blob: row.size === null || row.type === null ? null : { size: row.size, zdata: row.zdata, r2Key: row.r2Key, type: row.type },
   };
 }
 

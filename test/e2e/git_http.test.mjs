@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { buildHistory, git } from "./git-history.mjs";
@@ -239,6 +240,36 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     assert.equal(project.default_branch, "main");
     const listed = await api("GET", `/projects/${state.empty.id}/repository/commits?ref_name=main&per_page=50`);
     assert.deepEqual(listed.map((c) => c.id), git(source, ["log", "--format=%H", "-50", "main"]).toString().trim().split("\n"));
+  });
+
+  it("large blobs: a 3 MiB binary pushed with git is kept in R2 and reads back exactly (clone + fsck, blobs raw, files raw)", STEP, async () => {
+    const project = await api("POST", "/projects", { name: `${RUN}-large`, visibility: "private", initialize_with_readme: true });
+    const url = remote(project.path_with_namespace, ROOT_TOKEN);
+    const work = path.join(dataDir, "large-work");
+    gitOk(dataDir, ["clone", "-q", url, work]);
+    const big = randomBytes(3 * 1024 * 1024);
+    writeFileSync(path.join(work, "big.bin"), big);
+    gitOk(work, ["add", "big.bin"]);
+    gitOk(work, ["commit", "-q", "-m", "a 3 MiB binary"]);
+    gitOk(work, ["push", "-q", "origin", "main"]);
+    const blobId = gitOk(work, ["rev-parse", "HEAD:big.bin"]).trim();
+
+    const clone = path.join(dataDir, "large-clone");
+    gitOk(dataDir, ["-c", "transfer.fsckObjects=true", "clone", "-q", url, clone]);
+    gitOk(clone, ["fsck", "--full", "--strict"]);
+    assert.equal(gitOk(clone, ["rev-parse", "HEAD"]).trim(), gitOk(work, ["rev-parse", "HEAD"]).trim());
+    assert.ok(readFileSync(path.join(clone, "big.bin")).equals(big));
+
+    const raw = async (endpoint) => {
+      const res = await fetch(`${server.apiUrl}/projects/${project.id}${endpoint}`, { headers: { "PRIVATE-TOKEN": ROOT_TOKEN } });
+      assert.equal(res.status, 200, endpoint);
+      return Buffer.from(await res.arrayBuffer());
+    };
+    assert.ok((await raw(`/repository/blobs/${blobId}/raw`)).equals(big));
+    assert.ok((await raw("/repository/files/big.bin/raw?ref=main")).equals(big));
+    const file = await api("GET", `/projects/${project.id}/repository/files/big.bin?ref=main`);
+    assert.equal(file.blob_id, blobId);
+    assert.equal(file.size, big.length);
   });
 
   it("fidelity: a repository made through the API clones with the API's ids", STEP, async () => {

@@ -22,6 +22,7 @@ import { commitFailureMessage } from "../../commits/messages";
 import { callerOf, pushGuard } from "../../shared/protected_branches/access";
 import { lfsPointer, visibleObjects } from "../../shared/lfs/read";
 import { toBase64 } from "../../shared/git/pure/bytes";
+import { getBlobZdata } from "../../shared/git/store/blobs";
 import { inflate, MODE, modeNumber, TYPE_CODE } from "../../shared/git/pure/objects";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
@@ -141,8 +142,9 @@ async function fileAt(c: Ctx, repo: Repo, rev: string, path: string): Promise<{ 
   const mode = change?.newMode ?? null;
   // Deleted there, a directory (no change of its own), or a submodule: not a file.
   if (!change || change.status === "D" || !change.blob || !change.newOid || mode === null || mode === modeNumber(MODE.submodule)) throw notFound("File");
-  if (change.blob.type !== TYPE_CODE.blob || !change.blob.zdata) throw new Error(`blob ${change.newOid} is not readable`);
-  return { commit, lastCommit, content: inflate(change.blob.zdata), mode, blobId: change.newOid };
+  if (change.blob.type !== TYPE_CODE.blob || (!change.blob.zdata && !change.blob.r2Key)) throw new Error(`blob ${change.newOid} is not readable`);
+  const zdata = change.blob.zdata ?? (await getBlobZdata(change.blob.r2Key!));
+  return { commit, lastCommit, content: inflate(zdata), mode, blobId: change.newOid };
 }
 
 async function fileRow(c: Ctx, repo: Repo, rev: string, ref: string | null, path: string) {

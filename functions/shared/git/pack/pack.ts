@@ -348,6 +348,16 @@ export class PackWriter {
     return this.track(out);
   }
 
+  /** The header of an entry whose zlib body follows in pieces (`body()`), streamed from R2. */
+  entryHeader(type: number, size: number): Uint8Array {
+    return this.track(entryHeader(type, size));
+  }
+
+  /** A piece of the zlib body of the entry whose header `entryHeader()` gave. */
+  body(piece: Uint8Array): Uint8Array {
+    return this.track(piece);
+  }
+
   trailer(): Uint8Array {
     const digest = this.hasher.digest();
     this.written += digest.length;

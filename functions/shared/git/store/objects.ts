@@ -18,37 +18,52 @@ import {
   type TreeEntry,
 } from "../pure/objects";
 
+import { INLINE_LIMIT, blobKey, getBlobZdata, hasBlobBucket, putBlobZdata } from "./blobs";
+
+export { INLINE_LIMIT } from "./blobs";
+
 /** Rows per INSERT: 6 parameters each, far below Postgres' 65,535. */
 const INSERT_CHUNK = 500;
-/** Objects larger than this belong in R2 (GIT.md §10). */
-export const INLINE_LIMIT = 1024 * 1024;
 
 const byteaHex = (oid: string) => `\\x${oid}`;
 
 /**
- * Writes objects that are not there yet. Duplicates within `objects` are dropped first.
- * Differs from GIT.md §2: blobs over 1 MiB stay inline until the R2 binding exists (wrangler.toml has none yet).
+ * Writes objects that are not there yet. Duplicates within `objects` are dropped first; blobs over
+ * 1 MiB go to R2 first (see objectRows).
  */
 export async function writeObjects(db: Executor, poolId: number, objects: RawObject[]): Promise<void> {
-  const rows = objectRows(poolId, objects);
+  const rows = await objectRows(poolId, objects);
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     await db.insert(gitObjects).values(rows.slice(i, i + INSERT_CHUNK)).onConflictDoNothing();
   }
 }
 
-/** `git_objects` rows for `objects`: duplicates dropped, sorted by id, bodies deflated. */
-export function objectRows(poolId: number, objects: RawObject[]) {
+export type ObjectInsert = { poolId: number; oid: Uint8Array; type: number; size: number; zdata: Uint8Array | null; r2Key: string | null };
+
+/**
+ * `git_objects` rows for `objects`: duplicates dropped, sorted by id, bodies deflated. Blobs over
+ * 1 MiB are put in R2 before this resolves (GIT.md §2: the row keeps type and size), so the caller
+ * writes rows only for bytes that are already stored.
+ */
+export async function objectRows(poolId: number, objects: RawObject[]): Promise<ObjectInsert[]> {
   const unique = new Map<string, RawObject>();
   for (const object of objects) unique.set(object.oid, object);
   // Sorted by id: concurrent writers then take row locks in the same order and cannot deadlock.
-  return [...unique.values()].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((object) => ({
-    poolId,
-    oid: hexBytes(object.oid),
-    type: TYPE_CODE[object.type],
-    size: object.body.length,
-    zdata: deflate(object.body),
-    r2Key: null,
-  }));
+  const sorted = [...unique.values()].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+  return Promise.all(
+    sorted.map((object) => storedRow(poolId, object.oid, TYPE_CODE[object.type], object.body.length, deflate(object.body))),
+  );
+}
+
+/** Whether an object of this type and size lives in R2 (blobs over 1 MiB, when the binding exists). */
+export const belongsInR2 = (type: number, size: number) => type === TYPE_CODE.blob && size > INLINE_LIMIT && hasBlobBucket();
+
+/** The row of one object whose zlib body is known; a large blob's body goes to R2 first. */
+export async function storedRow(poolId: number, oid: string, type: number, size: number, zdata: Uint8Array): Promise<ObjectInsert> {
+  if (!belongsInR2(type, size)) return { poolId, oid: hexBytes(oid), type, size, zdata, r2Key: null };
+  const key = blobKey(poolId, oid);
+  await putBlobZdata(key, zdata);
+  return { poolId, oid: hexBytes(oid), type, size, zdata: null, r2Key: key };
 }
 
 function hexBytes(oid: string): Uint8Array {
@@ -57,7 +72,7 @@ function hexBytes(oid: string): Uint8Array {
   return out;
 }
 
-type ObjectRow = { oid: Uint8Array | string; type: number; zdata: Uint8Array | string | null };
+type ObjectRow = { oid: Uint8Array | string; type: number; zdata: Uint8Array | string | null; r2_key: string | null };
 
 /** A bytea column as the driver returns it (bytes, or `\\x…` hex text). */
 export function rowBytes(value: Uint8Array | string): Uint8Array {
@@ -74,13 +89,20 @@ export async function readObjects(db: Executor, poolId: number, oids: Iterable<s
   const found = new Map<string, RawObject>();
   if (wanted.length === 0) return found;
   const result = await db.execute<ObjectRow>(
-    sql`SELECT oid, type, zdata FROM git_objects WHERE pool_id = ${poolId} AND oid = ANY(${sql.param(wanted.map(byteaHex))}::bytea[])`,
+    sql`SELECT oid, type, zdata, r2_key FROM git_objects WHERE pool_id = ${poolId} AND oid = ANY(${sql.param(wanted.map(byteaHex))}::bytea[])`,
   );
+  const remote: Promise<void>[] = [];
   for (const row of result.rows) {
-    if (row.zdata === null) continue; // R2-resident blobs are not written yet (see writeObjects)
     const oid = toHex(rowBytes(row.oid));
-    found.set(oid, { oid, type: TYPE_NAME[row.type], body: inflate(rowBytes(row.zdata)) });
+    const type = TYPE_NAME[row.type];
+    if (row.zdata !== null) found.set(oid, { oid, type, body: inflate(rowBytes(row.zdata)) });
+    else if (row.r2_key !== null) {
+      const key = row.r2_key;
+      remote.push(getBlobZdata(key).then((zdata) => void found.set(oid, { oid, type, body: inflate(zdata) })));
+    }
   }
+  // R2 reads in parallel; a row whose R2 object is missing is a broken store (BlobStoreError), not absence.
+  await Promise.all(remote);
   return found;
 }
 

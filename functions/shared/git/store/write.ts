@@ -36,7 +36,8 @@ const MAINTAINER = 40;
 /** Writes everything and moves the ref in one statement. True when this writer won the swap. */
 export async function writeCommitAndMoveRef(db: Executor, write: CommitWrite): Promise<boolean> {
   const parts: SQL[] = [];
-  const rows = objectRows(write.poolId, write.objects);
+  // Large blobs reach R2 here, before the statement that writes the rows pointing at them.
+  const rows = await objectRows(write.poolId, write.objects);
   // Builders render their own INSERT … ON CONFLICT DO NOTHING; the db handle only builds SQL here.
   if (rows.length) parts.push(sql`o AS (${db.insert(gitObjects).values(rows).onConflictDoNothing().getSQL()})`);
   if (write.commitRows.length) parts.push(sql`c AS (${db.insert(gitCommits).values(write.commitRows).onConflictDoNothing().getSQL()})`);
