@@ -136,7 +136,7 @@ branchesRoutes.post("/projects/:id/repository/branches", async (c) => {
   const params = await readParams(c, CreateBranch);
   authorize(c, "push_code", project);
   const actor = requireUser(c);
-  const created = await s.createBranchFromRef(c.var.db(), repoOf(project), project, actor.user, { branch: params.branch, ref: params.ref });
+  const created = await s.createBranchFromRef(c.var.db(), repoOf(project), project, actor.user, { branch: params.branch, ref: params.ref, caller: callerOf(actor, project) });
   const current = { ...project, defaultBranch: created.repo.defaultBranch };
   const [row] = await branchRows(c, current, created.repo, [{ name: params.branch, commit: created.commit }], created.head);
   return presentBranches(c, current, row, 201);

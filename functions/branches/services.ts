@@ -14,6 +14,7 @@ import {
   resolveCommitRows,
   type Repo,
 } from "../shared/git";
+import { checkPush, type Caller } from "../shared/protected_branches/access";
 import * as q from "./queries";
 
 export type CreatedBranch = { repo: Repo; commit: GitCommitRow; head: GitCommitRow | null };
@@ -21,7 +22,8 @@ export type CreatedBranch = { repo: Repo; commit: GitCommitRow; head: GitCommitR
 /**
  * `POST /projects/:id/repository/branches`: an empty repository first gets `README.md` (empty) on its
  * default branch, committed as "Add README.md" (`create_default_branch`); then the name is validated
- * (`Branch name is invalid`, `Branch already exists`) and the ref resolved (`Invalid reference name: <ref>`).
+ * (`Branch name is invalid`, `Branch already exists`), the ref resolved (`Invalid reference name: <ref>`)
+ * and the protected-branch checks of a web push applied (`checkPush`).
  * Also returns the default branch's tip, which the entity's `merged` compares with.
  */
 export async function createBranchFromRef(
@@ -29,7 +31,7 @@ export async function createBranchFromRef(
   repo: Repo,
   project: { emptyRepo: boolean },
   user: User,
-  input: { branch: string; ref: string },
+  input: { branch: string; ref: string; caller: Caller },
 ): Promise<CreatedBranch> {
   if (project.emptyRepo) {
     const defaultBranch = repo.defaultBranch || "main";
@@ -52,6 +54,20 @@ export async function createBranchFromRef(
     // ValidateNewService runs before the ref is looked at: an existing name wins over a bad ref.
     if (await readRef(db, repo.projectId, branchRef(input.branch))) throw apiError("Branch already exists", 400);
     throw apiError(`Invalid reference name: ${input.ref}`, 400);
+  }
+  // Gitaly's UserCreateBranch runs the pre-receive hook with protocol `web`: Gitlab::Checks::BranchCheck
+  // (protected branches), answered as `PreReceiveError#message`, 400.
+  const [decision] = await checkPush(
+    db,
+    { id: repo.projectId, poolId: repo.poolId, emptyRepo: false, defaultBranch: repo.defaultBranch },
+    input.caller,
+    [{ ref: branchRef(input.branch), before: null, after: target.oid, forced: false }],
+    { web: true },
+  );
+  if (!decision.allowed) {
+    // ValidateNewService runs before the hook: an existing name wins over a refusal.
+    if (await readRef(db, repo.projectId, branchRef(input.branch))) throw apiError("Branch already exists", 400);
+    throw apiError(decision.message, 400);
   }
   if ((await createBranch(db, repo, { name: input.branch, target: target.oid, userId: user.id })) === "exists") {
     throw apiError("Branch already exists", 400);

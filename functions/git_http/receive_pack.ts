@@ -263,7 +263,7 @@ export async function receivePack(
       command.ref.startsWith("refs/heads/") && before !== null && after !== null && !disconnected && !(await q.isAncestor(db, repo.poolId, before, after));
     updates.push({ ref: command.ref, before, after, forced });
   }
-  const decisions = await checkPush(db, { id: repo.projectId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
+  const decisions = await checkPush(db, { id: repo.projectId, poolId: repo.poolId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
   const declined = decisions.flatMap((d) => (d.allowed ? [] : [d.message]));
   // DiffCheck comes after the ref checks, as in GitLab's ChangeAccess: paths locked in LFS by others.
   if (!declined.length && repo.lfsEnabled && !disconnected && commands.some((c) => c.new !== ZERO_OID)) {

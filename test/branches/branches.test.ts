@@ -222,6 +222,39 @@ describe("POST /projects/:id/repository/branches", () => {
     expect(await readme.json()).toMatchObject({ size: 0, content: "" });
   });
 
+  it("applies the protected-branch checks of a web push (Gitlab::Checks::BranchCheck): a merge-only creator starts from a protected branch", async () => {
+    const w = await world();
+    const developer = await w.user();
+    const { project, api, commits } = await smallRepo(w, { developers: [developer] });
+    // `main` is protected since its first commit; `side` is not, and holds a commit no protected branch has.
+    const side = await commitTo(project, "side", [{ action: "create", filePath: "side.txt", content: "s\n" }], { startBranch: "main" });
+    const protect = async (json: Json) => expect((await api.post(`/projects/${project.id}/protected_branches`, { json })).status).toBe(201);
+    await protect({ name: "release/*", push_access_level: 0, merge_access_level: 30 });
+    await protect({ name: "locked", push_access_level: 40, merge_access_level: 40 });
+    const post = async (who: typeof api, json: Json) => statusAndBody(await who.post(branchesPath(project), { json }));
+    const dev = w.as(developer);
+
+    expect(await post(dev, { branch: "release/1", ref: "side" })).toEqual([
+      400,
+      { message: "You can only use an existing protected branch ref as the basis of a new protected branch." },
+    ]);
+    expect(await post(dev, { branch: "release/1", ref: commits.first })).toMatchObject([201, { name: "release/1", protected: true, commit: { id: commits.first } }]);
+    // Now `release/1` is itself a protected basis, whatever reaches from it.
+    expect(await post(dev, { branch: "release/2", ref: "release/1" })).toMatchObject([201, { name: "release/2" }]);
+    expect(await post(dev, { branch: "locked", ref: "main" })).toEqual([400, { message: "You are not allowed to create protected branches on this project." }]);
+    // An existing name is refused first, as ValidateNewService runs before the hook.
+    expect(await post(dev, { branch: "release/1", ref: "side" })).toEqual([400, { message: "Branch already exists" }]);
+    // Nobody may push `release/*`, so the owner too needs a protected basis; whoever may push (the owner,
+    // for `locked`) needs none, and `side`'s commit is then in a protected branch.
+    expect(await post(api, { branch: "release/3", ref: "side" })).toEqual([
+      400,
+      { message: "You can only use an existing protected branch ref as the basis of a new protected branch." },
+    ]);
+    expect(await post(api, { branch: "locked", ref: "side" })).toMatchObject([201, { name: "locked", commit: { id: side } }]);
+    expect(await post(api, { branch: "release/3", ref: "side" })).toMatchObject([201, { name: "release/3", commit: { id: side } }]);
+    expect((await refsOf(project)).map((r) => r.name)).toEqual(["refs/heads/locked", "refs/heads/main", "refs/heads/release/1", "refs/heads/release/2", "refs/heads/release/3", "refs/heads/side"]);
+  });
+
   requiresAuthentication((w) => w.anonymous.post("/projects/1/repository/branches", { json: { branch: "x", ref: "main" } }));
   hidesPrivateProject((w, project) => w.as(w.stranger).post(branchesPath(project), { json: { branch: "x", ref: "main" } }));
   forbidsRoles(["guest", "reporter"], (w, project, user) => w.as(user).post(branchesPath(project), { json: { branch: "x", ref: "main" } }));

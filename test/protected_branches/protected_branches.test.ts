@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { branchAccess, checkBranchUpdate, refMatches, type Protection } from "../../functions/shared/protected_branches/rules";
+import { branchAccess, checkBranchUpdate, needsBasisCheck, refMatches, type Protection } from "../../functions/shared/protected_branches/rules";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 import { commitOn, commitsPath, smallRepo } from "../commits/helpers";
@@ -87,14 +87,28 @@ describe("protected branch rules", () => {
     expect(checkBranchUpdate(rules, { ref: "refs/heads/stable", before: a, after: b, forced: true }, { accessLevel: 40, isAdmin: false }, project)).toEqual({ allowed: true });
   });
 
-  it("sends a merge-only creator of a protected branch to the web interface; refuses others outright", () => {
+  it("lets a merge-only creator of a protected branch start only from a protected branch, and only through the API; refuses others outright", () => {
     const rules = [protection("release", 40, 30)];
     const a = "a".repeat(40);
     const create = { ref: "refs/heads/release", before: null, after: a, forced: false };
-    expect(checkBranchUpdate(rules, create, { accessLevel: 30, isAdmin: false }, project)).toEqual({
+    const dev = { accessLevel: 30, isAdmin: false };
+    expect(needsBasisCheck(rules, create, dev, project)).toBe(true);
+    expect(checkBranchUpdate(rules, create, dev, project)).toEqual({
+      allowed: false,
+      message: "You can only use an existing protected branch ref as the basis of a new protected branch.",
+    });
+    expect(checkBranchUpdate(rules, create, dev, project, { web: true })).toEqual({
+      allowed: false,
+      message: "You can only use an existing protected branch ref as the basis of a new protected branch.",
+    });
+    expect(checkBranchUpdate(rules, { ...create, basisProtected: true }, dev, project)).toEqual({
       allowed: false,
       message: "You can only create protected branches using the web interface and API.",
     });
+    expect(checkBranchUpdate(rules, { ...create, basisProtected: true }, dev, project, { web: true })).toEqual({ allowed: true });
+    // Whoever may push needs no basis; whoever may not merge either never gets that far.
+    expect(needsBasisCheck(rules, create, { accessLevel: 40, isAdmin: false }, project)).toBe(false);
+    expect(needsBasisCheck([protection("release", 40, 40)], create, dev, project)).toBe(false);
     expect(checkBranchUpdate([protection("release", 40, 40)], create, { accessLevel: 30, isAdmin: false }, project)).toEqual({
       allowed: false,
       message: "You are not allowed to create protected branches on this project.",

@@ -3,9 +3,23 @@
 import type { Executor } from "../../kernel/db";
 import { Access } from "../../kernel/access";
 import * as q from "./read";
-import { branchAccess, checkBranchUpdate, type BranchAccess, type Caller, type Protection, type PushDecision, type PushProject, type RefUpdate } from "./rules";
+import { listRefs } from "../git";
+import { tipsReaching } from "../git/store/reach";
+import {
+  branchAccess,
+  checkBranchUpdate,
+  matchingProtections,
+  needsBasisCheck,
+  type BranchAccess,
+  type Caller,
+  type Protection,
+  type PushDecision,
+  type PushProject,
+  type RefUpdate,
+  type UpdateSource,
+} from "./rules";
 
-export type { BranchAccess, Caller, Protection, PushDecision, RefUpdate } from "./rules";
+export type { BranchAccess, Caller, Protection, PushDecision, RefUpdate, UpdateSource } from "./rules";
 export { branchAccess, checkBranchUpdate } from "./rules";
 
 /** The caller as the rules see it, from a project lookup (`accessLevel`) and the actor. */
@@ -22,12 +36,35 @@ export async function branchesAccess(db: Executor, project: ProjectState, caller
 
 /**
  * The protected-branch checks of a push (Gitlab::Checks::BranchCheck), for a caller who already has
- * `push_code` on the project: one decision per ref update, in order, from one statement. Smart HTTP
- * calls this before moving any ref, and refuses the updates that are not allowed.
+ * `push_code` on the project: one decision per ref update, in order, from one statement (two more,
+ * the branch tips and one walk, only when a merge-only caller creates a protected branch). Smart HTTP
+ * calls this before moving any ref, and refuses the updates that are not allowed; the API's branch
+ * creation calls it with `web`.
  */
-export async function checkPush(db: Executor, project: ProjectState & PushProject, caller: Caller, updates: RefUpdate[]): Promise<PushDecision[]> {
+export async function checkPush(
+  db: Executor,
+  project: ProjectState & PushProject & { poolId: number },
+  caller: Caller,
+  updates: RefUpdate[],
+  source: UpdateSource = {},
+): Promise<PushDecision[]> {
   const protections = updates.some((u) => u.ref.startsWith("refs/heads/")) ? await q.listProtections(db, project.id) : [];
-  return updates.map((u) => checkBranchUpdate(protections, u, caller, project));
+  const checked: RefUpdate[] = [];
+  let protectedTips: string[] | null = null;
+  for (const update of updates) {
+    if (!needsBasisCheck(protections, update, caller, project)) {
+      checked.push(update);
+      continue;
+    }
+    // `ProtectedBranch.any_protected?(project, repository.branch_names_contains_sha(newrev))`: some
+    // existing protected branch's tip reaches the new ref's commit.
+    protectedTips ??= (await listRefs(db, project.id, "refs/heads/"))
+      .filter((ref) => matchingProtections(protections, ref.name.slice("refs/heads/".length)).length > 0)
+      .map((ref) => ref.target);
+    const basisProtected = protectedTips.length > 0 && (await tipsReaching(db, { projectId: project.id, poolId: project.poolId, defaultBranch: project.defaultBranch }, update.after!, protectedTips)).size > 0;
+    checked.push({ ...update, basisProtected });
+  }
+  return checked.map((u) => checkBranchUpdate(protections, u, caller, project, source));
 }
 
 /** The decision for committing to `branch` through the API (`authorize_push_to_branch!`). */

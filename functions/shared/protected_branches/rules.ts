@@ -128,8 +128,25 @@ export function branchAccess(protections: Protection[], branch: string, caller: 
   };
 }
 
-/** One ref update of a push, as git sends it: null for a ref that does not exist before or after. */
-export type RefUpdate = { ref: string; before: string | null; after: string | null; forced: boolean };
+/**
+ * One ref update of a push, as git sends it: null for a ref that does not exist before or after.
+ * `basisProtected`: whether an existing protected branch contains `after` (`safe_commit_for_new_protected_branch?`);
+ * read only for what needs it, the creation of a protected branch by someone who may merge but not push.
+ */
+export type RefUpdate = { ref: string; before: string | null; after: string | null; forced: boolean; basisProtected?: boolean };
+
+/**
+ * Where an update comes from: `web` for the API's own writes (Gitaly's user operations run the hook
+ * with protocol `web`, which `updated_from_web?` asks), else a git push.
+ */
+export type UpdateSource = { web?: boolean };
+
+/** Whether `checkBranchUpdate` needs `basisProtected` for this update: a merge-only creator of a protected branch. */
+export function needsBasisCheck(protections: Protection[], update: RefUpdate, caller: Caller, project: PushProject): boolean {
+  if (!update.ref.startsWith("refs/heads/") || update.before !== null || update.after === null || project.emptyRepo) return false;
+  const access = branchAccess(protections, update.ref.slice("refs/heads/".length), caller, project);
+  return access.protected && !access.canPush && access.canMerge;
+}
 
 export type PushDecision = { allowed: true } | { allowed: false; message: string };
 
@@ -152,6 +169,7 @@ export function checkBranchUpdate(
   update: RefUpdate,
   caller: Caller,
   project: PushProject,
+  source: UpdateSource = {},
 ): PushDecision {
   if (!update.ref.startsWith("refs/heads/")) return { allowed: true };
   const branch = update.ref.slice("refs/heads/".length);
@@ -168,13 +186,14 @@ export function checkBranchUpdate(
       : { allowed: false, message: "You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch." };
   }
   if (update.before === null && !project.emptyRepo) {
-    // `protected_branch_creation_checks`: whoever may push creates it; whoever may only merge is sent to
-    // the web interface and API (a git push is never `updated_from_web?`). Differs from GitLab: the
-    // new ref's basis is not looked at, so "You can only use an existing protected branch ref as the
-    // basis of a new protected branch." is never answered (the web-interface message is).
+    // `protected_branch_creation_checks`: whoever may push creates it; whoever may only merge creates it
+    // only on a commit an existing protected branch already contains, and only through the web
+    // interface and API (a git push is never `updated_from_web?`).
     if (access.canPush) return { allowed: true };
     if (!access.canMerge) return { allowed: false, message: "You are not allowed to create protected branches on this project." };
-    return { allowed: false, message: "You can only create protected branches using the web interface and API." };
+    if (!update.basisProtected) return { allowed: false, message: "You can only use an existing protected branch ref as the basis of a new protected branch." };
+    if (!source.web) return { allowed: false, message: "You can only create protected branches using the web interface and API." };
+    return { allowed: true };
   }
   if (!access.canPush) {
     // `push_to_protected_branch_rejected_message`.
