@@ -94,6 +94,30 @@ describe("protected branches by user and group, with the git CLI", { timeout: 90
     assert.match(creation.stderr, /GitLab: You are not allowed to create protected branches on this project\./);
   });
 
+  it("sends a merge-only creator of a protected branch to a protected basis and to the API (BranchCheck's creation checks)", STEP, async () => {
+    const pid = state.project.id;
+    await api("POST", `/projects/${pid}/protected_branches`, { name: "rel-*", push_access_level: 0, merge_access_level: 30 });
+    const dir = cloneAs(state.dev, "dev-rel", "main");
+    writeFileSync(path.join(dir, "rel.txt"), "rel\n");
+    gitOk(dir, ["add", "rel.txt"]);
+    gitOk(dir, ["commit", "-q", "-m", "not on a protected branch"]);
+    const unprotectedBasis = gitTry(dir, ["push", "origin", "HEAD:refs/heads/rel-1"]);
+    assert.notEqual(unprotectedBasis.status, 0);
+    assert.match(unprotectedBasis.stderr, /GitLab: You can only use an existing protected branch ref as the basis of a new protected branch\./);
+    // `main` is protected: its commit is a valid basis, but a git push is not the web interface.
+    const fromMain = gitTry(dir, ["push", "origin", "origin/main:refs/heads/rel-2"]);
+    assert.notEqual(fromMain.status, 0);
+    assert.match(fromMain.stderr, /GitLab: You can only create protected branches using the web interface and API\./);
+    assert.doesNotMatch(gitOk(dir, ["ls-remote", "origin"]), /refs\/heads\/rel-/);
+    // The API is the web interface: the same developer creates it from main.
+    const created = await call("POST", `/projects/${pid}/repository/branches`, { branch: "rel-2", ref: "main" }, state.dev.token);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    // From a commit only an unprotected branch holds, the API refuses it too (400).
+    gitOk(dir, ["push", "-q", "origin", "HEAD:refs/heads/dev-topic"]);
+    const refused = await call("POST", `/projects/${pid}/repository/branches`, { branch: "rel-3", ref: "dev-topic" }, state.dev.token);
+    assert.deepEqual(refused, { status: 400, body: { message: "You can only use an existing protected branch ref as the basis of a new protected branch." } });
+  });
+
   it("merges through the API under a merge level for one user; another developer gets GitLab's 401", STEP, async () => {
     const pid = state.project.id;
     const dir = cloneAs(state.dev, "dev-feature", "feature");
