@@ -230,7 +230,7 @@ describe("POST /projects/:id/repository/commits", () => {
     const guest = await w.user();
     const reporter = await w.user();
     const developer = await w.user();
-    const { project } = await smallRepo(w, { guests: [guest], reporters: [reporter], developers: [developer] });
+    const { project, api: ownerApi } = await smallRepo(w, { guests: [guest], reporters: [reporter], developers: [developer] });
     const body = { branch: "main", commit_message: "m", actions: [{ action: "create", file_path: "dev.txt", content: "" }] };
     expect(await statusAndBody(await w.as(guest).post(commitsPath(project), { json: body }))).toEqual([403, { message: "403 Forbidden" }]);
     expect(await statusAndBody(await w.as(reporter).post(commitsPath(project), { json: body }))).toEqual([
@@ -244,6 +244,13 @@ describe("POST /projects/:id/repository/commits", () => {
       { message: "403 Forbidden - You are not allowed to push into this branch" },
     ]);
     expect((await w.as(developer).post(commitsPath(project), { json: { ...body, branch: "dev", start_branch: "main" } })).status).toBe(201);
+    // A new protected branch from `start_branch` by someone who may merge but not push: GitLab's
+    // `authorize_push_to_branch!` answers before the hook's creation checks could, even from a protected basis.
+    expect((await ownerApi.post(`/projects/${project.id}/protected_branches`, { json: { name: "rel-*", push_access_level: 0, merge_access_level: 30 } })).status).toBe(201);
+    expect(await statusAndBody(await w.as(developer).post(commitsPath(project), { json: { ...body, branch: "rel-1", start_branch: "main" } }))).toEqual([
+      403,
+      { message: "403 Forbidden - You are not allowed to push into this branch" },
+    ]);
     const publicProject = await smallRepo(w, { visibility: "public" });
     expect(await statusAndBody(await w.as(w.stranger).post(commitsPath(publicProject.project), { json: body }))).toEqual([
       403,
