@@ -11,17 +11,19 @@
 //              with `git push` into an empty project: the large push is the first figure.
 //   measure:   `git clone --mirror` of that repository (seconds; the pack is checked by git's index-pack);
 //              then 100 new commits pushed onto main from a working clone (seconds); then a `git fetch` of
-//              those 100 commits into the mirror (seconds). During each step the workerd process's
-//              resident memory is sampled every 50 ms (/proc/<pid>/status VmRSS): the report gives its peak
-//              per step and the baseline before it (workerd also holds the dev server's own state, so the
-//              step's cost is the peak less the baseline).
+//              those 100 commits into the mirror (seconds); then `GET …/repository/archive.tar.gz` of main
+//              (seconds and bytes, checked with `tar -tz`). During each step the workerd process's resident
+//              memory is sampled every 50 ms (/proc/<pid>/status VmRSS): the report gives its peak per step
+//              and the baseline before it (workerd also holds the dev server's own state, so the step's
+//              cost is the peak less the baseline), and VmHWM after the step (the kernel's own high-water
+//              mark of the process since it started: it rises only when a step sets a new peak).
 //   env:       BENCH_GIT_COMMITS overrides the history size; BENCH_GIT_LARGE=1 adds a blob over 1 MiB.
 //
 // Everything listens on and targets 127.0.0.1 only; the run stops itself after 15 minutes at most; everything
 // started is stopped and temporary files and databases removed.
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -65,13 +67,14 @@ function workerdPid(rootPid) {
   return table.find((row) => descendants.has(row.pid) && row.comm === "workerd")?.pid ?? null;
 }
 
-const rssKiB = (pid) => {
+const statusKiB = (pid, field) => {
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
   } catch {
     return NaN;
   }
 };
+const rssKiB = (pid) => statusKiB(pid, "VmRSS");
 
 /** Runs `fn`, sampling workerd's RSS; returns seconds, the baseline and the peak (MiB). */
 async function measured(pid, fn) {
@@ -85,7 +88,7 @@ async function measured(pid, fn) {
     if (timer) clearInterval(timer);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { seconds, baselineMiB: baseline / 1024, peakMiB: Math.max(peak, pid ? rssKiB(pid) : NaN) / 1024 };
+  return { seconds, baselineMiB: baseline / 1024, peakMiB: Math.max(peak, pid ? rssKiB(pid) : NaN) / 1024, hwmMiB: (pid ? statusKiB(pid, "VmHWM") : NaN) / 1024 };
 }
 
 async function main() {
@@ -125,7 +128,7 @@ async function main() {
   const step = async (name, fn) => {
     const result = await measured(pid, fn);
     rows.push({ name, ...result });
-    log(`${name}: ${result.seconds.toFixed(2)} s, workerd RSS peak ${result.peakMiB.toFixed(0)} MiB (baseline ${result.baselineMiB.toFixed(0)} MiB)`);
+    log(`${name}: ${result.seconds.toFixed(2)} s, workerd RSS peak ${result.peakMiB.toFixed(0)} MiB (baseline ${result.baselineMiB.toFixed(0)} MiB, VmHWM ${result.hwmMiB.toFixed(0)} MiB)`);
   };
 
   await step(`push of the ${total}-commit history (git push, all branches and tags)`, () => git(source, ["push", "-q", url.toString(), "refs/heads/*:refs/heads/*", "refs/tags/*:refs/tags/*"]));
@@ -147,12 +150,30 @@ async function main() {
   if (git(mirror, ["rev-parse", "main"]) !== git(work, ["rev-parse", "main"])) throw new Error("main differs after the fetch");
   git(mirror, ["fsck", "--full"]);
 
+  // The archive streams from the store (tar built entry by entry, gzip as it goes): read it to the end.
+  const archive = path.join(dataDir, "main.tar.gz");
+  let archiveBytes = 0;
+  await step("GET …/repository/archive.tar.gz of main", async () => {
+    const res = await fetch(`${server.apiUrl}/projects/${project.id}/repository/archive.tar.gz?sha=main`, { headers: { "PRIVATE-TOKEN": ROOT_TOKEN } });
+    if (res.status !== 200) throw new Error(`archive: ${res.status} ${await res.text()}`);
+    const out = createWriteStream(archive);
+    for await (const chunk of res.body) {
+      archiveBytes += chunk.length;
+      if (!out.write(chunk)) await new Promise((resolve) => out.once("drain", resolve));
+    }
+    await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
+  });
+  const members = execFileSync("tar", ["-tzf", archive], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }).trim().split("\n").length;
+  const files = Number(git(mirror, ["ls-tree", "-r", "--name-only", "main"]).trim().split("\n").length);
+  log(`archive: ${(archiveBytes / 1024 / 1024).toFixed(1)} MiB, ${members} tar members for ${files} files of main`);
+  rows[rows.length - 1].name += ` (${(archiveBytes / 1024 / 1024).toFixed(1)} MiB, ${members} members)`;
+
   console.log("");
   console.log(`git over smart HTTP — ${mode}, ${total} commits`);
   console.log(machine());
-  console.log("| step | seconds | workerd RSS peak (MiB) | baseline (MiB) |");
-  console.log("|---|---:|---:|---:|");
-  for (const row of rows) console.log(`| ${row.name} | ${row.seconds.toFixed(2)} | ${row.peakMiB.toFixed(0)} | ${row.baselineMiB.toFixed(0)} |`);
+  console.log("| step | seconds | workerd RSS peak (MiB) | baseline (MiB) | VmHWM after (MiB) |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const row of rows) console.log(`| ${row.name} | ${row.seconds.toFixed(2)} | ${row.peakMiB.toFixed(0)} | ${row.baselineMiB.toFixed(0)} | ${row.hwmMiB.toFixed(0)} |`);
   await finish();
   log("done");
   process.exit(0);
