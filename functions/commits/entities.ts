@@ -133,3 +133,28 @@ export function pickFailure(message: string, errorCode: string | null, dryRun: b
     ...(dryRun ? { dry_run: "error" } : {}),
   };
 }
+
+/**
+ * Entities::CommitSignature (GitLab 15.4): the signature type, GpgCommitSignature's fields for PGP
+ * (X509Signature's for X.509), and `commit_source`. Differs from GitLab: signatures are not checked
+ * cryptographically, so a PGP signature whose issuer is a key on the instance answers `unverified`
+ * (GitLab: `verified`, `other_user`, …) and the key's user name and email are null (GitLab reads them
+ * from the key's user ids); one whose issuer no key matches answers `unknown_key`, as GitLab does. An
+ * X.509 signature has no certificate to show (`x509_certificate` null).
+ */
+export function commitSignatureEntity(sig: { type: "PGP" | "X509" | "SSH"; keyid: string | null; key: { id: number; primaryKeyid: string } | null }) {
+  if (sig.type === "PGP") {
+    return {
+      signature_type: "PGP",
+      verification_status: sig.key ? "unverified" : "unknown_key",
+      gpg_key_id: sig.key?.id ?? null,
+      gpg_key_primary_keyid: sig.key?.primaryKeyid ?? sig.keyid,
+      gpg_key_user_name: null,
+      gpg_key_user_email: null,
+      gpg_key_subkey_id: null,
+      commit_source: "gitaly",
+    };
+  }
+  if (sig.type === "X509") return { signature_type: "X509", verification_status: "unverified", x509_certificate: null, commit_source: "gitaly" };
+  return { signature_type: sig.type, commit_source: "gitaly" };
+}

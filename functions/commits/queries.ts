@@ -1,6 +1,6 @@
 // The commits domain's own Drizzle code: merge requests related to a commit, commit notes.
 import { and, asc, desc, eq, notInArray, sql } from "drizzle-orm";
-import { ciPipelines, mergeRequests, notes, type CiPipeline } from "../../db/schema";
+import { ciPipelines, gpgKeys, mergeRequests, notes, type CiPipeline } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
@@ -70,4 +70,10 @@ export async function lastPipeline(db: Executor, projectId: number, sha: string)
     .orderBy(desc(ciPipelines.id))
     .limit(1);
   return row ?? null;
+}
+
+/** The instance's GPG key whose primary key id is `keyid` (upper-case hex), if any. */
+export async function gpgKeyByKeyid(db: Executor, keyid: string): Promise<{ id: number; primaryKeyid: string } | null> {
+  const rows = await db.select({ id: gpgKeys.id, primaryKeyid: gpgKeys.primaryKeyid }).from(gpgKeys).where(eq(gpgKeys.primaryKeyid, keyid)).limit(1);
+  return rows[0] ?? null;
 }

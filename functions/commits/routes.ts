@@ -2,7 +2,7 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
-import { commitDiffs, commitFiles, countCommits, findCommit, isOid, listCommits, pickCommit, refsContaining, repoOf, resolveRevisions, tipsReaching, type PickKind } from "../shared/git";
+import { commitDiffs, commitFiles, countCommits, findCommit, isOid, listCommits, pickCommit, readCommitObject, refsContaining, repoOf, resolveRevisions, tipsReaching, type PickKind } from "../shared/git";
 import { findProject } from "../kernel/lookup";
 import { requireUser } from "../kernel/auth";
 import { pageOf, pageParams, paginate, paginateWithoutCount } from "../kernel/pagination";
@@ -13,7 +13,8 @@ import { router } from "../kernel/router";
 import { pipelinesForPush } from "../shared/ci/coordinator";
 import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { commitFailureMessage, pickFailureMessage } from "./messages";
-import { basicRef, commit, commitDetail, commitNote, commitSequence, type CommitNoteRow, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
+import { commitSignature } from "./signature";
+import { basicRef, commit, commitDetail, commitSignatureEntity, commitNote, commitSequence, type CommitNoteRow, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "./entities";
 import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../merge_requests/entities";
 import { diffLines, lineCode, lineNumber } from "./diff_lines";
 import { insertCommitNote } from "../notes/writes";
@@ -26,7 +27,7 @@ import type { GitCommitRow } from "./queries";
  * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, GIT.md).
  * Every endpoint first needs `download_code` on the project (`before { authorize! :download_code }`),
  * which Grape runs before it validates parameters.
- * Not built: `/signature` (not routed); `/statuses` lives in functions/commit_statuses.
+ * `/statuses` lives in functions/commit_statuses.
  */
 export const commitsRoutes = router();
 
@@ -170,6 +171,20 @@ async function commitOid(c: Ctx, project: ProjectWithAccess): Promise<string> {
   if (!oid) throw notFound("Commit");
   return oid;
 }
+
+/**
+ * GET /projects/:id/repository/commits/:sha/signature (lib/api/commits.rb): `404 Commit Not Found`,
+ * then `404 Signature Not Found` for an unsigned commit; else Entities::CommitSignature.
+ */
+commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", async (c) => {
+  const project = await codeProject(c);
+  const oid = await commitOid(c, project);
+  const object = await readCommitObject(c.var.db(), repoOf(project).poolId, oid);
+  const signature = object ? commitSignature(object.extraHeaders) : null;
+  if (!signature) throw notFound("Signature");
+  const key = signature.keyid ? await q.gpgKeyByKeyid(c.var.db(), signature.keyid) : null;
+  return present(c, { ...signature, key }, commitSignatureEntity);
+});
 
 /**
  * GET /projects/:id/repository/commits/:sha/merge_requests (lib/api/commits.rb): the project's merge

@@ -56,7 +56,7 @@ export {
   type RawObject,
 } from "./pure/objects";
 export { toHex, fromHex, isOid, utf8, decodeUtf8, concatBytes, sha1Hex, toBase64, fromBase64 } from "./pure/bytes";
-export { readObjects, readObject, writeObjects, existingObjects, readTrees, storedRow, INLINE_LIMIT } from "./store/objects";
+export { readObjects, readObject, readCommitObject, writeObjects, existingObjects, readTrees, storedRow, INLINE_LIMIT } from "./store/objects";
 export { useBlobBucket, blobKey, getBlobZdata, streamBlobZdata, BlobStoreError } from "./store/blobs";
 export { storeSource, flattenTree, entryAtPath, entriesAtPath, diffTreePairs, countChanges, type Change, type CountedChange } from "./store/trees";
 export { RevWalk, type RevSpec, type LogOptions } from "./store/log";
