@@ -142,7 +142,7 @@ export function pickFailure(message: string, errorCode: string | null, dryRun: b
  * from the key's user ids); one whose issuer no key matches answers `unknown_key`, as GitLab does. An
  * X.509 signature has no certificate to show (`x509_certificate` null).
  */
-export function commitSignatureEntity(sig: { type: "PGP" | "X509" | "SSH"; keyid: string | null; key: { id: number; primaryKeyid: string } | null }) {
+export function commitSignatureEntity(sig: { type: "PGP" | "X509"; keyid: string | null; key: { id: number; primaryKeyid: string } | null }) {
   if (sig.type === "PGP") {
     return {
       signature_type: "PGP",
@@ -155,6 +155,5 @@ export function commitSignatureEntity(sig: { type: "PGP" | "X509" | "SSH"; keyid
       commit_source: "gitaly",
     };
   }
-  if (sig.type === "X509") return { signature_type: "X509", verification_status: "unverified", x509_certificate: null, commit_source: "gitaly" };
-  return { signature_type: sig.type, commit_source: "gitaly" };
+  return { signature_type: "X509", verification_status: "unverified", x509_certificate: null, commit_source: "gitaly" };
 }

@@ -181,9 +181,10 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", async (c) =
   const oid = await commitOid(c, project);
   const object = await readCommitObject(c.var.db(), repoOf(project).poolId, oid);
   const signature = object ? commitSignature(object.extraHeaders) : null;
-  if (!signature) throw notFound("Signature");
+  // GitLab 15.4's Commit#signature reads PGP and X.509 signatures only (SSH came in 15.7): nil, a 404.
+  if (!signature || signature.type === "SSH") throw notFound("Signature");
   const key = signature.keyid ? await q.gpgKeyByKeyid(c.var.db(), signature.keyid) : null;
-  return present(c, { ...signature, key }, commitSignatureEntity);
+  return present(c, { type: signature.type, keyid: signature.keyid, key }, commitSignatureEntity);
 });
 
 /**
