@@ -422,7 +422,9 @@ export function forkVisibility(source: Project, namespace: Namespace, requested:
 /**
  * Projects::TransferService#execute: the refusals, in GitLab's order, rendered as
  * `Failed to transfer project {:new_namespace=>["…"]}`; then the project's path, name and visibility
- * move in one transaction (a personal namespace's owner becomes an Owner member, as GitLab keeps them).
+ * move in one transaction (a personal namespace's owner becomes an Owner member, as GitLab keeps them),
+ * with the old group's labels and milestones the project uses (`transfer_missing_group_resources`) and
+ * the old full path kept as a redirect (the `redirect_routes` trigger).
  */
 export async function transferProject(
   db: Database,
@@ -446,6 +448,7 @@ export async function transferProject(
         visibilityLevel: level,
       });
       if (target.type === "User" && target.ownerId !== null) await q.ensureOwnerMember(tx, project.id, target.ownerId, user.id);
+      if (project.namespace.type === "Group") await q.transferGroupResources(tx, project.id, target.type === "Group" ? target.traversalIds : []);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw refuse("Project with same name or path in target namespace already exists");

@@ -26,6 +26,11 @@ describe("POST /groups/:id/transfer", () => {
     const [p] = await w.db((db) => db.select().from(projects).where(eq(projects.id, project.id)));
     expect(p).toMatchObject({ fullPath: `${parent.fullPath}/${group.path}/${sub.path}/${project.path}`, visibilityLevel: 10 });
     expect((await w.as(owner).get(`/projects/${encodeURIComponent(p.fullPath)}`)).status).toBe(200);
+    // Every route below the group keeps its old path as a redirect: the API follows a project's, not a
+    // group's (lookup_group has no follow_redirects).
+    const old = await w.as(owner).get(`/projects/${encodeURIComponent(`${group.path}/${sub.path}/${project.path}`)}`);
+    expect([old.status, ((await old.json()) as Json).id]).toEqual([200, project.id]);
+    expect((await w.as(owner).get(`/groups/${encodeURIComponent(`${group.path}/${sub.path}`)}`)).status).toBe(404);
     // The new parent's members now reach the moved project.
     const parentGuest = await w.user();
     await w.addMembers("Namespace", parent.id, { guests: [parentGuest] });

@@ -254,11 +254,81 @@ describe("PUT /projects/:id/transfer", () => {
       namespace: { id: group.id, kind: "group" },
     });
     expect((await w.as(owner).get(`/projects/${encodeURIComponent(`${group.fullPath}/${project.path}`)}`)).status).toBe(200);
-    expect((await w.as(owner).get(`/projects/${encodeURIComponent(project.fullPath)}`)).status).toBe(404);
-    // And back into the personal namespace, by id.
+    // The old path redirects (`find_by_full_path(id, follow_redirects: true)`), in any case.
+    const old = await w.as(owner).get(`/projects/${encodeURIComponent(project.fullPath.toUpperCase())}`);
+    expect(old.status).toBe(200);
+    expect(((await old.json()) as Json).id).toBe(project.id);
+    // And back into the personal namespace, by id: the original path is the project's own again, the
+    // group path now redirects.
     const back = await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: owner.namespaceId } });
     expect(back.status).toBe(200);
     expect(((await back.json()) as Json).path_with_namespace).toBe(project.fullPath);
+    const viaGroupPath = await w.as(owner).get(`/projects/${encodeURIComponent(`${group.fullPath}/${project.path}`)}`);
+    expect([viaGroupPath.status, ((await viaGroupPath.json()) as Json).id]).toEqual([200, project.id]);
+  });
+
+  it("a project created at an old path takes it over from the redirect; a redirect hides nothing unreadable", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner, visibility: "private" });
+    const group = await w.group({ owners: [owner] });
+    expect((await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: group.id } })).status).toBe(200);
+    // A stranger meets 404 through the old path as through the new one.
+    expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${encodeURIComponent(project.fullPath)}`))).toEqual([
+      404,
+      { message: "404 Project Not Found" },
+    ]);
+    const created = await w.as(owner).post("/projects", { json: { name: "again", path: project.path } });
+    expect(created.status).toBe(201);
+    const newcomer = (await created.json()) as Json;
+    expect(newcomer.path_with_namespace).toBe(project.fullPath);
+    const res = await w.as(owner).get(`/projects/${encodeURIComponent(project.fullPath)}`);
+    expect(((await res.json()) as Json).id).toBe(newcomer.id);
+  });
+
+  it("moves the old group's labels and milestones the project uses into the project (Labels/Milestones::TransferService)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: group });
+    const project = await w.project({ group: sub });
+    const api = w.as(owner);
+    const post = async (path: string, json: Json) => {
+      const res = await api.post(path, { json });
+      expect(res.status).toBe(201);
+      return (await res.json()) as Json;
+    };
+    const bug = await post(`/groups/${group.id}/labels`, { name: "bug", color: "#ff0000", description: "broken" });
+    await post(`/groups/${group.id}/labels`, { name: "unused", color: "#00ff00" });
+    const subLabel = await post(`/groups/${sub.id}/labels`, { name: "sub-only", color: "#0000ff" });
+    const v1 = await post(`/groups/${group.id}/milestones`, { title: "v1", description: "first", due_date: "2030-01-31" });
+    await post(`/projects/${project.id}/milestones`, { title: "v0" });
+    const issue = await post(`/projects/${project.id}/issues`, { title: "t", labels: "bug,sub-only", milestone_id: v1.id });
+    // Up to the parent group: `bug` and `v1` stay reachable, `sub-only` becomes a project label.
+    expect((await api.put(`/projects/${project.id}/transfer`, { json: { namespace: group.id } })).status).toBe(200);
+    let shown = (await (await api.get(`/projects/${project.id}/issues/${issue.iid}`)).json()) as Json;
+    expect(shown.labels).toEqual(["bug", "sub-only"]);
+    expect(shown.milestone.id).toBe(v1.id);
+    let projectLabels = (await (await api.get(`/projects/${project.id}/labels?include_ancestor_groups=false`)).json()) as Json[];
+    expect(projectLabels.map((l) => [l.name, l.color, l.is_project_label])).toEqual([["sub-only", "#0000ff", true]]);
+    expect(projectLabels[0].id).not.toBe(subLabel.id);
+    // Out of the groups: `bug` and `v1` become the project's own, with the group's attributes.
+    expect((await api.put(`/projects/${project.id}/transfer`, { json: { namespace: owner.namespaceId } })).status).toBe(200);
+    shown = (await (await api.get(`/projects/${project.id}/issues/${issue.iid}`)).json()) as Json;
+    expect(shown.labels).toEqual(["bug", "sub-only"]);
+    expect(shown.milestone).toMatchObject({ title: "v1", description: "first", due_date: "2030-01-31", project_id: project.id, iid: 2 });
+    expect(shown.milestone.id).not.toBe(v1.id);
+    projectLabels = (await (await api.get(`/projects/${project.id}/labels`)).json()) as Json[];
+    expect(projectLabels.map((l) => [l.name, l.color, l.description])).toEqual([
+      ["bug", "#ff0000", "broken"],
+      ["sub-only", "#0000ff", null],
+    ]);
+    expect(projectLabels[0].id).not.toBe(bug.id);
+    // The group keeps its own.
+    const groupLabels = (await (await api.get(`/groups/${group.id}/labels`)).json()) as Json[];
+    expect(groupLabels.map((l) => l.name)).toEqual(["bug", "unused"]);
+    const filtered = (await (await api.get(`/projects/${project.id}/issues?labels=bug&milestone=v1`)).json()) as Json[];
+    expect(filtered.map((i) => i.iid)).toEqual([issue.iid]);
   });
 
   it("refuses with GitLab's messages", async () => {
