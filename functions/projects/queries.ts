@@ -507,12 +507,19 @@ export async function unlinkFork(db: Executor, projectId: number): Promise<boole
   return result.rows.length > 0;
 }
 
-/** Whether another project already has `fullPath`, or a namespace does (route uniqueness). */
-export async function fullPathTaken(db: Executor, fullPath: string, exceptProjectId: number): Promise<boolean> {
-  const result = await db.execute<{ taken: boolean }>(sql`SELECT
-    EXISTS (SELECT 1 FROM projects p WHERE lower(p.full_path) = lower(${fullPath}) AND p.id <> ${exceptProjectId})
-    OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath})) AS taken`);
-  return !!result.rows[0].taken;
+/**
+ * What Projects::TransferService#transfer checks of the target before moving: whether another project
+ * of the namespace has the project's path or name (`where('path = ? or name = ?')`), or a namespace
+ * has the new full path (route uniqueness); and whether the project has npm packages
+ * (`has_packages?(:npm)`, any status).
+ */
+export async function transferConflicts(db: Executor, project: { id: number; name: string }, namespaceId: number, fullPath: string) {
+  const result = await db.execute<{ taken: boolean; npm: boolean }>(sql`SELECT
+    (EXISTS (SELECT 1 FROM projects p WHERE p.id <> ${project.id}
+        AND (lower(p.full_path) = lower(${fullPath}) OR (p.namespace_id = ${namespaceId} AND p.name = ${project.name})))
+      OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath}))) AS taken,
+    EXISTS (SELECT 1 FROM packages_packages k WHERE k.project_id = ${project.id} AND k.package_type = 'npm') AS npm`);
+  return { taken: !!result.rows[0].taken, npm: !!result.rows[0].npm };
 }
 
 /**

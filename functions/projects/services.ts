@@ -436,7 +436,12 @@ export async function transferProject(
   if (target.id === project.namespaceId) throw refuse("Project is already in this namespace.");
   if (!canTransferInto(user, target)) throw refuse("You don't have permission to transfer projects into that namespace.");
   const fullPath = `${target.fullPath}/${project.path}`;
-  if (await q.fullPathTaken(db, fullPath, project.id)) throw refuse("Project with same name or path in target namespace already exists");
+  const conflicts = await q.transferConflicts(db, project, target.id, fullPath);
+  if (conflicts.taken) throw refuse("Project with same name or path in target namespace already exists");
+  // `new_namespace_has_same_root?`: npm package names are scoped by the root namespace.
+  const rootOf = (traversalIds: number[], id: number) => traversalIds[0] ?? id;
+  if (conflicts.npm && rootOf(target.traversalIds, target.id) !== rootOf(project.namespace.traversalIds, project.namespace.id))
+    throw refuse("Root namespace can't be updated if project has NPM packages");
   // `visibility_level_allowed_by_group?`: a group lowers a project above its own level.
   const level = target.type === "Group" ? Math.min(project.visibilityLevel, target.visibilityLevel) : project.visibilityLevel;
   try {

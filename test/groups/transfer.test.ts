@@ -1,6 +1,6 @@
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { namespaces, projects } from "../../db/schema";
+import { namespaces, packages, projects } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
@@ -69,6 +69,23 @@ describe("POST /groups/:id/transfer", () => {
     expect(await transfer(sub.id, { group_id: notOwned.id })).toEqual(fail("You don't have enough permissions."));
     await setCanCreateGroup(w, owner.id, false);
     expect(await transfer(sub.id, {})).toEqual(fail("You don't have enough permissions."));
+  });
+
+  it("keeps a group whose projects have npm packages under its root (`group_with_npm_packages?`)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const root = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: root });
+    const inner = await w.group({ parent: sub });
+    const sibling = await w.group({ parent: root });
+    const other = await w.group({ owners: [owner] });
+    const project = await w.project({ group: inner });
+    await w.db((db) => db.insert(packages).values({ projectId: project.id, name: `@${root.path}/lib`, version: "1.0.0", packageType: "npm" }));
+    const fail = [400, { message: "Transfer failed: Group contains projects with NPM packages." }];
+    expect(await statusAndBody(await w.as(owner).post(`/groups/${sub.id}/transfer`, { json: { group_id: other.id } }))).toEqual(fail);
+    expect(await statusAndBody(await w.as(owner).post(`/groups/${sub.id}/transfer`))).toEqual(fail);
+    // Within the same root it moves.
+    expect((await w.as(owner).post(`/groups/${sub.id}/transfer`, { json: { group_id: sibling.id } })).status).toBe(201);
   });
 
   it("answers 403 to a maintainer, 404 for an unreadable target, 400 for a bad group_id", async () => {

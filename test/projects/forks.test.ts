@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { gitRefs, projects } from "../../db/schema";
+import { gitRefs, packages, projects } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
@@ -267,6 +267,21 @@ describe("PUT /projects/:id/transfer", () => {
     expect([viaGroupPath.status, ((await viaGroupPath.json()) as Json).id]).toEqual([200, project.id]);
   });
 
+  it("keeps a project with npm packages under its root namespace", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const root = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: root });
+    const other = await w.group({ owners: [owner] });
+    const project = await w.project({ group: root });
+    await w.db((db) => db.insert(packages).values({ projectId: project.id, name: `@${root.path}/lib`, version: "1.0.0", packageType: "npm" }));
+    expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: other.id } }))).toEqual([
+      400,
+      { message: `Failed to transfer project {:new_namespace=>["Root namespace can't be updated if project has NPM packages"]}` },
+    ]);
+    expect((await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: sub.id } })).status).toBe(200);
+  });
+
   it("a project created at an old path takes it over from the redirect; a redirect hides nothing unreadable", async () => {
     const w = await world();
     const owner = await w.user();
@@ -346,6 +361,13 @@ describe("PUT /projects/:id/transfer", () => {
     const group = await w.group({ owners: [owner] });
     await w.project({ group, path: project.path });
     expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: group.id } }))).toEqual(
+      fail("Project with same name or path in target namespace already exists"),
+    );
+    // The same name with another path refuses too (`where('path = ? or name = ?')`).
+    const named = await w.group({ owners: [owner] });
+    const twin = await w.project({ group: named });
+    await w.db((db) => db.update(projects).set({ name: project.name }).where(eq(projects.id, twin.id)));
+    expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: named.id } }))).toEqual(
       fail("Project with same name or path in target namespace already exists"),
     );
     expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: {} }))).toEqual([400, { error: "namespace is missing" }]);

@@ -28,8 +28,8 @@ const failed = (text: string) => apiError(`Transfer failed: ${text}`, 400);
  * POST /groups/:id/transfer: under `group_id`, or to the top level without it; GroupDetail (without
  * projects), 201. The refusals in TransferService#ensure_allowed_transfer's order.
  * Deliberate difference from GitLab: a project (not only a group) at the new full path also refuses
- * the transfer with the same message (GitLab fails later on the route's uniqueness); the checks for
- * registry images and npm packages are not made (neither exists here).
+ * the transfer with the same message (GitLab fails later on the route's uniqueness); the check for
+ * registry images is not made (there is no container registry).
  */
 transferRoutes.post("/groups/:id/transfer", async (c) => {
   const actor = requireUser(c);
@@ -45,6 +45,9 @@ transferRoutes.post("/groups/:id/transfer", async (c) => {
   const sameParentPath = "The parent group already has a subgroup or a project with the same path.";
   if (await q.transferPathTaken(db, newFullPath, group.id)) throw failed(sameParentPath);
   if (parent && parent.traversalIds.includes(group.id)) throw failed("Cannot transfer group to one of its subgroup.");
+  // `group_with_npm_packages?`: npm package names are scoped by the root group.
+  const differentRoot = (parent?.traversalIds[0] ?? null) !== group.traversalIds[0];
+  if (differentRoot && (await q.subtreeHasNpmPackages(db, group.id))) throw failed("Group contains projects with NPM packages.");
   const moved = await transferGroup(db, group, { parent, userId: actor.user.id });
   if (!moved) throw failed(sameParentPath);
   return presentDetail(c, moved, { withProjects: false, withCustomAttributes: false }, 201);
