@@ -3,7 +3,6 @@ import { alias } from "drizzle-orm/pg-core";
 import { applicationSettings, members, namespaces, projectGroupLinks, projects, users } from "../../db/schema";
 import { preparedQuery, type Executor } from "../kernel/db";
 import { projectAtPath } from "../kernel/lookup";
-import { nextIidSql } from "../shared/issuables/iids";
 import type { Actor } from "../kernel/env";
 import { inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
 import {
@@ -505,78 +504,6 @@ export async function unlinkFork(db: Executor, projectId: number): Promise<boole
       RETURNING old.forked_from_project_id AS source_id)
     UPDATE projects SET forks_count = GREATEST(forks_count - 1, 0) WHERE id IN (SELECT source_id FROM unlinked) RETURNING id`);
   return result.rows.length > 0;
-}
-
-/**
- * What Projects::TransferService#transfer checks of the target before moving: whether another project
- * of the namespace has the project's path or name (`where('path = ? or name = ?')`), or a namespace
- * has the new full path (route uniqueness); and whether the project has npm packages
- * (`has_packages?(:npm)`, any status).
- */
-export async function transferConflicts(db: Executor, project: { id: number; name: string }, namespaceId: number, fullPath: string) {
-  const result = await db.execute<{ taken: boolean; npm: boolean }>(sql`SELECT
-    (EXISTS (SELECT 1 FROM projects p WHERE p.id <> ${project.id}
-        AND (lower(p.full_path) = lower(${fullPath}) OR (p.namespace_id = ${namespaceId} AND p.name = ${project.name})))
-      OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath}))) AS taken,
-    EXISTS (SELECT 1 FROM packages_packages k WHERE k.project_id = ${project.id} AND k.package_type = 'npm') AS npm`);
-  return { taken: !!result.rows[0].taken, npm: !!result.rows[0].npm };
-}
-
-/**
- * Labels::TransferService and Milestones::TransferService (Projects::TransferService#transfer_missing_group_resources):
- * after a project leaves a group, the group labels and milestones its issues and merge requests use,
- * unless they belong to a group above the new namespace, are replaced by the label (milestone) of
- * that title the project sees in its new place, created as a project label (milestone) when there is
- * none. Run inside the transfer's transaction; `newGroupIds` are the new namespace's group and its
- * ancestors (empty for a personal namespace).
- */
-export async function transferGroupResources(db: Executor, projectId: number, newGroupIds: number[]) {
-  const seen = sql`(x.project_id = ${projectId} OR x.group_id = ANY(${sql.param(newGroupIds)}::int[]))`;
-  const stranded = sql`l.group_id IS NOT NULL AND NOT (l.group_id = ANY(${sql.param(newGroupIds)}::int[]))`;
-  const onProject = sql`((ll.target_type = 'Issue' AND ll.target_id IN (SELECT id FROM issues WHERE project_id = ${projectId}))
-    OR (ll.target_type = 'MergeRequest' AND ll.target_id IN (SELECT id FROM merge_requests WHERE project_id = ${projectId})))`;
-  // Labels::FindOrCreateService: title, color and description of the group label.
-  await db.execute(sql`INSERT INTO labels (project_id, title, color, description)
-    SELECT DISTINCT ON (l.title) ${projectId}, l.title, l.color, l.description
-      FROM labels l JOIN label_links ll ON ll.label_id = l.id
-     WHERE ${stranded} AND ${onProject} AND NOT EXISTS (SELECT 1 FROM labels x WHERE x.title = l.title AND ${seen})
-     ORDER BY l.title, l.id
-    ON CONFLICT DO NOTHING`);
-  // Delete and insert (not UPDATE): issues.label_ids follows label_links' inserts and deletes.
-  await db.execute(sql`WITH moved AS (
-      DELETE FROM label_links ll USING labels l WHERE l.id = ll.label_id AND ${stranded} AND ${onProject}
-      RETURNING ll.target_type, ll.target_id, ll.created_at, l.title)
-    INSERT INTO label_links (label_id, target_type, target_id, created_at)
-    SELECT (SELECT x.id FROM labels x WHERE x.title = m.title AND ${seen} ORDER BY x.project_id NULLS LAST, x.id LIMIT 1),
-           m.target_type, m.target_id, m.created_at
-      FROM moved m
-    ON CONFLICT DO NOTHING`);
-  // Milestones::FindOrCreateService: title, description, dates and state, with the project's next iid.
-  const used = sql`SELECT m.id FROM milestones m WHERE m.group_id IS NOT NULL AND NOT (m.group_id = ANY(${sql.param(newGroupIds)}::int[]))
-    AND (m.id IN (SELECT milestone_id FROM issues WHERE project_id = ${projectId})
-      OR m.id IN (SELECT milestone_id FROM merge_requests WHERE project_id = ${projectId}))`;
-  const missing = await db.execute<{ title: string; description: string | null; state: string; due_date: string | null; start_date: string | null }>(sql`
-    SELECT DISTINCT ON (m.title) m.title, m.description, m.state, m.due_date::text, m.start_date::text FROM milestones m
-     WHERE m.id IN (${used}) AND NOT EXISTS (SELECT 1 FROM milestones x WHERE x.title = m.title AND ${seen})
-     ORDER BY m.title, m.id`);
-  for (const m of missing.rows) {
-    await db.execute(sql`WITH next AS (${nextIidSql("milestones", { projectId })})
-      INSERT INTO milestones (iid, project_id, title, description, state, due_date, start_date)
-      SELECT last_value, ${projectId}, ${m.title}, ${m.description}, ${m.state}, ${m.due_date}::date, ${m.start_date}::date FROM next`);
-  }
-  const replacement = (column: SQL) => sql`(SELECT x.id FROM milestones x WHERE x.title = (SELECT title FROM milestones WHERE id = ${column}) AND ${seen}
-    ORDER BY x.project_id NULLS LAST, x.id LIMIT 1)`;
-  await db.execute(sql`UPDATE issues SET milestone_id = ${replacement(sql`issues.milestone_id`)}
-    WHERE project_id = ${projectId} AND milestone_id IN (${used})`);
-  await db.execute(sql`UPDATE merge_requests SET milestone_id = ${replacement(sql`merge_requests.milestone_id`)}
-    WHERE project_id = ${projectId} AND milestone_id IN (${used})`);
-}
-
-/** A personal namespace's owner is an Owner member of the projects in it. */
-export async function ensureOwnerMember(db: Executor, projectId: number, userId: number, createdById: number) {
-  await db.execute(sql`INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id)
-    VALUES ('Project', ${projectId}, ${userId}, 50, ${createdById})
-    ON CONFLICT (source_type, source_id, user_id) DO UPDATE SET access_level = 50, updated_at = now()`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -106,3 +106,37 @@ describe("POST /groups/:id/transfer", () => {
     ]);
   });
 });
+
+describe("POST /groups/:id/projects/:project_id", () => {
+  requiresAuthentication((w) => w.anonymous.post("/groups/1/projects/1"));
+
+  it("moves a project into the group for an admin: 201 with the group and its projects; by path too", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group();
+    const project = await w.project({ owner });
+    const res = await w.root.post(`/groups/${group.id}/projects/${project.id}`);
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Json;
+    expect(body).toMatchObject({ id: group.id, full_path: group.fullPath });
+    expect(body.projects.map((p: Json) => [p.id, p.path_with_namespace])).toEqual([[project.id, `${group.fullPath}/${project.path}`]]);
+    // Back by full path (slashes URL-encoded), then the same refusal as PUT /projects/:id/transfer.
+    const other = await w.group();
+    const moved = await w.root.post(`/groups/${other.id}/projects/${encodeURIComponent(`${group.fullPath}/${project.path}`)}`);
+    expect(moved.status).toBe(201);
+    expect(await statusAndBody(await w.root.post(`/groups/${other.id}/projects/${project.id}`))).toEqual([
+      400,
+      { message: `Failed to transfer project {:new_namespace=>["Project is already in this namespace."]}` },
+    ]);
+  });
+
+  it("answers 403 to a non-admin owner, 404 for a missing group or project", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group({ owners: [owner] });
+    const project = await w.project({ owner });
+    expect(await statusAndBody(await w.as(owner).post(`/groups/${group.id}/projects/${project.id}`))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.root.post(`/groups/2147483600/projects/${project.id}`))).toEqual([404, { message: "404 Group Not Found" }]);
+    expect(await statusAndBody(await w.root.post(`/groups/${group.id}/projects/2147483600`))).toEqual([404, { message: "404 Project Not Found" }]);
+  });
+});

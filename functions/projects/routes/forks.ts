@@ -12,6 +12,7 @@ import { project, projectBasic, projectWithAccess } from "../entities";
 import * as q from "../queries";
 import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 import * as s from "../services";
+import { transferProject } from "../../shared/project_transfer";
 
 /** Forks and transfers (lib/api/projects.rb; app/services/projects/fork_service.rb, transfer_service.rb). */
 export const forkRoutes = router();
@@ -116,7 +117,7 @@ forkRoutes.put("/projects/:id/transfer", async (c) => {
   const found = await findProject(c, c.req.param("id")!);
   authorize(c, "change_namespace", found);
   const target = await findNamespace(c, params.namespace);
-  await s.transferProject(c.var.db(), actor.user, found, target);
+  await transferProject(c.var.db(), actor.user, found, target);
   return present(c, await reload(c, found.id), project);
 });
 
