@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { gitRefs, packages, projects } from "../../db/schema";
+import { gitRefs, namespaces, packages, projects } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
@@ -379,3 +379,38 @@ describe("PUT /projects/:id/transfer", () => {
   });
 });
 
+
+describe("GET /projects/:id/transfer_locations", () => {
+  hidesPrivateProject((w, project) => w.as(w.stranger).get(`/projects/${project.id}/transfer_locations`));
+  forbidsRoles(["maintainer"], (w, project, user) => w.as(user).get(`/projects/${project.id}/transfer_locations`));
+
+  it("lists the groups the owner may move the project into, by path, without its own group; search; pagination", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const home = await w.group({ owners: [owner], path: `c-home-${owner.id}` });
+    const project = await w.project({ group: home });
+    const maintained = await w.group({ maintainers: [owner], path: `b-maint-${owner.id}` });
+    const below = await w.group({ parent: maintained, path: `a-below-${owner.id}` });
+    const developed = await w.group({ developers: [owner], path: `d-dev-${owner.id}` });
+    const closed = await w.group({ owners: [owner], path: `e-closed-${owner.id}` });
+    await w.db((db) => db.update(namespaces).set({ projectCreationLevel: 0 }).where(eq(namespaces.id, closed.id)));
+    const res = await w.as(owner).get(`/projects/${project.id}/transfer_locations`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json[];
+    expect(body.map((g) => g.id)).toEqual([below.id, maintained.id]);
+    expect(body[0]).toEqual({
+      id: below.id,
+      web_url: `http://edgeforge.test/groups/${below.fullPath}`,
+      name: below.name,
+      avatar_url: null,
+      full_name: expect.any(String),
+      full_path: below.fullPath,
+    });
+    expect(body.map((g) => g.id)).not.toContain(developed.id);
+    const searched = (await (await w.as(owner).get(`/projects/${project.id}/transfer_locations`, { query: { search: "a-below" } })).json()) as Json[];
+    expect(searched.map((g) => g.id)).toEqual([below.id]);
+    const first = await w.as(owner).get(`/projects/${project.id}/transfer_locations`, { query: { per_page: 1 } });
+    expect(first.headers.get("x-total")).toBe("2");
+    expect(((await first.json()) as Json[]).map((g) => g.id)).toEqual([below.id]);
+  });
+});
