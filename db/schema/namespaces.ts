@@ -82,3 +82,25 @@ export const groupGroupLinks = pgTable(
 
 export type Namespace = typeof namespaces.$inferSelect;
 export type GroupGroupLink = typeof groupGroupLinks.$inferSelect;
+
+/**
+ * GitLab's `redirect_routes`: the old full paths of projects and namespaces, written by triggers on
+ * `projects.full_path` and `namespaces.full_path` (every rename and transfer, in the moving
+ * statement's transaction; see the migration). `GET /projects/old%2Fpath` follows a project's
+ * (`find_by_full_path(id, follow_redirects: true)`); groups are not followed by the API, as in GitLab.
+ */
+export const redirectRoutes = pgTable(
+  "redirect_routes",
+  {
+    id: id(),
+    sourceType: text().notNull(), // "Project" | "Namespace"
+    sourceId: integer().notNull(),
+    path: text().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("index_redirect_routes_on_lower_path").on(sql`lower(${t.path})`),
+    index("index_redirect_routes_on_lower_path_c").on(sql`(lower(${t.path}) COLLATE "C")`),
+    index("index_redirect_routes_on_source_type_and_source_id").on(t.sourceType, t.sourceId),
+  ],
+);

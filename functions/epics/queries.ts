@@ -82,11 +82,16 @@ export async function findEpic(db: Executor, group: GroupWithAccess, iid: number
 }
 
 /** Epics::CreateService: the next group iid, the epic and its labels, in one transaction. */
-export async function insertEpic(db: Executor, values: Omit<typeof epics.$inferInsert, "iid">, labels: EpicLabelChanges = NO_LABEL_CHANGES): Promise<Epic> {
+export async function insertEpic(
+  db: Executor,
+  values: Omit<typeof epics.$inferInsert, "iid">,
+  labels: EpicLabelChanges = NO_LABEL_CHANGES,
+  notesOf: (row: Epic) => SystemNote[] = () => [],
+): Promise<Epic> {
   return db.transaction(async (tx) => {
     const iid = await nextIid(tx, "epics", { namespaceId: values.groupId });
     const [row] = await tx.insert(epics).values({ ...values, iid }).returning();
-    await writeEpicEffects(tx, { epicId: row.id, groupId: row.groupId, actorId: values.authorId!, labels, notes: [] });
+    await writeEpicEffects(tx, { epicId: row.id, groupId: row.groupId, actorId: values.authorId!, labels, notes: notesOf(row) });
     return row;
   });
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
-import { findProject, findUser } from "../kernel/lookup";
+import { findProject, findUserByIdOrUsername } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -53,11 +53,12 @@ eventsRoutes.get("/events", async (c) => {
 /**
  * GET /users/:id/events: the user's events in projects the caller may read; nothing when the caller may
  * not read the user's profile (EventsFinder#cannot_access_private_profile?).
- * Differs from GitLab: `:id` is the numeric id only (GITLAB-COMPAT R3), not also the username.
+ * `:id` is the id or the username (`requires :id, type: String`, `find_user`): R3's digits-only rule is
+ * lib/api/users.rb's, not lib/api/events.rb's.
  */
 eventsRoutes.get("/users/:id/events", async (c) => {
   const params = await readParams(c, ListEvents);
-  const user = await findUser(c, c.req.param("id")!);
+  const user = await findUserByIdOrUsername(c, c.req.param("id")!);
   const actor = c.var.actor;
   if (user.privateProfile && !actor?.isAdmin && actor?.user.id !== user.id) {
     const page = pageOf(params);

@@ -480,6 +480,14 @@ export async function transferPathTaken(db: Executor, fullPath: string, groupId:
   return Boolean(row.taken);
 }
 
+/** Whether a project of the group or of a group below it has npm packages (GroupPackagesFinder, `package_type: :npm`). */
+export async function subtreeHasNpmPackages(db: Executor, groupId: number): Promise<boolean> {
+  const result = await db.execute<{ npm: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM packages_packages k
+    JOIN projects p ON p.id = k.project_id JOIN namespaces n ON n.id = p.namespace_id
+    WHERE ${groupId} = ANY(n.traversal_ids) AND k.package_type = 'npm') AS npm`);
+  return !!result.rows[0].npm;
+}
+
 export type TransferTarget = {
   parent: Pick<Namespace, "id" | "traversalIds" | "fullPath" | "fullName" | "visibilityLevel" | "shareWithGroupLock"> | null;
   /** The caller, made an owner when the group becomes top-level without any owner (`ensure_ownership`). */

@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Executor } from "./db";
-import { namespaces, projects, users, type Namespace, type User } from "../../db/schema";
+import { namespaces, projects, redirectRoutes, users, type Namespace, type User } from "../../db/schema";
 import { canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
 import type { Ctx } from "./env";
 import { notFound } from "./errors";
@@ -55,11 +55,22 @@ function projectLookup(byId: boolean, anonymous: boolean) {
       .where(
         byId
           ? eq(projects.id, sql`${sql.placeholder("id")}::int`)
-          : sql`lower(${projects.fullPath}) = lower(${sql.placeholder("path")}::text)`,
+          : projectAtPath(sql`${sql.placeholder("path")}::text`),
       )
       .limit(1),
   );
 }
+/**
+ * `find_by_full_path(id, follow_redirects: true)` as a condition on `projects`: the project at the path
+ * (case-insensitive), else the one an old path of it (a rename or transfer, `redirect_routes`) names;
+ * one statement either way. Every lookup of a project by path uses it.
+ */
+export function projectAtPath(path: SQL): SQL {
+  return sql`${projects.id} = COALESCE(
+    (SELECT p.id FROM ${projects} p WHERE lower(p.full_path) = lower(${path})),
+    (SELECT r.source_id FROM ${redirectRoutes} r WHERE r.source_type = 'Project' AND lower(r.path) = lower(${path})))`;
+}
+
 const projectLookups = {
   "id:anonymous": projectLookup(true, true),
   "id:user": projectLookup(true, false),

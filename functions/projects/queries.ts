@@ -2,8 +2,10 @@ import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { applicationSettings, members, namespaces, projectGroupLinks, projects, users } from "../../db/schema";
 import { preparedQuery, type Executor } from "../kernel/db";
+import { projectAtPath } from "../kernel/lookup";
 import type { Actor } from "../kernel/env";
-import { inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
+import { cappedCount, inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
+import { escapeLike } from "../kernel/fuzzy_search";
 import { stateEventsCte } from "../shared/issuables/resource_events";
 import {
   actorPlaceholders,
@@ -135,8 +137,8 @@ const byShape = (build: (shape: ActorShape) => ReturnType<typeof preparedRows>) 
   user: build("user"),
 });
 const projectRowById = byShape((shape) => preparedRows(shape, eq(projects.id, sql`${sql.placeholder("id")}::int`), 1));
-/** The same row by full path, case-insensitive (`find_project!` with a path; kernel/lookup.ts's condition). */
-const projectRowByPath = byShape((shape) => preparedRows(shape, sql`lower(${projects.fullPath}) = lower(${sql.placeholder("path")}::text)`, 1));
+/** The same row by full path, case-insensitive, following redirects (`find_project!` with a path; kernel/lookup.ts's condition). */
+const projectRowByPath = byShape((shape) => preparedRows(shape, projectAtPath(sql`${sql.placeholder("path")}::text`), 1));
 
 /** A project with everything its entities show (one statement). */
 export async function loadProjectRow(db: Executor, actor: Actor | null, projectId: number): Promise<ProjectWithPermissionsRow | null> {
@@ -521,19 +523,33 @@ export async function unlinkFork(db: Executor, projectId: number, userId: number
   return result.rows.length > 0;
 }
 
-/** Whether another project already has `fullPath`, or a namespace does (route uniqueness). */
-export async function fullPathTaken(db: Executor, fullPath: string, exceptProjectId: number): Promise<boolean> {
-  const result = await db.execute<{ taken: boolean }>(sql`SELECT
-    EXISTS (SELECT 1 FROM projects p WHERE lower(p.full_path) = lower(${fullPath}) AND p.id <> ${exceptProjectId})
-    OR EXISTS (SELECT 1 FROM namespaces n WHERE lower(n.full_path) = lower(${fullPath})) AS taken`);
-  return !!result.rows[0].taken;
-}
-
-/** A personal namespace's owner is an Owner member of the projects in it. */
-export async function ensureOwnerMember(db: Executor, projectId: number, userId: number, createdById: number) {
-  await db.execute(sql`INSERT INTO members (source_type, source_id, user_id, access_level, created_by_id)
-    VALUES ('Project', ${projectId}, ${userId}, 50, ${createdById})
-    ON CONFLICT (source_type, source_id, user_id) DO UPDATE SET access_level = 50, updated_at = now()`);
+/**
+ * `GET /projects/:id/transfer_locations` (15.4): UserGroupsFinder with `permission_scope:
+ * :transfer_projects` (Groups::AcceptingProjectTransfersFinder: the user's `manageable_groups`, owner or
+ * maintainer directly or through an ancestor, where project creation is allowed) without the
+ * project's own group; `search` on full path and full name; by path.
+ */
+export async function projectTransferLocations(db: Executor, userId: number, exceptGroupId: number | null, search: string | undefined, page: Page) {
+  const where: SQL[] = [
+    sql`g.type = 'Group'`,
+    sql`g.project_creation_level <> 0`,
+    sql`EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${userId}::int AND m.source_type = 'Namespace'
+      AND m.source_id = ANY(g.traversal_ids) AND m.access_level >= 40 AND (m.expires_at IS NULL OR m.expires_at > current_date))`,
+  ];
+  if (exceptGroupId !== null) where.push(sql`g.id <> ${exceptGroupId}::int`);
+  if (search) {
+    const like = `%${escapeLike(search)}%`;
+    where.push(sql`(g.full_path ILIKE ${like} OR g.full_name ILIKE ${like})`);
+  }
+  const cond = sql.join(where, sql` AND `);
+  const result = await db.execute<{ id: number; name: string; path: string; full_path: string; full_name: string; avatar_url: string | null }>(sql`
+    SELECT g.id, g.name, g.path, g.full_path, g.full_name, g.avatar_url FROM namespaces g WHERE ${cond}
+    ORDER BY g.path ASC, g.id ASC LIMIT ${page.limit} OFFSET ${page.offset}`);
+  const rows = result.rows.map((r) => ({
+    id: Number(r.id), name: r.name, path: r.path, fullPath: r.full_path, fullName: r.full_name, avatarUrl: r.avatar_url ?? null,
+  }));
+  const total = await cappedCount(db, { limit: (n: number) => sql`SELECT 1 FROM namespaces g WHERE ${cond} LIMIT ${n}` }, page);
+  return { rows, total };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import type { ProjectRow } from "./entities";
 import { copyRefsForFork, createInitialCommit, initializeDefaultBranch, isValidBranchName, readRef, repoOf } from "../shared/git";
 import * as q from "./queries";
 import { defaultReadme } from "./readme";
+import { canCreateIn } from "../shared/project_transfer";
 
 /** Gitlab::Regex.project_name_regex (15.x) and its message. */
 const NAME_FORMAT = /^[\p{L}\p{N}\u00A9-\u{1F9FF}_][\p{L}\p{N}\p{Pd}\u00A9-\u{1F9FF}_. ]*$/u;
@@ -67,14 +68,6 @@ function attributeErrors(
   }
   if (attrs.description && attrs.description.length > 2000) add("description", "is too long (maximum is 2000 characters)");
   return errors;
-}
-
-/** GroupPolicy `create_projects` by the group's project_creation_level (0 no one, 1 maintainers, 2 developers). */
-function canCreateIn(user: User, namespace: Namespace, memberLevel: number): boolean {
-  if (user.admin) return true;
-  if (namespace.type === "User") return namespace.ownerId === user.id;
-  if (namespace.projectCreationLevel === 0) return false;
-  return memberLevel >= (namespace.projectCreationLevel === 1 ? Access.MAINTAINER : Access.DEVELOPER);
 }
 
 export type CreateInput = {
@@ -424,51 +417,6 @@ export function forkVisibility(source: Project, namespace: Namespace, requested:
   let level = Math.min(source.visibilityLevel, namespace.visibilityLevel);
   if (requested !== undefined) level = Math.min(level, visibilityLevel(requested));
   return level;
-}
-
-/**
- * Projects::TransferService#execute: the refusals, in GitLab's order, rendered as
- * `Failed to transfer project {:new_namespace=>["…"]}`; then the project's path, name and visibility
- * move in one transaction (a personal namespace's owner becomes an Owner member, as GitLab keeps them).
- */
-export async function transferProject(
-  db: Database,
-  user: User,
-  project: Project & { namespace: Namespace },
-  target: Namespace & { accessLevel: number },
-): Promise<void> {
-  const refuse = (text: string) => apiError(`Failed to transfer project {:new_namespace=>[${JSON.stringify(text)}]}`, 400);
-  if (target.id === project.namespaceId) throw refuse("Project is already in this namespace.");
-  if (!canTransferInto(user, target)) throw refuse("You don't have permission to transfer projects into that namespace.");
-  const fullPath = `${target.fullPath}/${project.path}`;
-  if (await q.fullPathTaken(db, fullPath, project.id)) throw refuse("Project with same name or path in target namespace already exists");
-  // `visibility_level_allowed_by_group?`: a group lowers a project above its own level.
-  const level = target.type === "Group" ? Math.min(project.visibilityLevel, target.visibilityLevel) : project.visibilityLevel;
-  try {
-    await db.transaction(async (tx) => {
-      await q.updateProject(tx, project.id, {
-        namespaceId: target.id,
-        fullPath,
-        nameWithNamespace: `${target.fullName} / ${project.name}`,
-        visibilityLevel: level,
-      });
-      if (target.type === "User" && target.ownerId !== null) await q.ensureOwnerMember(tx, project.id, target.ownerId, user.id);
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw refuse("Project with same name or path in target namespace already exists");
-    throw err;
-  }
-}
-
-/**
- * `transfer_projects` on the target: a personal namespace for its owner (who may still create personal
- * projects), a group for its maintainers and owners when its project creation level lets them create
- * projects; admins anywhere (NamespacePolicy, GroupPolicy).
- */
-function canTransferInto(user: User, target: Namespace & { accessLevel: number }): boolean {
-  if (user.admin) return true;
-  if (target.type === "User") return target.ownerId === user.id && user.projectsLimit > 0;
-  return target.accessLevel >= Access.MAINTAINER && canCreateIn(user, target, target.accessLevel);
 }
 
 export type ForkInput = {

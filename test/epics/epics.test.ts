@@ -44,6 +44,54 @@ describe("POST /groups/:id/epics", () => {
     expect(second.iid).toBe(2);
   });
 
+  it("takes start_date, end_date, their is_fixed flags and parent_id, as ee/lib/api/epics.rb declares them", async () => {
+    const w = await world();
+    const reporter = await w.user();
+    const group = await w.group({ reporters: [reporter] });
+    const api = w.as(reporter);
+    const parent = (await (await api.post(`/groups/${group.id}/epics`, { json: { title: "Parent" } })).json()) as Json;
+    const res = await api.post(`/groups/${group.id}/epics`, {
+      json: { title: "Child", start_date: "2030-01-02", start_date_is_fixed: true, end_date: "2030-03-04", parent_id: parent.id },
+    });
+    expect(res.status).toBe(201);
+    const child = (await res.json()) as Json;
+    expect(child).toMatchObject({
+      parent_id: parent.id,
+      start_date_fixed: "2030-01-02",
+      start_date_is_fixed: true,
+      start_date: "2030-01-02",
+      due_date_fixed: "2030-03-04",
+      due_date_is_fixed: false,
+      due_date: null,
+    });
+    // EpicLinks::CreateService's system notes on both epics.
+    const noteBodies = async (e: Json, groupId: number) =>
+      ((await (await api.get(`/groups/${groupId}/epics/${e.id}/notes`)).json()) as Json[]).filter((n) => n.system).map((n) => n.body);
+    expect(await noteBodies(parent, group.id)).toEqual([`added epic &${child.iid} as child epic`]);
+    expect(await noteBodies(child, group.id)).toEqual([`added epic &${parent.iid} as parent epic`]);
+    // A parent outside the group's tree is not found (`find_epics(group_id:)`, as on update).
+    const other = await w.group({ reporters: [reporter] });
+    expect((await api.post(`/groups/${other.id}/epics`, { json: { title: "Elsewhere", parent_id: parent.id } })).status).toBe(404);
+  });
+
+  it("refuses a parent the new epic may not have: 404 for an unknown one, 400 with Epic#validate_parent's message", async () => {
+    const w = await world();
+    const reporter = await w.user();
+    const group = await w.group({ reporters: [reporter] });
+    const api = w.as(reporter);
+    const secret = (await (await api.post(`/groups/${group.id}/epics`, { json: { title: "Secret", confidential: true } })).json()) as Json;
+    expect(await statusAndBody(await api.post(`/groups/${group.id}/epics`, { json: { title: "Open", parent_id: secret.id } }))).toEqual([
+      400,
+      { message: { parent: ["This epic cannot be added. A non-confidential epic cannot be added to a confidential parent epic."] } },
+    ]);
+    expect(await statusAndBody(await api.post(`/groups/${group.id}/epics`, { json: { title: "Orphan", parent_id: 2147483600 } }))).toEqual([
+      404,
+      { message: "404 Not found" },
+    ]);
+    const list = (await (await api.get(`/groups/${group.id}/epics`)).json()) as Json[];
+    expect(list.map((e) => e.title)).toEqual(["Secret"]);
+  });
+
   it("answers 400 for a missing or blank title and 403 below reporter", async () => {
     const w = await world();
     const reporter = await w.user();

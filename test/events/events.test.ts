@@ -220,6 +220,9 @@ describe("GET /users/:id/events", () => {
     expect(anonymous.map((e) => e.target_id)).toEqual([a.id]);
     const self = (await (await w.as(author).get(`/users/${author.id}/events`, { query: { action: "created" } })).json()) as Json[];
     expect(self.map((e) => e.target_id)).toEqual([b.id, a.id]);
+    // `:id` is the id or the username (lib/api/events.rb `find_user`).
+    const byName = (await (await w.as(author).get(`/users/${author.username}/events`, { query: { action: "created" } })).json()) as Json[];
+    expect(byName.map((e) => e.target_id)).toEqual([b.id, a.id]);
   });
 
   it("answers 404 User Not Found for an unknown user and nothing for a private profile", async () => {

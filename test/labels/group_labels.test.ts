@@ -290,3 +290,39 @@ describe("PUT /projects/:id/labels/:name/promote", () => {
     expect((await w.as(guest).put(`/projects/${project.id}/labels/nope/promote`)).status).toBe(403);
   });
 });
+
+describe("PUT /projects/:id/labels/promote", () => {
+  requiresAuthentication((w) => w.anonymous.put("/projects/1/labels/promote", { json: { name: "x" } }));
+
+  it("promotes the label named by `name` (deprecated form, still routed before PUT …/labels/:name)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group({ owners: [owner] });
+    const project = await w.project({ group });
+    const label = await createLabel(w, owner, project, { name: "ops", color: "#123456" });
+    const res = await w.as(owner).put(`/projects/${project.id}/labels/promote`, { json: { name: "ops" } });
+    expect(res.status).toBe(200);
+    const promoted = (await res.json()) as Json;
+    expect(promoted).toMatchObject({ name: "ops", color: "#123456", subscribed: false });
+    const [row] = await w.db((db) => db.select().from(labels).where(eq(labels.id, promoted.id)));
+    expect(row).toMatchObject({ groupId: group.id, projectId: null });
+    expect(await w.db((db) => db.select().from(labels).where(eq(labels.id, label.id)))).toEqual([]);
+  });
+
+  it("answers 400 without name, 404 for a missing label, 403 for a guest", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const guest = await w.user();
+    const group = await w.group({ owners: [owner] });
+    const project = await w.project({ group, guests: [guest] });
+    expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/labels/promote`, { json: {} }))).toEqual([
+      400,
+      { error: "name is missing" },
+    ]);
+    expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/labels/promote`, { json: { name: "nope" } }))).toEqual([
+      404,
+      { message: "404 Label Not Found" },
+    ]);
+    expect((await w.as(guest).put(`/projects/${project.id}/labels/promote`, { json: { name: "nope" } })).status).toBe(403);
+  });
+});

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { gitRefs, projects } from "../../db/schema";
+import { gitRefs, namespaces, packages, projects } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
@@ -254,11 +254,96 @@ describe("PUT /projects/:id/transfer", () => {
       namespace: { id: group.id, kind: "group" },
     });
     expect((await w.as(owner).get(`/projects/${encodeURIComponent(`${group.fullPath}/${project.path}`)}`)).status).toBe(200);
-    expect((await w.as(owner).get(`/projects/${encodeURIComponent(project.fullPath)}`)).status).toBe(404);
-    // And back into the personal namespace, by id.
+    // The old path redirects (`find_by_full_path(id, follow_redirects: true)`), in any case.
+    const old = await w.as(owner).get(`/projects/${encodeURIComponent(project.fullPath.toUpperCase())}`);
+    expect(old.status).toBe(200);
+    expect(((await old.json()) as Json).id).toBe(project.id);
+    // And back into the personal namespace, by id: the original path is the project's own again, the
+    // group path now redirects.
     const back = await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: owner.namespaceId } });
     expect(back.status).toBe(200);
     expect(((await back.json()) as Json).path_with_namespace).toBe(project.fullPath);
+    const viaGroupPath = await w.as(owner).get(`/projects/${encodeURIComponent(`${group.fullPath}/${project.path}`)}`);
+    expect([viaGroupPath.status, ((await viaGroupPath.json()) as Json).id]).toEqual([200, project.id]);
+  });
+
+  it("keeps a project with npm packages under its root namespace", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const root = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: root });
+    const other = await w.group({ owners: [owner] });
+    const project = await w.project({ group: root });
+    await w.db((db) => db.insert(packages).values({ projectId: project.id, name: `@${root.path}/lib`, version: "1.0.0", packageType: "npm" }));
+    expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: other.id } }))).toEqual([
+      400,
+      { message: `Failed to transfer project {:new_namespace=>["Root namespace can't be updated if project has NPM packages"]}` },
+    ]);
+    expect((await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: sub.id } })).status).toBe(200);
+  });
+
+  it("a project created at an old path takes it over from the redirect; a redirect hides nothing unreadable", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner, visibility: "private" });
+    const group = await w.group({ owners: [owner] });
+    expect((await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: group.id } })).status).toBe(200);
+    // A stranger meets 404 through the old path as through the new one.
+    expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${encodeURIComponent(project.fullPath)}`))).toEqual([
+      404,
+      { message: "404 Project Not Found" },
+    ]);
+    const created = await w.as(owner).post("/projects", { json: { name: "again", path: project.path } });
+    expect(created.status).toBe(201);
+    const newcomer = (await created.json()) as Json;
+    expect(newcomer.path_with_namespace).toBe(project.fullPath);
+    const res = await w.as(owner).get(`/projects/${encodeURIComponent(project.fullPath)}`);
+    expect(((await res.json()) as Json).id).toBe(newcomer.id);
+  });
+
+  it("moves the old group's labels and milestones the project uses into the project (Labels/Milestones::TransferService)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group({ owners: [owner] });
+    const sub = await w.group({ parent: group });
+    const project = await w.project({ group: sub });
+    const api = w.as(owner);
+    const post = async (path: string, json: Json) => {
+      const res = await api.post(path, { json });
+      expect(res.status).toBe(201);
+      return (await res.json()) as Json;
+    };
+    const bug = await post(`/groups/${group.id}/labels`, { name: "bug", color: "#ff0000", description: "broken" });
+    await post(`/groups/${group.id}/labels`, { name: "unused", color: "#00ff00" });
+    const subLabel = await post(`/groups/${sub.id}/labels`, { name: "sub-only", color: "#0000ff" });
+    const v1 = await post(`/groups/${group.id}/milestones`, { title: "v1", description: "first", due_date: "2030-01-31" });
+    await post(`/projects/${project.id}/milestones`, { title: "v0" });
+    const issue = await post(`/projects/${project.id}/issues`, { title: "t", labels: "bug,sub-only", milestone_id: v1.id });
+    // Up to the parent group: `bug` and `v1` stay reachable, `sub-only` becomes a project label.
+    expect((await api.put(`/projects/${project.id}/transfer`, { json: { namespace: group.id } })).status).toBe(200);
+    let shown = (await (await api.get(`/projects/${project.id}/issues/${issue.iid}`)).json()) as Json;
+    expect(shown.labels).toEqual(["bug", "sub-only"]);
+    expect(shown.milestone.id).toBe(v1.id);
+    let projectLabels = (await (await api.get(`/projects/${project.id}/labels?include_ancestor_groups=false`)).json()) as Json[];
+    expect(projectLabels.map((l) => [l.name, l.color, l.is_project_label])).toEqual([["sub-only", "#0000ff", true]]);
+    expect(projectLabels[0].id).not.toBe(subLabel.id);
+    // Out of the groups: `bug` and `v1` become the project's own, with the group's attributes.
+    expect((await api.put(`/projects/${project.id}/transfer`, { json: { namespace: owner.namespaceId } })).status).toBe(200);
+    shown = (await (await api.get(`/projects/${project.id}/issues/${issue.iid}`)).json()) as Json;
+    expect(shown.labels).toEqual(["bug", "sub-only"]);
+    expect(shown.milestone).toMatchObject({ title: "v1", description: "first", due_date: "2030-01-31", project_id: project.id, iid: 2 });
+    expect(shown.milestone.id).not.toBe(v1.id);
+    projectLabels = (await (await api.get(`/projects/${project.id}/labels`)).json()) as Json[];
+    expect(projectLabels.map((l) => [l.name, l.color, l.description])).toEqual([
+      ["bug", "#ff0000", "broken"],
+      ["sub-only", "#0000ff", null],
+    ]);
+    expect(projectLabels[0].id).not.toBe(bug.id);
+    // The group keeps its own.
+    const groupLabels = (await (await api.get(`/groups/${group.id}/labels`)).json()) as Json[];
+    expect(groupLabels.map((l) => l.name)).toEqual(["bug", "unused"]);
+    const filtered = (await (await api.get(`/projects/${project.id}/issues?labels=bug&milestone=v1`)).json()) as Json[];
+    expect(filtered.map((i) => i.iid)).toEqual([issue.iid]);
   });
 
   it("refuses with GitLab's messages", async () => {
@@ -278,6 +363,13 @@ describe("PUT /projects/:id/transfer", () => {
     expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: group.id } }))).toEqual(
       fail("Project with same name or path in target namespace already exists"),
     );
+    // The same name with another path refuses too (`where('path = ? or name = ?')`).
+    const named = await w.group({ owners: [owner] });
+    const twin = await w.project({ group: named });
+    await w.db((db) => db.update(projects).set({ name: project.name }).where(eq(projects.id, twin.id)));
+    expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: named.id } }))).toEqual(
+      fail("Project with same name or path in target namespace already exists"),
+    );
     expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: {} }))).toEqual([400, { error: "namespace is missing" }]);
     const hidden = await w.group();
     expect(await statusAndBody(await w.as(owner).put(`/projects/${project.id}/transfer`, { json: { namespace: hidden.id } }))).toEqual([
@@ -287,3 +379,38 @@ describe("PUT /projects/:id/transfer", () => {
   });
 });
 
+
+describe("GET /projects/:id/transfer_locations", () => {
+  hidesPrivateProject((w, project) => w.as(w.stranger).get(`/projects/${project.id}/transfer_locations`));
+  forbidsRoles(["maintainer"], (w, project, user) => w.as(user).get(`/projects/${project.id}/transfer_locations`));
+
+  it("lists the groups the owner may move the project into, by path, without its own group; search; pagination", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const home = await w.group({ owners: [owner], path: `c-home-${owner.id}` });
+    const project = await w.project({ group: home });
+    const maintained = await w.group({ maintainers: [owner], path: `b-maint-${owner.id}` });
+    const below = await w.group({ parent: maintained, path: `a-below-${owner.id}` });
+    const developed = await w.group({ developers: [owner], path: `d-dev-${owner.id}` });
+    const closed = await w.group({ owners: [owner], path: `e-closed-${owner.id}` });
+    await w.db((db) => db.update(namespaces).set({ projectCreationLevel: 0 }).where(eq(namespaces.id, closed.id)));
+    const res = await w.as(owner).get(`/projects/${project.id}/transfer_locations`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json[];
+    expect(body.map((g) => g.id)).toEqual([below.id, maintained.id]);
+    expect(body[0]).toEqual({
+      id: below.id,
+      web_url: `http://edgeforge.test/groups/${below.fullPath}`,
+      name: below.name,
+      avatar_url: null,
+      full_name: expect.any(String),
+      full_path: below.fullPath,
+    });
+    expect(body.map((g) => g.id)).not.toContain(developed.id);
+    const searched = (await (await w.as(owner).get(`/projects/${project.id}/transfer_locations`, { query: { search: "a-below" } })).json()) as Json[];
+    expect(searched.map((g) => g.id)).toEqual([below.id]);
+    const first = await w.as(owner).get(`/projects/${project.id}/transfer_locations`, { query: { per_page: 1 } });
+    expect(first.headers.get("x-total")).toBe("2");
+    expect(((await first.json()) as Json[]).map((g) => g.id)).toEqual([below.id]);
+  });
+});

@@ -125,6 +125,24 @@ describe("PUT /projects/:id", () => {
     expect(cleared).toMatchObject({ description: null, name: "Renamed Project", topics: ["x"] });
   });
 
+  it("keeps the old path of a renamed project (or group) as a redirect the API follows", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group({ owners: [owner] });
+    const project = await w.project({ group });
+    const path = unique("renamed");
+    expect((await w.as(owner).put(`/projects/${project.id}`, { json: { path } })).status).toBe(200);
+    const old = await w.as(owner).get(`/projects/${encodeURIComponent(project.fullPath)}`);
+    expect([old.status, ((await old.json()) as Json).id]).toEqual([200, project.id]);
+    // Renaming the group moves the project's route again; both earlier paths still lead to it.
+    const groupPath = unique("grp");
+    expect((await w.as(owner).put(`/groups/${group.id}`, { json: { path: groupPath } })).status).toBe(200);
+    for (const earlier of [project.fullPath, `${group.fullPath}/${path}`, `${groupPath}/${path}`]) {
+      const res = await w.as(owner).get(`/projects/${encodeURIComponent(earlier)}`);
+      expect([earlier, res.status, ((await res.json()) as Json).id]).toEqual([earlier, 200, project.id]);
+    }
+  });
+
   it("answers the at-least-one error with GitLab's parameter list, also when only unstored settings are sent", async () => {
     const w = await world();
     const owner = await w.user();

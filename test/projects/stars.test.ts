@@ -156,6 +156,9 @@ describe("GET /users/:user_id/starred_projects", () => {
     const seen = (await (await w.anonymous.get(`/users/${fan.id}/starred_projects`)).json()) as Json[];
     expect(seen.map((p) => p.id)).toEqual([open.id]);
     expect(seen[0]).not.toHaveProperty("permissions");
+    // `:user_id` is the id or the username (find_user).
+    const byName = (await (await w.anonymous.get(`/users/${fan.username}/starred_projects`)).json()) as Json[];
+    expect(byName.map((p) => p.id)).toEqual([open.id]);
   });
 
   it("is empty for a private profile, except for the user and admins; 404 for an unknown user", async () => {

@@ -40,6 +40,10 @@ describe("GET /users/:user_id/projects", () => {
       { error: "visibility does not have a valid value" },
     ]);
     expect(await statusAndBody(await w.anonymous.get("/users/2147483600/projects"))).toEqual([404, { message: "404 User Not Found" }]);
+    expect(await statusAndBody(await w.anonymous.get("/users/no.such-user/projects"))).toEqual([404, { message: "404 User Not Found" }]);
+    // `:user_id` is the id or the username (find_user), in any case.
+    const byName = (await (await w.anonymous.get(`/users/${owner.username.toUpperCase()}/projects`)).json()) as Json[];
+    expect(byName.length).toBe(1);
     await w.db((db) => db.update(users).set({ privateProfile: true }).where(eq(users.id, owner.id)));
     expect(await statusAndBody(await w.anonymous.get(`/users/${owner.id}/projects`))).toEqual([200, []]);
     expect(((await (await w.as(owner).get(`/users/${owner.id}/projects`)).json()) as Json[]).length).toBe(1);

@@ -170,6 +170,9 @@ describe("PUT /users/:id", () => {
     expect(await namespaceOf(w, u.id)).toMatchObject({ path: username, fullPath: username, name: "Renamed Person", fullName: "Renamed Person" });
     const [p] = await w.db((db) => db.select().from(projects).where(eq(projects.id, project.id)));
     expect(p).toMatchObject({ fullPath: `${username}/${project.path}`, nameWithNamespace: `Renamed Person / ${project.name}` });
+    // The project's old path redirects (`redirect_routes`, written by the rename's own statement).
+    const old = await w.root.get(`/projects/${encodeURIComponent(project.fullPath)}`);
+    expect([old.status, ((await old.json()) as Json).id]).toEqual([200, project.id]);
   });
 
   it("keeps a new e-mail unconfirmed unless skip_reconfirmation", async () => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { allowedOnGroup, authorizeGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { forbidden, validation } from "../../kernel/errors";
+import { forbidden, recordNotFound, validation } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
 import { canReadEpic } from "../../shared/issuables/policy";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
@@ -11,7 +11,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { epic } from "../entities";
 import * as q from "../queries";
-import { labelTitles, planEpicLabels, planEpicUpdate, relationNotes, stateEventOf, updateNotes } from "../services";
+import { castDate, labelTitles, parentError, planEpicLabels, planEpicUpdate, relationNotes, stateEventOf, updateNotes } from "../services";
 
 /**
  * Group epics (ee/lib/api/epics.rb): list, get, create, update, delete. Reads are open to anonymous
@@ -19,7 +19,7 @@ import { labelTitles, planEpicLabels, planEpicUpdate, relationNotes, stateEventO
  * Labels are group labels of the epic's group and its ancestors (missing titles become labels of the
  * epic's group); label changes are resource label events, other changes system notes (services.ts).
  * Not built: `color` (ignored, as GitLab does while its `epic_color_highlight` flag is off),
- * `my_reaction_emoji`, dates on create.
+ * `my_reaction_emoji`.
  */
 export const epicRoutes = router();
 
@@ -64,10 +64,16 @@ const UPDATE_FIELDS = ["add_labels", "color", "confidential", "description", "du
 const CreateEpic = z.object({
   title: p.string(),
   description: p.string().optional(),
+  color: p.string().optional(),
   confidential: p.bool().optional(),
   created_at: p.datetime().optional(),
+  start_date_fixed: p.string().optional(), // `start_date, as: :start_date_fixed`
+  start_date_is_fixed: p.bool().optional(),
+  due_date_fixed: p.string().optional(), // `end_date, as: :due_date_fixed`
+  due_date_is_fixed: p.bool().optional(),
   labels: p.strings({ comma: true }).optional(),
   add_labels: p.strings({ comma: true }).optional(),
+  parent_id: p.id().optional(),
 });
 
 for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
@@ -111,7 +117,10 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** POST /groups/:id/epics (ee/lib/api/epics.rb, Epics::CreateService) */
   epicRoutes.post(prefix, async (c) => {
     const actor = requireUser(c);
-    const params = await readParamsWithPath(c, CreateEpic);
+    const raw = await rawParams(c);
+    // `start_date` and `end_date` are declared `as: :start_date_fixed` / `as: :due_date_fixed`.
+    const aliased = { ...raw, start_date_fixed: raw.start_date_fixed ?? raw.start_date, due_date_fixed: raw.due_date_fixed ?? raw.end_date };
+    const params = validateParams(aliased, CreateEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     authorizeGroup(c, "admin_epic", group);
     const title = params.title.trim();
@@ -120,6 +129,17 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
     // Setting created_at is allowed only for admins and owners (`set_epic_created_at`).
     const createdAt = params.created_at && allowedOnGroup(actor, "set_epic_created_at", group) ? params.created_at : undefined;
     const db = c.var.db();
+    const confidential = params.confidential ?? false;
+    // Epics::CreateService#assign_parent_epic_for: EpicLinks::CreateService's checks (Epic#validate_parent)
+    // on the new epic, and its system notes on both.
+    const parent = params.parent_id !== undefined ? await q.findEpicInGroupTree(db, group, actor, params.parent_id) : null;
+    if (params.parent_id !== undefined && !parent) throw recordNotFound();
+    if (parent) {
+      const facts = await q.hierarchyFacts(db, parent, { id: 0, groupId: group.id } as Parameters<typeof q.hierarchyFacts>[2]);
+      const child = { id: 0, parentId: null, groupId: group.id, confidential } as Parameters<typeof parentError>[1];
+      const reason = parentError(parent, child, { ...facts, childDepth: 1, childIsAncestorOfParent: false });
+      if (reason) throw validation({ parent: [reason] });
+    }
     const labels = await planEpicLabels(db, group, [], { labels: params.labels, add_labels: params.add_labels });
     const created = await q.insertEpic(
       db,
@@ -128,10 +148,16 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
         authorId: actor.user.id,
         title,
         description: params.description ?? null,
-        confidential: params.confidential ?? false,
+        confidential,
+        parentId: parent?.id ?? null,
+        startDate: castDate(params.start_date_fixed),
+        startDateIsFixed: params.start_date_is_fixed ?? false,
+        dueDate: castDate(params.due_date_fixed),
+        dueDateIsFixed: params.due_date_is_fixed ?? false,
         ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
       },
       labels ?? q.NO_LABEL_CHANGES,
+      (row) => (parent ? relationNotes(parent, { ...row, groupFullPath: group.fullPath }, "relate_epic") : []),
     );
     const row = (await q.findEpic(db, group, created.iid))!;
     return present(c, row, epic, { group }, 201);

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { authorizeGroup } from "../../kernel/abilities";
-import { requireUser } from "../../kernel/auth";
+import { requireAdmin, requireUser } from "../../kernel/auth";
 import { apiError } from "../../kernel/errors";
-import { findGroup } from "../../kernel/lookup";
+import { findGroup, findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, readParams, readParamsWithPath } from "../../kernel/params";
+import { p, rawParams, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { publicGroupDetails } from "../../projects/entities";
+import { transferProject } from "../../shared/project_transfer";
 import * as q from "../queries";
 import { canCreateGroup, canCreateSubgroup } from "../rules";
 import { transferGroup } from "../services";
@@ -28,8 +29,8 @@ const failed = (text: string) => apiError(`Transfer failed: ${text}`, 400);
  * POST /groups/:id/transfer: under `group_id`, or to the top level without it; GroupDetail (without
  * projects), 201. The refusals in TransferService#ensure_allowed_transfer's order.
  * Deliberate difference from GitLab: a project (not only a group) at the new full path also refuses
- * the transfer with the same message (GitLab fails later on the route's uniqueness); the checks for
- * registry images and npm packages are not made (neither exists here).
+ * the transfer with the same message (GitLab fails later on the route's uniqueness); the check for
+ * registry images is not made (there is no container registry).
  */
 transferRoutes.post("/groups/:id/transfer", async (c) => {
   const actor = requireUser(c);
@@ -45,9 +46,27 @@ transferRoutes.post("/groups/:id/transfer", async (c) => {
   const sameParentPath = "The parent group already has a subgroup or a project with the same path.";
   if (await q.transferPathTaken(db, newFullPath, group.id)) throw failed(sameParentPath);
   if (parent && parent.traversalIds.includes(group.id)) throw failed("Cannot transfer group to one of its subgroup.");
+  // `group_with_npm_packages?`: npm package names are scoped by the root group.
+  const differentRoot = (parent?.traversalIds[0] ?? null) !== group.traversalIds[0];
+  if (differentRoot && (await q.subtreeHasNpmPackages(db, group.id))) throw failed("Group contains projects with NPM packages.");
   const moved = await transferGroup(db, group, { parent, userId: actor.user.id });
   if (!moved) throw failed(sameParentPath);
   return presentDetail(c, moved, { withProjects: false, withCustomAttributes: false }, 201);
+});
+
+/**
+ * POST /groups/:id/projects/:project_id (lib/api/groups.rb, "Transfer a project to the group
+ * namespace. Available only for admin."): Projects::TransferService into the group, as
+ * `PUT /projects/:id/transfer` does it (same refusals, `Failed to transfer project {…}`, 400);
+ * GroupDetail with its projects, 201. `:project_id` is the id or the full path, slashes allowed.
+ */
+transferRoutes.post("/groups/:id/projects/:project_id{.+}", async (c) => {
+  const actor = requireAdmin(c);
+  await rawParams(c);
+  const group = await findGroup(c, c.req.param("id"));
+  const project = await findProject(c, c.req.param("project_id"));
+  await transferProject(c.var.db(), actor.user, project, group);
+  return presentDetail(c, group, { withProjects: true, withCustomAttributes: false }, 201);
 });
 
 const TransferLocations = z.object({ search: p.string().optional(), ...pageParams.shape });

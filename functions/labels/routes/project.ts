@@ -18,7 +18,6 @@ import { promoteLabel } from "../services";
  * Project labels (lib/api/labels.rb, lib/api/helpers/label_helpers.rb). Every endpoint needs a signed-in
  * caller (`before { authenticate! }`), before parameters are validated.
  * Subscribe and unsubscribe live in `../subscriptions.ts`.
- * Not built: the deprecated `PUT /projects/:id/labels/promote` (by `name`).
  */
 export const projectLabelRoutes = router();
 
@@ -133,6 +132,28 @@ async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
   return presentLabel(c, { ...updated, counts: null, subscribed: label.subscribed }, project);
 }
 
+/** `promote_label` (lib/api/helpers/label_helpers.rb): `:name` is the id or the title of a project label. */
+async function promote(c: Ctx, idOrTitle: string) {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "admin_label", project);
+  if (project.namespace.type !== "Group") throw apiError("Failed to promote project label to group label", 400);
+  const label = withLabel(await q.findLabel(c.var.db(), owner(project, false), idOrTitle));
+  const promoted = await promoteLabel(c.var.db(), label, project.namespace);
+  return present(c, { ...promoted, counts: null, subscribed: false }, groupLabel);
+}
+
+const PromoteLabelByParam = z.object({ name: p.string() });
+
+/**
+ * PUT /projects/:id/labels/promote (lib/api/labels.rb, deprecated in 12.4 but still routed): the label
+ * by `name`. Registered before `PUT /projects/:id/labels/:name`, as Grape declares it, so that it wins.
+ */
+projectLabelRoutes.put("/projects/:id/labels/promote", async (c) => {
+  requireUser(c);
+  const params = validateParams(await rawParams(c), PromoteLabelByParam);
+  return promote(c, params.name);
+});
+
 /** PUT /projects/:id/labels/:name (lib/api/labels.rb): `:name` is the id or the title. */
 projectLabelRoutes.put("/projects/:id/labels/:name", async (c) => {
   const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
@@ -176,10 +197,5 @@ projectLabelRoutes.delete("/projects/:id/labels", async (c) => {
 projectLabelRoutes.put("/projects/:id/labels/:name/promote", async (c) => {
   requireUser(c);
   await rawParams(c);
-  const project = await findProject(c, c.req.param("id"));
-  authorize(c, "admin_label", project);
-  if (project.namespace.type !== "Group") throw apiError("Failed to promote project label to group label", 400);
-  const label = withLabel(await q.findLabel(c.var.db(), owner(project, false), c.req.param("name")));
-  const promoted = await promoteLabel(c.var.db(), label, project.namespace);
-  return present(c, { ...promoted, counts: null, subscribed: false }, groupLabel);
+  return promote(c, c.req.param("name")!);
 });

@@ -8,10 +8,11 @@ import { keysetUnavailable, pageOf, pageParams, paginate } from "../../kernel/pa
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project, projectBasic, projectWithAccess } from "../entities";
+import { project, projectBasic, projectWithAccess, publicGroupDetails } from "../entities";
 import * as q from "../queries";
 import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 import * as s from "../services";
+import { transferProject } from "../../shared/project_transfer";
 
 /** Forks and transfers (lib/api/projects.rb; app/services/projects/fork_service.rb, transfer_service.rb). */
 export const forkRoutes = router();
@@ -116,7 +117,25 @@ forkRoutes.put("/projects/:id/transfer", async (c) => {
   const found = await findProject(c, c.req.param("id")!);
   authorize(c, "change_namespace", found);
   const target = await findNamespace(c, params.namespace);
-  await s.transferProject(c.var.db(), actor.user, found, target);
+  await transferProject(c.var.db(), actor.user, found, target);
   return present(c, await reload(c, found.id), project);
 });
 
+const TransferLocations = z.object({ search: p.string().optional(), ...pageParams.shape });
+
+/**
+ * GET /projects/:id/transfer_locations (lib/api/projects.rb, 15.4): `change_namespace` on the project
+ * or 403; the groups the caller may transfer it into, without its current group; PublicGroupDetails,
+ * paginated. Differs from GitLab: groups reached through group shares (15.5, behind a flag) are not
+ * offered; `with_custom_attributes` is not read.
+ */
+forkRoutes.get("/projects/:id/transfer_locations", async (c) => {
+  const params = await readParams(c, TransferLocations);
+  const found = await findProject(c, c.req.param("id")!);
+  authorize(c, "change_namespace", found);
+  const page = pageOf(params);
+  const exceptGroupId = found.namespace.type === "Group" ? found.namespace.id : null;
+  const { rows, total } = await q.projectTransferLocations(c.var.db(), c.var.actor!.user.id, exceptGroupId, params.search, page);
+  paginate(c, page, total);
+  return present(c, rows, publicGroupDetails);
+});

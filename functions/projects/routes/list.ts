@@ -2,7 +2,7 @@ import { z } from "zod";
 import { canReadUserProfile } from "../../kernel/abilities";
 import type { Actor, Ctx } from "../../kernel/env";
 import { paramsError } from "../../kernel/errors";
-import { findGroup, findUser } from "../../kernel/lookup";
+import { findGroup, findUserByIdOrUsername } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
 import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -204,7 +204,8 @@ const ListUserProjects = ListProjects.omit({ cursor: true });
  * GET /users/:user_id/projects (PersonalProjectsFinder): the projects in the user's personal namespace
  * the caller may see, with every filter of `GET /projects`; nothing when the caller may not read the
  * user's profile.
- * Differs from GitLab: `pagination=keyset` answers 405 (contract P6); `:user_id` is the numeric id.
+ * `:user_id` is the id or the username (`find_user`, as GitLab).
+ * Differs from GitLab: `pagination=keyset` answers 405 (contract P6).
  */
 listRoutes.get("/users/:user_id/projects", async (c) => {
   const params = await readParams(c, ListUserProjects);
@@ -214,6 +215,7 @@ listRoutes.get("/users/:user_id/projects", async (c) => {
 /**
  * A user's projects (PersonalProjectsFinder, StarredProjectsFinder): the projects `filters` selects for
  * the user that the caller may see; nothing when the caller may not read the user's profile.
+ * `:user_id` is the id or the username (`requires :user_id, type: String`, `find_user`).
  * Differs from GitLab: `pagination=keyset` answers 405 (contract P6; 15.x answers offset pages).
  */
 export async function userProjects(
@@ -223,7 +225,7 @@ export async function userProjects(
   order: q.ListOrder,
 ) {
   const actor = c.var.actor;
-  const user = await findUser(c, c.req.param("user_id")!);
+  const user = await findUserByIdOrUsername(c, c.req.param("user_id")!);
   if (params.pagination === "keyset") throw keysetUnavailable();
   const entity = params.simple || !actor ? projectBasic : projectWithAccess;
   const page = pageOf(params);
