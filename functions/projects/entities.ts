@@ -28,6 +28,8 @@ export type ProjectRow = Project & {
   sharedWithGroups: SharedGroup[];
   /** The project this one was forked from, when it is a fork (preloaded with the row). */
   forkedFrom?: ProjectRow | null;
+  /** The instance's `default_branch_name` setting, read with the row (for empty repositories). */
+  instanceDefaultBranch?: string | null;
 };
 
 /** For `ProjectWithAccess`: the caller's direct project membership and best group-hierarchy membership. */
@@ -90,6 +92,18 @@ export function projectIdentity(row: Project & { namespace?: Namespace }, _ctx?:
 }
 
 /**
+ * `Project#default_branch`: the repository's root ref, or for an empty repository
+ * `default_branch_from_preferences` (the instance's `default_branch_name`). Where that setting is
+ * blank we answer `main`, the name GitLab 15 gives new repositories (`Gitlab::DefaultBranch.value`),
+ * so clients that pass `default_branch` on as a ref get a usable name (issue 10). Edgeforge has no
+ * group-level `default_branch_name`. The first pushed branch still becomes the default.
+ */
+export function defaultBranchOf(row: ProjectRow): string | null {
+  if (row.defaultBranch) return row.defaultBranch;
+  return row.emptyRepo ? row.instanceDefaultBranch || "main" : null;
+}
+
+/**
  * API::Entities::BasicProjectDetails (lib/api/entities/basic_project_details.rb): the `simple=true`
  * view and what anonymous callers get from `GET /projects`.
  */
@@ -97,7 +111,7 @@ export function projectBasic(row: ProjectRow, ctx: PresentContext) {
   const code = readsCode(row, ctx);
   return {
     ...projectIdentity(row),
-    ...(code ? { default_branch: row.defaultBranch } : {}),
+    ...(code ? { default_branch: defaultBranchOf(row) } : {}),
     tag_list: row.tagList,
     topics: row.tagList,
     ssh_url_to_repo: `${sshPrefix(ctx)}${row.fullPath}.git`,

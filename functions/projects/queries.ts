@@ -85,6 +85,7 @@ function selectRowsFor(db: Executor, userId: number | SQL | null, groupVisible: 
       forkedFromOwner: ownerColumns(forkedFromOwner),
       forkedFromAccess: sql<number | null>`(CASE WHEN ${forkedFrom.id} IS NOT NULL THEN ${projectAccessLevel(userId, forkedFrom as unknown as typeof projects, forkedFromNamespace as unknown as typeof namespaces)} END)`,
       sharedGroups: sharedGroupsJson(groupVisible),
+      instanceDefaultBranch: sql<string | null>`(SELECT ${applicationSettings.settings}->>'default_branch_name' FROM ${applicationSettings} WHERE ${applicationSettings.id} = 1)`,
     })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
@@ -108,6 +109,7 @@ function presentRows(raws: RawRow[]): ProjectWithPermissionsRow[] {
       groupAccess: r.groupAccess === null ? null : Number(r.groupAccess),
     },
     sharedWithGroups: r.sharedGroups ?? [],
+    instanceDefaultBranch: r.instanceDefaultBranch,
     forkedFrom:
       r.forkedFrom && r.forkedFromNamespace
         ? {

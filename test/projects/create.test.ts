@@ -40,7 +40,7 @@ describe("POST /projects", () => {
       visibility: "private",
       archived: false,
       empty_repo: true,
-      default_branch: null,
+      default_branch: "main",
       creator_id: user.id,
       web_url: `http://edgeforge.test/${user.username}/${path}`,
       http_url_to_repo: `http://edgeforge.test/${user.username}/${path}.git`,
@@ -115,12 +115,12 @@ describe("POST /projects", () => {
     const readme = (await (await w.as(user).post("/projects", { json: { name: unique("readme"), initialize_with_readme: true } })).json()) as Json;
     expect(readme).toMatchObject({ default_branch: "main", empty_repo: false });
     const plain = (await (await w.as(user).post("/projects", { json: { path: unique("plain"), default_branch: "trunk" } })).json()) as Json;
-    expect(plain).toMatchObject({ default_branch: null, empty_repo: true });
+    expect(plain).toMatchObject({ default_branch: "main", empty_repo: true });
     // A branch name git refuses: GitLab ignores the failed README commit and keeps the empty project.
     const refused = await w.as(user).post("/projects", { json: { path: unique("refused"), initialize_with_readme: true, default_branch: "a..b" } });
     expect(refused.status).toBe(201);
     const refusedBody = (await refused.json()) as Json;
-    expect(refusedBody).toMatchObject({ default_branch: null, empty_repo: true });
+    expect(refusedBody).toMatchObject({ default_branch: "main", empty_repo: true });
     expect(await w.db((db) => db.select().from(gitRefs).where(eq(gitRefs.projectId, refusedBody.id)))).toEqual([]);
   });
 

@@ -59,7 +59,7 @@ describe("GET /projects/:id", () => {
     const publicProject = await w.project({ visibility: "public" });
     const internal = await w.project({ visibility: "internal" });
     const anonymous = (await (await w.anonymous.get(`/projects/${publicProject.id}`)).json()) as Json;
-    expect(anonymous).toMatchObject({ id: publicProject.id, default_branch: null, readme_url: null, namespace: { kind: "user" } });
+    expect(anonymous).toMatchObject({ id: publicProject.id, default_branch: "main", readme_url: null, namespace: { kind: "user" } });
     expect(anonymous).not.toHaveProperty("_links");
     expect(anonymous).not.toHaveProperty("permissions");
     expect((await w.as(w.stranger).get(`/projects/${internal.id}`)).status).toBe(200);

@@ -4,14 +4,15 @@ import { unique, world } from "../helpers/world";
 type Json = Record<string, any>;
 
 describe("default branch of a project created without README (issue 10)", () => {
-  it("is null until the first push, and the first pushed branch becomes the default", async () => {
+  it("is the instance default (main) until the first push, and the first pushed branch becomes the default", async () => {
     const w = await world();
     const owner = await w.user();
     const api = w.as(owner);
     const created = await api.post("/projects", { json: { path: unique("empty") } });
     expect(created.status).toBe(201);
     const project = (await created.json()) as Json;
-    expect(project).toMatchObject({ default_branch: null, empty_repo: true });
+    expect(project).toMatchObject({ default_branch: "main", empty_repo: true });
+    expect((await (await api.get(`/projects/${project.id}`)).json()) as Json).toMatchObject({ default_branch: "main", empty_repo: true });
     const commit = (branch: string, extra: Json = {}) =>
       api.post(`/projects/${project.id}/repository/commits`, {
         json: { branch, commit_message: `On ${branch}`, actions: [{ action: "create", file_path: `${branch}.txt`, content: "x\n" }], ...extra },
