@@ -2,8 +2,8 @@ import { app } from "./app";
 import type { Bindings } from "./kernel/env";
 import { queue } from "./queue";
 import { scheduled } from "./scheduled";
-import { onPipelineFinished, onPipelineStatusChanged } from "./shared/ci/finished";
-import { hookEvent } from "./shared/webhooks";
+import { onJobStatusChanged, onPipelineFinished, onPipelineStatusChanged } from "./shared/ci/finished";
+import { hookEvents } from "./shared/webhooks";
 import { autoMergeAfterPipeline } from "./merge_requests/auto_merge";
 import { useBlobBucket } from "./shared/git";
 
@@ -11,8 +11,11 @@ import { useBlobBucket } from "./shared/git";
 // them without importing them.
 onPipelineFinished(autoMergeAfterPipeline);
 // Each pipeline status transition is a pipeline hook event (PipelineHooksWorker), carrying its status.
-onPipelineStatusChanged((env, p) =>
-  hookEvent(env, (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, ""), { kind: "pipeline", projectId: p.projectId, id: p.id, status: p.status }),
+const externalUrl = (env: Bindings) => (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, "");
+onPipelineStatusChanged((env, p) => hookEvents(env, externalUrl(env), [{ kind: "pipeline", projectId: p.projectId, id: p.id, status: p.status }]));
+// Each job status change the one reporter passes on is a job hook event (BuildHooksWorker), carrying its status.
+onJobStatusChanged((env, changes) =>
+  hookEvents(env, externalUrl(env), changes.map((j) => ({ kind: "job" as const, projectId: j.projectId, id: j.id, status: j.status }))),
 );
 
 export { PipelineCoordinator } from "./pipelines/coordinator";

@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { ciBuilds, ciPipelines } from "../../db/schema";
 import { pipelineStub } from "../shared/ci/coordinator";
-import { pipelineFinished, pipelineStatusChanged } from "../shared/ci/finished";
+import { jobStatusChanged, pipelineFinished, pipelineStatusChanged, type JobStatusChange } from "../shared/ci/finished";
 import { useBlobBucket } from "../shared/git";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
@@ -70,11 +70,20 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
    */
   private async processAndReport(db: Database, pipelineId: number): Promise<ProcessResult> {
     const result = await engine.processPipeline(db, pipelineId);
+    await this.reportJobs(result.jobChanges);
     const p = result.pipeline;
     if (p && result.previousStatus !== null && result.previousStatus !== p.status) {
       await pipelineStatusChanged(this.env, { id: p.id, projectId: p.projectId, status: p.status, previousStatus: result.previousStatus });
     }
     return result;
+  }
+
+  /**
+   * Every job status the engine wrote goes to the one reporter (shared/ci/finished.ts `jobStatusChanged`):
+   * each engine call that writes `ci_builds.status` returns its changes, and each is passed here.
+   */
+  private async reportJobs(changes: JobStatusChange[]): Promise<void> {
+    await jobStatusChanged(this.env, changes);
   }
 
   /** A pending bridge creates its child; without `strategy: depend` it succeeds at once. */
@@ -84,16 +93,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     const child = await createChildPipeline(db, bridgeId, this.baseUrl());
     const depend = (bridge.options.trigger as { strategy: string | null } | null)?.strategy === "depend";
     const failed = !child || child.status === "failed";
-    await db
-      .update(ciBuilds)
-      .set({
-        status: failed ? "failed" : depend ? "running" : "success",
-        failureReason: failed ? "downstream_pipeline_creation_failed" : null,
-        startedAt: new Date(),
-        finishedAt: failed || !depend ? new Date() : null,
-        processed: false,
-      })
-      .where(and(eq(ciBuilds.id, bridgeId), eq(ciBuilds.status, "pending")));
+    await this.reportJobs(await engine.startBridge(db, bridgeId, failed ? "failed" : depend ? "running" : "success"));
     if (child && child.status !== "failed") await pipelineStub(this.env, child.id).process();
   }
 
@@ -103,10 +103,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     const [bridge] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, bridgeId));
     if (!bridge || bridge.status !== "running") return;
     const status = childStatus === "success" ? "success" : childStatus === "canceled" ? "canceled" : "failed";
-    await db
-      .update(ciBuilds)
-      .set({ status, finishedAt: new Date(), processed: false, failureReason: status === "failed" ? "downstream_pipeline_creation_failed" : null })
-      .where(and(eq(ciBuilds.id, bridgeId), eq(ciBuilds.status, "running")));
+    await this.reportJobs(await engine.settleBridge(db, bridgeId, status));
     const parentId = bridge.pipelineId;
     this.ctx.waitUntil(pipelineStub(this.env, parentId).process());
   }
@@ -125,7 +122,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
   cancel(pipelineId: number): Promise<PipelineSnapshot> {
     return this.serial(() =>
       this.db(async (db) => {
-        await engine.cancelPipeline(db, pipelineId);
+        await this.reportJobs(await engine.cancelPipeline(db, pipelineId));
         const children = await db.select({ id: ciPipelines.id }).from(ciPipelines).where(eq(ciPipelines.parentPipelineId, pipelineId));
         for (const child of children) await this.processAndReport(db, child.id);
         return this.runProcess(db, pipelineId);
@@ -136,7 +133,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
   retry(pipelineId: number, userId: number | null): Promise<PipelineSnapshot> {
     return this.serial(() =>
       this.db(async (db) => {
-        await engine.retryPipeline(db, pipelineId, userId);
+        await this.reportJobs(await engine.retryPipeline(db, pipelineId, userId));
         return this.runProcess(db, pipelineId);
       }),
     );
@@ -145,9 +142,11 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
   retryJob(pipelineId: number, jobId: number, userId: number | null): Promise<number | null> {
     return this.serial(() =>
       this.db(async (db) => {
-        const id = await engine.retryJob(db, jobId, userId);
-        if (id !== null) await this.runProcess(db, pipelineId);
-        return id;
+        const retried = await engine.retryJob(db, jobId, userId);
+        if (retried === null) return null;
+        await this.reportJobs(retried.changes);
+        await this.runProcess(db, pipelineId);
+        return retried.id;
       }),
     );
   }
@@ -156,8 +155,9 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     return this.serial(() =>
       this.db(async (db) => {
         const played = await engine.playJob(db, jobId, userId);
-        if (played) await this.runProcess(db, pipelineId);
-        return played;
+        await this.reportJobs(played);
+        if (played.length > 0) await this.runProcess(db, pipelineId);
+        return played.length > 0;
       }),
     );
   }
@@ -165,7 +165,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
   cancelJob(pipelineId: number, jobId: number): Promise<PipelineSnapshot> {
     return this.serial(() =>
       this.db(async (db) => {
-        await engine.cancelJob(db, jobId);
+        await this.reportJobs(await engine.cancelJob(db, jobId));
         return this.runProcess(db, pipelineId);
       }),
     );
@@ -176,7 +176,13 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
    * finishes of one pipeline costs a few processing runs, not one each.
    */
   async finishJob(pipelineId: number, jobId: number, outcome: JobOutcome): Promise<{ status: string }> {
-    const result = await this.serial(() => this.db((db) => engine.finishJob(db, jobId, outcome)));
+    const result = await this.serial(() =>
+      this.db(async (db) => {
+        const finished = await engine.finishJob(db, jobId, outcome);
+        await this.reportJobs(finished.changes);
+        return finished;
+      }),
+    );
     await this.process(pipelineId);
     return { status: result.status };
   }
@@ -195,7 +201,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     if (pipelineId === null) return;
     await this.serial(() =>
       this.db(async (db) => {
-        await engine.enqueueDueScheduled(db, pipelineId);
+        await this.reportJobs(await engine.enqueueDueScheduled(db, pipelineId));
         return this.runProcess(db, pipelineId);
       }),
     );

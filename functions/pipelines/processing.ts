@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { ciBuilds, ciPipelines, type CiBuild, type CiPipeline } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import type { JobStatusChange } from "../shared/ci/finished";
 import { parseDuration } from "./yaml";
 import { CANCELABLE, COMPLETED, compositeStatus } from "./status";
 
@@ -8,7 +9,15 @@ import { CANCELABLE, COMPLETED, compositeStatus } from "./status";
  * Pipeline processing and job transitions (CI.md §5; app/services/ci/pipeline_processing/
  * atomic_processing_service.rb, app/models/commit_status.rb, app/models/ci/build.rb). Every function
  * re-reads Postgres; the Durable Object only serialises calls per pipeline.
+ *
+ * This file holds every statement that writes `ci_builds.status`, except the runner's claim
+ * (runners/queries.ts) and the inserts of a new pipeline (services.ts) and of an import
+ * (test/node/job_status_writer.test.mjs). Each returns the rows it changed (`CHANGE`), and the coordinator
+ * hands them to the one reporter, `jobStatusChanged` (shared/ci/finished.ts), which sends the Job Hook.
  */
+
+/** What a status-writing statement returns: one JobStatusChange per row it changed. */
+const CHANGE = { id: ciBuilds.id, projectId: ciBuilds.projectId, type: ciBuilds.type, status: ciBuilds.status };
 
 type Latest = CiBuild;
 
@@ -64,7 +73,16 @@ export function pipelineDuration(jobs: { startedAt: Date | null; finishedAt: Dat
 }
 
 /** `previousStatus`: the pipeline's status before this run (the coordinator reports a change, shared/ci/finished.ts). */
-export type ProcessResult = { pipeline: CiPipeline | null; previousStatus: string | null; enqueued: number; nextScheduledAt: Date | null; unprocessed: boolean; bridges: number[] };
+export type ProcessResult = {
+  pipeline: CiPipeline | null;
+  previousStatus: string | null;
+  enqueued: number;
+  nextScheduledAt: Date | null;
+  unprocessed: boolean;
+  bridges: number[];
+  /** The jobs this run moved, and the new jobs it saw first (their creation, then the status they were inserted with). */
+  jobChanges: JobStatusChange[];
+};
 
 /** One idempotent run of pipeline processing. */
 export async function processPipeline(db: Executor, pipelineId: number): Promise<ProcessResult> {
@@ -72,7 +90,7 @@ export async function processPipeline(db: Executor, pipelineId: number): Promise
     const result = await processOnce(db, pipelineId);
     if (result !== "conflict") return result;
   }
-  return { pipeline: null, previousStatus: null, enqueued: 0, nextScheduledAt: null, unprocessed: true, bridges: [] };
+  return { pipeline: null, previousStatus: null, enqueued: 0, nextScheduledAt: null, unprocessed: true, bridges: [], jobChanges: [] };
 }
 
 async function processOnce(db: Executor, pipelineId: number): Promise<ProcessResult | "conflict"> {
@@ -80,8 +98,13 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
   if (jobs.length === 0) {
     // A pipeline without jobs (a stored config error) keeps its status.
     const [pipeline] = await db.select().from(ciPipelines).where(eq(ciPipelines.id, pipelineId));
-    return { pipeline: pipeline ?? null, previousStatus: pipeline?.status ?? null, enqueued: 0, nextScheduledAt: null, unprocessed: false, bridges: [] };
+    return { pipeline: pipeline ?? null, previousStatus: pipeline?.status ?? null, enqueued: 0, nextScheduledAt: null, unprocessed: false, bridges: [], jobChanges: [] };
   }
+  // A job nobody has moved or processed yet (lock_version 0, not processed) is new: inserted with a new
+  // pipeline (services.ts) or as a retry's clone. Its first processing run reports its creation, once,
+  // since that run marks it processed. Imports insert their jobs processed, so they report nothing
+  // (Ci::Build's `after_create unless: :importing?`).
+  const fresh = new Map(jobs.filter((j) => !j.processed && j.lockVersion === 0).map((j) => [j.id, j.status]));
   const now = new Date();
   const changes: { id: number; lock: number; status: string; scheduledAt: Date | null }[] = [];
   let progressed = true;
@@ -108,6 +131,7 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
     }
   }
 
+  const jobChanges: JobStatusChange[] = [];
   const seen = jobs.map((j) => ({ id: j.id, lock: j.lockVersion }));
   if (seen.length > 0) {
     // Status changes and the processed mark in one statement, each row guarded by its lock_version.
@@ -135,6 +159,17 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
       RETURNING b.id`);
     const changedIds = new Set(updated.rows.map((r) => Number(r.id)));
     if (changes.some((c) => !changedIds.has(c.id))) return "conflict";
+    for (const job of jobs) {
+      if (!changedIds.has(job.id)) continue;
+      const base = { id: job.id, projectId: job.projectId, type: job.type };
+      const inserted = fresh.get(job.id);
+      if (inserted !== undefined) {
+        jobChanges.push({ ...base, status: "created", created: true });
+        if (inserted !== "created") jobChanges.push({ ...base, status: inserted });
+      }
+      const change = changes.find((c) => c.id === job.id);
+      if (change) jobChanges.push({ ...base, status: change.status });
+    }
   }
 
   // Stages and the pipeline.
@@ -180,6 +215,7 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
     nextScheduledAt: scheduled.length ? new Date(Math.min(...scheduled)) : null,
     unprocessed: false,
     bridges,
+    jobChanges,
   };
 }
 
@@ -188,13 +224,12 @@ export async function bumpQueue(db: Executor): Promise<void> {
 }
 
 /** Scheduled jobs that are due become pending (`enqueue`). */
-export async function enqueueDueScheduled(db: Executor, pipelineId: number): Promise<number> {
-  const rows = await db
+export async function enqueueDueScheduled(db: Executor, pipelineId: number): Promise<JobStatusChange[]> {
+  return db
     .update(ciBuilds)
     .set({ status: "pending", queuedAt: sql`now()`, processed: false, lockVersion: sql`${ciBuilds.lockVersion} + 1`, updatedAt: sql`now()` })
     .where(and(eq(ciBuilds.pipelineId, pipelineId), eq(ciBuilds.status, "scheduled"), sql`${ciBuilds.scheduledAt} <= now()`))
-    .returning({ id: ciBuilds.id });
-  return rows.length;
+    .returning(CHANGE);
 }
 
 export type JobOutcome = { state: "success" } | { state: "failed"; failureReason: string; exitCode: number | null };
@@ -203,11 +238,11 @@ export type JobOutcome = { state: "success" } | { state: "failed"; failureReason
  * A runner's final state (`success` / `drop`), then auto-retry (app/models/ci/build.rb, auto_retry.rb).
  * Only a running (or canceling) job changes; anything else is left as is and its status returned.
  */
-export async function finishJob(db: Executor, jobId: number, outcome: JobOutcome): Promise<{ status: string; retriedAs: number | null }> {
+export async function finishJob(db: Executor, jobId: number, outcome: JobOutcome): Promise<{ status: string; retriedAs: number | null; changes: JobStatusChange[] }> {
   const [job] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, jobId));
-  if (!job) return { status: "missing", retriedAs: null };
+  if (!job) return { status: "missing", retriedAs: null, changes: [] };
   const droppable = outcome.state === "failed" && ["created", "pending", "scheduled", "manual"].includes(job.status);
-  if (job.status !== "running" && job.status !== "canceling" && !droppable) return { status: job.status, retriedAs: null };
+  if (job.status !== "running" && job.status !== "canceling" && !droppable) return { status: job.status, retriedAs: null, changes: [] };
   const failed = outcome.state === "failed";
   const exitCode = failed ? outcome.exitCode : null;
   const allowByExitCode = failed && exitCode !== null && (job.allowFailureExitCodes ?? []).includes(exitCode);
@@ -224,7 +259,7 @@ export async function finishJob(db: Executor, jobId: number, outcome: JobOutcome
       updatedAt: sql`now()`,
     })
     .where(and(eq(ciBuilds.id, jobId), eq(ciBuilds.lockVersion, job.lockVersion)))
-    .returning();
+    .returning({ ...CHANGE, allowFailure: ciBuilds.allowFailure });
   if (!updated) return finishJob(db, jobId, outcome);
   let retriedAs: number | null = null;
   if (updated.status === "failed" && !allowByExitCode) {
@@ -236,11 +271,12 @@ export async function finishJob(db: Executor, jobId: number, outcome: JobOutcome
         const [{ n }] = (
           await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM ci_builds WHERE pipeline_id = ${job.pipelineId} AND name = ${job.name} AND retried`)
         ).rows;
-        if (Number(n) < retry.max) retriedAs = await cloneJob(db, updated, updated.userId, "pending");
+        if (Number(n) < retry.max) retriedAs = await cloneJob(db, { ...job, allowFailure: updated.allowFailure }, job.userId, "pending");
       }
     }
   }
-  return { status: updated.status, retriedAs };
+  // The clone's creation and `pending` are reported by the processing run that follows (its first).
+  return { status: updated.status, retriedAs, changes: [{ id: updated.id, projectId: updated.projectId, type: updated.type, status: updated.status }] };
 }
 
 /** A new `created` (or `pending`) copy of a job; older rows of that name become retried (Ci::RetryJobService). */
@@ -280,8 +316,8 @@ async function cloneJob(db: Executor, job: CiBuild, userId: number | null, statu
 }
 
 /** Later skipped jobs go back to `created` so processing reconsiders them (`process` event). */
-async function reopenSkipped(db: Executor, pipelineId: number, afterStageIdx: number | null): Promise<void> {
-  await db
+async function reopenSkipped(db: Executor, pipelineId: number, afterStageIdx: number | null): Promise<JobStatusChange[]> {
+  return db
     .update(ciBuilds)
     .set({ status: "created", processed: false, lockVersion: sql`${ciBuilds.lockVersion} + 1`, updatedAt: sql`now()` })
     .where(
@@ -291,51 +327,89 @@ async function reopenSkipped(db: Executor, pipelineId: number, afterStageIdx: nu
         eq(ciBuilds.status, "skipped"),
         afterStageIdx === null ? sql`true` : sql`${ciBuilds.stageIdx} >= ${afterStageIdx}`,
       ),
-    );
+    )
+    .returning(CHANGE);
 }
 
 /** POST /pipelines/:id/retry: clone latest failed or canceled jobs; skipped ones go back to created. */
-export async function retryPipeline(db: Executor, pipelineId: number, userId: number | null): Promise<void> {
+export async function retryPipeline(db: Executor, pipelineId: number, userId: number | null): Promise<JobStatusChange[]> {
   const jobs = await latestJobs(db, pipelineId);
   for (const job of jobs) if ((job.status === "failed" || job.status === "canceled") && job.type === "build") await cloneJob(db, job, userId);
-  await reopenSkipped(db, pipelineId, null);
+  return reopenSkipped(db, pipelineId, null);
 }
 
 /** POST /jobs/:id/retry → the new job's id, or null when not retryable. */
-export async function retryJob(db: Executor, jobId: number, userId: number | null): Promise<number | null> {
+export async function retryJob(db: Executor, jobId: number, userId: number | null): Promise<{ id: number; changes: JobStatusChange[] } | null> {
   const [job] = await db.select().from(ciBuilds).where(eq(ciBuilds.id, jobId));
   if (!job || job.retried || !["success", "failed", "canceled"].includes(job.status)) return null;
   const id = await cloneJob(db, job, userId);
-  await reopenSkipped(db, job.pipelineId, job.stageIdx);
-  return id;
+  return { id, changes: await reopenSkipped(db, job.pipelineId, job.stageIdx) };
 }
 
 /** POST /jobs/:id/play: manual → pending (false when not playable). */
-export async function playJob(db: Executor, jobId: number, userId: number | null): Promise<boolean> {
+export async function playJob(db: Executor, jobId: number, userId: number | null): Promise<JobStatusChange[]> {
   const rows = await db
     .update(ciBuilds)
     .set({ status: "pending", queuedAt: sql`now()`, userId, processed: false, lockVersion: sql`${ciBuilds.lockVersion} + 1`, updatedAt: sql`now()` })
     .where(and(eq(ciBuilds.id, jobId), eq(ciBuilds.status, "manual")))
-    .returning({ id: ciBuilds.id });
+    .returning(CHANGE);
   if (rows.length) await bumpQueue(db);
-  return rows.length > 0;
+  return rows;
 }
 
 /** Cancels every cancelable latest job of a pipeline (and of its child pipelines). */
-export async function cancelPipeline(db: Executor, pipelineId: number): Promise<void> {
+export async function cancelPipeline(db: Executor, pipelineId: number): Promise<JobStatusChange[]> {
   const children = await db.select({ id: ciPipelines.id }).from(ciPipelines).where(eq(ciPipelines.parentPipelineId, pipelineId));
   const ids = [pipelineId, ...children.map((c) => c.id)];
-  await db
+  return db
     .update(ciBuilds)
     .set({ status: "canceled", finishedAt: sql`now()`, processed: false, lockVersion: sql`${ciBuilds.lockVersion} + 1`, updatedAt: sql`now()` })
-    .where(and(inArray(ciBuilds.pipelineId, ids), inArray(ciBuilds.status, [...CANCELABLE])));
+    .where(and(inArray(ciBuilds.pipelineId, ids), inArray(ciBuilds.status, [...CANCELABLE])))
+    .returning(CHANGE);
 }
 
 /** Cancels one job (no-op when finished). */
-export async function cancelJob(db: Executor, jobId: number): Promise<void> {
-  await db
+export async function cancelJob(db: Executor, jobId: number): Promise<JobStatusChange[]> {
+  return db
     .update(ciBuilds)
     .set({ status: "canceled", finishedAt: sql`now()`, processed: false, lockVersion: sql`${ciBuilds.lockVersion} + 1`, updatedAt: sql`now()` })
-    .where(and(eq(ciBuilds.id, jobId), inArray(ciBuilds.status, [...CANCELABLE])));
+    .where(and(eq(ciBuilds.id, jobId), inArray(ciBuilds.status, [...CANCELABLE])))
+    .returning(CHANGE);
+}
+
+/**
+ * A pending bridge whose child pipeline was just made (or failed to be): `failed`, `running` while a
+ * `strategy: depend` child runs, else `success` at once.
+ */
+export async function startBridge(db: Executor, bridgeId: number, outcome: "failed" | "running" | "success"): Promise<JobStatusChange[]> {
+  return db
+    .update(ciBuilds)
+    .set({
+      status: outcome,
+      failureReason: outcome === "failed" ? "downstream_pipeline_creation_failed" : null,
+      startedAt: new Date(),
+      finishedAt: outcome === "running" ? null : new Date(),
+      processed: false,
+      lockVersion: sql`${ciBuilds.lockVersion} + 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(ciBuilds.id, bridgeId), eq(ciBuilds.status, "pending")))
+    .returning(CHANGE);
+}
+
+/** A running `strategy: depend` bridge takes its child pipeline's final status. */
+export async function settleBridge(db: Executor, bridgeId: number, status: "success" | "failed" | "canceled"): Promise<JobStatusChange[]> {
+  return db
+    .update(ciBuilds)
+    .set({
+      status,
+      finishedAt: new Date(),
+      processed: false,
+      failureReason: status === "failed" ? "downstream_pipeline_creation_failed" : null,
+      lockVersion: sql`${ciBuilds.lockVersion} + 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(ciBuilds.id, bridgeId), eq(ciBuilds.status, "running")))
+    .returning(CHANGE);
 }
 

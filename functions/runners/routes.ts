@@ -2,6 +2,7 @@ import { z } from "zod";
 import { authorize } from "../kernel/abilities";
 import { generateToken, requireAdmin, requireUser, sha256Hex } from "../kernel/auth";
 import { pipelineStub } from "../shared/ci/coordinator";
+import { jobStatusChanged } from "../shared/ci/finished";
 import type { Ctx } from "../kernel/env";
 import { ApiError, badRequest, conflict, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
 import { findProject, loadGroup, loadProject } from "../kernel/lookup";
@@ -129,6 +130,8 @@ runnerProtocolRoutes.post("/jobs/request", async (c) => {
   }
   if (job === "conflict") throw conflict();
   if (!job) return none();
+  // The claim wrote `running` (pending → running): its Job Hook goes through the one reporter.
+  c.executionCtx.waitUntil(jobStatusChanged(c.env, [{ id: job.id, projectId: job.projectId, type: job.type, status: job.status }]));
   const context = await q.jobContext(db, job);
   const variables = await q.jobVariables(db, job.projectId, job.pipelineId);
   // Protected variables reach jobs of protected branches only (Ci::Build#protected; no protected tags yet).

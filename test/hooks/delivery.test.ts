@@ -248,6 +248,101 @@ describe("pipeline events (Pipeline Hook)", () => {
   });
 });
 
+describe("job events (Job Hook)", () => {
+  it("sends one hook per job status change from every writer (creation, processing, claim, finish, play, cancel, retry) with GitLab's payload; the test endpoint sends the newest job", async () => {
+    const w = await world();
+    const yaml = "stages: [build, test]\ncompile:\n  stage: build\n  script: [echo ok]\nship:\n  stage: test\n  when: manual\n  script: [echo ship]\n";
+    const { owner, project, api, sha } = await ciProject(w, yaml);
+    const path = `/${unique("job")}`;
+    await allowLocal(w, true);
+    const res = await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, token: "job-token", push_events: false, job_events: true } });
+    expect(res.status).toBe(201);
+    const hook = (await res.json()) as { id: number };
+    expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/job_events`))).toEqual([422, { message: "Ensure the project has CI jobs." }]);
+
+    const runner = await projectRunner(api, project.id);
+    const pipeline = await createPipeline(api, project.id);
+    type Job = { id: number; name: string; status: string };
+    const jobs = (await (await api.get(`/projects/${project.id}/pipelines/${pipeline.id}/jobs`)).json()) as Job[];
+    const compile = jobs.find((j) => j.name === "compile")!;
+    const ship = jobs.find((j) => j.name === "ship")!;
+    // Each step's events are enqueued together and may arrive in any order: compared as sets, step by step.
+    const seen = (list: Received[]) => list.map((d) => JSON.parse(d.body) as Record<string, unknown>).map((p) => `${p.build_name}#${p.build_id}:${p.build_status}`);
+    let count = 0;
+    async function step(expected: string[]) {
+      count += expected.length;
+      const list = await waitFor(path, count);
+      expect(seen(list.slice(count - expected.length)).sort()).toEqual([...expected].sort());
+      return list;
+    }
+    // Creation (both jobs), and compile enqueued by the first processing run; `ship` waits in `created`.
+    await step([`compile#${compile.id}:created`, `compile#${compile.id}:pending`, `ship#${ship.id}:created`]);
+    const claimed = await claim(runner.token);
+    expect(claimed.id).toBe(compile.id);
+    await step([`compile#${compile.id}:running`]);
+    expect((await finish(claimed, "success")).status).toBe(200);
+    // `ship` becomes manual: GitLab's build hooks do not report that move.
+    await step([`compile#${compile.id}:success`]);
+    expect((await api.post(`/projects/${project.id}/jobs/${ship.id}/play`)).status).toBe(200);
+    await step([`ship#${ship.id}:pending`]);
+    expect((await api.post(`/projects/${project.id}/jobs/${ship.id}/cancel`)).status).toBe(201);
+    await step([`ship#${ship.id}:canceled`]);
+    const retried = (await (await api.post(`/projects/${project.id}/jobs/${ship.id}/retry`)).json()) as Job;
+    const list = await step([`ship#${retried.id}:created`]);
+
+    const all = list.map((d) => ({ headers: d.headers, payload: JSON.parse(d.body) as Record<string, unknown> }));
+    for (const d of all) expect([d.headers["x-gitlab-event"], d.headers["x-gitlab-token"]]).toEqual(["Job Hook", "job-token"]);
+    const done = all.find((d) => d.payload.build_id === compile.id && d.payload.build_status === "success")!.payload;
+    expect(done).toMatchObject({
+      object_kind: "build",
+      ref: "main",
+      tag: false,
+      before_sha: "0000000000000000000000000000000000000000",
+      sha,
+      build_id: compile.id,
+      build_name: "compile",
+      build_stage: "build",
+      build_status: "success",
+      build_allow_failure: false,
+      build_failure_reason: null,
+      pipeline_id: pipeline.id,
+      runner: { id: runner.id, description: "test runner", runner_type: "project_type", active: true, is_shared: false, tags: [] },
+      project_id: project.id,
+      user: { id: owner.id, username: owner.username },
+      commit: { id: pipeline.id, sha, message: "Add CI [skip ci]", author_url: expect.stringMatching(new RegExp(`^https?://[^/]+/${owner.username}$`)) },
+      repository: { name: project.name, homepage: expect.stringMatching(new RegExp(`/${project.fullPath}$`)), git_http_url: expect.stringMatching(new RegExp(`/${project.fullPath}\\.git$`)) },
+      environment: null,
+    });
+    expect(done.build_created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(done.build_finished_at).toMatch(/Z$/);
+    expect(typeof done.build_duration).toBe("number");
+    expect(typeof done.build_queued_duration).toBe("number");
+
+    expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/job_events`))).toEqual([201, { message: "201 Created" }]);
+    const sample = (await waitFor(path, count + 1))[count];
+    expect(sample.headers["x-gitlab-event"]).toBe("Job Hook");
+    expect(JSON.parse(sample.body)).toMatchObject({ object_kind: "build", build_id: retried.id, build_name: "ship", build_status: "manual" });
+    await allowLocal(w, false);
+  });
+
+  it("sends nothing to hooks without job_events", async () => {
+    const w = await world();
+    const { project, api } = await ciProject(w, "unit:\n  script: [echo ok]\n");
+    const path = `/${unique("nojob")}`;
+    await allowLocal(w, true);
+    expect((await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, pipeline_events: true } })).status).toBe(201);
+    const runner = await projectRunner(api, project.id);
+    await createPipeline(api, project.id);
+    expect((await finish(await claim(runner.token), "success")).status).toBe(200);
+    // The job's four changes were enqueued before the pipeline's success.
+    const list = await waitFor(path, 3);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await received(path)).map((d) => d.headers["x-gitlab-event"])).toEqual(["Pipeline Hook", "Pipeline Hook", "Pipeline Hook"]);
+    expect(list).toHaveLength(3);
+    await allowLocal(w, false);
+  });
+});
+
 // Chat integrations (functions/shared/webhooks/chat.ts) post GitLab's notifications through the same
 // queue and guard. They are tested here because they toggle the same instance setting as the hooks above.
 const slackPayload = (r: Received) => JSON.parse(new URLSearchParams(r.body).get("payload")!);

@@ -52,3 +52,42 @@ export async function pipelineStatusChanged(env: Bindings, pipeline: PipelineSta
     }
   }
 }
+
+/**
+ * One job status change (Ci::Build's state machine): `created` marks a new row (`after_create`), any
+ * other status a transition into it. Bridges (`type: "bridge"`) are reported too and dropped here, as
+ * GitLab's Ci::Bridge runs no build hooks.
+ */
+export type JobStatusChange = { id: number; projectId: number; type: string; status: string; created?: boolean };
+type JobChangeHandler = (env: Bindings, changes: JobStatusChange[]) => Promise<void>;
+
+const jobHandlers: JobChangeHandler[] = [];
+
+/**
+ * The statuses whose transition GitLab's Ci::Build reports to job hooks (BuildHooksWorker,
+ * `execute_hooks`): any → pending, pending → running, any → success/failed/canceled; plus the creation
+ * of a job. Moves to `manual`, `scheduled`, `skipped` and back to `created` send nothing there either.
+ */
+export const HOOKED_JOB_STATUSES: readonly string[] = ["pending", "running", "success", "failed", "canceled"];
+
+/** Registered by the Worker entry like `onPipelineStatusChanged`; today the webhook queue's job events. */
+export function onJobStatusChanged(handler: JobChangeHandler): void {
+  if (!jobHandlers.includes(handler)) jobHandlers.push(handler);
+}
+
+/**
+ * The one reporter of job status changes. Its callers are the places that write `ci_builds.status`
+ * (test/node/job_status_writer.test.mjs): the pipeline coordinator, after each engine call
+ * (pipelines/processing.ts returns what its statements changed), and the runner's claim (runners/routes.ts).
+ */
+export async function jobStatusChanged(env: Bindings, changes: JobStatusChange[]): Promise<void> {
+  const reported = changes.filter((c) => c.type === "build" && (c.created || HOOKED_JOB_STATUSES.includes(c.status)));
+  if (reported.length === 0) return;
+  for (const handler of jobHandlers) {
+    try {
+      await handler(env, reported);
+    } catch (error) {
+      console.error(`jobs ${reported.map((c) => c.id).join(",")} status changed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

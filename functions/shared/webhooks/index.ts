@@ -7,7 +7,7 @@ import { loadSettings } from "../settings/load";
 import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
 import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
-import { EVENT_HEADER, hookTime, issueAttrs, issuePayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload } from "./payloads";
+import { EVENT_HEADER, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload } from "./payloads";
 import * as q from "./queries";
 
 /**
@@ -29,7 +29,9 @@ export type HookEvent =
   | { kind: "note"; projectId: number; id: number; userId: number }
   | { kind: "push"; projectId: number }
   /** A pipeline status transition, reported by the pipeline coordinator (shared/ci/finished.ts). */
-  | { kind: "pipeline"; projectId: number; id: number; status: string };
+  | { kind: "pipeline"; projectId: number; id: number; status: string }
+  /** A job status change, reported by `jobStatusChanged` (shared/ci/finished.ts), the one reporter. */
+  | { kind: "job"; projectId: number; id: number; status: string };
 
 export type WebhookMessage =
   | { type: "event"; baseUrl: string; event: HookEvent }
@@ -41,9 +43,20 @@ export type WebhookMessage =
 
 /** The one entry point of every event kind: enqueue and return (never fails the caller's request). */
 export async function hookEvent(env: Bindings, baseUrl: string, event: HookEvent): Promise<void> {
-  if (!env.WEBHOOKS_QUEUE) return;
+  await hookEvents(env, baseUrl, [event]);
+}
+
+/** Several events at once (a processing run moves many jobs), in order, in batches of the queue's 100. */
+export async function hookEvents(env: Bindings, baseUrl: string, events: HookEvent[]): Promise<void> {
+  if (!env.WEBHOOKS_QUEUE || events.length === 0) return;
   try {
-    await env.WEBHOOKS_QUEUE.send({ type: "event", baseUrl, event } satisfies WebhookMessage);
+    if (events.length === 1) {
+      await env.WEBHOOKS_QUEUE.send({ type: "event", baseUrl, event: events[0] } satisfies WebhookMessage);
+      return;
+    }
+    for (let i = 0; i < events.length; i += 100) {
+      await env.WEBHOOKS_QUEUE.sendBatch(events.slice(i, i + 100).map((event) => ({ body: { type: "event", baseUrl, event } satisfies WebhookMessage })));
+    }
   } catch (err) {
     console.error(`webhooks: enqueue failed: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -94,6 +107,7 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
   }
   if (event.kind === "note") return noteEvent(db, project, ctx, { id: event.id }, event.userId);
   if (event.kind === "pipeline") return pipelineEvent(db, project, ctx, { id: event.id }, event.status);
+  if (event.kind === "job") return jobEvent(db, project, ctx, { id: event.id }, event.status);
   const built: BuiltEvent[] = [];
   for (const e of await q.claimPushEvents(db, project.id)) built.push(await pushEvent(db, project, ctx, e));
   return built;
@@ -132,6 +146,19 @@ export async function pipelineEvent(db: Executor, project: q.HookProject, ctx: P
   const commit = await lastCommitOf(db, project, hp.pipeline.sha);
   const payload = pipelinePayload(hp, project, ctx, status ?? hp.pipeline.status, users, commit);
   return [{ flag: "pipelineEvents", header: EVENT_HEADER.pipeline, payload }];
+}
+
+/** Gitlab::DataBuilder::Build of one job (`which`), with the status of the change it reports. */
+export async function jobEvent(db: Executor, project: q.HookProject, ctx: PresentContext, which: { id: number } | "newest", status?: string): Promise<BuiltEvent[]> {
+  const hj = await q.loadJob(db, project.id, which);
+  if (!hj) return [];
+  const users = await q.loadUsers(db, [hj.job.userId]);
+  const commit = await lastCommitOf(db, project, hj.pipeline.sha);
+  const author = commit ? await q.userByEmail(db, commit.authorEmail) : null;
+  const authorUrl = author ? `${ctx.baseUrl}/${author.username}` : commit ? `mailto:${commit.authorEmail}` : null;
+  const user = hj.job.userId === null ? null : (users.get(hj.job.userId) ?? null);
+  const payload = jobPayload(hj, project, ctx, status ?? hj.job.status, user, commit, authorUrl);
+  return [{ flag: "jobEvents", header: EVENT_HEADER.job, payload }];
 }
 
 /** One ref update: up to 20 commits, oldest first (`Gitlab::DataBuilder::Push`, `commits.last(20)`). */
@@ -341,7 +368,7 @@ export function updateAction(before: string, after: string): "update" | "close" 
 }
 
 /** The triggers `POST /projects/:id/hooks/:hook_id/test/:trigger` builds samples for. */
-export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events", "pipeline_events"] as const;
+export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events", "job_events", "pipeline_events"] as const;
 export type TestTrigger = (typeof TEST_TRIGGERS)[number];
 
 /**
@@ -373,6 +400,11 @@ export async function testSample(db: Executor, projectId: number, trigger: TestT
     // TestHooks::ProjectService#pipeline_events_data: the project's newest pipeline.
     const [built] = await pipelineEvent(db, project, ctx, "newest");
     return built ?? { error: "Ensure the project has CI pipelines." };
+  }
+  if (trigger === "job_events") {
+    // TestHooks::ProjectService#job_events_data: the project's newest job.
+    const [built] = await jobEvent(db, project, ctx, "newest");
+    return built ?? { error: "Ensure the project has CI jobs." };
   }
   if (trigger === "merge_requests_events") {
     const mr = await q.loadMergeRequest(db, project.id, "first");

@@ -1,7 +1,7 @@
 import type { GitCommitRow, Label, Note, User } from "../../../db/schema";
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../users/entities";
-import type { HookIssue, HookMergeRequest, HookPipeline, HookProject } from "./queries";
+import type { HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
 
 /**
  * GitLab's webhook payloads (lib/gitlab/data_builder/*.rb, lib/gitlab/hook_data/*.rb, doc/user/project/
@@ -346,6 +346,7 @@ export const EVENT_HEADER = {
   confidential_note: "Confidential Note Hook",
   merge_request: "Merge Request Hook",
   pipeline: "Pipeline Hook",
+  job: "Job Hook",
 } as const;
 
 /**
@@ -428,5 +429,68 @@ export function pipelinePayload(hp: HookPipeline, p: HookProject, ctx: Ctx, stat
           : null,
       };
     }),
+  };
+}
+
+/**
+ * Gitlab::DataBuilder::Build#build (15.4). `status` is the one the event carries (the transition that
+ * sent it); times are the row's, serialised as Rails' JSON does (ISO 8601 with milliseconds), not
+ * `hook_attrs`' format. `commit` describes the pipeline (GitLab: "commit.id is actually the pipeline id").
+ * `authorUrl`: the profile of the user owning the commit's author e-mail, else `mailto:` that address.
+ */
+export function jobPayload(hj: HookJob, p: HookProject, ctx: Ctx, status: string, user: User | null, commit: GitCommitRow | null, authorUrl: string | null) {
+  const { job, pipeline, runner } = hj;
+  const now = new Date();
+  const environment = job.options.environment as { name?: string; action?: string } | string | null | undefined;
+  return {
+    object_kind: "build",
+    ref: pipeline.ref,
+    tag: pipeline.tag,
+    before_sha: pipeline.beforeSha,
+    sha: pipeline.sha,
+    build_id: job.id,
+    build_name: job.name,
+    build_stage: job.stage,
+    build_status: status,
+    build_created_at: isoTime(job.createdAt),
+    build_started_at: isoTime(job.startedAt),
+    build_finished_at: isoTime(job.finishedAt),
+    build_duration: job.startedAt ? seconds(job.startedAt, job.finishedAt ?? now) : null,
+    build_queued_duration: job.queuedAt ? seconds(job.queuedAt, job.startedAt ?? now) : null,
+    build_allow_failure: job.allowFailure,
+    build_failure_reason: job.status === "failed" ? job.failureReason : null,
+    pipeline_id: pipeline.id,
+    runner: runner
+      ? { id: runner.id, description: runner.description, runner_type: runner.runnerType, active: runner.active, is_shared: runner.runnerType === "instance_type", tags: runner.tagList }
+      : null,
+    project_id: p.id,
+    project_name: `${p.namespaceFullName} / ${p.name}`,
+    user: user ? userAttrs(user, ctx) : null,
+    commit: {
+      id: pipeline.id,
+      sha: pipeline.sha,
+      message: commit?.message ?? null,
+      author_name: commit?.authorName ?? null,
+      author_email: commit?.authorEmail ?? null,
+      author_url: authorUrl,
+      status: pipeline.status,
+      duration: pipeline.duration,
+      started_at: isoTime(pipeline.startedAt),
+      finished_at: isoTime(pipeline.finishedAt),
+    },
+    repository: {
+      name: p.name,
+      url: sshUrl(ctx, p),
+      description: p.description,
+      homepage: projectUrl(ctx, p),
+      git_http_url: `${projectUrl(ctx, p)}.git`,
+      git_ssh_url: sshUrl(ctx, p),
+      visibility_level: p.visibilityLevel,
+    },
+    environment: environment
+      ? typeof environment === "string"
+        ? { name: environment, action: "start" }
+        : { name: environment.name ?? null, action: environment.action ?? "start" }
+      : null,
   };
 }

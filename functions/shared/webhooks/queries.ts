@@ -293,3 +293,28 @@ export async function loadPipeline(db: Executor, projectId: number, where: { id:
     runners: new Map(runnerRows.map((r) => [r.id, r])),
   };
 }
+
+/** What Gitlab::DataBuilder::Build reads besides the project: the job, its pipeline, its runner. */
+export type HookJob = { job: CiBuild; pipeline: CiPipeline; runner: CiRunner | null };
+
+/**
+ * One job of the project (`{id}`), or the newest (TestHooks::ProjectService#job_events_data:
+ * `Ci::JobsFinder…first`, newest id first); bridges are not jobs here, as in `project.builds`.
+ */
+export async function loadJob(db: Executor, projectId: number, where: { id: number } | "newest"): Promise<HookJob | null> {
+  const [row] = await db
+    .select({ job: ciBuilds, pipeline: ciPipelines, runner: ciRunners })
+    .from(ciBuilds)
+    .innerJoin(ciPipelines, eq(ciPipelines.id, ciBuilds.pipelineId))
+    .leftJoin(ciRunners, eq(ciRunners.id, ciBuilds.runnerId))
+    .where(and(eq(ciBuilds.projectId, projectId), eq(ciBuilds.type, "build"), where === "newest" ? sql`true` : eq(ciBuilds.id, where.id)))
+    .orderBy(desc(ciBuilds.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The user a commit author e-mail belongs to (`Commit#author`, primary e-mail here), or null. */
+export async function userByEmail(db: Executor, email: string): Promise<User | null> {
+  const [user] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
+  return user ?? null;
+}
