@@ -11,6 +11,7 @@ import { rawParams, readParams, validateParams } from "../kernel/params";
 import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
 import { pipelinesForPush } from "../shared/ci/coordinator";
+import { hookEvent } from "../shared/webhooks";
 import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { commitFailureMessage, pickFailureMessage } from "./messages";
 import { commitSignature } from "./signature";
@@ -290,6 +291,8 @@ commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", async (c) =
     lineCode: code,
     discussionId: newDiscussionId(),
   });
+  // A commit comment is a note: its Note Hook (`commit` in the payload), as GitLab's Notes::CreateService.
+  await hookEvent(c.env, baseUrl(c), { kind: "note", projectId: project.id, id: note.id, userId: user.id });
   return present(c, { ...note, author: user, resolvedBy: null, diffLine }, commitNote, {}, 201);
 });
 

@@ -8,7 +8,8 @@ import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, che
 import { newDiscussionId } from "../shared/issuables/system_notes";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, type ParamRule, readParamsWithPath } from "../kernel/params";
-import { present } from "../kernel/present";
+import { baseUrl, present } from "../kernel/present";
+import { hookEvent } from "../shared/webhooks";
 import { router } from "../kernel/router";
 import { isResolvable, note } from "../notes/entities";
 import { discussion } from "./entities";
@@ -34,6 +35,16 @@ const FAMILIES: { base: string; type: Noteable["type"] }[] = [
 
 /** Noteable::REPLYABLE_TYPES (with EE's Epic): where a single comment can become a thread. */
 const REPLYABLE = new Set<Noteable["type"]>(["Issue", "MergeRequest", "Epic"]);
+
+/**
+ * A thread or reply is a note like any other: its Note Hook, as `POST …/notes` sends it
+ * (Notes::PostProcessService#execute_note_hooks). Epics live in a group and send none (GitLab neither:
+ * `return unless note.project`).
+ */
+async function noteHook(c: Ctx, created: { id: number; projectId: number | null; system: boolean }, actor: Actor): Promise<void> {
+  if (created.projectId === null || created.system) return;
+  await hookEvent(c.env, baseUrl(c), { kind: "note", projectId: created.projectId, id: created.id, userId: actor.user.id });
+}
 
 function noteable(c: Ctx, type: Noteable["type"], key: string): Promise<Noteable> {
   if (type === "Commit") return findCommitNoteable(c, c.req.param("id") ?? "", key);
@@ -120,6 +131,7 @@ for (const family of FAMILIES) {
       resolvable: type === "MergeRequest",
       createdAt: noteCreatedAt(actor, n, params.created_at),
     });
+    await noteHook(c, created, actor);
     const row = Object.assign(created, { author: noteUser(actor.user), resolvedBy: null });
     return present(c, { id: row.discussionId, notes: [row] }, discussion, { noteable: n }, 201);
   });
@@ -160,6 +172,7 @@ for (const family of FAMILIES) {
       createdAt: noteCreatedAt(actor, n, params.created_at),
       convert: individual,
     });
+    await noteHook(c, created, actor);
     return present(c, Object.assign(created, { author: noteUser(actor.user), resolvedBy: null }), note, { noteable: n }, 201);
   });
 

@@ -172,6 +172,42 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     await allowLocal(w, false);
   });
 
+  it("sends Note Hook for notes made through /discussions (thread and reply) and on merge requests, snippets and commits", async () => {
+    const { w, project, path, api } = await hookedProject({ note_events: true, push_events: false });
+    const commit = (await (
+      await api.post(`/projects/${project.id}/repository/commits`, {
+        json: { branch: "main", commit_message: "Init", actions: [{ action: "create", file_path: "a.txt", content: "a\n" }] },
+      })
+    ).json()) as { id: string };
+    await api.post(`/projects/${project.id}/repository/branches`, { json: { branch: "feature", ref: "main" } });
+    const issue = (await (await api.post(`/projects/${project.id}/issues`, { json: { title: "Threads" } })).json()) as { iid: number };
+    const thread = await api.post(`/projects/${project.id}/issues/${issue.iid}/discussions`, { json: { body: "A thread" } });
+    expect(thread.status).toBe(201);
+    const discussionId = ((await thread.json()) as { id: string }).id;
+    expect((await api.post(`/projects/${project.id}/issues/${issue.iid}/discussions/${discussionId}/notes`, { json: { body: "A reply" } })).status).toBe(201);
+    const mr = (await (await api.post(`/projects/${project.id}/merge_requests`, { json: { source_branch: "feature", target_branch: "main", title: "MR" } })).json()) as { iid: number };
+    expect((await api.post(`/projects/${project.id}/merge_requests/${mr.iid}/discussions`, { json: { body: "On the MR" } })).status).toBe(201);
+    const snippet = (await (await api.post(`/projects/${project.id}/snippets`, { json: { title: "Snip", file_name: "s.txt", content: "x", visibility: "private" } })).json()) as { id: number };
+    expect((await api.post(`/projects/${project.id}/snippets/${snippet.id}/notes`, { json: { body: "On the snippet" } })).status).toBe(201);
+    expect((await api.post(`/projects/${project.id}/repository/commits/${commit.id}/comments`, { json: { note: "On the commit" } })).status).toBe(201);
+    expect((await api.post(`/projects/${project.id}/repository/commits/${commit.id}/discussions`, { json: { body: "A commit thread" } })).status).toBe(201);
+
+    const list = await waitFor(path, 6);
+    const notes = list.map((d) => JSON.parse(d.body));
+    expect(list.every((d) => d.headers["x-gitlab-event"] === "Note Hook")).toBe(true);
+    const by = (body: string) => notes.find((n) => n.object_attributes.note === body);
+    expect(by("A thread")).toMatchObject({ object_kind: "note", object_attributes: { noteable_type: "Issue", type: "DiscussionNote", discussion_id: discussionId }, issue: { iid: issue.iid } });
+    expect(by("A reply")).toMatchObject({ object_attributes: { noteable_type: "Issue", discussion_id: discussionId }, issue: { iid: issue.iid } });
+    expect(by("On the MR")).toMatchObject({ object_attributes: { noteable_type: "MergeRequest" }, merge_request: { iid: mr.iid, title: "MR" } });
+    expect(by("On the MR").object_attributes.url).toMatch(new RegExp(`/-/merge_requests/${mr.iid}#note_\\d+$`));
+    expect(by("On the snippet")).toMatchObject({ object_attributes: { noteable_type: "Snippet", noteable_id: snippet.id }, snippet: { id: snippet.id, title: "Snip", type: "ProjectSnippet" } });
+    expect(by("On the commit")).toMatchObject({ object_attributes: { noteable_type: "Commit", commit_id: commit.id, noteable_id: null }, commit: { id: commit.id, message: "Init" } });
+    expect(by("On the commit").object_attributes.url).toMatch(new RegExp(`/-/commit/${commit.id}#note_\\d+$`));
+    expect(by("A commit thread")).toMatchObject({ object_attributes: { noteable_type: "Commit" }, commit: { id: commit.id } });
+    expect(notes).toHaveLength(6);
+    await allowLocal(w, false);
+  });
+
   it("sends nothing to hooks without the event's flag, and reaches group hooks of ancestor groups", async () => {
     const w = await world();
     const owner = await w.user();

@@ -7,7 +7,7 @@ import { loadSettings } from "../settings/load";
 import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
 import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
-import { EVENT_HEADER, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload } from "./payloads";
+import { EVENT_HEADER, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload } from "./payloads";
 import * as q from "./queries";
 
 /**
@@ -115,24 +115,27 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
 
 export async function noteEvent(db: Executor, project: q.HookProject, ctx: PresentContext, which: { id: number } | "first", userId?: number): Promise<BuiltEvent[]> {
   const note = await q.loadNote(db, project.id, which);
-  // Differs from GitLab: commit notes (no noteable_id) send no note hook yet.
-  if (!note || note.noteableId === null) return [];
-  const noteableId = note.noteableId;
+  if (!note) return [];
   const users = await q.loadUsers(db, [userId ?? note.authorId]);
   const user = users.get(userId ?? note.authorId ?? 0);
   if (!user) return [];
-  let payload;
-  let confidential = note.confidential;
-  if (note.noteableType === "Issue") {
-    const issue = await q.loadIssue(db, project.id, { id: noteableId });
-    if (!issue) return [];
-    confidential ||= issue.confidential;
-    payload = notePayload(note, project, ctx, user, { kind: "issue", issue });
-  } else {
-    const mr = await q.loadMergeRequest(db, project.id, { id: noteableId });
-    if (!mr) return [];
-    payload = notePayload(note, project, ctx, user, { kind: "merge_request", mr, lastCommit: await lastCommitOf(db, project, mr.sha), source: await sourceOf(db, project, mr) });
+  let noteable: HookNoteable | null = null;
+  if (note.noteableType === "Issue" && note.noteableId !== null) {
+    const issue = await q.loadIssue(db, project.id, { id: note.noteableId });
+    if (issue) noteable = { kind: "issue", issue };
+  } else if (note.noteableType === "MergeRequest" && note.noteableId !== null) {
+    const mr = await q.loadMergeRequest(db, project.id, { id: note.noteableId });
+    if (mr) noteable = { kind: "merge_request", mr, lastCommit: await lastCommitOf(db, project, mr.sha), source: await sourceOf(db, project, mr) };
+  } else if (note.noteableType === "Snippet" && note.noteableId !== null) {
+    const snippet = await q.loadSnippet(db, project.id, note.noteableId);
+    if (snippet) noteable = { kind: "snippet", snippet };
+  } else if (note.noteableType === "Commit") {
+    const commit = await lastCommitOf(db, project, note.commitId);
+    if (commit) noteable = { kind: "commit", commit };
   }
+  if (!noteable) return [];
+  const confidential = note.confidential || (noteable.kind === "issue" && noteable.issue.confidential);
+  const payload = notePayload(note, project, ctx, user, noteable);
   return [confidential
     ? { flag: "confidentialNoteEvents", header: EVENT_HEADER.confidential_note, payload }
     : { flag: "noteEvents", header: EVENT_HEADER.note, payload }];

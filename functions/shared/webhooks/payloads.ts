@@ -1,4 +1,4 @@
-import type { GitCommitRow, Label, Note, User } from "../../../db/schema";
+import type { GitCommitRow, Label, Note, Snippet, User } from "../../../db/schema";
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../users/entities";
 import type { HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
@@ -186,18 +186,30 @@ export function commitAttrs(c: GitCommitRow, p: HookProject, ctx: Ctx, files?: {
   };
 }
 
+/** The page of a note's noteable (Gitlab::UrlBuilder): issue and merge request by iid, snippet by id, commit by sha. */
+function noteUrl(n: Note, p: HookProject, ctx: Ctx, noteable: HookNoteable): string {
+  const path =
+    noteable.kind === "issue"
+      ? `issues/${noteable.issue.iid}`
+      : noteable.kind === "merge_request"
+        ? `merge_requests/${noteable.mr.iid}`
+        : noteable.kind === "snippet"
+          ? `snippets/${noteable.snippet.id}`
+          : `commit/${noteable.commit.oid.trim()}`;
+  return `${projectUrl(ctx, p)}/-/${path}#note_${n.id}`;
+}
+
 /** `Note#hook_attrs` plus `url` (Gitlab::HookData::NoteBuilder). */
-export function noteAttrs(n: Note, p: HookProject, ctx: Ctx, noteableIid: number) {
-  const path = n.noteableType === "Issue" ? "issues" : "merge_requests";
+export function noteAttrs(n: Note, p: HookProject, ctx: Ctx, noteable: HookNoteable) {
   return {
     attachment: null,
     author_id: n.authorId,
     change_position: null,
-    commit_id: null,
+    commit_id: n.commitId,
     created_at: hookTime(n.createdAt),
     discussion_id: n.discussionId,
     id: n.id,
-    line_code: null,
+    line_code: n.lineCode,
     note: n.note,
     noteable_id: n.noteableId,
     noteable_type: n.noteableType,
@@ -213,9 +225,34 @@ export function noteAttrs(n: Note, p: HookProject, ctx: Ctx, noteableIid: number
     updated_at: hookTime(n.updatedAt),
     updated_by_id: n.updatedById,
     description: n.note,
-    url: `${projectUrl(ctx, p)}/-/${path}/${noteableIid}#note_${n.id}`,
+    url: noteUrl(n, p, ctx, noteable),
   };
 }
+
+/** `Snippet#hook_attrs` of a project snippet. */
+function snippetAttrs(s: Snippet, p: HookProject, ctx: Ctx) {
+  return {
+    id: s.id,
+    title: s.title,
+    content: s.content,
+    author_id: s.authorId,
+    project_id: s.projectId,
+    created_at: hookTime(s.createdAt),
+    updated_at: hookTime(s.updatedAt),
+    file_name: s.fileName,
+    type: "ProjectSnippet",
+    visibility_level: s.visibilityLevel,
+    description: s.description,
+    url: `${projectUrl(ctx, p)}/-/snippets/${s.id}`,
+  };
+}
+
+/** What a note is on, as the note payload shows it (`issue`, `merge_request`, `snippet` or `commit`). */
+export type HookNoteable =
+  | { kind: "issue"; issue: HookIssue }
+  | { kind: "merge_request"; mr: HookMergeRequest; lastCommit: GitCommitRow | null; source?: HookProject | null }
+  | { kind: "snippet"; snippet: Snippet }
+  | { kind: "commit"; commit: GitCommitRow };
 
 /** Changes between the attributes before and after an update: `{key: {previous, current}}`. */
 export function changesOf(before: Record<string, unknown> | null, after: Record<string, unknown>): Record<string, { previous: unknown; current: unknown }> {
@@ -271,27 +308,24 @@ export function mergeRequestPayload(
   };
 }
 
-/** `Gitlab::DataBuilder::Note#build`: the note, and the issue or merge request it is on. */
-export function notePayload(
-  n: Note,
-  p: HookProject,
-  ctx: Ctx,
-  user: User,
-  noteable: { kind: "issue"; issue: HookIssue } | { kind: "merge_request"; mr: HookMergeRequest; lastCommit: GitCommitRow | null; source?: HookProject | null },
-) {
+/** `Gitlab::DataBuilder::Note#build`: the note, and the issue, merge request, snippet or commit it is on. */
+export function notePayload(n: Note, p: HookProject, ctx: Ctx, user: User, noteable: HookNoteable) {
   const confidential = n.confidential || (noteable.kind === "issue" && noteable.issue.confidential);
-  const iid = noteable.kind === "issue" ? noteable.issue.iid : noteable.mr.iid;
   return {
     object_kind: "note",
     event_type: confidential ? "confidential_note" : "note",
     user: userAttrs(user, ctx),
     project_id: p.id,
     project: projectAttrs(p, ctx),
-    object_attributes: noteAttrs(n, p, ctx, iid),
+    object_attributes: noteAttrs(n, p, ctx, noteable),
     repository: shortRepository(p, ctx),
     ...(noteable.kind === "issue"
       ? { issue: issueAttrs(noteable.issue, p, ctx) }
-      : { merge_request: mergeRequestAttrs(noteable.mr, p, ctx, noteable.lastCommit, noteable.source === undefined ? p : noteable.source) }),
+      : noteable.kind === "merge_request"
+        ? { merge_request: mergeRequestAttrs(noteable.mr, p, ctx, noteable.lastCommit, noteable.source === undefined ? p : noteable.source) }
+        : noteable.kind === "snippet"
+          ? { snippet: snippetAttrs(noteable.snippet, p, ctx) }
+          : { commit: commitAttrs(noteable.commit, p, ctx) }),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   notes,
   projects,
   protectedBranches,
+  snippets,
   users,
   webHooks,
   webHookPushCursors,
@@ -30,6 +31,7 @@ import {
   type MergeRequest,
   type Note,
   type Project,
+  type Snippet,
   type User,
   type WebHook,
 } from "../../../db/schema";
@@ -148,7 +150,7 @@ export async function loadNote(db: Executor, projectId: number, where: { id: num
     .where(
       and(
         eq(notes.projectId, projectId),
-        inArray(notes.noteableType, ["Issue", "MergeRequest"]),
+        inArray(notes.noteableType, ["Issue", "MergeRequest", "Snippet", "Commit"]),
         where === "first" ? eq(notes.system, false) : eq(notes.id, where.id),
       ),
     )
@@ -317,4 +319,10 @@ export async function loadJob(db: Executor, projectId: number, where: { id: numb
 export async function userByEmail(db: Executor, email: string): Promise<User | null> {
   const [user] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
   return user ?? null;
+}
+
+/** A project snippet, for the note payload. */
+export async function loadSnippet(db: Executor, projectId: number, id: number): Promise<Snippet | null> {
+  const [row] = await db.select().from(snippets).where(and(eq(snippets.projectId, projectId), eq(snippets.id, id)));
+  return row ?? null;
 }
