@@ -126,6 +126,18 @@ export async function deletePackage(db: Executor, packageId: number): Promise<st
   return result.rows.map((r) => r.file_store);
 }
 
+/** The file of a package, or null (`package.package_files.find_by_id`). */
+export async function findPackageFile(db: Executor, packageId: number, fileId: number): Promise<PackageFile | null> {
+  const [row] = await db.select().from(packageFiles).where(and(eq(packageFiles.packageId, packageId), eq(packageFiles.id, fileId)));
+  return row ?? null;
+}
+
+/** Deletes one package file row; returns its R2 key (null when another request deleted it first). */
+export async function deletePackageFile(db: Executor, fileId: number): Promise<string | null> {
+  const [row] = await db.delete(packageFiles).where(eq(packageFiles.id, fileId)).returning({ fileStore: packageFiles.fileStore });
+  return row?.fileStore ?? null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Build infos (the pipelines that published a package)
 

@@ -165,6 +165,57 @@ describe("DELETE /projects/:id/packages/:package_id", () => {
   });
 });
 
+describe("DELETE /projects/:id/packages/:package_id/package_files/:package_file_id", () => {
+  it("answers 204, removes the row and the R2 object and keeps the package and its other files; then 404", async () => {
+    const { w, dev, project } = await setup();
+    const keep = (await (await rawPut(dev.token, `/projects/${project.id}/packages/generic/two/1.0.0/keep.bin?select=package_file`, "k")).json()) as File;
+    const drop = (await (await rawPut(dev.token, `/projects/${project.id}/packages/generic/two/1.0.0/drop.bin?select=package_file`, "d")).json()) as File;
+    expect(drop.package_id).toBe(keep.package_id);
+    const [row] = await w.db((db) => db.select().from(packageFiles).where(eq(packageFiles.id, drop.id)));
+    const url = `/projects/${project.id}/packages/${drop.package_id}/package_files/${drop.id}`;
+    const res = await w.as(dev).delete(url);
+    expect([res.status, await res.text()]).toEqual([204, ""]);
+    expect(await (env as unknown as { BLOBS: R2Bucket }).BLOBS.get(row.fileStore)).toBeNull();
+    const files = (await (await w.as(dev).get(`/projects/${project.id}/packages/${drop.package_id}/package_files`)).json()) as File[];
+    expect(files.map((f) => f.file_name)).toEqual(["keep.bin"]);
+    expect(await statusAndBody(await w.as(dev).delete(url))).toEqual([404, { message: "404 Not Found" }]);
+    // The last file goes too; the package stays (GitLab's package file delete never deletes the package).
+    expect((await w.as(dev).delete(`/projects/${project.id}/packages/${keep.package_id}/package_files/${keep.id}`)).status).toBe(204);
+    expect((await w.as(dev).get(`/projects/${project.id}/packages/${keep.package_id}`)).status).toBe(200);
+  });
+
+  it("404 for an unknown package, a file of another package, another project's package; 400 for a non-integer id", async () => {
+    const { w, dev, project } = await setup();
+    const a = (await (await rawPut(dev.token, `/projects/${project.id}/packages/generic/a/1.0.0/a.bin?select=package_file`, "a")).json()) as File;
+    const b = (await (await rawPut(dev.token, `/projects/${project.id}/packages/generic/b/1.0.0/b.bin?select=package_file`, "b")).json()) as File;
+    const api = w.as(dev);
+    expect(await statusAndBody(await api.delete(`/projects/${project.id}/packages/${a.package_id}/package_files/${b.id}`))).toEqual([404, { message: "404 Not Found" }]);
+    expect(await statusAndBody(await api.delete(`/projects/${project.id}/packages/999999999/package_files/${a.id}`))).toEqual([404, { message: "404 Not found" }]);
+    expect(await statusAndBody(await api.delete(`/projects/${project.id}/packages/${a.package_id}/package_files/99999999999`))).toEqual([404, { message: "404 Not Found" }]);
+    expect(await statusAndBody(await api.delete(`/projects/${project.id}/packages/${a.package_id}/package_files/abc`))).toEqual([400, { error: "package_file_id is invalid" }]);
+    const other = await w.project({ developers: [dev] });
+    expect(await statusAndBody(await api.delete(`/projects/${other.id}/packages/${a.package_id}/package_files/${a.id}`))).toEqual([404, { message: "404 Not found" }]);
+    // Still there.
+    expect(((await (await api.get(`/projects/${project.id}/packages/${a.package_id}/package_files`)).json()) as File[]).map((f) => f.id)).toEqual([a.id]);
+  });
+
+  it("403 for reporters of a public project (before the package is looked up), 401 anonymous, 404 for non-members of a private one", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const reporter = await w.user();
+    const pub = await w.project({ developers: [dev], reporters: [reporter], visibility: "public" });
+    const file = (await (await rawPut(dev.token, `/projects/${pub.id}/packages/generic/p/1.0.0/p.bin?select=package_file`, "p")).json()) as File;
+    const url = `/projects/${pub.id}/packages/${file.package_id}/package_files/${file.id}`;
+    expect(await statusAndBody(await w.as(reporter).delete(url))).toEqual([403, { message: "403 Forbidden" }]);
+    // Anonymous writes stop at the router's `authenticate_non_get!` (kernel/router.ts, A4).
+    expect(await statusAndBody(await w.anonymous.delete(url))).toEqual([401, { message: "401 Unauthorized" }]);
+    expect(await statusAndBody(await w.as(reporter).delete(`/projects/${pub.id}/packages/999999999/package_files/1`))).toEqual([403, { message: "403 Forbidden" }]);
+    const { project } = await setup();
+    expect(await statusAndBody(await w.as(w.stranger).delete(`/projects/${project.id}/packages/1/package_files/1`))).toEqual([404, { message: "404 Project Not Found" }]);
+    expect((await w.as(dev).delete(url)).status).toBe(204);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Packages published by CI jobs (packages_build_infos): a job token publishes, the package records
 // the job's pipeline.

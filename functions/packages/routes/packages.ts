@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
 import type { Ctx } from "../../kernel/env";
-import { paramsError, recordNotFound } from "../../kernel/errors";
+import { checkUnmodifiedSince, notFound, paramsError, recordNotFound } from "../../kernel/errors";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams } from "../../kernel/params";
@@ -14,7 +14,7 @@ import { removeFiles } from "../services";
 
 /**
  * The package registry's common API (lib/api/project_packages.rb, group_packages.rb,
- * package_files.rb; spec 1: 4.10). Not built: deleting single package files.
+ * package_files.rb; spec 1: 4.10).
  */
 export const packagesRoutes = router();
 
@@ -130,5 +130,31 @@ packagesRoutes.delete("/projects/:id/packages/:package_id", async (c) => {
   authorize(c, "destroy_package", project);
   const keys = await q.deletePackage(c.var.db(), pkg.id);
   await removeFiles(c.env.BLOBS, keys);
+  return c.body(null, 204);
+});
+
+/**
+ * DELETE /projects/:id/packages/:package_id/package_files/:package_file_id (lib/api/package_files.rb):
+ * 204. As GitLab: read access to the project's packages, then `destroy_package` (403, before the
+ * package is looked up), then the package (404) and its file (404); `If-Unmodified-Since`
+ * (`destroy_conditionally!`, 412). The row goes, then the R2 object; the package stays, even without
+ * files. Differs from GitLab (15.x with `packages_installable_package_files`): the file is deleted at
+ * once instead of being marked `pending_destruction` for a cleanup worker.
+ */
+packagesRoutes.delete("/projects/:id/packages/:package_id/package_files/:package_file_id", async (c) => {
+  const project = await findProject(c, c.req.param("id")!);
+  authorize(c, "read_package", project);
+  // Both ids are Grape `Integer` parameters, validated before the endpoint's own authorization.
+  packageId(c);
+  const fileId = c.req.param("package_file_id")!;
+  if (!/^\d+$/.test(fileId)) throw paramsError("package_file_id is invalid");
+  authorize(c, "destroy_package", project);
+  const pkg = await findPackage(c, project, false);
+  const db = c.var.db();
+  const file = Number(fileId) > 2147483647 ? null : await q.findPackageFile(db, pkg.id, Number(fileId));
+  if (!file) throw notFound();
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), file.updatedAt);
+  const key = await q.deletePackageFile(db, file.id);
+  if (key) await removeFiles(c.env.BLOBS, [key]);
   return c.body(null, 204);
 });
