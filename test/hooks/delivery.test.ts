@@ -544,6 +544,97 @@ function batchOf(body: WebhookMessage) {
   return { batch: batch as unknown as MessageBatch<WebhookMessage>, outcome };
 }
 
+describe("chat integrations: pipeline messages", () => {
+  it("posts ChatMessage::PipelineMessage for failed and successful pipelines only; notify_only_broken_pipelines and the branch choice filter", async () => {
+    const w = await world();
+    const { owner, project, api, sha } = await ciProject(w, "stages: [test]\nunit:\n  stage: test\n  script: [echo ok]\nlint:\n  stage: test\n  script: [echo lint]\n");
+    await allowLocal(w, true);
+    const quiet = { push_events: false, issues_events: false, merge_requests_events: false, note_events: false, tag_push_events: false };
+    const slack = await integrate(api, project.id, "slack", { ...quiet, pipeline_channel: "#ci" });
+    const broken = await integrate(api, project.id, "mattermost", { ...quiet, notify_only_broken_pipelines: true });
+    const teams = await integrate(api, project.id, "microsoft-teams", { ...quiet });
+    const otherBranch = await integrate(api, project.id, "hangouts-chat", { ...quiet, branches_to_be_notified: "protected", pipeline_events: true });
+    // `main` was protected by its first push: with the protection gone, "protected" leaves it out.
+    expect((await api.delete(`/projects/${project.id}/protected_branches/main`)).status).toBe(204);
+    const shown = (await (await api.get(`/projects/${project.id}`)).json()) as { name: string; path_with_namespace: string; name_with_namespace: string };
+    const me = (await (await api.get(`/user`)).json()) as { name: string; username: string };
+    const runner = await projectRunner(api, project.id);
+
+    async function run(outcomes: Record<string, "success" | "failed">) {
+      const pipeline = await createPipeline(api, project.id);
+      const ids: Record<string, number> = {};
+      for (let i = 0; i < Object.keys(outcomes).length; i++) {
+        const job = await claim(runner.token);
+        ids[job.job_info.name] = job.id;
+        expect((await finish(job, outcomes[job.job_info.name], outcomes[job.job_info.name] === "failed" ? { failure_reason: "script_failure" } : {})).status).toBe(200);
+      }
+      return { pipeline, ids };
+    }
+
+    const failed = await run({ unit: "success", lint: "failed" });
+    const [slackFailed] = (await waitFor(slack, 1)).map(slackPayload);
+    // Pipeline events come from the pipeline's coordinator, which links with the instance's EXTERNAL_URL.
+    const info = { ...shown, web_url: `${new URL(slackFailed.attachments[0].title_link).origin}/${shown.path_with_namespace}` };
+    const who = `${me.name} (${me.username})`;
+    const failures = `${info.web_url}/-/pipelines/${failed.pipeline.id}/failures`;
+    const message = `<${info.web_url}|${info.name}>: Pipeline <${failures}|#${failed.pipeline.id}> of branch <${info.web_url}/-/commits/main|main> by ${who} has failed in 00:00`;
+    expect(slackFailed).toEqual({
+      channel: "#ci",
+      text: "",
+      fallback: message,
+      attachments: [
+        {
+          fallback: message,
+          color: "danger",
+          author_name: who,
+          author_icon: expect.any(String),
+          author_link: null,
+          title: `Pipeline #${failed.pipeline.id} has failed in 00:00`,
+          title_link: failures,
+          fields: [
+            { title: "Branch", value: `<${info.web_url}/-/commits/main|main>`, short: true },
+            // The commit title loses the characters of links (SlackMarkdownSanitizer).
+            { title: "Commit", value: `<${info.web_url}/-/commit/${sha}|Add CI skip ci>`, short: true },
+            { title: "Failed stage", value: `<${failures}|test>`, short: true },
+            { title: "Failed job", value: `<${info.web_url}/-/jobs/${failed.ids.lint}|lint>`, short: true },
+          ],
+          footer: info.name,
+          footer_icon: null,
+          ts: expect.any(Number),
+        },
+      ],
+    });
+    expect(slackPayload((await waitFor(broken, 1))[0]).attachments[0].title).toBe(`Pipeline #${failed.pipeline.id} has failed in 00:00`);
+    const [teamsFailed] = await waitFor(teams, 1);
+    const markdown = `[${info.name}](${info.web_url}): Pipeline [#${failed.pipeline.id}](${failures}) of branch [main](${info.web_url}/-/commits/main) by ${who} has failed in 00:00`;
+    expect(JSON.parse(teamsFailed.body)).toEqual({
+      sections: [
+        {
+          activityTitle: `Pipeline [#${failed.pipeline.id}](${failures}) of branch [main](${info.web_url}/-/commits/main) by ${who} has failed`,
+          activitySubtitle: `in [${info.name}](${info.web_url})`,
+          activityText: "in 00:00",
+          activityImage: expect.any(String),
+        },
+        { title: "Details", facts: [{ name: "Attachments", value: markdown }] },
+      ],
+      title: info.name_with_namespace,
+      summary: markdown,
+    });
+
+    const passed = await run({ unit: "success", lint: "success" });
+    const slackPassed = slackPayload((await waitFor(slack, 2))[1]);
+    expect(slackPassed.attachments[0]).toMatchObject({ color: "good", title: `Pipeline #${passed.pipeline.id} has passed in 00:00`, title_link: `${info.web_url}/-/pipelines/${passed.pipeline.id}` });
+    expect(slackPassed.attachments[0].fields.map((f: { title: string }) => f.title)).toEqual(["Branch", "Commit"]);
+    await waitFor(teams, 2);
+    // Only broken pipelines for mattermost; `main` is not protected here, so Google Chat heard nothing.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await received(broken)).toHaveLength(1);
+    expect(await received(otherBranch)).toHaveLength(0);
+    expect(await received(slack)).toHaveLength(2);
+    await allowLocal(w, false);
+  });
+});
+
 describe("chat integrations: the delivery guard", () => {
   it("drops a queued notification to a local webhook once local requests are off (acked, never sent), sends it while on", async () => {
     const { w, api, project } = await chatProject();

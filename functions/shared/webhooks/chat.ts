@@ -8,8 +8,8 @@ import { branchMatches } from "./events";
  * hangouts_chat.rb through HangoutsChat::Sender). Pure functions: the consumer in ./index.ts loads
  * the integrations and queues one request per body.
  *
- * Not built: pipeline, wiki page and deployment messages (no pipeline or wiki events reach the hook
- * queue yet); Google Chat threads (`threadKey`); Slack's per-user Slack app.
+ * Not built: wiki page and deployment messages (Edgeforge has neither); Google Chat threads
+ * (`threadKey`); Slack's per-user Slack app. GitLab has no chat message for job events, nor here.
  */
 
 /** The chat services by stored slug (the spec's neutral slugs, and GitLab's where the spec has none). */
@@ -27,12 +27,14 @@ export const chatServiceOf = (slug: string): ChatService | null => (CHAT_SERVICE
 const MARKDOWN: Record<ChatService, boolean> = { discord: true, microsoft_teams: true, slack: false, mattermost: false, hangouts_chat: false };
 
 type Payload = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Attachment = { title?: string; title_link?: string; text: string; color: string };
+type Attachment = { title?: string; title_link?: string; text?: string; color: string; [key: string]: unknown };
 type Activity = { title: string; subtitle: string; text: string; image: string | null };
 
 /** What a ChatMessage answers: `pretext`/`summary`, `fallback`, `attachments`, `activity`, the user. */
 export type ChatMessage = {
   pretext: string;
+  /** BaseMessage#summary (Microsoft Teams' `summary`) where it differs from `pretext` (pipelines: empty pretext). */
+  summary?: string;
   fallback: string;
   /** Slack-style attachments, or (Markdown services) the attachment text itself. */
   attachments: Attachment[] | string;
@@ -184,6 +186,106 @@ function noteMessage(b: Base, p: Payload): ChatMessage {
   });
 }
 
+/** ChatMessage::PipelineMessage::MAX_VISIBLE_JOBS */
+const MAX_VISIBLE_JOBS = 10;
+
+/** BaseMessage#pretty_duration: `%M:%S` under an hour, else `%H:%M:%S` (of the seconds since the epoch, in UTC). */
+function prettyDuration(seconds: number): string {
+  const iso = new Date(seconds * 1000).toISOString();
+  return seconds < 3600 ? iso.slice(14, 19) : iso.slice(11, 19);
+}
+
+/** `"…".pluralize(n)` for the two field titles. */
+const plural = (word: string, n: number) => (n === 1 ? word : `${word}s`);
+
+/**
+ * ChatMessage::PipelineMessage: a finished pipeline (BaseChatNotification sends only `success` and
+ * `failed`, see `chatMessage`). Differs from GitLab: no `author_link` (GitLab links the commit's
+ * committer when that e-mail belongs to a user) and no "Invalid CI config YAML file" field (the hook
+ * payload does not carry the pipeline's YAML errors); pipelines have no names in 15.4.
+ */
+function pipelineMessage(b: Base, p: Payload): ChatMessage {
+  const a = p.object_attributes as Payload;
+  const userName = b.userName ?? "API";
+  const combined = b.userFullName ? `${b.userFullName} (${userName})` : userName;
+  const refType = a.tag ? "tag" : "branch";
+  const ref = String(a.ref ?? "");
+  const projectUrl = b.projectUrl;
+  const projectName = String(p.project?.name ?? "");
+  const duration = Math.trunc(Number(a.duration ?? 0)) || 0;
+  const finishedAt = a.finished_at ? Math.floor(new Date(String(a.finished_at).replace(" UTC", "Z").replace(" ", "T")).getTime() / 1000) : null;
+  const pipelineId = a.id;
+  // Jobs that failed for good: failed, with no successful job of the same name; one per name, last first.
+  const builds = (Array.isArray(p.builds) ? p.builds : []) as Payload[];
+  const succeeded = new Set(builds.filter((j) => j.status === "success").map((j) => j.name));
+  const seen = new Set<string>();
+  const failedJobs = builds.filter((j) => j.status === "failed" && !succeeded.has(j.name) && !seen.has(j.name) && (seen.add(j.name), true)).reverse();
+  const failedStages = [...new Set(failedJobs.map((j) => String(j.stage)))];
+  const failuresUrl = `${projectUrl}/-/pipelines/${pipelineId}/failures`;
+  const pipelineUrl = failedJobs.length ? failuresUrl : `${projectUrl}/-/pipelines/${pipelineId}`;
+  const passedWithWarnings = a.detailed_status === "passed with warnings";
+  const humanized = a.status === "success" ? (passedWithWarnings ? "has passed with warnings" : "has passed") : a.status === "failed" ? "has failed" : String(a.status);
+  const color = a.status === "success" ? (passedWithWarnings ? "warning" : "good") : "danger";
+  const refLink = link(ref, refType === "tag" ? `${projectUrl}/-/tags/${ref}` : `${projectUrl}/-/commits/${ref}`);
+  const pipelineLink = link(`#${pipelineId}`, pipelineUrl);
+  const projectLink = link(projectName, projectUrl);
+  const who = stripMarkup(combined);
+  const message = `${projectLink}: Pipeline ${pipelineLink} of ${refType} ${refLink} by ${who} ${humanized} in ${prettyDuration(duration)}`;
+  const activity = {
+    title: `Pipeline ${pipelineLink} of ${refType} ${refLink} by ${who} ${humanized}`,
+    subtitle: `in ${projectLink}`,
+    text: `in ${prettyDuration(duration)}`,
+    image: b.userAvatar ?? "",
+  };
+  let attachments: Attachment[] | string = message;
+  if (!b.markdown) {
+    const fields: { title: string; value: string; short: boolean }[] = [
+      { title: refType === "tag" ? "Tag" : "Branch", value: slackLinks(refLink), short: true },
+      { title: "Commit", value: slackLinks(link(String(p.commit?.title ?? ""), String(p.commit?.url ?? `${projectUrl}/-/commit/${a.sha}`))), short: true },
+    ];
+    if (failedStages.length)
+      fields.push({ title: plural("Failed stage", failedStages.length), value: slackLinks(failedStages.map((st) => link(st, pipelineUrl)).join(", ")), short: true });
+    if (failedJobs.length) {
+      const links = failedJobs.slice(0, MAX_VISIBLE_JOBS).map((j) => link(String(j.name), `${projectUrl}/-/jobs/${j.id}`));
+      const more = failedJobs.length - MAX_VISIBLE_JOBS;
+      if (more > 0) links.push(`and [${more} more](${failuresUrl})`);
+      fields.push({ title: plural("Failed job", failedJobs.length), value: slackLinks(links.join(", ")), short: true });
+    }
+    attachments = [
+      {
+        fallback: format(b, message),
+        color,
+        author_name: stripMarkup(combined),
+        author_icon: b.userAvatar,
+        author_link: null,
+        title: `Pipeline #${pipelineId} ${humanized} in ${prettyDuration(duration)}`,
+        title_link: pipelineUrl,
+        fields,
+        footer: projectName,
+        footer_icon: p.project?.avatar_url ?? null,
+        ts: finishedAt,
+      },
+    ];
+  }
+  return {
+    pretext: "",
+    summary: b.markdown ? message : format(b, message),
+    fallback: format(b, message),
+    attachments,
+    activity,
+    userName,
+    userAvatar: b.userAvatar,
+    projectName: b.projectName,
+  };
+}
+
+/** BaseChatNotification#notify_for_pipeline?: `failed` always, `success` unless only broken pipelines are wanted. */
+function notifyForPipeline(s: ChatSettings, status: string): boolean {
+  if (status === "failed") return true;
+  if (status === "success") return !(s.properties.notify_only_broken_pipelines === true || s.properties.notify_only_broken_pipelines === "true");
+  return false;
+}
+
 /** The settings of one chat integration that decide whether and where it posts. */
 export type ChatSettings = {
   service: ChatService;
@@ -237,6 +339,11 @@ export function chatMessage(s: ChatSettings, payload: Payload, projectName: stri
       return payload.object_attributes?.action === "update" ? null : mergeMessage(b, payload);
     case "note":
       return noteMessage(b, payload);
+    case "pipeline":
+      // BaseChatNotification#should_pipeline_be_notified?: the pipeline's ref through the branch choice, then its status.
+      return notifyForBranch(s, String(payload.object_attributes?.ref ?? "")) && notifyForPipeline(s, String(payload.object_attributes?.status))
+        ? pipelineMessage(b, payload)
+        : null;
     default:
       return null;
   }
@@ -306,7 +413,7 @@ export function chatRequests(s: ChatSettings, message: ChatMessage, eventType: s
         { activityTitle: message.activity.title, activitySubtitle: message.activity.subtitle, activityText: message.activity.text, activityImage: message.activity.image },
       ];
       if (attachmentsList.length && message.attachments !== "") sections.push({ title: "Details", facts: [{ name: "Attachments", value: message.attachments }] });
-      return [json({ sections, title: message.projectName, summary: message.pretext })];
+      return [json({ sections, title: message.projectName, summary: message.summary ?? message.pretext })];
     }
     case "hangouts_chat": {
       // HangoutsChat#parse_simple_text_message: the header, then the first attachment's title and text.
