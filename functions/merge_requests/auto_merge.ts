@@ -4,6 +4,7 @@ import type { Bindings } from "../kernel/env";
 import { projectWithAccess } from "../kernel/lookup";
 import { isApproved } from "../shared/approvals/state";
 import type { FinishedPipeline } from "../shared/ci/finished";
+import { hookEvent } from "../shared/webhooks";
 import { checkMergeability } from "../shared/git";
 import { loadMergeRequest } from "../shared/issuables/find";
 import { listProtections } from "../shared/protected_branches/access";
@@ -19,7 +20,7 @@ import * as q from "./queries";
  * conflict, missing approvals, a moved head) is left waiting, and a merge that fails writes `merge_error`.
  * Idempotent: a merged merge request no longer waits, so a second run finds nothing.
  */
-export async function autoMergeAfterPipeline(_env: Bindings, db: Database, pipeline: FinishedPipeline): Promise<void> {
+export async function autoMergeAfterPipeline(env: Bindings, db: Database, pipeline: FinishedPipeline): Promise<void> {
   if (pipeline.status !== "success" || pipeline.tag) return;
   for (const waiting of await mq.autoMergeWaiting(db, pipeline.projectId, pipeline.ref, pipeline.sha)) {
     const user = waiting.mergeUserId === null ? null : await mq.userById(db, waiting.mergeUserId);
@@ -46,5 +47,7 @@ export async function autoMergeAfterPipeline(_env: Bindings, db: Database, pipel
       author: full?.author?.email ? { name: full.author.name, email: full.author.email } : null,
     });
     if (!outcome.ok) await mq.setMergeError(db, mr.id, `Something went wrong during merge: ${outcome.failure}`);
+    // MergeService#after_merge: the Merge Request Hook with action `merge`, as the merge user.
+    else await hookEvent(env, (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, ""), { kind: "merge_request", projectId: project.id, id: mr.id, action: "merge", userId: user.id });
   }
 }

@@ -208,6 +208,25 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     await allowLocal(w, false);
   });
 
+  it("sends the Merge Request Hook with action merge when a merge request is merged", async () => {
+    const { w, project, path, api } = await hookedProject({ merge_requests_events: true, push_events: false });
+    await api.post(`/projects/${project.id}/repository/commits`, {
+      json: { branch: "main", commit_message: "Init", actions: [{ action: "create", file_path: "a.txt", content: "a\n" }] },
+    });
+    await api.post(`/projects/${project.id}/repository/commits`, {
+      json: { branch: "feature", start_branch: "main", commit_message: "Feature", actions: [{ action: "create", file_path: "b.txt", content: "b\n" }] },
+    });
+    const mr = (await (await api.post(`/projects/${project.id}/merge_requests`, { json: { source_branch: "feature", target_branch: "main", title: "Ship it" } })).json()) as { iid: number };
+    await waitFor(path, 1);
+    const merged = await api.put(`/projects/${project.id}/merge_requests/${mr.iid}/merge`);
+    expect(merged.status).toBe(200);
+    const list = await waitFor(path, 2);
+    const actions = list.map((d) => JSON.parse(d.body).object_attributes);
+    expect(actions.map((a) => a.action)).toEqual(["open", "merge"]);
+    expect(actions[1]).toMatchObject({ iid: mr.iid, state: "merged", title: "Ship it" });
+    await allowLocal(w, false);
+  });
+
   it("sends nothing to hooks without the event's flag, and reaches group hooks of ancestor groups", async () => {
     const w = await world();
     const owner = await w.user();

@@ -5,7 +5,8 @@ import type { Ctx } from "../../kernel/env";
 import { apiError, unauthorized } from "../../kernel/errors";
 import { findProject, projectWithAccess } from "../../kernel/lookup";
 import { p, readParams, validateParams } from "../../kernel/params";
-import { present } from "../../kernel/present";
+import { baseUrl, present } from "../../kernel/present";
+import { hookEvent } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { checkMergeability, mergeToRef } from "../../shared/git";
@@ -113,6 +114,8 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
     }
     throw notAllowed();
   }
+  // MergeService#after_merge: the Merge Request Hook with action `merge`.
+  await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id: mr.id, action: "merge", userId: actor.user.id });
   return presentMergeRequest(c, project, mr.id);
 });
 
