@@ -12,8 +12,10 @@ import * as q from "./queries";
 
 /**
  * Webhook deliveries (issue 13). The request that changes something calls `hookEvent` once per event
- * kind (issues routes, merge request routes, note routes, and `kernel/ci.ts pipelinesForPush` for every
- * ref update); it only enqueues `{kind, ids}` on the `edgeforge-webhooks` queue, no database work. The
+ * kind (issues routes, merge request routes, note, discussion and commit comment routes, and
+ * `shared/ci/coordinator.ts pipelinesForPush` for every ref update; pipeline and job status changes come
+ * through the reporters of shared/ci/finished.ts); it only enqueues `{kind, ids}` on the
+ * `edgeforge-webhooks` queue, no database work. The
  * consumer builds GitLab's payload, finds the hooks (project, ancestor groups, system), and enqueues one
  * delivery per hook, so a failing receiver is retried alone (`max_retries` in wrangler.toml). Merge
  * request events also become one `status_check` delivery per external status check that applies, and
