@@ -86,14 +86,16 @@ export type ProcessResult = {
 
 /** One idempotent run of pipeline processing. */
 export async function processPipeline(db: Executor, pipelineId: number): Promise<ProcessResult> {
+  // A conflicting attempt still wrote the rows whose lock matched: their changes are kept for the report.
+  const jobChanges: JobStatusChange[] = [];
   for (let attempt = 0; attempt < 5; attempt++) {
-    const result = await processOnce(db, pipelineId);
-    if (result !== "conflict") return result;
+    const result = await processOnce(db, pipelineId, jobChanges);
+    if (result !== "conflict") return { ...result, jobChanges };
   }
-  return { pipeline: null, previousStatus: null, enqueued: 0, nextScheduledAt: null, unprocessed: true, bridges: [], jobChanges: [] };
+  return { pipeline: null, previousStatus: null, enqueued: 0, nextScheduledAt: null, unprocessed: true, bridges: [], jobChanges };
 }
 
-async function processOnce(db: Executor, pipelineId: number): Promise<ProcessResult | "conflict"> {
+async function processOnce(db: Executor, pipelineId: number, jobChanges: JobStatusChange[]): Promise<ProcessResult | "conflict"> {
   const jobs = await latestJobs(db, pipelineId);
   if (jobs.length === 0) {
     // A pipeline without jobs (a stored config error) keeps its status.
@@ -131,7 +133,6 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
     }
   }
 
-  const jobChanges: JobStatusChange[] = [];
   const seen = jobs.map((j) => ({ id: j.id, lock: j.lockVersion }));
   if (seen.length > 0) {
     // Status changes and the processed mark in one statement, each row guarded by its lock_version.
@@ -158,7 +159,6 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
       WHERE b.id = v.id AND b.lock_version = v.lock AND (v.status IS NOT NULL OR NOT b.processed)
       RETURNING b.id`);
     const changedIds = new Set(updated.rows.map((r) => Number(r.id)));
-    if (changes.some((c) => !changedIds.has(c.id))) return "conflict";
     for (const job of jobs) {
       if (!changedIds.has(job.id)) continue;
       const base = { id: job.id, projectId: job.projectId, type: job.type };
@@ -170,6 +170,7 @@ async function processOnce(db: Executor, pipelineId: number): Promise<ProcessRes
       const change = changes.find((c) => c.id === job.id);
       if (change) jobChanges.push({ ...base, status: change.status });
     }
+    if (changes.some((c) => !changedIds.has(c.id))) return "conflict";
   }
 
   // Stages and the pipeline.
