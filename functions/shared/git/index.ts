@@ -71,6 +71,7 @@ export { mergeBase, commitsBetween, compareCommits, commitDiffs, type Comparison
 export { contributors, type Contributor } from "./store/contributors";
 export { blameFile, BlameTooLargeError, MAX_BLAME_SUSPECTS, type BlameResult } from "./store/blame";
 export { archiveItems, tarArchive, zipArchive, type ArchiveFormat, type ArchiveItem } from "./store/archive";
+export { Bzip2Encoder, bzip2Stream } from "./pure/bzip2";
 export {
   mergeTreeOids,
   checkMergeability,

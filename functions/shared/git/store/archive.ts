@@ -1,5 +1,5 @@
 // `git archive` (Gitaly GetArchive, as Workhorse serves `GET /repository/archive`): the tree of a
-// commit (or one path of it) under a `<prefix>/` folder, as tar, tar.gz or zip, streamed: blobs are
+// commit (or one path of it) under a `<prefix>/` folder, as tar, tar.gz, tar.bz2 or zip, streamed: blobs are
 // read from the store in small batches while the archive is sent, over a connection of its own.
 import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import type { Bindings } from "../../../kernel/env";
@@ -11,7 +11,7 @@ import { listTree } from "./read";
 import type { Repo } from "./revisions";
 import { entryAtPath, storeSource } from "./trees";
 
-export type ArchiveFormat = "tar" | "tar.gz" | "zip";
+export type ArchiveFormat = "tar" | "tar.gz" | "tar.bz2" | "zip"; // tar.bz2 and tar.gz: tarArchive piped through a compressor
 
 export type ArchiveItem = { path: string; mode: string; oid: string };
 
