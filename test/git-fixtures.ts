@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FixtureLogCase, FixtureLogQuery, FixtureMergeCase, FixtureNumstat, GitFixtures } from "./shared/git/fixture-types";
+import type { FixtureLogCase, FixtureLogQuery, FixtureMergeCase, FixtureNumstat, GitFixtures } from "./helpers/git-oracle-types";
 
 type Mode = "100644" | "100755" | "120000" | "160000";
 type File = { mode: Mode; content: Buffer };

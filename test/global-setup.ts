@@ -10,7 +10,7 @@ import { openPglite, servePglite } from "../scripts/pglite-server.mjs";
 import { startWsProxy } from "../scripts/ws-proxy.mjs";
 import { bundleWorker } from "../scripts/worker-host.mjs";
 import { gitFixtures } from "./git-fixtures";
-import type { GitFixtures } from "./shared/git/fixture-types";
+import type { GitFixtures } from "./helpers/git-oracle-types";
 import { packFixtures } from "./git_http/pack-fixtures";
 import type { PackFixtures } from "./git_http/pack-fixture-types";
 import { startHookReceiver } from "./hooks/receiver";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { BASE, statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { integrationsPath, withIntegration, type Json } from "./support";
+import { integrationsPath, withIntegration, type Json } from "../helpers/alerts";
 
 describe("POST /projects/:id/alert_management/http_integrations", () => {
   it("creates an integration with its URL and a 32-hex key: 201", async () => {

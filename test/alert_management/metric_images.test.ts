@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { alertManagementAlertMetricImages } from "../../db/schema";
 import { BASE, request, statusAndBody } from "../helpers/client";
 import { world, type World } from "../helpers/world";
-import { alertsOf, drain, notify, withIntegration, type Json } from "./support";
+import { alertsOf, drain, notify, withIntegration, type Json } from "../helpers/alerts";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 

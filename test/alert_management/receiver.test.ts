@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { issues, notes, todos } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { alertsOf, consume, drain, integrationsPath, notify, pendingReceipts, receiptRows, withIntegration } from "./support";
+import { alertsOf, consume, drain, integrationsPath, notify, pendingReceipts, receiptRows, withIntegration } from "../helpers/alerts";
 
 /** A real Alertmanager webhook body (version 4), one firing alert. */
 function alertmanager(status: "firing" | "resolved", overrides: Record<string, unknown> = {}) {

@@ -5,8 +5,9 @@ import { FLUSH, pkt } from "../../functions/shared/git/pack/pktline";
 import { OBJ_COMMIT, PackWriter, objectId } from "../../functions/shared/git/pack/pack";
 import { BASE, statusAndBody, worker } from "../helpers/client";
 import { world, type TestUser, type World } from "../helpers/world";
-import { commit, mergeFixture } from "../merge_requests/support";
-import { insertMergeRequest, rows, type Json } from "./support";
+import { commit, mergeFixture, type Json } from "../helpers/api";
+import { insertMergeRequest } from "../helpers/noteables";
+import { rows } from "../helpers/db";
 
 let w: World;
 beforeAll(async () => {

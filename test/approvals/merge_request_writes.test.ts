@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type TestUser, type World } from "../helpers/world";
-import { insertMergeRequest, rows, type Json } from "./support";
+import { insertMergeRequest } from "../helpers/noteables";
+import { rows } from "../helpers/db";
+import { type Json } from "../helpers/api";
 
 // The merge request approval writes beside approve/unapprove: `POST …/approvals` (approvals_required),
 // `PUT …/reset_approvals`, the password `require_password_to_approve` asks for, and the removed

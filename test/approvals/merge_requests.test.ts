@@ -2,7 +2,10 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type TestUser, type World } from "../helpers/world";
-import { insertMergeRequest, protectBranch, rows, setBranch, type Json } from "./support";
+import { insertMergeRequest } from "../helpers/noteables";
+import { protectBranch, setBranch } from "../helpers/git";
+import { rows } from "../helpers/db";
+import { type Json } from "../helpers/api";
 
 let w: World;
 beforeAll(async () => {

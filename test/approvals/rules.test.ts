@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type TestUser, type World } from "../helpers/world";
-import { protectBranch, queryCount, type Json } from "./support";
+import { protectBranch } from "../helpers/git";
+import { queryCount, type Json } from "../helpers/api";
 
 let w: World;
 beforeAll(async () => {

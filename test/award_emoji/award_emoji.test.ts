@@ -3,7 +3,7 @@ import { awardEmoji } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
-import { awardsOf, expectFlat, issue, issueRow, mergeRequest, mergeRequestRow, note, snippet, todosOf, type Json } from "../notes/fixtures";
+import { awardsOf, expectFlat, issue, issueRow, mergeRequest, mergeRequestRow, note, snippet, todosOf, type Json } from "../helpers/noteables";
 
 const AWARD_KEYS = ["id", "name", "user", "created_at", "updated_at", "awardable_id", "awardable_type"];
 

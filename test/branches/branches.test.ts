@@ -4,7 +4,9 @@ import { gitRefs, projects, pushEvents } from "../../db/schema";
 import { BASE, statusAndBody } from "../helpers/client";
 import { followPages, forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { commitTo, projectRow, smallRepo, tagAt, withDb, type Json } from "../repository/fixture";
+import { commitTo, projectRow, smallRepo, tagAt } from "../helpers/git";
+import { withDb } from "../helpers/db";
+import { type Json } from "../helpers/api";
 
 const branchesPath = (project: { id: number }) => `/projects/${project.id}/repository/branches`;
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { projects } from "../../db/schema";
 import type { Database } from "../../functions/kernel/db";
 import { fromBase64 } from "../../functions/shared/git/pure/bytes";
-import type { FixtureLogCase, FixtureLogQuery } from "../shared/git/fixture-types";
-import { loadFixtureRepo, openDb } from "../shared/git/load-fixture";
+import type { FixtureLogCase, FixtureLogQuery } from "../helpers/git-oracle-types";
+import { loadFixtureRepo, openDb } from "../helpers/git-oracle";
 import { world, type World } from "../helpers/world";
 
 type Json = Record<string, any>;

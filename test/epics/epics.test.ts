@@ -4,7 +4,7 @@ import { awardEmoji, epics } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
-import { epic, expectFlat, type Json } from "../notes/fixtures";
+import { epic, expectFlat, type Json } from "../helpers/noteables";
 
 async function epicRow(w: World, id: number) {
   return w.db(async (db) => (await db.select().from(epics).where(eq(epics.id, id)))[0]);

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type World } from "../helpers/world";
-import { protectBranch, type Json } from "../approvals/support";
+import { protectBranch } from "../helpers/git";
+import { type Json } from "../helpers/api";
 
 let w: World;
 beforeAll(async () => {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { unique, world, type World } from "../helpers/world";
-import { insertMergeRequest, protectBranch, setBranch, type Json } from "../approvals/support";
+import { insertMergeRequest } from "../helpers/noteables";
+import { protectBranch, setBranch } from "../helpers/git";
+import { type Json } from "../helpers/api";
 import type {} from "../hooks/receiver";
 
 let w: World;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, it } from "vitest";
 import { BASE, request, type Client } from "../helpers/client";
 import { unique, world, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
-import { alertsOf, drain, integrationsPath, notify } from "../alert_management/support";
+import { alertsOf, drain, integrationsPath, notify } from "../helpers/alerts";
 import { FULL, ok, runMatrix, type Endpoint } from "./matrix";
 import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BASE, worker } from "../helpers/client";
 import { world } from "../helpers/world";
-import { integrationsPath, notify } from "../alert_management/support";
+import { integrationsPath, notify } from "../helpers/alerts";
 
 /**
  * Issue 8, cause 1, outside /api/v4: the handlers that parse their JSON body themselves answer a NUL in

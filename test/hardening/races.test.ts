@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Client } from "../helpers/client";
 import { world } from "../helpers/world";
-import { issue } from "../notes/fixtures";
-import { smallRepo } from "../repository/fixture";
+import { issue } from "../helpers/noteables";
+import { smallRepo } from "../helpers/git";
 
 /**
  * Creates that must stay unique, raced: 32 identical requests at once. Exactly one succeeds; every

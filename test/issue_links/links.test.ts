@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject } from "../helpers/shared";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { insertIssue, queryCount, rows, type Json } from "../merge_requests/support";
+import { insertIssue } from "../helpers/noteables";
+import { queryCount, type Json } from "../helpers/api";
+import { rows } from "../helpers/db";
 
 async function link(w: World, user: TestUser, project: TestProject, iid: number, target: { project: TestProject | string; iid: number }, linkType?: string) {
   const targetProject = typeof target.project === "string" ? target.project : target.project.id;

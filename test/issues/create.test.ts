@@ -12,7 +12,8 @@ import {
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, createLabel, createMilestone, issueRow, queryCount, systemNotes, team, todosOf, type Json } from "./support";
+import { createIssue, createLabel, createMilestone, queryCount, team, type Json } from "../helpers/api";
+import { issueRow, systemNotes, todosOf } from "./support";
 
 const TODO = { assigned: 1, mentioned: 2, directly_addressed: 7 };
 

@@ -4,7 +4,7 @@ import { awardEmoji, issues, labelLinks, notes, projects, todos, userAgentDetail
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, team } from "./support";
+import { createIssue, team } from "../helpers/api";
 
 describe("DELETE /projects/:id/issues/:issue_iid", () => {
   it("lets the owner delete the issue and everything hanging on it", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, createLabel, createMilestone, queryCount, team, type Json } from "./support";
+import { createIssue, createLabel, createMilestone, queryCount, team, type Json } from "../helpers/api";
 
 describe("GET /projects/:id/issues/:eventable_id/resource_label_events", () => {
   it("lists label events oldest first with their label and user", async () => {

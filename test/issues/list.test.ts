@@ -4,7 +4,8 @@ import { awardEmoji, projects } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { followPages, hidesPrivateProject } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
-import { createIssue, createLabel, createMilestone, queryCount, setIssue, team, token, type Json } from "./support";
+import { createIssue, createLabel, createMilestone, queryCount, team, token, type Json } from "../helpers/api";
+import { setIssue } from "./support";
 
 const iids = async (res: Response) => {
   const body = (await res.json()) as Json[];

@@ -4,7 +4,8 @@ import { awardEmoji, issues, notes, projects, resourceStateEvents } from "../../
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
-import { createIssue, createLabel, createMilestone, issueRow, setIssue, systemNotes, type Json } from "./support";
+import { createIssue, createLabel, createMilestone, type Json } from "../helpers/api";
+import { issueRow, setIssue, systemNotes } from "./support";
 
 /** Two projects in one group, with an owner, a reporter of both and a guest of the source. */
 async function pair(w: World) {

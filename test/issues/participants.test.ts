@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, queryCount, type Json } from "./support";
+import { createIssue, queryCount, type Json } from "../helpers/api";
 
 describe("GET /projects/:id/issues/:issue_iid/participants", () => {
   it("lists the author, assignees, commenters and mentioned users once each, in GitLab's order", async () => {

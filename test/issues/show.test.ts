@@ -3,7 +3,8 @@ import { mergeRequests, mergeRequestsClosingIssues, notes } from "../../db/schem
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, queryCount, setIssue, team, type Json } from "./support";
+import { createIssue, queryCount, team, type Json } from "../helpers/api";
+import { setIssue } from "./support";
 
 describe("GET /projects/:id/issues/:issue_iid", () => {
   it("returns the issue entity with counts kept by other domains", async () => {

@@ -4,8 +4,8 @@ import { issues } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { issue } from "../notes/fixtures";
-import { createLabel, queryCount } from "./support";
+import { issue } from "../helpers/noteables";
+import { createLabel, queryCount } from "../helpers/api";
 
 const counts = (all: number, closed: number, opened: number) => ({ statistics: { counts: { all, closed, opened } } });
 

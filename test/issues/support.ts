@@ -1,42 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { issues, notes, todos } from "../../db/schema";
-import { unique, type TestProject, type TestUser, type World } from "../helpers/world";
+import type { World } from "../helpers/world";
 
-export type Json = Record<string, any>;
-
-/** A search token (letters and digits only) that no other test's issues contain. */
-export const token = () => unique("t").replace(/[^a-z0-9]/gi, "");
-
-export const queryCount = (res: Response) => Number(res.headers.get("x-query-count"));
-
-/** Creates an issue through the API and returns its JSON (fails the test on any other status). */
-export async function createIssue(w: World, user: TestUser, project: TestProject, json: Json = {}): Promise<Json> {
-  const res = await w.as(user).post(`/projects/${project.id}/issues`, { json: { title: unique("issue"), ...json } });
-  const body = (await res.json()) as Json;
-  if (res.status !== 201) throw new Error(`create issue: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-export async function createLabel(w: World, user: TestUser, project: TestProject, json: Json = {}): Promise<Json> {
-  const res = await w.as(user).post(`/projects/${project.id}/labels`, { json: { name: unique("label"), color: "#FF0000", ...json } });
-  const body = (await res.json()) as Json;
-  if (res.status !== 201) throw new Error(`create label: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-export async function createMilestone(w: World, user: TestUser, project: TestProject, json: Json = {}): Promise<Json> {
-  const res = await w.as(user).post(`/projects/${project.id}/milestones`, { json: { title: unique("milestone"), ...json } });
-  const body = (await res.json()) as Json;
-  if (res.status !== 201) throw new Error(`create milestone: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** A project with an owner and members of each role, and a stranger-free world. */
-export async function team(w: World, visibility: "private" | "internal" | "public" = "private") {
-  const [owner, reporter, guest] = [await w.user(), await w.user(), await w.user()];
-  const project = await w.project({ visibility, owner, reporters: [reporter], guests: [guest] });
-  return { owner, reporter, guest, project };
-}
+// Reads of the rows the issues endpoints write. Fixtures shared with other domains live in test/helpers/.
 
 export async function systemNotes(w: World, issueId: number): Promise<string[]> {
   return w.db(async (db) =>

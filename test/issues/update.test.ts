@@ -4,7 +4,8 @@ import { labels, projects, resourceLabelEvents, resourceMilestoneEvents, resourc
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, createLabel, createMilestone, issueRow, queryCount, systemNotes, team, todosOf, type Json } from "./support";
+import { createIssue, createLabel, createMilestone, queryCount, team, type Json } from "../helpers/api";
+import { issueRow, systemNotes, todosOf } from "./support";
 
 const put = (w: Awaited<ReturnType<typeof world>>, token: { token: string }, project: { id: number }, iid: number, json: Json) =>
   w.as(token.token).put(`/projects/${project.id}/issues/${iid}`, { json });

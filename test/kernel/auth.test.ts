@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { request, statusAndBody, type RequestOptions } from "../helpers/client";
 import { world } from "../helpers/world";
-import { day, makeToken } from "../users/support";
+import { day, makeToken } from "../helpers/tokens";
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@ import { labelLinks, labels, resourceLabelEvents, subscriptions } from "../../db
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, createLabel, type Json } from "../issues/support";
+import { createIssue, createLabel, type Json } from "../helpers/api";
 
 const names = async (res: Response) => ((await res.json()) as Json[]).map((l) => l.name);
 

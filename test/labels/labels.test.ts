@@ -4,7 +4,7 @@ import { labelLinks, labels, resourceLabelEvents } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, createLabel, queryCount, team, token, type Json } from "../issues/support";
+import { createIssue, createLabel, queryCount, team, token, type Json } from "../helpers/api";
 
 const names = async (res: Response) => ((await res.json()) as Json[]).map((l) => l.name);
 

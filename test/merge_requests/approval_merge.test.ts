@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type World } from "../helpers/world";
-import { branchHead, commit, commitRow, mergeFixture, queryCount, type Json } from "./support";
+import { branchHead, commitRow } from "./support";
+import { commit, mergeFixture, queryCount, type Json } from "../helpers/api";
 
 const mrPath = (project: { id: number }, iid: number) => `/projects/${project.id}/merge_requests/${iid}`;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type World } from "../helpers/world";
-import { branch, createMergeRequest, type Json } from "./support";
+import { branch, createMergeRequest, type Json } from "../helpers/api";
 
 /** A project with a maintainer (who changes the approval settings) and a developer. */
 async function setup(w: World, settings: Json = {}) {

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { branch, createMergeRequest, insertIssue, rows } from "./support";
+import { branch, createMergeRequest } from "../helpers/api";
+import { insertIssue } from "../helpers/noteables";
+import { rows } from "../helpers/db";
 
 describe("POST /projects/:id/merge_requests", () => {
   it("creates an open merge request with assignees, reviewers, labels and milestone", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type World } from "../helpers/world";
-import { commit, createMergeRequest, mergeFixture, type Json } from "./support";
+import { commit, createMergeRequest, mergeFixture, type Json } from "../helpers/api";
 
 const mrPath = (project: { id: number }, iid: number | string, rest: string) => `/projects/${project.id}/merge_requests/${iid}/${rest}`;
 

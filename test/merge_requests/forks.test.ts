@@ -6,7 +6,9 @@ import { world, type TestProject, type TestUser, type World } from "../helpers/w
 import { buildEvent } from "../../functions/shared/webhooks";
 import { loadProject } from "../../functions/shared/webhooks/queries";
 import { claim, eventually, finish, projectRunner } from "../pipelines/helpers";
-import { branch, branchHead, commit, commitRow, rows, type Json } from "./support";
+import { branch, commit, type Json } from "../helpers/api";
+import { branchHead, commitRow } from "./support";
+import { rows } from "../helpers/db";
 
 /**
  * Merge requests from a fork (MergeRequests::CreateService with `target_project_id`,

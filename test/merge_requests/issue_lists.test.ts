@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createMergeRequest, insertIssue, queryCount, rows, type Json } from "./support";
+import { createMergeRequest, queryCount, type Json } from "../helpers/api";
+import { insertIssue } from "../helpers/noteables";
+import { rows } from "../helpers/db";
 
 describe("GET /projects/:id/issues/:issue_iid/related_merge_requests", () => {
   it("lists readable merge requests referencing the issue: this project's first, with the full entity", async () => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { followPages, hidesPrivateProject } from "../helpers/shared";
 import { unique, world } from "../helpers/world";
-import { createMergeRequest, queryCount, rows, type Json } from "./support";
+import { createMergeRequest, queryCount, type Json } from "../helpers/api";
+import { rows } from "../helpers/db";
 
 const iids = async (res: Response) => ((await res.json()) as Json[]).map((m) => m.iid as number);
 

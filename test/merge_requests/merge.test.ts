@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { branchHead, commit, commitRow, createMergeRequest, insertIssue, mergeFixture, rows, type Json } from "./support";
+import { branchHead, commitRow } from "./support";
+import { commit, createMergeRequest, mergeFixture, type Json } from "../helpers/api";
+import { insertIssue } from "../helpers/noteables";
+import { rows } from "../helpers/db";
 
 const mergePath = (project: { id: number }, iid: number) => `/projects/${project.id}/merge_requests/${iid}/merge`;
 

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createMergeRequest, insertIssue, queryCount, rows, type Json } from "./support";
+import { createMergeRequest, queryCount, type Json } from "../helpers/api";
+import { insertIssue } from "../helpers/noteables";
+import { rows } from "../helpers/db";
 
 describe("GET /projects/:id/merge_requests/:merge_request_iid", () => {
   it("answers the full entity with user.can_merge for the caller", async () => {

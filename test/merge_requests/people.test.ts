@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { branch, commit, createMergeRequest, insertIssue, mergeFixture, queryCount, rows, type Json } from "./support";
+import { branch, commit, createMergeRequest, mergeFixture, queryCount, type Json } from "../helpers/api";
+import { insertIssue } from "../helpers/noteables";
+import { rows } from "../helpers/db";
 
 const mrPath = (project: { id: number }, iid: number | string, rest: string) => `/projects/${project.id}/merge_requests/${iid}/${rest}`;
 

@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { createMergeRequest, insertIssue, type Json } from "./support";
+import { createMergeRequest, type Json } from "../helpers/api";
+import { insertIssue } from "../helpers/noteables";
 
 /**
  * ProjectPolicy: `read_merge_request` comes with `public_access` (public projects, internal ones for

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { branchHead, commit, commitRow, createMergeRequest, mergeFixture, type Json } from "./support";
+import { branchHead, commitRow } from "./support";
+import { commit, createMergeRequest, mergeFixture, type Json } from "../helpers/api";
 
 const rebasePath = (project: { id: number }, iid: number | string) => `/projects/${project.id}/merge_requests/${iid}/rebase`;
 const REBASE_ERROR = "Rebase failed: Rebase locally, resolve all conflicts, then push the branch.";

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { issuableMetricImages } from "../../db/schema";
 import { BASE, request, statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
-import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { makeIssue, type TestIssue } from "../time_tracking/support";
+import { world, type TestProject, type TestUser, type World, type TestIssue } from "../helpers/world";
+import { makeIssue } from "../helpers/noteables";
 
 type Json = Record<string, unknown>;
 const blobs = (env as unknown as { BLOBS: R2Bucket }).BLOBS;

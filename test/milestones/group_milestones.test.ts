@@ -4,8 +4,7 @@ import { issues, milestones, projects } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
-import { createIssue, createMilestone, type Json } from "../issues/support";
-import { mergeFixture } from "../merge_requests/support";
+import { createIssue, createMilestone, type Json, mergeFixture } from "../helpers/api";
 
 const titles = async (res: Response) => ((await res.json()) as Json[]).map((m) => m.title);
 

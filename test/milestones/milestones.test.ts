@@ -4,7 +4,7 @@ import { issues, milestones, resourceMilestoneEvents } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createIssue, createMilestone, queryCount, team, token, type Json } from "../issues/support";
+import { createIssue, createMilestone, queryCount, team, token, type Json } from "../helpers/api";
 
 const titles = async (res: Response) => ((await res.json()) as Json[]).map((m) => m.title);
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { awardsOf, expectFlat, HEX40, issue, issueRow, note, noteRows, todosOf, type Json } from "./fixtures";
+import { awardsOf, expectFlat, HEX40, issue, issueRow, note, noteRows, todosOf, type Json } from "../helpers/noteables";
 
 const NOTE_KEYS = [
   "id", "type", "body", "attachment", "author", "created_at", "updated_at", "system", "noteable_id", "noteable_type",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { awardsOf, epic, expectFlat, mergeRequest, mergeRequestRow, note, noteRows, snippet, todosOf, type Json } from "./fixtures";
+import { awardsOf, epic, expectFlat, mergeRequest, mergeRequestRow, note, noteRows, snippet, todosOf, type Json } from "../helpers/noteables";
 
 describe("GET /projects/:id/snippets/:snippet_id/notes", () => {
   it("lists a readable snippet's notes without noteable_iid", async () => {

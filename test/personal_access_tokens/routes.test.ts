@@ -5,7 +5,7 @@ import { sha256Hex } from "../../functions/kernel/auth";
 import { request, statusAndBody } from "../helpers/client";
 import { followPages } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
-import { day, makeToken } from "../users/support";
+import { day, makeToken } from "../helpers/tokens";
 
 type Json = Record<string, unknown>;
 const tokenRow = (w: World, id: number) =>

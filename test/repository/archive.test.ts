@@ -4,7 +4,7 @@ import { Bzip2Encoder } from "../../functions/shared/git/pure/bzip2";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { commitTo, smallRepo } from "./fixture";
+import { commitTo, smallRepo } from "../helpers/git";
 
 const archivePath = (project: { id: number }, suffix = "") => `/projects/${project.id}/repository/archive${suffix}`;
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

@@ -7,7 +7,9 @@ import { BlameTooLargeError, blameFile, mergeBranches, readFileAt, commitTree } 
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
-import { commitTo, repoOfProject, withDb, type Json } from "./fixture";
+import { commitTo, repoOfProject } from "../helpers/git";
+import { withDb } from "../helpers/db";
+import { type Json } from "../helpers/api";
 
 const blamePath = (project: { id: number }, path: string) => `/projects/${project.id}/repository/files/${encodeURIComponent(path)}/blame`;
 

@@ -4,7 +4,8 @@ import { hashObject } from "../../functions/shared/git/pure/objects";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { commitTo, smallRepo, type Json } from "./fixture";
+import { commitTo, smallRepo } from "../helpers/git";
+import { type Json } from "../helpers/api";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const blobPath = (project: { id: number }, sha: string) => `/projects/${project.id}/repository/blobs/${sha}`;

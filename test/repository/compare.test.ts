@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { commitTo, smallRepo, type Json } from "./fixture";
+import { commitTo, smallRepo } from "../helpers/git";
+import { type Json } from "../helpers/api";
 
 const comparePath = (project: { id: number }) => `/projects/${project.id}/repository/compare`;
 const mergeBasePath = (project: { id: number }) => `/projects/${project.id}/repository/merge_base`;

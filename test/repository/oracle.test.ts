@@ -8,8 +8,8 @@ import { commitTree, findCommit, readFileAt } from "../../functions/shared/git/s
 import { lastCommitForPath, type Repo } from "../../functions/shared/git/store/revisions";
 import { statusAndBody, type Client } from "../helpers/client";
 import { world } from "../helpers/world";
-import { loadFixtureRepo, openDb } from "../shared/git/load-fixture";
-import type { Json } from "./fixture";
+import { loadFixtureRepo, openDb } from "../helpers/git-oracle";
+import type { Json } from "../helpers/api";
 
 const fixtures = inject("gitFixtures");
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { followPages, forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { smallRepo, type Json } from "./fixture";
+import { smallRepo } from "../helpers/git";
+import { type Json } from "../helpers/api";
 
 const treePath = (project: { id: number }) => `/projects/${project.id}/repository/tree`;
 

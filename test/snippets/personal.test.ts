@@ -4,7 +4,7 @@ import { snippets } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
-import { snippet, type Json } from "../notes/fixtures";
+import { snippet, type Json } from "../helpers/noteables";
 
 async function personal(w: World, author: TestUser, visibility: "private" | "internal" | "public", files = [{ file_path: "a.txt", content: "hello" }]) {
   const res = await w.as(author).post("/snippets", { json: { title: `t-${visibility}`, visibility, files } });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { snippet, type Json } from "../notes/fixtures";
+import { snippet, type Json } from "../helpers/noteables";
 
 describe("GET /projects/:id/snippets/:snippet_id/raw", () => {
   it("answers the first file as plain text, and a snippet without files its content", async () => {

@@ -4,7 +4,7 @@ import { projects, snippets } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
-import { awardsOf, expectFlat, note, noteRows, snippet, type Json } from "../notes/fixtures";
+import { awardsOf, expectFlat, note, noteRows, snippet, type Json } from "../helpers/noteables";
 
 const SNIPPET_KEYS = [
   "id", "title", "description", "visibility", "author", "updated_at", "created_at", "project_id", "web_url", "raw_url", "file_name", "files",

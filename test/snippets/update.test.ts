@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
-import { snippet, type Json } from "../notes/fixtures";
+import { snippet, type Json } from "../helpers/noteables";
 
 async function created(w: World, user: TestUser, projectId: number, files: { file_path: string; content: string }[]) {
   const res = await w.as(user).post(`/projects/${projectId}/snippets`, { json: { title: "t", visibility: "private", files } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { snippet, type Json } from "../notes/fixtures";
+import { snippet, type Json } from "../helpers/noteables";
 
 describe("GET /snippets/:id/user_agent_detail and /projects/:id/snippets/:snippet_id/user_agent_detail", () => {
   it("shows admins the user agent and address a snippet was created from", async () => {

@@ -4,8 +4,8 @@ import { subscriptions } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type TestUser, type World } from "../helpers/world";
-import { issue, mergeRequest, type Json } from "../notes/fixtures";
-import { createLabel } from "../issues/support";
+import { issue, mergeRequest, type Json } from "../helpers/noteables";
+import { createLabel } from "../helpers/api";
 
 async function rowsOf(w: World, user: TestUser, type: string, id: number) {
   return w.db((db) =>

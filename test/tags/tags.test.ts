@@ -7,7 +7,9 @@ import { versionCompare } from "../../functions/tags/versioncmp";
 import { BASE, statusAndBody } from "../helpers/client";
 import { followPages, forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { smallRepo, tagAt, withDb, type Json } from "../repository/fixture";
+import { smallRepo, tagAt } from "../helpers/git";
+import { withDb } from "../helpers/db";
+import { type Json } from "../helpers/api";
 
 const tagsPath = (project: { id: number }) => `/projects/${project.id}/repository/tags`;
 

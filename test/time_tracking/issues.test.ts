@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { issueRow, makeIssue, systemNotes, timelogsOf } from "./support";
+import { issueRow, systemNotes, timelogsOf } from "./support";
+import { makeIssue } from "../helpers/noteables";
 
 const path = (projectId: number, iid: number, endpoint: string) => `/projects/${projectId}/issues/${iid}/${endpoint}`;
 

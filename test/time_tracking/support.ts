@@ -10,14 +10,6 @@ import type { TestProject, TestUser, World } from "../helpers/world";
 export type { TestIssue } from "../helpers/world";
 import type { TestIssue } from "../helpers/world";
 
-export async function makeIssue(
-  w: World,
-  project: TestProject,
-  opts: { author?: TestUser; confidential?: boolean; issueType?: "issue" | "incident"; assignee?: TestUser } = {},
-): Promise<TestIssue> {
-  return w.issue(project, { ...opts, authorId: opts.author?.id ?? null, assigneeIds: opts.assignee ? [opts.assignee.id] : [] });
-}
-
 export async function makeMergeRequest(w: World, project: TestProject, opts: { author?: TestUser } = {}): Promise<TestIssue> {
   return w.db((db) =>
     db.transaction(async (tx) => {

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { followPages, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { createMergeRequest, insertIssue, queryCount, rows, type Json } from "../merge_requests/support";
+import { createMergeRequest, queryCount, type Json } from "../helpers/api";
+import { insertIssue } from "../helpers/noteables";
+import { rows } from "../helpers/db";
 
 describe("POST /projects/:id/issues/:issue_iid/todo", () => {
   it("marks the issue as a to-do (201), then answers 304 while it is pending", async () => {

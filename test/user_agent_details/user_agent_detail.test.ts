@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { userAgentDetails } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
-import { world, type World } from "../helpers/world";
-import { makeIssue, type TestIssue } from "../time_tracking/support";
+import { world, type World, type TestIssue } from "../helpers/world";
+import { makeIssue } from "../helpers/noteables";
 
 const path = (projectId: number, iid: number | string) => `/projects/${projectId}/issues/${iid}/user_agent_detail`;
 

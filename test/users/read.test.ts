@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { BASE, request, statusAndBody } from "../helpers/client";
 import { followPages } from "../helpers/shared";
 import { unique, world } from "../helpers/world";
-import { addCustomAttribute, addIdentity, BASIC_KEYS, makeToken, setUser } from "./support";
+import { addCustomAttribute, addIdentity, BASIC_KEYS, setUser } from "./support";
+import { makeToken } from "../helpers/tokens";
 
 type Json = Record<string, unknown>;
 const ids = (body: unknown) => (body as Json[]).map((u) => u.id);

@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from "vitest";
 import { utf8 } from "../../../functions/shared/git/pure/bytes";
 import { isBinary, numstat, unifiedDiff } from "../../../functions/shared/git/pure/diff";
 import { mergeText } from "../../../functions/shared/git/pure/merge";
-import "./fixture-types";
+import "../../helpers/git-oracle-types";
 
 const fixtures = inject("gitFixtures");
 const text = (s: string) => utf8.encode(s);

@@ -16,7 +16,7 @@ import {
   type ObjectType,
 } from "../../../functions/shared/git/pure/objects";
 import { isValidBranchName, isValidRefName } from "../../../functions/shared/git/pure/refnames";
-import "./fixture-types";
+import "../../helpers/git-oracle-types";
 
 const fixtures = inject("gitFixtures");
 

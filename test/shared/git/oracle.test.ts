@@ -10,8 +10,8 @@ import { readRepoState } from "../../../functions/shared/git/store/state";
 import { clearTreeCache } from "../../../functions/shared/git/store/objects";
 import { commitTree, findCommit, listTree, readFileAt, refsContaining } from "../../../functions/shared/git/store/read";
 import { fromBase64 } from "../../../functions/shared/git/pure/bytes";
-import type { FixtureLogCase } from "./fixture-types";
-import { loadFixtureRepo, openDb } from "./load-fixture";
+import type { FixtureLogCase } from "../../helpers/git-oracle-types";
+import { loadFixtureRepo, openDb } from "../../helpers/git-oracle";
 
 const fixtures = inject("gitFixtures");
 

@@ -4,8 +4,8 @@ import { expect } from "vitest";
 import { alertManagementAlertReceipts } from "../../db/schema";
 import type { Bindings } from "../../functions/kernel/env";
 import { queue } from "../../functions/queue";
-import { BASE, worker } from "../helpers/client";
-import type { TestProject, TestUser, World } from "../helpers/world";
+import { BASE, worker } from "./client";
+import type { TestProject, TestUser, World } from "./world";
 
 export type Json = Record<string, unknown>;
 

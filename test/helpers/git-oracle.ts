@@ -1,15 +1,15 @@
 // Loads the git oracle fixtures into the store of a fresh project, through the git core.
 import { env } from "cloudflare:test";
-import { createDb, type Database } from "../../../functions/kernel/db";
-import { fromBase64 } from "../../../functions/shared/git/pure/bytes";
-import { indexCommits } from "../../../functions/shared/git/store/commit_index";
-import { decodeCommit, type ObjectType, type RawObject } from "../../../functions/shared/git/pure/objects";
-import { createRef } from "../../../functions/shared/git/store/refs";
-import type { Repo } from "../../../functions/shared/git/store/revisions";
-import { writeObjects } from "../../../functions/shared/git/store/objects";
-import { storeSource } from "../../../functions/shared/git/store/trees";
-import { world } from "../../helpers/world";
-import type { GitFixtures } from "./fixture-types";
+import { createDb, type Database } from "../../functions/kernel/db";
+import { fromBase64 } from "../../functions/shared/git/pure/bytes";
+import { indexCommits } from "../../functions/shared/git/store/commit_index";
+import { decodeCommit, type ObjectType, type RawObject } from "../../functions/shared/git/pure/objects";
+import { createRef } from "../../functions/shared/git/store/refs";
+import type { Repo } from "../../functions/shared/git/store/revisions";
+import { writeObjects } from "../../functions/shared/git/store/objects";
+import { storeSource } from "../../functions/shared/git/store/trees";
+import { world } from "./world";
+import type { GitFixtures } from "./git-oracle-types";
 
 export function openDb(): { db: Database; close: () => Promise<void> } {
   const { db, pool } = createDb(env as never);

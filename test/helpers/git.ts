@@ -1,23 +1,14 @@
-// Repositories for the branches, tags and repository (files, tree) tests, built through the git core.
-import { env } from "cloudflare:test";
-import { eq } from "drizzle-orm";
+// Repositories for the branches, tags, repository (files, tree) and merge request tests, built through the
+// git core, and the ref rows some tests set directly.
+import { eq, sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { projects } from "../../db/schema";
-import { createDb } from "../../functions/kernel/db";
 import { commitFiles, createTag, type CommitAction, type Repo } from "../../functions/shared/git";
-import type { TestProject, TestUser, World } from "../helpers/world";
+import { withDb } from "./db";
+import type { TestProject, TestUser, World } from "./world";
 
 type Visibility = "private" | "internal" | "public";
 type Roles = Partial<Record<"guests" | "reporters" | "developers" | "maintainers", TestUser[]>>;
-
-export async function withDb<T>(fn: (db: ReturnType<typeof createDb>["db"]) => Promise<T>): Promise<T> {
-  const { db, pool } = createDb(env as never);
-  try {
-    return await fn(db);
-  } finally {
-    await pool.end();
-  }
-}
 
 export const repoOfProject = (project: { id: number }, defaultBranch: string | null = "main"): Repo => ({
   projectId: project.id,
@@ -81,4 +72,18 @@ export async function projectRow(project: { id: number }) {
   return withDb(async (db) => (await db.select().from(projects).where(eq(projects.id, project.id)))[0]);
 }
 
-export type Json = Record<string, any>;
+/** Points `refs/heads/<name>` of the project at `oid` (no objects: only the ref the sha check reads). */
+export async function setBranch(w: World, project: TestProject, name: string, oid: string) {
+  await w.db((db) =>
+    db.execute(sql`INSERT INTO git_refs (project_id, name, target) VALUES (${project.id}, ${`refs/heads/${name}`}, ${oid})
+      ON CONFLICT (project_id, name) DO UPDATE SET target = excluded.target`),
+  );
+}
+
+/** A protected branch row (the protected branches API is another domain's). */
+export async function protectBranch(w: World, project: TestProject, name: string): Promise<number> {
+  return w.db(async (db) => {
+    const result = await db.execute<{ id: number }>(sql`INSERT INTO protected_branches (project_id, name) VALUES (${project.id}, ${name}) RETURNING id`);
+    return Number(result.rows[0].id);
+  });
+}
