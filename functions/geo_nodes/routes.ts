@@ -3,7 +3,7 @@ import { requireAdmin } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, isUniqueViolation, notFound, validation } from "../kernel/errors";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, validateParams } from "../kernel/params";
+import { p, rawParams, readParamsWithPath, validateParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { geoNode, geoNodeStatus, isCurrent, type GeoNodeStatusRow } from "./entities";
@@ -117,7 +117,7 @@ geoNodesRoutes.get("/geo_nodes/:id", async (c) => {
 /** GET /geo_nodes/:id/status: the own node's live status; another node has none here. */
 geoNodesRoutes.get("/geo_nodes/:id/status", async (c) => {
   requireAdmin(c);
-  const { id } = validateParams({ ...(await rawParams(c)), id: c.req.param("id") }, z.object({ id: p.id(), refresh: p.bool().optional() }));
+  const { id } = await readParamsWithPath(c, z.object({ id: p.id(), refresh: p.bool().optional() }), [], []);
   const node = await findNode(c, id);
   if (!isCurrent(node, currentName(c))) throw notFound("Status for Geo node not found");
   return present(c, await ownStatus(c, node), geoNodeStatus);
@@ -142,7 +142,7 @@ geoNodesRoutes.post("/geo_nodes/:id/repair", async (c) => {
 /** PUT /geo_nodes/:id: the fields sent, no defaults. */
 geoNodesRoutes.put("/geo_nodes/:id", async (c) => {
   requireAdmin(c);
-  const params = validateParams({ ...(await rawParams(c)), id: c.req.param("id") }, UpdateNode);
+  const params = await readParamsWithPath(c, UpdateNode, [], []);
   const node = await findNode(c, params.id);
   await requirePrimaryInstance(c);
   const db = c.var.db();

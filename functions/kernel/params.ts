@@ -510,9 +510,13 @@ export type ParamRule = (
  * parameters of the endpoint's schema (by default the container's `:id`, which `find*` resolves).
  */
 export async function readParamsWithPath<S extends z.ZodType>(c: Ctx, schema: S, rules: ParamRule[] = [], omit: string[] = ["id"]): Promise<z.output<S>> {
-  const raw = await rawParams(c);
+  return validateParams(withPathParams(c, await rawParams(c), omit), schema, rules);
+}
+
+/** `raw` with the path's own parameters winning (`readParamsWithPath`'s merge), for routes that rename keys first. */
+export function withPathParams(c: Ctx, raw: Raw, omit: string[] = ["id"]): Raw {
   const path = Object.entries(c.req.param() as Record<string, string | undefined>).filter(([key, value]) => value !== undefined && !omit.includes(key));
-  return validateParams(path.length ? { ...raw, ...Object.fromEntries(path) } : raw, schema, rules);
+  return path.length ? { ...raw, ...Object.fromEntries(path) } : raw;
 }
 
 /** Reads, coerces and validates; failures are one 400 `{"error": "<a> is missing, <b> is invalid"}`. */

@@ -5,6 +5,7 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
+import { toSentence } from "../kernel/present";
 import {
   branchRef,
   checkMergeability,
@@ -72,12 +73,6 @@ export async function refreshMergeRequest<T extends Checkable>(db: Executor, pro
   const sha = source?.target ?? mr.sha;
   await mq.recordCheck(db, mr.id, { status: mergeStatus, sourceSha, targetSha, sha, diff });
   return { ...mr, mergeStatus, sha, mergeCheckSourceSha: sourceSha, mergeCheckTargetSha: targetSha, fresh: { check, diffWritten: diff !== null } };
-}
-
-/** `Array#to_sentence` (Rails): "a", "a and b", "a, b, and c". */
-function toSentence(items: string[]): string {
-  if (items.length <= 2) return items.join(" and ");
-  return `${items.slice(0, -1).join(", ")}, and ${items[items.length - 1]}`;
 }
 
 /** `Issue#to_reference(target_project)`: `#1`, `project#1` next door, `group/project#1` elsewhere. */

@@ -3,7 +3,7 @@ import { requireUser } from "../kernel/auth";
 import { notFound } from "../kernel/errors";
 import { findNamespace } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams, validateParams } from "../kernel/params";
+import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { namespace, namespaceExistence } from "./entities";
@@ -29,8 +29,7 @@ const NamespaceExists = z.object({ namespace: p.string(), parent_id: p.int().opt
 /** GET /namespaces/:namespace/exists (lib/api/namespaces.rb): `{exists, suggests}`. */
 namespacesRoutes.get("/namespaces/:namespace/exists", async (c) => {
   requireUser(c);
-  const raw = await readParams(c, z.object({ parent_id: p.int().optional() }));
-  const params = validateParams({ ...raw, namespace: c.req.param("namespace") }, NamespaceExists);
+  const params = await readParamsWithPath(c, NamespaceExists);
   const db = c.var.db();
   const exists = await q.pathExists(db, params.namespace, params.parent_id ?? null);
   if (!exists) return present(c, { exists, suggests: [] }, namespaceExistence);

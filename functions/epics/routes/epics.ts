@@ -6,7 +6,7 @@ import { forbidden, recordNotFound, validation } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
 import { canReadEpic } from "../../shared/issuables/policy";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, rawParams, readParamsWithPath, validateParams } from "../../kernel/params";
+import { p, rawParams, readParamsWithPath, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { epic } from "../entities";
@@ -167,7 +167,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
     const actor = requireUser(c);
     const raw = await rawParams(c);
     const aliased = { ...raw, start_date_fixed: raw.start_date_fixed ?? raw.start_date, due_date_fixed: raw.due_date_fixed ?? raw.end_date };
-    const params = validateParams({ ...aliased, epic_iid: c.req.param("epic_iid") }, UpdateEpic, [{ atLeastOneOf: UPDATE_FIELDS }]);
+    const params = validateParams(withPathParams(c, aliased), UpdateEpic, [{ atLeastOneOf: UPDATE_FIELDS }]);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const db = c.var.db();
     const found = await q.findEpic(db, group, params.epic_iid);

@@ -26,7 +26,7 @@ import { getBlobZdata } from "../../shared/git/store/blobs";
 import { inflate, MODE, modeNumber, TYPE_CODE } from "../../shared/git/pure/objects";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, rawParams, readParams, validateParams } from "../../kernel/params";
+import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { contentDisposition, detectContentType } from "../content_type";
@@ -112,7 +112,7 @@ const ListTree = pageParams.extend({
 
 /** Path parameters win over the query string and the body (GITLAB-COMPAT T2). */
 async function fileParams<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
-  return validateParams({ ...(await rawParams(c)), file_path: c.req.param("file_path") }, schema);
+  return readParamsWithPath(c, schema);
 }
 
 async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
