@@ -4,6 +4,7 @@ import type { Executor } from "../kernel/db";
 import type { Awardable } from "./writes";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { AwardRow } from "./entities";
+import { isRowId } from "../kernel/params";
 
 const onAwardable = (a: Awardable) => and(eq(awardEmoji.awardableType, a.type), eq(awardEmoji.awardableId, a.id));
 
@@ -27,7 +28,7 @@ export async function listAwards(db: Executor, a: Awardable, page: Page): Promis
 
 /** `awardable.award_emoji.find(award_id)`: null when missing or another awardable's. */
 export async function findAward(db: Executor, a: Awardable, awardId: number): Promise<AwardRow | null> {
-  if (awardId > 2147483647 || awardId < 1) return null;
+  if (!isRowId(awardId)) return null;
   const [row] = await selectAwards(db)
     .where(and(onAwardable(a), eq(awardEmoji.id, awardId)))
     .limit(1);

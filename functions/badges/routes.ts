@@ -6,7 +6,7 @@ import type { AppEnv, Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, paramsError, recordNotFound, validation } from "../kernel/errors";
 import { findGroup, findProject, loadProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams } from "../kernel/params";
+import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { Badge } from "./queries";
@@ -46,7 +46,7 @@ async function findSource(c: Ctx, kind: "project" | "group", admin: boolean): Pr
 
 function badgeId(c: Ctx): number {
   const id = c.req.param("badge_id")!;
-  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw paramsError("badge_id is invalid");
+  if (pathRowId(id) === null) throw paramsError("badge_id is invalid");
   return Number(id);
 }
 

@@ -4,7 +4,7 @@ import { requireAdmin, requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, notFound, validation } from "../kernel/errors";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams, readParamsWithPath } from "../kernel/params";
+import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { email as emailEntity } from "./entities";
@@ -22,7 +22,6 @@ import * as q from "./queries";
  */
 export const emailsRoutes = router({ readUserScope: true });
 
-const MAX_ID = 2147483647;
 const EmailId = z.object({ email_id: p.int() });
 const AddEmail = z.object({ email: p.string() });
 const AdminAddEmail = z.object({ email: p.string(), skip_confirmation: p.bool().optional() });
@@ -50,13 +49,13 @@ async function addEmail(c: Ctx, user: User, raw: string, confirmed: boolean) {
 
 async function readEmailId(c: Ctx): Promise<number | null> {
   const { email_id } = await readParamsWithPath(c, EmailId);
-  return email_id >= 1 && email_id <= MAX_ID ? email_id : null;
+  return isRowId(email_id) ? email_id : null;
 }
 
 /** `User.find_by(id:)` of the `:id` path parameter (digits only). */
 async function findTarget(c: Ctx): Promise<User> {
   const id = Number(c.req.param("id"));
-  const user = id <= MAX_ID ? await q.findUser(c.var.db(), id) : null;
+  const user = id <= INT32.max ? await q.findUser(c.var.db(), id) : null;
   if (!user) throw notFound("User");
   return user;
 }

@@ -6,7 +6,7 @@ import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, forbidden, paramsError, recordNotFound, validation } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, readParams } from "../kernel/params";
+import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { Environment } from "./queries";
@@ -47,7 +47,7 @@ async function refuseSlug(c: Ctx): Promise<void> {
 
 async function findEnvironment(c: Ctx, project: ProjectWithAccess): Promise<Environment> {
   const id = c.req.param("environment_id")!;
-  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw paramsError("environment_id is invalid");
+  if (pathRowId(id) === null) throw paramsError("environment_id is invalid");
   const env = await q.findEnvironment(c.var.db(), project.id, Number(id));
   if (!env) throw recordNotFound();
   return env;

@@ -13,6 +13,7 @@ import type { LabelBasicRow } from "../labels/entities";
 import { selectEpics, toEpicRow as toRow } from "../shared/issuables/epic_preload";
 import { systemNotesCte, type SystemNote } from "../shared/issuables/system_notes";
 import { labelEventsCte, stateEventsCte } from "../shared/issuables/resource_events";
+import { isRowId } from "../kernel/params";
 
 /** EpicPolicy as SQL over `epics` joined to its group (`namespaces`): readable group; confidential for reporters. */
 function epicIsVisible(actor: Actor | null): SQL {
@@ -74,7 +75,7 @@ export async function listEpics(db: Executor, group: GroupWithAccess, actor: Act
 
 /** `user_group.epics.find_by(iid:)`: null when missing. */
 export async function findEpic(db: Executor, group: GroupWithAccess, iid: number): Promise<EpicRow | null> {
-  if (iid < 1 || iid > 2147483647) return null;
+  if (!isRowId(iid)) return null;
   const [row] = await selectEpics(db)
     .where(and(eq(epics.groupId, group.id), eq(epics.iid, iid)))
     .limit(1);
@@ -154,7 +155,7 @@ const inGroupTree = (group: GroupWithAccess) => sql`${namespaces.traversalIds} @
 
 /** `find_epics(finder_params: { group_id: user_group.id }).find_by_id(id)`: a readable epic of the group tree. */
 export async function findEpicInGroupTree(db: Executor, group: GroupWithAccess, actor: Actor | null, id: number): Promise<EpicRow | null> {
-  if (id < 1 || id > 2147483647) return null;
+  if (!isRowId(id)) return null;
   const [row] = await selectEpics(db)
     .where(and(eq(epics.id, id), inGroupTree(group), epicIsVisible(actor)))
     .limit(1);
@@ -329,7 +330,7 @@ export async function epicIssues(db: Executor, actor: Actor | null, epicId: numb
 
 /** What EpicIssues::CreateService needs about an issue id: whether it exists, may join the epic, and its epic. */
 export async function issueForEpic(db: Executor, actor: Actor, epic: Epic, issueId: number): Promise<{ exists: boolean; linkable: boolean; currentEpicId: number | null }> {
-  if (issueId < 1 || issueId > 2147483647) return { exists: false, linkable: false, currentEpicId: null };
+  if (!isRowId(issueId)) return { exists: false, linkable: false, currentEpicId: null };
   const result = await db.execute<{ linkable: boolean; epic_id: number | null }>(sql`
     SELECT (${epic.groupId}::int = ANY(n.traversal_ids) AND ${issueIsVisible(actor)}) AS linkable, ei.epic_id
     FROM issues JOIN projects pr ON pr.id = issues.project_id JOIN namespaces n ON n.id = pr.namespace_id
@@ -372,7 +373,7 @@ export { loadEpicRows } from "../shared/issuables/epic_preload";
 
 /** `epic.epic_issues.find(id)`: a link of this epic, or null. */
 export async function epicIssueLink(db: Executor, epicId: number, linkId: number): Promise<{ id: number; issueId: number; relativePosition: number | null } | null> {
-  if (linkId < 1 || linkId > 2147483647) return null;
+  if (!isRowId(linkId)) return null;
   const [row] = await db
     .select({ id: epicIssuesTable.id, issueId: epicIssuesTable.issueId, relativePosition: epicIssuesTable.relativePosition })
     .from(epicIssuesTable)
@@ -406,7 +407,7 @@ export async function writeEpicIssueOrder(db: Executor, orderedIds: number[]): P
 
 /** `group.epics.find(id)` (NotesFinder for epics, by the global id inside the group), or null. */
 export async function findEpicById(db: Executor, group: GroupWithAccess, id: number): Promise<EpicRow | null> {
-  if (id < 1 || id > 2147483647) return null;
+  if (!isRowId(id)) return null;
   const [row] = await selectEpics(db)
     .where(and(eq(epics.groupId, group.id), eq(epics.id, id)))
     .limit(1);

@@ -5,7 +5,7 @@ import type { Ctx } from "../kernel/env";
 import { apiError, recordNotFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams } from "../kernel/params";
+import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { userList } from "../feature_flags/entities";
@@ -49,7 +49,7 @@ async function adminProject(c: Ctx): Promise<ProjectWithAccess> {
 
 async function findList(c: Ctx, project: ProjectWithAccess): Promise<UserList> {
   const iid = c.req.param("iid")!;
-  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647) throw recordNotFound();
+  if (pathRowId(iid) === null) throw recordNotFound();
   const list = await q.findUserList(c.var.db(), project.id, Number(iid));
   if (!list) throw recordNotFound();
   return list;

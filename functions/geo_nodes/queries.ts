@@ -2,6 +2,7 @@ import { and, asc, eq, ne, sql } from "drizzle-orm";
 import { geoNodes, namespaces, type GeoNode } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
+import { isRowId } from "../kernel/params";
 
 /** The only Drizzle code of the geo nodes domain. */
 
@@ -18,7 +19,7 @@ export async function listGeoNodes(db: Executor, page: Page): Promise<{ rows: Ge
 }
 
 export async function findGeoNode(db: Executor, id: number): Promise<GeoNode | null> {
-  if (id < 1 || id > 2147483647) return null;
+  if (!isRowId(id)) return null;
   const [row] = await db.select().from(geoNodes).where(eq(geoNodes.id, id));
   return row ?? null;
 }

@@ -4,7 +4,7 @@ import { requireAdmin, requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, notFound, validation } from "../kernel/errors";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams, readParamsWithPath } from "../kernel/params";
+import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { gpgKey } from "./entities";
@@ -19,19 +19,18 @@ import { createGpgKey } from "./services";
  */
 export const gpgKeysRoutes = router({ readUserScope: true });
 
-const MAX_ID = 2147483647;
 const KeyId = z.object({ key_id: p.int() });
 const AddKey = z.object({ key: p.string() });
 
 async function readKeyId(c: Ctx): Promise<number | null> {
   const { key_id } = await readParamsWithPath(c, KeyId);
-  return key_id >= 1 && key_id <= MAX_ID ? key_id : null;
+  return isRowId(key_id) ? key_id : null;
 }
 
 /** `User.find_by(id:)` of the `:id` path parameter: `404 User Not Found`. */
 async function findTarget(c: Ctx): Promise<User> {
   const id = Number(c.req.param("id"));
-  const user = id <= MAX_ID ? await q.findUser(c.var.db(), id) : null;
+  const user = id <= INT32.max ? await q.findUser(c.var.db(), id) : null;
   if (!user) throw notFound("User");
   return user;
 }

@@ -4,7 +4,7 @@ import { generateToken, requireAdmin, sha256Hex, TOKEN_SCOPES } from "../kernel/
 import type { Ctx } from "../kernel/env";
 import { notFound, validation } from "../kernel/errors";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams, readParamsWithPath } from "../kernel/params";
+import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { impersonationToken, impersonationTokenWithToken } from "./entities";
@@ -18,7 +18,6 @@ import * as q from "./queries";
  */
 export const impersonationTokensRoutes = router({ readUserScope: true });
 
-const MAX_ID = 2147483647;
 
 const ListTokens = z.object({ ...pageParams.shape, state: p.oneOf("all", "active", "inactive").optional() });
 const CreateToken = z.object({
@@ -31,14 +30,14 @@ const TokenId = z.object({ impersonation_token_id: p.int() });
 /** `find_user_by_id(params)`: `404 User Not Found`. */
 async function findTarget(c: Ctx): Promise<User> {
   const id = Number(c.req.param("user_id"));
-  const user = id <= MAX_ID ? await q.findUser(c.var.db(), id) : null;
+  const user = id <= INT32.max ? await q.findUser(c.var.db(), id) : null;
   if (!user) throw notFound("User");
   return user;
 }
 
 /** `find_impersonation_token`: the user's impersonation token, else `404 Impersonation Token Not Found`. */
 async function findToken(c: Ctx, user: User, id: number) {
-  const token = id >= 1 && id <= MAX_ID ? await q.findToken(c.var.db(), user.id, id) : null;
+  const token = isRowId(id) ? await q.findToken(c.var.db(), user.id, id) : null;
   if (!token) throw notFound("Impersonation Token");
   return token;
 }

@@ -6,7 +6,7 @@ import { apiError, notFound, recordNotFound } from "../kernel/errors";
 import { canReadIssue, type IssueWithAssignees } from "../shared/issuables/policy";
 import { findIssue } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
-import { p, readParams, validateParams } from "../kernel/params";
+import { p, pathRowId, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { IssueContext } from "../issues/entities";
@@ -52,7 +52,7 @@ async function source(c: Ctx) {
  */
 async function linkOf(c: Ctx, issueId: number) {
   const id = c.req.param("issue_link_id")!;
-  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw recordNotFound();
+  if (pathRowId(id) === null) throw recordNotFound();
   const found = await q.linkOf(c.var.db(), c.var.actor, issueId, Number(id));
   if (!found) throw recordNotFound();
   if (!canReadProject(c.var.actor, found.otherProject)) throw notFound("Project");

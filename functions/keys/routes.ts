@@ -5,7 +5,7 @@ import type { Ctx } from "../kernel/env";
 import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, validation } from "../kernel/errors";
 import { findProject, findUserByIdOrUsername, loadUserByIdOrUsername } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams, validateParams } from "../kernel/params";
+import { INT32, p, pathRowId, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { deployKey, deployKeyWithUser, projectDeployKey, sshKey, sshKeyWithUser } from "./entities";
@@ -17,7 +17,6 @@ export const userKeysRoutes = router({ readUserScope: true });
 /** Deploy keys (lib/api/deploy_keys.rb) and the admin key lookups (lib/api/keys.rb). */
 export const keysRoutes = router();
 
-const MAX_ID = 2147483647;
 const USAGE_TYPES = ["auth", "signing", "auth_and_signing"] as const;
 
 const KeyId = z.object({ key_id: p.int() });
@@ -29,13 +28,13 @@ const AddKey = z.object({
 });
 
 function keyIdOf(raw: string): number | null {
-  return /^\d+$/.test(raw) && Number(raw) <= MAX_ID ? Number(raw) : null;
+  return pathRowId(raw);
 }
 
 /** The `key_id` path parameter (Grape `type: Integer`): anything else is `key_id is invalid`. */
 async function readKeyId(c: Ctx): Promise<number> {
   const { key_id } = validateParams({ key_id: c.req.param("key_id") }, KeyId);
-  if (key_id > MAX_ID || key_id < 0) throw recordNotFound();
+  if (key_id > INT32.max || key_id < 0) throw recordNotFound();
   return key_id;
 }
 

@@ -11,6 +11,7 @@ import { subscriptionSql } from "../shared/issuables/subscriptions";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { projectIsVisible } from "../kernel/visibility";
 import type { LabelRow } from "./entities";
+import { pathRowId } from "../kernel/params";
 
 /**
  * Who a label is read through: a project (lib/api/labels.rb) or a group (lib/api/group_labels.rb), with
@@ -143,7 +144,7 @@ export async function findLabel(
   idOrTitle: string,
   actor: Actor | null = null,
 ): Promise<(Label & { subscribed: boolean; subscribedHere: boolean }) | null> {
-  const byId = /^\d+$/.test(idOrTitle) && Number(idOrTitle) <= 2147483647 ? Number(idOrTitle) : null;
+  const byId = pathRowId(idOrTitle);
   const s = subscription(owner, actor);
   const rows = await db
     .select({ label: labels, subscribed: s.shown, here: s.here })

@@ -14,6 +14,7 @@ import {
   validateMember,
   type MemberSource,
 } from "./rules";
+import { pathRowId } from "../kernel/params";
 
 /**
  * Members::CreateService, UpdateService and DestroyService (app/services/members/*). Each write is a
@@ -24,8 +25,7 @@ import {
 function leadingId(text: string): number | null {
   const match = /^\s*\+?(\d+)/.exec(text);
   if (!match) return null;
-  const id = Number(match[1]);
-  return id <= 2147483647 ? id : null;
+  return pathRowId(match[1]);
 }
 
 /** `POST …/members` with one user (API::Helpers::MembersHelpers#add_single_member_by_user_id). */
@@ -92,7 +92,7 @@ export async function addManyMembers(
   if (items.length > INVITE_LIMIT) return `Too many users specified (limit is ${INVITE_LIMIT})`;
   if (input.accessLevel === Access.OWNER && !canManageOwners(actor, source)) throw forbidden();
 
-  const ids = items.filter((item) => /^\d+$/.test(item) && Number(item) <= 2147483647).map(Number);
+  const ids = items.filter((item) => pathRowId(item) !== null).map(Number);
   const emails = items.filter((item) => !/^\d+$/.test(item) && EMAIL.test(item));
   const invitees = ids.length || emails.length ? await q.loadInvitees(db, scope, ids, emails) : [];
   const known = new Set(invitees.map((i) => i.user.email.toLowerCase()));

@@ -3,14 +3,13 @@ import { generateToken, requireAdmin, requireUser, sha256Hex, TOKEN_SCOPES } fro
 import type { Actor, Ctx } from "../kernel/env";
 import { apiError, badRequest, notFound, recordNotFound, unauthorized } from "../kernel/errors";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, rawParams, readParams } from "../kernel/params";
+import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { personalAccessToken, personalAccessTokenWithToken } from "./entities";
 import * as q from "./queries";
 
-const MAX_ID = 2147483647;
-const idOf = (raw: string) => (/^\d+$/.test(raw) && Number(raw) <= MAX_ID ? Number(raw) : null);
+const idOf = (raw: string) => pathRowId(raw);
 
 /** `PersonalAccessTokenPolicy` `revoke_token`: an administrator, or the owner of a token that is not an impersonation token. */
 const mayRevoke = (actor: Actor, token: { userId: number; impersonation: boolean }) =>

@@ -4,6 +4,7 @@ import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
 import { projectAccessLevel } from "../kernel/visibility";
 import type { PipelineRow } from "../pipelines/entities";
+import { isRowId } from "../kernel/params";
 
 export type TriggerRow = CiTrigger & { owner: User | null };
 
@@ -20,7 +21,7 @@ export async function listTriggers(db: Executor, projectId: number, page: Page) 
 }
 
 export async function findTrigger(db: Executor, projectId: number, id: number): Promise<TriggerRow | null> {
-  if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) return null;
+  if (!isRowId(id)) return null;
   const [row] = await db.select(withOwner).from(ciTriggers).leftJoin(users, eq(users.id, ciTriggers.ownerId)).where(and(eq(ciTriggers.projectId, projectId), eq(ciTriggers.id, id)));
   return row ? { ...row.trigger, owner: row.owner } : null;
 }

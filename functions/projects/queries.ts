@@ -18,6 +18,7 @@ import {
   type ActorShape,
 } from "../kernel/visibility";
 import type { ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "./entities";
+import { pathRowId } from "../kernel/params";
 
 const owner = alias(users, "owner");
 // The project a fork comes from, joined into the same statement (`forked_from_project`).
@@ -163,7 +164,7 @@ export async function findReadableProjectRow(
 ): Promise<ProjectWithPermissionsRow | null> {
   const byId = /^\d+$/.test(idOrPath);
   if (!byId && !idOrPath.includes("/")) return null;
-  if (byId && Number(idOrPath) > 2147483647) return null;
+  if (byId && pathRowId(idOrPath) === null) return null;
   const shape = actorShape(actor);
   const raws = byId
     ? await projectRowById[shape](db, { id: Number(idOrPath), ...actorPlaceholders(actor) })

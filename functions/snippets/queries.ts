@@ -7,6 +7,7 @@ import { anySnippetIsVisible, snippetIsVisible } from "../shared/issuables/polic
 import { cappedCount, type Page } from "../kernel/pagination";
 import { Visibility } from "../kernel/access";
 import type { SnippetRow } from "./entities";
+import { isRowId } from "../kernel/params";
 
 export type { SnippetRow };
 /** A snippet's files as a map from path to content (what the file actions work on). */
@@ -63,7 +64,7 @@ export function listAllSnippets(db: Executor, actor: Actor, page: Page) {
 
 /** One snippet of the project that the caller may see; null otherwise. */
 export async function findSnippet(db: Executor, project: ProjectWithAccess, actor: Actor | null, id: number): Promise<SnippetRow | null> {
-  if (id < 1 || id > 2147483647) return null;
+  if (!isRowId(id)) return null;
   const [row] = await selectSnippets(db)
     .where(and(eq(snippets.projectId, project.id), eq(snippets.id, id), snippetIsVisible(actor, project)))
     .limit(1);
@@ -72,7 +73,7 @@ export async function findSnippet(db: Executor, project: ProjectWithAccess, acto
 
 /** One snippet, personal or of a project, that the caller may see (optionally only their own); null otherwise. */
 export async function findAnySnippet(db: Executor, actor: Actor | null, id: number, opts: { authoredBy?: number } = {}): Promise<SnippetRow | null> {
-  if (id < 1 || id > 2147483647) return null;
+  if (!isRowId(id)) return null;
   const own = opts.authoredBy === undefined ? undefined : eq(snippets.authorId, opts.authoredBy);
   const [row] = await selectSnippets(db).where(and(eq(snippets.id, id), own, anySnippetIsVisible(actor))).limit(1);
   return row ? toRow(row) : null;
@@ -80,7 +81,7 @@ export async function findAnySnippet(db: Executor, actor: Actor | null, id: numb
 
 /** Any snippet by id, without a read rule (the admins' `user_agent_detail`). */
 export async function snippetExists(db: Executor, id: number): Promise<boolean> {
-  if (id < 1 || id > 2147483647) return false;
+  if (!isRowId(id)) return false;
   const [row] = await db.select({ id: snippets.id }).from(snippets).where(eq(snippets.id, id)).limit(1);
   return !!row;
 }

@@ -4,7 +4,7 @@ import { generateToken } from "../kernel/auth";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { unauthorized } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
-import { rawParams } from "../kernel/params";
+import { pathRowId, rawParams } from "../kernel/params";
 import { present, presentContext } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { FeatureFlagsClient } from "./queries";
@@ -24,7 +24,7 @@ async function clientOf(c: Ctx): Promise<{ client: FeatureFlagsClient; appName: 
   const projectId = c.req.param("project_id")!;
   const token = c.req.header("unleash-instanceid") ?? (typeof params.instance_id === "string" ? params.instance_id : null);
   const appName = c.req.header("unleash-appname") ?? (typeof params.app_name === "string" ? params.app_name : null);
-  if (!token || !/^\d+$/.test(projectId) || Number(projectId) > 2147483647) throw unauthorized();
+  if (!token || pathRowId(projectId) === null) throw unauthorized();
   const client = await q.findClient(c.var.db(), Number(projectId), token);
   if (!client) throw unauthorized();
   return { client, appName, params };

@@ -3,7 +3,7 @@ import type { Ctx } from "../../kernel/env";
 import { recordNotFound } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { readParams } from "../../kernel/params";
+import { pathRowId, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadEpic } from "../../shared/issuables/policy";
@@ -54,7 +54,7 @@ for (const { path, kind, entity } of KINDS) {
     requireUser(c);
     const epicId = await epicOf(c);
     const eventId = c.req.param("event_id");
-    if (!/^\d+$/.test(eventId) || Number(eventId) > 2147483647) throw recordNotFound();
+    if (pathRowId(eventId) === null) throw recordNotFound();
     const row = await q.findEpicEvent(c.var.db(), kind, epicId, Number(eventId));
     if (!row) throw recordNotFound();
     return present(c, row as never, present_);

@@ -4,7 +4,7 @@ import { recordNotFound } from "../../kernel/errors";
 import { findIssue, findMergeRequest } from "../../shared/issuables/find";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, paginate } from "../../kernel/pagination";
-import { readParams } from "../../kernel/params";
+import { pathRowId, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { resourceLabelEvent, resourceMilestoneEvent, resourceStateEvent } from "../entities";
@@ -58,7 +58,7 @@ for (const { collection, type, find } of EVENTABLES) {
       requireUser(c);
       const eventable = await eventableOf(c);
       const eventId = c.req.param("event_id");
-      if (!/^\d+$/.test(eventId) || Number(eventId) > 2147483647) throw recordNotFound();
+      if (pathRowId(eventId) === null) throw recordNotFound();
       const row = await q.findEvent(c.var.db(), kind, eventable, Number(eventId));
       if (!row) throw recordNotFound();
       return present(c, row as never, present_);

@@ -8,7 +8,7 @@ import { canReadIssue, canUpdateIssue } from "../../shared/issuables/policy";
 import { findIssue } from "../../shared/issuables/find";
 import { loadIssueById, loadProjectIssue, type IssueRow } from "../../shared/issuables/issue_preload";
 import { findProject } from "../../kernel/lookup";
-import { p, rawParams, readParamsWithPath } from "../../kernel/params";
+import { p, pathRowId, rawParams, readParamsWithPath } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { checkRateLimit } from "../../kernel/rate_limit";
@@ -44,7 +44,7 @@ async function reload(c: Ctx, project: ProjectWithAccess, where: { iid: number }
 issueRoutes.get("/issues/:id", async (c) => {
   requireAdmin(c);
   const id = c.req.param("id");
-  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw recordNotFound();
+  if (pathRowId(id) === null) throw recordNotFound();
   const row = await loadIssueById(c.var.db(), Number(id), c.var.actor);
   if (!row) throw recordNotFound();
   const from = { kind: "project", id: row.project.id, namespaceId: row.project.namespaceId } as const;

@@ -6,7 +6,7 @@ import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../..
 import { canReadMergeRequest, canUpdateMergeRequest, mayReadSomeMergeRequest } from "../../shared/issuables/policy";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { findProject, loadProject } from "../../kernel/lookup";
-import { p, readParams, validateParams } from "../../kernel/params";
+import { p, pathRowId, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
@@ -156,7 +156,7 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
   // findMergeRequest's rule (read_merge_request, then the row) without its extra statement.
-  if (!/^\d+$/.test(iid) || Number(iid) > 2147483647 || !mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
+  if (pathRowId(iid) === null || !mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
   let row = await q.mergeRequestByIid(c.var.db(), c.var.actor, project.id, Number(iid));
   if (!row || !canReadMergeRequest(c.var.actor, project, { authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.id) }))
     throw notFound("Merge Request");

@@ -3,7 +3,7 @@ import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { requireAdmin } from "../../kernel/auth";
 import { apiError, checkUnmodifiedSince, conflict, forbidden, notFound, validation } from "../../kernel/errors";
-import { p, readParams, type ParamRule } from "../../kernel/params";
+import { INT32, p, type ParamRule, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { isInternal, userWithAdmin, type UserRow } from "../entities";
@@ -24,11 +24,10 @@ function addAvatarErrors(errors: ValidationErrors, avatar: File | undefined): vo
 /** The administrators' writes of lib/api/users.rb. */
 export const adminRoutes = router({ readUserScope: true });
 
-const MAX_ID = 2147483647;
 
 const userId = (raw: string) => {
   const id = Number(raw);
-  return id <= MAX_ID ? id : null;
+  return id <= INT32.max ? id : null;
 };
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { requireUser } from "../../kernel/auth";
 import { forbidden, notFound, unauthorized } from "../../kernel/errors";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, rawParams, readParams } from "../../kernel/params";
+import { INT32, p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { loadSettings } from "../../shared/settings/load";
@@ -12,7 +12,6 @@ import * as q from "../queries";
 /** The reads of lib/api/users.rb, open to `read_user` tokens. */
 export const readRoutes = router({ readUserScope: true });
 
-const MAX_ID = 2147483647;
 
 /** GET /user (lib/api/users.rb): the caller, with private fields; admins get the administrator view. */
 readRoutes.get("/user", async (c) => {
@@ -100,7 +99,7 @@ readRoutes.get("/users/:id{[0-9]+}", async (c) => {
   const params = await readParams(c, GetUser);
   const id = Number(c.req.param("id"));
   const admin = !!c.var.actor?.isAdmin;
-  const row = id <= MAX_ID ? await q.findUserRow(c.var.db(), id, { withCustomAttributes: admin && !!params.with_custom_attributes }) : null;
+  const row = id <= INT32.max ? await q.findUserRow(c.var.db(), id, { withCustomAttributes: admin && !!params.with_custom_attributes }) : null;
   if (!row) throw notFound("User");
   return present(c, row, admin ? userDetailsWithAdmin : user);
 });

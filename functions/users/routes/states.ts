@@ -2,7 +2,7 @@ import { requireAdmin } from "../../kernel/auth";
 import type { Executor } from "../../kernel/db";
 import { apiError, forbidden, notFound } from "../../kernel/errors";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, readParams } from "../../kernel/params";
+import { INT32, p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import type { User } from "../queries";
@@ -24,7 +24,7 @@ const isBlocked = (user: User) => user.state === "blocked" || user.state === "ba
 
 async function findTarget(db: Executor, raw: string): Promise<User> {
   const id = Number(raw);
-  const found = id <= 2147483647 ? await q.findUser(db, id) : null;
+  const found = id <= INT32.max ? await q.findUser(db, id) : null;
   if (!found) throw notFound("User");
   return found;
 }
