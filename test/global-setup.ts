@@ -13,7 +13,7 @@ import { gitFixtures } from "./git-fixtures";
 import type { GitFixtures } from "./helpers/git-oracle-types";
 import { packFixtures } from "./git_http/pack-fixtures";
 import type { PackFixtures } from "./git_http/pack-fixture-types";
-import { startHookReceiver } from "./hooks/receiver";
+import { startHookReceiver } from "./helpers/hook-receiver";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BASE, request } from "../helpers/client";
 import { world } from "../helpers/world";
-import { ciProject, claim, createPipeline, eventually, finish, patchTrace, projectRunner } from "../pipelines/helpers";
+import { ciProject, claim, createPipeline, eventually, finish, patchTrace, projectRunner } from "../helpers/ci";
 
 const YAML = "test:\n  script: [echo hi]\n  coverage: '/Coverage: \\d+\\.\\d+%/'\n";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { transition } from "../../functions/commit_statuses/rules";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { smallRepo } from "../commits/helpers";
+import { smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 const queryCount = (res: Response) => Number(res.headers.get("x-query-count"));

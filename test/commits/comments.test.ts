@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { commitsPath, smallRepo } from "./helpers";
+import { commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");

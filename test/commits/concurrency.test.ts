@@ -5,7 +5,7 @@ import { commitTree, listTree } from "../../functions/shared/git/store/read";
 import { readRef } from "../../functions/shared/git/store/refs";
 import { repoOf } from "../../functions/shared/git/store/revisions";
 import { world } from "../helpers/world";
-import { commitsPath, smallRepo } from "./helpers";
+import { commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 const WRITERS = 20;

@@ -7,7 +7,7 @@ import { repoOf } from "../../functions/shared/git/store/revisions";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world, type TestProject, type World } from "../helpers/world";
-import { commitOn, commitsPath, smallRepo } from "./helpers";
+import { commitOn, commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 

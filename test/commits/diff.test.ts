@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { commitOn, commitsPath, smallRepo } from "./helpers";
+import { commitOn, commitsPath, smallRepo } from "../helpers/commits";
 
 const diffPath = (project: { id: number }, sha: string) => `${commitsPath(project)}/${sha}/diff`;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createRef } from "../../functions/shared/git/store/refs";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { commitOn, commitsPath, smallRepo } from "./helpers";
+import { commitOn, commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 const ids = (body: unknown) => (body as Json[]).map((c) => c.id);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { commitOn, commitsPath, smallRepo } from "./helpers";
+import { commitOn, commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 

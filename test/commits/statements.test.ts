@@ -2,7 +2,7 @@
 // create with a README. Budgets are asserted; the counts are printed for the report.
 import { describe, expect, it } from "vitest";
 import { unique, world } from "../helpers/world";
-import { commitOn, commitsPath, smallRepo } from "./helpers";
+import { commitOn, commitsPath, smallRepo } from "../helpers/commits";
 
 const queryCount = (res: Response) => Number(res.headers.get("x-query-count"));
 

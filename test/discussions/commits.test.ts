@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type World } from "../helpers/world";
-import { commitsPath, smallRepo } from "../commits/helpers";
+import { commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 

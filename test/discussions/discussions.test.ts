@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { epic, expectFlat, HEX40, issue, issueRow, mergeRequest, note, noteRows, snippet, type Json } from "../notes/fixtures";
+import { epic, expectFlat, HEX40, issue, issueRow, mergeRequest, note, noteRows, snippet, type Json } from "../helpers/noteables";
 
 const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 const DISCUSSION = "a".repeat(40);

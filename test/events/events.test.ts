@@ -4,7 +4,7 @@ import { events } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { commitOn } from "../commits/helpers";
+import { commitOn } from "../helpers/commits";
 
 type Json = Record<string, any>;
 

@@ -4,7 +4,7 @@ import { unique, world, type World } from "../helpers/world";
 import { insertMergeRequest } from "../helpers/noteables";
 import { protectBranch, setBranch } from "../helpers/git";
 import { type Json } from "../helpers/api";
-import type {} from "../hooks/receiver";
+import type {} from "../helpers/hook-receiver";
 
 let w: World;
 beforeAll(async () => {

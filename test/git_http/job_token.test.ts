@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BASE, worker } from "../helpers/client";
 import { world } from "../helpers/world";
-import { ciProject, claim, createPipeline, finish, projectRunner } from "../pipelines/helpers";
+import { ciProject, claim, createPipeline, finish, projectRunner } from "../helpers/ci";
 
 /**
  * Smart HTTP with a CI job token (Gitlab::Auth#build_access_token_check): user `gitlab-ci-token`, the

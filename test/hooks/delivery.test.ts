@@ -4,8 +4,8 @@ import type { Bindings } from "../../functions/kernel/env";
 import { consumeWebhooks, type WebhookMessage } from "../../functions/shared/webhooks";
 import { statusAndBody } from "../helpers/client";
 import { unique, world } from "../helpers/world";
-import { ciProject, claim, createPipeline, finish, projectRunner } from "../pipelines/helpers";
-import type {} from "./receiver";
+import { ciProject, claim, createPipeline, finish, projectRunner } from "../helpers/ci";
+import type {} from "../helpers/hook-receiver";
 
 // Deliveries reach the local receiver of test/hooks/receiver.ts (started by the global setup).
 const RECEIVER = inject("hookReceiver");

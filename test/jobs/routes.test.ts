@@ -2,7 +2,7 @@ import { gzipSync, strToU8, unzipSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { request, statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { ciProject, claim, createPipeline, eventually, finish, patchTrace, projectRunner } from "../pipelines/helpers";
+import { ciProject, claim, createPipeline, eventually, finish, patchTrace, projectRunner } from "../helpers/ci";
 
 const YAML = `
 stages: [build, test, deploy]

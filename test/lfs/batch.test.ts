@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { namespaces, projects } from "../../db/schema";
 import { world } from "../helpers/world";
 import { BASE } from "../helpers/client";
-import { basic, batch, lfsContent, LFS_JSON, putObject, repoUrl } from "./helpers";
+import { basic, batch, lfsContent, LFS_JSON, putObject, repoUrl } from "../helpers/lfs";
 
 type Json = Record<string, any>;
 const HELP = { documentation_url: `${BASE}/help` };

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { namespaces } from "../../db/schema";
 import { world, type TestUser } from "../helpers/world";
 import { BASE } from "../helpers/client";
-import { LFS_JSON, locks } from "./helpers";
+import { LFS_JSON, locks } from "../helpers/lfs";
 
 type Json = Record<string, any>;
 const HELP = { documentation_url: `${BASE}/help` };

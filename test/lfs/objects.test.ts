@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { world } from "../helpers/world";
-import { commitOn } from "../commits/helpers";
-import { getObject, lfsContent, pointerFile, putObject } from "./helpers";
+import { commitOn } from "../helpers/commits";
+import { getObject, lfsContent, pointerFile, putObject } from "../helpers/lfs";
 
 describe("PUT /<full_path>.git/gitlab-lfs/objects/:oid/:size", () => {
   it("stores an object whose SHA-256 and size match, and refuses one that does not", async () => {

@@ -5,7 +5,7 @@ import { requiresAuthentication } from "../helpers/shared";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
 import { buildEvent } from "../../functions/shared/webhooks";
 import { loadProject } from "../../functions/shared/webhooks/queries";
-import { claim, eventually, finish, projectRunner } from "../pipelines/helpers";
+import { claim, eventually, finish, projectRunner } from "../helpers/ci";
 import { branch, commit, type Json } from "../helpers/api";
 import { branchHead, commitRow } from "./support";
 import { rows } from "../helpers/db";

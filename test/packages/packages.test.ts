@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody, worker } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world, type TestUser } from "../helpers/world";
-import { ciProject, claim, createPipeline, finish, projectRunner } from "../pipelines/helpers";
+import { ciProject, claim, createPipeline, finish, projectRunner } from "../helpers/ci";
 import { env } from "cloudflare:test";
 import { packageFiles } from "../../db/schema";
 import { eq } from "drizzle-orm";

@@ -4,7 +4,7 @@ import type { Bindings } from "../../functions/kernel/env";
 import { runDueSchedules } from "../../functions/pipeline_schedules/services";
 import { statusAndBody, type Client } from "../helpers/client";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { ciProject } from "../pipelines/helpers";
+import { ciProject } from "../helpers/ci";
 
 type Json = Record<string, any>;
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { request, statusAndBody, type Client } from "../helpers/client";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { ciProject, claim, projectRunner } from "../pipelines/helpers";
+import { ciProject, claim, projectRunner } from "../helpers/ci";
 
 type Json = Record<string, any>;
 

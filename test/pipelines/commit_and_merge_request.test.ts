@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { statusAndBody, type Client } from "../helpers/client";
 import { world, type TestProject, type TestUser, type World } from "../helpers/world";
-import { ciProject, claim, createPipeline, eventually, finish, projectRunner } from "./helpers";
+import { ciProject, claim, createPipeline, eventually, finish, projectRunner } from "../helpers/ci";
 
 type Json = Record<string, any>;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { world } from "../helpers/world";
-import { ciProject, createPipeline, eventually } from "./helpers";
+import { ciProject, createPipeline, eventually } from "../helpers/ci";
 
 const YAML = "build:\n  script: echo hi\nchild:\n  stage: deploy\n  trigger:\n    include: ci/child.yml\n    strategy: depend\n";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { ciProject, claim, createPipeline, eventually, finish, patchTrace, projectRunner, requestJob } from "./helpers";
+import { ciProject, claim, createPipeline, eventually, finish, patchTrace, projectRunner, requestJob } from "../helpers/ci";
 
 const TWO_STAGES = `
 stages: [build, test]

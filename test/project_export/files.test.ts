@@ -6,7 +6,7 @@ import { lfsObjectsProjects, projectTransferJobs, uploads } from "../../db/schem
 import type { Bindings } from "../../functions/kernel/env";
 import { PART_SIZE } from "../../functions/project_export/stream";
 import { queue } from "../../functions/queue";
-import { lfsContent, putObject, sha256 } from "../lfs/helpers";
+import { lfsContent, putObject, sha256 } from "../helpers/lfs";
 import { world } from "../helpers/world";
 
 type World = Awaited<ReturnType<typeof world>>;

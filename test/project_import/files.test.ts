@@ -6,7 +6,7 @@ import type { Bindings } from "../../functions/kernel/env";
 import { queue } from "../../functions/queue";
 import { BASE, request } from "../helpers/client";
 import { unique, world, type TestUser } from "../helpers/world";
-import { getObject, lfsContent, putObject, sha256 } from "../lfs/helpers";
+import { getObject, lfsContent, putObject, sha256 } from "../helpers/lfs";
 import { multipart, settledImport, targz } from "./support";
 
 type World = Awaited<ReturnType<typeof world>>;

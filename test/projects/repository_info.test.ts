@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { commitOn } from "../commits/helpers";
+import { commitOn } from "../helpers/commits";
 import { detectLanguage, languageShares } from "../../functions/projects/languages";
 
 describe("GET /projects/:id/languages", () => {

@@ -5,7 +5,7 @@ import { request, statusAndBody, type Client } from "../helpers/client";
 
 const patch = (api: Client, url: string, opts: { json: unknown }) => request("PATCH", url, api.token, opts);
 import { world, type World, type TestUser } from "../helpers/world";
-import { commitsPath, smallRepo } from "../commits/helpers";
+import { commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 const path = (project: { id: number }, name = "") => `/projects/${project.id}/protected_branches${name ? `/${encodeURIComponent(name)}` : ""}`;

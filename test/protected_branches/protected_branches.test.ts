@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { branchAccess, checkBranchUpdate, needsBasisCheck, refMatches, type Protection } from "../../functions/shared/protected_branches/rules";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { commitOn, commitsPath, smallRepo } from "../commits/helpers";
+import { commitOn, commitsPath, smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 const path = (project: { id: number }, name = "") => `/projects/${project.id}/protected_branches${name ? `/${encodeURIComponent(name)}` : ""}`;

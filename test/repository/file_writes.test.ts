@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { smallRepo } from "../commits/helpers";
+import { smallRepo } from "../helpers/commits";
 
 type Json = Record<string, any>;
 const filePath = (project: { id: number }, path: string) => `/projects/${project.id}/repository/files/${encodeURIComponent(path)}`;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../functions/kernel/db";
 import { request, statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
-import { ciProject, createPipeline, eventually, finish, projectRunner, requestJob, type Claimed } from "../pipelines/helpers";
+import { ciProject, createPipeline, eventually, finish, projectRunner, requestJob, type Claimed } from "../helpers/ci";
 import { compositeStatus } from "../../functions/pipelines/status";
 
 describe("POST /runners, /runners/verify, DELETE /runners", () => {

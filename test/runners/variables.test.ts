@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { unique, world } from "../helpers/world";
-import { claim, createPipeline, finish, projectRunner } from "../pipelines/helpers";
+import { claim, createPipeline, finish, projectRunner } from "../helpers/ci";
 
 type Json = Record<string, any>;
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { world } from "../helpers/world";
-import { ciProject, createPipeline } from "../pipelines/helpers";
+import { ciProject, createPipeline } from "../helpers/ci";
 
 /**
  * iids come from one writer, `shared/issuables/iids.ts` (InternalId): gapless under concurrent creates,

@@ -1,8 +1,8 @@
 // Shared set-up for CI tests: a project whose `main` has a .gitlab-ci.yml, and runners.
 import { expect } from "vitest";
-import type { Client } from "../helpers/client";
-import { request, worker } from "../helpers/client";
-import type { TestUser, World } from "../helpers/world";
+import type { Client } from "./client";
+import { request, worker } from "./client";
+import type { TestUser, World } from "./world";
 
 export async function ciProject(w: World, yaml: string, opts: { files?: Record<string, string>; message?: string; developers?: TestUser[]; reporters?: TestUser[]; guests?: TestUser[]; visibility?: "private" | "public" } = {}) {
   const owner = await w.user();

@@ -1,5 +1,5 @@
-import { BASE, worker } from "../helpers/client";
-import type { TestProject, TestUser } from "../helpers/world";
+import { BASE, worker } from "./client";
+import type { TestProject, TestUser } from "./world";
 
 export const LFS_JSON = "application/vnd.git-lfs+json";
 

@@ -1,7 +1,7 @@
 // Shared set-up for the commits API tests: repositories made through `POST /repository/commits`.
 import { expect } from "vitest";
-import type { Client } from "../helpers/client";
-import type { TestProject, TestUser, World } from "../helpers/world";
+import type { Client } from "./client";
+import type { TestProject, TestUser, World } from "./world";
 
 export type Action = Record<string, unknown>;
 
