@@ -4,12 +4,12 @@ import type { Bindings } from "../kernel/env";
 import { projectWithAccess } from "../kernel/lookup";
 import { isApproved } from "../shared/approvals/state";
 import type { FinishedPipeline } from "../shared/ci/finished";
-import { hookEvent } from "../shared/webhooks";
+import { hookEvents } from "../shared/webhooks";
 import { checkMergeability } from "../shared/git";
 import { loadMergeRequest } from "../shared/issuables/find";
 import { listProtections } from "../shared/protected_branches/access";
 import * as mq from "./merge_queries";
-import { branchPair, canMergeInto, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "./merging";
+import { afterMergeHooks, branchPair, canMergeInto, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "./merging";
 import * as q from "./queries";
 
 /**
@@ -47,7 +47,7 @@ export async function autoMergeAfterPipeline(env: Bindings, db: Database, pipeli
       author: full?.author?.email ? { name: full.author.name, email: full.author.email } : null,
     });
     if (!outcome.ok) await mq.setMergeError(db, mr.id, `Something went wrong during merge: ${outcome.failure}`);
-    // MergeService#after_merge: the Merge Request Hook with action `merge`, as the merge user.
-    else await hookEvent(env, (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, ""), { kind: "merge_request", projectId: project.id, id: mr.id, action: "merge", userId: user.id });
+    // MergeService#after_merge's hooks, as the merge user.
+    else await hookEvents(env, (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, ""), afterMergeHooks(mr, project.id, user.id, outcome.closedIssues));
   }
 }

@@ -118,10 +118,10 @@ export async function markMerged(
     shouldRemoveSourceBranch: boolean | null;
     squash: boolean;
   },
-): Promise<void> {
+): Promise<{ closedIssues: { id: number; projectId: number }[] }> {
   const { mrId, userId } = input;
   const mayClose = input.isAdmin ? sql`true` : sql`i.project_id IN ${authorizedProjectIds(userId, 20)}`;
-  await db.execute(sql`
+  const result = await db.execute<{ id: number; project_id: number }>(sql`
     WITH mr AS (UPDATE merge_requests SET state = 'merged', merged_at = now(), merged_by_id = ${userId}::int,
         merge_commit_sha = ${input.mergeCommitSha}::text, squash_commit_sha = ${input.squashCommitSha}::text,
         should_remove_source_branch = ${input.shouldRemoveSourceBranch}::boolean, squash = ${input.squash}::boolean,
@@ -137,7 +137,9 @@ export async function markMerged(
     issue_todos AS (${resolveTodosSql(userId, "Issue", { in: sql`SELECT id FROM closed` })}),
     counters AS (UPDATE projects p SET open_issues_count = GREATEST(p.open_issues_count - x.n, 0)
       FROM (SELECT project_id, count(*)::int AS n FROM closed GROUP BY project_id) x WHERE p.id = x.project_id)
-    SELECT id FROM mr`);
+    SELECT id, project_id FROM closed ORDER BY id`);
+  // The issues closed here get their Issue Hook from the caller, after the merge (Issues::CloseService).
+  return { closedIssues: result.rows.map((r) => ({ id: Number(r.id), projectId: Number(r.project_id) })) };
 }
 
 /** `merge_error` of a failed merge (MergeService#handle_merge_error). */

@@ -23,6 +23,7 @@ import {
 import { branchAccess, callerOf, listProtections, type Protection } from "../shared/protected_branches/access";
 import { toProtection } from "../shared/protected_branches/read";
 import type { MergeRequestWithAssignees } from "../shared/issuables/policy";
+import type { HookEvent } from "../shared/webhooks";
 import * as mq from "./merge_queries";
 
 /** Marks a missing branch in the recorded check heads (so that its reappearance triggers a check). */
@@ -120,11 +121,13 @@ export function canRemoveSourceBranch(actor: Actor, source: ProjectWithAccess, p
   return !access.protected && branch !== source.defaultBranch;
 }
 
-export type MergeOutcome = Awaited<ReturnType<typeof mergeBranches>>;
+/** The git outcome; a merge that went through also names the issues it closed (for their hooks). */
+export type MergeOutcome = Awaited<ReturnType<typeof mergeBranches>> & { closedIssues?: { id: number; projectId: number }[] };
 
 /**
  * MergeRequests::MergeService (or FfMergeService) with SquashService and PostMergeService: the git
- * merge, then the merge request marked merged and its closing issues closed. Returns the git outcome.
+ * merge, then the merge request marked merged and its closing issues closed. Returns the git outcome
+ * and, after a merge, the issues it closed.
  */
 export async function mergeMergeRequest(
   db: Executor,
@@ -179,7 +182,7 @@ export async function mergeMergeRequest(
     },
   });
   if (outcome.ok) {
-    await mq.markMerged(db, {
+    const { closedIssues } = await mq.markMerged(db, {
       mrId: mr.id,
       userId: actor.user.id,
       isAdmin: actor.isAdmin,
@@ -188,6 +191,18 @@ export async function mergeMergeRequest(
       shouldRemoveSourceBranch: input.shouldRemoveSourceBranch ?? null,
       squash: input.squash,
     });
+    return { ...outcome, closedIssues };
   }
   return outcome;
+}
+
+/**
+ * MergeService#after_merge's hooks, in order: the Merge Request Hook with action `merge`, then the Issue
+ * Hook (`close`) of each issue the merge closed (Issues::CloseService#execute_hooks).
+ */
+export function afterMergeHooks(mr: { id: number }, projectId: number, userId: number, closedIssues: { id: number; projectId: number }[] = []): HookEvent[] {
+  return [
+    { kind: "merge_request" as const, projectId, id: mr.id, action: "merge" as const, userId },
+    ...closedIssues.map((issue) => ({ kind: "issue" as const, projectId: issue.projectId, id: issue.id, action: "close" as const, userId })),
+  ];
 }

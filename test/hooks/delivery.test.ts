@@ -227,6 +227,30 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     await allowLocal(w, false);
   });
 
+  it("sends the Issue Hook with action close for each issue a merge closes, besides the merge's own hook", async () => {
+    const { w, project, path, api } = await hookedProject({ merge_requests_events: true, issues_events: true, push_events: false });
+    await api.post(`/projects/${project.id}/repository/commits`, {
+      json: { branch: "main", commit_message: "Init", actions: [{ action: "create", file_path: "a.txt", content: "a\n" }] },
+    });
+    await api.post(`/projects/${project.id}/repository/commits`, {
+      json: { branch: "fix", start_branch: "main", commit_message: "Fix", actions: [{ action: "create", file_path: "b.txt", content: "b\n" }] },
+    });
+    const issue = (await (await api.post(`/projects/${project.id}/issues`, { json: { title: "Broken" } })).json()) as { iid: number; id: number };
+    const kept = (await (await api.post(`/projects/${project.id}/issues`, { json: { title: "Unrelated" } })).json()) as { iid: number };
+    const mr = (await (await api.post(`/projects/${project.id}/merge_requests`, {
+      json: { source_branch: "fix", target_branch: "main", title: "Fix it", description: `Closes #${issue.iid}` },
+    })).json()) as { iid: number };
+    await waitFor(path, 3);
+    expect((await api.put(`/projects/${project.id}/merge_requests/${mr.iid}/merge`)).status).toBe(200);
+    const list = await waitFor(path, 5);
+    const after = list.slice(3).map((d) => ({ event: d.headers["x-gitlab-event"], body: JSON.parse(d.body) }));
+    // Sent in that order, but deliveries run concurrently, so they may arrive in either.
+    expect(after.map((d) => `${d.event}:${d.body.object_attributes.action}`).sort()).toEqual(["Issue Hook:close", "Merge Request Hook:merge"]);
+    expect(after.find((d) => d.event === "Issue Hook")!.body.object_attributes).toMatchObject({ iid: issue.iid, state: "closed" });
+    expect(list.some((d) => JSON.parse(d.body).object_attributes.iid === kept.iid && JSON.parse(d.body).object_attributes.action === "close")).toBe(false);
+    await allowLocal(w, false);
+  });
+
   it("sends nothing to hooks without the event's flag, and reaches group hooks of ancestor groups", async () => {
     const w = await world();
     const owner = await w.user();

@@ -6,7 +6,7 @@ import { apiError, unauthorized } from "../../kernel/errors";
 import { findProject, projectWithAccess } from "../../kernel/lookup";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
-import { hookEvent } from "../../shared/webhooks";
+import { hookEvents } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { checkMergeability, mergeToRef } from "../../shared/git";
@@ -14,7 +14,7 @@ import { listProtections } from "../../shared/protected_branches/access";
 import { isApproved } from "../../shared/approvals/state";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
 import * as mq from "../merge_queries";
-import { branchPair, canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
+import { afterMergeHooks, branchPair, canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
 import * as q from "../queries";
 
 /** Merging (lib/api/merge_requests.rb, 15.4): merge, merge_ref, cancel_merge_when_pipeline_succeeds. */
@@ -114,8 +114,7 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
     }
     throw notAllowed();
   }
-  // MergeService#after_merge: the Merge Request Hook with action `merge`.
-  await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id: mr.id, action: "merge", userId: actor.user.id });
+  await hookEvents(c.env, baseUrl(c), afterMergeHooks(mr, project.id, actor.user.id, outcome.closedIssues));
   return presentMergeRequest(c, project, mr.id);
 });
 
