@@ -3,7 +3,7 @@ import type { Bindings } from "./kernel/env";
 import { queue } from "./queue";
 import { scheduled } from "./scheduled";
 import { onJobStatusChanged, onPipelineFinished, onPipelineStatusChanged } from "./shared/ci/finished";
-import { hookEvents } from "./shared/webhooks";
+import { hookEvents, jobHookEvents } from "./shared/webhooks";
 import { autoMergeAfterPipeline } from "./merge_requests/auto_merge";
 import { useBlobBucket } from "./shared/git";
 
@@ -13,10 +13,9 @@ onPipelineFinished(autoMergeAfterPipeline);
 // Each pipeline status transition is a pipeline hook event (PipelineHooksWorker), carrying its status.
 const externalUrl = (env: Bindings) => (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, "");
 onPipelineStatusChanged((env, p) => hookEvents(env, externalUrl(env), [{ kind: "pipeline", projectId: p.projectId, id: p.id, status: p.status }]));
-// Each job status change the one reporter passes on is a job hook event (BuildHooksWorker), carrying its status.
-onJobStatusChanged((env, changes) =>
-  hookEvents(env, externalUrl(env), changes.map((j) => ({ kind: "job" as const, projectId: j.projectId, id: j.id, status: j.status }))),
-);
+// Each job status change the one reporter passes on is a job hook event (BuildHooksWorker), carrying its
+// status, for projects with job hooks.
+onJobStatusChanged((env, changes) => jobHookEvents(env, externalUrl(env), changes));
 
 export { PipelineCoordinator } from "./pipelines/coordinator";
 

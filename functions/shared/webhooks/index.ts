@@ -84,6 +84,26 @@ async function sourceOf(db: Executor, project: q.HookProject, mr: { sourceProjec
   return mr.sourceProjectId === project.id ? project : q.loadProject(db, mr.sourceProjectId);
 }
 
+/**
+ * Job status changes as Job Hook events, only for projects with a hook listening for jobs
+ * (`Ci::Build#execute_hooks` asks `has_active_hooks?(:job_hooks)` first; no integration sends job
+ * messages). A pipeline moves many jobs, so one statement for the batch saves a queue message and its
+ * three lookups per job in projects without job hooks.
+ */
+export async function jobHookEvents(env: Bindings, baseUrl: string, changes: { id: number; projectId: number; status: string }[]): Promise<void> {
+  if (!env.WEBHOOKS_QUEUE || changes.length === 0) return;
+  let listening: Set<number>;
+  try {
+    listening = await withDb(env, (db) => q.projectsWithHooks(db, [...new Set(changes.map((j) => j.projectId))], "jobEvents"));
+  } catch (err) {
+    // As an enqueue failure in hookEvents: the pipeline's own work must not fail for a hook.
+    console.error(`webhooks: job hooks lookup failed: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  const events = changes.filter((j) => listening.has(j.projectId)).map((j) => ({ kind: "job" as const, projectId: j.projectId, id: j.id, status: j.status }));
+  await hookEvents(env, baseUrl, events);
+}
+
 /** Builds the payloads of one event (a push may carry several ref updates). */
 export async function buildEvent(db: Executor, project: q.HookProject, event: HookEvent, baseUrl: string): Promise<BuiltEvent[]> {
   const ctx = context(baseUrl);

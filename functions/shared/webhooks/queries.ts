@@ -75,6 +75,23 @@ export async function hooksFor(db: Executor, project: { id: number; traversalIds
     .orderBy(asc(webHooks.id));
 }
 
+/**
+ * Of `projectIds`, those with a hook listening for `flag` (their own, or a group hook of an ancestor):
+ * `project.has_active_hooks?(scope)`, asked before an event is queued. One statement for a batch.
+ */
+export async function projectsWithHooks(db: Executor, projectIds: number[], flag: HookFlag): Promise<Set<number>> {
+  if (projectIds.length === 0) return new Set();
+  const flagCol = webHooks[flag];
+  const result = await db.execute<{ id: number }>(sql`
+    SELECT p.id FROM ${projects} p JOIN ${namespaces} n ON n.id = p.namespace_id
+     WHERE p.id = ANY(${sql.param(projectIds)}::int[]) AND EXISTS (
+       SELECT 1 FROM ${webHooks} WHERE ${flagCol} AND (
+         (${webHooks.type} = 'ProjectHook' AND ${webHooks.projectId} = p.id)
+         OR (${webHooks.type} = 'GroupHook' AND n.type = 'Group' AND ${webHooks.groupId} = ANY(n.traversal_ids))
+         ${SYSTEM_FLAGS.has(flag) ? sql`OR ${webHooks.type} = 'SystemHook'` : sql``}))`);
+  return new Set(result.rows.map((r) => Number(r.id)));
+}
+
 export async function hooksByIds(db: Executor, ids: number[]): Promise<WebHook[]> {
   if (ids.length === 0) return [];
   return db.select().from(webHooks).where(inArray(webHooks.id, ids));
