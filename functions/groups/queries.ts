@@ -14,6 +14,7 @@ import {
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
+import { transferLocationGroups } from "../shared/transfer_locations";
 import { groupAccessLevel, groupIsVisible, memberGroupIds, projectAccessLevel, projectIsVisible, sharedGroupIds } from "../kernel/visibility";
 import type { ProjectRow, SharedGroup } from "../projects/entities";
 import type { CustomAttribute, SharedWithGroup } from "./entities";
@@ -558,23 +559,10 @@ export async function transferGroup(db: Executor, group: Namespace, target: Tran
  */
 export async function transferLocations(db: Executor, userId: number, group: { id: number; parentId: number | null }, search: string | undefined, page: Page) {
   const where: SQL[] = [
-    sql`g.type = 'Group'`,
     sql`EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${userId}::int AND m.source_type = 'Namespace'
       AND m.source_id = ANY(g.traversal_ids) AND m.access_level >= 50 AND (m.expires_at IS NULL OR m.expires_at > current_date))`,
     sql`NOT (${group.id}::int = ANY(g.traversal_ids))`,
   ];
   if (group.parentId !== null) where.push(sql`g.id <> ${group.parentId}::int`);
-  if (search) {
-    const like = `%${escapeLike(search)}%`;
-    where.push(sql`(g.full_path ILIKE ${like} OR g.full_name ILIKE ${like})`);
-  }
-  const cond = sql.join(where, sql` AND `);
-  const result = await db.execute<{ id: number; name: string; path: string; full_path: string; full_name: string; avatar_url: string | null }>(sql`
-    SELECT g.id, g.name, g.path, g.full_path, g.full_name, g.avatar_url FROM namespaces g WHERE ${cond}
-    ORDER BY g.path ASC, g.id ASC LIMIT ${page.limit} OFFSET ${page.offset}`);
-  const rows = result.rows.map((r) => ({
-    id: Number(r.id), name: r.name, path: r.path, fullPath: r.full_path, fullName: r.full_name, avatarUrl: r.avatar_url ?? null,
-  }));
-  const total = await cappedCount(db, { limit: (n: number) => sql`SELECT 1 FROM namespaces g WHERE ${cond} LIMIT ${n}` }, page);
-  return { rows, total };
+  return transferLocationGroups(db, where, search, page);
 }

@@ -4,9 +4,9 @@ import { applicationSettings, members, namespaces, projectGroupLinks, projects, 
 import { preparedQuery, type Executor } from "../kernel/db";
 import { projectAtPath } from "../kernel/lookup";
 import type { Actor } from "../kernel/env";
-import { cappedCount, inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
-import { escapeLike } from "../kernel/fuzzy_search";
+import { inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
 import { stateEventsCte } from "../shared/issuables/resource_events";
+import { transferLocationGroups } from "../shared/transfer_locations";
 import {
   actorPlaceholders,
   actorShape,
@@ -534,25 +534,12 @@ export async function unlinkFork(db: Executor, projectId: number, userId: number
  */
 export async function projectTransferLocations(db: Executor, userId: number, exceptGroupId: number | null, search: string | undefined, page: Page) {
   const where: SQL[] = [
-    sql`g.type = 'Group'`,
     sql`g.project_creation_level <> 0`,
     sql`EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${userId}::int AND m.source_type = 'Namespace'
       AND m.source_id = ANY(g.traversal_ids) AND m.access_level >= 40 AND (m.expires_at IS NULL OR m.expires_at > current_date))`,
   ];
   if (exceptGroupId !== null) where.push(sql`g.id <> ${exceptGroupId}::int`);
-  if (search) {
-    const like = `%${escapeLike(search)}%`;
-    where.push(sql`(g.full_path ILIKE ${like} OR g.full_name ILIKE ${like})`);
-  }
-  const cond = sql.join(where, sql` AND `);
-  const result = await db.execute<{ id: number; name: string; path: string; full_path: string; full_name: string; avatar_url: string | null }>(sql`
-    SELECT g.id, g.name, g.path, g.full_path, g.full_name, g.avatar_url FROM namespaces g WHERE ${cond}
-    ORDER BY g.path ASC, g.id ASC LIMIT ${page.limit} OFFSET ${page.offset}`);
-  const rows = result.rows.map((r) => ({
-    id: Number(r.id), name: r.name, path: r.path, fullPath: r.full_path, fullName: r.full_name, avatarUrl: r.avatar_url ?? null,
-  }));
-  const total = await cappedCount(db, { limit: (n: number) => sql`SELECT 1 FROM namespaces g WHERE ${cond} LIMIT ${n}` }, page);
-  return { rows, total };
+  return transferLocationGroups(db, where, search, page);
 }
 
 // ---------------------------------------------------------------------------------------------
