@@ -19,6 +19,19 @@ export function hookTime(value: Date | string | null | undefined): string | null
 const projectUrl = (ctx: Ctx, p: HookProject) => `${ctx.baseUrl}/${p.fullPath}`;
 const sshUrl = (ctx: Ctx, p: HookProject) => `git@${new URL(ctx.baseUrl).hostname}:${p.fullPath}.git`;
 
+/** The `repository` of push and job payloads (`Gitlab::DataBuilder::Push` and `Build`). */
+function repositoryAttrs(p: HookProject, ctx: Ctx) {
+  return {
+    name: p.name,
+    url: sshUrl(ctx, p),
+    description: p.description,
+    homepage: projectUrl(ctx, p),
+    git_http_url: `${projectUrl(ctx, p)}.git`,
+    git_ssh_url: sshUrl(ctx, p),
+    visibility_level: p.visibilityLevel,
+  };
+}
+
 /** `Project#hook_attrs` */
 export function projectAttrs(p: HookProject, ctx: Ctx) {
   return {
@@ -358,15 +371,7 @@ export function pushPayload(
     commits: commits.map((c) => commitAttrs(c.row, p, ctx, c.files)),
     total_commits_count: totalCommits,
     push_options: {},
-    repository: {
-      name: p.name,
-      url: sshUrl(ctx, p),
-      description: p.description,
-      homepage: projectUrl(ctx, p),
-      git_http_url: `${projectUrl(ctx, p)}.git`,
-      git_ssh_url: sshUrl(ctx, p),
-      visibility_level: p.visibilityLevel,
-    },
+    repository: repositoryAttrs(p, ctx),
   };
 }
 
@@ -512,15 +517,7 @@ export function jobPayload(hj: HookJob, p: HookProject, ctx: Ctx, status: string
       started_at: isoTime(pipeline.startedAt),
       finished_at: isoTime(pipeline.finishedAt),
     },
-    repository: {
-      name: p.name,
-      url: sshUrl(ctx, p),
-      description: p.description,
-      homepage: projectUrl(ctx, p),
-      git_http_url: `${projectUrl(ctx, p)}.git`,
-      git_ssh_url: sshUrl(ctx, p),
-      visibility_level: p.visibilityLevel,
-    },
+    repository: repositoryAttrs(p, ctx),
     environment: environment
       ? typeof environment === "string"
         ? { name: environment, action: "start" }
