@@ -1,35 +1,11 @@
 import { and, asc, eq } from "drizzle-orm";
 import { issues, mergeRequests, notes, timelogs } from "../../db/schema";
-import { nextIid } from "../../functions/shared/issuables/iids";
-import type { TestProject, TestUser, World } from "../helpers/world";
+import type { World } from "../helpers/world";
 
-/**
- * Issues and merge requests made directly in the database, so that these tests do not depend on the
- * issue and merge request endpoints of other domains.
- */
 export type { TestIssue } from "../helpers/world";
-import type { TestIssue } from "../helpers/world";
 
-export async function makeMergeRequest(w: World, project: TestProject, opts: { author?: TestUser } = {}): Promise<TestIssue> {
-  return w.db((db) =>
-    db.transaction(async (tx) => {
-      const iid = await nextIid(tx, "merge_requests", { projectId: project.id });
-      const [row] = await tx
-        .insert(mergeRequests)
-        .values({
-          iid,
-          projectId: project.id,
-          sourceProjectId: project.id,
-          title: `MR ${iid}`,
-          sourceBranch: `feature-${iid}`,
-          targetBranch: "main",
-          authorId: opts.author?.id ?? null,
-        })
-        .returning();
-      return { id: row.id, iid: row.iid, projectId: project.id };
-    }),
-  );
-}
+/** A merge request made in the database (test/helpers/noteables.ts, the shared fixture). */
+export { mergeRequest as makeMergeRequest } from "../helpers/noteables";
 
 export const issueRow = (w: World, id: number) =>
   w.db(async (db) => (await db.select().from(issues).where(eq(issues.id, id)))[0]);
