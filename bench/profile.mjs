@@ -83,6 +83,8 @@ try {
   const project = await jsonRequest(api, "POST", "/projects", { name: `prof-${randomBytes(3).toString("hex")}`, initialize_with_readme: true });
   const projectId = JSON.parse(project.text).id;
   for (let i = 0; i < 25; i++) await jsonRequest(api, "POST", `/projects/${projectId}/issues`, { title: `issue ${i}` });
+  // BENCH_PROJECTS (1) projects in all, so that `GET /projects?per_page=20` lists full pages as `npm run bench` does.
+  for (let i = 1; i < Number(process.env.BENCH_PROJECTS || 1); i++) await jsonRequest(api, "POST", "/projects", { name: `more-${i}-${randomBytes(3).toString("hex")}` });
   const endpoints = (process.env.BENCH_ENDPOINTS || "/projects/:id,/projects?per_page=20,/projects/:id/issues?per_page=20").split(",");
   const devtools = await inspector(inspectorPort);
   log(`inspector target: ${devtools.title}`);

@@ -16,10 +16,19 @@
 //   destroys that backend: Postgres rolls its transaction back; a pooled backend is never reused in an
 //   unknown state. Terminate ('X') never reaches a pooled backend;
 // - what transaction pooling forbids (as on Neon's pooled endpoint): session state that outlives a
-//   transaction — SET without LOCAL, named prepared statements, session advisory locks, LISTEN, temp
-//   tables. The application uses none (unnamed statements only; `SET LOCAL` and
-//   `pg_advisory_xact_lock` are transaction-scoped). Unnamed statements and portals are safe: a unit of
-//   work always ends with its Sync before the backend moves on;
+//   transaction — SET without LOCAL, SQL-level PREPARE, session advisory locks, LISTEN, temp tables.
+//   The application uses none (`SET LOCAL` and `pg_advisory_xact_lock` are transaction-scoped).
+//   Unnamed statements and portals are safe: a unit of work always ends with its Sync before the backend
+//   moves on;
+// - protocol-level named prepared statements work as PgBouncer (1.21+, `max_prepared_statements`), and so
+//   Neon's pooled endpoint, serves them: each backend remembers the statements it parsed, each session
+//   the ones it parsed. A session's Parse of a name its backend already holds (same text) becomes the Parse
+//   of an empty unnamed statement (the client still gets its ParseComplete, in order), so the backend's
+//   cached plan serves it; a Bind or Describe of a name the session parsed but its current backend lacks
+//   gets that Parse put in front of it, and the ParseComplete it answers is not passed on. The Worker names
+//   only its fixed queries, by a hash of their text (functions/kernel/db.ts `preparedQuery`), so a name
+//   never meets another text. A unit of work that parsed a new name and then failed leaves that backend's
+//   statements unknown: the backend is closed instead of kept;
 // - an embedded PGlite behind pglite-socket is ONE Postgres session shared by every TCP client, so a
 //   `serialize`d target gets a pool of exactly one backend: one unit of work at a time (§9, "Why PGlite
 //   needs a lock"); the pool is that lock;
@@ -92,10 +101,27 @@ const fatal = (/** @type {string} */ code, /** @type {string} */ text) =>
 
 /**
  * One kept backend connection: a TCP socket that completed its start-up (trust authentication).
- * `owner` receives its messages while it is lent to a session.
+ * `owner` receives its messages while it is lent to a session; `prepared` holds the named statements
+ * it parsed (name → text), `unsure` that a unit of work failed after parsing a new one.
  * @typedef {{ socket: net.Socket, owner: ((m: PgMessage[]) => void) | null, onClose: (() => void) | null,
- *   idleTimer: NodeJS.Timeout | null }} Backend
+ *   idleTimer: NodeJS.Timeout | null, prepared: Map<string, string>, unsure: boolean }} Backend
  */
+
+/** A Parse message's statement name and query text (both NUL-terminated after the header). */
+function parseNameAndText(/** @type {Buffer} */ data) {
+  const nameEnd = data.indexOf(0, 5)
+  const textEnd = data.indexOf(0, nameEnd + 1)
+  return { name: data.toString('utf8', 5, nameEnd), text: data.toString('utf8', nameEnd + 1, textEnd) }
+}
+/** The statement a Bind (after its portal name) or a Describe/Close of a statement ('S') names, or ''. */
+function statementNamed(/** @type {PgMessage} */ m) {
+  const data = m.data
+  if (m.type === 'B') { const portalEnd = data.indexOf(0, 5); return data.toString('utf8', portalEnd + 1, data.indexOf(0, portalEnd + 1)) }
+  if ((m.type === 'D' || m.type === 'C') && data[5] === 0x53) return data.toString('utf8', 6, data.indexOf(0, 6))
+  return ''
+}
+/** Parse of an empty unnamed statement: answered by ParseComplete, costs the backend nothing. */
+const PARSE_EMPTY = Buffer.from([0x50, 0, 0, 0, 8, 0, 0, 0, 0])
 
 /**
  * The backends of one target (address + start-up message): at most `max`, FIFO waiters beyond.
@@ -189,7 +215,7 @@ class BackendPool {
           else if (m.type === 'Z') {
             this.params ??= Buffer.concat(params)
             /** @type {Backend} */
-            const backend = { socket, owner: null, onClose: null, idleTimer: null }
+            const backend = { socket, owner: null, onClose: null, idleTimer: null, prepared: new Map(), unsure: false }
             finish({ backend }) // drops the start-up listeners
             socket.removeAllListeners('error')
             socket.removeAllListeners('close')
@@ -276,6 +302,7 @@ class BackendPool {
     backend.owner = null
     backend.onClose = null
     if (!this.all.has(backend)) return
+    if (backend.unsure) return this.drop(backend)
     this.idle.push(backend)
     backend.idleTimer = setTimeout(() => this.drop(backend), this.opts.idleMs)
     backend.idleTimer.unref()
@@ -374,6 +401,11 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
     let queue = []
     let inflight = 0 // forwarded Query/Sync/FunctionCall messages not yet answered by ReadyForQuery
     let dirty = false // messages forwarded after the last Sync (a Parse whose Sync is still to come)
+    let parsedNew = false // this unit of work sent the lent backend a named Parse it did not hold
+    /** @type {Map<string, Buffer>} the named statements this session parsed: name → its Parse message */
+    const parsed = new Map()
+    /** @type {Array<'keep' | 'drop' | 'sync'>} forwarded Parses (is their ParseComplete the client's?) and what a ReadyForQuery answers, in order */
+    const expected = []
     const fromClient = framer(true)
 
     const send = (/** @type {Buffer} */ data) => client.send(data)
@@ -394,12 +426,20 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
       if (ms.length === 0) return
       let out = []
       for (const m of ms) {
+        if (m.type === '1' && expected.length > 0) { // ParseComplete: ours, or the client's
+          if (expected.shift() === 'drop') continue
+        }
         out.push(m.data)
+        if (m.type === 'E' && parsedNew && backend) backend.unsure = true
         if (m.type !== 'Z') continue
+        // After an error the backend skips to the Sync: Parses before it get no answer.
+        const sync = expected.indexOf('sync')
+        if (sync >= 0) expected.splice(0, sync + 1)
         inflight = Math.max(0, inflight - 1)
         if (m.data[5] === 0x49 /* 'I' */ && inflight === 0 && !dirty && backend && pool) {
           send(out.length === 1 ? out[0] : Buffer.concat(out))
           out = []
+          parsedNew = false
           const b = backend
           backend = null
           pool.release(b)
@@ -416,7 +456,30 @@ export async function startWsProxy({ serialize, poolMax = 10, idleMs = 10_000, c
       const socket = backend.socket
       // The frames of one statement (Parse, Bind, Describe, Execute, Sync) arrive in one tick: one write.
       if (socket.writableCorked === 0) { socket.cork(); process.nextTick(() => socket.uncork()) }
-      socket.write(m.data)
+      let data = m.data
+      if (m.type === 'P') {
+        expected.push('keep')
+        if (data[5] !== 0) { // a named statement
+          const { name, text } = parseNameAndText(data)
+          parsed.set(name, data)
+          if (backend.prepared.get(name) === text) data = PARSE_EMPTY
+          else if (!backend.prepared.has(name)) { backend.prepared.set(name, text); parsedNew = true }
+        }
+      } else if (m.type === 'S' || m.type === 'Q' || m.type === 'F') {
+        expected.push('sync') // answered by one ReadyForQuery each
+      } else if (m.type === 'B' || m.type === 'D' || m.type === 'C') {
+        const name = statementNamed(m)
+        if (name && m.type === 'C') { parsed.delete(name); backend.prepared.delete(name) }
+        else if (name && !backend.prepared.has(name) && parsed.has(name)) {
+          // Parsed by this session on another backend: parse it here first, silently.
+          const parse = /** @type {Buffer} */ (parsed.get(name))
+          backend.prepared.set(name, parseNameAndText(parse).text)
+          parsedNew = true
+          expected.push('drop')
+          socket.write(parse)
+        }
+      }
+      socket.write(data)
     }
     const take = () => {
       if (waiting || !pool) return

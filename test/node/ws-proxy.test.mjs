@@ -113,6 +113,49 @@ test('sessions share kept backends: one backend serves sequential sessions, none
   assert.equal(pids.size, 1)
 })
 
+test('named statements are kept per backend across sessions, and parsed again where a session moves to a backend without them', { timeout: 30_000 }, async (t) => {
+  if (!(await answers('127.0.0.1', 5432))) return t.skip('nothing listening on 127.0.0.1:5432')
+  const name = `ef_test_${process.pid}_${Date.now()}`
+  const text = 'SELECT pg_backend_pid() AS pid, $1::int * 2 AS twice'
+  // Sequential sessions: each new client sends Parse(name) again; where the backend already holds it,
+  // Postgres would answer 42P05 "prepared statement already exists" unless the proxy drops that Parse.
+  const pids = []
+  for (let i = 0; i < 4; i++) {
+    const pool = new Pool({ connectionString: REAL_PG, max: 1 })
+    try {
+      const { rows } = await pool.query({ name, text, values: [i] })
+      assert.equal(rows[0].twice, i * 2)
+      pids.push(rows[0].pid)
+    } finally {
+      await pool.end()
+    }
+  }
+  // One session's second run sends only Bind (the driver remembers its Parse); with the backend it used
+  // held by another session's transaction, it runs on another backend, which must get the Parse first.
+  const mover = new Pool({ connectionString: REAL_PG, max: 1 })
+  const holder = new Pool({ connectionString: REAL_PG, max: 1 })
+  try {
+    const c = await mover.connect()
+    const first = await c.query({ name, text, values: [10] })
+    const h = await holder.connect()
+    await h.query('BEGIN')
+    const { rows: [{ pid: held }] } = await h.query('SELECT pg_backend_pid() AS pid')
+    assert.equal(held, first.rows[0].pid, 'the holder took the backend the mover had just used')
+    const second = await c.query({ name, text, values: [21] })
+    assert.equal(second.rows[0].twice, 42)
+    assert.notEqual(second.rows[0].pid, held)
+    await h.query('COMMIT')
+    h.release()
+    c.release()
+    // Every backend that ran it holds the statement once.
+    const check = await holder.query('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1', [name])
+    assert.ok(check.rows[0].n <= 1)
+  } finally {
+    await mover.end()
+    await holder.end()
+  }
+})
+
 test('a session that leaves mid-transaction: its backend is destroyed, the transaction rolled back, the next session clean', { timeout: 30_000 }, async (t) => {
   if (!(await answers('127.0.0.1', 5432))) return t.skip('nothing listening on 127.0.0.1:5432')
   const table = `proxy_test_${process.pid}`
