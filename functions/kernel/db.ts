@@ -1,5 +1,5 @@
 import { Pool, neonConfig } from "@neondatabase/serverless";
-import type { Logger } from "drizzle-orm";
+import { Column, SQL, Subquery, getTableName, is, type Logger } from "drizzle-orm";
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { MiddlewareHandler } from "hono";
@@ -147,6 +147,7 @@ export function preparedQuery<V extends Record<string, unknown>, R>(build: (db: 
       // The first caller's connection is not kept: every call brings its own.
       Object.assign(built, { client: undefined, logger: undefined });
       await nameStatement(built);
+      compileResultMapper(built);
       template = built;
     }
     const { session } = db as unknown as { session: { client: unknown; logger: unknown } };
@@ -156,6 +157,60 @@ export function preparedQuery<V extends Record<string, unknown>, R>(build: (db: 
     });
     return bound.execute(values);
   };
+}
+
+type SelectedField = { path: string[]; field: unknown };
+type Decoder = { mapFromDriverValue(value: unknown): unknown };
+
+/**
+ * Gives a prepared select its own row mapper, the same rows Drizzle's `mapResultRow` builds, with the work
+ * that does not depend on the row done once. Why: `mapResultRow` decides each column's decoder with `is()`
+ * (a prototype walk) and walks its path with an iterator on every row; for the project list (20 rows of
+ * about 230 columns) that was a fifth of the isolate's CPU per request. Same semantics: nested objects
+ * by path, NULL stays null, and a left-joined table whose first column is NULL becomes null.
+ */
+function compileResultMapper(built: unknown) {
+  const query = built as {
+    fields?: SelectedField[];
+    joinsNotNullableMap?: Record<string, boolean>;
+    customResultMapper?: (rows: unknown[][]) => unknown;
+  };
+  if (!query.fields || query.customResultMapper) return; // raw SQL, or a relational query's own mapper
+  const joins = query.joinsNotNullableMap;
+  const columns = query.fields.map(({ path, field }) => {
+    // SQL's `decoder` is internal to Drizzle: read as `mapResultRow` reads it.
+    const decoderOf = (sqlChunk: unknown) => (sqlChunk as { decoder: Decoder }).decoder;
+    let decoder: Decoder;
+    if (is(field, Column)) decoder = field;
+    else if (is(field, SQL)) decoder = decoderOf(field);
+    else if (is(field, Subquery)) decoder = decoderOf(field._.sql);
+    else decoder = decoderOf((field as SQL.Aliased).sql);
+    // `mapResultRow`'s null-join rule looks at table columns two levels deep.
+    const table = joins && is(field, Column) && path.length === 2 ? getTableName(field.table) : null;
+    return { parents: path.slice(0, -1), key: path[path.length - 1], decoder, table };
+  });
+  const mapRow = (row: unknown[]) => {
+    const result: Record<string, unknown> = {};
+    const nullify: Record<string, string | false> = {};
+    for (let i = 0; i < columns.length; i++) {
+      const { parents, key, decoder, table } = columns[i];
+      let node = result;
+      for (const part of parents) node = (node[part] ??= {}) as Record<string, unknown>;
+      const raw = row[i];
+      const value = (node[key] = raw === null ? null : decoder.mapFromDriverValue(raw));
+      if (table !== null) {
+        const object = parents[0];
+        if (!(object in nullify)) nullify[object] = value === null ? table : false;
+        else if (typeof nullify[object] === "string" && nullify[object] !== table) nullify[object] = false;
+      }
+    }
+    for (const object in nullify) {
+      const table = nullify[object];
+      if (typeof table === "string" && !joins?.[table]) result[object] = null;
+    }
+    return result;
+  };
+  query.customResultMapper = (rows) => rows.map(mapRow);
 }
 
 /** Names a prepared query's server-side statement after its SQL text: `ef_` and 16 hex digits of its SHA-256. */
