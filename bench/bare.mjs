@@ -166,6 +166,21 @@ function query(client, text, values) {
   return client.query({ text, values, rowMode: "array" });
 }
 
+/**
+ * A statement the Worker runs as a named prepared statement (functions/kernel/db.ts `preparedQuery`: the
+ * token, the project row, the project lookup, the rows by id). With BARE_NAMED=1 it is named here too, so
+ * that both servers plan those statements once per connection and only the transport differs; without
+ * it, unnamed as `pg` sends a query by default (the baseline issue 9 was written against).
+ */
+const names = new Map();
+const named = process.env.BARE_NAMED === "1";
+function namedQuery(client, text, values) {
+  if (!named) return query(client, text, values);
+  let name = names.get(text);
+  if (!name) names.set(text, (name = `bare_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`));
+  return client.query({ name, text, values, rowMode: "array" });
+}
+
 const visibility = (level) => (level >= 20 ? "public" : level >= 10 ? "internal" : "private");
 const iso = (value) => (value === null || value === undefined ? null : new Date(value).toISOString());
 const enabled = (on) => (on ? "enabled" : "disabled");
@@ -254,7 +269,7 @@ async function authenticate(client, req) {
   const credential = req.headers["private-token"];
   if (!credential || credential !== token) return null;
   const digest = createHash("sha256").update(credential).digest("hex");
-  const { rows } = await query(client, AUTH, [digest]);
+  const { rows } = await namedQuery(client, AUTH, [digest]);
   if (rows.length === 0) return null;
   const [t, u] = split(rows[0], ["personal_access_tokens", "users"]);
   if (t.revoked || u.state === "blocked") return null;
@@ -266,7 +281,7 @@ const sharedOf = (extra) => (extra[3] ?? []).map((s) => [{ group_id: s.groupId, 
 
 async function showProject(client, user, id, base) {
   if (!/^\d+$/.test(id)) return [404, { message: "404 Project Not Found" }];
-  const { rows } = await query(client, PROJECT_ROW, [user.id, "User", Number(id)]);
+  const { rows } = await namedQuery(client, PROJECT_ROW, [user.id, "User", Number(id)]);
   if (rows.length === 0) return [404, { message: "404 Project Not Found" }];
   const [p, n, o, extra] = split(rows[0], ["projects", "namespaces", "users"]);
   return [200, present(base, p, n, o, extra, sharedOf(extra))];
@@ -301,7 +316,7 @@ async function listProjects(client, user, url, base, headers) {
   const page = Math.max(1, Number(url.searchParams.get("page") || 1));
   const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") || 20)));
   const offset = (page - 1) * perPage;
-  const { rows } = await query(client, LIST_PAGE(offset), [user.id, "User", perPage, ...(offset > 0 ? [offset] : [])]);
+  const { rows } = await namedQuery(client, LIST_PAGE(offset), [user.id, "User", perPage, ...(offset > 0 ? [offset] : [])]);
   const counted = await query(client, LIST_COUNT, [Math.max(10_001, offset + perPage + 1)]);
   const total = Number(counted.rows[0][0]);
   const parts = rows.map((row) => split(row, ["projects", "namespaces", "users"]));
@@ -351,14 +366,14 @@ function presentIssue(base, r) {
 
 async function listProjectIssues(client, user, id, url, base, headers) {
   if (!/^\d+$/.test(id)) return [404, { message: "404 Project Not Found" }];
-  const found = await query(client, LOOKUP, [Number(id), user.id]);
+  const found = await namedQuery(client, LOOKUP, [Number(id), user.id]);
   if (found.rows.length === 0) return [404, { message: "404 Project Not Found" }];
   const page = Math.max(1, Number(url.searchParams.get("page") || 1));
   const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") || 20)));
   const offset = (page - 1) * perPage;
   const ids = (await query(client, ISSUE_PAGE(offset), [Number(id), ISSUE_TYPES, perPage, ...(offset > 0 ? [offset] : [])])).rows.map((r) => r[0]);
   const total = Number((await query(client, ISSUE_COUNT, [Number(id), ISSUE_TYPES, Math.max(10_001, offset + perPage + 1)])).rows[0][0]);
-  const rows = (await query(client, ISSUE_ROWS, [user.id, ids])).rows;
+  const rows = (await namedQuery(client, ISSUE_ROWS, [user.id, ids])).rows;
   const byId = new Map(rows.map((r) => [r[0], r]));
   pageHeaders(url, headers, page, perPage, offset, total);
   return [200, ids.map((i) => presentIssue(base, byId.get(i)))];

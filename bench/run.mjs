@@ -14,12 +14,16 @@
 //              warm-up, as root: `GET /api/v4/projects/:id` (ids rotate over the seeded projects),
 //              `GET /api/v4/projects?per_page=20` and `GET /api/v4/projects/:id/issues?per_page=20` (over the
 //              10 projects with issues). Edgeforge first; it is then stopped (embedded PGlite is one process's
-//              files) and the bare server is measured on the same database.
+//              files) and the bare server is measured on the same database, twice: `bare` sends every
+//              statement unnamed, as `pg` does by default (the baseline issue 9 states its targets against);
+//              `bare-named` also names the statements the Worker names (kernel/db.ts `preparedQuery`), so
+//              that both plan them once per backend and only the transport and the runtime differ.
 //   report:    per database, req/s, p50, p99, non-2xx and errors, bytes per response, and the ratios
 //              Edgeforge/bare against the targets (p50 at most 2x, req/s at least 0.5x, 0 errors); on PostgreSQL
 //              also SQL statements and new connections per request, from pg_stat_database (a check that both
 //              servers run the same number of statements), and the machine's load with each.
-//   env:       BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PROJECTS, BENCH_DATABASES override the figures above.
+//   env:       BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PROJECTS, BENCH_DATABASES override the figures above;
+//              BENCH_BARE_NAMED=0 skips the `bare-named` baseline.
 //
 // Everything listens on and targets 127.0.0.1 only; everything started is stopped, temp files removed.
 import { spawn } from "node:child_process";
@@ -40,6 +44,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
 const PROJECTS = Number(process.env.BENCH_PROJECTS || 1000);
 const WARMUP = 2;
 const ISSUE_PROJECTS = 10;
+// BENCH_BARE_NAMED=0 skips the second baseline (the bare server with the Worker's named statements).
+const BARE_NAMED = process.env.BENCH_BARE_NAMED !== "0";
 const ISSUES_PER_PROJECT = 25;
 const DEADLINE_MS = 900_000; // both databases: about 5 minutes on an idle machine, far more under load
 const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
@@ -228,8 +234,9 @@ function fmt(n, digits = 0) {
 function printTable({ rows, mode, load }) {
   const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "requests", "bytes/resp", "SQL/req", "conn/req"];
   const lines = [header];
-  for (const { endpoint, edgeforge, bare } of rows) {
-    for (const [name, r] of [["edgeforge", edgeforge], ["bare", bare]]) {
+  for (const { endpoint, edgeforge, bare, bareNamed } of rows) {
+    for (const [name, r] of [["edgeforge", edgeforge], ["bare", bare], ["bare-named", bareNamed]]) {
+      if (!r) continue;
       lines.push([
         name === "edgeforge" ? endpoint : "",
         name,
@@ -256,14 +263,18 @@ function printTable({ rows, mode, load }) {
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const l of lines.slice(1)) console.log(render(l));
   console.log("");
-  for (const { endpoint, edgeforge, bare } of rows) {
-    const rps = edgeforge.rps / bare.rps;
-    const p50 = edgeforge.p50 / bare.p50;
-    const met = rps >= 0.5 && p50 <= 2 && edgeforge.errors === 0 && edgeforge.non2xx === 0;
-    console.log(
-      `ratio edgeforge/bare  ${endpoint.padEnd(44)} req/s ${fmt(rps, 3)}   p50 ${fmt(p50, 2)}x   p99 ${fmt(edgeforge.p99 / bare.p99, 2)}x   ${met ? "met" : "MISSED"} (target: req/s >= 0.5, p50 <= 2x, 0 errors)`,
-    );
+  for (const { endpoint, edgeforge, bare, bareNamed } of rows) {
+    for (const [name, baseline] of [["bare", bare], ["bare-named", bareNamed]]) {
+      if (!baseline) continue;
+      const rps = edgeforge.rps / baseline.rps;
+      const p50 = edgeforge.p50 / baseline.p50;
+      const met = rps >= 0.5 && p50 <= 2 && edgeforge.errors === 0 && edgeforge.non2xx === 0;
+      console.log(
+        `ratio edgeforge/${name.padEnd(10)}  ${endpoint.padEnd(44)} req/s ${fmt(rps, 3)}   p50 ${fmt(p50, 2)}x   p99 ${fmt(edgeforge.p99 / baseline.p99, 2)}x   ${met ? "met" : "MISSED"} (target: req/s >= 0.5, p50 <= 2x, 0 errors)`,
+      );
+    }
   }
+  console.log("bare: pg's default unnamed statements (issue 9's baseline); bare-named: the Worker's named statements named too (only the transport differs)");
 }
 
 /** Whether something accepts TCP connections at host:port (the default PostgreSQL). */
@@ -307,7 +318,7 @@ async function runDatabase(serverUrl) {
 
   const stats = database ? { serverUrl, database: database.name } : null;
   const list = scenarios(ids, withIssues);
-  const rows = list.map((s) => ({ endpoint: s.name, edgeforge: null, bare: null }));
+  const rows = list.map((s) => ({ endpoint: s.name, edgeforge: null, bare: null, bareNamed: null }));
   // The proxy's kept backends report their statistics when idle for 10 s or when they exit, which they
   // do after 10 s idle (scripts/ws-proxy.mjs `idleMs`): wait for that before reading the counters.
   const edgeforgeStats = stats && { ...stats, settle: () => new Promise((resolve) => setTimeout(resolve, 11_000)) };
@@ -317,11 +328,10 @@ async function runDatabase(serverUrl) {
   cleanups.pop();
   log(`Edgeforge stopped (exit ${stopped.code}${stopped.forced ? ", killed" : ""})`);
 
-  const bare = await startBare(
-    database
-      ? { BARE_DATABASE_URL: database.url, BARE_POOL_MAX: "10" }
-      : { BARE_PGLITE_DIR: path.join(dataDir, "pglite"), BARE_POOL_MAX: "1" },
-  );
+  const bareEnv = database
+    ? { BARE_DATABASE_URL: database.url, BARE_POOL_MAX: "10" }
+    : { BARE_PGLITE_DIR: path.join(dataDir, "pglite"), BARE_POOL_MAX: "1" };
+  const bare = await startBare(bareEnv);
   log(`bare server: ${bare.base}`);
   const bareStats = stats && {
     ...stats,
@@ -331,6 +341,14 @@ async function runDatabase(serverUrl) {
   for (const [i, scenario] of list.entries()) rows[i].bare = await measure("bare", bare.base, scenario, bareStats);
   await bare.stop();
   cleanups.pop();
+  if (BARE_NAMED) {
+    const again = await startBare({ ...bareEnv, BARE_NAMED: "1" });
+    log(`bare server with named statements: ${again.base}`);
+    const againStats = stats && { ...stats, settle: () => request(again.base, "POST", "/flush-stats", null, 204) };
+    for (const [i, scenario] of list.entries()) rows[i].bareNamed = await measure("bare-named", again.base, scenario, againStats);
+    await again.stop();
+    cleanups.pop();
+  }
   load.end = loadavg();
   return { rows, mode, load, counted: !!stats };
 }
