@@ -59,6 +59,30 @@ export async function pageIdsWithCount(
   return { ids: row.ids.map(Number), total: Number(row.n) };
 }
 
+/**
+ * `pageIdsWithCount`'s statement as a query builder for kernel/db.ts `preparedQuery`, for a list whose
+ * filters do not vary between calls: `filtered` and `ordered` are written with the placeholders `cap`,
+ * `limit` and `offset`, which `preparedPageValues` fills. The SQL is then built once per isolate and
+ * planned once per backend instead of on every request.
+ */
+export function pageIdsWithCountSelect(
+  db: Executor,
+  filtered: { limit(n: ReturnType<typeof sql.placeholder>): SQLWrapper },
+  ordered: SQLWrapper,
+) {
+  return db
+    .select({
+      n: sql<number>`(SELECT count(*)::int FROM (${filtered.limit(sql.placeholder("cap"))}) AS counted)`,
+      ids: sql<number[]>`ARRAY(SELECT page.id FROM (${ordered}) AS page)`,
+    })
+    .from(sql`(VALUES (1)) AS one(x)`);
+}
+
+/** The placeholder values of a `pageIdsWithCountSelect` statement for `page`. */
+export function preparedPageValues(page: Page): { cap: number; limit: number; offset: number } {
+  return { cap: Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1), limit: page.limit, offset: page.offset };
+}
+
 /** `rows` (read by id, in any order) in the order of `ids`. */
 export function inIdOrder<T>(ids: number[], rows: T[], idOf: (row: T) => number): T[] {
   const byId = new Map(rows.map((row) => [idOf(row), row]));

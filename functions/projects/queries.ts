@@ -4,7 +4,7 @@ import { applicationSettings, members, namespaces, projectGroupLinks, projects, 
 import { preparedQuery, type Executor } from "../kernel/db";
 import { projectAtPath } from "../kernel/lookup";
 import type { Actor } from "../kernel/env";
-import { inIdOrder, pageIdsWithCount, type Page } from "../kernel/pagination";
+import { inIdOrder, pageIdsWithCount, pageIdsWithCountSelect, preparedPageValues, type Page } from "../kernel/pagination";
 import { stateEventsCte } from "../shared/issuables/resource_events";
 import { transferLocationGroups } from "../shared/transfer_locations";
 import {
@@ -15,6 +15,7 @@ import {
   groupIsVisibleForShape,
   projectAccessLevel,
   projectIsVisible,
+  projectIsVisibleForShape,
   type ActorShape,
 } from "../kernel/visibility";
 import type { ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "./entities";
@@ -251,6 +252,10 @@ export function fuzzySearch(columns: SQL[], query: string): SQL | undefined {
   return sql`(${sql.join(perColumn, sql` OR `)})`;
 }
 
+/** The condition of a list that can have no rows (an anonymous caller's `owned` or `membership`). */
+const NO_PROJECTS = sql`false`;
+
+/** The list's WHERE conditions: the caller's visibility first, then one per filter that narrows. */
 function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilters): SQL[] {
   const userId = actor?.user.id ?? null;
   const where: SQL[] = [projectIsVisible(actor)];
@@ -268,7 +273,7 @@ function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilter
   } else {
     // ProjectsFinder#collection_with_user / collection_without_user.
     if (f.owned || f.membership || f.minAccessLevel !== undefined) {
-      if (userId === null) return [sql`false`];
+      if (userId === null) return [NO_PROJECTS];
       if (f.owned)
         where.push(sql`(${projects.namespaceId} IN (SELECT un.id FROM namespaces un WHERE un.type = 'User' AND un.owner_id = ${userId})
           OR ${projects.id} IN ${authorizedProjectIds(userId, 50)})`);
@@ -336,6 +341,22 @@ async function rowsOfIds(db: Executor, actor: Actor | null, ids: number[]): Prom
   return presentRows(inIdOrder(ids, raws, (r) => r.project.id));
 }
 
+/**
+ * The ids and count of `GET /projects` when nothing but visibility narrows it (the common call), prepared
+ * per actor shape and order (kernel/db.ts `preparedQuery`), made on first use.
+ */
+const unfilteredPages = new Map<string, ReturnType<typeof preparedUnfilteredPage>>();
+function preparedUnfilteredPage(shape: ActorShape, column: Exclude<OrderBy, "similarity">, sort: "asc" | "desc") {
+  return preparedQuery<Record<string, unknown>, { n: number; ids: number[] }[]>((db) => {
+    const where = projectIsVisibleForShape(shape);
+    const ordered = filteredIds(db, where)
+      .orderBy(...orderBy({ kind: "column", column, sort }))
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"));
+    return pageIdsWithCountSelect(db, filteredIds(db, where), ordered);
+  });
+}
+
 /** An offset page and its capped count (two statements: ids with the count, then the rows). */
 export async function listProjects(
   db: Executor,
@@ -345,7 +366,18 @@ export async function listProjects(
   order: ListOrder,
   page: Page,
 ): Promise<{ rows: ProjectWithPermissionsRow[]; total: number }> {
-  const where = and(...conditions(actor, source, filters));
+  const narrowing = conditions(actor, source, filters);
+  if (source.kind === "all" && narrowing.length === 1 && narrowing[0] !== NO_PROJECTS && order.kind === "column") {
+    // Only the caller's visibility: the same statement as below, prepared.
+    const shape = actorShape(actor);
+    const key = `${shape} ${order.column} ${order.sort}`;
+    let prepared = unfilteredPages.get(key);
+    if (!prepared) unfilteredPages.set(key, (prepared = preparedUnfilteredPage(shape, order.column, order.sort)));
+    const [row] = await prepared(db, { ...preparedPageValues(page), ...actorPlaceholders(actor) });
+    const ids = row.ids.map(Number);
+    return { rows: await rowsOfIds(db, actor, ids), total: Number(row.n) };
+  }
+  const where = and(...narrowing);
   const ordered = filteredIds(db, where)
     .orderBy(...orderBy(order))
     .limit(page.limit)

@@ -37,6 +37,36 @@ describe("GET /projects", () => {
     expect(await list(w.root)).toEqual(sorted([pub.id, internal.id, mine.id, hidden.id]));
   });
 
+  it("lists what each caller may read without any filter (its ids and count are a prepared statement per caller shape)", async () => {
+    const { w, member, pub, internal, mine, hidden } = await fixture();
+    const external = await w.user({ external: true });
+    // The newest projects come first (created_at desc): the fixture's four are on the first page, unless
+    // other test files create a hundred projects in between.
+    const firstPage = async (client: ReturnType<World["as"]>, query: Json = {}) => {
+      const res = await client.get("/projects", { query: { per_page: 100, ...query } });
+      expect(res.status).toBe(200);
+      return { ids: new Set(ids(await res.json())), total: Number(res.headers.get("x-total")) };
+    };
+    const shown = async (client: ReturnType<World["as"]>) => {
+      const seen = (await firstPage(client)).ids;
+      return [pub, internal, mine, hidden].filter((p) => seen.has(p.id)).map((p) => p.id);
+    };
+    expect(await shown(w.anonymous)).toEqual([pub.id]);
+    expect(await shown(w.as(external))).toEqual([pub.id]);
+    expect(await shown(w.as(w.stranger))).toEqual([pub.id, internal.id]);
+    expect(await shown(w.as(member))).toEqual([pub.id, internal.id, mine.id]);
+    expect(await shown(w.root)).toEqual([pub.id, internal.id, mine.id, hidden.id]);
+    // The count is the caller's too: an anonymous caller counts fewer projects than root.
+    const [anonymous, root] = [await firstPage(w.anonymous), await firstPage(w.root)];
+    expect(anonymous.total).toBeGreaterThan(0);
+    expect(root.total).toBeGreaterThan(anonymous.total);
+    // Another order is another prepared statement.
+    const ascending = ids(await (await w.root.get("/projects", { query: { per_page: 100, order_by: "id", sort: "asc", page: 1 } })).json());
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    const descending = [...(await firstPage(w.root, { order_by: "id" })).ids];
+    expect(descending).toEqual([...descending].sort((a, b) => b - a));
+  });
+
   it("presents ProjectWithAccess to signed-in callers and BasicProjectDetails to anonymous ones or with simple=true", async () => {
     const { w, prefix, member, mine, pub } = await fixture();
     const signedIn = ((await (await w.as(member).get("/projects", { query: { search: `${prefix}-mine` } })).json()) as Json[])[0];
