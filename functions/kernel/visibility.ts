@@ -141,7 +141,8 @@ export function actorShape(actor: Actor | null): ActorShape {
 export function actorPlaceholders(actor: Actor | null): { userId: number | null; minimumVisibility: number } {
   return { userId: actor?.user.id ?? null, minimumVisibility: actor?.user.external ? 20 : 10 };
 }
-const userIdPlaceholder = sql`${sql.placeholder("userId")}::int`;
+/** The `userId` placeholder of `actorPlaceholders`, for `*ForShape` conditions written elsewhere. */
+export const userIdPlaceholder = sql`${sql.placeholder("userId")}::int`;
 const minimumVisibilityPlaceholder = sql`${sql.placeholder("minimumVisibility")}::int`;
 
 /** `groupIsVisible` for a prepared query of the given actor shape (placeholders of `actorPlaceholders`). */

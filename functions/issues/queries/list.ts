@@ -1,10 +1,11 @@
-import { sql, type SQL } from "drizzle-orm";
+import { SQL, sql } from "drizzle-orm";
 import { issues } from "../../../db/schema";
-import type { Executor } from "../../kernel/db";
+import { preparedQuery, type Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { fuzzySearch } from "../../kernel/fuzzy_search";
-import { issueIsVisible } from "../../shared/issuables/policy";
-import { pageIdsWithCount, type Page } from "../../kernel/pagination";
+import { issueIsVisible, issueIsVisibleForShape } from "../../shared/issuables/policy";
+import { pageIdsWithCount, pageIdsWithCountSelect, preparedPageValues, type Page } from "../../kernel/pagination";
+import { actorPlaceholders, actorShape, type ActorShape } from "../../kernel/visibility";
 
 /**
  * IssuesFinder with IssuableFinder (app/finders/issues_finder.rb, issuable_finder.rb and their EE
@@ -201,9 +202,18 @@ function ownerCondition(owner: IssueOwner, nonArchived: boolean): SQL | null {
   return nonArchived ? sql`${issues.projectId} IN (SELECT op.id FROM projects op WHERE NOT op.archived)` : null;
 }
 
-/** The WHERE of a list: visibility (`issueIsVisible`, shared/issuables/policy.ts), owner, then every filter. */
+/** The WHERE of a list: visibility (`issueIsVisible`, shared/issuables/policy.ts), owner, issue types, then every filter. */
 export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL {
-  const c: (SQL | null)[] = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived)];
+  const c = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived), issueTypeCondition(f.issueTypes), ...narrowingConditions(f, actor, now, labelIds)];
+  return sql.join(c.filter((x): x is SQL => x !== null), sql` AND `);
+}
+
+const issueTypeCondition = (types: Iterable<string> | SQL) =>
+  sql`${issues.issueType} = ANY(${types instanceof SQL ? types : sql.param([...types])}::text[])`;
+
+/** The conditions of the filters that narrow a list (none when the caller filters nothing). */
+function narrowingConditions(f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL[] {
+  const c: (SQL | null | undefined)[] = [];
   const userId = actor?.user.id ?? null;
   if (f.scope === "created_by_me" || f.scope === "assigned_to_me") {
     if (userId === null) c.push(NONE);
@@ -233,7 +243,6 @@ export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor |
   }
   if (f.confidential !== undefined) c.push(sql`${issues.confidential} = ${f.confidential}`);
   c.push(dueDateCondition(f.dueDate, now));
-  c.push(sql`${issues.issueType} = ANY(${sql.param([...f.issueTypes])}::text[])`);
   c.push(wildcardColumn(sql`${issues.weight}`, f.weight));
   // No issue belongs to an epic yet (epic issues are not built): `None` keeps all, anything else none.
   if (f.epicId !== undefined && f.epicId !== "none") c.push(NONE);
@@ -246,7 +255,7 @@ export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor |
   const matched = (f.in ?? "").split(",").map((s) => s.trim()).filter((s) => s === "title" || s === "description");
   const columns = matched.length ? [...new Set(matched)].map((col) => (col === "title" ? issues.title : issues.description)) : [issues.title, issues.description];
   c.push(fuzzySearch(columns, f.search));
-  return sql.join(c.filter((x): x is SQL => x !== null), sql` AND `);
+  return c.filter((x): x is SQL => !!x);
 }
 
 /**
@@ -340,7 +349,17 @@ export async function listIssueIds(
   page: Page,
   now: Date,
 ): Promise<{ ids: number[]; total: number }> {
-  const where = listCondition(owner, filters, actor, now, await resolveLabelTitles(db, filters.labels));
+  const labelIds = await resolveLabelTitles(db, filters.labels);
+  if (owner.kind === "project" && narrowingConditions(filters, actor, now, labelIds).length === 0) {
+    // A project's issues with no filter (the common call): the same statement as below, prepared.
+    const shape = actorShape(actor);
+    const key = `${shape} ${sort.orderBy} ${sort.sort}`;
+    let prepared = unfilteredProjectPages.get(key);
+    if (!prepared) unfilteredProjectPages.set(key, (prepared = preparedUnfilteredProjectPage(shape, sort)));
+    const [row] = await prepared(db, { projectId: owner.projectId, issueTypes: [...filters.issueTypes], ...preparedPageValues(page), ...actorPlaceholders(actor) });
+    return { ids: row.ids.map(Number), total: Number(row.n) };
+  }
+  const where = listCondition(owner, filters, actor, now, labelIds);
   const excluded = filters.labels?.filter((l) => !isWildcardLabel(l)) ?? [];
   const ordered = db
     .select({ id: issues.id })
@@ -350,6 +369,29 @@ export async function listIssueIds(
     .limit(page.limit)
     .offset(page.offset);
   return pageIdsWithCount(db, db.select({ one: sql`1` }).from(issues).where(where), ordered, page);
+}
+
+/**
+ * The ids and capped count of one project's issues with no narrowing filter, prepared per actor shape and
+ * sort (kernel/db.ts `preparedQuery`), made on first use: placeholders `projectId`, `issueTypes` and the
+ * page's and actor's.
+ */
+const unfilteredProjectPages = new Map<string, ReturnType<typeof preparedUnfilteredProjectPage>>();
+function preparedUnfilteredProjectPage(shape: ActorShape, sort: IssueSort) {
+  return preparedQuery<Record<string, unknown>, { n: number; ids: number[] }[]>((db) => {
+    const where = sql.join(
+      [issueIsVisibleForShape(shape), sql`${issues.projectId} = ${sql.placeholder("projectId")}::int`, issueTypeCondition(sql`${sql.placeholder("issueTypes")}`)],
+      sql` AND `,
+    );
+    const ordered = db
+      .select({ id: issues.id })
+      .from(issues)
+      .where(where)
+      .orderBy(...orderOf(sort, []))
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"));
+    return pageIdsWithCountSelect(db, db.select({ one: sql`1` }).from(issues).where(where), ordered);
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { issueAssignees, issues, projects, snippets, type Epic, type Issue, type
 import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "../../kernel/abilities";
 import { Access, Visibility } from "../../kernel/access";
 import type { Actor } from "../../kernel/env";
-import { authorizedProjectIds, projectIsVisible } from "../../kernel/visibility";
+import { authorizedProjectIds, projectIsVisible, projectIsVisibleForShape, userIdPlaceholder, type ActorShape } from "../../kernel/visibility";
 
 /**
  * Read and update rules of issuables (app/policies/issue_policy.rb, issuable_policy.rb,
@@ -70,10 +70,19 @@ export function mayReadSomeMergeRequest(actor: Actor | null, project: ProjectWit
  * confidential issue only for reporters and up of its project, its author and its assignees.
  */
 export function issueIsVisible(actor: Actor | null, issue = issues): SQL {
-  const projectReadable = sql`${issue.projectId} IN (SELECT ${projects.id} FROM ${projects} WHERE ${projects.issuesEnabled} AND ${projectIsVisible(actor)})`;
-  if (actor?.isAdmin) return projectReadable;
-  if (!actor) return sql`(${projectReadable} AND NOT ${issue.confidential})`;
-  const userId = actor.user.id;
+  return issueVisibleWhere(projectIsVisible(actor), actor?.isAdmin ? "admin" : actor ? actor.user.id : "anonymous", issue);
+}
+
+/** `issueIsVisible` for a prepared query of the given actor shape (kernel/visibility.ts `actorPlaceholders`). */
+export function issueIsVisibleForShape(shape: ActorShape, issue = issues): SQL {
+  return issueVisibleWhere(projectIsVisibleForShape(shape), shape === "user" ? userIdPlaceholder : shape, issue);
+}
+
+function issueVisibleWhere(projectVisible: SQL, who: "admin" | "anonymous" | number | SQL, issue: typeof issues): SQL {
+  const projectReadable = sql`${issue.projectId} IN (SELECT ${projects.id} FROM ${projects} WHERE ${projects.issuesEnabled} AND ${projectVisible})`;
+  if (who === "admin") return projectReadable;
+  if (who === "anonymous") return sql`(${projectReadable} AND NOT ${issue.confidential})`;
+  const userId = who;
   return sql`(${projectReadable} AND (NOT ${issue.confidential}
     OR ${issue.authorId} = ${userId}
     OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issue.id} AND ${issueAssignees.userId} = ${userId})
