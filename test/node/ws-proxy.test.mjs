@@ -156,6 +156,20 @@ test('named statements are kept per backend across sessions, and parsed again wh
   }
 })
 
+test('named statements on the embedded PGlite (one shared session): each session parses again, the proxy keeps one', { timeout: 30_000 }, async () => {
+  const name = `ef_pglite_${process.pid}_${Date.now()}`
+  for (let i = 0; i < 3; i++) {
+    const pool = new Pool({ connectionString: served.url, max: 1 })
+    try {
+      const first = await pool.query({ name, text: 'SELECT $1::int + 1 AS next', values: [i] })
+      const again = await pool.query({ name, text: 'SELECT $1::int + 1 AS next', values: [i + 10] }) // Bind only
+      assert.deepEqual([first.rows[0].next, again.rows[0].next], [i + 1, i + 11])
+    } finally {
+      await pool.end()
+    }
+  }
+})
+
 test('a session that leaves mid-transaction: its backend is destroyed, the transaction rolled back, the next session clean', { timeout: 30_000 }, async (t) => {
   if (!(await answers('127.0.0.1', 5432))) return t.skip('nothing listening on 127.0.0.1:5432')
   const table = `proxy_test_${process.pid}`
