@@ -177,9 +177,9 @@ function compileResultMapper(built: unknown) {
   };
   if (!query.fields || query.customResultMapper) return; // raw SQL, or a relational query's own mapper
   const joins = query.joinsNotNullableMap;
+  // SQL's `decoder` is internal to Drizzle: read as `mapResultRow` reads it.
+  const decoderOf = (sqlChunk: unknown) => (sqlChunk as { decoder: Decoder }).decoder;
   const columns = query.fields.map(({ path, field }) => {
-    // SQL's `decoder` is internal to Drizzle: read as `mapResultRow` reads it.
-    const decoderOf = (sqlChunk: unknown) => (sqlChunk as { decoder: Decoder }).decoder;
     let decoder: Decoder;
     if (is(field, Column)) decoder = field;
     else if (is(field, SQL)) decoder = decoderOf(field);

@@ -1,7 +1,7 @@
-import { sql, type SQLWrapper } from "drizzle-orm";
+import { sql, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import { z } from "zod";
 import type { Ctx } from "./env";
-import type { Executor } from "./db";
+import { preparedQuery, type Executor } from "./db";
 import { methodNotAllowed } from "./errors";
 import { p } from "./params";
 
@@ -60,27 +60,35 @@ export async function pageIdsWithCount(
 }
 
 /**
- * `pageIdsWithCount`'s statement as a query builder for kernel/db.ts `preparedQuery`, for a list whose
- * filters do not vary between calls: `filtered` and `ordered` are written with the placeholders `cap`,
- * `limit` and `offset`, which `preparedPageValues` fills. The SQL is then built once per isolate and
- * planned once per backend instead of on every request.
+ * `pageIdsWithCount` for a list whose filters do not vary between calls, as prepared queries
+ * (kernel/db.ts `preparedQuery`): the SQL is built once per isolate and planned once per backend instead
+ * of on every request. `build` writes `filtered` and `ordered` for one variant (`variant`: the caller's
+ * actor shape, the order, …), with `ordered` limited by the placeholders `limit` and `offset`; other
+ * placeholders' values come with each call. Each variant is prepared on first use.
  */
-export function pageIdsWithCountSelect(
-  db: Executor,
-  filtered: { limit(n: ReturnType<typeof sql.placeholder>): SQLWrapper },
-  ordered: SQLWrapper,
+export function preparedPageIds<A extends (string | number)[]>(
+  build: (db: Executor, ...variant: A) => { filtered: { limit(n: Placeholder): SQLWrapper }; ordered: SQLWrapper },
 ) {
-  return db
-    .select({
-      n: sql<number>`(SELECT count(*)::int FROM (${filtered.limit(sql.placeholder("cap"))}) AS counted)`,
-      ids: sql<number[]>`ARRAY(SELECT page.id FROM (${ordered}) AS page)`,
-    })
-    .from(sql`(VALUES (1)) AS one(x)`);
-}
-
-/** The placeholder values of a `pageIdsWithCountSelect` statement for `page`. */
-export function preparedPageValues(page: Page): { cap: number; limit: number; offset: number } {
-  return { cap: Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1), limit: page.limit, offset: page.offset };
+  type Row = { n: number; ids: number[] };
+  const variants = new Map<string, (db: Executor, values: Record<string, unknown>) => Promise<Row[]>>();
+  const prepare = (variant: A) =>
+    preparedQuery<Record<string, unknown>, Row[]>((db) => {
+      const { filtered, ordered } = build(db, ...variant);
+      return db
+        .select({
+          n: sql<number>`(SELECT count(*)::int FROM (${filtered.limit(sql.placeholder("cap"))}) AS counted)`,
+          ids: sql<number[]>`ARRAY(SELECT page.id FROM (${ordered}) AS page)`,
+        })
+        .from(sql`(VALUES (1)) AS one(x)`);
+    });
+  return async (db: Executor, variant: A, values: Record<string, unknown>, page: Page): Promise<{ ids: number[]; total: number }> => {
+    const key = variant.join(" ");
+    let prepared = variants.get(key);
+    if (!prepared) variants.set(key, (prepared = prepare(variant)));
+    const cap = Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
+    const [row] = await prepared(db, { ...values, cap, limit: page.limit, offset: page.offset });
+    return { ids: row.ids.map(Number), total: Number(row.n) };
+  };
 }
 
 /** `rows` (read by id, in any order) in the order of `ids`. */

@@ -4,7 +4,7 @@ import { applicationSettings, members, namespaces, projectGroupLinks, projects, 
 import { preparedQuery, type Executor } from "../kernel/db";
 import { projectAtPath } from "../kernel/lookup";
 import type { Actor } from "../kernel/env";
-import { inIdOrder, pageIdsWithCount, pageIdsWithCountSelect, preparedPageValues, type Page } from "../kernel/pagination";
+import { inIdOrder, pageIdsWithCount, preparedPageIds, type Page } from "../kernel/pagination";
 import { stateEventsCte } from "../shared/issuables/resource_events";
 import { transferLocationGroups } from "../shared/transfer_locations";
 import {
@@ -343,19 +343,16 @@ async function rowsOfIds(db: Executor, actor: Actor | null, ids: number[]): Prom
 
 /**
  * The ids and count of `GET /projects` when nothing but visibility narrows it (the common call), prepared
- * per actor shape and order (kernel/db.ts `preparedQuery`), made on first use.
+ * per actor shape and order.
  */
-const unfilteredPages = new Map<string, ReturnType<typeof preparedUnfilteredPage>>();
-function preparedUnfilteredPage(shape: ActorShape, column: Exclude<OrderBy, "similarity">, sort: "asc" | "desc") {
-  return preparedQuery<Record<string, unknown>, { n: number; ids: number[] }[]>((db) => {
-    const where = projectIsVisibleForShape(shape);
-    const ordered = filteredIds(db, where)
-      .orderBy(...orderBy({ kind: "column", column, sort }))
-      .limit(sql.placeholder("limit"))
-      .offset(sql.placeholder("offset"));
-    return pageIdsWithCountSelect(db, filteredIds(db, where), ordered);
-  });
-}
+const unfilteredPageIds = preparedPageIds((db, shape: ActorShape, column: Exclude<OrderBy, "similarity">, sort: "asc" | "desc") => {
+  const where = projectIsVisibleForShape(shape);
+  const ordered = filteredIds(db, where)
+    .orderBy(...orderBy({ kind: "column", column, sort }))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"));
+  return { filtered: filteredIds(db, where), ordered };
+});
 
 /** An offset page and its capped count (two statements: ids with the count, then the rows). */
 export async function listProjects(
@@ -369,13 +366,8 @@ export async function listProjects(
   const narrowing = conditions(actor, source, filters);
   if (source.kind === "all" && narrowing.length === 1 && narrowing[0] !== NO_PROJECTS && order.kind === "column") {
     // Only the caller's visibility: the same statement as below, prepared.
-    const shape = actorShape(actor);
-    const key = `${shape} ${order.column} ${order.sort}`;
-    let prepared = unfilteredPages.get(key);
-    if (!prepared) unfilteredPages.set(key, (prepared = preparedUnfilteredPage(shape, order.column, order.sort)));
-    const [row] = await prepared(db, { ...preparedPageValues(page), ...actorPlaceholders(actor) });
-    const ids = row.ids.map(Number);
-    return { rows: await rowsOfIds(db, actor, ids), total: Number(row.n) };
+    const { ids, total } = await unfilteredPageIds(db, [actorShape(actor), order.column, order.sort], actorPlaceholders(actor), page);
+    return { rows: await rowsOfIds(db, actor, ids), total };
   }
   const where = and(...narrowing);
   const ordered = filteredIds(db, where)

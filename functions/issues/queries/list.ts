@@ -1,10 +1,10 @@
-import { SQL, sql } from "drizzle-orm";
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { issues } from "../../../db/schema";
-import { preparedQuery, type Executor } from "../../kernel/db";
+import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { fuzzySearch } from "../../kernel/fuzzy_search";
 import { issueIsVisible, issueIsVisibleForShape } from "../../shared/issuables/policy";
-import { pageIdsWithCount, pageIdsWithCountSelect, preparedPageValues, type Page } from "../../kernel/pagination";
+import { pageIdsWithCount, preparedPageIds, type Page } from "../../kernel/pagination";
 import { actorPlaceholders, actorShape, type ActorShape } from "../../kernel/visibility";
 
 /**
@@ -204,12 +204,16 @@ function ownerCondition(owner: IssueOwner, nonArchived: boolean): SQL | null {
 
 /** The WHERE of a list: visibility (`issueIsVisible`, shared/issuables/policy.ts), owner, issue types, then every filter. */
 export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL {
-  const c = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived), issueTypeCondition(f.issueTypes), ...narrowingConditions(f, actor, now, labelIds)];
+  return joinedCondition(owner, f, actor, narrowingConditions(f, actor, now, labelIds));
+}
+
+function joinedCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, narrowing: SQL[]): SQL {
+  const c = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived), issueTypeCondition(sql.param([...f.issueTypes])), ...narrowing];
   return sql.join(c.filter((x): x is SQL => x !== null), sql` AND `);
 }
 
-const issueTypeCondition = (types: Iterable<string> | SQL) =>
-  sql`${issues.issueType} = ANY(${types instanceof SQL ? types : sql.param([...types])}::text[])`;
+/** `types`: a parameter or a placeholder holding the issue types. */
+const issueTypeCondition = (types: SQLWrapper) => sql`${issues.issueType} = ANY(${types}::text[])`;
 
 /** The conditions of the filters that narrow a list (none when the caller filters nothing). */
 function narrowingConditions(f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL[] {
@@ -349,17 +353,13 @@ export async function listIssueIds(
   page: Page,
   now: Date,
 ): Promise<{ ids: number[]; total: number }> {
-  const labelIds = await resolveLabelTitles(db, filters.labels);
-  if (owner.kind === "project" && narrowingConditions(filters, actor, now, labelIds).length === 0) {
+  const narrowing = narrowingConditions(filters, actor, now, await resolveLabelTitles(db, filters.labels));
+  if (owner.kind === "project" && narrowing.length === 0) {
     // A project's issues with no filter (the common call): the same statement as below, prepared.
-    const shape = actorShape(actor);
-    const key = `${shape} ${sort.orderBy} ${sort.sort}`;
-    let prepared = unfilteredProjectPages.get(key);
-    if (!prepared) unfilteredProjectPages.set(key, (prepared = preparedUnfilteredProjectPage(shape, sort)));
-    const [row] = await prepared(db, { projectId: owner.projectId, issueTypes: [...filters.issueTypes], ...preparedPageValues(page), ...actorPlaceholders(actor) });
-    return { ids: row.ids.map(Number), total: Number(row.n) };
+    const values = { projectId: owner.projectId, issueTypes: [...filters.issueTypes], ...actorPlaceholders(actor) };
+    return unfilteredProjectPageIds(db, [actorShape(actor), sort.orderBy, sort.sort], values, page);
   }
-  const where = listCondition(owner, filters, actor, now, labelIds);
+  const where = joinedCondition(owner, filters, actor, narrowing);
   const excluded = filters.labels?.filter((l) => !isWildcardLabel(l)) ?? [];
   const ordered = db
     .select({ id: issues.id })
@@ -373,26 +373,22 @@ export async function listIssueIds(
 
 /**
  * The ids and capped count of one project's issues with no narrowing filter, prepared per actor shape and
- * sort (kernel/db.ts `preparedQuery`), made on first use: placeholders `projectId`, `issueTypes` and the
- * page's and actor's.
+ * sort: placeholders `projectId`, `issueTypes` and the actor's.
  */
-const unfilteredProjectPages = new Map<string, ReturnType<typeof preparedUnfilteredProjectPage>>();
-function preparedUnfilteredProjectPage(shape: ActorShape, sort: IssueSort) {
-  return preparedQuery<Record<string, unknown>, { n: number; ids: number[] }[]>((db) => {
-    const where = sql.join(
-      [issueIsVisibleForShape(shape), sql`${issues.projectId} = ${sql.placeholder("projectId")}::int`, issueTypeCondition(sql`${sql.placeholder("issueTypes")}`)],
-      sql` AND `,
-    );
-    const ordered = db
-      .select({ id: issues.id })
-      .from(issues)
-      .where(where)
-      .orderBy(...orderOf(sort, []))
-      .limit(sql.placeholder("limit"))
-      .offset(sql.placeholder("offset"));
-    return pageIdsWithCountSelect(db, db.select({ one: sql`1` }).from(issues).where(where), ordered);
-  });
-}
+const unfilteredProjectPageIds = preparedPageIds((db, shape: ActorShape, orderBy: IssueSort["orderBy"], direction: IssueSort["sort"]) => {
+  const where = sql.join(
+    [issueIsVisibleForShape(shape), sql`${issues.projectId} = ${sql.placeholder("projectId")}::int`, issueTypeCondition(sql.placeholder("issueTypes"))],
+    sql` AND `,
+  );
+  const ordered = db
+    .select({ id: issues.id })
+    .from(issues)
+    .where(where)
+    .orderBy(...orderOf({ orderBy, sort: direction }, []))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"));
+  return { filtered: db.select({ one: sql`1` }).from(issues).where(where), ordered };
+});
 
 /**
  * Gitlab::IssuablesCountForState over the list's filters (any state): all, closed and opened issues in
