@@ -121,6 +121,28 @@ export const issues = pgTable(
   ],
 );
 
+/**
+ * How many issues each project has per state, type, confidentiality and label set (`label_ids` sorted),
+ * kept by statement triggers on `issues` (migration 0040): the one writer, so every statement that
+ * writes issues (API, imports, moves, label changes through `label_links`, cascades) keeps it exact in
+ * its own transaction. Lists read it for a lower bound of their capped count (kernel/pagination.ts), so
+ * a count known to exceed 10,000 is not counted row by row. No foreign key: a project's rows go with
+ * its last issue (rows at 0 are deleted), and a cascade from `projects` must not race the trigger.
+ * Not a GitLab table (GitLab counts with `LIMIT 10001`).
+ */
+export const issueCounts = pgTable(
+  "issue_counts",
+  {
+    projectId: integer().notNull(),
+    state: text().notNull(),
+    issueType: text().notNull(),
+    confidential: boolean().notNull(),
+    labelIds: integer().array().notNull(),
+    count: integer().notNull(),
+  },
+  (t) => [primaryKey({ name: "issue_counts_pkey", columns: [t.projectId, t.state, t.issueType, t.confidential, t.labelIds] })],
+);
+
 export const issueAssignees = pgTable(
   "issue_assignees",
   {

@@ -43,20 +43,37 @@ export async function cappedCount(db: Executor, query: { limit(n: number): SQLWr
  * here, from small queries (`filtered`: a select of anything with the list's filters; `ordered`: a
  * select of `id` with the filters, order, limit and offset), and then the rows with a prepared query
  * by id (kernel/db.ts `preparedQuery`): the same number of statements as rows + count.
+ *
+ * `lowerBound`, when the list has one, is a scalar subquery that never exceeds the filtered set's size
+ * (a sum of counters kept by the database, e.g. `issue_counts`): when it reaches the cap the rows are
+ * not counted, so a list known to be longer than 10,000 costs the same at any size. The answer is the
+ * same either way.
  */
 export async function pageIdsWithCount(
   db: Executor,
   filtered: { limit(n: number): SQLWrapper },
   ordered: SQLWrapper,
   page: Page,
+  lowerBound?: SQLWrapper,
 ): Promise<{ ids: number[]; total: number }> {
   const cap = Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
   // ARRAY(subquery) keeps the subquery's output order, which is its ORDER BY.
   const result = await db.execute<{ n: number; ids: number[] }>(
-    sql`SELECT (SELECT count(*)::int FROM (${filtered.limit(cap)}) AS counted) AS n, ARRAY(SELECT page.id FROM (${ordered}) AS page) AS ids`,
+    sql`SELECT ${cappedCountOf(filtered.limit(cap), cap, lowerBound)} AS n, ARRAY(SELECT page.id FROM (${ordered}) AS page) AS ids`,
   );
   const row = result.rows[0];
   return { ids: row.ids.map(Number), total: Number(row.n) };
+}
+
+/**
+ * The count of `limited` (the filtered rows, limited to `cap`), or `cap` without counting when
+ * `lowerBound` already reaches it. Postgres runs an uncorrelated subquery (an InitPlan) only when its
+ * value is first needed, so the CASE reads the bound first and counts only below it.
+ */
+function cappedCountOf(limited: SQLWrapper, cap: SQLWrapper | number, lowerBound: SQLWrapper | undefined) {
+  const count = sql`(SELECT count(*)::int FROM (${limited}) AS counted)`;
+  if (!lowerBound) return count;
+  return sql`(CASE WHEN (${lowerBound}) >= ${cap}::int THEN ${cap}::int ELSE ${count} END)`;
 }
 
 /**
@@ -64,19 +81,21 @@ export async function pageIdsWithCount(
  * (kernel/db.ts `preparedQuery`): the SQL is built once per isolate and planned once per backend instead
  * of on every request. `build` writes `filtered` and `ordered` for one variant (`variant`: the caller's
  * actor shape, the order, …), with `ordered` limited by the placeholders `limit` and `offset`; other
- * placeholders' values come with each call. Each variant is prepared on first use.
+ * placeholders' values come with each call; `lowerBound` as in `pageIdsWithCount`. Each variant is
+ * prepared on first use.
  */
 export function preparedPageIds<A extends (string | number)[]>(
-  build: (db: Executor, ...variant: A) => { filtered: { limit(n: Placeholder): SQLWrapper }; ordered: SQLWrapper },
+  build: (db: Executor, ...variant: A) => { filtered: { limit(n: Placeholder): SQLWrapper }; ordered: SQLWrapper; lowerBound?: SQLWrapper },
 ) {
   type Row = { n: number; ids: number[] };
   const variants = new Map<string, (db: Executor, values: Record<string, unknown>) => Promise<Row[]>>();
   const prepare = (variant: A) =>
     preparedQuery<Record<string, unknown>, Row[]>((db) => {
-      const { filtered, ordered } = build(db, ...variant);
+      const { filtered, ordered, lowerBound } = build(db, ...variant);
+      const cap = sql.placeholder("cap");
       return db
         .select({
-          n: sql<number>`(SELECT count(*)::int FROM (${filtered.limit(sql.placeholder("cap"))}) AS counted)`,
+          n: sql<number>`${cappedCountOf(filtered.limit(cap), sql`${cap}`, lowerBound)}`,
           ids: sql<number[]>`ARRAY(SELECT page.id FROM (${ordered}) AS page)`,
         })
         .from(sql`(VALUES (1)) AS one(x)`);

@@ -1,9 +1,9 @@
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { issues } from "../../../db/schema";
+import { issueCounts, issues } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { fuzzySearch } from "../../kernel/fuzzy_search";
-import { issueIsVisible, issueIsVisibleForShape } from "../../shared/issuables/policy";
+import { countedIssuesAreVisible, countedIssuesAreVisibleForShape, issueIsVisible, issueIsVisibleForShape } from "../../shared/issuables/policy";
 import { pageIdsWithCount, preparedPageIds, type Page } from "../../kernel/pagination";
 import { actorPlaceholders, actorShape, type ActorShape } from "../../kernel/visibility";
 
@@ -106,12 +106,12 @@ const isWildcardLabel = (name: string) => ["none", "any", "no label"].includes(n
  * Titles arrive resolved to ids, so the planner sees constant arrays and estimates `&&` from the
  * column's statistics: it then walks the sort index for a page and the GIN index for the count.
  */
-function labelCondition(names: string[], resolved: LabelIdsByTitle): SQL | null {
-  if (names.some((n) => ["none", "no label"].includes(n.toLowerCase()))) return sql`${issues.labelIds} = '{}'::integer[]`;
-  if (names.some((n) => n.toLowerCase() === "any")) return sql`${issues.labelIds} <> '{}'::integer[]`;
+function labelCondition(names: string[], resolved: LabelIdsByTitle, labelIds: SQLWrapper = issues.labelIds): SQL | null {
+  if (names.some((n) => ["none", "no label"].includes(n.toLowerCase()))) return sql`${labelIds} = '{}'::integer[]`;
+  if (names.some((n) => n.toLowerCase() === "any")) return sql`${labelIds} <> '{}'::integer[]`;
   // AND semantics: one test per title (exact, case-sensitive as `labels.title = ?`).
   return sql.join(
-    [...new Set(names)].map((title) => sql`${issues.labelIds} && ${sql.param(resolved.get(title) ?? [])}::integer[]`),
+    [...new Set(names)].map((title) => sql`${labelIds} && ${sql.param(resolved.get(title) ?? [])}::integer[]`),
     sql` AND `,
   );
 }
@@ -193,13 +193,13 @@ function dueDateCondition(value: string | undefined, now: Date): SQL | null {
   }
 }
 
-function ownerCondition(owner: IssueOwner, nonArchived: boolean): SQL | null {
+function ownerCondition(owner: IssueOwner, nonArchived: boolean, projectId: SQLWrapper = issues.projectId): SQL | null {
   const archived = nonArchived ? sql`AND NOT op.archived` : sql``;
-  if (owner.kind === "project") return sql`${issues.projectId} = ${owner.projectId}`;
+  if (owner.kind === "project") return sql`${projectId} = ${owner.projectId}`;
   if (owner.kind === "group")
-    return sql`${issues.projectId} IN (SELECT op.id FROM projects op JOIN namespaces ons ON ons.id = op.namespace_id
+    return sql`${projectId} IN (SELECT op.id FROM projects op JOIN namespaces ons ON ons.id = op.namespace_id
       WHERE ons.traversal_ids @> ARRAY[${owner.groupId}]::integer[] ${archived})`;
-  return nonArchived ? sql`${issues.projectId} IN (SELECT op.id FROM projects op WHERE NOT op.archived)` : null;
+  return nonArchived ? sql`${projectId} IN (SELECT op.id FROM projects op WHERE NOT op.archived)` : null;
 }
 
 /** The WHERE of a list: visibility (`issueIsVisible`, shared/issuables/policy.ts), owner, issue types, then every filter. */
@@ -213,7 +213,29 @@ function joinedCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null
 }
 
 /** `types`: a parameter or a placeholder holding the issue types. */
-const issueTypeCondition = (types: SQLWrapper) => sql`${issues.issueType} = ANY(${types}::text[])`;
+const issueTypeCondition = (types: SQLWrapper, issueType: SQLWrapper = issues.issueType) => sql`${issueType} = ANY(${types}::text[])`;
+
+/** The sum of `issue_counts` rows matching `conditions` (on that table), as a scalar subquery. */
+const countedIssues = (conditions: (SQL | null)[]) =>
+  sql`(SELECT coalesce(sum(${issueCounts.count}), 0) FROM ${issueCounts}
+    WHERE ${sql.join(conditions.filter((x): x is SQL => x !== null), sql` AND `)})`;
+
+/**
+ * A lower bound of the list's size from `issue_counts` (kernel/pagination.ts `pageIdsWithCount`), when
+ * the list filters on state and labels only: the counters keep nothing else. The rows are those every
+ * issue of which the actor reads (`countedIssuesAreVisible`), so the sum never exceeds the list. null
+ * when another filter narrows the list.
+ */
+function countedLowerBound(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL | null {
+  if (narrowingConditions({ ...f, state: undefined, labels: undefined }, actor, now, labelIds).length > 0) return null;
+  return countedIssues([
+    countedIssuesAreVisible(actor),
+    ownerCondition(owner, !!f.nonArchived, issueCounts.projectId),
+    issueTypeCondition(sql.param([...f.issueTypes]), issueCounts.issueType),
+    f.state === "opened" || f.state === "closed" ? sql`${issueCounts.state} = ${f.state}` : null,
+    f.labels?.length ? labelCondition(f.labels, labelIds, issueCounts.labelIds) : null,
+  ]);
+}
 
 /** The conditions of the filters that narrow a list (none when the caller filters nothing). */
 function narrowingConditions(f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL[] {
@@ -353,7 +375,8 @@ export async function listIssueIds(
   page: Page,
   now: Date,
 ): Promise<{ ids: number[]; total: number }> {
-  const narrowing = narrowingConditions(filters, actor, now, await resolveLabelTitles(db, filters.labels));
+  const labelIds = await resolveLabelTitles(db, filters.labels);
+  const narrowing = narrowingConditions(filters, actor, now, labelIds);
   if (owner.kind === "project" && narrowing.length === 0) {
     // A project's issues with no filter (the common call): the same statement as below, prepared.
     const values = { projectId: owner.projectId, issueTypes: [...filters.issueTypes], ...actorPlaceholders(actor) };
@@ -368,7 +391,8 @@ export async function listIssueIds(
     .orderBy(...orderOf(sort, excluded))
     .limit(page.limit)
     .offset(page.offset);
-  return pageIdsWithCount(db, db.select({ one: sql`1` }).from(issues).where(where), ordered, page);
+  const lowerBound = countedLowerBound(owner, filters, actor, now, labelIds) ?? undefined;
+  return pageIdsWithCount(db, db.select({ one: sql`1` }).from(issues).where(where), ordered, page, lowerBound);
 }
 
 /**
@@ -387,7 +411,12 @@ const unfilteredProjectPageIds = preparedPageIds((db, shape: ActorShape, orderBy
     .orderBy(...orderOf({ orderBy, sort: direction }, []))
     .limit(sql.placeholder("limit"))
     .offset(sql.placeholder("offset"));
-  return { filtered: db.select({ one: sql`1` }).from(issues).where(where), ordered };
+  const lowerBound = countedIssues([
+    countedIssuesAreVisibleForShape(shape),
+    sql`${issueCounts.projectId} = ${sql.placeholder("projectId")}::int`,
+    issueTypeCondition(sql.placeholder("issueTypes"), issueCounts.issueType),
+  ]);
+  return { filtered: db.select({ one: sql`1` }).from(issues).where(where), ordered, lowerBound };
 });
 
 /**

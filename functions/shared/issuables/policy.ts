@@ -1,6 +1,6 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { issueAssignees, issues, projects, snippets, type Epic, type Issue, type MergeRequest, type Snippet } from "../../../db/schema";
+import { issueAssignees, issueCounts, issues, projects, snippets, type Epic, type Issue, type MergeRequest, type Snippet } from "../../../db/schema";
 import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "../../kernel/abilities";
 import { Access, Visibility } from "../../kernel/access";
 import type { Actor } from "../../kernel/env";
@@ -70,16 +70,24 @@ export function mayReadSomeMergeRequest(actor: Actor | null, project: ProjectWit
  * confidential issue only for reporters and up of its project, its author and its assignees.
  */
 export function issueIsVisible(actor: Actor | null, issue = issues): SQL {
-  return issueVisibleWhere(projectIsVisible(actor), actor?.isAdmin ? "admin" : actor ? actor.user.id : "anonymous", issue);
+  return issueVisibleWhere(projectIsVisible(actor), whoIs(actor), issue);
 }
 
 /** `issueIsVisible` for a prepared query of the given actor shape (kernel/visibility.ts `actorPlaceholders`). */
 export function issueIsVisibleForShape(shape: ActorShape, issue = issues): SQL {
-  return issueVisibleWhere(projectIsVisibleForShape(shape), shape === "user" ? userIdPlaceholder : shape, issue);
+  return issueVisibleWhere(projectIsVisibleForShape(shape), whoHasShape(shape), issue);
 }
 
-function issueVisibleWhere(projectVisible: SQL, who: "admin" | "anonymous" | number | SQL, issue: typeof issues): SQL {
-  const projectReadable = sql`${issue.projectId} IN (SELECT ${projects.id} FROM ${projects} WHERE ${projects.issuesEnabled} AND ${projectVisible})`;
+type Who = "admin" | "anonymous" | number | SQL;
+const whoIs = (actor: Actor | null): Who => (actor?.isAdmin ? "admin" : actor ? actor.user.id : "anonymous");
+const whoHasShape = (shape: ActorShape): Who => (shape === "user" ? userIdPlaceholder : shape);
+
+/** The project is readable with its issues feature on. */
+const issuesReadableIn = (projectId: SQLWrapper, projectVisible: SQL) =>
+  sql`${projectId} IN (SELECT ${projects.id} FROM ${projects} WHERE ${projects.issuesEnabled} AND ${projectVisible})`;
+
+function issueVisibleWhere(projectVisible: SQL, who: Who, issue: typeof issues): SQL {
+  const projectReadable = issuesReadableIn(issue.projectId, projectVisible);
   if (who === "admin") return projectReadable;
   if (who === "anonymous") return sql`(${projectReadable} AND NOT ${issue.confidential})`;
   const userId = who;
@@ -87,6 +95,28 @@ function issueVisibleWhere(projectVisible: SQL, who: "admin" | "anonymous" | num
     OR ${issue.authorId} = ${userId}
     OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issue.id} AND ${issueAssignees.userId} = ${userId})
     OR ${issue.projectId} IN ${authorizedProjectIds(userId, Access.REPORTER)}))`;
+}
+
+/**
+ * The `issue_counts` rows whose every issue the actor reads by `issueIsVisible`'s project rules: the
+ * project's issues are readable, and confidential ones count only for admins and the project's
+ * reporters and up. A confidential issue its author or assignee reads is not in these rows, so their
+ * sum is a lower bound of what the actor reads, never more.
+ */
+export function countedIssuesAreVisible(actor: Actor | null): SQL {
+  return countedVisibleWhere(projectIsVisible(actor), whoIs(actor));
+}
+
+/** `countedIssuesAreVisible` for a prepared query of the given actor shape. */
+export function countedIssuesAreVisibleForShape(shape: ActorShape): SQL {
+  return countedVisibleWhere(projectIsVisibleForShape(shape), whoHasShape(shape));
+}
+
+function countedVisibleWhere(projectVisible: SQL, who: Who): SQL {
+  const projectReadable = issuesReadableIn(issueCounts.projectId, projectVisible);
+  if (who === "admin") return projectReadable;
+  if (who === "anonymous") return sql`(${projectReadable} AND NOT ${issueCounts.confidential})`;
+  return sql`(${projectReadable} AND (NOT ${issueCounts.confidential} OR ${issueCounts.projectId} IN ${authorizedProjectIds(who, Access.REPORTER)}))`;
 }
 
 /**
