@@ -117,7 +117,7 @@ export function benchRun({ label, deadlineMs }) {
   /**
    * The database set-up the server-starting benches share (exports, commits, alerts): a temporary DATA_DIR
    * (removed at cleanup), then DATABASE_URL set → a fresh migrated database `<prefix><rand>` on that server
-   * (loopback only, dropped at cleanup); unset → embedded PGlite under the DATA_DIR, migrated (as `npm start`).
+   * (loopback only, dropped at cleanup unless BENCH_KEEP_DATABASE=1); unset → embedded PGlite under the DATA_DIR, migrated (as `npm start`).
    * Returns `{ dataDir, target, mode }`: `target` for withDatabase, `mode` for the report.
    */
   async function prepareDatabase(prefix) {
@@ -128,7 +128,7 @@ export function benchRun({ label, deadlineMs }) {
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     if (serverUrl) {
       assertLoopback(serverUrl, "DATABASE_URL");
-      const database = await createBenchDatabase(serverUrl, prefix);
+      const database = await createBenchDatabase(serverUrl, prefix, { keep: process.env.BENCH_KEEP_DATABASE === "1" });
       await migratePostgres(database.url);
       return { dataDir, target: { url: database.url }, mode: `PostgreSQL at ${new URL(serverUrl).host}, database ${database.name}` };
     }

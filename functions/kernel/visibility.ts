@@ -38,11 +38,14 @@ export function sharedGroupIds(userId: number | SQL): SQL {
 export function projectAccessLevel(userId: number | SQL | null, project = projects, namespace = namespaces): SQL<number> {
   if (userId === null) return sql<number>`0`;
   const projectId = qualified(project, "id");
+  // Two subqueries rather than one with `(Project AND id) OR (Namespace AND ancestors)`: each is an index
+  // scan on (user_id, source_type, source_id) with every column bound, where the OR could only bind
+  // user_id and read all of the user's memberships once per row (0.2 ms a row for a member of 1,000 projects).
   return sql<number>`GREATEST(
     COALESCE((SELECT max(m.access_level) FROM members m
-      WHERE m.user_id = ${userId} AND ${active}
-        AND ((m.source_type = 'Project' AND m.source_id = ${projectId})
-          OR (m.source_type = 'Namespace' AND m.source_id = ANY(${qualified(namespace, "traversal_ids")})))), 0),
+      WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND m.source_id = ${projectId} AND ${active}), 0),
+    COALESCE((SELECT max(m.access_level) FROM members m
+      WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND m.source_id = ANY(${qualified(namespace, "traversal_ids")}) AND ${active}), 0),
     COALESCE((SELECT max(LEAST(m.access_level, l.group_access)) FROM project_group_links l
       JOIN namespaces g ON g.id = l.group_id
       JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(g.traversal_ids) AND m.user_id = ${userId} AND ${active}
