@@ -12,7 +12,7 @@ CREATE TABLE "issue_counts" (
 -- hand-written: the one writer of `issue_counts`. Statement triggers on `issues` with transition
 -- tables add each statement's net change per (project, state, type, confidentiality, sorted label
 -- set) in that statement's transaction, so whatever writes issues (the API, imports, moves, the
--- label_links trigger, a project's cascade) keeps the counts exact. An UPDATE that changes none of the
+-- label_links trigger, a project's cascade, a TRUNCATE) keeps the counts exact. An UPDATE that changes none of the
 -- key columns (notes count, title, updated_at) nets to nothing and writes nothing. Keys are upserted in
 -- key order, so two statements lock shared rows in the same order.
 CREATE TYPE issue_count_delta AS (project_id integer, state text, issue_type text, confidential boolean, label_ids integer[], delta integer);
@@ -47,7 +47,9 @@ $$;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION issue_counts_on_issues_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
+  IF TG_OP = 'TRUNCATE' THEN
+    DELETE FROM issue_counts;
+  ELSIF TG_OP = 'INSERT' THEN
     PERFORM issue_counts_apply(ARRAY(
       SELECT ROW(project_id, state, issue_type, confidential, label_ids, count(*))::issue_count_delta
       FROM new_issues GROUP BY project_id, state, issue_type, confidential, label_ids));
@@ -73,6 +75,9 @@ CREATE TRIGGER issues_counts_update AFTER UPDATE ON issues REFERENCING OLD TABLE
   FOR EACH STATEMENT EXECUTE FUNCTION issue_counts_on_issues_change();
 --> statement-breakpoint
 CREATE TRIGGER issues_counts_delete AFTER DELETE ON issues REFERENCING OLD TABLE AS old_issues
+  FOR EACH STATEMENT EXECUTE FUNCTION issue_counts_on_issues_change();
+--> statement-breakpoint
+CREATE TRIGGER issues_counts_truncate AFTER TRUNCATE ON issues
   FOR EACH STATEMENT EXECUTE FUNCTION issue_counts_on_issues_change();
 --> statement-breakpoint
 INSERT INTO issue_counts (project_id, state, issue_type, confidential, label_ids, count)
