@@ -96,7 +96,7 @@ describe("issue_counts, kept by the triggers on issues", () => {
               await db.execute(sql`UPDATE issues SET project_id = ${target.id}::int, iid = iid + 100000 * ${run}::int WHERE id IN ${picked}`);
             } else if (s.op === "delete") {
               await db.execute(sql`DELETE FROM issues WHERE id IN ${picked}`);
-            } else {
+            } else if (s.op === "dropLabel") {
               // A label's deletion cascades to its links, whose trigger rewrites the issues' label_ids.
               await db.execute(sql`DELETE FROM labels WHERE id = ${labels[s.label]}::int`);
               dropped.add(s.label);
