@@ -275,12 +275,14 @@ function scenarios(fx, issueCount) {
     return () => list[i++ % list.length];
   };
   const perProject = Math.floor(issueCount / fx.projects.length);
-  const root = { "PRIVATE-TOKEN": ROOT_TOKEN };
+  // BENCH_LISTS_AS=member: the lists as the first bench user (a developer of the group) instead of root.
+  const listToken = process.env.BENCH_LISTS_AS === "member" ? fx.tokens[0] : ROOT_TOKEN;
+  const root = { "PRIVATE-TOKEN": listToken };
   return {
     projectIssues: {
       name: "GET /projects/:id/issues?per_page=20",
       expected: 200,
-      sample: () => ({ method: "GET", path: `/api/v4/projects/${fx.projects[0]}/issues?per_page=20` }),
+      sample: () => ({ method: "GET", path: `/api/v4/projects/${fx.projects[0]}/issues?per_page=20`, token: listToken }),
       requests: () => {
         const next = rotate(fx.projects);
         return [{ method: "GET", headers: root, setupRequest: (req) => ({ ...req, path: `/api/v4/projects/${next()}/issues?per_page=20` }) }];
@@ -289,7 +291,7 @@ function scenarios(fx, issueCount) {
     labelledIssues: {
       name: "GET /issues?scope=all&labels=a,b&state=opened",
       expected: 200,
-      sample: () => ({ method: "GET", path: "/api/v4/issues?scope=all&labels=a,b&state=opened" }),
+      sample: () => ({ method: "GET", path: "/api/v4/issues?scope=all&labels=a,b&state=opened", token: listToken }),
       requests: () => [{ method: "GET", headers: root, path: "/api/v4/issues?scope=all&labels=a,b&state=opened" }],
     },
     createNote: {

@@ -26,13 +26,16 @@ export function pageOf(params: { page?: number; per_page?: number }): Page {
   return { page, perPage, offset: (page - 1) * perPage, limit: perPage };
 }
 
+/** How far a capped count counts: past 10,000, and far enough that `X-Next-Page` stays exact on deep pages. */
+const capOf = (page: Pick<Page, "offset" | "limit">) => Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
+
 /**
  * Counts the rows of `query` (a select of anything, filtered as the list is) with a cap: above 10,000
  * GitLab omits the totals, and `count(*)` of a large table costs more than the page. The cap grows with
  * the offset so that `X-Next-Page` stays exact on deep pages.
  */
 export async function cappedCount(db: Executor, query: { limit(n: number): SQLWrapper }, page: Page): Promise<number> {
-  const cap = Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
+  const cap = capOf(page);
   const result = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${query.limit(cap)}) AS counted`);
   return Number(result.rows[0].n);
 }
@@ -56,7 +59,7 @@ export async function pageIdsWithCount(
   page: Page,
   lowerBound?: SQLWrapper,
 ): Promise<{ ids: number[]; total: number }> {
-  const cap = Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
+  const cap = capOf(page);
   // ARRAY(subquery) keeps the subquery's output order, which is its ORDER BY.
   const result = await db.execute<{ n: number; ids: number[] }>(
     sql`SELECT ${cappedCountOf(filtered.limit(cap), cap, lowerBound)} AS n, ARRAY(SELECT page.id FROM (${ordered}) AS page) AS ids`,
@@ -76,23 +79,45 @@ function cappedCountOf(limited: SQLWrapper, cap: SQLWrapper | number, lowerBound
   return sql`(CASE WHEN (${lowerBound}) >= ${cap}::int THEN ${cap}::int ELSE ${count} END)`;
 }
 
+/** Where a prepared page starts and ends: literal numbers on a first page, placeholders on any other. */
+export type PageWindow = { limit: Placeholder; offset: Placeholder };
+
+/**
+ * A number written into the SQL text. Drizzle sends a number given to `limit()` as a parameter, and in a
+ * generic plan Postgres estimates `LIMIT $n` as a tenth of the rows: at 100,000 issues a project's
+ * first page was costed as 10,000 rows, so the plan cache kept planning it per call (about 4 ms). The
+ * value is an integer the kernel computed, never input.
+ */
+const literal = (n: number) => sql.raw(String(Math.trunc(n))) as unknown as Placeholder;
+
 /**
  * `pageIdsWithCount` for a list whose filters do not vary between calls, as prepared queries
  * (kernel/db.ts `preparedQuery`): the SQL is built once per isolate and planned once per backend instead
  * of on every request. `build` writes `filtered` and `ordered` for one variant (`variant`: the caller's
- * actor shape, the order, …), with `ordered` limited by the placeholders `limit` and `offset`; other
- * placeholders' values come with each call; `lowerBound` as in `pageIdsWithCount`. Each variant is
- * prepared on first use.
+ * actor shape, the order, …), with `ordered` limited by `window`; other placeholders' values come with
+ * each call; `lowerBound` as in `pageIdsWithCount`. Each variant is prepared on first use.
+ *
+ * A first page (offset 0, the common call) is prepared per page size with its limit and the count's cap
+ * written as numbers, so the generic plan is costed for the rows it reads; later pages share one
+ * statement with placeholders.
  */
 export function preparedPageIds<A extends (string | number)[]>(
-  build: (db: Executor, ...variant: A) => { filtered: { limit(n: Placeholder): SQLWrapper }; ordered: SQLWrapper; lowerBound?: SQLWrapper },
+  build: (
+    db: Executor,
+    window: PageWindow,
+    ...variant: A
+  ) => { filtered: { limit(n: Placeholder): SQLWrapper }; ordered: SQLWrapper; lowerBound?: SQLWrapper },
 ) {
   type Row = { n: number; ids: number[] };
   const variants = new Map<string, (db: Executor, values: Record<string, unknown>) => Promise<Row[]>>();
-  const prepare = (variant: A) =>
+  const prepare = (variant: A, firstPageSize: number | null) =>
     preparedQuery<Record<string, unknown>, Row[]>((db) => {
-      const { filtered, ordered, lowerBound } = build(db, ...variant);
-      const cap = sql.placeholder("cap");
+      const window =
+        firstPageSize === null
+          ? { limit: sql.placeholder("limit"), offset: sql.placeholder("offset") }
+          : { limit: literal(firstPageSize), offset: literal(0) };
+      const cap = firstPageSize === null ? sql.placeholder("cap") : literal(capOf({ offset: 0, limit: firstPageSize }));
+      const { filtered, ordered, lowerBound } = build(db, window, ...variant);
       return db
         .select({
           n: sql<number>`${cappedCountOf(filtered.limit(cap), sql`${cap}`, lowerBound)}`,
@@ -101,11 +126,11 @@ export function preparedPageIds<A extends (string | number)[]>(
         .from(sql`(VALUES (1)) AS one(x)`);
     });
   return async (db: Executor, variant: A, values: Record<string, unknown>, page: Page): Promise<{ ids: number[]; total: number }> => {
-    const key = variant.join(" ");
+    const firstPageSize = page.offset === 0 ? page.limit : null;
+    const key = `${variant.join(" ")} ${firstPageSize ?? "later"}`;
     let prepared = variants.get(key);
-    if (!prepared) variants.set(key, (prepared = prepare(variant)));
-    const cap = Math.max(COUNT_LIMIT + 1, page.offset + page.limit + 1);
-    const [row] = await prepared(db, { ...values, cap, limit: page.limit, offset: page.offset });
+    if (!prepared) variants.set(key, (prepared = prepare(variant, firstPageSize)));
+    const [row] = await prepared(db, { ...values, cap: capOf(page), limit: page.limit, offset: page.offset });
     return { ids: row.ids.map(Number), total: Number(row.n) };
   };
 }

@@ -345,12 +345,12 @@ async function rowsOfIds(db: Executor, actor: Actor | null, ids: number[]): Prom
  * The ids and count of `GET /projects` when nothing but visibility narrows it (the common call), prepared
  * per actor shape and order.
  */
-const unfilteredPageIds = preparedPageIds((db, shape: ActorShape, column: Exclude<OrderBy, "similarity">, sort: "asc" | "desc") => {
+const unfilteredPageIds = preparedPageIds((db, window, shape: ActorShape, column: Exclude<OrderBy, "similarity">, sort: "asc" | "desc") => {
   const where = projectIsVisibleForShape(shape);
   const ordered = filteredIds(db, where)
     .orderBy(...orderBy({ kind: "column", column, sort }))
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"));
+    .limit(window.limit)
+    .offset(window.offset);
   return { filtered: filteredIds(db, where), ordered };
 });
 

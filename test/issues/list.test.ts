@@ -226,6 +226,10 @@ describe("GET /projects/:id/issues", () => {
     expect(first.headers.get("x-next-page")).toBe("2");
     expect(await followPages(w, first, f.owner.token)).toHaveLength(2);
     const one = await w.as(f.owner).get(path, { query: { per_page: 1 } });
+    // Unfiltered: the prepared statements, one for a first page and one for the pages after it.
+    expect(one.headers.get("x-total")).toBe("4");
+    const everyPage = (await followPages(w, one, f.owner.token)) as { iid: number }[];
+    expect(sorted(everyPage.map((i) => i.iid))).toEqual(sorted(f.issues.map((i) => i.iid as number)));
     const hundred = await w.as(f.owner).get(path, { query: { per_page: 100, order_by: "priority" } });
     expect(queryCount(one)).toBe(queryCount(hundred));
     expect(queryCount(hundred)).toBeLessThanOrEqual(6);

@@ -399,7 +399,7 @@ export async function listIssueIds(
  * The ids and capped count of one project's issues with no narrowing filter, prepared per actor shape and
  * sort: placeholders `projectId`, `issueTypes` and the actor's.
  */
-const unfilteredProjectPageIds = preparedPageIds((db, shape: ActorShape, orderBy: IssueSort["orderBy"], direction: IssueSort["sort"]) => {
+const unfilteredProjectPageIds = preparedPageIds((db, window, shape: ActorShape, orderBy: IssueSort["orderBy"], direction: IssueSort["sort"]) => {
   const where = sql.join(
     [issueIsVisibleForShape(shape), sql`${issues.projectId} = ${sql.placeholder("projectId")}::int`, issueTypeCondition(sql.placeholder("issueTypes"))],
     sql` AND `,
@@ -409,8 +409,8 @@ const unfilteredProjectPageIds = preparedPageIds((db, shape: ActorShape, orderBy
     .from(issues)
     .where(where)
     .orderBy(...orderOf({ orderBy, sort: direction }, []))
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"));
+    .limit(window.limit)
+    .offset(window.offset);
   const lowerBound = countedIssues([
     countedIssuesAreVisibleForShape(shape),
     sql`${issueCounts.projectId} = ${sql.placeholder("projectId")}::int`,
