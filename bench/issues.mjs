@@ -22,7 +22,9 @@
 //              `POST /projects/:id/issues/:iid/notes` (as the 20 users in turn, with `notes_create_limit`
 //              set to 0 = unlimited, as an admin may, since the run posts more than 300 a minute).
 //   env:       BENCH_DURATION, BENCH_CONNECTIONS, BENCH_ISSUES, BENCH_PROJECTS, BENCH_USERS override the figures
-//              above; BENCH_KEEP_DATABASE=1 keeps the PostgreSQL database (its name is printed) for EXPLAIN.
+//              above; BENCH_KEEP_DATABASE=1 keeps the PostgreSQL database (its name is printed) for EXPLAIN;
+//              BENCH_LISTS_AS=member measures the lists as the first bench user (a developer of the group)
+//              instead of root.
 //   report:    req/s, p50, p99, non-2xx, SQL statements per request (the X-Query-Count header, which
 //              scripts/start.mjs turns on with EDGEFORGE_QUERY_COUNT=1), and the 100,000/1,000 latency
 //              ratio against the target (1.2x: issue 9).
