@@ -223,29 +223,39 @@ const countedIssues = (conditions: (SQL | null)[]) =>
 /**
  * A lower bound of the list's size from `issue_counts` (kernel/pagination.ts `pageIdsWithCount`), when
  * the list filters on state and labels only: the counters keep nothing else. The rows are those every
- * issue of which the actor reads (`countedIssuesAreVisible`), so the sum never exceeds the list. null
- * when another filter narrows the list.
+ * issue of which the actor reads (`countedIssuesAreVisible`), so the sum never exceeds the list. For a
+ * list that no other filter narrows (`uncountedConditions` is empty).
  */
-function countedLowerBound(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL | null {
-  if (narrowingConditions({ ...f, state: undefined, labels: undefined }, actor, now, labelIds).length > 0) return null;
+function countedLowerBound(owner: IssueOwner, f: IssueFilters, actor: Actor | null, labelIds: LabelIdsByTitle): SQL {
   return countedIssues([
     countedIssuesAreVisible(actor),
     ownerCondition(owner, !!f.nonArchived, issueCounts.projectId),
     issueTypeCondition(sql.param([...f.issueTypes]), issueCounts.issueType),
-    f.state === "opened" || f.state === "closed" ? sql`${issueCounts.state} = ${f.state}` : null,
-    f.labels?.length ? labelCondition(f.labels, labelIds, issueCounts.labelIds) : null,
+    ...countedFilterConditions(f, labelIds, issueCounts),
   ]);
 }
 
 /** The conditions of the filters that narrow a list (none when the caller filters nothing). */
 function narrowingConditions(f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL[] {
+  return [...countedFilterConditions(f, labelIds, issues), ...uncountedConditions(f, actor, now)];
+}
+
+/** The filters `issue_counts` keeps, state and labels, on the columns of `issues` or of `issue_counts`. */
+function countedFilterConditions(f: IssueFilters, labelIds: LabelIdsByTitle, rows: { state: SQLWrapper; labelIds: SQLWrapper }): SQL[] {
+  const c: (SQL | null)[] = [];
+  if (f.state === "opened" || f.state === "closed") c.push(sql`${rows.state} = ${f.state}`);
+  if (f.labels?.length) c.push(labelCondition(f.labels, labelIds, rows.labelIds));
+  return c.filter((x): x is SQL => x !== null);
+}
+
+/** Every other filter's condition: when there is none, `issue_counts` bounds the list's count. */
+function uncountedConditions(f: IssueFilters, actor: Actor | null, now: Date): SQL[] {
   const c: (SQL | null | undefined)[] = [];
   const userId = actor?.user.id ?? null;
   if (f.scope === "created_by_me" || f.scope === "assigned_to_me") {
     if (userId === null) c.push(NONE);
     else c.push(f.scope === "created_by_me" ? sql`${issues.authorId} = ${userId}` : assignedTo(sql`ia.user_id = ${userId}`));
   }
-  if (f.state === "opened" || f.state === "closed") c.push(sql`${issues.state} = ${f.state}`);
   if (f.createdAfter) c.push(sql`${issues.createdAt} >= ${f.createdAfter}`);
   if (f.createdBefore) c.push(sql`${issues.createdAt} <= ${f.createdBefore}`);
   if (f.updatedAfter) c.push(sql`${issues.updatedAt} >= ${f.updatedAfter}`);
@@ -260,7 +270,6 @@ function narrowingConditions(f: IssueFilters, actor: Actor | null, now: Date, la
   for (const name of new Set((f.assigneeUsernames ?? []).map((n) => n.toLowerCase()))) c.push(assignedTo(sql`lower(au.username) = ${name}`));
   if (f.iids?.length) c.push(sql`${issues.iid} = ANY(${sql.param(f.iids)}::bigint[])`);
   c.push(milestoneCondition(f.milestone, f.milestoneWildcard));
-  if (f.labels?.length) c.push(labelCondition(f.labels, labelIds));
   if (f.myReactionEmoji !== undefined && userId !== null) {
     const lower = f.myReactionEmoji.toLowerCase();
     if (lower === "none") c.push(sql`NOT ${awardedBy(userId, null)}`);
@@ -376,7 +385,8 @@ export async function listIssueIds(
   now: Date,
 ): Promise<{ ids: number[]; total: number }> {
   const labelIds = await resolveLabelTitles(db, filters.labels);
-  const narrowing = narrowingConditions(filters, actor, now, labelIds);
+  const uncounted = uncountedConditions(filters, actor, now);
+  const narrowing = [...countedFilterConditions(filters, labelIds, issues), ...uncounted];
   if (owner.kind === "project" && narrowing.length === 0) {
     // A project's issues with no filter (the common call): the same statement as below, prepared.
     const values = { projectId: owner.projectId, issueTypes: [...filters.issueTypes], ...actorPlaceholders(actor) };
@@ -391,7 +401,7 @@ export async function listIssueIds(
     .orderBy(...orderOf(sort, excluded))
     .limit(page.limit)
     .offset(page.offset);
-  const lowerBound = countedLowerBound(owner, filters, actor, now, labelIds) ?? undefined;
+  const lowerBound = uncounted.length === 0 ? countedLowerBound(owner, filters, actor, labelIds) : undefined;
   return pageIdsWithCount(db, db.select({ one: sql`1` }).from(issues).where(where), ordered, page, lowerBound);
 }
 

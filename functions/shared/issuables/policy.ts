@@ -87,14 +87,10 @@ const issuesReadableIn = (projectId: SQLWrapper, projectVisible: SQL) =>
   sql`${projectId} IN (SELECT ${projects.id} FROM ${projects} WHERE ${projects.issuesEnabled} AND ${projectVisible})`;
 
 function issueVisibleWhere(projectVisible: SQL, who: Who, issue: typeof issues): SQL {
-  const projectReadable = issuesReadableIn(issue.projectId, projectVisible);
-  if (who === "admin") return projectReadable;
-  if (who === "anonymous") return sql`(${projectReadable} AND NOT ${issue.confidential})`;
-  const userId = who;
-  return sql`(${projectReadable} AND (NOT ${issue.confidential}
-    OR ${issue.authorId} = ${userId}
-    OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issue.id} AND ${issueAssignees.userId} = ${userId})
-    OR ${issue.projectId} IN ${authorizedProjectIds(userId, Access.REPORTER)}))`;
+  return visibleWhere(projectVisible, who, issue, (userId) =>
+    sql`${issue.authorId} = ${userId}
+    OR EXISTS (SELECT 1 FROM ${issueAssignees} WHERE ${issueAssignees.issueId} = ${issue.id} AND ${issueAssignees.userId} = ${userId})`,
+  );
 }
 
 /**
@@ -104,19 +100,27 @@ function issueVisibleWhere(projectVisible: SQL, who: Who, issue: typeof issues):
  * sum is a lower bound of what the actor reads, never more.
  */
 export function countedIssuesAreVisible(actor: Actor | null): SQL {
-  return countedVisibleWhere(projectIsVisible(actor), whoIs(actor));
+  return visibleWhere(projectIsVisible(actor), whoIs(actor), issueCounts, null);
 }
 
 /** `countedIssuesAreVisible` for a prepared query of the given actor shape. */
 export function countedIssuesAreVisibleForShape(shape: ActorShape): SQL {
-  return countedVisibleWhere(projectIsVisibleForShape(shape), whoHasShape(shape));
+  return visibleWhere(projectIsVisibleForShape(shape), whoHasShape(shape), issueCounts, null);
 }
 
-function countedVisibleWhere(projectVisible: SQL, who: Who): SQL {
-  const projectReadable = issuesReadableIn(issueCounts.projectId, projectVisible);
+/**
+ * The rule of both, over rows with a project and a confidential flag (`issues` or `issue_counts`): the
+ * project's issues are readable; a confidential row for admins, the project's reporters and up, and
+ * whoever `own` admits (an issue's author and assignees; no one for counted rows).
+ */
+function visibleWhere(projectVisible: SQL, who: Who, rows: { projectId: SQLWrapper; confidential: SQLWrapper }, own: ((userId: number | SQL) => SQL) | null): SQL {
+  const projectReadable = issuesReadableIn(rows.projectId, projectVisible);
   if (who === "admin") return projectReadable;
-  if (who === "anonymous") return sql`(${projectReadable} AND NOT ${issueCounts.confidential})`;
-  return sql`(${projectReadable} AND (NOT ${issueCounts.confidential} OR ${issueCounts.projectId} IN ${authorizedProjectIds(who, Access.REPORTER)}))`;
+  if (who === "anonymous") return sql`(${projectReadable} AND NOT ${rows.confidential})`;
+  const ownRows = own ? sql`
+    OR ${own(who)}` : sql``;
+  return sql`(${projectReadable} AND (NOT ${rows.confidential}${ownRows}
+    OR ${rows.projectId} IN ${authorizedProjectIds(who, Access.REPORTER)}))`;
 }
 
 /**
