@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { bootstrap } from "./bootstrap.mjs";
-import { migratePglite, migratePostgres } from "./migrate.mjs";
+import { migratePglite, migratePostgres, SchemaNewerError } from "./migrate.mjs";
 import { openPglite, servePglite } from "./pglite-server.mjs";
 import { startWsProxy } from "./ws-proxy.mjs";
 import { cronsOf, startCronTicker } from "./cron-ticker.mjs";
@@ -196,6 +196,8 @@ try {
   else if (initialRootToken) log("root personal access token: the value of INITIAL_ROOT_TOKEN");
   else log("root personal access token: the one printed at the first start (set INITIAL_ROOT_TOKEN to choose one)");
 } catch (error) {
-  console.error("[edgeforge] start failed:", error);
+  // A schema newer than the code is the operator's to resolve, not a crash: the message says it all.
+  if (error instanceof SchemaNewerError) console.error(`[edgeforge] start refused: ${error.message}`);
+  else console.error("[edgeforge] start failed:", error);
   await stop(1);
 }
