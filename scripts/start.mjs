@@ -4,7 +4,7 @@
 // says why not `wrangler dev`).
 // Non-interactive; one progress line per step; Ctrl-C stops everything it started.
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -160,6 +160,13 @@ try {
     vars.WS_PROXY = `127.0.0.1:${proxy.port}`;
     if (proxy.tcpPort && process.env.PG_TRANSPORT !== "websocket") vars.PG_TCP_PROXY = `127.0.0.1:${proxy.tcpPort}`;
     log(`websocket proxy on 127.0.0.1:${proxy.port}${database.serialized ? " (serialising PGlite)" : ""}`);
+    // `npm run backup` reads a running embedded database through the proxy, one unit of work at a
+    // time like the Worker, never through a second PGlite on the same files.
+    if (database.serialized && proxy.tcpPort) {
+      const serverFile = path.join(dataDir, "server.json");
+      writeFileSync(serverFile, JSON.stringify({ pid: process.pid, databaseUrl: `postgres://postgres@127.0.0.1:${proxy.tcpPort}/postgres` }));
+      cleanups.push(() => rmSync(serverFile, { force: true }));
+    }
   }
   if (externalUrl) vars.EXTERNAL_URL = externalUrl;
   if (process.env.DB_CONNECT_TIMEOUT_MS) vars.DB_CONNECT_TIMEOUT_MS = process.env.DB_CONNECT_TIMEOUT_MS;
