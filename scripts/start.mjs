@@ -4,12 +4,12 @@
 // says why not `wrangler dev`).
 // Non-interactive; one progress line per step; Ctrl-C stops everything it started.
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { bootstrap } from "./bootstrap.mjs";
-import { migratePglite, migratePostgres } from "./migrate.mjs";
+import { migratePglite, migratePostgres, SchemaNewerError } from "./migrate.mjs";
 import { openPglite, servePglite } from "./pglite-server.mjs";
 import { startWsProxy } from "./ws-proxy.mjs";
 import { cronsOf, startCronTicker } from "./cron-ticker.mjs";
@@ -160,6 +160,13 @@ try {
     vars.WS_PROXY = `127.0.0.1:${proxy.port}`;
     if (proxy.tcpPort && process.env.PG_TRANSPORT !== "websocket") vars.PG_TCP_PROXY = `127.0.0.1:${proxy.tcpPort}`;
     log(`websocket proxy on 127.0.0.1:${proxy.port}${database.serialized ? " (serialising PGlite)" : ""}`);
+    // `npm run backup` reads a running embedded database through the proxy, one unit of work at a
+    // time like the Worker, never through a second PGlite on the same files.
+    if (database.serialized && proxy.tcpPort) {
+      const serverFile = path.join(dataDir, "server.json");
+      writeFileSync(serverFile, JSON.stringify({ pid: process.pid, databaseUrl: `postgres://postgres@127.0.0.1:${proxy.tcpPort}/postgres` }));
+      cleanups.push(() => rmSync(serverFile, { force: true }));
+    }
   }
   if (externalUrl) vars.EXTERNAL_URL = externalUrl;
   if (process.env.DB_CONNECT_TIMEOUT_MS) vars.DB_CONNECT_TIMEOUT_MS = process.env.DB_CONNECT_TIMEOUT_MS;
@@ -196,6 +203,8 @@ try {
   else if (initialRootToken) log("root personal access token: the value of INITIAL_ROOT_TOKEN");
   else log("root personal access token: the one printed at the first start (set INITIAL_ROOT_TOKEN to choose one)");
 } catch (error) {
-  console.error("[edgeforge] start failed:", error);
+  // A schema newer than the code is the operator's to resolve, not a crash: the message says it all.
+  if (error instanceof SchemaNewerError) console.error(`[edgeforge] start refused: ${error.message}`);
+  else console.error("[edgeforge] start failed:", error);
   await stop(1);
 }
