@@ -3,6 +3,7 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
+import { throttleRequests } from "./kernel/rate_limit";
 import { declaredParams, recordParameterless, rejectMalformedStrings, withRequestScope } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";
@@ -99,6 +100,8 @@ app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
 app.use("/api/v4/*", recordParameterless);
 app.use("/api/v4/*", authenticate);
+// Rack::Attack's user and IP throttles (application settings `throttle_*`), once the caller is known.
+app.use("/api/v4/*", throttleRequests);
 app.use("/uploads/*", authenticate);
 // Project attachments (uploads/web.ts): the caller is known by the API's credentials.
 app.use("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", authenticate);

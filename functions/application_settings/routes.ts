@@ -3,6 +3,7 @@ import { requireAdmin, requireUser } from "../kernel/auth";
 import { paramsError, validation } from "../kernel/errors";
 import { p, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
+import { rememberThrottleSettings } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
 import { IMPORT_SOURCES, SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef, type SettingName } from "../shared/settings/catalog";
 import { applicationSetting } from "./entities";
@@ -114,5 +115,7 @@ applicationSettingsRoutes.put("/application/settings", async (c) => {
   Object.assign(errors, validateSettings(after));
   if (Object.keys(errors).length) throw validation(errors);
   const saved = await q.saveSettings(db, change);
+  // The throttles of this isolate act on the new values at once (others within their cache's minute).
+  rememberThrottleSettings(settingsFromRow(saved));
   return present(c, saved, applicationSetting);
 });

@@ -11,24 +11,25 @@ const active = (alias: string) => sql.raw(`(${alias}.expires_at IS NULL OR ${ali
 const excludeGuests = sql`coalesce((SELECT l.plan = 'ultimate' FROM licenses l WHERE l.starts_at <= current_date ORDER BY l.id DESC LIMIT 1), true)`;
 
 /**
- * Recomputes the snapshot of one root group in one statement: direct members of the group and its
- * subgroups, members of their projects, and members of groups those projects are shared with; active
- * humans only, guests left out under Ultimate. Idempotent.
+ * `Group#billed_user_ids` of one root group as CTEs ending in `billable (user_id, lvl, type, joined)`:
+ * direct members of the group and its subgroups, members of their projects at any depth, and members
+ * of groups those projects are shared with; active humans only, guests left out under Ultimate.
+ * `onlyUser` narrows every branch to one user (the live check of one user).
  */
-export async function refreshSnapshot(db: Executor, rootGroupId: number): Promise<void> {
-  await db.execute(sql`
-    WITH hierarchy AS (SELECT n.id FROM namespaces n WHERE n.type = 'Group' AND n.traversal_ids[1] = ${rootGroupId}),
+function billedUsers(rootGroupId: number, onlyUser?: number): SQL {
+  const user = (alias: string) => (onlyUser === undefined ? sql`` : sql`AND ${sql.raw(alias)}.user_id = ${onlyUser}`);
+  return sql`hierarchy AS (SELECT n.id FROM namespaces n WHERE n.type = 'Group' AND n.traversal_ids[1] = ${rootGroupId}),
     hprojects AS (SELECT p.id FROM projects p WHERE p.namespace_id IN (SELECT id FROM hierarchy)),
     found AS (
       SELECT m.user_id, m.access_level, m.created_at, 1 AS kind FROM members m
-        WHERE m.source_type = 'Namespace' AND m.source_id IN (SELECT id FROM hierarchy) AND ${active("m")}
+        WHERE m.source_type = 'Namespace' AND m.source_id IN (SELECT id FROM hierarchy) AND ${active("m")} ${user("m")}
       UNION ALL
       SELECT m.user_id, m.access_level, m.created_at, 2 FROM members m
-        WHERE m.source_type = 'Project' AND m.source_id IN (SELECT id FROM hprojects) AND ${active("m")}
+        WHERE m.source_type = 'Project' AND m.source_id IN (SELECT id FROM hprojects) AND ${active("m")} ${user("m")}
       UNION ALL
       SELECT m.user_id, LEAST(m.access_level, l.group_access), m.created_at, 4 FROM project_group_links l
         JOIN namespaces g ON g.id = l.group_id
-        JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(g.traversal_ids) AND ${active("m")}
+        JOIN members m ON m.source_type = 'Namespace' AND m.source_id = ANY(g.traversal_ids) AND ${active("m")} ${user("m")}
         WHERE l.project_id IN (SELECT id FROM hprojects) AND ${active("l")}
     ),
     agg AS (SELECT user_id, max(access_level) AS lvl, min(kind) AS kind, min(created_at) AS joined FROM found GROUP BY user_id),
@@ -36,7 +37,13 @@ export async function refreshSnapshot(db: Executor, rootGroupId: number): Promis
       SELECT a.user_id, a.lvl, CASE a.kind WHEN 1 THEN 'group_member' WHEN 2 THEN 'project_member' ELSE 'project_invite' END AS type, a.joined
       FROM agg a JOIN users u ON u.id = a.user_id
       WHERE u.state = 'active' AND u.user_type IS NULL AND (a.lvl > 10 OR NOT ${excludeGuests})
-    ),
+    )`;
+}
+
+/** Recomputes the snapshot of one root group in one statement (the list's daily refresh). Idempotent. */
+export async function refreshSnapshot(db: Executor, rootGroupId: number): Promise<void> {
+  await db.execute(sql`
+    WITH ${billedUsers(rootGroupId)},
     -- Rows of users no longer billable go; the others are upserted (disjoint rows, so one statement is safe).
     cleared AS (DELETE FROM billable_members b WHERE b.root_group_id = ${rootGroupId} AND b.user_id NOT IN (SELECT user_id FROM billable)),
     refreshed AS (
@@ -47,6 +54,16 @@ export async function refreshSnapshot(db: Executor, rootGroupId: number): Promis
     SELECT ${rootGroupId}, user_id, lvl, type, joined FROM billable
     ON CONFLICT (root_group_id, user_id) DO UPDATE SET max_access_level = excluded.max_access_level,
       membership_type = excluded.membership_type, joined_at = excluded.joined_at`);
+}
+
+/**
+ * Whether the user is billed by the root group now (`group.billed_user_ids[:user_ids].include?`): the
+ * memberships endpoint checks the hierarchy as it is, not the daily snapshot the list serves, so a user
+ * who joined since the last refresh is found.
+ */
+export async function isBilledNow(db: Executor, rootGroupId: number, userId: number): Promise<boolean> {
+  const rows = await db.execute<{ one: number }>(sql`WITH ${billedUsers(rootGroupId, userId)} SELECT 1 AS one FROM billable LIMIT 1`);
+  return rows.rows.length > 0;
 }
 
 export async function hasSnapshot(db: Executor, rootGroupId: number): Promise<boolean> {
@@ -119,15 +136,6 @@ export async function findUserById(db: Executor, id: number): Promise<User | nul
   return rows[0] ?? null;
 }
 
-export async function isBillable(db: Executor, rootGroupId: number, userId: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: billableMembers.userId })
-    .from(billableMembers)
-    .where(and(eq(billableMembers.rootGroupId, rootGroupId), eq(billableMembers.userId, userId)))
-    .limit(1);
-  return rows.length > 0;
-}
-
 export type MembershipRow = {
   id: number;
   sourceType: string;
@@ -175,17 +183,20 @@ export async function isLastOwner(db: Executor, rootGroupId: number, userId: num
 }
 
 /**
- * BillableMembers::DestroyService: the user leaves the root group, its subgroups and their projects
- * (direct memberships), and leaves the snapshot at once. One statement.
+ * BillableMembers::DestroyService: the user's direct memberships in the root group, its subgroups and
+ * their projects (`Member.in_hierarchy(group)`) go, and the user leaves the snapshot at once. One
+ * statement; returns how many memberships went (0: the user had none there, and nothing changed).
  */
-export async function removeFromHierarchy(db: Executor, rootGroupId: number, userId: number): Promise<void> {
-  await db.execute(sql`WITH gone AS (
+export async function removeFromHierarchy(db: Executor, rootGroupId: number, userId: number): Promise<number> {
+  const rows = await db.execute<{ n: number }>(sql`WITH gone AS (
       DELETE FROM members m USING members x
         LEFT JOIN namespaces g ON x.source_type = 'Namespace' AND g.id = x.source_id
         LEFT JOIN projects p ON x.source_type = 'Project' AND p.id = x.source_id
         LEFT JOIN namespaces pn ON pn.id = p.namespace_id
       WHERE m.id = x.id AND x.user_id = ${userId}
         AND ((g.id IS NOT NULL AND g.traversal_ids[1] = ${rootGroupId}) OR (p.id IS NOT NULL AND pn.traversal_ids[1] = ${rootGroupId}))
-      RETURNING m.id)
-    DELETE FROM billable_members b WHERE b.root_group_id = ${rootGroupId} AND b.user_id = ${userId}`);
+      RETURNING m.id),
+    unlisted AS (DELETE FROM billable_members b WHERE b.root_group_id = ${rootGroupId} AND b.user_id = ${userId} AND EXISTS (SELECT 1 FROM gone))
+    SELECT count(*)::int AS n FROM gone`);
+  return Number(rows.rows[0]?.n ?? 0);
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { allowedOnGroup, type GroupWithAccess } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
-import { apiError, badRequest, forbidden, notFound, recordNotFound } from "../kernel/errors";
+import { badRequest, notFound, recordNotFound } from "../kernel/errors";
 import { findGroup } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
@@ -44,7 +44,11 @@ billableMembersRoutes.get("/groups/:id/billable_members", async (c) => {
   return present(c, list.rows, billableMember);
 });
 
-/** GET /groups/:id/billable_members/:user_id/memberships: the user's direct memberships in the hierarchy. */
+/**
+ * GET /groups/:id/billable_members/:user_id/memberships: the user's direct memberships in the hierarchy.
+ * Whether the user is billed is decided on the hierarchy as it is now (as GitLab's `billed_user_ids`),
+ * not on the list's daily snapshot.
+ */
 billableMembersRoutes.get("/groups/:id/billable_members/:user_id/memberships", async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   const userId = userIdParam(c);
@@ -52,27 +56,32 @@ billableMembersRoutes.get("/groups/:id/billable_members/:user_id/memberships", a
   const db = c.var.db();
   const user = userId > 2147483647 ? null : await q.findUserById(db, userId);
   if (!user) throw recordNotFound();
-  await ensureSnapshot(db, group.id);
-  if (!(await q.isBillable(db, group.id, user.id))) throw notFound("User");
+  if (!(await q.isBilledNow(db, group.id, user.id))) throw notFound("User");
   const list = await q.membershipsInHierarchy(db, group.id, user.id, page);
   paginate(c, page, list.total);
   return present(c, list.rows, membership);
 });
 
 /**
- * DELETE /groups/:id/billable_members/:user_id: the user leaves the group, its subgroups and projects;
- * 204. The snapshot drops them at once. The last owner of the group cannot be removed (403).
+ * DELETE /groups/:id/billable_members/:user_id (BillableMembers::DestroyService): the user's direct
+ * memberships in the group, its subgroups and their projects go, whether or not the daily snapshot
+ * lists them yet; 204. Every refusal is the service's error through `bad_request!`, so 400 with
+ * `400 Bad request - <reason>`, a caller who may not manage the members included.
  */
 billableMembersRoutes.delete("/groups/:id/billable_members/:user_id", async (c) => {
   const userId = userIdParam(c);
   requireUser(c);
   const group = await findGroup(c, c.req.param("id")!);
-  if (!allowedOnGroup(c.var.actor, "admin_group_member", group)) throw forbidden();
-  if (group.parentId !== null) throw apiError("Invalid group provided, must be top-level", 400);
+  if (group.parentId !== null) throw badRequest("Invalid group provided, must be top-level");
+  if (!allowedOnGroup(c.var.actor, "admin_group_member", group)) throw badRequest("User unauthorized to remove member");
+  const noMember = badRequest("No member found for the given user_id");
+  if (userId > 2147483647) throw noMember;
   const db = c.var.db();
-  await ensureSnapshot(db, group.id);
-  if (userId > 2147483647 || !(await q.isBillable(db, group.id, userId))) throw apiError("No member found for the given user_id", 400);
-  if (await q.isLastOwner(db, group.id, userId)) throw forbidden();
-  await db.transaction((tx) => q.removeFromHierarchy(tx, group.id, userId));
+  // Members::DestroyService refuses the group's last owner with a bare AccessDeniedError, whose message
+  // is its class name. Differs from GitLab: GitLab may already have removed the user's other
+  // memberships by then; here nothing is removed.
+  if (await q.isLastOwner(db, group.id, userId)) throw badRequest("Gitlab::Access::AccessDeniedError");
+  const removed = await db.transaction((tx) => q.removeFromHierarchy(tx, group.id, userId));
+  if (removed === 0) throw noMember;
   return c.body(null, 204);
 });

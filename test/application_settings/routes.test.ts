@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
@@ -149,4 +150,81 @@ describe("PUT /application/settings", () => {
   });
 
   requiresAuthentication((w) => w.anonymous.put("/application/settings", { json: { terms: "x" } }));
+});
+
+describe("the user and IP rate limits (throttle_*)", () => {
+  it("are settings with GitLab's defaults, and python-gitlab's names are accepted", async () => {
+    const w = await world();
+    const body = (await (await w.root.get("/application/settings")).json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      throttle_authenticated_api_enabled: false,
+      throttle_authenticated_api_period_in_seconds: 3600,
+      throttle_authenticated_api_requests_per_period: 7200,
+      throttle_unauthenticated_api_enabled: false,
+      throttle_unauthenticated_api_requests_per_period: 3600,
+      throttle_authenticated_web_enabled: false,
+      throttle_unauthenticated_enabled: false,
+      throttle_unauthenticated_web_enabled: false,
+      throttle_protected_paths_enabled: false,
+      throttle_protected_paths_requests_per_period: 60,
+      throttle_authenticated_packages_api_period_in_seconds: 15,
+      throttle_authenticated_files_api_requests_per_period: 500,
+      throttle_unauthenticated_deprecated_api_enabled: false,
+    });
+    expect(body.protected_paths).toContain("/users/sign_in");
+    // Values equal to the defaults: other test files run in parallel against the same instance.
+    const res = await w.root.put("/application/settings", {
+      json: { throttle_authenticated_api_period_in_seconds: 3600, throttle_authenticated_web_requests_per_period: 7200, throttle_unauthenticated_period_in_seconds: 3600 },
+    });
+    expect(res.status).toBe(200);
+    expect(await statusAndBody(await w.root.put("/application/settings", { json: { throttle_authenticated_api_enabled: "maybe" } }))).toEqual([
+      400,
+      { error: "throttle_authenticated_api_enabled is invalid" },
+    ]);
+    expect((await w.root.put("/application/settings", { json: { throttle_made_up: 1 } })).status).toBe(400);
+  });
+
+  it("throttle API requests per user and per IP with Rack::Attack's 429", async () => {
+    const w = await world();
+    const user = await w.user();
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    // The limits stay at their defaults (other test files send requests meanwhile); this user's and this
+    // address's counters of the current and the next window start one below the limit, so the second
+    // request of a window is refused whichever window the requests land in.
+    const seed = async (key: string, period: number, count: number) =>
+      w.db((db) =>
+        db.execute(sql`INSERT INTO application_rate_limits (key, window_start, count)
+          SELECT ${key}, to_timestamp(floor(extract(epoch FROM now()) / ${period}) * ${period} + s * ${period}), ${count} FROM generate_series(0, 1) s`),
+      );
+    const userKey = `throttle_authenticated_api:user:${user.id}`;
+    const ipKey = `throttle_unauthenticated_api:${ip}`;
+    await seed(userKey, 3600, 7199);
+    await seed(ipKey, 3600, 3599);
+    try {
+      const on = await w.root.put("/application/settings", { json: { throttle_authenticated_api_enabled: true, throttle_unauthenticated_api_enabled: true } });
+      expect(on.status).toBe(200);
+      const first = await w.as(user).get("/user");
+      const limited = await w.as(user).get("/user");
+      expect([first.status, limited.status]).toContain(429);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("content-type")).toMatch(/^text\/plain/);
+      expect(await limited.text()).toBe("Retry later\n");
+      expect(limited.headers.get("ratelimit-name")).toBe("throttle_authenticated_api");
+      expect(limited.headers.get("ratelimit-limit")).toBe("120");
+      expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Another user is counted on their own.
+      expect((await w.as(await w.user()).get("/user")).status).toBe(200);
+
+      const headers = { "cf-connecting-ip": ip };
+      await w.anonymous.get("/projects", { headers });
+      const anonymous = await w.anonymous.get("/projects", { headers });
+      expect(anonymous.status).toBe(429);
+      expect(anonymous.headers.get("ratelimit-name")).toBe("throttle_unauthenticated_api");
+    } finally {
+      await w.root.put("/application/settings", { json: { throttle_authenticated_api_enabled: false, throttle_unauthenticated_api_enabled: false } });
+      await w.db((db) => db.execute(sql`DELETE FROM application_rate_limits WHERE key IN (${userKey}, ${ipKey})`));
+    }
+    expect((await w.as(user).get("/user")).status).toBe(200);
+  });
 });

@@ -127,6 +127,32 @@ describe("GET /groups/:id/billable_members/:user_id/memberships", () => {
   });
 });
 
+describe("a user who is only a member of a project deep in the hierarchy", () => {
+  it("is billable, lists that project as their membership, and is removed from it (added after the snapshot was taken)", async () => {
+    const w = await world();
+    const h = await hierarchy(w);
+    const deepGroup = await w.group({ parent: await w.group({ parent: h.sub }) });
+    const deepProject = await w.project({ group: deepGroup });
+    // The snapshot exists before the user joins: the memberships and the removal read the hierarchy as it is now.
+    await w.as(h.owner).get(`/groups/${h.root.id}/billable_members`);
+    const late = await w.user();
+    expect((await w.as(h.owner).post(`/projects/${deepProject.id}/members`, { json: { user_id: late.id, access_level: 30 } })).status).toBe(201);
+
+    const res = await w.as(h.owner).get(`/groups/${h.root.id}/billable_members/${late.id}/memberships`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { source_id: number; source_members_url: string }[]).map((m) => [m.source_id, m.source_members_url])).toEqual([
+      [deepProject.id, `http://edgeforge.test/${deepProject.fullPath}/-/project_members`],
+    ]);
+
+    expect((await w.as(h.owner).delete(`/groups/${h.root.id}/billable_members/${late.id}`)).status).toBe(204);
+    expect((await w.as(h.owner).get(`/projects/${deepProject.id}/members/${late.id}`)).status).toBe(404);
+    expect(await statusAndBody(await w.as(h.owner).get(`/groups/${h.root.id}/billable_members/${late.id}/memberships`))).toEqual([
+      404,
+      { message: "404 User Not Found" },
+    ]);
+  });
+});
+
 describe("DELETE /groups/:id/billable_members/:user_id", () => {
   it("removes the user from the group, its subgroups and projects at once (204)", async () => {
     const w = await world();
@@ -139,25 +165,27 @@ describe("DELETE /groups/:id/billable_members/:user_id", () => {
     expect((await w.as(h.owner).get(`/groups/${h.sub.id}/members/${h.maintainer.id}`)).status).toBe(404);
   });
 
-  it("refuses the last owner (403), an unknown member (400), a subgroup (400) and non-owners (403)", async () => {
+  it("answers GitLab's `bad_request!` for the last owner, an unknown member, a subgroup and non-owners; removes no one", async () => {
     const w = await world();
     const h = await hierarchy(w);
     expect(await statusAndBody(await w.as(h.owner).delete(`/groups/${h.root.id}/billable_members/${h.owner.id}`))).toEqual([
-      403,
-      { message: "403 Forbidden" },
+      400,
+      { message: "400 Bad request - Gitlab::Access::AccessDeniedError" },
     ]);
+    expect((await w.as(h.owner).get(`/groups/${h.root.id}/members/${h.owner.id}`)).status).toBe(200);
     expect(await statusAndBody(await w.as(h.owner).delete(`/groups/${h.root.id}/billable_members/${w.stranger.id}`))).toEqual([
       400,
-      { message: "No member found for the given user_id" },
+      { message: "400 Bad request - No member found for the given user_id" },
     ]);
     expect(await statusAndBody(await w.as(h.owner).delete(`/groups/${h.sub.id}/billable_members/${h.developer.id}`))).toEqual([
       400,
-      { message: "Invalid group provided, must be top-level" },
+      { message: "400 Bad request - Invalid group provided, must be top-level" },
     ]);
     expect(await statusAndBody(await w.as(h.developer).delete(`/groups/${h.root.id}/billable_members/${h.maintainer.id}`))).toEqual([
-      403,
-      { message: "403 Forbidden" },
+      400,
+      { message: "400 Bad request - User unauthorized to remove member" },
     ]);
+    expect((await w.as(h.owner).get(`/projects/${h.project.id}/members/${h.maintainer.id}`)).status).toBe(200);
   });
 });
 

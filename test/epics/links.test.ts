@@ -187,3 +187,46 @@ describe("DELETE /groups/:id/epics/:epic_iid/epics/:child_epic_id", () => {
     expect(await statusAndBody(await w.as(reporter).delete(`${links(group, parent)}/99999999`))).toEqual([404, { message: "404 Not found" }]);
   });
 });
+
+describe("the ids the epic-link and epic-issue routes take (ee/lib/api/epic_links.rb, epic_issues.rb)", () => {
+  it("an administrator who is no member links by global ids, and unlinks an issue by the link's id", async () => {
+    const admin = await w.user({ admin: true });
+    const owner = await w.user();
+    const target = await w.group({ owners: [owner] });
+    const project = await w.project({ group: await w.group({ parent: target }) });
+    // Epics and issues elsewhere first, so that no global id equals an iid below.
+    const noise = await w.project({ group });
+    for (let i = 0; i < 3; i++) {
+      await newEpic(group, "noise");
+      await w.as(reporter).post(`/projects/${noise.id}/issues`, { json: { title: "noise" } });
+    }
+    const as = w.as(admin);
+    const make = async (title: string) => (await (await as.post(`/groups/${target.id}/epics`, { json: { title } })).json()) as Json;
+    const [parent, a, b] = [await make("parent"), await make("a"), await make("b")];
+    expect(a.id).not.toBe(a.iid);
+    const childPath = (e: Json) => `/groups/${target.id}/epics/${parent.iid}/epics/${e.id}`;
+    expect(await statusAndBody(await as.post(`/groups/${target.id}/epics/${parent.iid}/epics/${a.iid}`))).toEqual([
+      404,
+      { message: "No matching epic found. Make sure that you are adding a valid epic URL." },
+    ]);
+    expect((await as.post(childPath(a))).status).toBe(201);
+    expect((await as.post(childPath(b))).status).toBe(201);
+    const reordered = await as.put(childPath(a), { json: { move_after_id: b.id } });
+    expect(reordered.status).toBe(200);
+    expect(((await reordered.json()) as Json[]).map((e) => e.id)).toEqual([a.id, b.id]);
+    const unlinked = await as.delete(childPath(a));
+    expect(unlinked.status).toBe(200);
+    expect(await unlinked.json()).toMatchObject({ id: a.id, parent_id: null });
+
+    const issue = (await (await as.post(`/projects/${project.id}/issues`, { json: { title: "i" } })).json()) as Json;
+    expect(issue.id).not.toBe(issue.iid);
+    const issuesPath = `/groups/${target.id}/epics/${parent.iid}/issues`;
+    const assigned = await as.post(`${issuesPath}/${issue.id}`);
+    expect(assigned.status).toBe(201);
+    const link = (await assigned.json()) as Json;
+    expect(link).toMatchObject({ issue: { id: issue.id }, epic: { id: parent.id } });
+    expect(link.id).not.toBe(issue.id);
+    expect((await as.delete(`${issuesPath}/${issue.id}`)).status).toBe(404);
+    expect((await as.delete(`${issuesPath}/${link.id}`)).status).toBe(200);
+  });
+});
