@@ -9,15 +9,15 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { refsContaining, repoOf, resolveRevisions } from "../shared/git";
-import { commitStatus, type CommitStatusRow } from "./entities";
+import { postExternalStatus } from "../shared/ci/coordinator";
+import { commitStatus } from "./entities";
 import * as q from "./queries";
-import { transition, type StatusState } from "./rules";
 
 /**
- * Commit statuses (lib/api/commit_statuses.rb, GitLab 15.4): external statuses that CI systems post
- * on a commit. Both endpoints need a signed-in caller (`before { authenticate! }`).
- * Differs from GitLab: a status is not attached to a pipeline (`pipeline_id` is null) until the CI
- * domain links them; `pipeline_id` in a POST is therefore refused as an unknown pipeline.
+ * Commit statuses (lib/api/commit_statuses.rb, GitLab 15.4): the CI jobs of a commit's pipelines and
+ * the external statuses that CI systems post on it. Both endpoints need a signed-in caller
+ * (`before { authenticate! }`). A posted status belongs to a pipeline, and counts in its status
+ * (pipelines/external.ts, written by the pipeline's coordinator).
  */
 export const commitStatusesRoutes = router();
 
@@ -55,14 +55,12 @@ commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", async
   const sha = c.req.param("sha")!;
   const oid = (await resolveRevisions(c.var.db(), repoOf(project), [sha])).get(sha);
   if (!oid) throw notFound("Commit");
-  let rows = await q.listStatuses(c.var.db(), project.id, oid, { ref: params.ref || undefined, stage: params.stage || undefined, name: params.name || undefined });
-  if (!params.all) {
-    // `latest`: the newest status of each name (and ref); older ones count as retried.
-    const newest = new Map<string, CommitStatusRow>();
-    for (const row of rows) newest.set(`${row.name}\0${row.ref ?? ""}`, row);
-    const keep = new Set(newest.values());
-    rows = rows.filter((row) => keep.has(row));
-  }
+  const rows = await q.listStatuses(c.var.db(), project.id, oid, {
+    ref: params.ref || undefined,
+    stage: params.stage || undefined,
+    name: params.name || undefined,
+    all: !!params.all,
+  });
   paginate(c, page, rows.length);
   return present(c, rows.slice(page.offset, page.offset + page.limit), commitStatus);
 });
@@ -81,8 +79,11 @@ commitStatusesRoutes.post("/projects/:id/statuses/:sha", async (c) => {
   const sha = c.req.param("sha")!;
   const oid = (await resolveRevisions(db, repo, [sha])).get(sha);
   if (!oid) throw notFound("Commit");
-  if (params.pipeline_id !== undefined) throw notFound("Pipeline");
-  let ref = params.ref;
+  // `all_matching_pipelines.first`, then the ref: the caller's, the pipeline's, else the first branch
+  // holding the commit. Without a matching pipeline, the coordinator finds or makes an external one.
+  const match = { ref: params.ref, pipelineId: params.pipeline_id };
+  const pipeline = await q.firstMatchingPipeline(db, project.id, oid, match);
+  let ref = params.ref || pipeline?.ref;
   if (!ref) {
     const [branch] = await refsContaining(db, repo, oid, "branch");
     if (!branch) throw notFound("References for commit");
@@ -90,15 +91,20 @@ commitStatusesRoutes.post("/projects/:id/statuses/:sha", async (c) => {
   }
   const name = params.name || params.context || "default";
   const user = c.var.actor!.user;
-  const fields = { targetUrl: params.target_url, description: params.description, coverage };
-  const open = await q.findOpenStatus(db, project.id, oid, name, ref);
-  const from: StatusState = (open?.status as StatusState | undefined) ?? "created";
-  const next = transition(from, params.state);
-  if (!next.ok) throw apiError(next.message, 400);
-  const row = open
-    ? await q.updateStatus(db, open.id, from, { ...next, ...fields })
-    : await q.insertStatus(db, { ...next, ...fields, projectId: project.id, sha: oid, ref, name, userId: user.id });
-  // The open status moved meanwhile: GitLab's optimistic lock would fail the same way.
-  if (!row) throw apiError("Status was updated by another request", 409);
+  const result = await postExternalStatus(c.env, {
+    pipelineId: pipeline?.id ?? null,
+    match,
+    projectId: project.id,
+    sha: oid,
+    ref,
+    name,
+    state: params.state,
+    userId: user.id,
+    targetUrl: params.target_url,
+    description: params.description,
+    coverage,
+  });
+  if (!result.ok) throw apiError(result.message, result.status);
+  const row = result.row;
   return present(c, { ...row, author: user }, commitStatus, {}, 201);
 });

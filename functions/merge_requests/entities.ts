@@ -105,8 +105,8 @@ export const DIFF_MAX_FILES = 1000;
 /**
  * API::Entities::MergeRequestBasic (lib/api/entities/merge_request_basic.rb, with EE's
  * `approvals_before_merge`), as 15.4 exposes it: what lists and `closed_by` show. `merge_status` is
- * the stored result of the last mergeability check (the single GET and the merge run one when a head
- * moved; lists show what is stored, as GitLab's do).
+ * the stored result of the last mergeability check (the single GET, the merge and the lists run one
+ * when a head moved: merging.ts#refreshMergeRequest, #refreshListed).
  */
 export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, ctx: MergeRequestContext) {
   const labels = [...mr.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));

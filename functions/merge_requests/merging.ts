@@ -29,6 +29,9 @@ import * as mq from "./merge_queries";
 /** Marks a missing branch in the recorded check heads (so that its reappearance triggers a check). */
 const MISSING = "-";
 
+/** What the mergeability check needs of the target project (a list row's project carries no access). */
+type RepoProject = Pick<ProjectWithAccess, "id" | "defaultBranch" | "poolId" | "emptyRepo">;
+
 type Checkable = Pick<
   MergeRequestWithAssignees,
   "id" | "state" | "sourceProjectId" | "sourceBranch" | "targetBranch" | "sha" | "mergeStatus" | "mergeCheckSourceSha" | "mergeCheckTargetSha"
@@ -39,7 +42,7 @@ type Checkable = Pick<
  * fork in its network) and the target's. Forks share the network's object pool (GIT.md §2), which
  * creating the merge request checked, so both sides read objects from the target's pool.
  */
-export function branchPair(project: ProjectWithAccess, mr: { sourceProjectId: number }): BranchPair {
+export function branchPair(project: RepoProject, mr: { sourceProjectId: number }): BranchPair {
   const target = repoOf(project);
   if (mr.sourceProjectId === project.id) return { source: target, target };
   return { source: { projectId: mr.sourceProjectId, poolId: target.poolId, defaultBranch: null }, target };
@@ -50,7 +53,7 @@ export function branchPair(project: ProjectWithAccess, mr: { sourceProjectId: nu
  * (GitLab runs it in Sidekiq and shows `checking` meanwhile), plus RefreshService's new diff version
  * when the source head is new. Costs one statement when nothing moved. Returns the row as it now is.
  */
-export async function refreshMergeRequest<T extends Checkable>(db: Executor, project: ProjectWithAccess, mr: T): Promise<T> {
+export async function refreshMergeRequest<T extends Checkable>(db: Executor, project: RepoProject, mr: T): Promise<T> {
   if (mr.state !== "opened" || project.emptyRepo) return mr;
   const pair = branchPair(project, mr);
   const repo = pair.target;
@@ -74,6 +77,22 @@ export async function refreshMergeRequest<T extends Checkable>(db: Executor, pro
   const sha = source?.target ?? mr.sha;
   await mq.recordCheck(db, mr.id, { status: mergeStatus, sourceSha, targetSha, sha, diff });
   return { ...mr, mergeStatus, sha, mergeCheckSourceSha: sourceSha, mergeCheckTargetSha: targetSha, fresh: { check, diffWritten: diff !== null } };
+}
+
+/**
+ * The lists' side of `refreshMergeRequest`, so that a list and the single GET show the same
+ * `merge_status` (and `sha`) after a push: the list statement itself says which rows' branch heads
+ * moved since their last check (`checkStale`, merge_request_preload.ts), and only those are checked,
+ * each once (the check records the heads it saw, so the next read finds nothing to do). A page where
+ * nothing moved costs no statement and no trial merge.
+ * Differs from GitLab: GitLab marks merge requests `unchecked` on push and rechecks in Sidekiq, its
+ * lists showing the stored value meanwhile (a GET answering `checking`); here the first read after a
+ * push, list or GET, does the check, so both answer the same.
+ */
+export async function refreshListed<T extends Checkable & { checkStale: boolean; project: RepoProject }>(db: Executor, rows: T[]): Promise<T[]> {
+  const out: T[] = [];
+  for (const row of rows) out.push(row.checkStale ? { ...(await refreshMergeRequest(db, row.project, row)), checkStale: false } : row);
+  return out;
 }
 
 /** `Issue#to_reference(target_project)`: `#1`, `project#1` next door, `group/project#1` elsewhere. */

@@ -8,7 +8,8 @@ import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
 import type { JobOutcome, ProcessResult } from "./processing";
 import * as engine from "./processing";
-import { createChildPipeline, pipelinesForPushEvents } from "./services";
+import { externalPipelineFor, writeExternalStatus, type ExternalStatusInput, type ExternalStatusResult } from "./external";
+import { createChildPipeline, createExternalPipeline, pipelinesForPushEvents } from "./services";
 
 const SAFETY_RERUN_MS = 5 * 60 * 1000;
 const FINAL = ["success", "failed", "canceled", "skipped"];
@@ -185,6 +186,26 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     );
     await this.process(pipelineId);
     return { status: result.status };
+  }
+
+  /**
+   * An external status (POST /projects/:id/statuses/:sha) written in this pipeline's chain, like a
+   * job's outcome, then the processing that makes it count in the pipeline's status (and, once the
+   * pipeline is final, merges what waits on it). A refused transition writes nothing.
+   */
+  postStatus(pipelineId: number, input: ExternalStatusInput): Promise<ExternalStatusResult> {
+    return this.serial(() =>
+      this.db(async (db) => {
+        const result = await writeExternalStatus(db, pipelineId, input);
+        if (result.ok) await this.runProcess(db, pipelineId);
+        return result;
+      }),
+    );
+  }
+
+  /** Per-project instance: the pipeline an external status attaches to, found or created in order. */
+  externalPipeline(input: { projectId: number; sha: string; ref: string; userId: number; match: { ref?: string; pipelineId?: number } }): Promise<number> {
+    return this.serial(() => this.db((db) => externalPipelineFor(db, (row) => createExternalPipeline(db, row), input)));
   }
 
   /** Per-project instance: pipelines for the project's unprocessed push events, then their processing. */

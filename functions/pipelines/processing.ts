@@ -4,6 +4,7 @@ import type { Executor } from "../kernel/db";
 import type { JobStatusChange } from "../shared/ci/finished";
 import { parseDuration } from "./yaml";
 import { CANCELABLE, COMPLETED, compositeStatus } from "./status";
+import { latestExternalStatuses } from "./external";
 
 /**
  * Pipeline processing and job transitions (CI.md §5; app/services/ci/pipeline_processing/
@@ -29,7 +30,7 @@ async function latestJobs(db: Executor, pipelineId: number): Promise<Latest[]> {
     .orderBy(asc(ciBuilds.stageIdx), asc(ciBuilds.id));
 }
 
-const statusPair = (j: Latest) => ({ status: j.status, allowFailure: j.allowFailure });
+const statusPair = (j: { status: string; allowFailure: boolean }) => ({ status: j.status, allowFailure: j.allowFailure });
 
 function priorStatus(job: Latest, jobs: Latest[]): string {
   if (job.schedulingType === "dag") {
@@ -97,7 +98,10 @@ export async function processPipeline(db: Executor, pipelineId: number): Promise
 
 async function processOnce(db: Executor, pipelineId: number, jobChanges: JobStatusChange[]): Promise<ProcessResult | "conflict"> {
   const jobs = await latestJobs(db, pipelineId);
-  if (jobs.length === 0) {
+  // External statuses (POST /projects/:id/statuses/:sha, pipelines/external.ts) count with the jobs, as
+  // GitLab's GenericCommitStatus rows do; nothing here moves them, they arrive in their state.
+  const external = await latestExternalStatuses(db, pipelineId);
+  if (jobs.length === 0 && external.length === 0) {
     // A pipeline without jobs (a stored config error) keeps its status.
     const [pipeline] = await db.select().from(ciPipelines).where(eq(ciPipelines.id, pipelineId));
     return { pipeline: pipeline ?? null, previousStatus: pipeline?.status ?? null, enqueued: 0, nextScheduledAt: null, unprocessed: false, bridges: [], jobChanges: [] };
@@ -182,10 +186,10 @@ async function processOnce(db: Executor, pipelineId: number, jobChanges: JobStat
     );
     await db.execute(sql`UPDATE ci_stages s SET status = v.status FROM (VALUES ${stageValues}) AS v(id, status) WHERE s.id = v.id AND s.status <> v.status`);
   }
-  const status = compositeStatus(jobs.map(statusPair)) ?? "skipped";
+  const status = compositeStatus([...jobs, ...external].map(statusPair)) ?? "skipped";
   const finished = ["success", "failed", "canceled", "skipped"].includes(status);
-  const duration = finished || status === "manual" ? pipelineDuration(jobs, now) : null;
-  const coverages = jobs.map((j) => j.coverage).filter((c): c is number => c !== null);
+  const duration = finished || status === "manual" ? pipelineDuration([...jobs, ...external], now) : null;
+  const coverages = [...jobs, ...external].map((j) => j.coverage).filter((c): c is number => c !== null);
   const coverage = coverages.length ? (coverages.reduce((a, b) => a + b, 0) / coverages.length).toFixed(2) : null;
   // The status before this run: the update below is its only writer (the coordinator serialises runs).
   const [previous] = await db.select({ status: ciPipelines.status }).from(ciPipelines).where(eq(ciPipelines.id, pipelineId));

@@ -216,9 +216,15 @@ export async function persistPipeline(
   });
 }
 
+type PipelineRowInput = Pick<CreatePipelineInput, "pushEventId" | "parent" | "pipelineScheduleId" | "triggerId"> & {
+  project: { id: number };
+  source: CreatePipelineInput["source"] | "external";
+  user: { id: number } | null;
+};
+
 async function insertPipeline(
   tx: Executor,
-  input: CreatePipelineInput,
+  input: PipelineRowInput,
   built: { sha: string; tag: boolean; ref: string; beforeSha: string },
   extra: { status: string; yamlErrors?: string; failureReason?: string },
 ): Promise<CiPipeline> {
@@ -247,6 +253,17 @@ async function insertPipeline(
     })
     .returning();
   return pipeline;
+}
+
+/**
+ * The pipeline of an external status that found none on its commit (lib/api/commit_statuses.rb,
+ * `ci_pipelines.build(source: :external, sha:, ref:, user:)`): no configuration, no jobs; its
+ * statuses make its status when the coordinator processes it.
+ */
+export async function createExternalPipeline(db: Database, input: { projectId: number; sha: string; ref: string; userId: number }): Promise<CiPipeline> {
+  return db.transaction((tx) =>
+    insertPipeline(tx, { project: { id: input.projectId }, source: "external", user: { id: input.userId } }, { sha: input.sha, tag: false, ref: input.ref, beforeSha: ZERO_OID }, { status: "created" }),
+  );
 }
 
 /**

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { transition } from "../../functions/commit_statuses/rules";
+import { transition } from "../../functions/shared/ci/commit_status";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 import { smallRepo } from "../helpers/commits";
+import { mergeFixture } from "../helpers/api";
+import { ciProject, createPipeline, eventually } from "../helpers/ci";
 
 type Json = Record<string, any>;
 const queryCount = (res: Response) => Number(res.headers.get("x-query-count"));
@@ -36,7 +38,7 @@ describe("POST /projects/:id/statuses/:sha", () => {
       description: null,
       allow_failure: false,
       coverage: 87.5,
-      pipeline_id: null,
+      pipeline_id: expect.any(Number),
       finished_at: null,
       author: { id: owner.id, username: owner.username },
     });
@@ -89,5 +91,67 @@ describe("GET /projects/:id/repository/commits/:sha/statuses", () => {
     const named = (await (await api.get(`/projects/${project.id}/repository/commits/main/statuses`, { query: { name: "b" } })).json()) as Json[];
     expect(named.map((s) => s.name)).toEqual(["b"]);
     expect(await statusAndBody(await api.get(`/projects/${project.id}/repository/commits/nope/statuses`))).toEqual([404, { message: "404 Commit Not Found" }]);
+  });
+});
+
+describe("commit statuses and pipelines", () => {
+  it("lists the commit's CI jobs with its external statuses, and attaches a status to the pipeline named by pipeline_id", async () => {
+    const w = await world();
+    const { api, project, sha } = await ciProject(w, "build:\n  stage: build\n  script: [make]\ntest:\n  stage: test\n  script: [make test]\n");
+    const pipeline = await createPipeline(api, project.id);
+    const post = await api.post(`/projects/${project.id}/statuses/${sha}`, { json: { state: "running", name: "ci/external", pipeline_id: pipeline.id } });
+    expect(post.status).toBe(201);
+    expect(await post.json()).toMatchObject({ pipeline_id: pipeline.id, ref: "main", status: "running", name: "ci/external" });
+    const listed = (await (await api.get(`/projects/${project.id}/repository/commits/${sha}/statuses`)).json()) as Json[];
+    expect(listed.map((s) => [s.name, s.status, s.pipeline_id, s.ref, s.sha])).toEqual([
+      ["build", "pending", pipeline.id, "main", sha],
+      ["test", "created", pipeline.id, "main", sha],
+      ["ci/external", "running", pipeline.id, "main", sha],
+    ]);
+    const tests = (await (await api.get(`/projects/${project.id}/repository/commits/${sha}/statuses`, { query: { stage: "test" } })).json()) as Json[];
+    expect(tests.map((s) => s.name)).toEqual(["test"]);
+    // The external status counts in the pipeline's status.
+    const p = (await (await api.get(`/projects/${project.id}/pipelines/${pipeline.id}`)).json()) as Json;
+    expect(p.status).toBe("running");
+  });
+
+  it("creates an external pipeline for a commit without one, whose status follows its statuses", async () => {
+    const w = await world();
+    const { api, project, commits } = await smallRepo(w);
+    const sha = commits[0].id;
+    const first = (await (await api.post(`/projects/${project.id}/statuses/${sha}`, { json: { state: "pending", name: "a" } })).json()) as Json;
+    const pipeline = (await (await api.get(`/projects/${project.id}/pipelines/${first.pipeline_id}`)).json()) as Json;
+    expect(pipeline).toMatchObject({ sha, ref: "main", source: "external", status: "pending" });
+    const second = (await (await api.post(`/projects/${project.id}/statuses/${sha}`, { json: { state: "success", name: "b" } })).json()) as Json;
+    expect(second.pipeline_id).toBe(first.pipeline_id);
+    await api.post(`/projects/${project.id}/statuses/${sha}`, { json: { state: "success", name: "a" } });
+    const done = (await (await api.get(`/projects/${project.id}/pipelines/${first.pipeline_id}`)).json()) as Json;
+    expect(done.status).toBe("success");
+  });
+
+  it("holds back merge_when_pipeline_succeeds while an external status is pending, and merges once it succeeds", async () => {
+    const w = await world();
+    const { owner, project, head, mr } = await mergeFixture(w);
+    const api = w.as(owner);
+    const url = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    expect((await api.post(`/projects/${project.id}/statuses/${head}`, { json: { state: "pending", name: "ext" } })).status).toBe(201);
+    const single = (await (await api.get(url)).json()) as Json;
+    expect(single.head_pipeline).toMatchObject({ sha: head, status: "pending", source: "external" });
+    const waiting = await api.put(`${url}/merge`, { json: { merge_when_pipeline_succeeds: true } });
+    expect(waiting.status).toBe(200);
+    expect(await waiting.json()).toMatchObject({ state: "opened", merge_when_pipeline_succeeds: true });
+    expect((await api.post(`/projects/${project.id}/statuses/${head}`, { json: { state: "success", name: "ext" } })).status).toBe(201);
+    const merged = await eventually(async () => (await (await api.get(url)).json()) as Json, (b) => b.state === "merged");
+    expect(merged).toMatchObject({ state: "merged", merged_by: { id: owner.id } });
+  });
+
+  it("lets merge_when_pipeline_succeeds merge at once when the external status already succeeded", async () => {
+    const w = await world();
+    const { owner, project, head, mr } = await mergeFixture(w);
+    const api = w.as(owner);
+    expect((await api.post(`/projects/${project.id}/statuses/${head}`, { json: { state: "success", name: "ext" } })).status).toBe(201);
+    const res = await api.put(`/projects/${project.id}/merge_requests/${mr.iid}/merge`, { json: { merge_when_pipeline_succeeds: true } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ state: "merged", merge_when_pipeline_succeeds: false });
   });
 });

@@ -4,7 +4,7 @@ import { statusAndBody } from "../helpers/client";
 import { hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
 import { branchHead, commitRow } from "./support";
-import { commit, createMergeRequest, mergeFixture, type Json } from "../helpers/api";
+import { commit, createMergeRequest, mergeFixture, queryCount, type Json } from "../helpers/api";
 import { insertIssue } from "../helpers/noteables";
 import { rows } from "../helpers/db";
 
@@ -33,6 +33,33 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid (mergeability)", (
     const body = (await (await w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}`)).json()) as Json;
     expect(body).toMatchObject({ merge_status: "cannot_be_merged", has_conflicts: true, detailed_merge_status: "broken_status" });
     expect(await statusAndBody(await w.as(owner).put(mergePath(project, mr.iid)))).toEqual([406, { message: "Branch cannot be merged" }]);
+  });
+
+  it("lists the same merge_status as the single GET after the source branch moves", async () => {
+    const w = await world();
+    const { owner, project, feature, mr } = await mergeFixture(w);
+    await commit(w, owner, project, "main", "Conflict", [{ action: "update", file_path: "a.txt", content: "1\ntwo!\n3\n4\n5\n6\n7\n8\n" }]);
+    const status = async () => {
+      const listed = ((await (await w.as(owner).get(`/projects/${project.id}/merge_requests`)).json()) as Json[]).find((m) => m.iid === mr.iid)!;
+      return [listed.merge_status, listed.detailed_merge_status, listed.has_conflicts, listed.sha];
+    };
+    const single = async () => {
+      const body = (await (await w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}`)).json()) as Json;
+      return [body.merge_status, body.detailed_merge_status, body.has_conflicts, body.sha];
+    };
+    expect(await single()).toEqual(["cannot_be_merged", "broken_status", true, expect.any(String)]);
+    // The source branch takes the target's line: the conflict is gone, and the list says so first.
+    const resolved = await commit(w, owner, project, feature, "Resolve", [{ action: "update", file_path: "a.txt", content: "1\ntwo!\n3\n4\n5\n6\n7\nEIGHT\n" }]);
+    expect(await status()).toEqual(["can_be_merged", "mergeable", false, resolved]);
+    expect(await single()).toEqual(await status());
+    // And the other way round: the target moves into a conflict, read by the list after the GET.
+    await commit(w, owner, project, "main", "Conflict again", [{ action: "update", file_path: "a.txt", content: "1\ntwo!\n3\n4\n5\n6\n7\nacht\n" }]);
+    expect(await single()).toEqual(["cannot_be_merged", "broken_status", true, resolved]);
+    expect(await status()).toEqual(await single());
+    // A list that finds nothing moved does no trial merge: the page costs what an unchecked list does.
+    const res = await w.as(owner).get(`/projects/${project.id}/merge_requests`);
+    expect(res.status).toBe(200);
+    expect(queryCount(res)).toBeLessThanOrEqual(6);
   });
 });
 

@@ -7,6 +7,7 @@ import { p, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { mergeRequest, mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import { refreshListed } from "../merging";
 import * as q from "../queries";
 
 /** The issue endpoints that list merge requests (lib/api/issues.rb). */
@@ -31,7 +32,8 @@ issueRoutes.get("/projects/:id/issues/:issue_iid/related_merge_requests", async 
   const page = pageOf(params);
   const { rows, total } = await q.listReferencingMergeRequests(c.var.db(), c.var.actor, { ...issue, namespaceId: project.namespaceId }, page);
   paginate(c, page, total);
-  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, rows, mergeRequest, {
+  // As every list of merge requests: the merge status the single GET would show (merging.ts#refreshListed).
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, await refreshListed(c.var.db(), rows), mergeRequest, {
     fromProject: { id: project.id, namespaceId: project.namespaceId },
     includeSubscribed: false,
   });
@@ -45,7 +47,7 @@ issueRoutes.get("/projects/:id/issues/:issue_iid/closed_by", async (c) => {
   const page = pageOf(params);
   const { rows, total } = await q.listClosingMergeRequests(c.var.db(), c.var.actor, issue, page);
   paginate(c, page, total);
-  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, rows, mergeRequestBasic, {
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, await refreshListed(c.var.db(), rows), mergeRequestBasic, {
     fromProject: { id: project.id, namespaceId: project.namespaceId },
   });
 });

@@ -8,6 +8,7 @@ import { INT32, p, readParams, type ParamRule } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { mergeRequestBasic, mergeRequestSimple, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import { refreshListed } from "../merging";
 import * as q from "../queries";
 
 export const listRoutes = router();
@@ -42,7 +43,8 @@ const negatable = {
 /**
  * `merge_requests_base_params` of 15.4 and pagination.
  * Differs from GitLab: EE's `approved_by_ids` / `approver_ids` are not taken (no approvals yet), and
- * `with_merge_status_recheck` has nothing to recheck without a repository.
+ * `with_merge_status_recheck` changes nothing: a list always rechecks the rows whose heads moved
+ * (merging.ts#refreshListed).
  */
 const base = {
   ...negatable,
@@ -132,8 +134,11 @@ async function respond(c: Ctx, params: ListInput, filter: q.MergeRequestFilter, 
   const page = pageOf(params);
   const { rows, total } = await q.listMergeRequests(c.var.db(), filter, page);
   paginate(c, page, total);
-  const entity = params.view === "simple" ? mergeRequestSimple : mergeRequestBasic;
-  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, rows, entity, { ...from, withLabelsDetails: params.with_labels_details });
+  const simple = params.view === "simple";
+  // The simple view shows no merge status; the basic one shows what the single GET would.
+  const shown = simple ? rows : await refreshListed(c.var.db(), rows);
+  const entity = simple ? mergeRequestSimple : mergeRequestBasic;
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, shown, entity, { ...from, withLabelsDetails: params.with_labels_details });
 }
 
 /** GET /merge_requests (lib/api/merge_requests.rb): `scope` defaults to created_by_me; `scope=all` works anonymously. */

@@ -56,7 +56,11 @@ const MergeParams = z.object({
  * Differs from GitLab: conflicts are checked at the time of the request, so they answer 406 (GitLab
  * answers 405 once its background check has marked the merge request `cannot_be_merged`).
  * `merge_when_pipeline_succeeds` with a running head pipeline records the request; the pipeline's
- * coordinator merges it when that pipeline succeeds (merge_requests/auto_merge.ts).
+ * coordinator merges it when that pipeline succeeds (merge_requests/auto_merge.ts). With a head pipeline
+ * that already succeeded it merges at once; with none, or a failed one, it answers 405, as 15.4's
+ * `automatically_mergeable?` / `immediately_mergeable?` do (no fallback to an immediate merge: that
+ * came with later auto-merge strategies). A head pipeline may be an external one, made by
+ * `POST /projects/:id/statuses/:sha` (commit_statuses/).
  */
 mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (c) => {
   const iid = iidParam(c);

@@ -1,5 +1,6 @@
 import type { JobOutcome } from "../../pipelines/processing";
 import type { PipelineCoordinator, PipelineSnapshot } from "../../pipelines/coordinator";
+import type { ExternalStatusInput, ExternalStatusResult } from "../../pipelines/external";
 import type { Bindings } from "../../kernel/env";
 import { hookEvent } from "../webhooks";
 
@@ -7,7 +8,7 @@ import { hookEvent } from "../webhooks";
  * The typed facade of the `PipelineCoordinator` Durable Object (CI.md §7): how `jobs`, `runners`,
  * `commits` and the git push path reach the pipeline engine, which lives in `pipelines/`.
  */
-export type { JobOutcome, PipelineSnapshot };
+export type { ExternalStatusInput, ExternalStatusResult, JobOutcome, PipelineSnapshot };
 
 function stub(env: Bindings, name: string): DurableObjectStub<PipelineCoordinator> {
   return env.PIPELINES.get(env.PIPELINES.idFromName(name)) as DurableObjectStub<PipelineCoordinator>;
@@ -24,7 +25,24 @@ export function pipelineStub(env: Bindings, pipelineId: number) {
     playJob: (jobId: number, userId: number | null) => s.playJob(pipelineId, jobId, userId) as Promise<boolean>,
     cancelJob: (jobId: number) => s.cancelJob(pipelineId, jobId) as Promise<PipelineSnapshot>,
     finishJob: (jobId: number, outcome: JobOutcome) => s.finishJob(pipelineId, jobId, outcome) as Promise<{ status: string }>,
+    postStatus: (input: ExternalStatusInput) => s.postStatus(pipelineId, input) as Promise<ExternalStatusResult>,
   };
+}
+
+/**
+ * An external commit status (lib/api/commit_statuses.rb): attached to `pipelineId` when the caller found
+ * the commit's pipeline, else to the one the project's coordinator finds or creates (`match` is the
+ * caller's `ref` and `pipeline_id`), then written by that pipeline's coordinator, the one writer of its state.
+ */
+export async function postExternalStatus(
+  env: Bindings,
+  input: ExternalStatusInput & { pipelineId: number | null; match: { ref?: string; pipelineId?: number } },
+): Promise<ExternalStatusResult> {
+  const { pipelineId: found, match, ...status } = input;
+  const pipelineId =
+    found ??
+    ((await stub(env, `project:${input.projectId}`).externalPipeline({ projectId: input.projectId, sha: input.sha, ref: input.ref, userId: input.userId, match })) as number);
+  return pipelineStub(env, pipelineId).postStatus(status);
 }
 
 /**

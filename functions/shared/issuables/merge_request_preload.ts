@@ -24,6 +24,10 @@ export type MergeRequestProject = {
   publicJobs: boolean;
   archived: boolean;
   accessLevel: number;
+  /** The repository, for the mergeability check (`repoOf`). */
+  poolId: number | null;
+  defaultBranch: string | null;
+  emptyRepo: boolean;
 };
 
 export type MergeRequestRow = MergeRequest & {
@@ -42,7 +46,19 @@ export type MergeRequestRow = MergeRequest & {
   milestone: IssueMilestone | null;
   /** The caller's explicit subscription at the merge request's project (null: none; shared/issuables/subscriptions.ts). */
   actorSubscription: boolean | null;
+  /**
+   * The stored `merge_status` is out of date: open, and never checked or a branch head moved since the
+   * heads the last check recorded (`-` for a missing branch; merge_requests/merging.ts#refreshListed).
+   */
+  checkStale: boolean;
 };
+
+const branchTip = (projectId: SQL, branch: SQL) =>
+  sql`coalesce((SELECT r.target FROM git_refs r WHERE r.project_id = ${projectId} AND r.name = 'refs/heads/' || ${branch}), '-')`;
+
+const checkStaleSql = sql`(${mergeRequests.state} = 'opened' AND NOT ${projects.emptyRepo} AND (${mergeRequests.mergeStatus} = 'unchecked'
+  OR ${mergeRequests.mergeCheckSourceSha} IS DISTINCT FROM ${branchTip(sql`${mergeRequests.sourceProjectId}`, sql`${mergeRequests.sourceBranch}`)}
+  OR ${mergeRequests.mergeCheckTargetSha} IS DISTINCT FROM ${branchTip(sql`${mergeRequests.projectId}`, sql`${mergeRequests.targetBranch}`)}))`;
 
 const userJson = (id: SQL) => sql`(SELECT json_build_object('id', u.id, 'username', u.username, 'name', u.name,
   'state', u.state, 'avatarUrl', u.avatar_url, 'email', u.email) FROM users u WHERE u.id = ${id})`;
@@ -69,6 +85,9 @@ function selection(actor: Actor | null) {
       jobsEnabled: projects.jobsEnabled,
       publicJobs: projects.publicJobs,
       archived: projects.archived,
+      poolId: projects.poolId,
+      defaultBranch: projects.defaultBranch,
+      emptyRepo: projects.emptyRepo,
     },
     accessLevel: projectAccessLevel(actor?.user.id ?? null),
     author: sql<MergeRequestRow["author"]>`${userJson(sql`${mergeRequests.authorId}`)}`,
@@ -83,12 +102,13 @@ function selection(actor: Actor | null) {
     labels: sql<MergeRequestRow["labels"]>`${labelsJson}`,
     milestone: sql<MergeRequestRow["milestone"]>`${milestoneSql}`,
     actorSubscription: subscriptionSql("MergeRequest", sql`${mergeRequests.id}`, actor?.user.id ?? null, sql`${mergeRequests.projectId}`),
+    checkStale: sql<boolean>`${checkStaleSql}`,
   };
 }
 
 type Selected = { mr: typeof mergeRequests.$inferSelect; project: Omit<MergeRequestRow["project"], "accessLevel">; accessLevel: number } & Pick<
   MergeRequestRow,
-  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone" | "actorSubscription"
+  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone" | "actorSubscription" | "checkStale"
 >;
 
 export function toMergeRequestRow(r: unknown): MergeRequestRow {
@@ -106,6 +126,7 @@ export function toMergeRequestRow(r: unknown): MergeRequestRow {
     labels: s.labels ?? [],
     milestone: s.milestone,
     actorSubscription: s.actorSubscription ?? null,
+    checkStale: !!s.checkStale,
   };
 }
 

@@ -1,5 +1,20 @@
 // GenericCommitStatus's state machine (app/models/commit_status.rb, GitLab 15.4) as the statuses API
-// drives it (lib/api/commit_statuses.rb), pure.
+// drives it (lib/api/commit_statuses.rb), pure; and which pipelines of a commit a status attaches to,
+// which the statuses API reads and the pipeline engine (pipelines/external.ts) writes by.
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { ciPipelines } from "../../../db/schema";
+import { isRowId } from "../../kernel/params";
+
+/** `all_matching_pipelines`: the commit's pipelines, on `ref` and with `pipeline_id` when given (newest first is the caller's). */
+export function matchingPipelines(projectId: number, sha: string, match: { ref?: string; pipelineId?: number }): SQL {
+  return and(
+    eq(ciPipelines.projectId, projectId),
+    eq(ciPipelines.sha, sha),
+    match.ref !== undefined ? eq(ciPipelines.ref, match.ref) : undefined,
+    // An id past the column's range names no pipeline (GitLab's `id_in` finds none), not a 500.
+    match.pipelineId !== undefined ? (isRowId(match.pipelineId) ? eq(ciPipelines.id, match.pipelineId) : sql`false`) : undefined,
+  )!;
+}
 
 export type StatusState = "created" | "pending" | "running" | "success" | "failed" | "canceled";
 export type RequestedState = "pending" | "running" | "success" | "failed" | "canceled";
