@@ -22,6 +22,8 @@ import * as q from "./queries";
  * (`/projects/:id/external_status_checks`, Maintainers), the checks of a merge request with their
  * status (`GET …/merge_requests/:iid/status_checks`) and the services' answers
  * (`POST …/merge_requests/:iid/status_check_responses`). Every endpoint needs a signed-in user.
+ * The project's checks also answer at the spec's name, `/projects/:id/external_approval_rules`
+ * (GitLab 13.10's ee/lib/api/external_approval_rules.rb), as the same endpoints over the same rows.
  * The services are told about merge request changes by the webhook queue (shared/webhooks:
  * `status_check` deliveries of each merge request event).
  * Differs from GitLab: the Ultimate license is not checked (every instance has the feature).
@@ -34,13 +36,11 @@ const CheckFields = {
   protected_branch_ids: p.ids({ comma: true }).optional(),
 };
 const CreateCheck = z.object(CheckFields);
-const UpdateCheck = z.object({
-  check_id: p.int(),
+const UpdateFields = {
   name: CheckFields.name.optional(),
   external_url: CheckFields.external_url.optional(),
   protected_branch_ids: CheckFields.protected_branch_ids,
-});
-const CheckId = z.object({ check_id: p.int() });
+};
 const Iid = z.object({ merge_request_iid: p.int() });
 const Respond = Iid.extend({
   external_status_check_id: p.int(),
@@ -95,56 +95,75 @@ function takenError(taken: q.Taken) {
   return apiError([taken === "name" ? "Name has already been taken" : "External url has already been taken"], 422);
 }
 
-/** GET /projects/:id/external_status_checks: Maintainers (`admin_project`), else 401; paginated. */
-externalStatusChecksRoutes.get("/projects/:id/external_status_checks", async (c) => {
-  const project = await projectOf(c);
-  const page = pageOf(await readParams(c, pageParams));
-  if (!allowed(c.var.actor, "admin_project", project)) throw unauthorized();
-  const list = await q.listChecks(c.var.db(), project.id, page);
-  paginate(c, page, list.total);
-  return present(c, await q.withBranches(c.var.db(), project.id, list.rows), externalStatusCheck);
-});
-
-/** POST /projects/:id/external_status_checks (ExternalStatusChecks::CreateService): 201. */
-externalStatusChecksRoutes.post("/projects/:id/external_status_checks", async (c) => {
-  const project = await projectOf(c);
-  const params = await readParams(c, CreateCheck);
-  if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
-  const input = { name: params.name, externalUrl: params.external_url, protectedBranchIds: params.protected_branch_ids };
-  await validate(c, project, input);
-  const created = await q.insertCheck(c.var.db(), project.id, input);
-  if (typeof created === "string") throw takenError(created);
-  return present(c, await withBranches(c, project, created), externalStatusCheck, {}, 201);
-});
-
-/** PUT /projects/:id/external_status_checks/:check_id (ExternalStatusChecks::UpdateService): what was sent changes. */
-externalStatusChecksRoutes.put("/projects/:id/external_status_checks/:check_id", async (c) => {
-  const project = await projectOf(c);
-  const params = await readParamsWithPath(c, UpdateCheck);
-  if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
-  const check = await findCheck(c, project, params.check_id);
-  const input = { name: params.name, externalUrl: params.external_url, protectedBranchIds: params.protected_branch_ids };
-  await validate(c, project, input);
-  const updated = await q.updateCheck(c.var.db(), check, input);
-  if (typeof updated === "string") throw takenError(updated);
-  return present(c, await withBranches(c, project, updated), externalStatusCheck);
-});
-
 /**
- * DELETE /projects/:id/external_status_checks/:check_id: 204.
- * Deliberate difference from GitLab: a caller without `admin_project` gets the services' 401
- * `{"message": ["Not allowed"]}`; GitLab 15.4's `destroy_conditionally!` ignores the service's refusal
- * and answers 204 without deleting anything.
+ * The project's checks under both of their names (R6 of the compatibility rules, as integrations are
+ * under `/integrations` and `/services`): GitLab 14+'s `external_status_checks/:check_id` and the
+ * spec's `external_approval_rules/:rule_id`. Deliberate difference from GitLab 13.10, whose
+ * `external_approval_rules` updated with PATCH and answered DELETE with 202: the spec's PUT is served,
+ * and both names answer as `status_checks.rb` does.
  */
-externalStatusChecksRoutes.delete("/projects/:id/external_status_checks/:check_id", async (c) => {
-  const project = await projectOf(c);
-  const params = await readParamsWithPath(c, CheckId);
-  const check = await findCheck(c, project, params.check_id);
-  checkUnmodifiedSince(c.req.header("if-unmodified-since"), check.updatedAt);
-  if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
-  await q.deleteCheck(c.var.db(), check.id);
-  return c.body(null, 204);
-});
+const CHECK_PATHS = [
+  { prefix: "external_status_checks", id: "check_id" },
+  { prefix: "external_approval_rules", id: "rule_id" },
+] as const;
+
+for (const { prefix, id } of CHECK_PATHS) {
+  const base = `/projects/:id/${prefix}`;
+  const item = `${base}/:${id}`;
+  const ItemId = z.object({ [id]: p.int() }) as z.ZodObject<Record<typeof id, ReturnType<typeof p.int>>>;
+  const Update = ItemId.extend(UpdateFields);
+
+  /** GET …/external_status_checks: Maintainers (`admin_project`), else 401; paginated. */
+  externalStatusChecksRoutes.get(base, async (c) => {
+    const project = await projectOf(c);
+    const page = pageOf(await readParams(c, pageParams));
+    if (!allowed(c.var.actor, "admin_project", project)) throw unauthorized();
+    const list = await q.listChecks(c.var.db(), project.id, page);
+    paginate(c, page, list.total);
+    return present(c, await q.withBranches(c.var.db(), project.id, list.rows), externalStatusCheck);
+  });
+
+  /** POST …/external_status_checks (ExternalStatusChecks::CreateService): 201. */
+  externalStatusChecksRoutes.post(base, async (c) => {
+    const project = await projectOf(c);
+    const params = await readParams(c, CreateCheck);
+    if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
+    const input = { name: params.name, externalUrl: params.external_url, protectedBranchIds: params.protected_branch_ids };
+    await validate(c, project, input);
+    const created = await q.insertCheck(c.var.db(), project.id, input);
+    if (typeof created === "string") throw takenError(created);
+    return present(c, await withBranches(c, project, created), externalStatusCheck, {}, 201);
+  });
+
+  /** PUT …/external_status_checks/:check_id (ExternalStatusChecks::UpdateService): what was sent changes. */
+  externalStatusChecksRoutes.put(item, async (c) => {
+    const project = await projectOf(c);
+    const params = await readParamsWithPath(c, Update);
+    if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
+    const check = await findCheck(c, project, params[id]);
+    const input = { name: params.name, externalUrl: params.external_url, protectedBranchIds: params.protected_branch_ids };
+    await validate(c, project, input);
+    const updated = await q.updateCheck(c.var.db(), check, input);
+    if (typeof updated === "string") throw takenError(updated);
+    return present(c, await withBranches(c, project, updated), externalStatusCheck);
+  });
+
+  /**
+   * DELETE …/external_status_checks/:check_id: 204.
+   * Deliberate difference from GitLab: a caller without `admin_project` gets the services' 401
+   * `{"message": ["Not allowed"]}`; GitLab 15.4's `destroy_conditionally!` ignores the service's refusal
+   * and answers 204 without deleting anything.
+   */
+  externalStatusChecksRoutes.delete(item, async (c) => {
+    const project = await projectOf(c);
+    const params = await readParamsWithPath(c, ItemId);
+    const check = await findCheck(c, project, params[id]);
+    checkUnmodifiedSince(c.req.header("if-unmodified-since"), check.updatedAt);
+    if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
+    await q.deleteCheck(c.var.db(), check.id);
+    return c.body(null, 204);
+  });
+}
 
 // ----- merge requests
 

@@ -23,7 +23,10 @@ import {
 
 /**
  * Feature flags (lib/api/feature_flags.rb; spec 1: 4.1). Developer or higher for every endpoint
- * (`authorize_read_feature_flags!` before anything else). Flags are found by name.
+ * (`authorize_read_feature_flags!` before anything else: Grape runs the `before` block ahead of
+ * parameter validation, so a caller who may not read the flags gets 404 or 403 whatever the
+ * parameters). Flags are found by name. Unlike the user lists' API, this one declares no
+ * `error_formatter`: its parameter errors keep GitLab's `{"error": "…"}`.
  */
 export const featureFlagsRoutes = router();
 
@@ -99,9 +102,9 @@ async function checkUserLists(c: Ctx, project: ProjectWithAccess, ids: number[],
 
 /** GET /projects/:id/feature_flags (lib/api/feature_flags.rb) */
 featureFlagsRoutes.get("/projects/:id/feature_flags", async (c) => {
-  const params = await readParams(c, ListFlags);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
+  const params = await readParams(c, ListFlags);
   const page = pageOf(params);
   const list = await q.listFlags(c.var.db(), project.id, params.scope, page);
   paginate(c, page, list.total);
@@ -113,9 +116,9 @@ featureFlagsRoutes.get("/projects/:id/feature_flags", async (c) => {
  * makes a legacy flag with environment `scopes` (spec 1: 4.1); `new_version_flag` one with strategies.
  */
 featureFlagsRoutes.post("/projects/:id/feature_flags", async (c) => {
-  const params = await readParams(c, CreateFlag);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
+  const params = await readParams(c, CreateFlag);
   authorize(c, "create_feature_flag", project);
   if (params.version !== undefined && !VERSIONS.includes(params.version)) throw apiError("Version is invalid", 400);
   const version = params.version ?? "legacy_flag";
@@ -148,9 +151,9 @@ featureFlagsRoutes.get("/projects/:id/feature_flags/:feature_flag_name", async (
  * change (or with `_destroy` go), those without are added; the response lists the added ones first.
  */
 featureFlagsRoutes.put("/projects/:id/feature_flags/:feature_flag_name", async (c) => {
-  const params = await readParams(c, UpdateFlag);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
+  const params = await readParams(c, UpdateFlag);
   const flag = await findFlag(c, project);
   authorize(c, "update_feature_flag", project);
   if (flag.version !== "new_version_flag") throw apiError("PUT operations are not supported for legacy feature flags", 422);

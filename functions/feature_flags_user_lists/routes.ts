@@ -15,8 +15,12 @@ import * as q from "./queries";
 /**
  * Feature flag user lists (lib/api/feature_flags_user_lists.rb; spec 1: 4.2): Developer or higher
  * (`admin_feature_flags_user_lists`), found by iid. Errors are the model's full messages.
+ * The API has its own `error_formatter`: a string error is `{"message": "…"}`, so a list created
+ * without `user_xids` is 400 `{"message": "user_xids is missing"}`. Its `before` block authorizes,
+ * and Grape runs `before` ahead of parameter validation: who may not manage the project's lists gets
+ * 404 or 403 whatever the parameters.
  */
-export const featureFlagsUserListsRoutes = router();
+export const featureFlagsUserListsRoutes = router({ errorFormat: "message" });
 
 const ListUserLists = pageParams.extend({ search: p.string().optional() });
 const CreateUserList = z.object({ name: p.string(), user_xids: p.string() });
@@ -60,8 +64,8 @@ const presentList = (c: Ctx, list: UserList | UserList[], project: ProjectWithAc
 
 /** GET /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
 featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", async (c) => {
-  const params = await readParams(c, ListUserLists);
   const project = await adminProject(c);
+  const params = await readParams(c, ListUserLists);
   const page = pageOf(params);
   const list = await q.listUserLists(c.var.db(), project.id, params.search, page);
   paginate(c, page, list.total);
@@ -70,8 +74,8 @@ featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", async 
 
 /** POST /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
 featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", async (c) => {
-  const params = await readParams(c, CreateUserList);
   const project = await adminProject(c);
+  const params = await readParams(c, CreateUserList);
   const values = { name: params.name, userXids: params.user_xids };
   const errors = listErrors(values);
   if (errors.length) throw apiError(errors, 400);
@@ -88,8 +92,8 @@ featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists/:iid", a
 
 /** PUT /projects/:id/feature_flags_user_lists/:iid (lib/api/feature_flags_user_lists.rb) */
 featureFlagsUserListsRoutes.put("/projects/:id/feature_flags_user_lists/:iid", async (c) => {
-  const params = await readParams(c, UpdateUserList);
   const project = await adminProject(c);
+  const params = await readParams(c, UpdateUserList);
   const list = await findList(c, project);
   const values = { name: params.name ?? list.name, userXids: params.user_xids ?? list.userXids };
   const errors = listErrors(values);

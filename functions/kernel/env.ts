@@ -47,7 +47,16 @@ export type Variables = {
   actor: Actor | null;
   requestId: string;
   queryCount: number;
+  /** How the matched route's errors are written (kernel/router.ts `errorFormat`); unset: GitLab's default. */
+  errorFormat?: ErrorFormat;
 };
+
+/**
+ * A Grape API's own `error_formatter`. `message`: a string error (Grape's parameter validation,
+ * `error!("…")`) is written `{"message": "…"}` instead of `{"error": "…"}`; errors that are already
+ * objects stay as they are (lib/api/feature_flags_user_lists.rb).
+ */
+export type ErrorFormat = "message";
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };
 export type Ctx = Context<AppEnv>;

@@ -1,6 +1,6 @@
 import type { ErrorHandler, NotFoundHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "./env";
+import type { AppEnv, ErrorFormat } from "./env";
 
 /**
  * An error that renders GitLab's exact status and body (GITLAB-COMPAT.md §4). Routes never write these
@@ -84,13 +84,27 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
     // A 4xx is the caller's mistake: never logged, never carrying SQL.
     if (typeof err.body === "string") return c.body(err.body, err.status as ContentfulStatusCode, err.headers);
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
-    return c.json(err.body as object, err.status as ContentfulStatusCode);
+    return c.json(formatBody(err.body, c.var.errorFormat) as object, err.status as ContentfulStatusCode);
   }
   const gone = parentGone(err);
   if (gone) return c.json({ message: gone.body }, 404);
   console.error(describeFailure(c.var.requestId, c.req.method, c.req.routePath, err));
   return c.json({ message: "500 Internal Server Error" }, 500);
 };
+
+/**
+ * The body of an error under a route's `errorFormat` (kernel/router.ts). GitLab's default formatter
+ * writes a string error as `{"error": "…"}` (Grape's parameter validation, `error!("…")`: here the
+ * bodies of `paramsError`, `methodNotAllowed`, …), and `message` writes it `{"message": "…"}`;
+ * a body with other keys, or a `message` already (`render_api_error!`), is an object in Grape too and
+ * stays as it is.
+ */
+export function formatBody(body: unknown, format: ErrorFormat | undefined): unknown {
+  if (format !== "message" || !body || typeof body !== "object") return body;
+  const keys = Object.keys(body);
+  const text = (body as { error?: unknown }).error;
+  return keys.length === 1 && typeof text === "string" ? { message: text } : body;
+}
 
 /**
  * A foreign-key violation (23503) on INSERT or UPDATE means the row referenced was deleted between the

@@ -1,15 +1,20 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { checkScope, requireUser } from "./auth";
-import type { AppEnv } from "./env";
+import type { AppEnv, ErrorFormat } from "./env";
 
 /**
  * The only way a domain creates its sub-app. Every route it registers is preceded by the guard that
  * GitLab runs on matched endpoints only, so an unknown route stays a plain 404: the token's scope
  * (A3) and `authenticate_non_get!` (A4: anonymous writes are 401).
+ *
+ * `errorFormat`: the Grape API declares its own `error_formatter`; the routes' errors are written
+ * with it by `onError` (kernel/errors.ts `formatBody`), whatever raised them (the parameters' reader,
+ * a handler).
  */
-export function router(opts: { readUserScope?: boolean; anyScope?: boolean; tokenInBody?: boolean } = {}) {
+export function router(opts: { readUserScope?: boolean; anyScope?: boolean; tokenInBody?: boolean; errorFormat?: ErrorFormat } = {}) {
   const app = new Hono<AppEnv>();
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (opts.errorFormat) c.set("errorFormat", opts.errorFormat);
     // `tokenInBody`: the runner protocol (lib/api/ci/runner.rb) authenticates runner and job tokens
     // itself, so anonymous writes reach the route.
     if (!opts.tokenInBody && c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);

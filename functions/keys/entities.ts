@@ -1,6 +1,6 @@
 import type { DeployKeysProject, Key, Project } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { userWithAdmin, type UserRow } from "../users/entities";
+import { userPublic, type UserRow } from "../users/entities";
 
 export type KeyUserRow = UserRow;
 export type ProjectIdentityRow = Pick<Project, "id" | "description" | "name" | "nameWithNamespace" | "path" | "fullPath" | "createdAt">;
@@ -29,14 +29,19 @@ export function sshKey(key: Key, ctx: KeyContext) {
   };
 }
 
-/** API::Entities::SSHKeyWithUser: the key with its user in the administrator view. */
+/**
+ * API::Entities::SSHKeyWithUser: the key in its publishable form with its user as
+ * API::Entities::UserPublic (no `is_admin`: spec/requests/api/keys_spec.rb). `GET /keys/:id` presents
+ * every key so, deploy keys included.
+ */
 export function sshKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | null }) {
   return {
     ...sshKey(key, { ...ctx, userName: ctx.user?.name ?? null }),
-    user: ctx.user ? userWithAdmin(ctx.user, ctx) : null,
+    user: ctx.user ? userPublic(ctx.user, ctx) : null,
   };
 }
 
+/** The deploy_keys_projects row as Rails serialises it (`expose :deploy_keys_projects` without an entity). */
 export function deployKeysProject(link: DeployKeysProject) {
   return {
     id: link.id,
@@ -48,9 +53,17 @@ export function deployKeysProject(link: DeployKeysProject) {
   };
 }
 
-/** API::Entities::DeployKeyWithUser (GET /keys?fingerprint= of a deploy key): with `deploy_keys_projects`. */
+/**
+ * API::Entities::DeployKeyWithUser (`GET /keys?fingerprint=` of a deploy key): API::Entities::DeployKey,
+ * so the key as it was stored, with its creator as API::Entities::UserPublic and its
+ * `deploy_keys_projects`.
+ */
 export function deployKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | null; links: DeployKeysProject[] }) {
-  return { ...sshKeyWithUser(key, ctx), deploy_keys_projects: ctx.links.map(deployKeysProject) };
+  return {
+    ...deployKey(key, ctx),
+    user: ctx.user ? userPublic(ctx.user, ctx) : null,
+    deploy_keys_projects: ctx.links.map(deployKeysProject),
+  };
 }
 
 /** API::Entities::ProjectIdentity. */

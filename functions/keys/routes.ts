@@ -141,17 +141,21 @@ userKeysRoutes.delete("/users/:id/keys/:key_id", async (c) => {
 // ---------------------------------------------------------------------------------------------
 // Admin lookups: /keys/:id, /keys?fingerprint=
 
-/** GET /keys/:id (lib/api/keys.rb): administrators; the key with its user. */
+/** GET /keys/:id (lib/api/keys.rb): administrators; any key, deploy keys too, as SSHKeyWithUser. */
 keysRoutes.get("/keys/:id", async (c) => {
   requireAdmin(c);
   const id = keyIdOf(c.req.param("id"));
   if (id === null) throw apiError("id is invalid", 400);
   const key = await q.findKey(c.var.db(), id);
   if (!key) throw recordNotFound();
-  return presentKeyWithUser(c, key);
+  return present(c, key, sshKeyWithUser, { user: await keyUser(c, key) });
 });
 
-/** GET /keys?fingerprint= : by SHA256 (`SHA256:` prefix, URL-encoded) or MD5; a deploy key adds its projects. */
+/**
+ * GET /keys?fingerprint= : by SHA256 (`SHA256:` prefix, URL-encoded) or MD5. A deploy key is presented
+ * as GitLab's lib/api/keys.rb does (`key.type == "DeployKey"`): DeployKeyWithUser, the stored key with
+ * its projects; any other key as SSHKeyWithUser.
+ */
 keysRoutes.get("/keys", async (c) => {
   requireAdmin(c);
   const { fingerprint } = await readParams(c, z.object({ fingerprint: p.string() }));
@@ -159,14 +163,14 @@ keysRoutes.get("/keys", async (c) => {
   if (!by) throw apiError("Failed to return the key", 400);
   const key = await q.findKeyByFingerprint(c.var.db(), by);
   if (!key) throw notFound("Key");
-  return presentKeyWithUser(c, key);
+  const user = await keyUser(c, key);
+  if (key.type !== "DeployKey") return present(c, key, sshKeyWithUser, { user });
+  return present(c, key, deployKeyWithUser, { user, links: await q.linksOfKey(c.var.db(), key.id) });
 });
 
-async function presentKeyWithUser(c: Ctx, key: Awaited<ReturnType<typeof q.findKey>> & {}) {
-  const user = key.userId === null ? null : await q.findUserRow(c.var.db(), key.userId);
-  if (key.type !== "DeployKey") return present(c, key, sshKeyWithUser, { user });
-  const links = await q.linksOfKey(c.var.db(), key.id);
-  return present(c, key, deployKeyWithUser, { user, links });
+/** The user of a key: its owner, or the creator of a deploy key. */
+function keyUser(c: Ctx, key: { userId: number | null }) {
+  return key.userId === null ? null : q.findUserRow(c.var.db(), key.userId);
 }
 
 /** KeysFinder: `SHA256:<base64 of 32 bytes>` or MD5 hex pairs; anything else is an invalid fingerprint. */

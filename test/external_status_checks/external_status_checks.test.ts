@@ -126,6 +126,35 @@ describe("PUT /projects/:id/external_status_checks/:check_id", () => {
   });
 });
 
+describe("/projects/:id/external_approval_rules (the spec's name of the same endpoints)", () => {
+  it("lists, creates, updates and deletes the same rows as external_status_checks", async () => {
+    const { project, maintainer, developer, base } = await fixture();
+    const rules = `/projects/${project.id}/external_approval_rules`;
+    const main = await protectBranch(w, project, "main");
+    const api = w.as(maintainer);
+    const created = await api.post(rules, { json: { name: "Gate", external_url: "https://gate.example.com", protected_branch_ids: [main] } });
+    expect(created.status).toBe(201);
+    const rule = (await created.json()) as Json;
+    expect(rule).toMatchObject({ name: "Gate", project_id: project.id, protected_branches: [{ id: main, name: "main" }] });
+    // One set of rows under both names.
+    expect(await statusAndBody(await api.get(base))).toEqual([200, [rule]]);
+    const viaCheck = await create(maintainer, base, { name: "Other", external_url: "https://other.example.com" });
+    const listed = await api.get(`${rules}?per_page=1&page=2`);
+    expect(listed.headers.get("x-total")).toBe("2");
+    expect(await listed.json()).toEqual([viaCheck]);
+    const updated = await api.put(`${rules}/${rule.id}`, { json: { name: "Gate 2", protected_branch_ids: [] } });
+    expect(await statusAndBody(updated)).toEqual([200, { ...rule, name: "Gate 2", protected_branches: [] }]);
+    expect(await statusAndBody(await api.put(`${rules}/${rule.id}`, { json: { name: "Other" } }))).toEqual([422, { message: ["Name has already been taken"] }]);
+    expect(await statusAndBody(await api.put(`${rules}/abc`, { json: { name: "Z" } }))).toEqual([400, { error: "rule_id is invalid" }]);
+    expect(await statusAndBody(await w.as(developer).get(rules))).toEqual([401, { message: "401 Unauthorized" }]);
+    expect(await statusAndBody(await w.as(developer).delete(`${rules}/${rule.id}`))).toEqual([401, { message: ["Not allowed"] }]);
+    expect((await api.delete(`${rules}/${rule.id}`)).status).toBe(204);
+    expect(await statusAndBody(await api.delete(`${rules}/${rule.id}`))).toEqual([404, { message: "404 Not found" }]);
+    expect(await statusAndBody(await api.get(base))).toEqual([200, [viaCheck]]);
+    expect(await statusAndBody(await w.as(developer).post(rules, { json: { name: "Q" } }))).toEqual([400, { error: "external_url is missing" }]);
+  });
+});
+
 describe("DELETE /projects/:id/external_status_checks/:check_id", () => {
   it("deletes (204), then 404; developers get 401", async () => {
     const { maintainer, developer, base } = await fixture();

@@ -120,6 +120,18 @@ describe("POST /projects/:id/feature_flags", () => {
     expect(await statusAndBody(res)).toEqual([400, { message: ["Strategies user list must belong to the same project"] }]);
   });
 
+  it("authorizes reading before it validates (the API's before block): 403 or 404 whatever the parameters", async () => {
+    const w = await world();
+    const reporter = await w.user();
+    const project = await w.project({ visibility: "private", reporters: [reporter] });
+    const base = `/projects/${project.id}/feature_flags`;
+    expect(await statusAndBody(await w.as(reporter).post(base, { json: {} }))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.as(reporter).get(base, { query: { scope: "all" } }))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.as(reporter).put(`${base}/x`, { json: { active: "maybe" } }))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.as(w.stranger).post(base, { json: {} }))).toEqual([404, { message: "404 Project Not Found" }]);
+    expect(await statusAndBody(await w.as(w.stranger).get(base, { query: { scope: "all" } }))).toEqual([404, { message: "404 Project Not Found" }]);
+  });
+
   forbidsRoles(["guest", "reporter"], (w, p, user) => w.as(user).post(`/projects/${p.id}/feature_flags`, { json: { name: "x", version: "new_version_flag" } }));
   hidesPrivateProject((w, p) => w.as(w.stranger).post(`/projects/${p.id}/feature_flags`, { json: { name: "x" } }));
 });

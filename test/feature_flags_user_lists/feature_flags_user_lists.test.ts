@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statusAndBody } from "../helpers/client";
+import { statusAndBody, worker } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
 
@@ -32,7 +32,7 @@ describe("POST /projects/:id/feature_flags_user_lists", () => {
     const { w, dev, project, create } = await setup();
     await create("taken");
     const post = (json: unknown) => w.as(dev).post(`/projects/${project.id}/feature_flags_user_lists`, { json });
-    expect(await statusAndBody(await post({ name: "x" }))).toEqual([400, { error: "user_xids is missing" }]);
+    expect(await statusAndBody(await post({ name: "x" }))).toEqual([400, { message: "user_xids is missing" }]);
     expect(await statusAndBody(await post({ name: "taken", user_xids: "1" }))).toEqual([400, { message: ["Name has already been taken"] }]);
     expect(await statusAndBody(await post({ name: "dup", user_xids: "1,1" }))).toEqual([
       400,
@@ -42,6 +42,45 @@ describe("POST /projects/:id/feature_flags_user_lists", () => {
 
   forbidsRoles(["reporter"], (w, p, user) => w.as(user).post(`/projects/${p.id}/feature_flags_user_lists`, { json: { name: "x", user_xids: "1" } }));
   hidesPrivateProject((w, p) => w.as(w.stranger).post(`/projects/${p.id}/feature_flags_user_lists`, { json: { name: "x", user_xids: "1" } }));
+});
+
+describe("the API's error formatter (string errors are {message}) and its before-block authorization", () => {
+  it("writes parameter errors as {message: string}, keeps the model's arrays and the 404s", async () => {
+    const { w, dev, project, create } = await setup();
+    const base = `/projects/${project.id}/feature_flags_user_lists`;
+    const list = await create("first");
+    const api = w.as(dev);
+    expect(await statusAndBody(await api.post(base, { json: { user_xids: "user1" } }))).toEqual([400, { message: "name is missing" }]);
+    expect(await statusAndBody(await api.post(base, { json: { name: "empty_list" } }))).toEqual([400, { message: "user_xids is missing" }]);
+    expect(await statusAndBody(await api.post(base, { json: {} }))).toEqual([400, { message: "name is missing, user_xids is missing" }]);
+    expect(await statusAndBody(await api.post(base, { json: { name: ["a"], user_xids: "1" } }))).toEqual([400, { message: "name is invalid" }]);
+    expect(await statusAndBody(await api.put(`${base}/${list.iid}`, { json: { user_xids: { a: 1 } } }))).toEqual([400, { message: "user_xids is invalid" }]);
+    expect(await statusAndBody(await api.get(base, { query: { per_page: 0 } }))).toEqual([400, { message: "per_page does not have a valid value" }]);
+    const badJson = await worker.fetch(
+      new Request(`http://edgeforge.test/api/v4${base}`, { method: "POST", headers: { "PRIVATE-TOKEN": dev.token, "Content-Type": "application/json" }, body: "{" }),
+    );
+    expect(await statusAndBody(badJson)).toEqual([400, { message: "message body does not match declared format" }]);
+    // Errors that are objects in GitLab too are unchanged.
+    expect(await statusAndBody(await api.post(base, { json: { name: "first", user_xids: "a" } }))).toEqual([400, { message: ["Name has already been taken"] }]);
+    expect(await statusAndBody(await api.get(`${base}/99`))).toEqual([404, { message: "404 Not found" }]);
+    expect(await statusAndBody(await api.put(`${base}/99`, { json: { name: "new_name" } }))).toEqual([404, { message: "404 Not found" }]);
+    // Other APIs keep GitLab's default formatter.
+    expect(await statusAndBody(await api.get(`/projects/${project.id}/feature_flags`, { query: { per_page: 0 } }))).toEqual([
+      400,
+      { error: "per_page does not have a valid value" },
+    ]);
+  });
+
+  it("authorizes before it validates: 403 for a reporter and 404 for a stranger, whatever the parameters", async () => {
+    const w = await world();
+    const reporter = await w.user();
+    const project = await w.project({ visibility: "private", reporters: [reporter] });
+    const base = `/projects/${project.id}/feature_flags_user_lists`;
+    expect(await statusAndBody(await w.as(reporter).post(base, { json: {} }))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.as(reporter).put(`${base}/1`, { json: { name: ["x"] } }))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.as(reporter).get(base, { query: { per_page: 0 } }))).toEqual([403, { message: "403 Forbidden" }]);
+    expect(await statusAndBody(await w.as(w.stranger).post(base, { json: {} }))).toEqual([404, { message: "404 Project Not Found" }]);
+  });
 });
 
 describe("GET /projects/:id/feature_flags_user_lists", () => {

@@ -192,13 +192,15 @@ describe("DELETE /users/:id/keys/:key_id", () => {
 });
 
 describe("GET /keys/:id", () => {
-  it("answers the key with its user in the administrator view", async () => {
+  it("answers the key with its user as UserPublic (no is_admin)", async () => {
     const w = await world();
     const u = await w.user();
     const created = (await (await w.as(u).post("/user/keys", { json: { title: "x", key: ed25519().key } })).json()) as { id: number };
     const res = await w.root.get(`/keys/${created.id}`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id: created.id, title: "x", user: { id: u.id, email: u.email, is_admin: false } });
+    const body = (await res.json()) as { user: Record<string, unknown> };
+    expect(body).toMatchObject({ id: created.id, title: "x", user: { id: u.id, username: u.username, email: u.email } });
+    expect(body.user).not.toHaveProperty("is_admin");
     expect(await statusAndBody(await w.root.get("/keys/999999999"))).toEqual([404, { message: "404 Not found" }]);
   });
 
@@ -223,19 +225,51 @@ describe("GET /keys", () => {
     expect(md5Body).not.toHaveProperty("deploy_keys_projects");
   });
 
-  it("adds deploy_keys_projects for a deploy key", async () => {
+  it("presents a deploy key as DeployKeyWithUser: the key as stored, its creator, its deploy_keys_projects", async () => {
     const w = await world();
     const maintainer = await w.user();
     const project = await w.project({ maintainers: [maintainer] });
-    const k = ed25519();
+    const other = await w.project({ maintainers: [maintainer] });
+    const k = ed25519("deployer@example.com");
     const created = await w.as(maintainer).post(`/projects/${project.id}/deploy_keys`, { json: { title: "deploy", key: k.key, can_push: true } });
     expect(created.status).toBe(201);
+    const deployKey = (await created.json()) as { id: number; created_at: string };
+    expect((await w.as(maintainer).post(`/projects/${other.id}/deploy_keys`, { json: { title: "again", key: k.key } })).status).toBe(201);
     const res = await w.root.get("/keys", { query: { fingerprint: k.sha256 } });
-    expect(await res.json()).toMatchObject({
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { user: Record<string, unknown>; deploy_keys_projects: Record<string, unknown>[] };
+    expect(body).toEqual({
+      id: deployKey.id,
       title: "deploy",
-      user: { id: maintainer.id },
-      deploy_keys_projects: [{ project_id: project.id, can_push: true }],
+      created_at: deployKey.created_at,
+      expires_at: null,
+      key: k.key,
+      usage_type: "auth_and_signing",
+      fingerprint: k.md5,
+      fingerprint_sha256: k.sha256,
+      user: expect.objectContaining({ id: maintainer.id, username: maintainer.username }),
+      deploy_keys_projects: [
+        { id: expect.any(Number), deploy_key_id: deployKey.id, project_id: project.id, can_push: true, created_at: expect.any(String), updated_at: expect.any(String) },
+        { id: expect.any(Number), deploy_key_id: deployKey.id, project_id: other.id, can_push: false, created_at: expect.any(String), updated_at: expect.any(String) },
+      ],
     });
+    expect(body.user).not.toHaveProperty("is_admin");
+    // By MD5 alike.
+    expect(await (await w.root.get("/keys", { query: { fingerprint: k.md5 } })).json()).toEqual(body);
+  });
+
+  it("presents a deploy key found by id as SSHKeyWithUser (lib/api/keys.rb has no deploy-key branch there)", async () => {
+    const w = await world();
+    const maintainer = await w.user();
+    const project = await w.project({ maintainers: [maintainer] });
+    const k = ed25519("deployer@example.com");
+    const deployKey = (await (await w.as(maintainer).post(`/projects/${project.id}/deploy_keys`, { json: { title: "deploy", key: k.key } })).json()) as { id: number };
+    const res = await w.root.get(`/keys/${deployKey.id}`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    const [algo, material] = k.key.split(" ");
+    expect(body).toMatchObject({ id: deployKey.id, title: "deploy", key: `${algo} ${material} ${maintainer.name} (edgeforge.test)`, user: { id: maintainer.id } });
+    expect(Object.keys(body).sort()).toEqual(["created_at", "expires_at", "id", "key", "title", "usage_type", "user"]);
   });
 
   it("answers 400 for an invalid fingerprint, 404 Key Not Found for an unknown one, 403 for non-admins", async () => {

@@ -45,15 +45,72 @@ describe("PUT /projects/:id/packages/generic/:package_name/:package_version/:fil
 
   it("answers 400 for invalid names and versions, 403 for reporters", async () => {
     const { dev, reporter, project } = await setup();
-    expect(await statusAndBody(await rawPut(dev.token, `/projects/${project.id}/packages/generic/bad%20name/1.0/x.bin`, "x"))).toEqual([
+    expect(await statusAndBody(await rawPut(dev.token, `/projects/${project.id}/packages/generic/bad%20name/..1.0/x.bin?status=processing`, "x"))).toEqual([
       400,
-      { error: "package_name is invalid, package_version is invalid" },
+      { error: "package_name is invalid, package_version is invalid, status does not have a valid value" },
     ]);
     expect(await statusAndBody(await rawPut(dev.token, `/projects/${project.id}/packages/generic/ok/1.0.0/x.bin?status=processing`, "x"))).toEqual([
       400,
       { error: "status does not have a valid value" },
     ]);
     expect(await statusAndBody(await rawPut(reporter.token, `/projects/${project.id}/packages/generic/ok/1.0.0/x.bin`, "x"))).toEqual([403, { message: "403 Forbidden" }]);
+  });
+});
+
+/**
+ * The examples of GitLab's spec/lib/gitlab/regex_spec.rb for `generic_package_version_regex`
+ * (`maven_version_regex` in 15.4), sent through the path, each percent-encoded as a client sends it.
+ * The empty version is not among them: an empty segment is no route (404), as in GitLab.
+ */
+const ACCEPTED_VERSIONS = [
+  "1.2.3",
+  "1.3.350",
+  "1.3.350-20201230123456",
+  "1.2.3-rc1",
+  "1.2.3g",
+  "1.2",
+  "1.2.bananas",
+  "v1.2.4-build",
+  "d50d836eb3de6177ce6c7a5482f27f9c2c84b672",
+  "this_is_a_string_only",
+  // and of `maven_version_regex`'s own examples
+  "0",
+  "1.2-SNAPSHOT",
+  "2.0.0.v200706041905-7C78EK9E_EkMNfNOd2d8qq",
+  "1.2-alpha-1-20050205.060708-1",
+  "RELEASE",
+  "v1.0.0",
+];
+const REFUSED_VERSIONS = [
+  "..1.2.3",
+  "  1.2.3",
+  "1.2.3  \r\t",
+  "\r\t 1.2.3",
+  "1./2.3",
+  "1.2.3-4/../../",
+  "1.2.3-4%2e%2e%",
+  "../../../../../1.2.3",
+  "%2e%2e%2f1.2.3",
+  "1...2",
+];
+
+describe("generic package versions (Gitlab::Regex.generic_package_version_regex)", () => {
+  it("accepts every version GitLab accepts and refuses the rest with package_version is invalid", async () => {
+    const { w, dev, project } = await setup();
+    for (const version of ACCEPTED_VERSIONS) {
+      const put = await rawPut(dev.token, `/projects/${project.id}/packages/generic/tool/${encodeURIComponent(version)}/tool.bin`, version);
+      expect([version, await statusAndBody(put)]).toEqual([version, [201, { message: "201 Created" }]]);
+      const got = await w.as(dev).get(`/projects/${project.id}/packages/generic/tool/${encodeURIComponent(version)}/tool.bin`);
+      expect([version, got.status, await got.text()]).toEqual([version, 200, version]);
+    }
+    for (const version of REFUSED_VERSIONS) {
+      const put = await rawPut(dev.token, `/projects/${project.id}/packages/generic/tool/${encodeURIComponent(version)}/tool.bin`, "x");
+      expect([version, await statusAndBody(put)]).toEqual([version, [400, { error: "package_version is invalid" }]]);
+    }
+    // A long refused version answers at once (GitLab's pattern backtracks exponentially on it).
+    const started = Date.now();
+    expect((await rawPut(dev.token, `/projects/${project.id}/packages/generic/tool/${"a.".repeat(2000)}a!/tool.bin`, "x")).status).toBe(400);
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });
 

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { paramsError, recordNotFound, tooLarge } from "../../kernel/errors";
+import { recordNotFound, tooLarge } from "../../kernel/errors";
 import { findProject } from "../../kernel/lookup";
-import { decodeQuery, p, validateParams } from "../../kernel/params";
+import { decodeQuery, p, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { packageFile } from "../entities";
@@ -18,48 +18,58 @@ import { MAX_FILE_BYTES, storeFile } from "../services";
  */
 export const genericPackagesRoutes = router();
 
+/**
+ * Deliberate difference from GitLab: its route (`:package_name/*package_version/:file_name`) globs the
+ * version, so a literal `/` in it reaches the endpoint and is `package_version is invalid`; here the
+ * version is one segment (the app's trie router cannot match a many-segment parameter followed by
+ * another parameter), so such a path is no route (404). An encoded `%2F` is refused by the rule alike.
+ */
 const PATH = "/projects/:id/packages/generic/:package_name/:package_version/:file_name";
-/** Gitlab::Regex `generic_package_name_regex`, `generic_package_version_regex`, `generic_package_file_name_regex`. */
+
+/** Gitlab::Regex `generic_package_name_regex` and `generic_package_file_name_regex` (`maven_file_name_regex`). */
 const NAME = /^[A-Za-z0-9._\-+]+$/;
-const VERSION = /^\d+\.\d+\.\d+$/;
+/**
+ * Gitlab::Regex `generic_package_version_regex`, which is `maven_version_regex` in GitLab 15.4:
+ * `\A(\.?[\w\+-]+\.?)+\z`. That pattern backtracks exponentially on a long refused value, so it is
+ * written here as the same language without nested repetition: runs of word characters, `+` and
+ * `-`, separated by one or two dots, with at most one dot before the first run and after the last.
+ */
+const VERSION = /^\.?[\w+-]+(?:\.{1,2}[\w+-]+)*\.?$/;
 
-const Upload = z.object({ status: p.oneOf("default", "hidden").optional(), select: p.oneOf("package_file").optional() });
+/** Grape's `regexp:` validator: a value the pattern refuses is `<param> is invalid`. */
+const matching = (pattern: RegExp) => p.string().refine((value) => pattern.test(value), { message: "is invalid" });
 
-function pathParams(c: Ctx) {
-  const name = c.req.param("package_name")!;
-  const version = c.req.param("package_version")!;
-  const fileName = c.req.param("file_name")!;
-  const invalid = [
-    ...(NAME.test(name) ? [] : ["package_name is invalid"]),
-    ...(VERSION.test(version) ? [] : ["package_version is invalid"]),
-    ...(NAME.test(fileName) ? [] : ["file_name is invalid"]),
-  ];
-  if (invalid.length) throw paramsError(invalid.join(", "));
-  return { name, version, fileName };
+/** The path's parameters, validated with the query's in Grape's declaration order. */
+const PathParams = { package_name: matching(NAME), package_version: matching(VERSION), file_name: matching(NAME) };
+const Upload = z.object({ ...PathParams, status: p.oneOf("default", "hidden").optional(), select: p.oneOf("package_file").optional() });
+const Download = z.object(PathParams);
+
+/** Parameters come from the path and the query string only: the body is the file, never parsed. */
+function readPathAndQuery<S extends z.ZodType>(c: Ctx, schema: S): z.output<S> {
+  return validateParams(withPathParams(c, decodeQuery(new URL(c.req.url).search.slice(1))), schema);
 }
 
 /** PUT /projects/:id/packages/generic/:package_name/:package_version/:file_name (lib/api/generic_packages.rb) */
 genericPackagesRoutes.put(PATH, async (c) => {
   const actor = requireUser(c);
-  const params = validateParams(decodeQuery(new URL(c.req.url).search.slice(1)), Upload);
-  const path = pathParams(c);
+  const params = readPathAndQuery(c, Upload);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "create_package", project);
   if (Number(c.req.header("content-length") ?? 0) > MAX_FILE_BYTES) throw tooLarge();
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (bytes.byteLength > MAX_FILE_BYTES) throw tooLarge();
-  const stored = await storeFile(c.env.BLOBS, project.id, path.fileName, bytes);
-  const file = await q.addGenericFile(c.var.db(), project.id, actor.user.id, { name: path.name, version: path.version, status: params.status ?? "default", pipelineId: actor.job?.pipelineId ?? null }, stored);
+  const stored = await storeFile(c.env.BLOBS, project.id, params.file_name, bytes);
+  const file = await q.addGenericFile(c.var.db(), project.id, actor.user.id, { name: params.package_name, version: params.package_version, status: params.status ?? "default", pipelineId: actor.job?.pipelineId ?? null }, stored);
   if (params.select === "package_file") return present(c, file, packageFile);
   return c.json({ message: "201 Created" }, 201); // `created!`
 });
 
 /** GET /projects/:id/packages/generic/:package_name/:package_version/:file_name (lib/api/generic_packages.rb) */
 genericPackagesRoutes.get(PATH, async (c) => {
-  const path = pathParams(c);
+  const params = readPathAndQuery(c, Download);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_package", project);
-  const file = await q.findGenericFile(c.var.db(), project.id, path.name, path.version, path.fileName);
+  const file = await q.findGenericFile(c.var.db(), project.id, params.package_name, params.package_version, params.file_name);
   if (!file) throw recordNotFound();
   const object = await c.env.BLOBS.get(file.fileStore);
   if (!object) throw recordNotFound();
