@@ -4,7 +4,9 @@ import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present
 import { userBasic } from "../users/entities";
 import { labelBasic, type LabelBasicRow } from "../labels/entities";
 import { issue, type IssueContext, type IssueRow } from "../issues/entities";
-import type { EpicIssueRow } from "./queries";
+
+/** An issue of an epic, with the link (GitLab's epic_issues row) it came through. */
+export type EpicIssueRow = IssueRow & { epicIssue: { id: number; relativePosition: number | null } };
 
 /** An epic with its author, its group's full path, its parent's iid and its vote counts. */
 export type EpicRow = Epic & {

@@ -1,8 +1,10 @@
-import type { Package, PackageFile, PackageTag } from "../../db/schema";
+import type { CiPipeline, Package, PackageFile, PackageTag, User } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { pipelineBasic } from "../pipelines/entities";
 import { userBasic } from "../users/entities";
-import type { PackagePipeline } from "./queries";
+
+/** A pipeline with its user and its project's path (a job may publish to another project's registry). */
+export type PackagePipeline = CiPipeline & { user: User | null; projectFullPath: string };
 
 export type PackageRow = Package & {
   tags: PackageTag[];

@@ -1,7 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { ciBuilds, ciPipelines } from "../../db/schema";
-import { pipelineStub } from "../shared/ci/coordinator";
 import { jobStatusChanged, pipelineFinished, pipelineStatusChanged, type JobStatusChange } from "../shared/ci/finished";
 import { useBlobBucket } from "../shared/git";
 import { withDb, type Database } from "../kernel/db";
@@ -9,6 +8,16 @@ import type { Bindings } from "../kernel/env";
 import type { JobOutcome, ProcessResult } from "./processing";
 import * as engine from "./processing";
 import { createChildPipeline, pipelinesForPushEvents } from "./services";
+
+/**
+ * Processes a pipeline through its own coordinator (a child, a parent, a pushed pipeline). The instance
+ * name is the pipeline id, as `pipelineStub` (shared/ci/coordinator.ts) names it: this file does not
+ * import that facade, which names this class's type, so that the two do not import each other.
+ */
+function processElsewhere(env: Bindings, pipelineId: number): Promise<PipelineSnapshot> {
+  const stub = env.PIPELINES.get(env.PIPELINES.idFromName(String(pipelineId))) as DurableObjectStub<PipelineCoordinator>;
+  return stub.process(pipelineId) as Promise<PipelineSnapshot>;
+}
 
 const SAFETY_RERUN_MS = 5 * 60 * 1000;
 const FINAL = ["success", "failed", "canceled", "skipped"];
@@ -94,7 +103,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     const depend = (bridge.options.trigger as { strategy: string | null } | null)?.strategy === "depend";
     const failed = !child || child.status === "failed";
     await this.reportJobs(await engine.startBridge(db, bridgeId, failed ? "failed" : depend ? "running" : "success"));
-    if (child && child.status !== "failed") await pipelineStub(this.env, child.id).process();
+    if (child && child.status !== "failed") await processElsewhere(this.env, child.id);
   }
 
   /** A child pipeline's final status reaches a `strategy: depend` bridge, then the parent is processed. */
@@ -105,7 +114,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
     const status = childStatus === "success" ? "success" : childStatus === "canceled" ? "canceled" : "failed";
     await this.reportJobs(await engine.settleBridge(db, bridgeId, status));
     const parentId = bridge.pipelineId;
-    this.ctx.waitUntil(pipelineStub(this.env, parentId).process());
+    this.ctx.waitUntil(processElsewhere(this.env, parentId));
   }
 
   /** Idempotent; concurrent callers that arrive while a run is queued share it. */
@@ -191,7 +200,7 @@ export class PipelineCoordinator extends DurableObject<Bindings> {
   pushed(projectId: number, opts: { ciSkip?: boolean; baseUrl?: string } = {}): Promise<number[]> {
     return this.serial(async () => {
       const ids = await this.db((db) => pipelinesForPushEvents(db, projectId, opts.baseUrl ?? this.baseUrl(), opts));
-      for (const id of ids) await pipelineStub(this.env, id).process();
+      for (const id of ids) await processElsewhere(this.env, id);
       return ids;
     });
   }

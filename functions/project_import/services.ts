@@ -11,7 +11,7 @@ import { newDiscussionId } from "../shared/issuables/system_notes";
 // Deliberate exception to the import rules: an import creates its project with Projects::CreateService
 // (GitLab's GitlabProjectsImportService does exactly that), so the project's validations, namespace
 // permissions and personal-project limit are the projects domain's own, not a copy.
-import { createProject, replaceProject } from "../projects/services";
+import { createProject, replaceProject } from "../projects/public";
 import type { ProjectRow } from "../projects/entities";
 import { EXPORT_VERSION } from "../project_export/entities";
 import { ArchiveError, parseBundle, readArchive, relation, type ImportRecord } from "./archive";
