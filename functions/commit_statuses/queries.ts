@@ -3,7 +3,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { ciCommitStatuses, users } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { CommitStatusRow } from "./entities";
+import type { CommitStatusRow } from "../entities/commit_statuses";
 import type { StatusState } from "./rules";
 
 const authorColumns = { id: users.id, username: users.username, name: users.name, state: users.state, avatarUrl: users.avatarUrl, email: users.email };

@@ -9,7 +9,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { refsContaining, repoOf, resolveRevisions } from "../shared/git";
-import { commitStatus, type CommitStatusRow } from "./entities";
+import { commitStatus, type CommitStatusRow } from "../entities/commit_statuses";
 import * as q from "./queries";
 import { transition, type StatusState } from "./rules";
 

@@ -42,7 +42,7 @@ export type Bindings = {
   BLOBS: R2Bucket;
   /** Base64 of the raw 32-byte Ed25519 public key that signs licenses (`POST /license`); unset: uploads are refused. */
   LICENSE_PUBLIC_KEY?: string;
-  /** Durable Object namespace of `PipelineCoordinator` (functions/pipelines/coordinator.ts, CI.md §7). */
+  /** Durable Object namespace of `PipelineCoordinator` (functions/shared/ci/pipeline_coordinator.ts, CI.md §7). */
   PIPELINES: DurableObjectNamespace;
   /** Queue `edgeforge-webhooks` (wrangler.toml): hook events and deliveries (functions/shared/webhooks). */
   WEBHOOKS_QUEUE?: Queue<WebhookMessage>;

@@ -18,7 +18,7 @@ import type { Actor } from "../kernel/env";
 import { escapeLike } from "../kernel/fuzzy_search";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds } from "../kernel/visibility";
-import type { PackagePipeline, PackageRow } from "./entities";
+import type { PackagePipeline, PackageRow } from "../entities/packages";
 
 export type PackageFilters = {
   orderBy: "created_at" | "name" | "version" | "type" | "project_path";

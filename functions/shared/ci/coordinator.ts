@@ -1,5 +1,5 @@
-import type { JobOutcome } from "../../pipelines/processing";
-import type { PipelineCoordinator, PipelineSnapshot } from "../../pipelines/coordinator";
+import type { JobOutcome } from "./processing";
+import type { PipelineCoordinator, PipelineSnapshot } from "./pipeline_coordinator";
 import type { Bindings } from "../../kernel/env";
 import { hookEvent } from "../webhooks";
 
