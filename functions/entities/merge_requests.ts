@@ -11,7 +11,8 @@ import { commit, type CommitContext } from "./commits";
 import { diff } from "./repository";
 import type { GitCommitRow } from "../../db/schema";
 import type { FileDiff } from "../shared/git";
-import type { Version } from "../merge_requests/version_queries";
+// A version is a merge_request_diffs row (version_queries.ts names it `Version` too).
+import type { MergeRequestDiff as Version } from "../../db/schema";
 
 export type { MergeRequestProject, MergeRequestRow } from "../shared/issuables/merge_request_preload";
 
