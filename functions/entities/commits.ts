@@ -3,7 +3,7 @@ import { pipelineBasic } from "./pipelines";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import type { NoteRow } from "../shared/issuables/noteables";
 import { userBasic } from "./users";
-import { parseTrailers } from "../commits/trailers";
+import { parseTrailers } from "./commit_trailers";
 
 /** What every commit entity needs besides the row: where the project lives. */
 export type CommitContext = PresentContext & {

@@ -1,7 +1,7 @@
 // parseTrailers against `git interpret-trailers --parse` (git 2.39) on the same messages; the expected
 // hashes below were produced by git, then keyed as Gitaly does (split at the first `:`).
 import { describe, expect, it } from "vitest";
-import { parseTrailers } from "../../functions/commits/trailers";
+import { parseTrailers } from "../../functions/entities/commit_trailers";
 
 const CASES: [string, Record<string, string>][] = [
   ["Title only", {}],
