@@ -3,7 +3,7 @@ import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
-import { throttleRequests } from "./kernel/rate_limit";
+import { throttleRequests } from "./shared/settings/throttle";
 import { declaredParams, recordParameterless, rejectMalformedStrings, withRequestScope } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
 import { membersRoutes } from "./members/routes";

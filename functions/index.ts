@@ -17,7 +17,7 @@ onPipelineStatusChanged((env, p) => hookEvents(env, externalUrl(env), [{ kind: "
 // status, for projects with job hooks.
 onJobStatusChanged((env, changes) => jobHookEvents(env, externalUrl(env), changes));
 
-export { PipelineCoordinator } from "./pipelines/coordinator";
+export { PipelineCoordinator } from "./shared/ci/pipeline_coordinator";
 
 /** The Worker entry: fetch, the queue consumers and the crons; the Durable Object classes are re-exported above. */
 export default {

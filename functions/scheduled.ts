@@ -1,6 +1,6 @@
 import { refreshBillableMembers } from "./billable_members/services";
 import { runDueSchedules } from "./pipeline_schedules/services";
-import { sweepStep } from "./pipelines/services";
+import { sweepStep } from "./shared/ci/create";
 import { pipelineStub } from "./shared/ci/coordinator";
 import { withDb } from "./kernel/db";
 import type { Bindings } from "./kernel/env";

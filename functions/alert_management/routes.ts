@@ -22,7 +22,7 @@ import {
   updateMetricImage,
   uploadMetricImage,
 } from "../shared/metric_images";
-import { alert, alertMetricImage, httpIntegration, incidentSettings } from "./entities";
+import { alert, alertMetricImage, httpIntegration, incidentSettings } from "../entities/alert_management";
 import * as q from "./queries";
 import * as services from "./services";
 import { MAPPABLE_FIELDS, randomHex, RESOLVED, STATUSES, type AttributeMapping } from "./rules";

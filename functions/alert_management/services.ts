@@ -1,6 +1,6 @@
 import type { Database, Executor } from "../kernel/db";
 import { createSystemNotes } from "../shared/issuables/system_notes";
-import * as issuesQ from "../issues/queries";
+import * as issuesQ from "../issues/public";
 import * as q from "./queries";
 import { parsePayload, RESOLVED, SEVERITIES, sha1Hex, type ParsedAlert } from "./rules";
 

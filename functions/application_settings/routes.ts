@@ -3,10 +3,10 @@ import { requireAdmin, requireUser } from "../kernel/auth";
 import { paramsError, validation } from "../kernel/errors";
 import { p, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
-import { rememberThrottleSettings } from "../kernel/rate_limit";
+import { rememberThrottleSettings } from "../shared/settings/throttle";
 import { router } from "../kernel/router";
 import { IMPORT_SOURCES, SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef, type SettingName } from "../shared/settings/catalog";
-import { applicationSetting } from "./entities";
+import { applicationSetting } from "../entities/application_settings";
 import * as q from "./queries";
 import { parseDuration, validateSettings, visibilityLevels } from "./rules";
 

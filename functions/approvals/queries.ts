@@ -28,7 +28,7 @@ import { systemNotesCte } from "../shared/issuables/system_notes";
 import { resolveTodosSql } from "../shared/issuables/todos";
 import { listProtections } from "../shared/protected_branches/read";
 import type { Protection } from "../shared/protected_branches/rules";
-import type { UserBasicRow } from "../users/entities";
+import type { UserBasicRow } from "../entities/users";
 
 export type { ApprovalMergeRequestRule, ApprovalProjectRule, ProjectApprovalSettings };
 export {

@@ -1,9 +1,9 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { awardEmoji, users, type AwardEmoji } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { Awardable } from "./writes";
+import type { Awardable } from "../shared/issuables/award_writes";
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { AwardRow } from "./entities";
+import type { AwardRow } from "../entities/award_emoji";
 import { isRowId } from "../kernel/params";
 
 const onAwardable = (a: Awardable) => and(eq(awardEmoji.awardableType, a.type), eq(awardEmoji.awardableId, a.id));

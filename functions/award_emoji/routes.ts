@@ -4,13 +4,13 @@ import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, notFound, recordNotFound, unauthorized } from "../kernel/errors";
 import { emojiName } from "../shared/issuables/emoji";
 import { findProject } from "../kernel/lookup";
-import { deleteAward, insertAward, type Awardable } from "./writes";
+import { deleteAward, insertAward, type Awardable } from "../shared/issuables/award_writes";
 import { canAwardEmoji, canReadNote, findNote, loadNoteable, noteUser, type NoteableType, type RowNoteable } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { awardEmoji } from "./entities";
+import { awardEmoji } from "../entities/award_emoji";
 import * as q from "./queries";
 
 /**

@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { billableMember, membership } from "./entities";
+import { billableMember, membership } from "../entities/billable_members";
 import * as q from "./queries";
 import { ensureSnapshot } from "./services";
 

@@ -11,7 +11,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { branchesAccess, callerOf } from "../shared/protected_branches/access";
-import { branch, type BranchRow } from "./entities";
+import { branch, type BranchRow } from "../entities/branches";
 import * as q from "./queries";
 import * as s from "./services";
 

@@ -1,7 +1,7 @@
 import type { Executor } from "../kernel/db";
 import { isUniqueViolation, validation } from "../kernel/errors";
 import * as q from "./queries";
-import { variableErrors } from "./rules";
+import { variableErrors } from "../shared/ci/variable_rules";
 
 /** What a create or update request sets (only the keys that were sent). */
 export type VariableChanges = Partial<Omit<q.VariableValues, "description">> & { description?: string | null };

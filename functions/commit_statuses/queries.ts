@@ -1,11 +1,11 @@
-// Commit statuses' SQL (reads only: statuses are written by the pipeline engine, pipelines/external.ts,
+// Commit statuses' SQL (reads only: statuses are written by the pipeline engine, shared/ci/external.ts,
 // through the pipeline's coordinator): a commit's statuses, CI jobs and external statuses together, and
 // the pipeline a new status attaches to.
 import { desc, sql } from "drizzle-orm";
 import { ciPipelines } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { matchingPipelines } from "../shared/ci/commit_status";
-import type { CommitStatusRow } from "./entities";
+import type { CommitStatusRow } from "../entities/commit_statuses";
 
 type Filters = { ref?: string; stage?: string; name?: string; all: boolean };
 

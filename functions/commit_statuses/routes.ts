@@ -10,14 +10,14 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { refsContaining, repoOf, resolveRevisions } from "../shared/git";
 import { postExternalStatus } from "../shared/ci/coordinator";
-import { commitStatus } from "./entities";
+import { commitStatus } from "../entities/commit_statuses";
 import * as q from "./queries";
 
 /**
  * Commit statuses (lib/api/commit_statuses.rb, GitLab 15.4): the CI jobs of a commit's pipelines and
  * the external statuses that CI systems post on it. Both endpoints need a signed-in caller
  * (`before { authenticate! }`). A posted status belongs to a pipeline, and counts in its status
- * (pipelines/external.ts, written by the pipeline's coordinator).
+ * (shared/ci/external.ts, written by the pipeline's coordinator).
  */
 export const commitStatusesRoutes = router();
 

@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { groupCustomAttributes, projectCustomAttributes, userCustomAttributes } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { CustomAttributeRow } from "./entities";
+import type { CustomAttributeRow } from "../entities/custom_attributes";
 
 /** The only Drizzle code of custom attributes: one table per kind of owner, as GitLab has. */
 

@@ -6,7 +6,7 @@ import { findGroup, findProject, findUser } from "../kernel/lookup";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { customAttribute } from "./entities";
+import { customAttribute } from "../entities/custom_attributes";
 import * as q from "./queries";
 
 /**

@@ -3,7 +3,7 @@ import { notes } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { noteRow, onNoteable, selectNotes, type Noteable, type NoteRow } from "../shared/issuables/noteables";
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { DiscussionRow } from "./entities";
+import type { DiscussionRow } from "../entities/discussions";
 
 
 function readable(n: Noteable, hideConfidential: boolean): SQL {

@@ -3,7 +3,7 @@ import { allowed } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { badRequest, checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
-import { deleteNote, insertNote, insertReply, updateNoteBody } from "../notes/writes";
+import { deleteNote, insertNote, insertReply, updateNoteBody } from "../shared/issuables/note_writes";
 import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findCommitNoteable, noteInvalid, findNote, findNoteable, noteCreatedAt, noteUser, type Noteable, type NoteableType, type NoteRow } from "../shared/issuables/noteables";
 import { newDiscussionId } from "../shared/issuables/system_notes";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
@@ -11,8 +11,8 @@ import { p, type ParamRule, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { hookEvent } from "../shared/webhooks";
 import { router } from "../kernel/router";
-import { isResolvable, note } from "../notes/entities";
-import { discussion } from "./entities";
+import { isResolvable, note } from "../entities/notes";
+import { discussion } from "../entities/discussions";
 import * as q from "./queries";
 
 /**

@@ -10,7 +10,7 @@ import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { Environment } from "./queries";
-import { environment } from "./entities";
+import { environment } from "../entities/environments";
 import * as q from "./queries";
 import { environmentSlug, externalUrlErrors, guessTier, nameErrors, TIERS } from "./rules";
 

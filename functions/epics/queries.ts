@@ -8,8 +8,8 @@ import type { Actor } from "../kernel/env";
 import { nextIid } from "../shared/issuables/iids";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupAccessLevel, groupIsVisible } from "../kernel/visibility";
-import type { EpicRow } from "./entities";
-import type { LabelBasicRow } from "../labels/entities";
+import type { EpicIssueRow, EpicRow } from "../entities/epics";
+import type { LabelBasicRow } from "../entities/labels";
 import { selectEpics, toEpicRow as toRow } from "../shared/issuables/epic_preload";
 import { systemNotesCte, type SystemNote } from "../shared/issuables/system_notes";
 import { labelEventsCte, stateEventsCte } from "../shared/issuables/resource_events";
@@ -310,9 +310,6 @@ export async function parentOf(db: Executor, parentId: number): Promise<EpicPare
   const [row] = await db.select({ confidential: epics.confidential }).from(epics).where(eq(epics.id, parentId));
   return row ?? null;
 }
-
-/** An issue of an epic, with the link (GitLab's epic_issues row) it came through. */
-export type EpicIssueRow = IssueRow & { epicIssue: { id: number; relativePosition: number | null } };
 
 /** `epic.issues_readable_by(user)`: the epic's issues the caller may read, in their order (two statements). */
 export async function epicIssues(db: Executor, actor: Actor | null, epicId: number): Promise<EpicIssueRow[]> {

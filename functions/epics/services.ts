@@ -4,7 +4,7 @@ import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { recordNotFound, validation } from "../kernel/errors";
 import { DESCRIPTION_NOTE, titleNote, type SystemNote } from "../shared/issuables/system_notes";
-import { effectiveDueDate, effectiveStartDate, type EpicRow } from "./entities";
+import { effectiveDueDate, effectiveStartDate, type EpicRow } from "../entities/epics";
 import * as q from "./queries";
 import type { HierarchyFacts } from "./queries";
 

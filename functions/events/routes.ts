@@ -6,7 +6,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { event } from "./entities";
+import { event } from "../entities/events";
 import * as q from "./queries";
 
 /**

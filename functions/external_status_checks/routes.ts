@@ -14,7 +14,7 @@ import { findMergeRequest } from "../shared/issuables/find";
 import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload";
 import { canUpdateMergeRequest, type MergeRequestWithAssignees } from "../shared/issuables/policy";
 import { blockedReason } from "../shared/webhooks/url_guard";
-import { externalStatusCheck, statusCheck, statusCheckResponse } from "./entities";
+import { externalStatusCheck, statusCheck, statusCheckResponse } from "../entities/external_status_checks";
 import * as q from "./queries";
 
 /**

@@ -3,7 +3,7 @@ import { operationsFeatureFlags as flags, operationsUserLists, type FeatureFlag,
 import type { Executor } from "../kernel/db";
 import { nextIidSql } from "../shared/issuables/iids";
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { FeatureFlagRow, StrategyRow } from "./entities";
+import type { FeatureFlagRow, StrategyRow } from "../entities/feature_flags";
 
 /**
  * A flag with its strategies (scopes and user list nested) and its legacy scopes, as JSON built by

@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { featureFlag, type FeatureFlagRow } from "./entities";
+import { featureFlag, type FeatureFlagRow } from "../entities/feature_flags";
 import * as q from "./queries";
 import {
   failIf,

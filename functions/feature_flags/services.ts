@@ -1,7 +1,7 @@
 import { apiError, recordNotFound } from "../kernel/errors";
-import type { FeatureFlagRow } from "./entities";
+import type { FeatureFlagRow } from "../entities/feature_flags";
 import type { FlagChanges, NewLegacyScope, NewStrategy } from "./queries";
-import { canonicalStrategyName, environmentScopeErrors, flagErrors, strategyErrors } from "./rules";
+import { canonicalStrategyName, environmentScopeErrors, flagErrors, strategyErrors } from "../shared/feature_flags/rules";
 
 /**
  * The nested-attribute planning of FeatureFlags::CreateService and UpdateService: turns the request's

@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { userList } from "../feature_flags/entities";
+import { userList } from "../entities/feature_flags";
 import type { UserList } from "./queries";
 import * as q from "./queries";
 

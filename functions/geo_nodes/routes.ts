@@ -6,7 +6,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParamsWithPath, validateParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { geoNode, geoNodeStatus, isCurrent, type GeoNodeStatusRow } from "./entities";
+import { geoNode, geoNodeStatus, isCurrent, type GeoNodeStatusRow } from "../entities/geo_nodes";
 import * as q from "./queries";
 import { planGeoNode, repairValues, withEndingSlash, type GeoNodeParams } from "./services";
 

@@ -1,6 +1,6 @@
 import { recordNotFound, validation } from "../kernel/errors";
 import type { Executor } from "../kernel/db";
-import { isCurrent } from "./entities";
+import { isCurrent } from "../entities/geo_nodes";
 import * as q from "./queries";
 import type { GeoNode, GeoNodeValues } from "./queries";
 

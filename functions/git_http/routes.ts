@@ -10,9 +10,9 @@ import { projectLfsEnabled } from "../shared/lfs/read";
 import { callerOf } from "../shared/protected_branches/access";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
-import { GitHttpError, gitAccess } from "./access";
-import { RECEIVE_CAPABILITIES, receivePack } from "./receive_pack";
-import { FetchError, lsRefs, packResponse, parseFetchArgs, planFetch, receivePackAdvertisement, v2Advertisement, type Repository } from "./upload_pack";
+import { GitHttpError, gitAccess } from "../shared/git_http/access";
+import { RECEIVE_CAPABILITIES, receivePack } from "../shared/git_http/receive_pack";
+import { FetchError, lsRefs, packResponse, parseFetchArgs, planFetch, receivePackAdvertisement, v2Advertisement, type Repository } from "../shared/git_http/upload_pack";
 
 /**
  * A plain sub-app, not `router()`: the API's token and scope guards do not apply; git clients

@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { gpgKey } from "./entities";
+import { gpgKey } from "../entities/gpg_keys";
 import * as q from "./queries";
 import { createGpgKey } from "./services";
 

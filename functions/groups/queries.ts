@@ -16,8 +16,8 @@ import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { transferLocationGroups } from "../shared/transfer_locations";
 import { groupAccessLevel, groupIsVisible, memberGroupIds, projectAccessLevel, projectIsVisible, sharedGroupIds } from "../kernel/visibility";
-import type { ProjectRow, SharedGroup } from "../projects/entities";
-import type { CustomAttribute, SharedWithGroup } from "./entities";
+import type { ProjectRow, SharedGroup } from "../entities/projects";
+import type { CustomAttribute, SharedWithGroup } from "../entities/groups";
 import { escapeLike, searchTerms } from "./rules";
 
 /** A membership that counts: not expired (as kernel/visibility.ts). */

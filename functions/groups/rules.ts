@@ -1,7 +1,7 @@
 import { Access, visibilityName } from "../kernel/access";
 import type { GroupWithAccess } from "../kernel/abilities";
 import type { Actor } from "../kernel/env";
-import { SUBGROUP_CREATION_LEVELS } from "./entities";
+import { SUBGROUP_CREATION_LEVELS } from "../entities/groups";
 
 /**
  * The group rules GitLab keeps in its models, validators and policies (app/models/namespace.rb,

@@ -14,7 +14,7 @@ import { deliverNow, TEST_TRIGGERS, testSample } from "../shared/webhooks";
 import { deliver } from "../shared/webhooks/deliver";
 import { validBranchFilter } from "../shared/webhooks/events";
 import { validHookUrl } from "../shared/webhooks/url_guard";
-import { groupHook, hook, projectHook } from "./entities";
+import { groupHook, hook, projectHook } from "../entities/hooks";
 import * as q from "./queries";
 
 /**

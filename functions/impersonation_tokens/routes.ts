@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { impersonationToken, impersonationTokenWithToken } from "./entities";
+import { impersonationToken, impersonationTokenWithToken } from "../entities/impersonation_tokens";
 import * as q from "./queries";
 
 /**

@@ -10,7 +10,7 @@ import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
 import { validHookUrl } from "../shared/webhooks/url_guard";
 import { kindOf, type Kind } from "./catalog";
-import { projectIntegration, projectIntegrationBasic } from "./entities";
+import { projectIntegration, projectIntegrationBasic } from "../entities/integrations";
 import * as q from "./queries";
 
 /**

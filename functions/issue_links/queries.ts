@@ -6,7 +6,7 @@ import type { Actor } from "../kernel/env";
 import { issueIsVisible, type IssueWithAssignees } from "../shared/issuables/policy";
 import { loadIssueRows, type IssueRow } from "../shared/issuables/issue_preload";
 import { projectAccessLevel } from "../kernel/visibility";
-import type { LinkType, RelatedIssueRow } from "./entities";
+import type { LinkType, RelatedIssueRow } from "../entities/issue_links";
 
 /** `IssueLink.inverse_link_type`: what `blocks` looks like from the other side. */
 const inverse = (type: string): LinkType => (type === "blocks" ? "is_blocked_by" : "relates_to");

@@ -9,8 +9,8 @@ import { findProject } from "../kernel/lookup";
 import { p, pathRowId, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import type { IssueContext } from "../issues/entities";
-import { issueLink, relatedIssue, type IssueLinkRow, type RelatedIssueRow } from "./entities";
+import type { IssueContext } from "../entities/issues";
+import { issueLink, relatedIssue, type IssueLinkRow, type RelatedIssueRow } from "../entities/issue_links";
 import * as q from "./queries";
 import { createLink, destroyLink, issueReference, type LinkEnd } from "./services";
 

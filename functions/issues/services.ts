@@ -4,8 +4,8 @@ import type { Actor } from "../kernel/env";
 import { apiError, validation } from "../kernel/errors";
 import type { IssueRow } from "../shared/issuables/issue_preload";
 import { newDiscussionId } from "../shared/issuables/system_notes";
-import { copyIssueAwards } from "../award_emoji/writes";
-import { copyIssueNotes } from "../notes/writes";
+import { copyIssueAwards } from "../shared/issuables/award_writes";
+import { copyIssueNotes } from "../shared/issuables/note_writes";
 import type { CreateParams, UpdateParams } from "./params";
 import * as q from "./queries";
 import {

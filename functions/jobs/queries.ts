@@ -3,7 +3,7 @@ import { ciBuildTraceChunks, ciBuilds, ciJobArtifacts, ciPipelines, ciRunners, u
 import type { Executor } from "../kernel/db";
 import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { JobRow } from "./entities";
+import type { JobRow } from "../entities/jobs";
 
 export type JobFilters = { pipelineId?: number; scope?: string[]; includeRetried?: boolean; type: "build" | "bridge" };
 

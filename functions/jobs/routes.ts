@@ -12,7 +12,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { bridge, job, type JobRow } from "./entities";
+import { bridge, job, type JobRow } from "../entities/jobs";
 import * as q from "./queries";
 
 /**

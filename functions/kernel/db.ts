@@ -3,14 +3,12 @@ import { Column, SQL, Subquery, getTableName, is, type Logger } from "drizzle-or
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { MiddlewareHandler } from "hono";
-import type * as schema from "../../db/schema";
 import type { AppEnv, Bindings } from "./env";
 import { tcpWebSocketConstructor } from "./tcp_socket";
 
-export type Database = NeonDatabase<typeof schema>;
-export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
-/** Either the request's database or a transaction on it: queries accept both. */
-export type Executor = Database | Transaction;
+// The types live in ./db_types.ts, which env.ts can name without importing this module back.
+export type { Database, Executor, Transaction } from "./db_types";
+import type { Database, Executor } from "./db_types";
 
 let configuredProxy: string | undefined;
 

@@ -1,7 +1,28 @@
 import type { Context } from "hono";
-import type { Database } from "./db";
+import type { Database } from "./db_types";
 import type { User } from "../../db/schema";
-import type { WebhookMessage } from "../shared/webhooks";
+
+/**
+ * A message of the webhooks queue (`WEBHOOKS_QUEUE`), produced by `hookEvent` and consumed by
+ * functions/shared/webhooks/deliver.ts. An event names rows by id; the payload is built by the consumer.
+ */
+export type HookEvent =
+  | { kind: "issue"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
+  | { kind: "merge_request"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
+  | { kind: "note"; projectId: number; id: number; userId: number }
+  | { kind: "push"; projectId: number }
+  /** A pipeline status transition, reported by the pipeline coordinator (shared/ci/finished.ts). */
+  | { kind: "pipeline"; projectId: number; id: number; status: string }
+  /** A job status change, reported by `jobStatusChanged` (shared/ci/finished.ts), the one reporter. */
+  | { kind: "job"; projectId: number; id: number; status: string };
+
+export type WebhookMessage =
+  | { type: "event"; baseUrl: string; event: HookEvent }
+  | { type: "delivery"; baseUrl: string; hookId: number; header: string; payload: unknown; uuid: string }
+  /** A merge request event to one external status check (`ExternalStatusCheck#async_execute`). */
+  | { type: "status_check"; baseUrl: string; checkId: number; payload: unknown }
+  /** One request of a chat integration's notification (Integrations::BaseChatNotification#notify). */
+  | { type: "chat"; baseUrl: string; integrationId: number; contentType: string; body: string };
 
 /** Bindings of wrangler.toml and the `--var`s of scripts/start.mjs, typed by hand. */
 export type Bindings = {
@@ -21,7 +42,7 @@ export type Bindings = {
   BLOBS: R2Bucket;
   /** Base64 of the raw 32-byte Ed25519 public key that signs licenses (`POST /license`); unset: uploads are refused. */
   LICENSE_PUBLIC_KEY?: string;
-  /** Durable Object namespace of `PipelineCoordinator` (functions/pipelines/coordinator.ts, CI.md §7). */
+  /** Durable Object namespace of `PipelineCoordinator` (functions/shared/ci/pipeline_coordinator.ts, CI.md §7). */
   PIPELINES: DurableObjectNamespace;
   /** Queue `edgeforge-webhooks` (wrangler.toml): hook events and deliveries (functions/shared/webhooks). */
   WEBHOOKS_QUEUE?: Queue<WebhookMessage>;

@@ -3,7 +3,7 @@ import { deployKeysProjects, keys, projects, users, type DeployKeysProject, type
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds } from "../kernel/visibility";
-import type { KeyUserRow, ProjectIdentityRow } from "./entities";
+import type { KeyUserRow, ProjectIdentityRow } from "../entities/keys";
 
 /** The only Drizzle code of the keys domain. */
 

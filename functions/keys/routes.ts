@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, p, pathRowId, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { deployKey, deployKeyWithUser, projectDeployKey, sshKey, sshKeyWithUser } from "./entities";
+import { deployKey, deployKeyWithUser, projectDeployKey, sshKey, sshKeyWithUser } from "../entities/keys";
 import * as q from "./queries";
 import { createKey, checkKey } from "./services";
 

@@ -10,7 +10,7 @@ import { issueIsVisible } from "../shared/issuables/policy";
 import { subscriptionSql } from "../shared/issuables/subscriptions";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { projectIsVisible } from "../kernel/visibility";
-import type { LabelRow } from "./entities";
+import type { LabelRow } from "../entities/labels";
 import { pathRowId } from "../kernel/params";
 
 /**

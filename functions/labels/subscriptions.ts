@@ -5,7 +5,7 @@ import { findGroup, findProject } from "../kernel/lookup";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { setSubscription } from "../shared/issuables/subscriptions";
-import { groupLabel, projectLabel } from "./entities";
+import { groupLabel, projectLabel } from "../entities/labels";
 import * as q from "./queries";
 
 /**

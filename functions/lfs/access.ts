@@ -6,9 +6,9 @@ import { Visibility } from "../kernel/access";
 import type { Actor, Ctx } from "../kernel/env";
 import { loadProject } from "../kernel/lookup";
 import { baseUrl } from "../kernel/present";
-import { GitHttpError, actorFromBasic, denied, scopeAllows } from "../git_http/access";
+import { GitHttpError, actorFromBasic, denied, scopeAllows } from "../shared/git_http/access";
 import { projectLfsEnabled } from "../shared/lfs/read";
-import { lfsMessage } from "./entities";
+import { lfsMessage } from "../entities/lfs";
 
 export type LfsOperation = "download" | "upload";
 

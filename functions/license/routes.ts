@@ -4,7 +4,7 @@ import { apiError, recordNotFound } from "../kernel/errors";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { gitlabLicense, gitlabLicenseWithActiveUsers } from "./entities";
+import { gitlabLicense, gitlabLicenseWithActiveUsers } from "../entities/license";
 import { verifyLicense } from "./format";
 import * as q from "./queries";
 

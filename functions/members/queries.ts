@@ -5,7 +5,7 @@ import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupIsVisible } from "../kernel/visibility";
-import type { MemberRow } from "./entities";
+import type { MemberRow } from "../entities/members";
 import {
   hierarchyGroupIds,
   inheritedGroupIds,

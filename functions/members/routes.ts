@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { createResult, member } from "./entities";
+import { createResult, member } from "../entities/members";
 import * as q from "./queries";
 import { groupSource, projectSource, type MemberSource } from "./rules";
 import * as services from "./services";

@@ -4,7 +4,7 @@ import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { checkUnmodifiedSince, conflict, forbidden, isUniqueViolation, notFound, recordNotFound, validation } from "../kernel/errors";
 import { toSentence } from "../kernel/present";
-import type { MemberRow } from "./entities";
+import type { MemberRow } from "../entities/members";
 import * as q from "./queries";
 import {
   canManageOwners,

@@ -3,7 +3,7 @@ import { ciPipelines, gitCommits, mergeRequestDiffs, projects, users } from "../
 import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
 import { commitsBetween, type Repo } from "../shared/git";
-import type { MergeRequestPipelineRow } from "./entities";
+import type { MergeRequestPipelineRow } from "../entities/merge_requests";
 
 type Mr = { id: number; sourceProjectId: number; sourceBranch: string; sha: string | null };
 

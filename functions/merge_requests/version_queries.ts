@@ -7,7 +7,7 @@ import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { issueIsVisible } from "../shared/issuables/policy";
 import { loadIssueRows, type IssueRow } from "../shared/issuables/issue_preload";
-import type { UserBasicRow } from "../users/entities";
+import type { UserBasicRow } from "../entities/users";
 import { readsMergeRequests } from "./queries";
 import type { IssueRef } from "./references";
 

@@ -6,7 +6,7 @@ import { findProject } from "../kernel/lookup";
 import { p, rawParams, readParamsWithPath, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { metricImage } from "./entities";
+import { metricImage } from "../entities/metric_images";
 import {
   checkChanges,
   checkUpload,

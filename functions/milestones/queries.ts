@@ -12,7 +12,7 @@ import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload"
 import { nextIidSql } from "../shared/issuables/iids";
 export { loadIssueRows, loadMergeRequestRows };
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { MilestoneRow } from "./entities";
+import type { MilestoneRow } from "../entities/milestones";
 
 /**
  * Every statement of the milestones domain. Milestones are read through `milestoneJson` (the shape

@@ -1,6 +1,6 @@
 import type { Database } from "../kernel/db";
 import { isUniqueViolation } from "../kernel/errors";
-import type { MilestoneRow } from "./entities";
+import type { MilestoneRow } from "../entities/milestones";
 import * as q from "./queries";
 
 /**

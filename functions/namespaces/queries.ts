@@ -5,7 +5,7 @@ import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { escapeLike, fuzzySearch } from "../kernel/fuzzy_search";
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { NamespaceRow } from "./entities";
+import type { NamespaceRow } from "../entities/namespaces";
 
 const owner = alias(users, "owner");
 

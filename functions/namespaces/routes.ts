@@ -6,7 +6,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { namespace, namespaceExistence } from "./entities";
+import { namespace, namespaceExistence } from "../entities/namespaces";
 import * as q from "./queries";
 
 /** The namespaces API (lib/api/namespaces.rb): every endpoint needs a signed-in caller (`authenticate!`). */

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { awardEmoji } from "../award_emoji/entities";
+import { awardEmoji } from "../entities/award_emoji";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
-import { deleteNote, updateNoteBody } from "./writes";
+import { deleteNote, updateNoteBody } from "../shared/issuables/note_writes";
 import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteInvalid, type NoteableType } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParamsWithPath } from "../kernel/params";
@@ -11,7 +11,7 @@ import { baseUrl, present } from "../kernel/present";
 import { hookEvent } from "../shared/webhooks";
 import { checkRateLimit } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
-import { note, noteCommands } from "./entities";
+import { note, noteCommands } from "../entities/notes";
 import * as q from "./queries";
 import { createNote } from "./services";
 

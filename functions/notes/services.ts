@@ -1,10 +1,10 @@
-import type { AwardRow } from "../award_emoji/entities";
+import type { AwardRow } from "../entities/award_emoji";
 import type { Executor } from "../kernel/db";
 import { emojiName, emojiOnlyName } from "../shared/issuables/emoji";
 import type { Actor } from "../kernel/env";
 import { notFound } from "../kernel/errors";
-import { insertAward, toggleAward } from "../award_emoji/writes";
-import { insertNote } from "./writes";
+import { insertAward, toggleAward } from "../shared/issuables/award_writes";
+import { insertNote } from "../shared/issuables/note_writes";
 import { canAwardEmoji, checkNoteBody, noteErrors, noteUser, type Noteable, type NoteRow, type RowNoteable } from "../shared/issuables/noteables";
 import { newDiscussionId } from "../shared/issuables/system_notes";
 

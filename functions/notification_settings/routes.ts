@@ -7,7 +7,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { EVENTS, LEVELS, eventsFor } from "../shared/notifications/levels";
-import { globalNotificationSetting, notificationSetting } from "./entities";
+import { globalNotificationSetting, notificationSetting } from "../entities/notification_settings";
 import * as q from "./queries";
 
 /** lib/api/notification_settings.rb: every endpoint needs a signed-in user. */

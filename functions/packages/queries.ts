@@ -9,18 +9,16 @@ import {
   packageTags,
   projects,
   users,
-  type CiPipeline,
   type Package,
   type PackageFile,
   type PackageTag,
-  type User,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { escapeLike } from "../kernel/fuzzy_search";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds } from "../kernel/visibility";
-import type { PackageRow } from "./entities";
+import type { PackagePipeline, PackageRow } from "../entities/packages";
 
 export type PackageFilters = {
   orderBy: "created_at" | "name" | "version" | "type" | "project_path";
@@ -148,8 +146,6 @@ function buildInfo(pipelineId: number | null): SQL {
       ON CONFLICT (package_id, pipeline_id) DO NOTHING)`;
 }
 
-/** A pipeline with its user and its project's path (a job may publish to another project's registry). */
-export type PackagePipeline = CiPipeline & { user: User | null; projectFullPath: string };
 
 /**
  * The pipelines of packages by package id, newest build info first (`package.pipelines`,

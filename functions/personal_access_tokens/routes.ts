@@ -6,7 +6,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { personalAccessToken, personalAccessTokenWithToken } from "./entities";
+import { personalAccessToken, personalAccessTokenWithToken } from "../entities/personal_access_tokens";
 import * as q from "./queries";
 
 const idOf = (raw: string) => pathRowId(raw);

@@ -7,8 +7,8 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { variableErrors } from "../ci_variables/rules";
-import { pipelineSchedule, pipelineScheduleDetails, scheduleVariable } from "./entities";
+import { variableErrors } from "../shared/ci/variable_rules";
+import { pipelineSchedule, pipelineScheduleDetails, scheduleVariable } from "../entities/pipeline_schedules";
 import * as q from "./queries";
 import { nextRunAt, runSchedule, scheduleErrors } from "./services";
 

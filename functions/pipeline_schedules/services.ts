@@ -3,7 +3,7 @@ import type { CiPipelineSchedule } from "../../db/schema";
 import { pipelineStub } from "../shared/ci/coordinator";
 import { withDb, type Database } from "../kernel/db";
 import type { Bindings } from "../kernel/env";
-import { buildPipeline, persistPipeline, PipelineCreationError, projectFacts, userFacts } from "../pipelines/services";
+import { buildPipeline, persistPipeline, PipelineCreationError, projectFacts, userFacts } from "../shared/ci/create";
 import * as q from "./queries";
 
 /**

@@ -3,7 +3,7 @@ import { ciPipelines, ciTriggers, gitCommits, namespaces, projects, users, type 
 import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
 import { projectAccessLevel } from "../kernel/visibility";
-import type { PipelineRow } from "../pipelines/entities";
+import type { PipelineRow } from "../entities/pipelines";
 import { isRowId } from "../kernel/params";
 
 export type TriggerRow = CiTrigger & { owner: User | null };

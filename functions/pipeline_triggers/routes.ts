@@ -8,9 +8,9 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { pipeline } from "../pipelines/entities";
-import { PipelineCreationError } from "../pipelines/services";
-import { trigger } from "./entities";
+import { pipeline } from "../entities/pipelines";
+import { PipelineCreationError } from "../shared/ci/create";
+import { trigger } from "../entities/pipeline_triggers";
 import * as q from "./queries";
 import { newTriggerToken, runTrigger } from "./services";
 

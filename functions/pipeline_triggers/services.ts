@@ -3,8 +3,8 @@ import type { Bindings } from "../kernel/env";
 import { Access } from "../kernel/access";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import { pipelineStub } from "../shared/ci/coordinator";
-import { createPipeline, PipelineCreationError } from "../pipelines/services";
-import { TRIGGER_TOKEN_PREFIX } from "./entities";
+import { createPipeline, PipelineCreationError } from "../shared/ci/create";
+import { TRIGGER_TOKEN_PREFIX } from "../entities/pipeline_triggers";
 import * as q from "./queries";
 
 /** Ci::Trigger's token: the prefix and 20 random bytes in hex (`SecureRandom.hex(20)`). */

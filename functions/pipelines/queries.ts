@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, sql, type SQL }
 import { ciBuilds, ciJobArtifacts, ciPipelineVariables, ciPipelines, gitCommits, users } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { PipelineRow } from "./entities";
+import type { PipelineRow } from "../entities/pipelines";
 
 export type PipelineFilters = {
   scope?: "running" | "pending" | "finished" | "branches" | "tags";

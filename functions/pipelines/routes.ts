@@ -8,10 +8,10 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { pipeline, pipelineBasic, pipelineVariable } from "./entities";
+import { pipeline, pipelineBasic, pipelineVariable } from "../entities/pipelines";
 import { buildSuite, testReport } from "./junit";
 import * as q from "./queries";
-import { persistPipeline, buildPipeline, PipelineCreationError } from "./services";
+import { persistPipeline, buildPipeline, PipelineCreationError } from "../shared/ci/create";
 
 /**
  * Pipelines (lib/api/ci/pipelines.rb). Not built: `GET /pipelines/latest`, `test_report_summary`,

@@ -6,7 +6,7 @@ import { findProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { exportStatus, projectExportStatus } from "./entities";
+import { exportStatus, projectExportStatus } from "../entities/project_export";
 import * as q from "./queries";
 
 /**

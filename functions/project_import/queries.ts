@@ -37,8 +37,8 @@ import {
   type ProjectTransferJob,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import { insertAwardsInBulk } from "../award_emoji/writes";
-import { insertNotesInBulk } from "../notes/writes";
+import { insertAwardsInBulk } from "../shared/issuables/award_writes";
+import { insertNotesInBulk } from "../shared/issuables/note_writes";
 import { restoreProjectIidsSql } from "../shared/issuables/iids";
 
 export type ImportFailure = typeof importFailures.$inferSelect;

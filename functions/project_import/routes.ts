@@ -7,7 +7,7 @@ import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
-import { projectImportStatus } from "./entities";
+import { projectImportStatus } from "../entities/project_import";
 import * as q from "./queries";
 import { scheduleImport } from "./services";
 

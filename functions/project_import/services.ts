@@ -11,9 +11,9 @@ import { newDiscussionId } from "../shared/issuables/system_notes";
 // Deliberate exception to the import rules: an import creates its project with Projects::CreateService
 // (GitLab's GitlabProjectsImportService does exactly that), so the project's validations, namespace
 // permissions and personal-project limit are the projects domain's own, not a copy.
-import { createProject, replaceProject } from "../projects/services";
-import type { ProjectRow } from "../projects/entities";
-import { EXPORT_VERSION } from "../project_export/entities";
+import { createProject, replaceProject } from "../projects/public";
+import type { ProjectRow } from "../entities/projects";
+import { EXPORT_VERSION } from "../entities/project_export";
 import { ArchiveError, parseBundle, readArchive, relation, type ImportRecord } from "./archive";
 import * as q from "./queries";
 import { restoreRepository } from "./repository";
@@ -508,7 +508,7 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
     ),
   );
 
-  // Edgeforge's extensions of the archive (functions/project_export/entities.ts#exportTree): issue links,
+  // Edgeforge's extensions of the archive (functions/entities/project_export.ts#exportTree): issue links,
   // user lists, feature flags and CI/CD variables. Deliberate difference from GitLab: GitLab's archive
   // has no such relations, so its importer restores none of them.
   const issueIds = await q.issueIdsByIid(db, projectId);

@@ -18,7 +18,7 @@ import {
   projectIsVisibleForShape,
   type ActorShape,
 } from "../kernel/visibility";
-import type { ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "./entities";
+import type { ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "../entities/projects";
 import { pathRowId } from "../kernel/params";
 
 const owner = alias(users, "owner");

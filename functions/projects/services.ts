@@ -3,7 +3,7 @@ import { Access, visibilityLevel, visibilityName, type VisibilityName } from "..
 import type { Database, Executor, Transaction } from "../kernel/db";
 import { ApiError, apiError, conflict, notFound, validation } from "../kernel/errors";
 import { toSentence } from "../kernel/present";
-import type { ProjectRow } from "./entities";
+import type { ProjectRow } from "../entities/projects";
 import { copyRefsForFork, createInitialCommit, initializeDefaultBranch, isValidBranchName, readRef, repoOf } from "../shared/git";
 import * as q from "./queries";
 import { defaultReadme } from "./readme";

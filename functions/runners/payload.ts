@@ -1,7 +1,7 @@
 import type { CiBuild, GitCommitRow } from "../../db/schema";
-import { mergeVariables, pipelineVariables, projectVariables, serverVariables, userVariables, type Variable } from "../pipelines/variables";
-import type { ArtifactsSpec } from "../pipelines/yaml";
-import { scopeMatches } from "../ci_variables/rules";
+import { mergeVariables, pipelineVariables, projectVariables, serverVariables, userVariables, type Variable } from "../shared/ci/variables";
+import type { ArtifactsSpec } from "../shared/ci/yaml";
+import { scopeMatches } from "../shared/ci/variable_rules";
 import type { ClaimingRunner, JobVariableRow } from "./queries";
 
 /**

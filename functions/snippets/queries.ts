@@ -6,7 +6,7 @@ import type { Actor } from "../kernel/env";
 import { anySnippetIsVisible, snippetIsVisible } from "../shared/issuables/policy";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { Visibility } from "../kernel/access";
-import type { SnippetRow } from "./entities";
+import type { SnippetRow } from "../entities/snippets";
 import { isRowId } from "../kernel/params";
 
 export type { SnippetRow };

@@ -9,7 +9,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { tag, type TagRow } from "./entities";
+import { tag, type TagRow } from "../entities/tags";
 import * as q from "./queries";
 import * as s from "./services";
 import { versionCompare } from "./versioncmp";

@@ -7,7 +7,7 @@ import { findProject } from "../kernel/lookup";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { parseDuration, timeStats } from "./entities";
+import { parseDuration, timeStats } from "../entities/time_tracking";
 import * as services from "./services";
 
 /**

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
 import { validation } from "../kernel/errors";
 import { systemNotesCte } from "../shared/issuables/system_notes";
-import { humanDuration, type TimeTracked } from "./entities";
+import { humanDuration, type TimeTracked } from "../entities/time_tracking";
 
 /**
  * Time tracking writes (app/models/concerns/time_trackable.rb through Issues::UpdateService and

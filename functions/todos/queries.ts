@@ -10,7 +10,7 @@ import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload"
 import { loadEpicRows } from "../shared/issuables/epic_preload";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupAccessLevel, groupIsVisible, projectIsVisible } from "../kernel/visibility";
-import type { TodoRow, TodoTarget } from "./entities";
+import type { TodoRow, TodoTarget } from "../entities/todos";
 
 const todoGroup = alias(namespaces, "todo_group");
 

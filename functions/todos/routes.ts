@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { ACTION_NAMES, todo } from "./entities";
+import { ACTION_NAMES, todo } from "../entities/todos";
 import * as q from "./queries";
 import * as services from "./services";
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { operationsFeatureFlags as flags, operationsFeatureFlagsClients as clients, type FeatureFlagsClient, type LegacyScope } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { UnleashFlagRow } from "./entities";
+import type { UnleashFlagRow } from "../entities/unleash";
 
 /** `FeatureFlagsClient.find_for_project_and_token`: the project's client with this instance id. */
 export async function findClient(db: Executor, projectId: number, token: string): Promise<FeatureFlagsClient | null> {

@@ -8,7 +8,7 @@ import { pathRowId, rawParams } from "../kernel/params";
 import { present, presentContext } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { FeatureFlagsClient } from "./queries";
-import { clientFeatureFlags, featureFlagsClient } from "./entities";
+import { clientFeatureFlags, featureFlagsClient } from "../entities/unleash";
 import * as q from "./queries";
 
 /**

@@ -7,7 +7,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
-import { projectUpload } from "./entities";
+import { projectUpload } from "../entities/uploads";
 import { sanitizeFilename } from "./rules";
 import * as services from "./services";
 

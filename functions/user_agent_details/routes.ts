@@ -6,7 +6,7 @@ import { findProject } from "../kernel/lookup";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { userAgentDetail } from "./entities";
+import { userAgentDetail } from "../entities/user_agent_details";
 import { findUserAgentDetail } from "./queries";
 
 /** The user agent and IP address an issue was created from, for administrators (spam handling). */

@@ -7,7 +7,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { emojiName } from "../shared/issuables/emoji";
-import { AVAILABILITIES, userStatus } from "./entities";
+import { AVAILABILITIES, userStatus } from "../entities/user_status";
 import * as q from "./queries";
 
 /** User statuses (lib/api/users.rb, app/services/users/set_status_service.rb); GETs open to `read_user` tokens. */

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-
 import { identities, members, namespaces, users, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
-import type { CustomAttribute, UserIdentity, UserRow } from "./entities";
+import type { CustomAttribute, UserIdentity, UserRow } from "../entities/users";
 
 /** `users.id` qualified: Drizzle leaves selected columns unqualified, which subqueries would capture. */
 const usersId = sql.raw('"users"."id"');

@@ -1,7 +1,7 @@
 import type { User } from "../../db/schema";
 import type { Database } from "../kernel/db";
 import { apiError, validation } from "../kernel/errors";
-import type { UserIdentity, UserRow } from "./entities";
+import type { UserIdentity, UserRow } from "../entities/users";
 import * as q from "./queries";
 
 /**

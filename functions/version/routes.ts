@@ -1,6 +1,6 @@
 import { requireUser } from "../kernel/auth";
 import { router } from "../kernel/router";
-import { metadata, version } from "./entities";
+import { metadata, version } from "../entities/version";
 
 export const versionRoutes = router({ readUserScope: true });
 

@@ -58,11 +58,11 @@ export function statusWrites(text) {
 const ALLOWED = {
   // The engine: each statement returns its changes (`CHANGE`), which the coordinator reports. Its inserts
   // (a retry's clone) are reported as created by the first processing run that sees them.
-  "functions/pipelines/processing.ts": { updates: Infinity, inserts: 1 },
+  "functions/shared/ci/processing.ts": { updates: Infinity, inserts: 1 },
   // The runner's claim (pending → running), reported by the route that claims (runners/routes.ts).
   "functions/runners/queries.ts": { updates: 1, inserts: 0 },
   // A new pipeline's jobs, reported as created by their first processing run.
-  "functions/pipelines/services.ts": { updates: 0, inserts: 1 },
+  "functions/shared/ci/create.ts": { updates: 0, inserts: 1 },
   // Imported jobs, inserted processed: GitLab's `after_create unless: :importing?` sends nothing either.
   "functions/project_import/queries.ts": { updates: 0, inserts: 1 },
 };
@@ -74,7 +74,7 @@ test("ci_builds.status is written only where its changes reach the one reporter"
     if (writes.length === 0) continue;
     const allowed = ALLOWED[file];
     if (!allowed) {
-      offenders.push(`${file} writes ci_builds.status (${writes.length} statements): go through functions/pipelines/processing.ts`);
+      offenders.push(`${file} writes ci_builds.status (${writes.length} statements): go through functions/shared/ci/processing.ts`);
       continue;
     }
     const updates = writes.filter((w) => w.kind === "update").length;
@@ -86,14 +86,14 @@ test("ci_builds.status is written only where its changes reach the one reporter"
 });
 
 test("the engine's status updates return the rows they changed", () => {
-  const text = source("functions/pipelines/processing.ts");
+  const text = source("functions/shared/ci/processing.ts");
   const updates = statusWrites(text).filter((w) => w.kind === "update");
   assert.ok(updates.length >= 8, `expected the engine's status updates, found ${updates.length}`);
   for (const w of updates) assert.match(w.statement, /\.returning\(\s*(CHANGE|\{\s*\.\.\.CHANGE)|RETURNING\b/, `not returning its changes: ${w.statement.slice(0, 120)}`);
 });
 
 test("every engine function that writes job status returns its changes, and the coordinator reports them", () => {
-  const text = source("functions/pipelines/processing.ts");
+  const text = source("functions/shared/ci/processing.ts");
   const functions = [...text.matchAll(/^(export )?async function (\w+)\(/gm)].map((m, i, all) => ({
     exported: Boolean(m[1]),
     name: m[2],
@@ -112,7 +112,7 @@ test("every engine function that writes job status returns its changes, and the 
   }
   const exported = functions.filter((f) => f.exported && writers.has(f.name));
   assert.ok(exported.length >= 8, `expected the engine's writers, found ${exported.map((f) => f.name)}`);
-  const coordinator = source("functions/pipelines/coordinator.ts");
+  const coordinator = source("functions/shared/ci/pipeline_coordinator.ts");
   const missing = [];
   for (const f of exported) {
     const signature = f.body.slice(0, f.body.indexOf("{\n"));

@@ -18,8 +18,8 @@ function walk(dir) {
 
 /** Table (SQL name, Drizzle name) → the files allowed to insert its rows. */
 const WRITERS = [
-  { table: "notes", drizzle: "notes", writers: ["functions/notes/writes.ts", "functions/shared/issuables/system_notes.ts"] },
-  { table: "award_emoji", drizzle: "awardEmoji", writers: ["functions/award_emoji/writes.ts"] },
+  { table: "notes", drizzle: "notes", writers: ["functions/shared/issuables/note_writes.ts", "functions/shared/issuables/system_notes.ts"] },
+  { table: "award_emoji", drizzle: "awardEmoji", writers: ["functions/shared/issuables/award_writes.ts"] },
   { table: "todos", drizzle: "todos", writers: ["functions/shared/issuables/todos.ts"] },
   { table: "subscriptions", drizzle: "subscriptions", writers: ["functions/shared/issuables/subscriptions.ts"] },
   { table: "resource_label_events", drizzle: "resourceLabelEvents", writers: ["functions/shared/issuables/resource_events.ts"] },

@@ -5,7 +5,7 @@ import { createDb } from "../../functions/kernel/db";
 import { request, statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 import { ciProject, createPipeline, eventually, finish, projectRunner, requestJob, type Claimed } from "../helpers/ci";
-import { compositeStatus } from "../../functions/pipelines/status";
+import { compositeStatus } from "../../functions/shared/ci/status";
 
 describe("POST /runners, /runners/verify, DELETE /runners", () => {
   it("registers with a registration token, verifies, unregisters", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { humanDuration, parseDuration } from "../../functions/time_tracking/entities";
+import { humanDuration, parseDuration } from "../../functions/entities/time_tracking";
 
 describe("parseDuration (Gitlab::TimeTrackingFormatter.parse)", () => {
   it("reads units, bare hours, chrono notation, fractions and a leading minus", () => {

@@ -12,9 +12,9 @@ import { router } from "../../kernel/router";
 import { canOverride, canApprove, loadApprovalState, suggestedApprovers } from "../../shared/approvals/state";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { canUpdateMergeRequest, type MergeRequestWithAssignees } from "../../shared/issuables/policy";
-import { isBot } from "../../users/entities";
+import { isBot } from "../../entities/users";
 import { verifyPassword } from "../../shared/passwords";
-import { approvalStateEntity, mergeRequestApprovalRule, mergeRequestApprovals } from "../entities";
+import { approvalStateEntity, mergeRequestApprovalRule, mergeRequestApprovals } from "../../entities/approvals";
 import * as q from "../queries";
 import { validateRule } from "./rules";
 

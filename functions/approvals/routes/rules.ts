@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { projectApprovalRule } from "../entities";
+import { projectApprovalRule } from "../../entities/approvals";
 import * as q from "../queries";
 
 /**

@@ -6,7 +6,7 @@ import { findProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { approvalSettings } from "../entities";
+import { approvalSettings } from "../../entities/approvals";
 import * as q from "../queries";
 import { authorizeReadRules } from "./rules";
 

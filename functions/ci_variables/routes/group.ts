@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { variable } from "../entities";
+import { variable } from "../../entities/ci_variables";
 import * as q from "../queries";
 import { saveVariable } from "../services";
 import { changesOf, CreateVariable, FilterParams, oneVariable, scopeFilter, UpdateVariable } from "./params";

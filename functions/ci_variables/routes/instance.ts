@@ -5,7 +5,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { instanceVariable } from "../entities";
+import { instanceVariable } from "../../entities/ci_variables";
 import * as q from "../queries";
 import { saveVariable } from "../services";
 import { changesOf, CreateInstanceVariable, UpdateInstanceVariable } from "./params";

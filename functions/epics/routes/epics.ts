@@ -9,7 +9,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParamsWithPath, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { epic } from "../entities";
+import { epic } from "../../entities/epics";
 import * as q from "../queries";
 import { castDate, labelTitles, parentError, planEpicLabels, planEpicUpdate, relationNotes, stateEventOf, updateNotes } from "../services";
 

@@ -7,7 +7,7 @@ import { pathRowId, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadEpic } from "../../shared/issuables/policy";
-import { epicLabelEvent, epicStateEvent } from "../entities";
+import { epicLabelEvent, epicStateEvent } from "../../entities/epics";
 import * as q from "../queries";
 
 /**

@@ -10,7 +10,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { loadIssueRows } from "../../shared/issuables/issue_preload";
 import { canReadEpic } from "../../shared/issuables/policy";
-import { epicIssue, epicIssueLink, type EpicRow } from "../entities";
+import { epicIssue, epicIssueLink, type EpicRow } from "../../entities/epics";
 import * as q from "../queries";
 import { epicIssueNotes, orderAfterMove } from "../services";
 

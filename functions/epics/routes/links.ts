@@ -8,7 +8,7 @@ import { p, readParamsWithPath, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadEpic } from "../../shared/issuables/policy";
-import { epic, linkedEpic, type EpicRow } from "../entities";
+import { epic, linkedEpic, type EpicRow } from "../../entities/epics";
 import * as q from "../queries";
 import { DEPTH_EXCEEDED, MAX_HIERARCHY_DEPTH, orderAfterMove, parentError, relationNotes } from "../services";
 

@@ -23,7 +23,7 @@ import {
   SUBGROUP_CREATION_LEVELS,
   type GroupRow,
   type GroupStatistics,
-} from "../entities";
+} from "../../entities/groups";
 import * as q from "../queries";
 import {
   canChangeShareLock,

@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { publicGroupDetails } from "../../projects/entities";
+import { publicGroupDetails } from "../../entities/projects";
 import { transferProject } from "../../shared/project_transfer";
 import * as q from "../queries";
 import { canCreateGroup, canCreateSubgroup } from "../rules";

@@ -7,7 +7,7 @@ import { pageOf, paginate } from "../../kernel/pagination";
 import { pathRowId, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { resourceLabelEvent, resourceMilestoneEvent, resourceStateEvent } from "../entities";
+import { resourceLabelEvent, resourceMilestoneEvent, resourceStateEvent } from "../../entities/issues";
 import { EventsList } from "../params";
 import * as q from "../queries";
 

@@ -13,7 +13,7 @@ import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { checkRateLimit } from "../../kernel/rate_limit";
 import { router } from "../../kernel/router";
-import { issue } from "../entities";
+import { issue } from "../../entities/issues";
 import { CREATE_RULES, CreateIssue, UPDATE_RULES, UpdateIssue } from "../params";
 import { clientIp } from "../rules";
 import * as services from "../services";

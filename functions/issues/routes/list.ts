@@ -6,7 +6,7 @@ import { pageOf, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { issue, type ReferenceFrom } from "../entities";
+import { issue, type ReferenceFrom } from "../../entities/issues";
 import { ISSUE_TYPES, LIST_RULES, ListGroupIssues, ListIssues, splitLabels, type ListParams } from "../params";
 import * as q from "../queries";
 

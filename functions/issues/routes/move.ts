@@ -8,7 +8,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadIssue, canUpdateIssue } from "../../shared/issuables/policy";
 import { loadIssueById, loadProjectIssue, type IssueRow } from "../../shared/issuables/issue_preload";
-import { issue } from "../entities";
+import { issue } from "../../entities/issues";
 import * as services from "../services";
 
 /** Move, clone and reorder (lib/api/issues.rb). */

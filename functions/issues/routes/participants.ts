@@ -1,4 +1,4 @@
-import { userBasic } from "../../users/entities";
+import { userBasic } from "../../entities/users";
 import { findIssue } from "../../shared/issuables/find";
 import { mentionedUsernames } from "../../shared/issuables/mentions";
 import { findProject } from "../../kernel/lookup";

@@ -3,7 +3,7 @@ import type { Ctx } from "../../kernel/env";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { readParams } from "../../kernel/params";
 import { router } from "../../kernel/router";
-import { issuesStatistics } from "../entities";
+import { issuesStatistics } from "../../entities/issues";
 import { IssuesStatistics, LIST_RULES } from "../params";
 import * as q from "../queries";
 import { filtersOf } from "./list";

@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { groupLabel, type LabelRow } from "../entities";
+import { groupLabel, type LabelRow } from "../../entities/labels";
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
 

@@ -11,7 +11,7 @@ import type { AppEnv, Ctx } from "../../kernel/env";
 import { rejectMalformedBody } from "../../kernel/params";
 import { baseUrl } from "../../kernel/present";
 import { LfsError, guarded, lfsAccess, lfsJson, repoPath } from "../access";
-import { lfsLock, lfsMessage } from "../entities";
+import { lfsLock, lfsMessage } from "../../entities/lfs";
 import * as q from "../queries";
 
 export const lockRoutes = new Hono<AppEnv>();

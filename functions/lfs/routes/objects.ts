@@ -8,9 +8,9 @@ import { z } from "zod";
 import { Visibility } from "../../kernel/access";
 import type { AppEnv, Ctx } from "../../kernel/env";
 import { baseUrl } from "../../kernel/present";
-import { denied } from "../../git_http/access";
+import { denied } from "../../shared/git_http/access";
 import { LfsError, guarded, lfsAccess, lfsJson, lfsNotFound, repoPath, type LfsOperation } from "../access";
-import { batchResponse, downloadObject, uploadObject, type BatchObject } from "../entities";
+import { batchResponse, downloadObject, uploadObject, type BatchObject } from "../../entities/lfs";
 import * as q from "../queries";
 import { UploadMismatch, storeUpload } from "../services";
 

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { mergeRequest, mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import { mergeRequest, mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
 import { refreshListed } from "../merging";
 import * as q from "../queries";
 

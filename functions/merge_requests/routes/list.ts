@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { INT32, p, readParams, type ParamRule } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { mergeRequestBasic, mergeRequestSimple, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import { mergeRequestBasic, mergeRequestSimple, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
 import { refreshListed } from "../merging";
 import * as q from "../queries";
 

@@ -12,7 +12,7 @@ import { findMergeRequest } from "../../shared/issuables/find";
 import { checkMergeability, mergeToRef } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
 import { isApproved } from "../../shared/approvals/state";
-import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../entities";
+import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
 import * as mq from "../merge_queries";
 import { afterMergeHooks, branchPair, canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
 import * as q from "../queries";

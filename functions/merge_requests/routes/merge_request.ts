@@ -10,7 +10,7 @@ import { p, pathRowId, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
-import { mergeRequest, type MergeRequestContext, type MergeRequestPipelineRow, type MergeRequestRow } from "../entities";
+import { mergeRequest, type MergeRequestContext, type MergeRequestPipelineRow, type MergeRequestRow } from "../../entities/merge_requests";
 import { headPipelineRow } from "../pipeline_queries";
 import * as q from "../queries";
 import * as services from "../services";

@@ -5,7 +5,7 @@ import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { findMergeRequest } from "../../shared/issuables/find";
-import { mergeRequestPipeline } from "../entities";
+import { mergeRequestPipeline } from "../../entities/merge_requests";
 import { refreshMergeRequest } from "../merging";
 import { mergeRequestCommitShas, mergeRequestPipelines } from "../pipeline_queries";
 import { repoOf } from "../../shared/git";

@@ -10,7 +10,7 @@ import { pipelinesForPush } from "../../shared/ci/coordinator";
 import { rebaseBranch } from "../../shared/git";
 import { findMergeRequest } from "../../shared/issuables/find";
 import { branchAccess, callerOf, listProtections } from "../../shared/protected_branches/access";
-import { rebaseAccepted } from "../entities";
+import { rebaseAccepted } from "../../entities/merge_requests";
 import * as mq from "../merge_queries";
 import { branchPair } from "../merging";
 import { iidParam } from "./merge";

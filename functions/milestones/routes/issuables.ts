@@ -1,9 +1,9 @@
 import type { Ctx } from "../../kernel/env";
 import { paginate, type Page } from "../../kernel/pagination";
 import { present } from "../../kernel/present";
-import { issueBasic, type IssueContext, type IssueRow, type ReferenceFrom } from "../../issues/entities";
-import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../../merge_requests/entities";
-import type { MilestoneRow } from "../entities";
+import { issueBasic, type IssueContext, type IssueRow, type ReferenceFrom } from "../../entities/issues";
+import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
+import type { MilestoneRow } from "../../entities/milestones";
 import * as q from "../queries";
 
 /**

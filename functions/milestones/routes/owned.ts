@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { milestone } from "../entities";
+import { milestone } from "../../entities/milestones";
 import * as q from "../queries";
 import { castDate, inspectErrors, milestoneErrors, milestoneTitle } from "../rules";
 import { presentIssues, presentMergeRequests } from "./issuables";

@@ -7,7 +7,7 @@ import { findProject } from "../../kernel/lookup";
 import { decodeQuery, p, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { packageFile } from "../entities";
+import { packageFile } from "../../entities/packages";
 import * as q from "../queries";
 import { MAX_FILE_BYTES, storeFile } from "../services";
 

@@ -6,7 +6,7 @@ import { findProject } from "../../kernel/lookup";
 import { rawParams } from "../../kernel/params";
 import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { npmPackageMetadata } from "../npm_entities";
+import { npmPackageMetadata } from "../../entities/packages_npm";
 import * as q from "../queries";
 import { MAX_FILE_BYTES, storeFile } from "../services";
 

@@ -8,7 +8,7 @@ import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { Access } from "../../kernel/access";
-import { packageEntity, packageFile, packagePipeline, type PackageRow } from "../entities";
+import { packageEntity, packageFile, packagePipeline, type PackageRow } from "../../entities/packages";
 import * as q from "../queries";
 import { removeFiles } from "../services";
 

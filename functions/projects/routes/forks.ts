@@ -8,7 +8,7 @@ import { keysetUnavailable, pageOf, pageParams, paginate } from "../../kernel/pa
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project, projectBasic, projectWithAccess, publicGroupDetails } from "../entities";
+import { project, projectBasic, projectWithAccess, publicGroupDetails } from "../../entities/projects";
 import * as q from "../queries";
 import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 import * as s from "../services";

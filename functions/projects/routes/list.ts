@@ -7,7 +7,7 @@ import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeep
 import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
+import { project, projectBasic, projectWithAccess, type ProjectRow } from "../../entities/projects";
 import * as q from "../queries";
 import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 

@@ -9,7 +9,7 @@ import { findProject, findUser } from "../../kernel/lookup";
 import { p, rawParams, readParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project, projectBasic, projectWithAccess, type ProjectRow } from "../entities";
+import { project, projectBasic, projectWithAccess, type ProjectRow } from "../../entities/projects";
 import * as q from "../queries";
 import * as s from "../services";
 

@@ -6,7 +6,7 @@ import { findProject } from "../../kernel/lookup";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { findCommit, listTree, objectSizes, repoOf } from "../../shared/git";
-import { projectRepositoryStorage } from "../entities";
+import { projectRepositoryStorage } from "../../entities/projects";
 import { languageShares } from "../languages";
 
 /** `languages`, `storage` and `housekeeping` of lib/api/projects.rb. */

@@ -6,7 +6,7 @@ import { findProject } from "../../kernel/lookup";
 import { p, rawParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { projectGroupLink } from "../entities";
+import { projectGroupLink } from "../../entities/projects";
 import * as s from "../services";
 
 export const shareRoutes = router();

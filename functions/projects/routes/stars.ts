@@ -6,7 +6,7 @@ import { findProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project as projectEntity, userStarsProject } from "../entities";
+import { project as projectEntity, userStarsProject } from "../../entities/projects";
 import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
 import * as projectQueries from "../queries";
 import * as q from "../star_queries";

@@ -4,8 +4,8 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { userBasic } from "../../users/entities";
-import { publicGroupDetails } from "../entities";
+import { userBasic } from "../../entities/users";
+import { publicGroupDetails } from "../../entities/projects";
 import * as q from "../team_queries";
 
 /** `GET /projects/:id/users` and `GET /projects/:id/groups` (lib/api/projects.rb). */

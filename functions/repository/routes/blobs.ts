@@ -9,7 +9,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { contributors, isOid, readObject, repoOf, toBase64 } from "../../shared/git";
 import { detectContentType } from "../content_type";
-import { blob, contributor } from "../entities";
+import { blob, contributor } from "../../entities/repository";
 
 /** Blobs and contributors (lib/api/repositories.rb, GitLab 15.4), behind `authorize! :download_code`. */
 export const blobRoutes = router();

@@ -6,9 +6,9 @@ import { findProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { commit } from "../../commits/entities";
+import { commit } from "../../entities/commits";
 import { compareCommits, mergeBase, readCommitRows, repoOf, resolveCommitRows, resolveRevisions } from "../../shared/git";
-import { compare } from "../entities";
+import { compare } from "../../entities/repository";
 
 /** Compare and merge base (lib/api/repositories.rb, GitLab 15.4), behind `authorize! :download_code`. */
 export const compareRoutes = router();

@@ -18,7 +18,7 @@ import {
   type Repo,
   type TreeListing,
 } from "../../shared/git";
-import { commitFailureMessage } from "../../commits/messages";
+import { commitFailureMessage } from "../../shared/git/operations/messages";
 import { callerOf, pushGuard } from "../../shared/protected_branches/access";
 import { lfsPointer, visibleObjects } from "../../shared/lfs/read";
 import { toBase64 } from "../../shared/git/pure/bytes";
@@ -30,7 +30,7 @@ import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { contentDisposition, detectContentType } from "../content_type";
-import { blameRange, blobHeaders, fileWithContent, treeObject, type BlameGroup, type FileRow } from "../entities";
+import { blameRange, blobHeaders, fileWithContent, treeObject, type BlameGroup, type FileRow } from "../../entities/repository";
 import * as q from "../queries";
 
 /**

@@ -26,7 +26,7 @@ import { groupIsVisible } from "../../kernel/visibility";
 import { commitsBetween, repoOf } from "../git";
 import { listProtections } from "../protected_branches/read";
 import type { Protection } from "../protected_branches/rules";
-import type { UserBasicRow } from "../../users/entities";
+import type { UserBasicRow } from "../../entities/users";
 
 export type { ApprovalMergeRequestRule, ApprovalProjectRule, ProjectApprovalSettings };
 

@@ -5,7 +5,7 @@
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { refMatches } from "../protected_branches/rules";
-import type { UserBasicRow } from "../../users/entities";
+import type { UserBasicRow } from "../../entities/users";
 import * as r from "./read";
 import type { Approval, RuleDetails, Settings } from "./read";
 

@@ -1,6 +1,6 @@
 // GenericCommitStatus's state machine (app/models/commit_status.rb, GitLab 15.4) as the statuses API
 // drives it (lib/api/commit_statuses.rb), pure; and which pipelines of a commit a status attaches to,
-// which the statuses API reads and the pipeline engine (pipelines/external.ts) writes by.
+// which the statuses API reads and the pipeline engine (shared/ci/external.ts) writes by.
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { ciPipelines } from "../../../db/schema";
 import { isRowId } from "../../kernel/params";

@@ -1,6 +1,6 @@
-import type { JobOutcome } from "../../pipelines/processing";
-import type { PipelineCoordinator, PipelineSnapshot } from "../../pipelines/coordinator";
-import type { ExternalStatusInput, ExternalStatusResult } from "../../pipelines/external";
+import type { JobOutcome } from "./processing";
+import type { PipelineCoordinator, PipelineSnapshot } from "./pipeline_coordinator";
+import type { ExternalStatusInput, ExternalStatusResult } from "./external";
 import type { Bindings } from "../../kernel/env";
 import { hookEvent } from "../webhooks";
 

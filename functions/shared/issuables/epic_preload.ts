@@ -2,8 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { epics, namespaces, users } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
-import type { EpicRow } from "../../epics/entities";
-import type { LabelBasicRow } from "../../labels/entities";
+import type { EpicRow } from "../../entities/epics";
+import type { LabelBasicRow } from "../../entities/labels";
 
 /**
  * Every relation the epic entity shows (author, group path, parent, votes, labels, inherited dates),

@@ -8,13 +8,13 @@ import { actorPlaceholders, actorShape, projectIsVisibleForShape, type ActorShap
 import { isRowId } from "../../kernel/params";
 
 /**
- * Everything the issue entities (functions/issues/entities.ts) need, loaded in ONE statement for any
+ * Everything the issue entities (functions/entities/issues.ts) need, loaded in ONE statement for any
  * number of issues: the row, its project's paths, author, closer, assignees, labels, milestone and the
  * two counts GitLab computes per request. Domains that present issues (issue links, to-dos, notes,
  * milestones) select the ids they need, then call `loadIssueRows`; they never query relations themselves.
  */
 
-/** The user columns `userBasic` reads (functions/users/entities.ts `UserBasicRow`). */
+/** The user columns `userBasic` reads (functions/entities/users.ts `UserBasicRow`). */
 export type IssueUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
 /** A label as the issue entities show it (LabelBasic). */
 export type IssueLabel = Pick<Label, "id" | "title" | "color" | "description" | "projectId" | "groupId" | "priority">;

@@ -7,7 +7,7 @@ import { projectAccessLevel } from "../../kernel/visibility";
 import { subscriptionSql } from "./subscriptions";
 
 /**
- * Everything the merge request entities (functions/merge_requests/entities.ts) need, in ONE statement
+ * Everything the merge request entities (functions/entities/merge_requests.ts) need, in ONE statement
  * for any number of merge requests: the row, its project's paths and settings with the caller's access
  * level, author, closer, merger, assignees, reviewers, labels and milestone. Domains that present merge
  * requests (merge request lists, related merge requests, to-dos) select ids or filter, then load here.

@@ -5,7 +5,7 @@ import type { Executor } from "../../kernel/db";
  * System notes (app/services/system_note_service.rb) and discussion ids: the one place that INSERTs
  * system notes and the one generator of discussion ids. Callers (issues, merge requests, issue links,
  * time tracking) put the CTE this returns into their own write statement, so a write and its notes
- * stay one statement. User notes are written by `functions/notes/writes.ts`.
+ * stay one statement. User notes are written by `functions/shared/issuables/note_writes.ts`.
  */
 
 /** Discussion::discussion_id: 40 hex characters (GitLab hashes a random value with SHA1). */

@@ -1,5 +1,5 @@
 import type { WebHook } from "../../../db/schema";
-import { GITLAB_VERSION } from "../../version/entities";
+import { GITLAB_VERSION } from "../../entities/version";
 import { blockedReason, type GuardOptions } from "./url_guard";
 
 /** What one delivery came to: the receiver's status and body, or why no request was made or answered. */

@@ -25,23 +25,10 @@ import * as q from "./queries";
  * Differs from GitLab: the payload is built when the consumer runs, moments after the change, so a
  * second change in between shows in both; `changes` compares with the attributes the request saw before.
  */
-export type HookEvent =
-  | { kind: "issue"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
-  | { kind: "merge_request"; projectId: number; id: number; action: "open" | "update" | "close" | "reopen" | "merge"; userId: number; before?: Record<string, unknown> | null }
-  | { kind: "note"; projectId: number; id: number; userId: number }
-  | { kind: "push"; projectId: number }
-  /** A pipeline status transition, reported by the pipeline coordinator (shared/ci/finished.ts). */
-  | { kind: "pipeline"; projectId: number; id: number; status: string }
-  /** A job status change, reported by `jobStatusChanged` (shared/ci/finished.ts), the one reporter. */
-  | { kind: "job"; projectId: number; id: number; status: string };
-
-export type WebhookMessage =
-  | { type: "event"; baseUrl: string; event: HookEvent }
-  | { type: "delivery"; baseUrl: string; hookId: number; header: string; payload: unknown; uuid: string }
-  /** A merge request event to one external status check (`ExternalStatusCheck#async_execute`). */
-  | { type: "status_check"; baseUrl: string; checkId: number; payload: unknown }
-  /** One request of a chat integration's notification (Integrations::BaseChatNotification#notify). */
-  | { type: "chat"; baseUrl: string; integrationId: number; contentType: string; body: string };
+// The message shapes live with the queue binding that carries them (kernel/env.ts), so that the kernel
+// names no shared module; they are re-exported here for the producers and the consumer.
+export type { HookEvent, WebhookMessage } from "../../kernel/env";
+import type { HookEvent, WebhookMessage } from "../../kernel/env";
 
 /** The one entry point of every event kind: enqueue and return (never fails the caller's request). */
 export async function hookEvent(env: Bindings, baseUrl: string, event: HookEvent): Promise<void> {

@@ -1,6 +1,6 @@
 import type { GitCommitRow, Label, Note, Snippet, User } from "../../../db/schema";
 import { isoTime, type PresentContext } from "../../kernel/present";
-import { avatarUrl } from "../../users/entities";
+import { avatarUrl } from "../../entities/users";
 import type { HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
 
 /**

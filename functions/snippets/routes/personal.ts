@@ -8,8 +8,8 @@ import { pageOf, pageParams, paginate, type Page } from "../../kernel/pagination
 import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { userAgentDetail } from "../../user_agent_details/entities";
-import { snippetEntity, type SnippetRow } from "../entities";
+import { userAgentDetail } from "../../entities/user_agent_details";
+import { snippetEntity, type SnippetRow } from "../../entities/snippets";
 import { CREATE_FILE_RULES, createFileParams, RawFile, UPDATE_RULES, UpdateSnippet } from "../params";
 import * as q from "../queries";
 import { canAdminProjectSnippet } from "./project";

@@ -1,7 +1,7 @@
 import { visibilityLevel } from "../../kernel/access";
 import type { Actor, Ctx } from "../../kernel/env";
 import { notFound, paramsError } from "../../kernel/errors";
-import { SNIPPET_REF, type SnippetRow } from "../entities";
+import { SNIPPET_REF, type SnippetRow } from "../../entities/snippets";
 import * as q from "../queries";
 import { applyContentParams, applyFileActions, refuseContentForMultipleFiles, type FileAction } from "../services";
 import type { z } from "zod";

@@ -6,7 +6,7 @@ import { apiError, checkUnmodifiedSince, conflict, forbidden, notFound, validati
 import { INT32, p, type ParamRule, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { isInternal, userWithAdmin, type UserRow } from "../entities";
+import { isInternal, userWithAdmin, type UserRow } from "../../entities/users";
 import { hasErrors, validateUser, type ValidationErrors } from "../model";
 import { hashPassword, randomPassword } from "../password";
 import * as q from "../queries";

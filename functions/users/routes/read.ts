@@ -6,7 +6,7 @@ import { INT32, p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { loadSettings } from "../../shared/settings/load";
-import { avatar, user, userBasic, userDetailsWithAdmin, userPublic, userWithAdmin } from "../entities";
+import { avatar, user, userBasic, userDetailsWithAdmin, userPublic, userWithAdmin } from "../../entities/users";
 import * as q from "../queries";
 
 /** The reads of lib/api/users.rb, open to `read_user` tokens. */

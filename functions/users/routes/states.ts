@@ -6,7 +6,7 @@ import { INT32, p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import type { User } from "../queries";
-import { isInternal, membership } from "../entities";
+import { isInternal, membership } from "../../entities/users";
 import * as q from "../queries";
 
 /**

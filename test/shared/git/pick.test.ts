@@ -4,7 +4,7 @@ import { createDb, type Database } from "../../../functions/kernel/db";
 import { decodeUtf8 } from "../../../functions/shared/git/pure/bytes";
 import { decodeCommit } from "../../../functions/shared/git/pure/objects";
 import { commitTitle, pickCommit as corePick, pickMessage, type PickInput, type PickResult } from "../../../functions/shared/git/operations/pick";
-import { pickFailureMessage } from "../../../functions/commits/messages";
+import { pickFailureMessage } from "../../../functions/shared/git/operations/messages";
 import { readRef } from "../../../functions/shared/git/store/refs";
 import type { Repo } from "../../../functions/shared/git/store/revisions";
 import { readObjects } from "../../../functions/shared/git/store/objects";
@@ -25,7 +25,7 @@ const alice = { name: "Alice", email: "alice@example.com" };
 const bob = { name: "Bob", email: "bob@example.com" };
 const T = new Date("2024-05-01T10:00:00Z");
 
-/** The core's typed outcome as the endpoint words it (functions/commits/messages.ts). */
+/** The core's typed outcome as the endpoint words it (functions/shared/git/operations/messages.ts). */
 async function pickCommit(db: Parameters<typeof corePick>[0], repo: Parameters<typeof corePick>[1], input: PickInput) {
   const r: PickResult = await corePick(db, repo, input);
   if (r.ok) return r;

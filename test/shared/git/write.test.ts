@@ -11,7 +11,7 @@ import { lastCommitForPath, listCommits, type Repo } from "../../../functions/sh
 import { readObjects } from "../../../functions/shared/git/store/objects";
 import { flattenTree, storeSource } from "../../../functions/shared/git/store/trees";
 import { commitFiles, createInitialCommit, type CommitAction, type CommitFilesInput, type CommitFilesResult } from "../../../functions/shared/git/operations/commit_files";
-import { commitFailureMessage } from "../../../functions/commits/messages";
+import { commitFailureMessage } from "../../../functions/shared/git/operations/messages";
 import { createBranch, createTag, deleteRefWithEvent } from "../../../functions/shared/git/operations/refs";
 import { decodeTag } from "../../../functions/shared/git/pure/objects";
 import { resolveRevisions } from "../../../functions/shared/git/store/revisions";

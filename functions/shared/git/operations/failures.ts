@@ -1,5 +1,5 @@
 // Typed outcomes of the write operations. The git core says what went wrong; the calling domain says
-// it in GitLab's words (functions/commits/messages.ts), since the same failure reads differently per
+// it in GitLab's words (functions/shared/git/operations/messages.ts), since the same failure reads differently per
 // endpoint (the commits API and the files API word `last_commit_id` mismatches differently).
 
 export type CommitFailure =

@@ -1,0 +1,86 @@
+import type { AlertIntegration, AlertMetricImage } from "../../db/schema";
+import { metricImageOf, metricImagePath } from "./metric_images";
+import { isoTime, webUrl, type PresentContext } from "../kernel/present";
+import type { AlertRow } from "../alert_management/queries";
+import { SEVERITIES, STATUSES } from "../alert_management/rules";
+
+/**
+ * JSON of alert management, our REST extension: GitLab manages integrations and reads alerts through
+ * GraphQL (`AlertManagementHttpIntegration`, `AlertManagementAlert`); these carry the same fields in
+ * REST's snake_case.
+ */
+
+/** Gitlab::Utils.slugify of the name (`http-endpoint` when it slugs to nothing), as the URL's `name`. */
+export function nameSlug(name: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "");
+  return slug || "http-endpoint";
+}
+
+export function integrationUrl(ctx: PresentContext, fullPath: string, row: Pick<AlertIntegration, "name" | "endpointIdentifier">): string {
+  if (row.endpointIdentifier === "legacy") return webUrl(ctx, `${fullPath}/-/alerts/notify.json`);
+  return webUrl(ctx, `${fullPath}/-/alerts/notify/${nameSlug(row.name)}/${row.endpointIdentifier}.json`);
+}
+
+export function httpIntegration(row: AlertIntegration, ctx: PresentContext & { fullPath: string }) {
+  return {
+    id: row.id,
+    name: row.name,
+    active: row.active,
+    type: "http",
+    url: integrationUrl(ctx, ctx.fullPath, row),
+    token: row.token,
+    payload_attribute_mappings: Object.entries(row.payloadAttributeMapping).map(([field, m]) => ({
+      field_name: field,
+      path: m.path,
+      type: m.type ?? "string",
+    })),
+    created_at: isoTime(row.createdAt),
+    updated_at: isoTime(row.updatedAt),
+  };
+}
+
+export function alert(row: AlertRow, ctx: PresentContext & { fullPath: string }) {
+  return {
+    id: row.id,
+    iid: row.iid,
+    title: row.title,
+    description: row.description,
+    status: STATUSES[row.status],
+    severity: SEVERITIES[row.severity],
+    events: row.events,
+    fingerprint: row.fingerprint,
+    service: row.service,
+    monitoring_tool: row.monitoringTool,
+    hosts: row.hosts,
+    environment: row.environment,
+    started_at: isoTime(row.startedAt),
+    ended_at: isoTime(row.endedAt),
+    issue_iid: row.issueIid,
+    assignees: row.assignees.map((u) => ({
+      id: u.id,
+      username: u.username,
+      name: u.name,
+      state: u.state,
+      avatar_url: u.avatarUrl,
+      web_url: webUrl(ctx, u.username),
+    })),
+    details: row.payload,
+    created_at: isoTime(row.createdAt),
+    updated_at: isoTime(row.updatedAt),
+    web_url: webUrl(ctx, `${ctx.fullPath}/-/alert_management/${row.iid}/details`),
+  };
+}
+
+export function incidentSettings(row: { createIssue: boolean; autoCloseIncident: boolean; sendEmail: boolean }) {
+  return { create_issue: row.createIssue, auto_close_incident: row.autoCloseIncident, send_email: row.sendEmail };
+}
+
+/** Where GitLab serves an alert's metric image (`alert_metric_image_upload_path`, model `alert_management_metric_image`). */
+export function alertMetricImagePath(row: AlertMetricImage): string {
+  return metricImagePath(row, "alert_management_metric_image");
+}
+
+/** Entities::MetricImage (lib/api/entities/metric_image.rb) of an alert. */
+export function alertMetricImage(row: AlertMetricImage, ctx: PresentContext) {
+  return metricImageOf("alert_management_metric_image", row, ctx);
+}

@@ -1,0 +1,29 @@
+import type { ApplicationSettings } from "../../db/schema";
+import { isoTime, type PresentContext } from "../kernel/present";
+import { SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef } from "../shared/settings/catalog";
+import { formatDuration } from "../application_settings/rules";
+
+const VISIBILITY_NAMES: Record<number, string> = { 0: "private", 10: "internal", 20: "public" };
+
+/**
+ * API::Entities::ApplicationSetting: every setting that is not a secret, with GitLab's deprecated
+ * aliases beside the current names, and `restricted_visibility_levels` as names.
+ */
+export function applicationSetting(row: ApplicationSettings | null, ctx: PresentContext) {
+  const s = settingsFromRow(row) as Record<string, unknown>;
+  const out: Record<string, unknown> = { id: 1 };
+  for (const name of SETTING_NAMES) {
+    const def: SettingDef = SETTINGS[name];
+    if (def.secret) continue;
+    let value = s[name];
+    if (name === "restricted_visibility_levels") value = (value as number[]).map((l) => VISIBILITY_NAMES[l]);
+    // Stored as seconds (`archive_builds_in_seconds`), answered as ChronicDuration's long form.
+    if (name === "archive_builds_in_human_readable") value = typeof value === "number" ? formatDuration(value) : null;
+    if (name === "commit_email_hostname") value = value ?? `users.noreply.${new URL(ctx.baseUrl).hostname}`;
+    out[name] = value;
+    if (def.alias) out[def.alias] = value;
+  }
+  out.created_at = isoTime(row?.createdAt ?? null);
+  out.updated_at = isoTime(row?.updatedAt ?? null);
+  return out;
+}

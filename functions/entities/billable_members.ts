@@ -1,0 +1,34 @@
+import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
+import { userBasic } from "./users";
+import type { BillableRow, MembershipRow } from "../billable_members/queries";
+
+/** EE::API::Entities::BillableMember. */
+export function billableMember(row: BillableRow, ctx: PresentContext) {
+  return {
+    ...userBasic(row, ctx),
+    email: row.publicEmail || null,
+    last_activity_on: isoDate(row.lastActivityOn),
+    membership_type: row.membershipType,
+    // Direct members may be removed here; users who only come through a share may not.
+    removable: row.membershipType === "group_member" || row.membershipType === "project_member",
+    created_at: isoTime(row.createdAt),
+    is_last_owner: row.isLastOwner,
+    last_login_at: isoTime(row.currentSignInAt),
+  };
+}
+
+const ROLE_NAMES: Record<number, string> = { 5: "Minimal Access", 10: "Guest", 20: "Reporter", 30: "Developer", 40: "Maintainer", 50: "Owner" };
+
+/** API::Entities::Membership. */
+export function membership(row: MembershipRow, ctx: PresentContext) {
+  const members = row.sourceType === "Namespace" ? `groups/${row.sourceFullPath}/-/group_members` : `${row.sourceFullPath}/-/project_members`;
+  return {
+    id: row.id,
+    source_id: row.sourceId,
+    source_full_name: row.sourceFullName,
+    source_members_url: webUrl(ctx, members),
+    created_at: isoTime(row.createdAt),
+    expires_at: isoDate(row.expiresAt),
+    access_level: { string_value: ROLE_NAMES[row.accessLevel] ?? "", integer_value: row.accessLevel },
+  };
+}

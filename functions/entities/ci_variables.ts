@@ -1,0 +1,31 @@
+import type { VariableRow } from "../ci_variables/queries";
+
+/**
+ * API::Entities::Ci::Variable. `environment_scope` is shown for project and group variables only
+ * (GitLab exposes it for `Ci::Variable` and `Ci::GroupVariable`). `raw` and `description` are keys of
+ * later GitLab releases (15.6, 16.2) than the 15.4 we answer as; clients ignore unknown keys.
+ */
+export function variable(row: VariableRow) {
+  return {
+    variable_type: row.variableType,
+    key: row.key,
+    value: row.value,
+    protected: row.protected,
+    masked: row.masked,
+    raw: row.raw,
+    environment_scope: row.environmentScope,
+    description: row.description ?? null,
+  };
+}
+
+export function instanceVariable(row: VariableRow) {
+  return {
+    variable_type: row.variableType,
+    key: row.key,
+    value: row.value,
+    protected: row.protected,
+    masked: row.masked,
+    raw: row.raw,
+    description: row.description ?? null,
+  };
+}

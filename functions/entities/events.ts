@@ -1,0 +1,94 @@
+import type { Noteable } from "../shared/issuables/noteables";
+import { isoTime, type PresentContext } from "../kernel/present";
+import { note as noteEntity } from "./notes";
+import { userBasic } from "./users";
+import type { EventRow, PushData } from "../events/queries";
+
+const PUSH_ACTIONS = ["created", "removed", "pushed"] as const;
+const REF_TYPES = ["branch", "tag"] as const;
+
+/**
+ * Event#action_name (app/models/event.rb): pushes say "pushed new", "deleted" or "pushed to"; merged
+ * is "accepted"; `created`, `reopened` and `updated` of an issuable all read "opened", as in GitLab.
+ */
+export function actionName(row: Pick<EventRow, "action" | "targetType" | "pushData">): string {
+  switch (row.action) {
+    case 5:
+      if (row.pushData?.action === 0) return "pushed new";
+      if (row.pushData?.action === 1) return "deleted";
+      return "pushed to";
+    case 3:
+      return "closed";
+    case 7:
+      return "accepted";
+    case 8:
+      return "joined";
+    case 9:
+      return "left";
+    case 11:
+      return "removed due to membership expiration";
+    case 10:
+      return "destroyed";
+    case 6:
+      return "commented on";
+    case 12:
+      return "approved";
+    case 1:
+      // created_project_action_name: "imported" only for projects imported from a URL, which Edgeforge has not.
+      if (row.targetType === null) return "created";
+      return "opened";
+    default:
+      return "opened";
+  }
+}
+
+/** API::Entities::PushEventPayload. */
+export function pushEventPayload(p: PushData) {
+  return {
+    commit_count: p.commitCount,
+    action: PUSH_ACTIONS[p.action] ?? "pushed",
+    ref_type: REF_TYPES[p.refType] ?? "branch",
+    commit_from: p.commitFrom,
+    commit_to: p.commitTo,
+    ref: p.ref,
+    commit_title: p.commitTitle,
+    ref_count: p.refCount,
+  };
+}
+
+/**
+ * API::Entities::Event (lib/api/entities/event.rb, 15.4). `target_iid` is Event#target_iid: the
+ * target's iid, else its id (notes). `note` only for note events, `push_data` only for pushes.
+ * Differs from GitLab: 15.4 has no `imported`/`imported_from` (16.x); they are not shown.
+ */
+export function event(row: EventRow, ctx: PresentContext) {
+  const noteable = row.note
+    ? ({
+        type: row.note.noteableType as Noteable["type"],
+        id: row.note.noteableId ?? 0,
+        iid: row.noteableIid,
+        authorId: null,
+        assigneeIds: [],
+        confidential: false,
+        discussionLocked: false,
+        project: null,
+        group: null,
+        readable: true,
+      } satisfies Noteable)
+    : null;
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    action_name: actionName(row),
+    target_id: row.targetId,
+    target_iid: row.targetIid ?? row.targetId,
+    target_type: row.targetType,
+    author_id: row.author.id,
+    target_title: row.targetTitle,
+    created_at: isoTime(row.createdAt),
+    ...(row.note && noteable ? { note: noteEntity(row.note, { ...ctx, noteable }) } : {}),
+    author: userBasic(row.author, ctx),
+    ...(row.pushData ? { push_data: pushEventPayload(row.pushData) } : {}),
+    author_username: row.author.username,
+  };
+}

@@ -1,0 +1,31 @@
+import type { PresentContext } from "../kernel/present";
+import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "./merge_requests";
+import { protectedBranch } from "./protected_branches";
+import type { CheckWithBranches, ExternalStatusCheck, StatusCheckResponse } from "../external_status_checks/queries";
+
+/** API::Entities::ExternalStatusCheck (15.4: no `hmac`, which came with shared secrets in 16.x). */
+export function externalStatusCheck(check: CheckWithBranches, _ctx?: PresentContext) {
+  return {
+    id: check.id,
+    name: check.name,
+    project_id: check.projectId,
+    external_url: check.externalUrl,
+    protected_branches: check.protectedBranches.map(protectedBranch),
+  };
+}
+
+/**
+ * API::Entities::MergeRequests::StatusCheck: a check as it stands for the merge request's head
+ * (`ExternalStatusCheck#status`: the newest response at that sha, `pending` without one).
+ */
+export function statusCheck(check: ExternalStatusCheck & { status: string }, _ctx?: PresentContext) {
+  return { id: check.id, name: check.name, external_url: check.externalUrl, status: check.status };
+}
+
+/** API::Entities::MergeRequests::StatusCheckResponse: the response with its merge request and check. */
+export function statusCheckResponse(
+  response: StatusCheckResponse & { mergeRequest: MergeRequestRow; check: CheckWithBranches },
+  ctx: MergeRequestContext,
+) {
+  return { id: response.id, merge_request: mergeRequest(response.mergeRequest, ctx), external_status_check: externalStatusCheck(response.check) };
+}

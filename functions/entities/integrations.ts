@@ -1,0 +1,35 @@
+import type { Integration } from "../../db/schema";
+import { isoTime } from "../kernel/present";
+import { kindOf } from "../integrations/catalog";
+
+/** API::Entities::ProjectIntegrationBasic */
+export function projectIntegrationBasic(row: Integration) {
+  return {
+    id: row.id,
+    title: kindOf(row.slug)?.title ?? row.slug,
+    slug: row.slug,
+    created_at: isoTime(row.createdAt),
+    updated_at: isoTime(row.updatedAt),
+    active: row.active,
+    commit_events: row.commitEvents,
+    push_events: row.pushEvents,
+    issues_events: row.issuesEvents,
+    confidential_issues_events: row.confidentialIssuesEvents,
+    merge_requests_events: row.mergeRequestsEvents,
+    tag_push_events: row.tagPushEvents,
+    note_events: row.noteEvents,
+    confidential_note_events: row.confidentialNoteEvents,
+    pipeline_events: row.pipelineEvents,
+    wiki_page_events: row.wikiPageEvents,
+    job_events: row.jobEvents,
+    comment_on_event_enabled: row.commentOnEventEnabled,
+  };
+}
+
+/** API::Entities::ProjectIntegration: also `properties`, without secret fields. */
+export function projectIntegration(row: Integration) {
+  const kind = kindOf(row.slug);
+  const properties: Record<string, unknown> = {};
+  for (const field of kind?.fields ?? []) if (!field.secret && row.properties[field.name] !== undefined) properties[field.name] = row.properties[field.name];
+  return { ...projectIntegrationBasic(row), properties };
+}

@@ -1,0 +1,33 @@
+import type { Namespace, User } from "../../db/schema";
+import { Access } from "../kernel/access";
+import type { PresentContext } from "../kernel/present";
+import { namespaceBasic } from "./projects";
+
+/**
+ * A namespace as the namespaces API loads it: the row, the owner of a personal namespace, the caller's
+ * best membership in the group or an ancestor, and the distinct members of the group and its subgroups.
+ */
+export type NamespaceRow = Namespace & { owner: User | null; memberLevel: number; membersCount: number | null };
+
+/** `admin_group` on a group: owners and admins. */
+function adminsGroup(row: NamespaceRow, ctx: PresentContext): boolean {
+  return row.type === "Group" && (!!ctx.actor?.isAdmin || row.memberLevel >= Access.OWNER);
+}
+
+/**
+ * API::Entities::Namespace (lib/api/entities/namespace.rb): NamespaceBasic, and for those who admin the
+ * group its member count and repository size.
+ * Differs from GitLab: the EE billing fields (`plan`, `billable_members_count`, `trial`, CI minutes) are
+ * left out, and `root_repository_size` is null (no storage statistics are kept).
+ */
+export function namespace(row: NamespaceRow, ctx: PresentContext) {
+  return {
+    ...namespaceBasic(row, row.owner, ctx),
+    ...(adminsGroup(row, ctx) ? { members_count_with_descendants: row.membersCount ?? 0, root_repository_size: null } : {}),
+  };
+}
+
+/** API::Entities::NamespaceExistence. */
+export function namespaceExistence(value: { exists: boolean; suggests: string[] }, _ctx?: PresentContext) {
+  return { exists: value.exists, suggests: value.suggests };
+}

@@ -1,0 +1,72 @@
+import type { CiPipeline, Package, PackageFile, PackageTag, User } from "../../db/schema";
+import { isoTime, type PresentContext } from "../kernel/present";
+import { pipelineBasic } from "./pipelines";
+import { userBasic } from "./users";
+
+/** A pipeline with its user and its project's path (a job may publish to another project's registry). */
+export type PackagePipeline = CiPipeline & { user: User | null; projectFullPath: string };
+
+export type PackageRow = Package & {
+  tags: PackageTag[];
+  projectFullPath: string;
+  /** Other versions of the package (single reads only). */
+  versions?: (Package & { tags: PackageTag[] })[];
+  /** The pipelines that published it, newest build info first. */
+  pipelines?: PackagePipeline[];
+};
+
+type PackageContext = PresentContext & { canDestroy: (projectId: number) => boolean; group?: boolean };
+
+/** A packages_tags row as GitLab serialises the relation (no entity: the record's attributes). */
+export function packageTag(tag: PackageTag) {
+  return { id: tag.id, package_id: tag.packageId, name: tag.name, created_at: isoTime(tag.createdAt), updated_at: isoTime(tag.updatedAt) };
+}
+
+/** API::Entities::PackageVersion */
+export function packageVersion(row: Package & { tags: PackageTag[] }) {
+  return { id: row.id, version: row.version, created_at: isoTime(row.createdAt), tags: row.tags.map(packageTag) };
+}
+
+/**
+ * API::Entities::Package. `_links.delete_api_path` only for callers who may delete; `project_id` and
+ * `project_path` in group lists; `versions` on single reads; `pipeline` (the last build info's) and
+ * `pipelines` only when a CI job published the package, as GitLab omits both otherwise.
+ */
+export function packageEntity(row: PackageRow, ctx: PackageContext) {
+  return {
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    package_type: row.packageType,
+    status: row.status,
+    _links: {
+      web_path: `/${row.projectFullPath}/-/packages/${row.id}`,
+      ...(ctx.canDestroy(row.projectId) ? { delete_api_path: `${ctx.baseUrl}/api/v4/projects/${row.projectId}/packages/${row.id}` } : {}),
+    },
+    created_at: isoTime(row.createdAt),
+    last_downloaded_at: isoTime(row.lastDownloadedAt),
+    ...(ctx.group ? { project_id: row.projectId, project_path: row.projectFullPath } : {}),
+    tags: row.tags.map(packageTag),
+    ...(row.pipelines?.length ? { pipeline: packagePipeline(row.pipelines[0], ctx), pipelines: row.pipelines.map((p) => packagePipeline(p, ctx)) } : {}),
+    ...(row.versions ? { versions: row.versions.map(packageVersion) } : {}),
+  };
+}
+
+/** API::Entities::PackageFile */
+export function packageFile(file: PackageFile) {
+  return {
+    id: file.id,
+    package_id: file.packageId,
+    created_at: isoTime(file.createdAt),
+    file_name: file.fileName,
+    size: file.size,
+    file_md5: file.fileMd5,
+    file_sha1: file.fileSha1,
+    file_sha256: file.fileSha256,
+  };
+}
+
+/** API::Entities::Package::Pipeline: PipelineBasic with the pipeline's user. */
+export function packagePipeline(row: PackagePipeline, ctx: PresentContext) {
+  return { ...pipelineBasic(row, { ...ctx, projectPath: row.projectFullPath }), user: row.user ? userBasic(row.user, ctx) : null };
+}

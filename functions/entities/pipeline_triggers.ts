@@ -1,0 +1,26 @@
+import { isoTime, type PresentContext } from "../kernel/present";
+import { userBasic } from "./users";
+import type { TriggerRow } from "../pipeline_triggers/queries";
+
+/** Ci::Trigger::TRIGGER_TOKEN_PREFIX */
+export const TRIGGER_TOKEN_PREFIX = "glptt-";
+
+/** Ci::Trigger#short_token: the first four characters after the prefix. */
+export const shortToken = (token: string) => token.slice(token.startsWith(TRIGGER_TOKEN_PREFIX) ? TRIGGER_TOKEN_PREFIX.length : 0).slice(0, 4);
+
+/**
+ * API::Entities::Trigger through Ci::TriggerPresenter: the whole token only for whoever may
+ * `admin_trigger` (the trigger's owner, or anyone for a legacy trigger without an owner).
+ */
+export function trigger(row: TriggerRow, ctx: PresentContext & { viewerId: number | null }) {
+  const full = row.ownerId === null || row.ownerId === ctx.viewerId;
+  return {
+    id: row.id,
+    token: full ? row.token : shortToken(row.token),
+    description: row.description,
+    created_at: isoTime(row.createdAt),
+    updated_at: isoTime(row.updatedAt),
+    last_used: isoTime(row.lastUsed),
+    owner: row.owner ? userBasic(row.owner, ctx) : null,
+  };
+}

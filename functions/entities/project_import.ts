@@ -1,0 +1,41 @@
+import type { Namespace, Project, ProjectTransferJob } from "../../db/schema";
+import { type PresentContext, isoTime } from "../kernel/present";
+import { projectIdentity } from "./projects";
+import type { ImportFailure } from "../project_import/queries";
+
+/** Project#import_status: none (never imported), scheduled, started, finished, failed. */
+export function importStatus(job: ProjectTransferJob | null): string {
+  return job ? job.status : "none";
+}
+
+/** API::Entities::ProjectImportFailedRelation. */
+export function failedRelation(row: ImportFailure) {
+  return {
+    id: row.id,
+    created_at: isoTime(row.createdAt),
+    exception_class: row.exceptionClass,
+    exception_message: row.exceptionMessage,
+    source: row.source,
+    relation_name: row.relationKey,
+  };
+}
+
+/**
+ * API::Entities::ProjectImportStatus: the project's identity, `import_status`, `import_type`,
+ * `correlation_id`, the hard failures (at most 100) and `import_error`, which only those who may
+ * `read_import_error` (maintainers and above) read; others get GitLab's hint instead.
+ */
+export function projectImportStatus(
+  row: { project: Project & { namespace?: Namespace }; job: ProjectTransferJob | null; failures: ImportFailure[]; mayReadError: boolean },
+  ctx: PresentContext,
+) {
+  const error = row.job?.status === "failed" ? row.job.error : null;
+  return {
+    ...projectIdentity(row.project),
+    import_status: importStatus(row.job),
+    import_type: row.job ? "gitlab_project" : null,
+    correlation_id: row.job?.correlationId ?? null,
+    failed_relations: row.failures.map(failedRelation),
+    import_error: !ctx.actor || !error ? null : row.mayReadError ? error : "Ask a maintainer to check the import status for more details.",
+  };
+}

@@ -1,0 +1,272 @@
+import type { Namespace, Project, ProjectGroupLink, User } from "../../db/schema";
+import { allowed, canReadProject } from "../kernel/abilities";
+import { visibilityName } from "../kernel/access";
+import { projectLfsEnabled } from "../shared/lfs/read";
+import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
+import { userBasic } from "./users";
+
+/**
+ * A project_group_links row with its (readable) group: the columns `SharedGroupWithProject` shows are
+ * required (the project row reads only those, as JSON); other loaders may carry the whole rows.
+ */
+export type SharedGroup = Pick<ProjectGroupLink, "groupId" | "groupAccess" | "expiresAt"> &
+  Partial<ProjectGroupLink> & { group: Pick<Namespace, "name" | "fullPath"> & Partial<Namespace> };
+
+/**
+ * A project as its entities need it. Other domains that embed projects (GroupDetail `projects`,
+ * `shared_projects`) load: the row, its namespace, the namespace owner for personal projects (else
+ * null), the caller's effective level (kernel `projectAccessLevel`) and its non-expired group links
+ * whose groups the caller may read.
+ */
+/** The namespace owner's columns the project entities show (UserBasic). */
+export type ProjectOwnerRow = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl">;
+
+export type ProjectRow = Project & {
+  namespace: Namespace;
+  owner: ProjectOwnerRow | null;
+  accessLevel: number;
+  sharedWithGroups: SharedGroup[];
+  /** The project this one was forked from, when it is a fork (preloaded with the row). */
+  forkedFrom?: ProjectRow | null;
+  /** The instance's `default_branch_name` setting, read with the row (for empty repositories). */
+  instanceDefaultBranch?: string | null;
+};
+
+/** For `ProjectWithAccess`: the caller's direct project membership and best group-hierarchy membership. */
+export type ProjectWithPermissionsRow = ProjectRow & {
+  permissions: { projectAccess: number | null; groupAccess: number | null };
+};
+
+const projectUrl = (ctx: PresentContext, row: Project) => webUrl(ctx, row.fullPath);
+
+function sshPrefix(ctx: PresentContext): string {
+  return `git@${new URL(ctx.baseUrl).hostname}:`;
+}
+
+/** `download_code` (read_code in our ability table) decides repository-derived fields. */
+function readsCode(row: ProjectRow, ctx: PresentContext): boolean {
+  return allowed(ctx.actor, "read_code", row);
+}
+
+/** API::Entities::NamespaceBasic (lib/api/entities/namespace_basic.rb). */
+/** `avatar_url(only_path: false)`: an uploaded avatar is stored as a path and shown as an absolute URL. */
+const absoluteAvatar = (ctx: PresentContext, url: string | null | undefined) => (url?.startsWith("/") ? webUrl(ctx, url) : (url ?? null));
+
+export function namespaceBasic(ns: Namespace, owner: ProjectOwnerRow | null, ctx: PresentContext) {
+  const isUser = ns.type === "User";
+  return {
+    id: ns.id,
+    name: ns.name,
+    path: ns.path,
+    kind: isUser ? "user" : "group",
+    full_path: ns.fullPath,
+    parent_id: ns.parentId,
+    avatar_url: absoluteAvatar(ctx, isUser ? owner?.avatarUrl : ns.avatarUrl),
+    web_url: isUser ? webUrl(ctx, owner?.username ?? ns.path) : webUrl(ctx, `groups/${ns.fullPath}`),
+  };
+}
+
+/** API::Entities::UserBasic, as `owner` of a personal project. */
+export function projectOwner(user: ProjectOwnerRow, ctx: PresentContext) {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    avatar_url: absoluteAvatar(ctx, user.avatarUrl),
+    web_url: webUrl(ctx, user.username),
+  };
+}
+
+/** API::Entities::ProjectIdentity (todos, events, exports). */
+export function projectIdentity(row: Project & { namespace?: Namespace }, _ctx?: PresentContext) {
+  return {
+    id: row.id,
+    description: row.description,
+    name: row.name,
+    name_with_namespace: row.nameWithNamespace,
+    path: row.path,
+    path_with_namespace: row.fullPath,
+    created_at: isoTime(row.createdAt),
+  };
+}
+
+/**
+ * `Project#default_branch`: the repository's root ref, or for an empty repository
+ * `default_branch_from_preferences` (the instance's `default_branch_name`). Where that setting is
+ * blank we answer `main`, the name GitLab 15 gives new repositories (`Gitlab::DefaultBranch.value`),
+ * so clients that pass `default_branch` on as a ref get a usable name (issue 10). Edgeforge has no
+ * group-level `default_branch_name`. The first pushed branch still becomes the default.
+ */
+export function defaultBranchOf(row: ProjectRow): string | null {
+  if (row.defaultBranch) return row.defaultBranch;
+  return row.emptyRepo ? row.instanceDefaultBranch || "main" : null;
+}
+
+/**
+ * API::Entities::BasicProjectDetails (lib/api/entities/basic_project_details.rb): the `simple=true`
+ * view and what anonymous callers get from `GET /projects`.
+ */
+export function projectBasic(row: ProjectRow, ctx: PresentContext) {
+  const code = readsCode(row, ctx);
+  return {
+    ...projectIdentity(row),
+    ...(code ? { default_branch: defaultBranchOf(row) } : {}),
+    tag_list: row.tagList,
+    topics: row.tagList,
+    ssh_url_to_repo: `${sshPrefix(ctx)}${row.fullPath}.git`,
+    http_url_to_repo: `${projectUrl(ctx, row)}.git`,
+    web_url: projectUrl(ctx, row),
+    // Differs from GitLab: `readme_url` (the README at HEAD) is not computed; finding it reads the
+    // repository's root tree, for every project of a list. Always null.
+    ...(code ? { readme_url: null, forks_count: row.forksCount } : {}),
+    avatar_url: absoluteAvatar(ctx, row.avatarUrl),
+    star_count: row.starCount,
+    last_activity_at: isoTime(row.lastActivityAt),
+    namespace: namespaceBasic(row.namespace, row.owner, ctx),
+  };
+}
+
+/** Same shape as `projectBasic`, under the name other domains look for. */
+export const projectSimple = projectBasic;
+
+const accessLevelName = (enabled: boolean) => (enabled ? "enabled" : "disabled");
+
+/** API::Entities::SharedGroupWithProject. */
+export function sharedGroupWithProject(link: SharedGroup) {
+  return {
+    group_id: link.groupId,
+    group_name: link.group.name,
+    group_full_path: link.group.fullPath,
+    group_access_level: link.groupAccess,
+    expires_at: isoDate(link.expiresAt),
+  };
+}
+
+function links(row: ProjectRow, ctx: PresentContext) {
+  const api = (suffix: string) => webUrl(ctx, `api/v4/projects/${row.id}${suffix}`);
+  return {
+    self: api(""),
+    ...(row.issuesEnabled ? { issues: api("/issues") } : {}),
+    ...(row.mergeRequestsEnabled ? { merge_requests: api("/merge_requests") } : {}),
+    repo_branches: api("/repository/branches"),
+    labels: api("/labels"),
+    events: api("/events"),
+    members: api("/members"),
+  };
+}
+
+/**
+ * API::Entities::Project (lib/api/entities/project.rb), limited to the settings Edgeforge stores;
+ * settings that are not built yet are left out rather than shown with values nobody can change.
+ */
+export function project(row: ProjectRow, ctx: PresentContext) {
+  return {
+    ...projectBasic(row, ctx),
+    _links: links(row, ctx),
+    empty_repo: row.emptyRepo,
+    archived: row.archived,
+    visibility: visibilityName(row.visibilityLevel),
+    ...(row.namespace.type === "User" && row.owner ? { owner: projectOwner(row.owner, ctx) } : {}),
+    issues_enabled: row.issuesEnabled,
+    merge_requests_enabled: row.mergeRequestsEnabled,
+    wiki_enabled: row.wikiEnabled,
+    jobs_enabled: row.jobsEnabled,
+    snippets_enabled: row.snippetsEnabled,
+    issues_access_level: accessLevelName(row.issuesEnabled),
+    repository_access_level: "enabled",
+    merge_requests_access_level: accessLevelName(row.mergeRequestsEnabled),
+    wiki_access_level: accessLevelName(row.wikiEnabled),
+    builds_access_level: accessLevelName(row.jobsEnabled),
+    snippets_access_level: accessLevelName(row.snippetsEnabled),
+    shared_runners_enabled: row.sharedRunnersEnabled,
+    lfs_enabled: projectLfsEnabled(row),
+    creator_id: row.creatorId,
+    import_status: "none",
+    ...(row.issuesEnabled ? { open_issues_count: row.openIssuesCount } : {}),
+    public_jobs: row.publicJobs,
+    shared_with_groups: row.sharedWithGroups.map(sharedGroupWithProject),
+    request_access_enabled: row.requestAccessEnabled,
+    merge_method: row.mergeMethod,
+    squash_option: row.squashOption,
+    ...forkFields(row, ctx),
+  };
+}
+
+/**
+ * `forked_from_project` (BasicProjectDetails) when the project is a fork whose source the caller may
+ * read, and `mr_default_target_self` on forks (lib/api/entities/project.rb).
+ */
+function forkFields(row: ProjectRow, ctx: PresentContext) {
+  if (row.forkedFromProjectId === null || row.forkedFromProjectId === undefined) return {};
+  const source = row.forkedFrom;
+  return {
+    ...(source && canReadProject(ctx.actor, source) ? { forked_from_project: projectBasic(source, ctx) } : {}),
+    mr_default_target_self: row.mrDefaultTargetSelf,
+  };
+}
+
+/** API::Entities::MemberAccess / GroupAccess. */
+function memberAccess(level: number | null) {
+  // Differs from GitLab: notification settings are not stored per source yet; 3 is "global", the
+  // level every new membership starts with.
+  return level === null ? null : { access_level: level, notification_level: 3 };
+}
+
+/** API::Entities::ProjectWithAccess: `GET /projects` and `GET /projects/:id` for signed-in callers. */
+export function projectWithAccess(row: ProjectWithPermissionsRow, ctx: PresentContext) {
+  return {
+    ...project(row, ctx),
+    permissions: {
+      project_access: memberAccess(row.permissions.projectAccess),
+      group_access: memberAccess(row.namespace.type === "Group" ? row.permissions.groupAccess : null),
+    },
+  };
+}
+
+/** API::Entities::ProjectGroupLink (`POST /projects/:id/share`). */
+export function projectGroupLink(link: ProjectGroupLink, _ctx?: PresentContext) {
+  return {
+    id: link.id,
+    project_id: link.projectId,
+    group_id: link.groupId,
+    group_access: link.groupAccess,
+    expires_at: isoDate(link.expiresAt),
+  };
+}
+
+/** The columns `publicGroupDetails` reads. */
+export type PublicGroupRow = Pick<Namespace, "id" | "name" | "fullPath" | "fullName" | "avatarUrl">;
+
+/** API::Entities::PublicGroupDetails (BasicGroupDetails + avatar_url, full_name, full_path): `GET /projects/:id/groups`. */
+export function publicGroupDetails(group: PublicGroupRow, ctx: PresentContext) {
+  return {
+    id: group.id,
+    web_url: webUrl(ctx, `groups/${group.fullPath}`),
+    name: group.name,
+    // `group.avatar_url(only_path: false)`: stored paths become absolute URLs.
+    avatar_url: group.avatarUrl ? (group.avatarUrl.startsWith("/") ? webUrl(ctx, group.avatarUrl) : group.avatarUrl) : null,
+    full_name: group.fullName,
+    full_path: group.fullPath,
+  };
+}
+
+/** API::Entities::ProjectRepositoryStorage (`GET /projects/:id/storage`). */
+export function projectRepositoryStorage(row: { id: number; diskPath: string; createdAt: Date | string }, _ctx?: PresentContext) {
+  return {
+    project_id: row.id,
+    disk_path: row.diskPath,
+    created_at: isoTime(row.createdAt),
+    repository_storage: "default",
+  };
+}
+
+export type StarrerRow = { starredSince: Date | string; user: User };
+
+/** API::Entities::UserStarsProject (lib/api/entities/user_stars_project.rb). */
+export function userStarsProject(row: StarrerRow, ctx: PresentContext) {
+  return {
+    starred_since: isoTime(row.starredSince),
+    user: userBasic(row.user, ctx),
+  };
+}

@@ -1,0 +1,130 @@
+import type { Comparison, Contributor, FileDiff, TreeListing } from "../shared/git";
+import { webUrl, type PresentContext } from "../kernel/present";
+import type { GitCommitRow } from "../../db/schema";
+import { commit, signatureDate, type CommitContext } from "./commits";
+
+/** A file at a commit, as `blob_data` of lib/api/files.rb describes it. */
+export type FileRow = {
+  path: string;
+  size: number;
+  contentSha256: string;
+  /** The `ref` parameter as sent (nil for `/raw` without one). */
+  ref: string | null;
+  blobId: string;
+  commitId: string;
+  lastCommitId: string;
+  executable: boolean;
+};
+
+/** `blob_data` (lib/api/files.rb): the file's metadata, in GitLab's key order. */
+export function blobData(row: FileRow) {
+  return {
+    file_name: row.path.slice(row.path.lastIndexOf("/") + 1),
+    file_path: row.path,
+    size: row.size,
+    encoding: "base64",
+    content_sha256: row.contentSha256,
+    ref: row.ref,
+    blob_id: row.blobId,
+    commit_id: row.commitId,
+    last_commit_id: row.lastCommitId,
+    execute_filemode: row.executable,
+  };
+}
+
+/** `GET /projects/:id/repository/files/:file_path`: `blob_data` plus the content, base64-encoded. */
+export function fileWithContent(row: FileRow & { contentBase64: string }, _ctx?: PresentContext) {
+  return { ...blobData(row), content: row.contentBase64 };
+}
+
+/**
+ * `set_http_headers(blob_data)` (API::Helpers::HeadersHelpers): each key as `X-Gitlab-<Capitalized-Words>`,
+ * each value as Ruby's `to_s` (nil → "").
+ */
+export function blobHeaders(row: FileRow): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(blobData(row))) {
+    const name = key
+      .split("_")
+      .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+      .join("-");
+    headers[`X-Gitlab-${name}`] = value === null ? "" : String(value);
+  }
+  return headers;
+}
+
+/** API::Entities::TreeObject (lib/api/entities/tree_object.rb): modes are six digits (`040000`). */
+export function treeObject(entry: TreeListing, _ctx?: PresentContext) {
+  return {
+    id: entry.oid,
+    name: entry.name,
+    type: entry.type,
+    path: entry.path,
+    mode: entry.mode.padStart(6, "0"),
+  };
+}
+
+/**
+ * API::Entities::Diff (lib/api/entities/diff.rb, GitLab 15.4): `diff` is the patch without its
+ * `---`/`+++` header. Shared by commit diffs, compare and merge request diffs.
+ */
+export function diff(file: FileDiff, _ctx?: PresentContext) {
+  return {
+    diff: file.diff,
+    new_path: file.newPath,
+    old_path: file.oldPath,
+    a_mode: file.aMode,
+    b_mode: file.bMode,
+    new_file: file.newFile,
+    renamed_file: file.renamedFile,
+    deleted_file: file.deletedFile,
+  };
+}
+
+/**
+ * API::Entities::Compare (lib/api/entities/compare.rb): `commit` is the newest commit of the range
+ * (`commits.last`), `compare_timeout` whether the diffs overflowed (never: we do not cut the list).
+ */
+export function compare(result: Comparison, ctx: CommitContext) {
+  const commits = result.commits.map((row) => commit(row, ctx));
+  return {
+    commit: commits.length ? commits[commits.length - 1] : null,
+    commits,
+    diffs: result.diffs.map((file) => diff(file)),
+    compare_timeout: false,
+    compare_same_ref: result.same,
+    web_url: webUrl(ctx, `${ctx.projectPath}/-/compare/${result.from.oid}...${result.to.oid}`),
+  };
+}
+
+/** The body of `GET /repository/blobs/:sha` (a hash in lib/api/repositories.rb). */
+export function blob(row: { size: number; content: string; sha: string }, _ctx?: PresentContext) {
+  return { size: row.size, encoding: "base64", content: row.content, sha: row.sha };
+}
+
+/** API::Entities::Contributor: Gitlab::Contributor's additions and deletions are always 0. */
+export function contributor(row: Contributor, _ctx?: PresentContext) {
+  return { name: row.name, email: row.email, commits: row.commits, additions: 0, deletions: 0 };
+}
+
+/** One group of `Gitlab::Blame#groups`: consecutive lines last changed by one commit. */
+export type BlameGroup = { commit: GitCommitRow; lines: string[] };
+
+/** API::Entities::BlameRange with API::Entities::BlameRangeCommit (lib/api/entities/blame_range*.rb). */
+export function blameRange(group: BlameGroup, _ctx?: PresentContext) {
+  const row = group.commit;
+  return {
+    commit: {
+      id: row.oid,
+      parent_ids: row.parents,
+      message: row.message,
+      authored_date: signatureDate(row.authoredAt, row.authorTz),
+      author_name: row.authorName,
+      author_email: row.authorEmail,
+      committed_date: signatureDate(row.committedAt, row.committerTz),
+      committer_name: row.committerName,
+      committer_email: row.committerEmail,
+    },
+    lines: group.lines,
+  };
+}

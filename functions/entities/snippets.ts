@@ -1,0 +1,52 @@
+import type { Snippet } from "../../db/schema";
+import { visibilityName } from "../kernel/access";
+import type { NoteUser } from "../shared/issuables/noteables";
+import { isoTime, webUrl, type PresentContext } from "../kernel/present";
+import { userBasic } from "./users";
+
+/**
+ * The one ref of a snippet's files (GitLab: the snippet repository's root ref, `Gitlab::DefaultBranch`).
+ * Differs from GitLab: snippet files have no history, so this is their only ref, and the instance's
+ * `default_branch_name` setting is not consulted.
+ */
+export const SNIPPET_REF = "main";
+
+/**
+ * A snippet with its author, its project's full path (null for a personal snippet, for URLs) and the
+ * paths of its files, sorted as `git ls-files` lists them (empty: a snippet without a repository).
+ */
+export type SnippetRow = Snippet & { author: NoteUser | null; projectFullPath: string | null; filePaths: string[] };
+
+function snippetUrl(row: SnippetRow, ctx: PresentContext): string {
+  return row.projectFullPath === null
+    ? webUrl(ctx, `-/snippets/${row.id}`)
+    : webUrl(ctx, `${row.projectFullPath}/-/snippets/${row.id}`);
+}
+
+/**
+ * API::Entities::Snippet, ProjectSnippet and PersonalSnippet (lib/api/entities/snippet.rb: the same
+ * keys). `file_name` is the first file's path (`file_name_on_repo`) or the column of a snippet without
+ * files; `files` lists each path with its raw URL at the snippet's ref.
+ * Differs from GitLab: snippets have no git repository here (their files are rows), so
+ * `ssh_url_to_repo` / `http_url_to_repo` are absent, as GitLab shows a snippet without a repository.
+ */
+export function snippetEntity(row: SnippetRow, ctx: PresentContext) {
+  const url = snippetUrl(row, ctx);
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    visibility: visibilityName(row.visibilityLevel),
+    author: row.author ? userBasic(row.author, ctx) : null,
+    updated_at: isoTime(row.updatedAt),
+    created_at: isoTime(row.createdAt),
+    project_id: row.projectId,
+    web_url: url,
+    raw_url: `${url}/raw`,
+    file_name: row.filePaths[0] ?? row.fileName,
+    files: row.filePaths.map((path) => ({ path, raw_url: `${url}/raw/${SNIPPET_REF}/${path}` })),
+  };
+}
+
+/** Kept under its old name for the project snippet endpoints. */
+export const projectSnippet = snippetEntity;

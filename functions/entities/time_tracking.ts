@@ -1,0 +1,19 @@
+import { humanDuration } from "../time_tracking/duration";
+
+export { humanDuration, parseDuration } from "../time_tracking/duration";
+
+/** What an issuable row carries for time tracking (issues and merge_requests keep the spent total). */
+export type TimeTracked = { timeEstimate: number; totalTimeSpent: number };
+
+/**
+ * Entities::IssuableTimeStats (lib/api/entities/issuable_time_stats.rb), also the `time_stats` of the
+ * issue and merge request entities. Human values are null for zero.
+ */
+export function timeStats(row: TimeTracked) {
+  return {
+    time_estimate: row.timeEstimate,
+    total_time_spent: row.totalTimeSpent,
+    human_time_estimate: humanDuration(row.timeEstimate),
+    human_total_time_spent: humanDuration(row.totalTimeSpent),
+  };
+}

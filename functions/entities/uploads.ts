@@ -1,0 +1,22 @@
+import type { Upload } from "../../db/schema";
+import type { PresentContext } from "../kernel/present";
+import { isImageOrVideo, markdownName } from "../uploads/rules";
+
+export type UploadRow = Upload & { projectFullPath: string };
+
+/**
+ * API::Entities::ProjectUpload (15.4): `alt` (markdown_name), `url` (secure_url, relative to the
+ * project), `full_path` (show_project_uploads_path) and `markdown` (`![alt](url)` for images and
+ * videos, `[alt](url)` otherwise).
+ */
+export function projectUpload(row: UploadRow, _ctx?: PresentContext) {
+  const fileName = row.path.slice(row.secret.length + 1);
+  const alt = markdownName(fileName);
+  const url = `/uploads/${row.secret}/${fileName}`;
+  return {
+    alt,
+    url,
+    full_path: `/${row.projectFullPath}/uploads/${row.secret}/${fileName}`,
+    markdown: `${isImageOrVideo(fileName) ? "!" : ""}[${alt}](${url})`,
+  };
+}
