@@ -15,6 +15,7 @@ import {
   mergeBranches,
   readPairTips,
   repoOf,
+  RevWalk,
   storeSource,
   type BranchPair,
   type MergeMethod,
@@ -74,6 +75,21 @@ export async function refreshMergeRequest<T extends Checkable>(db: Executor, pro
   const sha = source?.target ?? mr.sha;
   await mq.recordCheck(db, mr.id, { status: mergeStatus, sourceSha, targetSha, sha, diff });
   return { ...mr, mergeStatus, sha, mergeCheckSourceSha: sourceSha, mergeCheckTargetSha: targetSha, fresh: { check, diffWritten: diff !== null } };
+}
+
+/**
+ * `MergeRequest#diverged_commits_count` (`compute_diverged_commits_count`): the commits of the target
+ * branch its source branch lacks (`git rev-list --count source..target`, Repository#count_commits_between),
+ * 0 when either branch is missing. Read from the branches as they are now, as GitLab's cache keyed by
+ * both heads is; for a fork both sides are in the network's pool.
+ */
+export async function divergedCommitsCount(db: Executor, project: ProjectWithAccess, mr: { sourceProjectId: number; sourceBranch: string; targetBranch: string }): Promise<number> {
+  if (project.emptyRepo) return 0;
+  const pair = branchPair(project, mr);
+  const { source, target } = await readPairTips(db, pair, { sourceRef: branchRef(mr.sourceBranch), targetRef: branchRef(mr.targetBranch) });
+  if (!source || !target) return 0;
+  const walk = new RevWalk(db, pair.target.poolId, { batch: 1000 });
+  return (await walk.log({ kind: "tips", include: [target.peeled ?? target.target], exclude: [source.peeled ?? source.target] }, {})).length;
 }
 
 /** `Issue#to_reference(target_project)`: `#1`, `project#1` next door, `group/project#1` elsewhere. */

@@ -14,7 +14,7 @@ import { mergeRequest, type MergeRequestContext, type MergeRequestPipelineRow, t
 import { headPipelineRow } from "../pipeline_queries";
 import * as q from "../queries";
 import * as services from "../services";
-import { refreshMergeRequest } from "../merging";
+import { divergedCommitsCount, refreshMergeRequest } from "../merging";
 import { isApproved } from "../../shared/approvals/state";
 
 export const mergeRequestRoutes = router();
@@ -168,11 +168,12 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
     row!.state === "opened" && !row!.draft && row!.mergeStatus === "can_be_merged"
       ? await isApproved(c.var.db(), c.var.actor, project, row!)
       : undefined;
-  return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved }, mergeRequest, {
+  // `include_diverged_commits_count`: computed only when asked for, as the entity's `if:` does.
+  const divergedCommits = params.include_diverged_commits_count ? await divergedCommitsCount(c.var.db(), project, row!) : undefined;
+  return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean; divergedCommits?: number }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved, divergedCommits }, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,
     includeRebaseInProgress: params.include_rebase_in_progress,
-    includeDivergedCommitsCount: params.include_diverged_commits_count,
   });
 });
 
