@@ -3,8 +3,8 @@ import { allowed, authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../../kernel/errors";
-import { canReadMergeRequest, canUpdateMergeRequest, mayReadSomeMergeRequest } from "../../shared/issuables/policy";
-import { findMergeRequest } from "../../shared/issuables/find";
+import { canReadMergeRequest, canUpdateMergeRequest } from "../../shared/issuables/policy";
+import { findMergeRequest, findProjectMergeRequest } from "../../shared/issuables/find";
 import { findProject, loadProject } from "../../kernel/lookup";
 import { p, pathRowId, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
@@ -155,11 +155,12 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
   const params = await readParams(c, GetParams);
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
-  // findMergeRequest's rule (read_merge_request, then the row) without its extra statement.
-  if (pathRowId(iid) === null || !mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
+  // findMergeRequest's rule (`find_merge_request_with_access`: the row, then read_merge_request on it,
+  // 403 for a merge request the caller may not read) without its extra statement.
+  if (pathRowId(iid) === null) throw notFound("Merge Request");
   let row = await q.mergeRequestByIid(c.var.db(), c.var.actor, project.id, Number(iid));
-  if (!row || !canReadMergeRequest(c.var.actor, project, { authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.id) }))
-    throw notFound("Merge Request");
+  if (!row) throw notFound("Merge Request");
+  if (!canReadMergeRequest(c.var.actor, project, { authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.id) })) throw forbidden();
   // GitLab's entity starts an asynchronous mergeability check; ours runs when a head moved.
   if ((await refreshMergeRequest(c.var.db(), project, row)) !== row) row = await q.mergeRequestById(c.var.db(), c.var.actor, row.id);
   const headPipeline = project.jobsEnabled ? await headPipelineRow(c.var.db(), row!) : null;
@@ -218,7 +219,8 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
 mergeRequestRoutes.delete("/projects/:id/merge_requests/:merge_request_iid", async (c) => {
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
-  const mr = await findMergeRequest(c, project, iid);
+  // `find_project_merge_request`, then `authorize!(:destroy_merge_request, merge_request)`.
+  const mr = await findProjectMergeRequest(c, project, iid);
   authorize(c, "destroy_merge_request", project);
   checkUnmodifiedSince(c.req.header("If-Unmodified-Since"), mr.updatedAt);
   await services.deleteMergeRequest(c.var.db(), mr.id);

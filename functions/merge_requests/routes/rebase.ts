@@ -8,7 +8,7 @@ import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { pipelinesForPush } from "../../shared/ci/coordinator";
 import { rebaseBranch } from "../../shared/git";
-import { findMergeRequest } from "../../shared/issuables/find";
+import { findProjectMergeRequest } from "../../shared/issuables/find";
 import { branchAccess, callerOf, listProtections } from "../../shared/protected_branches/access";
 import { rebaseAccepted } from "../entities";
 import * as mq from "../merge_queries";
@@ -41,7 +41,7 @@ rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", async
   const iid = iidParam(c);
   const params = await readParams(c, RebaseParams);
   const project = await findProject(c, c.req.param("id"));
-  const mr = await findMergeRequest(c, project, iid);
+  const mr = await findProjectMergeRequest(c, project, iid);
   const db = c.var.db();
   const source = mr.sourceProjectId === project.id ? project : await projectWithAccess(db, actor.user.id, { id: mr.sourceProjectId });
   // A fork that is gone has no source branch (`source_branch_exists?` needs the source project).
