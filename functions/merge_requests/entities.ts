@@ -144,6 +144,8 @@ export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, 
     // `merge_params['should_remove_source_branch']`: set when merging (or asking to merge on success).
     should_remove_source_branch: mr.shouldRemoveSourceBranch,
     force_remove_source_branch: mr.forceRemoveSourceBranch,
+    // `if: for_fork?`; `allow_maintainer_to_push` is its deprecated name.
+    ...(mr.collaboration !== null ? { allow_collaboration: mr.collaboration, allow_maintainer_to_push: mr.collaboration } : {}),
     reference: `${referenceBase(mr.project, { ...ctx, fromGroup: null })}${short}`,
     references: mergeRequestReferences(mr, ctx),
     web_url: mergeRequestUrl(mr, ctx),

@@ -21,7 +21,7 @@ import {
   type MergeMethod,
   type Person,
 } from "../shared/git";
-import { branchAccess, callerOf, listProtections, type Protection } from "../shared/protected_branches/access";
+import { branchAccess, callerOf, canMergeInto, listProtections, type Protection } from "../shared/protected_branches/access";
 import { toProtection } from "../shared/protected_branches/read";
 import type { MergeRequestWithAssignees } from "../shared/issuables/policy";
 import type { HookEvent } from "../shared/webhooks";
@@ -115,16 +115,9 @@ export function squashOnMerge(project: ProjectWithAccess, squash: boolean): bool
   return squash;
 }
 
-/**
- * `MergeRequest#can_be_merged_by?` (`Gitlab::UserAccess#can_update_branch?`): developers push to an
- * unprotected branch; a protected one needs its push or merge level.
- */
-export function canMergeInto(actor: Actor | null, project: ProjectWithAccess, protections: ReturnType<typeof toProtection>[], branch: string): boolean {
-  if (!actor || project.archived) return false;
-  if (!actor.isAdmin && project.accessLevel < Access.DEVELOPER) return false;
-  const access = branchAccess(protections, branch, callerOf(actor, project), { emptyRepo: project.emptyRepo, defaultBranch: project.defaultBranch });
-  return access.canPush || access.canMerge;
-}
+// `MergeRequest#can_be_merged_by?` lives with the protected branches: pushes to a fork's branch that
+// allows collaboration ask it too.
+export { canMergeInto };
 
 /**
  * `MergeRequest#can_remove_source_branch?`: the branch is not protected in the source project, is not

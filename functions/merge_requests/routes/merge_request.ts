@@ -21,9 +21,9 @@ export const mergeRequestRoutes = router();
 
 /**
  * `optional_params` of lib/api/merge_requests.rb (15.4), in Grape's order.
- * (with EE's `approvals_before_merge`, see services.ts#approvalsBeforeMerge).
- * Differs from GitLab: `allow_collaboration` (and its old name `allow_maintainer_to_push`) is accepted
- * and ignored: it is not stored, not shown, and does not let the target's members push to the fork.
+ * (with EE's `approvals_before_merge`, see services.ts#approvalsBeforeMerge). `allow_maintainer_to_push`
+ * is `allow_collaboration` under its old name (`as: :allow_collaboration`, declared after it, so it
+ * wins when both come); services.ts#allowCollaboration decides whether it is kept.
  */
 const optional = {
   assignee_id: p.int().optional(),
@@ -131,6 +131,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
   }
   const actor = requireUser(c);
   const approvals = await services.approvalsBeforeMerge(c.var.db(), project.id, params.approvals_before_merge, false);
+  const collaboration = await services.allowCollaboration(c.var.db(), actor, project, source, params.source_branch, params.allow_maintainer_to_push ?? params.allow_collaboration);
   const id = await services.createMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, {
     sourceProjectId: source.id,
     title: params.title,
@@ -144,6 +145,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
     forceRemoveSourceBranch: params.remove_source_branch ?? null,
     squash: params.squash,
     approvalsBeforeMerge: approvals,
+    allowCollaboration: collaboration,
   });
   await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id, action: "open", userId: actor.user.id });
   // `present merge_request, project: user_project`: references are relative to the source project.
@@ -187,6 +189,9 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
   if (!canUpdateMergeRequest(c.var.actor, project, mr)) throw forbidden();
   const actor = requireUser(c);
   const approvals = await services.approvalsBeforeMerge(c.var.db(), project.id, params.approvals_before_merge, mr.state === "merged");
+  const requested = params.allow_maintainer_to_push ?? params.allow_collaboration;
+  const source = requested === undefined || mr.sourceProjectId === project.id ? null : await loadProject(c, String(mr.sourceProjectId));
+  const collaboration = await services.allowCollaboration(c.var.db(), actor, project, source, mr.sourceBranch, requested);
   await services.updateMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, mr, {
     title: params.title,
     description: params.description,
@@ -202,6 +207,7 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
     squash: params.squash,
     discussionLocked: params.discussion_locked,
     approvalsBeforeMerge: approvals,
+    allowCollaboration: collaboration,
   });
   const updated = await q.mergeRequestById(c.var.db(), c.var.actor, mr.id);
   await hookEvent(c.env, baseUrl(c), {

@@ -5,6 +5,7 @@ import type { Actor } from "../../kernel/env";
 import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "./issue_preload";
 import { projectAccessLevel } from "../../kernel/visibility";
 import { subscriptionSql } from "./subscriptions";
+import { branchIsProtectedSql } from "../protected_branches/read";
 
 /**
  * Everything the merge request entities (functions/merge_requests/entities.ts) need, in ONE statement
@@ -42,6 +43,12 @@ export type MergeRequestRow = MergeRequest & {
   milestone: IssueMilestone | null;
   /** The caller's explicit subscription at the merge request's project (null: none; shared/issuables/subscriptions.ts). */
   actorSubscription: boolean | null;
+  /**
+   * `allow_collaboration` as MergeRequest#allow_collaboration reads it: the stored flag while
+   * `collaborative_push_possible?` (both projects not private, the source branch not protected in the
+   * fork); null for a merge request that is not from a fork (`for_fork?`: not shown).
+   */
+  collaboration: boolean | null;
 };
 
 const userJson = (id: SQL) => sql`(SELECT json_build_object('id', u.id, 'username', u.username, 'name', u.name,
@@ -83,12 +90,17 @@ function selection(actor: Actor | null) {
     labels: sql<MergeRequestRow["labels"]>`${labelsJson}`,
     milestone: sql<MergeRequestRow["milestone"]>`${milestoneSql}`,
     actorSubscription: subscriptionSql("MergeRequest", sql`${mergeRequests.id}`, actor?.user.id ?? null, sql`${mergeRequests.projectId}`),
+    collaboration: sql<boolean | null>`CASE WHEN ${mergeRequests.sourceProjectId} = ${mergeRequests.projectId} THEN NULL
+      WHEN NOT ${mergeRequests.allowCollaboration} THEN false
+      ELSE ${projects.visibilityLevel} > 0
+        AND EXISTS (SELECT 1 FROM projects sp WHERE sp.id = ${mergeRequests.sourceProjectId} AND sp.visibility_level > 0)
+        AND NOT ${branchIsProtectedSql(mergeRequests.sourceProjectId, mergeRequests.sourceBranch)} END`,
   };
 }
 
 type Selected = { mr: typeof mergeRequests.$inferSelect; project: Omit<MergeRequestRow["project"], "accessLevel">; accessLevel: number } & Pick<
   MergeRequestRow,
-  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone" | "actorSubscription"
+  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone" | "actorSubscription" | "collaboration"
 >;
 
 export function toMergeRequestRow(r: unknown): MergeRequestRow {
@@ -106,6 +118,7 @@ export function toMergeRequestRow(r: unknown): MergeRequestRow {
     labels: s.labels ?? [],
     milestone: s.milestone,
     actorSubscription: s.actorSubscription ?? null,
+    collaboration: s.collaboration ?? null,
   };
 }
 
