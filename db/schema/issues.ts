@@ -190,6 +190,12 @@ export const mergeRequests = pgTable(
     discussionLocked: boolean(),
     squash: boolean().notNull().default(false),
     forceRemoveSourceBranch: boolean(),
+    /**
+     * `allow_collaboration` (GitLab's column `allow_maintainer_to_push`): members of the target who may
+     * merge into the target branch may push to the fork's source branch. Stored only when the author
+     * could allow it (`can_allow_collaboration?`).
+     */
+    allowCollaboration: boolean().notNull().default(false),
     mergeWhenPipelineSucceeds: boolean().notNull().default(false),
     mergeStatus: text().notNull().default("unchecked"),
     sha: text(),

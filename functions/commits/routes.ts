@@ -1,3 +1,4 @@
+import { canCollaborate } from "../shared/protected_branches/collaboration";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
@@ -40,11 +41,12 @@ async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
 }
 
 /**
- * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch?, `push_code` here and the
- * branch's protection in the git core's state read (`mayPush`, no statement of its own).
+ * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch?, `push_code` here (or a merge
+ * request from the branch allowing the caller's collaboration, `can_collaborate?`) and the branch's
+ * protection in the git core's state read (`mayPush`, no statement of its own).
  */
-function authorizePush(c: Ctx, project: ProjectWithAccess, branch: string) {
-  if (!allowed(c.var.actor, "push_code", project)) throw forbidden("You are not allowed to push into this branch");
+async function authorizePush(c: Ctx, project: ProjectWithAccess, branch: string) {
+  if (!(await canCollaborate(c.var.db(), c.var.actor, project, branch))) throw forbidden("You are not allowed to push into this branch");
   return pushGuard(callerOf(c.var.actor, project), project, branch);
 }
 
@@ -99,7 +101,7 @@ commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
     // never forked from itself. Forks do not exist yet, so every readable start project is refused.
     throw forbidden(`Project is not included in the fork network for ${startProject.nameWithNamespace}`);
   }
-  const mayPush = authorizePush(c, project, params.branch);
+  const mayPush = await authorizePush(c, project, params.branch);
   const result = await commitFiles(c.var.db(), repoOf(project), {
     mayPush,
     branch: params.branch,
@@ -305,7 +307,7 @@ commitsRoutes.post("/projects/:id/repository/commits/:sha/revert", (c) => pick(c
 async function pick(c: Ctx, kind: PickKind) {
   const project = await codeProject(c);
   const params: { branch: string; dry_run?: boolean; message?: string } = await readParams(c, kind === "cherry_pick" ? CherryPick : Revert);
-  const mayPush = authorizePush(c, project, params.branch);
+  const mayPush = await authorizePush(c, project, params.branch);
   const repo = repoOf(project);
   const sha = c.req.param("sha")!;
   // A full id goes to the core as it is: its state read finds the commit (or resolves a tag's id).

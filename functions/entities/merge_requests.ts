@@ -27,9 +27,8 @@ export type MergeRequestContext = PresentContext & {
   includeSubscribed?: boolean;
   /** `render_html=true` on the single GET: `title_html` and `description_html`. */
   renderHtml?: boolean;
-  /** `include_rebase_in_progress` and `include_diverged_commits_count` on the single GET. */
+  /** `include_rebase_in_progress` on the single GET. */
   includeRebaseInProgress?: boolean;
-  includeDivergedCommitsCount?: boolean;
 };
 
 /** `Project#to_reference_base(from)`: nothing in the same project, the path next door, else the full path. */
@@ -146,6 +145,8 @@ export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, 
     // `merge_params['should_remove_source_branch']`: set when merging (or asking to merge on success).
     should_remove_source_branch: mr.shouldRemoveSourceBranch,
     force_remove_source_branch: mr.forceRemoveSourceBranch,
+    // `if: for_fork?`; `allow_maintainer_to_push` is its deprecated name.
+    ...(mr.collaboration !== null ? { allow_collaboration: mr.collaboration, allow_maintainer_to_push: mr.collaboration } : {}),
     reference: `${referenceBase(mr.project, { ...ctx, fromGroup: null })}${short}`,
     references: mergeRequestReferences(mr, ctx),
     web_url: mergeRequestUrl(mr, ctx),
@@ -194,7 +195,10 @@ export function mergeRequestSubscribed(mr: MergeRequestRow, ctx: Pick<PresentCon
  * Differs from GitLab: participants are the author, assignees and reviewers; commenters and mentioned
  * users do not count.
  */
-export function mergeRequest(mr: MergeRequestRow & { headPipeline?: MergeRequestPipelineRow | null; approved?: boolean }, ctx: MergeRequestContext) {
+export function mergeRequest(
+  mr: MergeRequestRow & { headPipeline?: MergeRequestPipelineRow | null; approved?: boolean; divergedCommits?: number },
+  ctx: MergeRequestContext,
+) {
   const head = mr.headPipeline ?? null;
   const ran = head && (head.startedAt || head.finishedAt) ? head : null;
   const builds = ctx.fromProject ? mr.project.jobsEnabled : false;
@@ -217,9 +221,9 @@ export function mergeRequest(mr: MergeRequestRow & { headPipeline?: MergeRequest
       : null,
     merge_error: mr.mergeError,
     // Rebases run during `PUT …/rebase` (synchronously), so none is ever in progress when this is read.
-    // `compute_diverged_commits_count` is 0 without branch heads.
     ...(ctx.includeRebaseInProgress ? { rebase_in_progress: false } : {}),
-    ...(ctx.includeDivergedCommitsCount ? { diverged_commits_count: 0 } : {}),
+    // `include_diverged_commits_count=true` on the single GET: the caller computed it (merging.ts).
+    ...(mr.divergedCommits !== undefined ? { diverged_commits_count: mr.divergedCommits } : {}),
     user: { can_merge: canMerge(mr, ctx) },
   };
 }

@@ -8,6 +8,7 @@ import type { AppEnv, Ctx } from "../kernel/env";
 import { baseUrl } from "../kernel/present";
 import { projectLfsEnabled } from "../shared/lfs/read";
 import { callerOf } from "../shared/protected_branches/access";
+import { branchAllowsCollaboration } from "../shared/protected_branches/collaboration";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
 import { GitHttpError, gitAccess } from "../shared/git_http/access";
@@ -117,8 +118,17 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
 /** POST /<path>.git/git-receive-pack: commands and a pack; answers report-status. */
 gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
   guarded(async () => {
-    const { project, actor } = await gitAccess(c, repoPath(c), "git-receive-pack");
-    const result = await receivePack(c.var.db(), { ...repository(project), emptyRepo: project.emptyRepo, fullPath: project.fullPath, membersUrl: `${baseUrl(c)}/${project.fullPath}/-/project_members`, lfsEnabled: projectLfsEnabled(project) }, actor!.user.id, callerOf(actor, project), requestBody(c));
+    const { project, actor, collaborator } = await gitAccess(c, repoPath(c), "git-receive-pack");
+    // Without push_code, each branch needs a merge request allowing the caller's collaboration.
+    const mayPushBranch = collaborator ? (branch: string) => branchAllowsCollaboration(c.var.db(), actor, project, branch) : null;
+    const result = await receivePack(
+      c.var.db(),
+      { ...repository(project), emptyRepo: project.emptyRepo, fullPath: project.fullPath, membersUrl: `${baseUrl(c)}/${project.fullPath}/-/project_members`, lfsEnabled: projectLfsEnabled(project) },
+      actor!.user.id,
+      callerOf(actor, project),
+      requestBody(c),
+      mayPushBranch,
+    );
     if (result.moved) {
       // The push events are written; the pipelines of the push come after the response (`-o ci.skip` skips them).
       const ciSkip = result.options.includes("ci.skip");

@@ -15,12 +15,13 @@ import {
   mergeBranches,
   readPairTips,
   repoOf,
+  RevWalk,
   storeSource,
   type BranchPair,
   type MergeMethod,
   type Person,
 } from "../shared/git";
-import { branchAccess, callerOf, listProtections, type Protection } from "../shared/protected_branches/access";
+import { branchAccess, callerOf, canMergeInto, listProtections, type Protection } from "../shared/protected_branches/access";
 import { toProtection } from "../shared/protected_branches/read";
 import type { MergeRequestWithAssignees } from "../shared/issuables/policy";
 import type { HookEvent } from "../shared/webhooks";
@@ -95,6 +96,21 @@ export async function refreshListed<T extends Checkable & { checkStale: boolean;
   return out;
 }
 
+/**
+ * `MergeRequest#diverged_commits_count` (`compute_diverged_commits_count`): the commits of the target
+ * branch its source branch lacks (`git rev-list --count source..target`, Repository#count_commits_between),
+ * 0 when either branch is missing. Read from the branches as they are now, as GitLab's cache keyed by
+ * both heads is; for a fork both sides are in the network's pool.
+ */
+export async function divergedCommitsCount(db: Executor, project: ProjectWithAccess, mr: { sourceProjectId: number; sourceBranch: string; targetBranch: string }): Promise<number> {
+  if (project.emptyRepo) return 0;
+  const pair = branchPair(project, mr);
+  const { source, target } = await readPairTips(db, pair, { sourceRef: branchRef(mr.sourceBranch), targetRef: branchRef(mr.targetBranch) });
+  if (!source || !target) return 0;
+  const walk = new RevWalk(db, pair.target.poolId, { batch: 1000 });
+  return (await walk.log({ kind: "tips", include: [target.peeled ?? target.target], exclude: [source.peeled ?? source.target] }, {})).length;
+}
+
 /** `Issue#to_reference(target_project)`: `#1`, `project#1` next door, `group/project#1` elsewhere. */
 function issueReference(issue: { iid: number; projectId: number; path: string; fullPath: string; namespaceId: number }, project: ProjectWithAccess): string {
   if (issue.projectId === project.id) return `#${issue.iid}`;
@@ -118,16 +134,9 @@ export function squashOnMerge(project: ProjectWithAccess, squash: boolean): bool
   return squash;
 }
 
-/**
- * `MergeRequest#can_be_merged_by?` (`Gitlab::UserAccess#can_update_branch?`): developers push to an
- * unprotected branch; a protected one needs its push or merge level.
- */
-export function canMergeInto(actor: Actor | null, project: ProjectWithAccess, protections: ReturnType<typeof toProtection>[], branch: string): boolean {
-  if (!actor || project.archived) return false;
-  if (!actor.isAdmin && project.accessLevel < Access.DEVELOPER) return false;
-  const access = branchAccess(protections, branch, callerOf(actor, project), { emptyRepo: project.emptyRepo, defaultBranch: project.defaultBranch });
-  return access.canPush || access.canMerge;
-}
+// `MergeRequest#can_be_merged_by?` lives with the protected branches: pushes to a fork's branch that
+// allows collaboration ask it too.
+export { canMergeInto };
 
 /**
  * `MergeRequest#can_remove_source_branch?`: the branch is not protected in the source project, is not

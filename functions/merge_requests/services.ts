@@ -14,6 +14,8 @@ import { closingIssueReferences, isDraftTitle, issueReferences, type IssueRef, t
 import { updateNoteBodies } from "./system_notes";
 import { getSettings } from "../shared/approvals/read";
 import { canOverride } from "../shared/approvals/state";
+import { Visibility } from "../kernel/access";
+import { branchAccess, listProtections } from "../shared/protected_branches/access";
 
 /**
  * Merge request writes (app/services/merge_requests/create_service.rb, update_service.rb,
@@ -242,7 +244,31 @@ export type CreateInput = {
   squash: boolean | undefined;
   /** EE `approvals_before_merge`, as `approvalsBeforeMerge` decided it (undefined: not stored). */
   approvalsBeforeMerge?: number;
+  /** `allow_collaboration`, as `allowCollaboration` decided it (undefined: not stored). */
+  allowCollaboration?: boolean;
 };
+
+/**
+ * `allow_collaboration` (or its old name `allow_maintainer_to_push`) on create and update,
+ * MergeRequests::BaseService#filter_params: dropped silently unless `can_allow_collaboration?`, that is
+ * `collaborative_push_possible?` (a merge request from a fork, neither project private, the source
+ * branch not protected in the fork) and `push_code` on the fork. Undefined: nothing to store.
+ */
+export async function allowCollaboration(
+  db: Executor,
+  actor: Actor,
+  target: ProjectWithAccess,
+  source: ProjectWithAccess | null,
+  sourceBranch: string,
+  requested: boolean | undefined,
+): Promise<boolean | undefined> {
+  if (requested === undefined || !source || source.id === target.id) return undefined;
+  if (target.visibilityLevel <= Visibility.PRIVATE || source.visibilityLevel <= Visibility.PRIVATE) return undefined;
+  if (!allowed(actor, "push_code", source)) return undefined;
+  const protections = await listProtections(db, source.id);
+  if (branchAccess(protections, sourceBranch, null, { emptyRepo: source.emptyRepo, defaultBranch: source.defaultBranch }).protected) return undefined;
+  return requested;
+}
 
 /**
  * EE `approvals_before_merge` on create and update (ee/lib/ee/api/merge_requests.rb `optional_params_ee`,
@@ -304,11 +330,11 @@ export async function createMergeRequest(db: Executor, scope: WriteScope, input:
   const result = await openDuplicateIsConflict(db, project.id, input.sourceProjectId, input.sourceBranch, input.targetBranch, () => db.execute<{ id: number }>(sql`
     WITH iid AS (${nextIidSql("merge_requests", { projectId: project.id })}),
     mr AS (INSERT INTO merge_requests (iid, project_id, source_project_id, title, description, source_branch, target_branch,
-        author_id, milestone_id, draft, squash, force_remove_source_branch, approvals_before_merge)
+        author_id, milestone_id, draft, squash, force_remove_source_branch, approvals_before_merge, allow_collaboration)
       SELECT iid.last_value, ${project.id}::int, ${input.sourceProjectId}::int, ${input.title}::text, ${input.description}::text,
         ${input.sourceBranch}::text, ${input.targetBranch}::text, ${actor.user.id}::int, ${lookup.milestoneId}::int,
         ${isDraftTitle(input.title)}::boolean, ${input.squash ?? false}::boolean, ${input.forceRemoveSourceBranch}::boolean,
-        ${input.approvalsBeforeMerge ?? null}::int
+        ${input.approvalsBeforeMerge ?? null}::int, ${input.allowCollaboration ?? false}::boolean
       FROM iid RETURNING id, iid),
     assignees AS (INSERT INTO merge_request_assignees (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(assignees)}) u),
     reviewers AS (INSERT INTO merge_request_reviewers (merge_request_id, user_id) SELECT mr.id, u FROM mr, unnest(${ints(reviewers)}) u),
@@ -362,6 +388,7 @@ export type UpdateInput = {
   squash?: boolean;
   discussionLocked?: boolean;
   approvalsBeforeMerge?: number;
+  allowCollaboration?: boolean;
 };
 
 /**
@@ -494,6 +521,7 @@ export async function updateMergeRequest(db: Executor, scope: WriteScope, mr: Me
         squash = ${input.squash ?? current.squash}::boolean,
         approvals_before_merge = ${input.approvalsBeforeMerge !== undefined ? sql`${input.approvalsBeforeMerge}::int` : sql`approvals_before_merge`},
         force_remove_source_branch = ${input.forceRemoveSourceBranch !== undefined ? input.forceRemoveSourceBranch : current.forceRemoveSourceBranch}::boolean,
+        allow_collaboration = ${input.allowCollaboration !== undefined ? sql`${input.allowCollaboration}::boolean` : sql`allow_collaboration`},
         discussion_locked = ${lockChanged ? input.discussionLocked! : current.discussionLocked}::boolean,
         closed_at = ${closing ? sql`now()` : reopening ? sql`NULL` : sql`closed_at`},
         closed_by_id = ${closing ? sql`${actor.user.id}::int` : reopening ? sql`NULL` : sql`closed_by_id`},

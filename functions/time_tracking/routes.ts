@@ -2,7 +2,7 @@ import { z } from "zod";
 import { authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { validation } from "../kernel/errors";
-import { findIssue, findMergeRequest } from "../shared/issuables/find";
+import { findIssue, findProjectMergeRequest } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -41,11 +41,11 @@ function schemas(kind: Kind) {
   };
 }
 
-/** `load_issuable`: the project, then the issue or merge request inside it (404 when unreadable). */
+/** `load_issuable`: the project, then the issue or merge request inside it (`find_project_merge_request`: 404 when unreadable). */
 async function loadIssuable(c: Ctx, kind: Kind) {
   const project = await findProject(c, c.req.param("id")!);
   const iid = c.req.param(kind.key)!;
-  const issuable = kind.type === "Issue" ? await findIssue(c, project, iid) : await findMergeRequest(c, project, iid);
+  const issuable = kind.type === "Issue" ? await findIssue(c, project, iid) : await findProjectMergeRequest(c, project, iid);
   return { project, issuable, target: { type: kind.type, id: issuable.id, projectId: project.id } };
 }
 

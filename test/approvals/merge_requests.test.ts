@@ -105,11 +105,12 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/approvals", () => 
     expect(body).toMatchObject({ approved: true, approvals_left: 0, invalid_approvers_rules: [{ id: onlyAuthor.id, name: "author only", rule_type: "regular" }] });
   });
 
-  it("is 404 for what the caller may not read and 400 for a bad iid", async () => {
+  // `find_merge_request_with_access`: a merge request of a visible project the caller may not read is 403.
+  it("is 404 for a project the caller may not read, 403 for such a merge request, and 400 for a bad iid", async () => {
     const { project, mr } = await fixture({ visibility: "private" });
     expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${project.id}/merge_requests/${mr.iid}/approvals`))).toEqual([404, { message: "404 Project Not Found" }]);
     const other = await fixture({ visibility: "private" });
-    expect(await statusAndBody(await w.as(other.guest).get(`${other.base}/approvals`))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    expect(await statusAndBody(await w.as(other.guest).get(`${other.base}/approvals`))).toEqual([403, { message: "403 Forbidden" }]);
     expect(await statusAndBody(await w.as(other.reporter).get(`/projects/${other.project.id}/merge_requests/9999/approvals`))).toEqual([404, { message: "404 Merge Request Not Found" }]);
     expect(await statusAndBody(await w.as(other.reporter).get(`/projects/${other.project.id}/merge_requests/abc/approvals`))).toEqual([400, { error: "merge_request_iid is invalid" }]);
   });

@@ -82,7 +82,9 @@ const PROJECT_ENDPOINTS: Endpoint<Fixture>[] = [
   // lib/api/subscriptions.rb (`before { authenticate! }`): the subscribable as the caller reads it.
   { name: "subscribe issue", method: "POST", path: (f) => `${P(f)}/issues/${f.issueIid}/subscribe`, min: "guest", readers: true, ok: 201 },
   { name: "unsubscribe issue", method: "POST", path: (f) => `${P(f)}/issues/${f.unsubscribeIid}/unsubscribe`, min: "guest", readers: true, ok: 201 },
-  { name: "subscribe MR", method: "POST", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/subscribe`, min: "guest", readers: true, readMin: "reporter", ok: 201 },
+  // Merge requests: `find_merge_request_with_access(id, :update_merge_request)` finds the merge request,
+  // then authorizes, so a guest of a private project (no read_merge_request) gets 403, not 404.
+  { name: "subscribe MR", method: "POST", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/subscribe`, min: "guest", readers: true, readMin: "reporter", unreadable: 403, ok: 201 },
   { name: "subscribe label", method: "POST", path: (f) => `${P(f)}/labels/${f.labelId}/subscribe`, min: "guest", readers: true, ok: 201 },
   // lib/api/issues.rb: `user_project` only.
   { name: "project issues statistics", method: "GET", path: (f) => `${P(f)}/issues_statistics`, min: "guest", readers: true, ok: 200 },
@@ -106,9 +108,12 @@ const PROJECT_ENDPOINTS: Endpoint<Fixture>[] = [
   },
   // ee/lib/api/project_approvals.rb (`before { authenticate! }`): changing the settings is a maintainer's.
   { name: "change approval settings", method: "POST", path: (f) => `${P(f)}/approvals`, body: () => ({ reset_approvals_on_push: true }), min: "maintainer", ok: 201 },
-  // ee/lib/api/merge_request_approvals.rb: approvals_required with update_merge_request (developer).
-  { name: "MR approvals required", method: "POST", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/approvals`, body: () => ({ approvals_required: 1 }), min: "developer", readMin: "reporter", ok: 201 },
-  // `unauthorized! unless current_user.bot? && can?(:reset_merge_request_approvals)`: no human may.
+  // ee/lib/api/merge_request_approvals.rb: approvals_required with update_merge_request (developer),
+  // after `find_merge_request_with_access` (403 for a guest of a private project).
+  { name: "MR approvals", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/approvals`, min: "reporter", readers: true, readMin: "reporter", unreadable: 403, ok: 200 },
+  { name: "MR approvals required", method: "POST", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/approvals`, body: () => ({ approvals_required: 1 }), min: "developer", readMin: "reporter", unreadable: 403, ok: 201 },
+  // `find_project_merge_request` (MergeRequestsFinder: unreadable is 404), then `unauthorized! unless
+  // current_user.bot? && can?(:reset_merge_request_approvals)`: no human may.
   { name: "reset approvals", method: "PUT", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/reset_approvals`, min: "owner", readMin: "reporter", nobody: true, denied: 401, ok: 202 },
   // ee/lib/api/status_checks.rb (`before { authenticate! }`): admin_project, else 401.
   { name: "list status checks", method: "GET", path: (f) => `${P(f)}/external_status_checks`, min: "maintainer", signedIn: true, denied: 401, ok: 200 },
@@ -121,8 +126,9 @@ const PROJECT_ENDPOINTS: Endpoint<Fixture>[] = [
     denied: 401,
     ok: 201,
   },
-  // approve_merge_request: a member who may update the merge request (developer).
-  { name: "MR status checks", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/status_checks`, min: "developer", signedIn: true, readMin: "reporter", ok: 200 },
+  // approve_merge_request: a member who may update the merge request (developer), after
+  // `find_merge_request_with_access` (403 for a guest of a private project).
+  { name: "MR status checks", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/status_checks`, min: "developer", signedIn: true, readMin: "reporter", unreadable: 403, ok: 200 },
   // Git LFS (lib/api … lfs_request.rb `lfs_check_access!`): Basic authentication; download needs
   // download_code (reporters, readers of public and internal projects), upload push_code (developers);
   // 403 for who reads the project, 404 for who does not, 401 (a challenge) for anonymous callers.

@@ -9,8 +9,10 @@ import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
  * (pipelines, jobs), packages, notes, merge request writes, and groups. Every expected status comes from
  * ONE table and one rule (`expected`), following app/policies/project_policy.rb, note_policy.rb,
  * group_policy.rb and lib/api/*.rb:
- * - what the caller may not read is 404 (the project, or the merge request a guest of a private project
- *   may not read: `read_merge_request` is a reporter ability there);
+ * - what the caller may not read is 404 (the project; the merge request a guest of a private project
+ *   may not read, `read_merge_request` being a reporter ability there, where GitLab looks it up through a
+ *   finder: notes (`find_noteable`), merge, delete (`find_project_merge_request`)); endpoints that use
+ *   lib/api/helpers.rb `find_merge_request_with_access` find it first and then authorize: 403;
  * - a readable resource and a missing ability is 403 (`PUT …/merge` answers 401: `unauthorized! unless
  *   merge_request.can_be_merged_by?(current_user)`);
  * - an anonymous write is 401 (`authenticate_non_get!`), as are anonymous reads of APIs with
@@ -123,13 +125,21 @@ const PROJECT_ENDPOINTS: Endpoint<ProjectFixture>[] = [
   { name: "create issue note", method: "POST", path: (f) => `${P(f)}/issues/${f.issueIid}/notes`, body: () => ({ body: "n" }), min: "guest", readers: true, ok: 201 },
   { name: "update issue note", method: "PUT", path: (f, r) => `${P(f)}/issues/${f.issueIid}/notes/${f.byRole[r].issueNoteId}`, body: () => ({ body: unique("e") }), min: "maintainer", ok: 200 },
   { name: "delete issue note", method: "DELETE", path: (f, r) => `${P(f)}/issues/${f.issueIid}/notes/${f.byRole[r].issueNoteId}`, min: "maintainer", ok: 204 },
-  // Merge request notes: a guest of a private project may not read the merge request (404).
+  // Merge request notes: a guest of a private project may not read the merge request (404: NotesFinder).
   { name: "list MR notes", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/notes`, min: "reporter", readers: true, signedIn: true, readMin: "reporter", ok: 200 },
   { name: "create MR note", method: "POST", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/notes`, body: () => ({ body: "n" }), min: "reporter", readers: true, readMin: "reporter", ok: 201 },
   { name: "update MR note", method: "PUT", path: (f, r) => `${P(f)}/merge_requests/${f.mrIid}/notes/${f.byRole[r].mrNoteId}`, body: () => ({ body: unique("e") }), min: "maintainer", readMin: "reporter", ok: 200 },
   { name: "delete MR note", method: "DELETE", path: (f, r) => `${P(f)}/merge_requests/${f.mrIid}/notes/${f.byRole[r].mrNoteId}`, min: "maintainer", readMin: "reporter", ok: 204 },
-  // lib/api/merge_requests.rb (create is in authorization_matrix.test.ts).
-  { name: "update MR", method: "PUT", path: (f, r) => `${P(f)}/merge_requests/${f.byRole[r].deleteMrIid}`, body: () => ({ description: unique("d") }), min: "developer", readMin: "reporter", ok: 200 },
+  // lib/api/merge_requests.rb (create is in authorization_matrix.test.ts). The single GET, its
+  // sub-resources and update use `find_merge_request_with_access` (403 for a guest of a private
+  // project); merge and delete `find_project_merge_request` (404).
+  { name: "read MR", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}`, min: "reporter", readers: true, readMin: "reporter", unreadable: 403, ok: 200 },
+  { name: "MR changes", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/changes`, min: "reporter", readers: true, readMin: "reporter", unreadable: 403, ok: 200 },
+  { name: "MR commits", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/commits`, min: "reporter", readers: true, readMin: "reporter", unreadable: 403, ok: 200 },
+  { name: "MR participants", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/participants`, min: "reporter", readers: true, readMin: "reporter", unreadable: 403, ok: 200 },
+  { name: "MR versions", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/versions`, min: "reporter", readers: true, readMin: "reporter", unreadable: 403, ok: 200 },
+  { name: "MR time stats", method: "GET", path: (f) => `${P(f)}/merge_requests/${f.mrIid}/time_stats`, min: "reporter", readers: true, readMin: "reporter", ok: 200 },
+  { name: "update MR", method: "PUT", path: (f, r) => `${P(f)}/merge_requests/${f.byRole[r].deleteMrIid}`, body: () => ({ description: unique("d") }), min: "developer", readMin: "reporter", unreadable: 403, ok: 200 },
   { name: "merge MR", method: "PUT", path: (f, r) => `${P(f)}/merge_requests/${f.byRole[r].mergeIid}/merge`, min: "developer", readMin: "reporter", denied: 401, ok: 200 },
   { name: "delete MR", method: "DELETE", path: (f, r) => `${P(f)}/merge_requests/${f.byRole[r].deleteMrIid}`, min: "owner", readMin: "reporter", ok: 204 },
 ];

@@ -23,6 +23,11 @@ export type Endpoint<F> = {
   signedIn?: boolean;
   /** The resource itself is readable only from this member role on (or by readers): below it, 404. */
   readMin?: MemberRole;
+  /**
+   * What `readMin` hides answers instead of 404: lib/api/helpers.rb `find_merge_request_with_access`
+   * finds the merge request in the (readable) project, then `authorize! :read_merge_request` is 403.
+   */
+  unreadable?: 403;
   /** The answer of a readable resource without the ability (default 403). */
   denied?: number;
   /**
@@ -57,7 +62,7 @@ export function expected<F>(e: Endpoint<F>, role: Role, vis: Vis): number {
   if (e.adminFirst) return role === "admin" ? e.ok : 403;
   if (!sees(role, vis)) return 404;
   if (e.adminOnly) return role === "admin" ? e.ok : role === "anonymous" ? 401 : 403;
-  if (e.readMin && role !== "admin" && LEVEL[role] < LEVEL[e.readMin] && !readerByVisibility(role, vis)) return 404;
+  if (e.readMin && role !== "admin" && LEVEL[role] < LEVEL[e.readMin] && !readerByVisibility(role, vis)) return e.unreadable ?? 404;
   if (e.nobody) return e.denied ?? 403;
   if (role === "admin" || LEVEL[role] >= LEVEL[e.min]) return e.ok;
   if (e.readers && readerByVisibility(role, vis)) return e.ok;

@@ -21,12 +21,13 @@ function readRules(rest: string) {
     expect(await statusAndBody(await w.anonymous.get(mrPath(project, mr.iid, rest)))).toEqual([404, { message: "404 Project Not Found" }]);
   });
 
-  it("answers 404 Merge Request Not Found to a guest (not the author) and for a missing iid; a reporter reads", async () => {
+  // `find_merge_request_with_access`: found in the visible project, then `authorize!` (403).
+  it("answers 403 to a guest (not the author), 404 Merge Request Not Found for a missing iid; a reporter reads", async () => {
     const w = await world();
     const guest = await w.user();
     const reporter = await w.user();
     const { project, mr } = await mergeFixture(w, { guests: [guest], reporters: [reporter] });
-    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, rest)))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, rest)))).toEqual([403, { message: "403 Forbidden" }]);
     expect(await statusAndBody(await w.as(reporter).get(mrPath(project, 9999, rest)))).toEqual([404, { message: "404 Merge Request Not Found" }]);
     expect((await w.as(reporter).get(mrPath(project, mr.iid, rest))).status).toBe(200);
   });
@@ -216,7 +217,7 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/versions/:version_
     const w = await world();
     const guest = await w.user();
     const { project, mr } = await mergeFixture(w, { guests: [guest] });
-    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, "versions/1")))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, "versions/1")))).toEqual([403, { message: "403 Forbidden" }]);
     expect(await statusAndBody(await w.anonymous.get(mrPath(project, mr.iid, "versions/1")))).toEqual([404, { message: "404 Project Not Found" }]);
   });
 });

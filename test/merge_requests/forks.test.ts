@@ -2,7 +2,10 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
-import { world, type TestProject, type TestUser, type World } from "../helpers/world";
+import { unique, world, type TestProject, type TestUser, type World } from "../helpers/world";
+import { BASE, worker } from "../helpers/client";
+import { PackWriter } from "../../functions/shared/git/pack/pack";
+import { FLUSH, pkt } from "../../functions/shared/git/pack/pktline";
 import { buildEvent } from "../../functions/shared/webhooks";
 import { loadProject } from "../../functions/shared/webhooks/queries";
 import { claim, eventually, finish, projectRunner } from "../helpers/ci";
@@ -463,5 +466,109 @@ describe("merge_when_pipeline_succeeds (from a fork)", () => {
     expect(merged).toMatchObject({ state: "merged", merged_by: { id: owner.id }, merge_error: null });
     expect((await commitRow(w, upstream, (await branchHead(w, upstream, "main"))!)).parents).toEqual([base, head]);
     expect(await branchHead(w, forked, feature)).toBe(head);
+  });
+});
+
+describe("allow_collaboration (allow_maintainer_to_push) on merge requests from a fork", () => {
+  const basicOf = (u: TestUser) => `Basic ${btoa(`anyone:${u.token}`)}`;
+  /** One ref update with an empty pack (the commit is already in the network's pool); the report-status text. */
+  async function pushRef(user: TestUser, project: TestProject, ref: string, before: string, after: string) {
+    const command = pkt(`${before} ${after} ${ref}\0report-status\n`);
+    const writer = new PackWriter();
+    const parts = [command, FLUSH, writer.header(0), writer.trailer()];
+    const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      body.set(part, at);
+      at += part.length;
+    }
+    const res = await worker.fetch(
+      new Request(`${BASE}/${project.fullPath}.git/git-receive-pack`, {
+        method: "POST",
+        headers: { Authorization: basicOf(user), "Content-Type": "application/x-git-receive-pack-request" },
+        body,
+      }),
+    );
+    return [res.status, new TextDecoder().decode(await res.arrayBuffer())] as const;
+  }
+  const receivePackAdvert = async (user: TestUser, project: TestProject) => {
+    const res = await worker.fetch(new Request(`${BASE}/${project.fullPath}.git/info/refs?service=git-receive-pack`, { headers: { Authorization: basicOf(user) } }));
+    return [res.status, res.status === 200 ? "" : await res.text()] as const;
+  };
+  const commitAs = (w: World, user: TestUser, project: TestProject, branchName: string) =>
+    w.as(user).post(`/projects/${project.id}/repository/commits`, {
+      json: { branch: branchName, commit_message: "Upstream helps", actions: [{ action: "create", file_path: `${unique("help")}.txt`, content: "h\n" }] },
+    });
+
+  it("is stored and shown for a fork's merge request, and lets the target's maintainers push to its source branch only", async () => {
+    const w = await world();
+    const f = await forkFixture(w);
+    const stranger = await w.user();
+    // Without it, upstream's owner may not push to the fork.
+    expect((await commitAs(w, f.owner, f.fork, f.feature)).status).toBe(403);
+    expect(await receivePackAdvert(f.owner, f.fork)).toEqual([403, "You are not allowed to push code to this project."]);
+
+    const mr = await openFromFork(w, f, { allow_collaboration: true });
+    expect(mr).toMatchObject({ allow_collaboration: true, allow_maintainer_to_push: true });
+    const shown = (await (await w.as(f.owner).get(`/projects/${f.upstream.id}/merge_requests/${mr.iid}`)).json()) as Json;
+    expect(shown).toMatchObject({ allow_collaboration: true, allow_maintainer_to_push: true });
+    // The keys follow force_remove_source_branch, as MergeRequestBasic exposes them.
+    const keys = Object.keys(shown);
+    expect(keys.slice(keys.indexOf("force_remove_source_branch") + 1, keys.indexOf("force_remove_source_branch") + 3)).toEqual(["allow_collaboration", "allow_maintainer_to_push"]);
+
+    // The commits API and the files API: the source branch, not the fork's other branches.
+    expect((await commitAs(w, f.owner, f.fork, f.feature)).status).toBe(201);
+    const file = await w.as(f.owner).post(`/projects/${f.fork.id}/repository/files/${unique("f")}.txt`, { json: { branch: f.feature, content: "x", commit_message: "File" } });
+    expect(file.status).toBe(201);
+    expect(await statusAndBody(await commitAs(w, f.owner, f.fork, "main"))).toEqual([403, { message: "403 Forbidden - You are not allowed to push into this branch" }]);
+    // Someone who may not merge into upstream's main gets nothing.
+    expect((await commitAs(w, stranger, f.fork, f.feature)).status).toBe(403);
+
+    // Git over smart HTTP: the source branch moves, another branch of the fork does not.
+    expect(await receivePackAdvert(f.owner, f.fork)).toEqual([200, ""]);
+    const tip = (await branchHead(w, f.fork, f.feature))!;
+    const [status, report] = await pushRef(f.owner, f.fork, `refs/heads/${f.feature}`, tip, f.head);
+    expect(status).toBe(200);
+    expect(report).toContain(`ok refs/heads/${f.feature}`);
+    expect(await branchHead(w, f.fork, f.feature)).toBe(f.head);
+    const [, refused] = await pushRef(f.owner, f.fork, "refs/heads/main", f.base, f.head);
+    expect(refused).toContain("ng refs/heads/main pre-receive hook declined");
+    expect(await branchHead(w, f.fork, "main")).toBe(f.base);
+    expect(await receivePackAdvert(stranger, f.fork)).toEqual([403, "You are not allowed to push code to this project."]);
+
+    // The rebase endpoint pushes to the source branch too.
+    expect((await w.as(f.owner).put(`/projects/${f.upstream.id}/merge_requests/${mr.iid}/rebase`)).status).toBe(202);
+
+    // The author turns it off: upstream's owner is refused again.
+    const off = await w.as(f.forker).put(`/projects/${f.upstream.id}/merge_requests/${mr.iid}`, { json: { allow_maintainer_to_push: false } });
+    expect(await off.json()).toMatchObject({ allow_collaboration: false, allow_maintainer_to_push: false });
+    expect((await commitAs(w, f.owner, f.fork, f.feature)).status).toBe(403);
+    // Who cannot push to the fork cannot allow it: dropped silently (`can_allow_collaboration?`).
+    const ignored = await w.as(f.owner).put(`/projects/${f.upstream.id}/merge_requests/${mr.iid}`, { json: { allow_collaboration: true } });
+    expect(ignored.status).toBe(200);
+    expect(await ignored.json()).toMatchObject({ allow_collaboration: false });
+  });
+
+  it("is not shown for a merge request inside one project, and not kept for a private fork or a protected source branch", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner, visibility: "public" });
+    await commit(w, owner, project, "main", "Initial commit", [{ action: "create", file_path: "a.txt", content: "a\n" }]);
+    await commit(w, owner, project, "topic", "Topic", [{ action: "create", file_path: "b.txt", content: "b\n" }], { start_branch: "main" });
+    const same = await w.as(owner).post(`/projects/${project.id}/merge_requests`, { json: { title: "t", source_branch: "topic", target_branch: "main", allow_collaboration: true } });
+    expect(same.status).toBe(201);
+    const body = (await same.json()) as Json;
+    expect(body).not.toHaveProperty("allow_collaboration");
+    expect(body).not.toHaveProperty("allow_maintainer_to_push");
+
+    // `collaborative_push_possible?`: the source branch must not be protected in the fork.
+    const f = await forkFixture(w);
+    expect((await w.as(f.forker).post(`/projects/${f.fork.id}/protected_branches`, { json: { name: f.feature } })).status).toBe(201);
+    expect(await openFromFork(w, f, { allow_collaboration: true })).toMatchObject({ allow_collaboration: false });
+
+    // ...and neither project private.
+    const g = await forkFixture(w);
+    await rows(w, sql`UPDATE projects SET visibility_level = 0 WHERE id = ${g.fork.id}`);
+    expect(await openFromFork(w, g, { allow_collaboration: true })).toMatchObject({ allow_collaboration: false });
   });
 });

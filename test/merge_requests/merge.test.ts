@@ -26,6 +26,28 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid (mergeability)", (
     });
   });
 
+  it("counts the target's commits the source lacks as diverged_commits_count, on request only", async () => {
+    const w = await world();
+    const { owner, project, feature, mr } = await mergeFixture(w);
+    const get = (query: Json = {}) => w.as(owner).get(`/projects/${project.id}/merge_requests/${mr.iid}`, { query });
+    expect(await (await get({ include_diverged_commits_count: true })).json()).toMatchObject({ diverged_commits_count: 0 });
+    // Two commits on main since the merge base, one more on the source: only main's two count
+    // (`count_commits_between(source_branch_sha, target_branch_sha)`).
+    await commit(w, owner, project, "main", "One", [{ action: "create", file_path: "one.txt", content: "1\n" }]);
+    await commit(w, owner, project, "main", "Two", [{ action: "create", file_path: "two.txt", content: "2\n" }]);
+    await commit(w, owner, project, feature, "More", [{ action: "create", file_path: "more.txt", content: "m\n" }]);
+    expect(await (await get({ include_diverged_commits_count: true })).json()).toMatchObject({ diverged_commits_count: 2 });
+    expect(await (await get({ include_diverged_commits_count: false })).json()).not.toHaveProperty("diverged_commits_count");
+    expect(await (await get()).json()).not.toHaveProperty("diverged_commits_count");
+    // The source branch now points at main's tip: nothing of main is missing any more.
+    await rows(w, sql`UPDATE git_refs SET target = (SELECT target FROM git_refs WHERE project_id = ${project.id} AND name = 'refs/heads/main')
+      WHERE project_id = ${project.id} AND name = ${`refs/heads/${feature}`}`);
+    expect(await (await get({ include_diverged_commits_count: true })).json()).toMatchObject({ diverged_commits_count: 0 });
+    // A missing source branch counts 0 (`return 0 unless source_branch_sha && target_branch_sha`).
+    await w.as(owner).delete(`/projects/${project.id}/repository/branches/${feature}`);
+    expect(await (await get({ include_diverged_commits_count: true })).json()).toMatchObject({ diverged_commits_count: 0 });
+  });
+
   it("marks a conflicting merge request cannot_be_merged (has_conflicts)", async () => {
     const w = await world();
     const { owner, project, mr } = await mergeFixture(w);

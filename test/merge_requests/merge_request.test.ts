@@ -48,14 +48,15 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid", () => {
     expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/merge_requests/abc`))).toEqual([400, { error: "merge_request_iid is invalid" }]);
   });
 
-  it("answers 404 for a missing merge request and for a project without merge requests", async () => {
+  it("answers 404 for a missing merge request and 403 in a project without merge requests", async () => {
     const w = await world();
     const dev = await w.user();
     const project = await w.project({ developers: [dev] });
     expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/merge_requests/99`))).toEqual([404, { message: "404 Merge Request Not Found" }]);
     await createMergeRequest(w, dev, project);
     await rows(w, sql`UPDATE projects SET merge_requests_enabled = false WHERE id = ${project.id}`);
-    expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/merge_requests/1`))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    // `find_merge_request_with_access`: found, then `authorize! :read_merge_request` fails.
+    expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/merge_requests/1`))).toEqual([403, { message: "403 Forbidden" }]);
   });
 
   hidesPrivateProject((w, p) => w.as(w.stranger).get(`/projects/${p.id}/merge_requests/1`));
@@ -208,14 +209,15 @@ describe("PUT /projects/:id/merge_requests/:merge_request_iid", () => {
     return w.as(u).put(`/projects/${p.id}/merge_requests/${mr.iid}`, { json: { title: "x" } });
   });
 
-  it("answers 404 to a guest of a private project, who may not read someone else's merge request", async () => {
+  // `find_merge_request_with_access(iid, :update_merge_request)`: found, then authorized.
+  it("answers 403 to a guest of a private project, who may not read someone else's merge request", async () => {
     const w = await world();
     const owner = await w.user();
     const guest = await w.user();
     const p = await w.project({ visibility: "private", developers: [owner], guests: [guest] });
     const mr = await createMergeRequest(w, owner, p);
     const res = await w.as(guest).put(`/projects/${p.id}/merge_requests/${mr.iid}`, { json: { title: "x" } });
-    expect(await statusAndBody(res)).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    expect(await statusAndBody(res)).toEqual([403, { message: "403 Forbidden" }]);
   });
   requiresAuthentication((w) => w.anonymous.put(`/projects/1/merge_requests/1`, { json: { title: "x" } }));
 });

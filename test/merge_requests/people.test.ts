@@ -52,13 +52,13 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/participants", () 
     expect(((await (await w.as(owner).get(mrPath(project, mr.iid, "participants"))).json()) as Json[]).map((u) => u.id)).toEqual([owner.id]);
   });
 
-  it("answers 400 for bad input and 404 to callers who cannot read the merge request", async () => {
+  it("answers 400 for bad input, 403 to who sees the project but not the merge request, 404 to who sees neither", async () => {
     const w = await world();
     const guest = await w.user();
     const { owner, project, mr } = await mergeFixture(w, { guests: [guest] });
     expect(await statusAndBody(await w.as(owner).get(mrPath(project, mr.iid, "participants?page=0")))).toEqual([400, { error: "page does not have a valid value" }]);
     expect(await statusAndBody(await w.as(owner).get(mrPath(project, "x", "participants")))).toEqual([400, { error: "merge_request_iid is invalid" }]);
-    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, "participants")))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, "participants")))).toEqual([403, { message: "403 Forbidden" }]);
     expect(await statusAndBody(await w.anonymous.get(mrPath(project, mr.iid, "participants")))).toEqual([404, { message: "404 Project Not Found" }]);
     expect(await statusAndBody(await w.as(w.stranger).get(mrPath(project, mr.iid, "participants")))).toEqual([404, { message: "404 Project Not Found" }]);
   });
@@ -105,12 +105,12 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/closes_issues", ()
     expect(await statusAndBody(await w.as(owner).get(mrPath(project, mr.iid, "closes_issues")))).toEqual([200, []]);
   });
 
-  it("answers 400 for bad input and 404 to callers who cannot read the merge request", async () => {
+  it("answers 400 for bad input, 403 to who sees the project but not the merge request, 404 to who sees neither", async () => {
     const w = await world();
     const guest = await w.user();
     const { owner, project, mr } = await mergeFixture(w, { guests: [guest] });
     expect(await statusAndBody(await w.as(owner).get(mrPath(project, mr.iid, "closes_issues?per_page=abc")))).toEqual([400, { error: "per_page is invalid" }]);
-    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, "closes_issues")))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    expect(await statusAndBody(await w.as(guest).get(mrPath(project, mr.iid, "closes_issues")))).toEqual([403, { message: "403 Forbidden" }]);
     expect(await statusAndBody(await w.anonymous.get(mrPath(project, mr.iid, "closes_issues")))).toEqual([404, { message: "404 Project Not Found" }]);
   });
 });

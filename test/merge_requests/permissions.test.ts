@@ -8,10 +8,13 @@ import { insertIssue } from "../helpers/noteables";
 /**
  * ProjectPolicy: `read_merge_request` comes with `public_access` (public projects, internal ones for
  * signed-in users) and with reporter access, not with the guest rule; so the guest of a private
- * project reads none of its merge requests, anywhere they show.
+ * project reads none of its merge requests, anywhere they show. The project is visible to them, so
+ * what they get depends on how the endpoint finds the merge request (lib/api/helpers.rb):
+ * `find_merge_request_with_access` finds it, then `authorize!`s (403); `find_project_merge_request`
+ * and `find_noteable` go through a finder that hides it (404). The list authorizes on the project (403).
  */
 describe("merge requests of a private project for its guests", () => {
-  it("are not listed, not shown, not commented on, and absent from GET /merge_requests?scope=all", async () => {
+  it("are not listed, 403 where GitLab finds then authorizes, 404 where a finder hides them", async () => {
     const w = await world();
     const dev = await w.user();
     const guest = await w.user();
@@ -19,18 +22,49 @@ describe("merge requests of a private project for its guests", () => {
     const project = await w.project({ visibility: "private", developers: [dev], guests: [guest], reporters: [reporter] });
     const mr = await createMergeRequest(w, dev, project);
     const base = `/projects/${project.id}/merge_requests`;
+    const forbidden = [403, { message: "403 Forbidden" }];
+    const hidden = [404, { message: "404 Merge Request Not Found" }];
 
-    expect(await statusAndBody(await w.as(guest).get(base))).toEqual([403, { message: "403 Forbidden" }]);
-    expect(await statusAndBody(await w.as(guest).get(`${base}/${mr.iid}`))).toEqual([404, { message: "404 Merge Request Not Found" }]);
+    expect(await statusAndBody(await w.as(guest).get(base))).toEqual(forbidden);
+    // `find_merge_request_with_access`: the single GET and its sub-resources, update, approvals,
+    // subscriptions, to-dos.
+    for (const path of ["", "/changes", "/commits", "/diffs", "/versions", "/participants", "/closes_issues", "/pipelines", "/approvals", "/approval_state"])
+      expect([path, ...(await statusAndBody(await w.as(guest).get(`${base}/${mr.iid}${path}`)))]).toEqual([path, ...forbidden]);
+    expect(await statusAndBody(await w.as(guest).put(`${base}/${mr.iid}`, { json: { title: "Mine now" } }))).toEqual(forbidden);
+    expect(await statusAndBody(await w.as(guest).post(`${base}/${mr.iid}/subscribe`))).toEqual(forbidden);
+    expect(await statusAndBody(await w.as(guest).post(`${base}/${mr.iid}/todo`))).toEqual(forbidden);
+    // A merge request that does not exist is still 404.
+    expect(await statusAndBody(await w.as(guest).get(`${base}/${mr.iid + 100}`))).toEqual(hidden);
+    // `find_project_merge_request` (merge, merge_ref, rebase, delete, time tracking) and
+    // `find_noteable` (notes, resource events): 404.
+    expect(await statusAndBody(await w.as(guest).put(`${base}/${mr.iid}/merge`))).toEqual(hidden);
+    expect(await statusAndBody(await w.as(guest).get(`${base}/${mr.iid}/merge_ref`))).toEqual(hidden);
+    expect(await statusAndBody(await w.as(guest).put(`${base}/${mr.iid}/rebase`))).toEqual(hidden);
+    expect(await statusAndBody(await w.as(guest).get(`${base}/${mr.iid}/time_stats`))).toEqual(hidden);
+    expect(await statusAndBody(await w.as(guest).get(`${base}/${mr.iid}/resource_label_events`))).toEqual(hidden);
+    expect(await statusAndBody(await w.as(guest).delete(`${base}/${mr.iid}`))).toEqual(hidden);
     expect((await w.as(guest).get(`${base}/${mr.iid}/notes`)).status).toBe(404);
     expect((await w.as(guest).post(`${base}/${mr.iid}/notes`, { json: { body: "hello" } })).status).toBe(404);
     const all = (await (await w.as(guest).get("/merge_requests", { query: { scope: "all", per_page: 100 } })).json()) as Json[];
     expect(all.map((m) => m.id)).not.toContain(mr.id);
 
+    // Who cannot see the project gets the project's 404 first.
+    expect(await statusAndBody(await w.as(w.stranger).get(`${base}/${mr.iid}`))).toEqual([404, { message: "404 Project Not Found" }]);
+
     // Reporters read them.
     expect((await w.as(reporter).get(`${base}/${mr.iid}`)).status).toBe(200);
     const asReporter = (await (await w.as(reporter).get("/merge_requests", { query: { scope: "all", per_page: 100 } })).json()) as Json[];
     expect(asReporter.map((m) => m.id)).toContain(mr.id);
+  });
+
+  it("are 403 in a project whose merge requests are turned off (found, then `read_merge_request` fails)", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const project = await w.project({ visibility: "public", developers: [dev] });
+    const mr = await createMergeRequest(w, dev, project);
+    await w.db((db) => db.execute(sql`UPDATE projects SET merge_requests_enabled = false WHERE id = ${project.id}`));
+    expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/merge_requests/${mr.iid}`))).toEqual([403, { message: "403 Forbidden" }]);
+    expect((await w.as(dev).get(`/projects/${project.id}/merge_requests/${mr.iid}/notes`)).status).toBe(404);
   });
 
   it("except the guest's own: an author reads and updates the merge request they wrote", async () => {

@@ -79,15 +79,13 @@ describe("POST /projects/:id/merge_requests/:merge_request_iid/subscribe and /un
     expect(await statusAndBody(await w.as(dev).post(`${path}/unsubscribe`))).toEqual([304, ""]);
   });
 
-  it("answers 404 Merge Request Not Found to a guest of a private project", async () => {
+  // `find_merge_request_with_access(id, :update_merge_request)`: found, then authorized.
+  it("answers 403 to a guest of a private project", async () => {
     const w = await world();
     const guest = await w.user();
     const project = await w.project({ guests: [guest] });
     const mr = await mergeRequest(w, project);
-    expect(await statusAndBody(await w.as(guest).post(`/projects/${project.id}/merge_requests/${mr.iid}/subscribe`))).toEqual([
-      404,
-      { message: "404 Merge Request Not Found" },
-    ]);
+    expect(await statusAndBody(await w.as(guest).post(`/projects/${project.id}/merge_requests/${mr.iid}/subscribe`))).toEqual([403, { message: "403 Forbidden" }]);
   });
 
   requiresAuthentication((w) => w.anonymous.post(`/projects/1/merge_requests/1/subscribe`));

@@ -10,7 +10,7 @@ import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canOverride, canApprove, loadApprovalState, suggestedApprovers } from "../../shared/approvals/state";
-import { findMergeRequest } from "../../shared/issuables/find";
+import { findMergeRequest, findProjectMergeRequest } from "../../shared/issuables/find";
 import { canUpdateMergeRequest, type MergeRequestWithAssignees } from "../../shared/issuables/policy";
 import { isBot } from "../../entities/users";
 import { verifyPassword } from "../../shared/passwords";
@@ -125,7 +125,10 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  */
 mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/reset_approvals", async (c) => {
   const actor = requireUser(c);
-  const { project, mr } = await findBoth(c);
+  const project = await findProject(c, c.req.param("id")!);
+  await readParamsWithPath(c, Iid);
+  // `find_project_merge_request`: a merge request the caller may not read is 404 here, not 403.
+  const mr = await findProjectMergeRequest(c, project, c.req.param("merge_request_iid")!);
   const member = project.accessLevel >= Access.GUEST;
   if (!isBot(actor.user) || !member || !canUpdateMergeRequest(actor, project, mr) || mr.state === "merged") throw unauthorized();
   await q.resetApprovals(c.var.db(), mr.id);

@@ -1,7 +1,7 @@
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { recordNotFound } from "../../kernel/errors";
-import { findIssue, findMergeRequest } from "../../shared/issuables/find";
+import { findIssue, findProjectMergeRequest } from "../../shared/issuables/find";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, paginate } from "../../kernel/pagination";
 import { pathRowId, readParams } from "../../kernel/params";
@@ -14,8 +14,8 @@ import * as q from "../queries";
 /**
  * Resource events of issues and merge requests (lib/api/resource_label_events.rb,
  * resource_state_events.rb, resource_milestone_events.rb): signed-in callers only; the eventable is
- * found by iid inside the project (`404 Issue Not Found`, `404 Merge Request Not Found`), a missing
- * event is `404 Not found`. The epic variants are in `epics/routes/events.ts`.
+ * found by iid inside the project as `find_noteable` does, unreadable or missing (`404 Issue Not Found`,
+ * `404 Merge Request Not Found`); a missing event is `404 Not found`. The epic variants are in `epics/routes/events.ts`.
  */
 export const eventRoutes = router();
 
@@ -27,7 +27,7 @@ const KINDS = [
 
 const EVENTABLES = [
   { collection: "issues", type: "Issue", find: findIssue },
-  { collection: "merge_requests", type: "MergeRequest", find: findMergeRequest },
+  { collection: "merge_requests", type: "MergeRequest", find: findProjectMergeRequest },
 ] as const;
 
 for (const { collection, type, find } of EVENTABLES) {

@@ -8,7 +8,7 @@ import { p, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookEvents } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
-import { findMergeRequest } from "../../shared/issuables/find";
+import { findProjectMergeRequest } from "../../shared/issuables/find";
 import { checkMergeability, mergeToRef } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
 import { isApproved } from "../../shared/approvals/state";
@@ -67,7 +67,7 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
   const params = await readParams(c, MergeParams);
   const project = await findProject(c, c.req.param("id"));
   const db = c.var.db();
-  const found = await findMergeRequest(c, project, iid);
+  const found = await findProjectMergeRequest(c, project, iid);
   const actor = requireUser(c);
   const protections = await listProtections(db, project.id);
   if (!canMergeInto(actor, project, protections, found.targetBranch)) throw unauthorized();
@@ -131,7 +131,7 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
 mergeRoutes.post("/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds", async (c) => {
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
-  const mr = await findMergeRequest(c, project, iid);
+  const mr = await findProjectMergeRequest(c, project, iid);
   const actor = requireUser(c);
   const protections = await listProtections(c.var.db(), project.id);
   if (!canMergeInto(actor, project, protections, mr.targetBranch) && mr.mergeUserId !== actor.user.id) throw unauthorized();
@@ -150,7 +150,7 @@ mergeRoutes.get("/projects/:id/merge_requests/:merge_request_iid/merge_ref", asy
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
   const db = c.var.db();
-  const mr = await findMergeRequest(c, project, iid);
+  const mr = await findProjectMergeRequest(c, project, iid);
   const full = await q.mergeRequestById(db, c.var.actor, mr.id);
   const author = full.author?.email ? { name: full.author.name, email: full.author.email } : { name: "Ghost User", email: "ghost@example.com" };
   const sha =

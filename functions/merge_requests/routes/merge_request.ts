@@ -3,8 +3,8 @@ import { allowed, authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../../kernel/errors";
-import { canReadMergeRequest, canUpdateMergeRequest, mayReadSomeMergeRequest } from "../../shared/issuables/policy";
-import { findMergeRequest } from "../../shared/issuables/find";
+import { canReadMergeRequest, canUpdateMergeRequest } from "../../shared/issuables/policy";
+import { findMergeRequest, findProjectMergeRequest } from "../../shared/issuables/find";
 import { findProject, loadProject } from "../../kernel/lookup";
 import { p, pathRowId, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
@@ -14,16 +14,16 @@ import { mergeRequest, type MergeRequestContext, type MergeRequestPipelineRow, t
 import { headPipelineRow } from "../pipeline_queries";
 import * as q from "../queries";
 import * as services from "../services";
-import { refreshMergeRequest } from "../merging";
+import { divergedCommitsCount, refreshMergeRequest } from "../merging";
 import { isApproved } from "../../shared/approvals/state";
 
 export const mergeRequestRoutes = router();
 
 /**
  * `optional_params` of lib/api/merge_requests.rb (15.4), in Grape's order.
- * (with EE's `approvals_before_merge`, see services.ts#approvalsBeforeMerge).
- * Differs from GitLab: `allow_collaboration` (and its old name `allow_maintainer_to_push`) is accepted
- * and ignored: it is not stored, not shown, and does not let the target's members push to the fork.
+ * (with EE's `approvals_before_merge`, see services.ts#approvalsBeforeMerge). `allow_maintainer_to_push`
+ * is `allow_collaboration` under its old name (`as: :allow_collaboration`, declared after it, so it
+ * wins when both come); services.ts#allowCollaboration decides whether it is kept.
  */
 const optional = {
   assignee_id: p.int().optional(),
@@ -131,6 +131,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
   }
   const actor = requireUser(c);
   const approvals = await services.approvalsBeforeMerge(c.var.db(), project.id, params.approvals_before_merge, false);
+  const collaboration = await services.allowCollaboration(c.var.db(), actor, project, source, params.source_branch, params.allow_maintainer_to_push ?? params.allow_collaboration);
   const id = await services.createMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, {
     sourceProjectId: source.id,
     title: params.title,
@@ -144,6 +145,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
     forceRemoveSourceBranch: params.remove_source_branch ?? null,
     squash: params.squash,
     approvalsBeforeMerge: approvals,
+    allowCollaboration: collaboration,
   });
   await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id, action: "open", userId: actor.user.id });
   // `present merge_request, project: user_project`: references are relative to the source project.
@@ -155,11 +157,12 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
   const params = await readParams(c, GetParams);
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
-  // findMergeRequest's rule (read_merge_request, then the row) without its extra statement.
-  if (pathRowId(iid) === null || !mayReadSomeMergeRequest(c.var.actor, project)) throw notFound("Merge Request");
+  // findMergeRequest's rule (`find_merge_request_with_access`: the row, then read_merge_request on it,
+  // 403 for a merge request the caller may not read) without its extra statement.
+  if (pathRowId(iid) === null) throw notFound("Merge Request");
   let row = await q.mergeRequestByIid(c.var.db(), c.var.actor, project.id, Number(iid));
-  if (!row || !canReadMergeRequest(c.var.actor, project, { authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.id) }))
-    throw notFound("Merge Request");
+  if (!row) throw notFound("Merge Request");
+  if (!canReadMergeRequest(c.var.actor, project, { authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.id) })) throw forbidden();
   // GitLab's entity starts an asynchronous mergeability check; ours runs when a head moved.
   if ((await refreshMergeRequest(c.var.db(), project, row)) !== row) row = await q.mergeRequestById(c.var.db(), c.var.actor, row.id);
   const headPipeline = project.jobsEnabled ? await headPipelineRow(c.var.db(), row!) : null;
@@ -168,11 +171,12 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
     row!.state === "opened" && !row!.draft && row!.mergeStatus === "can_be_merged"
       ? await isApproved(c.var.db(), c.var.actor, project, row!)
       : undefined;
-  return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved }, mergeRequest, {
+  // `include_diverged_commits_count`: computed only when asked for, as the entity's `if:` does.
+  const divergedCommits = params.include_diverged_commits_count ? await divergedCommitsCount(c.var.db(), project, row!) : undefined;
+  return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean; divergedCommits?: number }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved, divergedCommits }, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,
     includeRebaseInProgress: params.include_rebase_in_progress,
-    includeDivergedCommitsCount: params.include_diverged_commits_count,
   });
 });
 
@@ -185,6 +189,9 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
   if (!canUpdateMergeRequest(c.var.actor, project, mr)) throw forbidden();
   const actor = requireUser(c);
   const approvals = await services.approvalsBeforeMerge(c.var.db(), project.id, params.approvals_before_merge, mr.state === "merged");
+  const requested = params.allow_maintainer_to_push ?? params.allow_collaboration;
+  const source = requested === undefined || mr.sourceProjectId === project.id ? null : await loadProject(c, String(mr.sourceProjectId));
+  const collaboration = await services.allowCollaboration(c.var.db(), actor, project, source, mr.sourceBranch, requested);
   await services.updateMergeRequest(c.var.db(), { project, actor, baseUrl: baseUrl(c) }, mr, {
     title: params.title,
     description: params.description,
@@ -200,6 +207,7 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
     squash: params.squash,
     discussionLocked: params.discussion_locked,
     approvalsBeforeMerge: approvals,
+    allowCollaboration: collaboration,
   });
   const updated = await q.mergeRequestById(c.var.db(), c.var.actor, mr.id);
   await hookEvent(c.env, baseUrl(c), {
@@ -217,7 +225,8 @@ mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async 
 mergeRequestRoutes.delete("/projects/:id/merge_requests/:merge_request_iid", async (c) => {
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
-  const mr = await findMergeRequest(c, project, iid);
+  // `find_project_merge_request`, then `authorize!(:destroy_merge_request, merge_request)`.
+  const mr = await findProjectMergeRequest(c, project, iid);
   authorize(c, "destroy_merge_request", project);
   checkUnmodifiedSince(c.req.header("If-Unmodified-Since"), mr.updatedAt);
   await services.deleteMergeRequest(c.var.db(), mr.id);

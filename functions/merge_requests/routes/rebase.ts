@@ -1,3 +1,4 @@
+import { canCollaborate } from "../../shared/protected_branches/collaboration";
 import { z } from "zod";
 import { Access } from "../../kernel/access";
 import { requireUser } from "../../kernel/auth";
@@ -8,7 +9,7 @@ import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { pipelinesForPush } from "../../shared/ci/coordinator";
 import { rebaseBranch } from "../../shared/git";
-import { findMergeRequest } from "../../shared/issuables/find";
+import { findProjectMergeRequest } from "../../shared/issuables/find";
 import { branchAccess, callerOf, listProtections } from "../../shared/protected_branches/access";
 import { rebaseAccepted } from "../../entities/merge_requests";
 import * as mq from "../merge_queries";
@@ -32,8 +33,8 @@ const RebaseParams = z.object({ skip_ci: p.bool().optional() });
  * says `rebase_in_progress: false` and the outcome is already visible; the push check comes before the
  * source branch's existence (GitLab checks the branch first).
  * For a merge request from a fork the push rights are the fork's (`Gitlab::UserAccess` on the source
- * project), and the rebased branch is the fork's.
- * Differs from GitLab: `allow_collaboration` does not let the target's members push to the fork.
+ * project, `can_collaborate?`: `push_code` there or a merge request allowing the caller's
+ * collaboration), and the rebased branch is the fork's.
  */
 rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", async (c) => {
   // `authenticate_non_get!` comes before everything.
@@ -41,13 +42,14 @@ rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", async
   const iid = iidParam(c);
   const params = await readParams(c, RebaseParams);
   const project = await findProject(c, c.req.param("id"));
-  const mr = await findMergeRequest(c, project, iid);
+  const mr = await findProjectMergeRequest(c, project, iid);
   const db = c.var.db();
   const source = mr.sourceProjectId === project.id ? project : await projectWithAccess(db, actor.user.id, { id: mr.sourceProjectId });
   // A fork that is gone has no source branch (`source_branch_exists?` needs the source project).
   if (!source) throw forbidden("Source branch does not exist");
-  // Gitlab::UserAccess#can_push_to_branch?: `push_code` (developers, not archived), then the branch's protection.
-  const canPushCode = !source.archived && (actor.isAdmin || source.accessLevel >= Access.DEVELOPER);
+  // Gitlab::UserAccess#can_push_to_branch?: `push_code` (developers, not archived) or collaboration,
+  // then the branch's protection.
+  const canPushCode = await canCollaborate(db, actor, source, mr.sourceBranch);
   const protections = canPushCode ? await listProtections(db, source.id) : [];
   const access = branchAccess(protections, mr.sourceBranch, callerOf(actor, source), { emptyRepo: source.emptyRepo, defaultBranch: source.defaultBranch });
   if (!canPushCode || !access.canPush) throw forbidden("Cannot push to source branch");

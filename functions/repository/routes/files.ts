@@ -1,3 +1,4 @@
+import { canCollaborate } from "../../shared/protected_branches/collaboration";
 import { z } from "zod";
 import type { GitCommitRow } from "../queries";
 import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
@@ -284,7 +285,8 @@ async function writeFile(c: Ctx, kind: WriteKind) {
   // Grape validates parameters before the endpoint finds the project (`user_project`).
   const params = await fileParams(c, kind === "delete" ? DeleteFile : WriteFile);
   const project = await findProject(c, c.req.param("id")!);
-  if (!allowed(actor, "push_code", project)) throw forbidden("You are not allowed to push into this branch");
+  // `authorize_push_to_branch!`: push_code, or a merge request from the branch allowing collaboration.
+  if (!(await canCollaborate(c.var.db(), actor, project, params.branch))) throw forbidden("You are not allowed to push into this branch");
   const file = params as z.output<typeof WriteFile>;
   const lastCommitId = params.last_commit_id || null;
   const actions: CommitAction[] =

@@ -7,6 +7,7 @@ import { sha256Hex } from "../../kernel/auth";
 import { Access, Visibility } from "../../kernel/access";
 import type { Actor, Ctx } from "../../kernel/env";
 import { loadProject } from "../../kernel/lookup";
+import { branchAllowsCollaboration } from "../protected_branches/collaboration";
 import * as q from "./queries";
 
 export type GitService = "git-upload-pack" | "git-receive-pack";
@@ -31,7 +32,7 @@ const ACCESS_DENIED =
   "HTTP Basic: Access denied. The provided password or token is incorrect or your account has 2FA enabled and you must use a personal access token instead of a password.";
 const PROJECT_NOT_FOUND = "The project you were looking for could not be found or you don't have permission to view it.";
 const DOWNLOAD_FORBIDDEN = "You are not allowed to download code from this project.";
-const PUSH_FORBIDDEN = "You are not allowed to push code to this project.";
+export const PUSH_FORBIDDEN = "You are not allowed to push code to this project.";
 /** GitLab's `auth_upload`: the credential itself cannot push (a read-only token scope, a CI job token). */
 const AUTH_UPLOAD = "You are not allowed to upload code.";
 const ARCHIVED = "You are not allowed to push code to an archived project.";
@@ -100,7 +101,11 @@ export function scopeAllows(actor: Actor, service: GitService): boolean {
  * anonymous callers get 401 unless the project is public and they only read; signed-in callers get 404
  * for what they cannot read (as for what does not exist), 403 for an action their role lacks.
  */
-export async function gitAccess(c: Ctx, fullPath: string, service: GitService): Promise<{ project: ProjectWithAccess; actor: Actor | null }> {
+export async function gitAccess(
+  c: Ctx,
+  fullPath: string,
+  service: GitService,
+): Promise<{ project: ProjectWithAccess; actor: Actor | null; collaborator?: boolean }> {
   const actor = await actorFromBasic(c);
   c.set("actor", actor);
   const project = fullPath.includes("/") ? await loadProject(c, fullPath) : null;
@@ -115,7 +120,12 @@ export async function gitAccess(c: Ctx, fullPath: string, service: GitService): 
   } else {
     if (!scopeAllows(actor, service)) throw new GitHttpError(403, AUTH_UPLOAD);
     if (project.archived && (actor.isAdmin || project.accessLevel >= Access.DEVELOPER)) throw new GitHttpError(403, ARCHIVED);
-    if (!allowed(actor, "push_code", project)) throw new GitHttpError(403, PUSH_FORBIDDEN);
+    if (!allowed(actor, "push_code", project)) {
+      // GitAccess#check_change_access! with `changes == ANY`: `any_branch_allows_collaboration?`. Which
+      // branches such a collaborator may push is decided per ref by receive-pack (PushCheck).
+      if (!(await branchAllowsCollaboration(c.var.db(), actor, project, null))) throw new GitHttpError(403, PUSH_FORBIDDEN);
+      return { project, actor, collaborator: true };
+    }
   }
   return { project, actor };
 }

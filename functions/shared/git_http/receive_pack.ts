@@ -9,6 +9,7 @@ import { PackError, PackResolver, readPack, type ObjectTypeName, type ResolvedOb
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../git/pack/reader";
 import { checkPush, type Caller, type RefUpdate } from "../protected_branches/access";
+import { PUSH_FORBIDDEN } from "./access";
 import { lfsLockViolation } from "./lfs_locks";
 import * as q from "./queries";
 import type { Repository } from "./upload_pack";
@@ -180,6 +181,8 @@ export async function receivePack(
   userId: number,
   caller: Caller,
   body: ReadableStream<Uint8Array> | null,
+  /** For a caller without push_code (a collaborator on a fork's merge request): may they push this branch? */
+  mayPushBranch: ((branch: string) => Promise<boolean>) | null = null,
 ): Promise<PushResult> {
   const reader = new ByteReader(body);
   const options: string[] = [];
@@ -263,8 +266,21 @@ export async function receivePack(
       command.ref.startsWith("refs/heads/") && before !== null && after !== null && !disconnected && !(await q.isAncestor(db, repo.poolId, before, after));
     updates.push({ ref: command.ref, before, after, forced });
   }
-  const decisions = await checkPush(db, { id: repo.projectId, poolId: repo.poolId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
-  const declined = decisions.flatMap((d) => (d.allowed ? [] : [d.message]));
+  // Gitlab::Checks::PushCheck first: without push_code, only the branches of merge requests that allow
+  // the caller's collaboration (`branch_allows_collaboration?`).
+  // Differs from GitLab: a collaborator's tag push is refused (GitLab's PushCheck asks about any branch
+  // when the change is a tag).
+  const pushCheck: string[] = [];
+  if (mayPushBranch) {
+    for (const update of updates) {
+      const allowed = update.ref.startsWith("refs/heads/") && (await mayPushBranch(update.ref.slice("refs/heads/".length)));
+      if (!allowed) pushCheck.push(PUSH_FORBIDDEN);
+    }
+  }
+  const decisions = pushCheck.length
+    ? []
+    : await checkPush(db, { id: repo.projectId, poolId: repo.poolId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
+  const declined = [...pushCheck, ...decisions.flatMap((d) => (d.allowed ? [] : [d.message]))];
   // DiffCheck comes after the ref checks, as in GitLab's ChangeAccess: paths locked in LFS by others.
   if (!declined.length && repo.lfsEnabled && !disconnected && commands.some((c) => c.new !== ZERO_OID)) {
     const locked = await lfsLockViolation(db, repo.poolId, repo.projectId, userId, received.commits);

@@ -5,6 +5,7 @@ import type { Actor } from "../../kernel/env";
 import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "./issue_preload";
 import { projectAccessLevel } from "../../kernel/visibility";
 import { subscriptionSql } from "./subscriptions";
+import { branchIsProtectedSql } from "../protected_branches/read";
 
 /**
  * Everything the merge request entities (functions/entities/merge_requests.ts) need, in ONE statement
@@ -51,6 +52,12 @@ export type MergeRequestRow = MergeRequest & {
    * heads the last check recorded (`-` for a missing branch; merge_requests/merging.ts#refreshListed).
    */
   checkStale: boolean;
+  /**
+   * `allow_collaboration` as MergeRequest#allow_collaboration reads it: the stored flag while
+   * `collaborative_push_possible?` (both projects not private, the source branch not protected in the
+   * fork); null for a merge request that is not from a fork (`for_fork?`: not shown).
+   */
+  collaboration: boolean | null;
 };
 
 const branchTip = (projectId: SQL, branch: SQL) =>
@@ -103,12 +110,17 @@ function selection(actor: Actor | null) {
     milestone: sql<MergeRequestRow["milestone"]>`${milestoneSql}`,
     actorSubscription: subscriptionSql("MergeRequest", sql`${mergeRequests.id}`, actor?.user.id ?? null, sql`${mergeRequests.projectId}`),
     checkStale: sql<boolean>`${checkStaleSql}`,
+    collaboration: sql<boolean | null>`CASE WHEN ${mergeRequests.sourceProjectId} = ${mergeRequests.projectId} THEN NULL
+      WHEN NOT ${mergeRequests.allowCollaboration} THEN false
+      ELSE ${projects.visibilityLevel} > 0
+        AND EXISTS (SELECT 1 FROM projects sp WHERE sp.id = ${mergeRequests.sourceProjectId} AND sp.visibility_level > 0)
+        AND NOT ${branchIsProtectedSql(mergeRequests.sourceProjectId, mergeRequests.sourceBranch)} END`,
   };
 }
 
 type Selected = { mr: typeof mergeRequests.$inferSelect; project: Omit<MergeRequestRow["project"], "accessLevel">; accessLevel: number } & Pick<
   MergeRequestRow,
-  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone" | "actorSubscription" | "checkStale"
+  "author" | "closedBy" | "mergedBy" | "mergeUser" | "latestDiff" | "assignees" | "reviewers" | "labels" | "milestone" | "actorSubscription" | "checkStale" | "collaboration"
 >;
 
 export function toMergeRequestRow(r: unknown): MergeRequestRow {
@@ -127,6 +139,7 @@ export function toMergeRequestRow(r: unknown): MergeRequestRow {
     milestone: s.milestone,
     actorSubscription: s.actorSubscription ?? null,
     checkStale: !!s.checkStale,
+    collaboration: s.collaboration ?? null,
   };
 }
 

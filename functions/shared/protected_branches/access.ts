@@ -67,6 +67,22 @@ export async function checkPush(
   return checked.map((u) => checkBranchUpdate(protections, u, caller, project, source));
 }
 
+/**
+ * `MergeRequest#can_be_merged_by?` (`Gitlab::UserAccess#can_update_branch?` without the collaboration
+ * check): developers push to an unprotected branch; a protected one needs its push or merge level.
+ */
+export function canMergeInto(
+  actor: { isAdmin: boolean; user: { id: number } } | null,
+  project: { archived: boolean; accessLevel: number; emptyRepo: boolean; defaultBranch: string | null },
+  protections: Protection[],
+  branch: string,
+): boolean {
+  if (!actor || project.archived) return false;
+  if (!actor.isAdmin && project.accessLevel < Access.DEVELOPER) return false;
+  const access = branchAccess(protections, branch, callerOf(actor, project), { emptyRepo: project.emptyRepo, defaultBranch: project.defaultBranch });
+  return access.canPush || access.canMerge;
+}
+
 /** The decision for committing to `branch` through the API (`authorize_push_to_branch!`). */
 export function mayCommitTo(protections: Protection[], branch: string, caller: Caller, project: Omit<ProjectState, "id">): boolean {
   return branchAccess(protections, branch, caller, project).canPush;

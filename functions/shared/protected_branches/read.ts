@@ -1,6 +1,6 @@
 // Reading a project's protected branches (one statement), shared by the protected_branches domain,
 // the branch entity's flags, the commits and files APIs and git pushes.
-import { sql } from "drizzle-orm";
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Executor } from "../../kernel/db";
 import type { Protection, ProtectionAction, ProtectionLevel } from "./rules";
 
@@ -63,6 +63,15 @@ export const toProtection = (row: Row): Protection => ({
   updatedAt: new Date(row.updated_at),
   levels: (typeof row.levels === "string" ? (JSON.parse(row.levels) as LevelRow[]) : row.levels).map(toLevel),
 });
+
+/**
+ * `ProtectedBranch.protected?(project, branch)` as SQL: a protection of the project matches the branch
+ * (`refMatches`: the exact name, or a wildcard whose `*` matches any characters, `/` included).
+ */
+export function branchIsProtectedSql(projectId: SQLWrapper, branch: SQLWrapper): SQL<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM protected_branches pb WHERE pb.project_id = ${projectId} AND (pb.name = ${branch}
+    OR (strpos(pb.name, '*') > 0 AND ${branch} LIKE replace(replace(replace(replace(pb.name, '\\', '\\\\'), '%', '\\%'), '_', '\\_'), '*', '%'))))`;
+}
 
 /** Every protection of the project with its access levels, by id (one statement). */
 export async function listProtections(db: Executor, projectId: number, name?: string): Promise<Protection[]> {

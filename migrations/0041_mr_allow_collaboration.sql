@@ -1,0 +1,1 @@
+ALTER TABLE "merge_requests" ADD COLUMN "allow_collaboration" boolean DEFAULT false NOT NULL;
