@@ -127,7 +127,8 @@ export function startFront({ port, upstreamPort }) {
     });
     req.pipe(upstream);
   });
-  // The idle timer of a kept connection runs from its last response; a slow request body is not cut.
+  // A request's headers must arrive within 60 s (Node's default); its body has no time limit
+  // (`requestTimeout: 0`), so a long `git push` is not cut.
   server.headersTimeout = 60_000;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
