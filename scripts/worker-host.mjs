@@ -9,8 +9,20 @@
 // Miniflare is what wrangler dev runs underneath: the same workerd, the same bindings (read from
 // wrangler.toml by wrangler's own `unstable_getMiniflareWorkerOptions`), and the bundle is the one
 // `wrangler deploy` uploads (`wrangler deploy --dry-run --outdir`), so what runs locally is what deploys.
+//
+// Clients reach the Worker through a small Node front (`startFront`), not workerd's own socket: workerd
+// closes a kept-alive connection after 5 s without a request (KJ's HttpServer `pipelineTimeout`; no
+// workerd option changes it) and says nothing of it in a `Keep-Alive` header, so a client that reuses a
+// connection after about 5 s idle (python-gitlab's requests, any urllib3 pool) sometimes sends its request
+// as workerd closes: a reset or an empty reply, no status (issue 26 item 14: 12 python clients pausing
+// about 5 s between full-body `PUT …/issues/:iid` lost 5 of 96 requests). The front keeps client
+// connections 65 s (nginx's `keepalive_timeout` in GitLab's Omnibus), says so (`Keep-Alive: timeout=65`),
+// and reuses its own connections to workerd for at most 2 s after their last response, far inside
+// workerd's 5 s.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,19 +64,103 @@ export function bundledWorkerOptions(scriptPath, vars) {
   };
 }
 
+/** How long the front keeps an idle client connection (and tells the client so). */
+const CLIENT_KEEP_ALIVE_MS = 65_000;
+/** How long after its last response the front may still reuse a connection to workerd (workerd: 5 s). */
+const UPSTREAM_REUSE_MS = 2_000;
+/** Request and response headers up to 1 MiB (workerd's own limit applies behind): the sweep sends 70 kB values. */
+const MAX_HEADER_SIZE = 1024 * 1024;
+/** Hop-by-hop headers (RFC 9110 §7.6.1, and the framing of RFC 9112) are the front's own on each side; `expect` is answered here. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "expect"]);
+
+/** A raw header list (`[name, value, …]`) without the hop-by-hop headers. */
+function endToEnd(raw) {
+  const out = [];
+  for (let i = 0; i < raw.length; i += 2) if (!HOP_BY_HOP.has(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
+  return out;
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (workerd's own, behind the front). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /**
- * Starts the Worker on 127.0.0.1:`port`. `vars` are the Worker's string bindings; Durable Object,
- * queue and R2 state persist under `persistDir`. Returns the Miniflare instance (`dispose()` stops it).
- * `/cdn-cgi/handler/scheduled?cron=…` runs a cron (the cron ticker uses it).
+ * The front: an HTTP/1.1 server on 127.0.0.1:`port` that streams every request to workerd on
+ * `upstreamPort` and its response back, bodies in both directions as they come (a `git push` is not
+ * buffered). A request workerd never answered gets 502; a response cut after its headers cuts the client's.
+ * Resolves with the server once it listens.
+ */
+export function startFront({ port, upstreamPort }) {
+  const agent = new http.Agent({ keepAlive: true, timeout: UPSTREAM_REUSE_MS, scheduling: "lifo" });
+  const server = http.createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, requestTimeout: 0, maxHeaderSize: MAX_HEADER_SIZE }, (req, res) => {
+    const upstream = http.request({
+      host: "127.0.0.1",
+      port: upstreamPort,
+      method: req.method,
+      path: req.url,
+      headers: endToEnd(req.rawHeaders),
+      agent,
+      maxHeaderSize: MAX_HEADER_SIZE,
+    });
+    upstream.on("response", (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      answer.pipe(res);
+      answer.on("error", () => res.destroy());
+      answer.on("aborted", () => res.destroy());
+    });
+    upstream.on("error", (error) => {
+      if (res.headersSent) return res.destroy();
+      res.writeHead(502, { "Content-Type": "text/plain" }).end(`502 Bad Gateway: the Worker did not answer (${error.message})\n`);
+    });
+    // The client went away before its response ended: so does the request to workerd.
+    res.on("close", () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  });
+  // A request's headers must arrive within 60 s (Node's default); its body has no time limit
+  // (`requestTimeout: 0`), so a long `git push` is not cut.
+  server.headersTimeout = 60_000;
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve({
+        server,
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done(undefined));
+            server.closeAllConnections();
+            agent.destroy();
+          }),
+      });
+    });
+  });
+}
+
+/**
+ * Starts the Worker behind the front on 127.0.0.1:`port`. `vars` are the Worker's string bindings;
+ * Durable Object, queue and R2 state persist under `persistDir`. Returns `{ dispose() }`, which stops
+ * both. `/cdn-cgi/handler/scheduled?cron=…` runs a cron (the cron ticker uses it).
  */
 export async function startWorker({ port, vars, persistDir, bundleDir }) {
   const scriptPath = bundleWorker(bundleDir);
   mkdirSync(persistDir, { recursive: true });
   const { Miniflare } = require("miniflare");
+  const workerdPort = await freePort();
   const mf = new Miniflare({
     ...bundledWorkerOptions(scriptPath, vars),
     host: "127.0.0.1",
-    port,
+    port: workerdPort,
     unsafeTriggerHandlers: true,
     // INSPECTOR_PORT opens workerd's DevTools inspector (CPU profiles of the Worker; bench/profile.mjs).
     ...(process.env.INSPECTOR_PORT ? { inspectorPort: Number(process.env.INSPECTOR_PORT) } : {}),
@@ -74,5 +170,18 @@ export async function startWorker({ port, vars, persistDir, bundleDir }) {
     cachePersist: path.join(persistDir, "cache"),
   });
   await mf.ready;
-  return mf;
+  let front;
+  try {
+    front = await startFront({ port, upstreamPort: workerdPort });
+  } catch (error) {
+    await mf.dispose();
+    throw error;
+  }
+  return {
+    miniflare: mf,
+    async dispose() {
+      await front.close();
+      await mf.dispose();
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { pipelinesForPush } from "../shared/ci/coordinator";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { baseUrl } from "../kernel/present";
 import { projectLfsEnabled } from "../shared/lfs/read";
+import { loadSettings } from "../shared/settings/load";
 import { callerOf } from "../shared/protected_branches/access";
 import { branchAllowsCollaboration } from "../shared/protected_branches/collaboration";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
@@ -115,20 +116,30 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
   }),
 );
 
+/**
+ * `receive_max_input_size` (MB) in bytes, as GitLab hands it to git as `receive.maxInputSize`
+ * (`Gitlab::Workhorse.git_http_ok`: only when positive); null: no limit.
+ */
+async function maxInputSize(c: Ctx): Promise<number | null> {
+  const mb = Number((await loadSettings(c.var.db())).receive_max_input_size);
+  return Number.isInteger(mb) && mb > 0 ? mb * 1024 * 1024 : null;
+}
+
 /** POST /<path>.git/git-receive-pack: commands and a pack; answers report-status. */
 gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
   guarded(async () => {
     const { project, actor, collaborator } = await gitAccess(c, repoPath(c), "git-receive-pack");
     // Without push_code, each branch needs a merge request allowing the caller's collaboration.
     const mayPushBranch = collaborator ? (branch: string) => branchAllowsCollaboration(c.var.db(), actor, project, branch) : null;
-    const result = await receivePack(
-      c.var.db(),
-      { ...repository(project), emptyRepo: project.emptyRepo, fullPath: project.fullPath, membersUrl: `${baseUrl(c)}/${project.fullPath}/-/project_members`, lfsEnabled: projectLfsEnabled(project) },
-      actor!.user.id,
-      callerOf(actor, project),
-      requestBody(c),
-      mayPushBranch,
-    );
+    const repo = {
+      ...repository(project),
+      emptyRepo: project.emptyRepo,
+      fullPath: project.fullPath,
+      membersUrl: `${baseUrl(c)}/${project.fullPath}/-/project_members`,
+      lfsEnabled: projectLfsEnabled(project),
+      maxInputSize: await maxInputSize(c),
+    };
+    const result = await receivePack(c.var.db(), repo, actor!.user.id, callerOf(actor, project), requestBody(c), mayPushBranch);
     if (result.moved) {
       // The push events are written; the pipelines of the push come after the response (`-o ci.skip` skips them).
       const ciSkip = result.options.includes("ci.skip");

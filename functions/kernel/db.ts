@@ -1,6 +1,6 @@
 import { Pool, neonConfig } from "@neondatabase/serverless";
-import { Column, SQL, Subquery, getTableName, is, type Logger } from "drizzle-orm";
-import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
+import { Column, SQL, Subquery, getTableName, is, sql, type Logger } from "drizzle-orm";
+import { NeonDatabase, NeonDriver, NeonSession, NeonTransaction } from "drizzle-orm/neon-serverless";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv, Bindings } from "./env";
@@ -8,7 +8,7 @@ import { tcpWebSocketConstructor } from "./tcp_socket";
 
 // The types live in ./db_types.ts, which env.ts can name without importing this module back.
 export type { Database, Executor, Transaction } from "./db_types";
-import type { Database, Executor } from "./db_types";
+import type { Database, Executor, Transaction } from "./db_types";
 
 let configuredProxy: string | undefined;
 
@@ -89,6 +89,107 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+type TransactionConfig = { isolationLevel?: string; accessMode?: string; deferrable?: boolean };
+
+/** `begin` with Drizzle's transaction options (PgTransaction#getTransactionConfigSQL, which is internal). */
+function beginSql(config: TransactionConfig | undefined): string {
+  const parts = ["begin"];
+  if (config?.isolationLevel) parts.push(`isolation level ${config.isolationLevel}`);
+  if (config?.accessMode) parts.push(config.accessMode);
+  if (typeof config?.deferrable === "boolean") parts.push(config.deferrable ? "deferrable" : "not deferrable");
+  return parts.join(" ");
+}
+
+/** How long a request waits for the database to come back to learn whether its COMMIT took effect. */
+const OUTCOME_DEADLINE_MS = 20_000;
+const OUTCOME_RETRY_MS = 250;
+
+/**
+ * Whether transaction `xid` committed, asked on a fresh session (`txid_status`): true when it did, false
+ * when it provably did not (aborted, or rolled back by a crash), null when the database did not say
+ * within OUTCOME_DEADLINE_MS ("in progress" while its backend finishes, or the database still down).
+ */
+async function committedOutcome(env: Bindings, xid: string): Promise<boolean | null> {
+  const deadline = Date.now() + OUTCOME_DEADLINE_MS;
+  for (;;) {
+    const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: connectTimeout(env) });
+    pool.on("error", () => {});
+    try {
+      const { rows } = await pool.query("select txid_status($1::bigint) as status", [xid]);
+      const status = (rows[0] as { status: string | null } | undefined)?.status ?? null;
+      if (status === "committed") return true;
+      if (status === "aborted") return false;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+    } finally {
+      await pool.end().catch(() => {});
+    }
+    if (Date.now() + OUTCOME_RETRY_MS > deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
+  }
+}
+
+/**
+ * Drizzle's NeonSession#transaction (begin, the callback, commit; rollback on a throw), except that a
+ * COMMIT whose answer is lost is not reported as a failure when it took effect. Why: a session that
+ * drops after Postgres received COMMIT (a restart terminates the backend as it commits, a proxy or
+ * network cut) leaves the outcome unknown, and answering an error for a write that exists made clients
+ * retry it (seen: 3 of 2,273 writes across three Postgres restarts under load were committed but
+ * answered 503). So `begin` also reads the transaction's id (`txid_current()`, in the same round trip:
+ * one simple-protocol query of two statements), and after a connection-level failure of COMMIT the id's
+ * status is read on a fresh session: committed → the callback's result; aborted → the error. When the
+ * database does not come back within OUTCOME_DEADLINE_MS the error stands (503): the outcome is
+ * unknown, as GitLab's own answer is then. Statements outside transactions (one autocommit statement)
+ * have no id to ask about and keep the plain error.
+ */
+async function transactionWithKnownOutcome<T>(
+  env: Bindings,
+  pool: Pool,
+  logger: Logger | undefined,
+  fn: (tx: Transaction) => Promise<T>,
+  config: TransactionConfig | undefined,
+): Promise<T> {
+  const client = await pool.connect();
+  let released = false;
+  const release = (error?: Error) => {
+    if (released) return;
+    released = true;
+    client.release(error);
+  };
+  try {
+    dialect ??= new PgDialect({ casing: "snake_case" });
+    const session = new NeonSession(client, dialect, undefined, { logger });
+    const tx = new NeonTransaction(dialect, session, undefined) as unknown as Transaction;
+    const begun = (await tx.execute(sql.raw(`${beginSql(config)}; select txid_current()::text as xid`))) as unknown;
+    const results = (Array.isArray(begun) ? begun : [begun]) as { rows?: { xid?: string }[] }[];
+    const xid = results[results.length - 1]?.rows?.[0]?.xid ?? null;
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (error) {
+      // As Drizzle, but the callback's error is the one reported (a rollback on a dropped session fails too).
+      try {
+        await tx.execute(sql`rollback`);
+      } catch (rollbackError) {
+        release(rollbackError as Error);
+      }
+      throw error;
+    }
+    try {
+      await tx.execute(sql`commit`);
+    } catch (error) {
+      // Postgres answered (a serialization failure, a deferred constraint): the transaction did not commit.
+      if (!xid || !isDatabaseUnavailable(error)) throw error;
+      release(error as Error);
+      if ((await committedOutcome(env, xid)) === true) return result;
+      throw error;
+    }
+    return result;
+  } finally {
+    release();
+  }
+}
+
 /**
  * A fresh pool (max 1 connection) and its Drizzle handle; `onQuery` counts statements.
  *
@@ -106,9 +207,10 @@ export function createDb(env: Bindings, onQuery?: () => void) {
   // Statements outside transactions go through `pool.query`; a transaction takes its own client.
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   pool.query = ((...args: unknown[]) => retrying(() => query(...args))) as typeof pool.query;
-  const db = drizzleOn(pool, onQuery ? { logQuery: () => onQuery() } : undefined);
-  const transaction = db.transaction.bind(db);
-  db.transaction = ((fn, config) => retrying(() => transaction(fn, config))) as typeof db.transaction;
+  const logger = onQuery ? { logQuery: () => onQuery() } : undefined;
+  const db = drizzleOn(pool, logger);
+  db.transaction = ((fn: (tx: Transaction) => Promise<unknown>, config?: TransactionConfig) =>
+    retrying(() => transactionWithKnownOutcome(env, pool, logger, fn, config))) as typeof db.transaction;
   return { db, pool };
 }
 

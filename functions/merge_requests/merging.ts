@@ -175,9 +175,11 @@ export async function mergeMergeRequest(
   const pair = branchPair(project, mr);
   const fromFork = mr.sourceProjectId !== project.id;
   const user: Person = { name: actor.user.name, email: actor.user.commitEmail || actor.user.email };
-  // `remove_source_branch?` = should_remove_source_branch || force_remove_source_branch, when the
-  // user may (`can_remove_source_branch?`: not protected, not the default branch, push access).
-  const wantsRemoval = !!input.shouldRemoveSourceBranch || !!mr.forceRemoveSourceBranch;
+  // MergeService#delete_source_branch?: `params.fetch('should_remove_source_branch',
+  // force_remove_source_branch?)`, when the user may (`can_remove_source_branch?`: not protected, not
+  // the default branch, push access). A given `should_remove_source_branch: false` wins over the merge
+  // request's own `remove_source_branch` (python-gitlab's large-commit-message test relies on it).
+  const wantsRemoval = input.shouldRemoveSourceBranch ?? !!mr.forceRemoveSourceBranch;
   let removable = false;
   // A fork's branch: its own protections and the caller's access to the fork decide (one more read).
   const fork = fromFork ? (scope.sourceProject ?? null) : null;

@@ -207,6 +207,9 @@ describe("POST /projects/:id/repository/branches", () => {
     expect(await post({ branch: "main", ref: "foo" })).toEqual([400, { message: "Branch already exists" }]);
     expect(await post({ branch: "new_design3", ref: "foo" })).toEqual([400, { message: "Invalid reference name: foo" }]);
     expect(await post({ branch: "new_design3", ref: "f".repeat(40) })).toEqual([400, { message: `Invalid reference name: ${"f".repeat(40)}` }]);
+    // Branches::CreateService relays the pre-receive hook's refusal (BranchCheck): a name of 40 hex digits.
+    expect(await post({ branch: commits.third, ref: "main" })).toEqual([400, { message: "You cannot create a branch with a 40-character hexadecimal branch name." }]);
+    expect(await post({ branch: "F".repeat(40), ref: "main" })).toEqual([400, { message: "You cannot create a branch with a 40-character hexadecimal branch name." }]);
     expect(await refsOf(project)).toEqual([{ name: "refs/heads/main", target: commits.third }]);
   });
 

@@ -167,6 +167,13 @@ describe("POST /projects/:id/repository/commits", () => {
       400,
       { message: "Something went wrong when we tried to create 'bad..name' for you: Branch name is invalid" },
     ]);
+    // Gitaly's pre-receive hook (BranchCheck) refuses a branch named like a commit id: 40 hex digits.
+    const hexName = `${"0123456789".repeat(3)}abcdefABCD`;
+    expect(await post({ branch: hexName, start_branch: "main", actions: create("hex") })).toEqual([
+      400,
+      { message: "You cannot create a branch with a 40-character hexadecimal branch name." },
+    ]);
+    expect(await post({ branch: hexName.slice(1), start_branch: "main", actions: create("hex") })).toMatchObject([201, {}]);
     // The first commit of an empty repository names a branch too.
     const owner = await w.user();
     const empty = await w.project({ owner });

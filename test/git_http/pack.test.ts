@@ -8,6 +8,7 @@ import {
   OBJ_REF_DELTA,
   PackError,
   PackResolver,
+  PackTooLarge,
   PackWriter,
   applyDelta,
   readPack,
@@ -17,6 +18,7 @@ import {
 } from "../../functions/shared/git/pack/pack";
 import { DELIM, FLUSH, MAX_PKT, pkt, readPkt, readPktLines, sideband } from "../../functions/shared/git/pack/pktline";
 import { ByteReader } from "../../functions/shared/git/pack/reader";
+import { humaniseBytes } from "../../functions/shared/git_http/receive_pack";
 import "./pack-fixture-types";
 
 const fixtures = inject("packFixtures");
@@ -126,6 +128,59 @@ describe("pack reader", () => {
   it("rejects a truncated pack", async () => {
     const pack = fromBase64(fixtures.ofsPack);
     await expect(resolveAll(pack.subarray(0, pack.length >> 1))).rejects.toThrow(/unexpected end/);
+  });
+
+  /** Every entry of `pack` read with `maxBytes` from a stream of 512-byte chunks; the bytes it pulled. */
+  async function readLimited(pack: Uint8Array, maxBytes: number) {
+    let pulled = 0;
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= pack.length) return controller.close();
+        const piece = pack.slice(at, at + 512);
+        at += piece.length;
+        pulled += piece.length;
+        controller.enqueue(piece);
+      },
+    });
+    const entries: PackEntry[] = [];
+    try {
+      for await (const entry of readPack(new ByteReader(stream), { maxBytes })) entries.push(entry);
+      return { entries, pulled, error: null };
+    } catch (error) {
+      return { entries, pulled, error };
+    }
+  }
+
+  it("reads a pack of exactly maxBytes, and refuses one byte less as it streams (git's receive.maxInputSize)", async () => {
+    const pack = fromBase64(fixtures.ofsPack);
+    expect(pack.length).toBeGreaterThan(4096);
+    const whole = await readLimited(pack, pack.length);
+    expect(whole.error).toBeNull();
+    const refused = await readLimited(pack, pack.length - 1);
+    expect(refused.error).toBeInstanceOf(PackTooLarge);
+    expect(refused.error).toMatchObject({ maxBytes: pack.length - 1, objects: new DataView(pack.buffer, pack.byteOffset).getUint32(8) });
+    const small = await readLimited(pack, 1024);
+    expect(small.error).toBeInstanceOf(PackTooLarge);
+    // Refused within a chunk of the limit, not after the whole body was read.
+    expect(small.pulled).toBeLessThanOrEqual(1024 + 512);
+  });
+
+  it("refuses an entry whose declared size cannot fit in what the limit leaves, before inflating it", async () => {
+    // A header declaring a 2 GiB blob (more than deflate can fit in 1 MiB), in a pack limited to 1 MiB:
+    // no 2 GiB buffer is allocated.
+    const writer = new PackWriter();
+    const pack = new Uint8Array([...writer.header(1), ...writer.entry(3, 2 ** 31, zlibSync(new Uint8Array(16))), ...new Uint8Array(20)]);
+    const { error } = await readLimited(pack, 2 ** 20);
+    expect(error).toBeInstanceOf(PackTooLarge);
+  });
+
+  it("words limits as git's strbuf_humanise_bytes does", () => {
+    expect(humaniseBytes(2 ** 20)).toBe("1024.00 KiB");
+    expect(humaniseBytes(10 * 2 ** 20)).toBe("10.00 MiB");
+    expect(humaniseBytes(2 * 2 ** 30)).toBe("2.00 GiB");
+    expect(humaniseBytes(1536)).toBe("1.50 KiB");
+    expect(humaniseBytes(1000)).toBe("1000 bytes");
   });
 });
 

@@ -139,6 +139,31 @@ describe("PUT /projects/:id/merge_requests/:merge_request_iid/merge", () => {
     expect(await branchHead(w, project, feature)).not.toBeNull();
   });
 
+  // python-gitlab's test_merge_request_large_commit_message: a merge request created with
+  // remove_source_branch: true, merged with a 15 kB message and should_remove_source_branch: false, keeps
+  // its branch (MergeService#delete_source_branch?: `params.fetch('should_remove_source_branch',
+  // force_remove_source_branch?)`: an explicit false wins over the merge request's own setting).
+  it("keeps the source branch when should_remove_source_branch: false overrides remove_source_branch", async () => {
+    const w = await world();
+    const { owner, project, feature, mr } = await mergeFixture(w, { mr: { remove_source_branch: true } });
+    expect(mr.force_remove_source_branch).toBe(true);
+    const message = "large_message\r\n".repeat(1000);
+    const res = await w.as(owner).put(mergePath(project, mr.iid), { json: { merge_commit_message: message, should_remove_source_branch: false } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body).toMatchObject({ state: "merged", should_remove_source_branch: false, force_remove_source_branch: true });
+    expect((await commitRow(w, project, body.merge_commit_sha)).message).toBe(message);
+    expect(await branchHead(w, project, feature)).not.toBeNull();
+    expect((await w.as(owner).get(`/projects/${project.id}/repository/branches/${feature}`)).status).toBe(200);
+  });
+
+  it("removes the source branch on the merge request's remove_source_branch when the merge does not say", async () => {
+    const w = await world();
+    const { owner, project, feature, mr } = await mergeFixture(w, { mr: { remove_source_branch: true } });
+    expect((await w.as(owner).put(mergePath(project, mr.iid))).status).toBe(200);
+    expect(await branchHead(w, project, feature)).toBeNull();
+  });
+
   it("answers 409 when sha is not the source head", async () => {
     const w = await world();
     const { owner, project, head, mr } = await mergeFixture(w);

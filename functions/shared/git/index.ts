@@ -27,7 +27,7 @@ export {
 export { pickCommit, commitTitle, pickMessage, type PickInput, type PickResult, type PickKind, type PickFailureKind } from "./operations/pick";
 export { rebaseBranch, type RebaseResult } from "./operations/rebase";
 export { listRefs, readRef, readRefs, refCommit, hasBranches, compareAndSwapRef, swapRefWithEvent, recordPushEvent, copyRefsForFork, type Ref } from "./store/refs";
-export { isValidBranchName, isValidRefName, branchRef, tagRef, branchName, tagName } from "./pure/refnames";
+export { isProhibitedBranchName, isValidBranchName, isValidRefName, branchRef, tagRef, branchName, tagName } from "./pure/refnames";
 export { tipsReaching, countCommits } from "./store/reach";
 export { readCommitRows, readCommitChanges, indexCommits, type CommitToIndex } from "./store/commit_index";
 export { unifiedDiff, numstat, isBinary } from "./pure/diff";

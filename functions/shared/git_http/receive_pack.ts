@@ -5,7 +5,7 @@
 import { zlibSync } from "fflate";
 import type { Database } from "../../kernel/db";
 import { decodeCommit, decodeTag, decodeTree, indexCommits, isValidRefName, readObjects, storeSource, swapRefWithEvent, type Commit } from "../git";
-import { PackError, PackResolver, readPack, type ObjectTypeName, type ResolvedObject } from "../git/pack/pack";
+import { PackError, PackResolver, PackTooLarge, readPack, type ObjectTypeName, type ResolvedObject } from "../git/pack/pack";
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../git/pack/reader";
 import { checkPush, type Caller, type RefUpdate } from "../protected_branches/access";
@@ -38,8 +38,35 @@ type Received = {
   tags: Map<string, { object: string; type: string }>;
 };
 
+/** git's `receive.unpackLimit` default: a pack of fewer objects goes to unpack-objects, else index-pack. */
+const UNPACK_LIMIT = 100;
+
+/** git's `strbuf_humanise_bytes` (strictly over a unit, two decimals, rounded as git rounds). */
+export function humaniseBytes(bytes: number): string {
+  if (bytes > 2 ** 30) return `${Math.floor(bytes / 2 ** 30)}.${String(Math.floor((bytes % 2 ** 30) / 10737419)).padStart(2, "0")} GiB`;
+  if (bytes > 2 ** 20) {
+    const x = bytes + 5243;
+    return `${Math.floor(x / 2 ** 20)}.${String(Math.floor(((x % 2 ** 20) * 100) / 2 ** 20)).padStart(2, "0")} MiB`;
+  }
+  if (bytes > 2 ** 10) {
+    const x = bytes + 5;
+    return `${Math.floor(x / 2 ** 10)}.${String(Math.floor(((x % 2 ** 10) * 100) / 2 ** 10)).padStart(2, "0")} KiB`;
+  }
+  return bytes === 1 ? "1 byte" : `${bytes} bytes`;
+}
+
+/**
+ * What git's receive-pack says of a pack over `receive.maxInputSize` (GitLab sets it from the
+ * `receive_max_input_size` application setting): its unpacker dies with this on stderr, relayed on the
+ * progress band (`remote: fatal: …`), and the report names the unpacker. index-pack adds the limit.
+ */
+function tooLargeReport(error: PackTooLarge): { fatal: string; unpacker: string } {
+  if (error.objects < UNPACK_LIMIT) return { fatal: "fatal: pack exceeds maximum allowed size", unpacker: "unpack-objects abnormal exit" };
+  return { fatal: `fatal: pack exceeds maximum allowed size (${humaniseBytes(error.maxBytes)})`, unpacker: "index-pack abnormal exit" };
+}
+
 /** Reads the pack, resolving deltas, writing objects in batches; returns what it held. */
-async function unpack(db: Database, poolId: number, reader: ByteReader): Promise<Received> {
+async function unpack(db: Database, poolId: number, reader: ByteReader, maxBytes: number | null): Promise<Received> {
   const received: Received = { types: new Map(), commits: [], tags: new Map() };
   const referenced = new Set<string>();
   let pending: q.ObjectWrite[] = [];
@@ -81,7 +108,7 @@ async function unpack(db: Database, poolId: number, reader: ByteReader): Promise
   };
 
   const resolver = new PackResolver(load);
-  for await (const entry of readPack(reader, { keepCompressed: true })) {
+  for await (const entry of readPack(reader, { keepCompressed: true, maxBytes })) {
     const object = await resolver.add(entry);
     if (object) await accept(object);
   }
@@ -173,11 +200,12 @@ async function typeOf(db: Database, poolId: number, oid: string, received: Recei
 /**
  * Runs a push: the response body (report-status, in side-band-64k frames when the client asked).
  * GitLab's own policy refusals (the checks of its pre-receive hook) decline the whole push, as the hook
- * does, with the reason on the progress band.
+ * does, with the reason on the progress band. `maxInputSize`: the longest pack accepted, in bytes
+ * (null: any); a longer one is refused as it streams in, before more of it is read.
  */
 export async function receivePack(
   db: Database,
-  repo: Repository & { emptyRepo: boolean; fullPath: string; membersUrl: string; lfsEnabled: boolean },
+  repo: Repository & { emptyRepo: boolean; fullPath: string; membersUrl: string; lfsEnabled: boolean; maxInputSize: number | null },
   userId: number,
   caller: Caller,
   body: ReadableStream<Uint8Array> | null,
@@ -246,10 +274,18 @@ export async function receivePack(
   let disconnected = false;
   if (commands.some((c) => c.new !== ZERO_OID)) {
     try {
-      received = await unpack(db, repo.poolId, reader);
+      received = await unpack(db, repo.poolId, reader, repo.maxInputSize);
       await indexReceived(db, repo.poolId, received.commits);
     } catch (error) {
-      if (error instanceof Disconnected) disconnected = true;
+      if (error instanceof PackTooLarge) {
+        // The rest of the body is read and dropped, so the client gets the report instead of a broken
+        // pipe; nothing of it is kept. Objects written before the limit stay unreferenced (as after any
+        // failed push), and no ref moves.
+        await reader.drain();
+        const { fatal, unpacker } = tooLargeReport(error);
+        say(fatal);
+        unpackError = unpacker;
+      } else if (error instanceof Disconnected) disconnected = true;
       else if (error instanceof PackError || error instanceof TruncatedInput) unpackError = error.message;
       else throw error;
     }

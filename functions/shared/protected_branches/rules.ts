@@ -2,6 +2,7 @@
 // GitLab 15.4), pure: which protections match a branch, and what a caller may do to it. Callers load the
 // project's protections once (`queries.listProtections`) and ask these functions per branch.
 import { Access } from "../../kernel/access";
+import { isProhibitedBranchName } from "../git/pure/refnames";
 
 export const NO_ACCESS = 0;
 export const ADMIN_ACCESS = 60;
@@ -148,6 +149,9 @@ export function needsBasisCheck(protections: Protection[], update: RefUpdate, ca
   return access.protected && !access.canPush && access.canMerge;
 }
 
+/** BranchCheck's `prohibited_hex_branch_name`. */
+export const PROHIBITED_HEX_BRANCH_NAME = "You cannot create a branch with a 40-character hexadecimal branch name.";
+
 export type PushDecision = { allowed: true } | { allowed: false; message: string };
 
 /** The project as a push check sees it; `fullPath` and `membersUrl` word the refusal in an empty one. */
@@ -174,6 +178,9 @@ export function checkBranchUpdate(
   if (!update.ref.startsWith("refs/heads/")) return { allowed: true };
   const branch = update.ref.slice("refs/heads/".length);
   if (update.after === null && branch === project.defaultBranch) return { allowed: false, message: "The default branch of a project cannot be deleted." };
+  // `prohibited_branch_checks`, before the protections. A deletion passes (as GitLab after 15.4 has it;
+  // 15.4 refused deleting such a branch too, which only left it stuck).
+  if (update.after !== null && isProhibitedBranchName(branch)) return { allowed: false, message: PROHIBITED_HEX_BRANCH_NAME };
   const access = branchAccess(protections, branch, caller, project);
   if (!access.protected) return { allowed: true };
   if (update.forced && update.before !== null && update.after !== null && !access.canForcePush) {

@@ -97,6 +97,8 @@ export const SETTINGS = {
   import_sources: strs([...IMPORT_SOURCES]),
   max_attachment_size: int(10),
   max_import_size: int(0),
+  // Maximum push size in MB: git's `receive.maxInputSize` (functions/git_http); null or 0, no limit.
+  receive_max_input_size: int(null),
   max_artifacts_size: int(100),
   user_oauth_applications: bool(true),
   session_expire_delay: int(10080),

@@ -2,7 +2,7 @@
 // what it must check, with no I/O. `commit_files.ts` runs it: one state read, the plan, one batched
 // history walk for the `last_commit_id` checks, the tree work, one write.
 import { isOid } from "../pure/bytes";
-import { branchRef, isValidBranchName } from "../pure/refnames";
+import { branchRef, isProhibitedBranchName, isValidBranchName } from "../pure/refnames";
 import type { BranchState } from "../store/state";
 import type { CommitFailure } from "./failures";
 import type { CommitAction, Person } from "./worktree";
@@ -138,6 +138,10 @@ export function planCommit(input: CommitFilesInput, state: PlanState): { ok: tru
     [parent, parentTree, parentGeneration] = [startTip.peeled ?? startTip.target, startTip.tree, startTip.generation];
     if (!parentTree) return failure({ kind: "start_sha_not_found", sha: parent });
   }
+  // Gitaly's UserCommitFiles runs the pre-receive hook, whose BranchCheck refuses a 40-hex branch name.
+  // Differs from GitLab in order only: refused here before the actions are applied, so a request that
+  // is also wrong in its actions (a file that exists) gets this message instead of Gitaly's.
+  if (isProhibitedBranchName(input.branch)) return failure({ kind: "prohibited_branch_name" });
   // Files::MultiService#validate!: last_commit_id of update, move and delete, on the start branch.
   const checks = startEmpty
     ? []

@@ -10,6 +10,8 @@ export type CommitFailure =
   | { kind: "not_on_branch" }
   | { kind: "branch_exists"; branch: string }
   | { kind: "cannot_create_branch"; branch: string; reason: "invalid" | "exists" }
+  /** Refused by GitLab's pre-receive BranchCheck (a 40-hex name), after the service's own validations. */
+  | { kind: "prohibited_branch_name" }
   | { kind: "file_changed"; path: string }
   | { kind: "empty_path" }
   | { kind: "path_traversal" }

@@ -2,6 +2,7 @@
 // Files::MultiService relays them, Commits::CreateService's validations, Commits::ChangeService's
 // cherry-pick and revert messages. The files API words `last_commit_id` mismatches its own way.
 import type { CommitFailure, PickKind } from "..";
+import { PROHIBITED_HEX_BRANCH_NAME } from "../../protected_branches/rules";
 
 export type MessageContext = "commits" | "files_update" | "files_delete";
 
@@ -21,6 +22,9 @@ export function commitFailureMessage(failure: CommitFailure, context: MessageCon
       return `A branch called '${failure.branch}' already exists. Switch to that branch in order to make changes`;
     case "cannot_create_branch":
       return `Something went wrong when we tried to create '${failure.branch}' for you: ${failure.reason === "invalid" ? "Branch name is invalid" : "Branch already exists"}`;
+    case "prohibited_branch_name":
+      // The pre-receive hook's refusal, relayed as `PreReceiveError#message`.
+      return PROHIBITED_HEX_BRANCH_NAME;
     case "file_changed":
       // Files::UpdateService / Files::DeleteService (FileChangedError) and Files::MultiService.
       if (context === "files_update") return "You are attempting to update a file that has changed since you started editing it.";

@@ -17,6 +17,19 @@ export const TYPE_NAMES: Record<number, ObjectTypeName> = { 1: "commit", 2: "tre
 
 export class PackError extends Error {}
 
+/**
+ * The pack is longer than the `maxBytes` its reader allowed (git's `receive.maxInputSize`, GitLab's
+ * `receive_max_input_size`). `objects`: the entry count its header declared.
+ */
+export class PackTooLarge extends PackError {
+  constructor(readonly maxBytes: number, readonly objects: number) {
+    super("pack exceeds maximum allowed size");
+  }
+}
+
+/** Deflate's best ratio is about 1032:1: an entry inflating to `size` bytes needs more than size / 1032. */
+const DEFLATE_MAX_RATIO = 1032;
+
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 export function hex(bytes: Uint8Array): string {
   let out = "";
@@ -114,12 +127,17 @@ export async function readPackHeader(reader: ByteReader): Promise<number> {
  * The entries of a pack, in pack order, then checks the trailing SHA-1 over everything before it.
  * The reader must be positioned at `PACK`; offsets are relative to it.
  */
-export async function* readPack(reader: ByteReader, options: { keepCompressed?: boolean } = {}): AsyncGenerator<PackEntry, void, undefined> {
+export async function* readPack(reader: ByteReader, options: { keepCompressed?: boolean; maxBytes?: number | null } = {}): AsyncGenerator<PackEntry, void, undefined> {
   const hasher = sha1.create();
   const start = reader.offset;
   reader.observer = (bytes) => hasher.update(bytes);
+  // `maxBytes`: as git's index-pack and unpack-objects `--max-input-size`, the pack (header, entries
+  // and trailer) may be at most that long; reading one byte more throws PackTooLarge.
+  const maxBytes = options.maxBytes || null;
+  let count = 0;
+  if (maxBytes) reader.limit = { end: start + maxBytes, error: () => new PackTooLarge(maxBytes, count) };
   try {
-    const count = await readPackHeader(reader);
+    count = await readPackHeader(reader);
     for (let i = 0; i < count; i++) {
       const offset = reader.offset - start;
       let c = await reader.readByte();
@@ -146,6 +164,10 @@ export async function* readPack(reader: ByteReader, options: { keepCompressed?: 
       } else if (type < 1 || type > 4) {
         throw new PackError(`bad object type ${type} at ${offset}`);
       }
+      // An entry that cannot fit in what the limit leaves is refused before its buffer is allocated
+      // (its header may declare gigabytes in a few bytes). Differs from git, which refuses it only once
+      // the limit's worth has been read; the answer is the same.
+      if (maxBytes && size / DEFLATE_MAX_RATIO > start + maxBytes - reader.offset) throw new PackTooLarge(maxBytes, count);
       const whole = type >= 1 && type <= 4;
       const { data, zdata } = await inflateFrom(reader, size, whole && !!options.keepCompressed);
       entry.data = data;
@@ -158,6 +180,7 @@ export async function* readPack(reader: ByteReader, options: { keepCompressed?: 
     if (trailer !== expected) throw new PackError("pack checksum mismatch");
   } finally {
     reader.observer = null;
+    reader.limit = null;
   }
 }
 

@@ -12,6 +12,11 @@ export class ByteReader {
   /** Bytes consumed so far. */
   offset = 0;
   observer: ByteObserver | null = null;
+  /**
+   * The offset past which consuming throws `limit.error()` (a pack's size limit). Only consumed bytes
+   * count, and the buffer holds at most one chunk beyond them, so nothing much past the limit is kept.
+   */
+  limit: { end: number; error: () => Error } | null = null;
 
   constructor(source: ReadableStream<Uint8Array> | Uint8Array | null) {
     if (source === null) {
@@ -60,10 +65,19 @@ export class ByteReader {
   /** Marks `n` buffered bytes as read. */
   consume(n: number): void {
     if (n <= 0) return;
+    if (this.limit && this.offset + n > this.limit.end) throw this.limit.error();
     const bytes = this.chunk.subarray(this.pos, this.pos + n);
     if (this.observer) this.observer(bytes);
     this.pos += n;
     this.offset += n;
+  }
+
+  /** Reads the rest of the input and drops it, one chunk at a time (nothing is kept or observed). */
+  async drain(): Promise<void> {
+    this.limit = null;
+    this.observer = null;
+    this.pos = this.chunk.length;
+    while (await this.fill()) this.pos = this.chunk.length;
   }
 
   /** Exactly `n` bytes (a copy only when they span chunks). Throws at a premature end. */

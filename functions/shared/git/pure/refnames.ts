@@ -30,6 +30,15 @@ export function isValidBranchName(name: string): boolean {
   return isValidRefName(`refs/heads/${name}`);
 }
 
+/**
+ * A branch name that reads as a commit id: 40 hexadecimal digits (Gitlab::Checks::BranchCheck
+ * `prohibited_branch_checks`, `/\A\h{40}\z/`). Valid for git, but refused by GitLab's pre-receive checks
+ * for every push that does not delete the branch (a git push, a branch or a commit through the API).
+ */
+export function isProhibitedBranchName(name: string): boolean {
+  return /^[0-9a-fA-F]{40}$/.test(name);
+}
+
 export const branchRef = (name: string) => `refs/heads/${name}`;
 export const tagRef = (name: string) => `refs/tags/${name}`;
 
