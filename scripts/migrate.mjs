@@ -1,8 +1,28 @@
 // Applies migrations/ with drizzle-orm's migrator: node-postgres for a real server, PGlite in-process.
 // The Worker never migrates (ARCHITECTURE.md §8). Run directly: `DATABASE_URL=… node scripts/migrate.mjs`.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const migrationsFolder = fileURLToPath(new URL("../migrations", import.meta.url));
+
+/**
+ * Whether drizzle's migrator would apply anything: it applies every migration of the journal whose
+ * `when` is later than the `created_at` of the last row of drizzle.__drizzle_migrations (drizzle-orm's
+ * pg-core dialect `migrate`), so the database is up to date when that row is at least the journal's last
+ * `when`. One query instead of loading the migrator and reading every migration (a restart's common case).
+ * `db` is a pg Client or a PGlite instance.
+ */
+export async function migrationsPending(db) {
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta/_journal.json"), "utf8"));
+  const latest = Math.max(...journal.entries.map((entry) => entry.when));
+  try {
+    const { rows } = await db.query("SELECT max(created_at) AS last FROM drizzle.__drizzle_migrations");
+    return !(Number(rows[0]?.last ?? 0) >= latest);
+  } catch {
+    return true; // no migrations table yet: a new database
+  }
+}
 
 /** Migrates the database at `url` (a postgres:// URL) using node-postgres. */
 export async function migratePostgres(url) {
