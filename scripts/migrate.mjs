@@ -7,10 +7,10 @@ import { fileURLToPath } from "node:url";
 export const migrationsFolder = fileURLToPath(new URL("../migrations", import.meta.url));
 
 /**
- * Whether drizzle's migrator would apply anything: it applies every migration of the journal whose
- * `when` is later than the `created_at` of the last row of drizzle.__drizzle_migrations (drizzle-orm's
- * pg-core dialect `migrate`), so the database is up to date when that row is at least the journal's last
- * `when`. One query instead of loading the migrator and reading every migration (a restart's common case).
+ * Whether the migrator must run. drizzle's applies every migration of the journal whose `when` is
+ * later than the `created_at` of the last row of drizzle.__drizzle_migrations (drizzle-orm's pg-core
+ * dialect `migrate`), so the database is up to date when that row is the journal's last `when`: one
+ * query instead of loading the migrator and reading every migration, a restart's common case.
  * `db` is a pg Client or a PGlite instance.
  */
 export async function migrationsPending(db) {
@@ -18,7 +18,9 @@ export async function migrationsPending(db) {
   const latest = Math.max(...journal.entries.map((entry) => entry.when));
   try {
     const { rows } = await db.query("SELECT max(created_at) AS last FROM drizzle.__drizzle_migrations");
-    return !(Number(rows[0]?.last ?? 0) >= latest);
+    // Exactly the journal's last: a database migrated by newer code (a later `created_at`) takes the
+    // migrator's path, which is where such a database is dealt with.
+    return Number(rows[0]?.last ?? 0) !== latest;
   } catch {
     return true; // no migrations table yet: a new database
   }

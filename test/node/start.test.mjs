@@ -73,7 +73,9 @@ describe("npm start, as a newcomer runs it", () => {
       assert.match(result.output, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*PORT=`));
       assert.doesNotMatch(result.output, /migrations|database:|\n\s+at /);
       assert.ok(!existsSync(path.join(dataDir, "pglite")), "the database was opened");
-      assert.ok(result.ms < 1500, `reported after ${result.ms} ms`);
+      // About 0.3 s on an idle machine (Node's start and the light imports); the bound leaves room for a
+      // loaded one (1.6 s seen at a load of 21 on 2 cores). Before: 27 s, after migrations and the bundle.
+      assert.ok(result.ms < 5000, `reported after ${result.ms} ms`);
     } finally {
       blocker.close();
     }
