@@ -99,6 +99,26 @@ async function recordTags(query, folder) {
   }
 }
 
+/**
+ * Whether the migrator must run. drizzle's applies every migration of the journal whose `when` is
+ * later than the `created_at` of the last row of drizzle.__drizzle_migrations (drizzle-orm's pg-core
+ * dialect `migrate`), so the database is up to date when that row is the journal's last `when`: one
+ * query instead of loading the migrator and reading every migration, a restart's common case.
+ * `db` is a pg Client or a PGlite instance.
+ */
+export async function migrationsPending(db) {
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta/_journal.json"), "utf8"));
+  const latest = Math.max(...journal.entries.map((entry) => entry.when));
+  try {
+    const { rows } = await db.query("SELECT max(created_at) AS last FROM drizzle.__drizzle_migrations");
+    // Exactly the journal's last: a database migrated by newer code (a later `created_at`) takes the
+    // migrator's path, which is where such a database is dealt with.
+    return Number(rows[0]?.last ?? 0) !== latest;
+  } catch {
+    return true; // no migrations table yet: a new database
+  }
+}
+
 /** Migrates the database at `url` (a postgres:// URL) using node-postgres. */
 export async function migratePostgres(url, folder = migrationsFolder) {
   const pg = (await import("pg")).default;

@@ -3,18 +3,18 @@
 // bootstrap, the WebSocket proxy, then the Worker on workerd through Miniflare (scripts/worker-host.mjs
 // says why not `wrangler dev`).
 // Non-interactive; one progress line per step; Ctrl-C stops everything it started.
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { bootstrap } from "./bootstrap.mjs";
-import { migratePglite, migratePostgres, SchemaNewerError } from "./migrate.mjs";
-import { openPglite, servePglite } from "./pglite-server.mjs";
-import { startWsProxy } from "./ws-proxy.mjs";
+import { bootstrap, rootTokenFileState } from "./bootstrap.mjs";
+import { migratePglite, migratePostgres, migrationsPending, SchemaNewerError } from "./migrate.mjs";
 import { cronsOf, startCronTicker } from "./cron-ticker.mjs";
-import { startWorker } from "./worker-host.mjs";
+import { prepareShellRunner, startShellRunner } from "./runner/shell.mjs";
+// pg, PGlite, the proxy and the Worker's host are imported once the port is known to be free: they
+// take most of a second to load, and a port in use is reported before that.
 
+const startedAt = Date.now();
 const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT || 8787);
 const dataDir = path.resolve(process.env.DATA_DIR || path.join(root, ".data"));
@@ -24,8 +24,15 @@ const externalUrl = process.env.EXTERNAL_URL || "";
 // RUNNER=shell also starts the shipped shell runner (scripts/runner/runner.mjs). Off by default: it
 // executes repository code on this machine.
 const runnerMode = process.env.RUNNER || "";
+// One line per request (Miniflare's request log: method, path without the query string, status,
+// duration) unless ACCESS_LOG=0.
+const logRequests = !["0", "false", "off", "no"].includes((process.env.ACCESS_LOG ?? "").toLowerCase());
+// GitLab's /etc/gitlab/initial_root_password: root's generated token (scripts/bootstrap.mjs).
+const rootTokenFile = path.join(dataDir, "initial_root_token");
 
 const log = (line) => console.log(`[edgeforge] ${line}`);
+/** " (1.2 s)": the time since `since`, for the progress lines. */
+const took = (since) => ` (${((Date.now() - since) / 1000).toFixed(1)} s)`;
 const cleanups = [];
 let stopping = false;
 
@@ -55,103 +62,110 @@ function isLoopback(url) {
   return host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
 }
 
+/**
+ * Fails within a second when PORT is taken, before the database and the bundle: Miniflare would only
+ * find out when workerd binds it, many seconds later, with a stack trace advising its own `--port`.
+ * (A check, not a reservation: something could still take the port before workerd binds it.)
+ */
+async function checkPort() {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    console.error(`[edgeforge] PORT=${process.env.PORT} is not a port number (1-65535)`);
+    process.exit(1);
+  }
+  const code = await new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", (error) => resolve(error.code ?? String(error)));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(null)));
+  });
+  if (!code) return;
+  const why = code === "EADDRINUSE" ? "is already in use (another npm start?)" : code === "EACCES" ? "needs privileges" : `cannot be opened (${code})`;
+  console.error(`[edgeforge] port ${port} on 127.0.0.1 ${why}: choose another one with PORT=, e.g. PORT=${port === 65535 ? 8788 : port + 1} npm start`);
+  process.exit(1);
+}
+
+/**
+ * Migrations (skipped at once when the database is up to date), bootstrap, and what the Node side must
+ * read before the Worker shares the database: the state of root's token file, the shell runner's
+ * registration. `db` is a pg Client or PGlite.
+ */
+async function migrateAndBootstrap(db, migrate) {
+  const started = Date.now();
+  if (await migrationsPending(db)) {
+    await migrate();
+    log(`migrations applied${took(started)}`);
+  } else log(`migrations: up to date${took(started)}`);
+  const result = await bootstrap(db, { initialRootToken, rootTokenFile });
+  const tokenFileState = await rootTokenFileState(db, rootTokenFile);
+  const runner = runnerMode === "shell" ? await prepareShellRunner(db, dataDir) : null;
+  return { ...result, tokenFileState, runner };
+}
+
 async function prepareDatabase() {
   if (databaseUrl) {
     log(`database: ${new URL(databaseUrl).host} (DATABASE_URL)`);
-    await migratePostgres(databaseUrl);
-    log("migrations applied");
+    const { default: pg } = await import("pg");
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      return { url: databaseUrl, serialized: null, ...(await bootstrap(client, { initialRootToken })) };
+      return { url: databaseUrl, serialized: null, ...(await migrateAndBootstrap(client, () => migratePostgres(databaseUrl))) };
     } finally {
       await client.end();
     }
   }
   const pgliteDir = path.join(dataDir, "pglite");
   mkdirSync(pgliteDir, { recursive: true });
-  log(`database: embedded PGlite in ${pgliteDir}`);
+  const opening = Date.now();
+  const { openPglite, servePglite } = await import("./pglite-server.mjs");
   const pglite = await openPglite({ dataDir: pgliteDir });
   cleanups.push(() => pglite.close());
-  await migratePglite(pglite);
-  log("migrations applied");
-  const result = await bootstrap(pglite, { initialRootToken });
+  log(`database: embedded PGlite in ${pgliteDir}${took(opening)}`);
+  const result = await migrateAndBootstrap(pglite, () => migratePglite(pglite));
   const server = await servePglite(pglite);
   cleanups.push(() => server.close());
   return { url: server.url, serialized: `127.0.0.1:${server.port}`, ...result };
 }
 
-/**
- * The runner's token: RUNNER_TOKEN (a registration or `glrt-` token); else the `glrt-` token an
- * earlier start saved in DATA_DIR/runner/token; else an instance runner created now with the root
- * token (known when INITIAL_ROOT_TOKEN is set or on the first start) and saved there. Null otherwise.
- */
-async function runnerToken(rootToken) {
-  if (process.env.RUNNER_TOKEN) return process.env.RUNNER_TOKEN;
-  const file = path.join(dataDir, "runner", "token");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  if (!rootToken) return null;
-  const res = await fetch(`http://127.0.0.1:${port}/api/v4/user/runners`, {
-    method: "POST",
-    headers: { "PRIVATE-TOKEN": rootToken, "Content-Type": "application/json" },
-    body: JSON.stringify({ runner_type: "instance_type", description: "npm start shell runner", run_untagged: true }),
-  });
-  if (res.status !== 201) throw new Error(`creating the shell runner answered ${res.status}`);
-  const { token } = await res.json();
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${token}\n`);
-  chmodSync(file, 0o600);
-  return token;
+/** What start says about root's token: where it is, until it has been used; how to choose one. */
+function rootTokenNotice(database) {
+  const choose = "start with INITIAL_ROOT_TOKEN=<value> to add a token of your choice";
+  if (database.rootToken) return `root personal access token: ${database.rootToken} (kept in ${rootTokenFile}, mode 0600)`;
+  if (initialRootToken) return "root personal access token: the value of INITIAL_ROOT_TOKEN";
+  switch (database.tokenFileState) {
+    case "unused":
+      return `root personal access token: in ${rootTokenFile} (shown until it is first used; or ${choose})`;
+    case "used":
+      return `root personal access token: the one generated at the first start, already in use (${choose})`;
+    case "revoked":
+      return `root personal access token: the one in ${rootTokenFile} was revoked; ${choose}`;
+    default:
+      // "stale" or "none": generated before tokens were kept in a file, or by a start on another
+      // machine (a shared DATABASE_URL), or the file was deleted.
+      return `root personal access token: not kept in ${dataDir} (generated by an earlier start, or by another machine on this DATABASE_URL); ${choose}`;
+  }
 }
 
-/** The shell runner as a child process (its own process group: its jobs' shells stop with it). */
-function startRunner(token) {
-  const script = fileURLToPath(new URL("./runner/runner.mjs", import.meta.url));
-  const buildsDir = path.join(dataDir, "runner", "builds");
-  const child = spawn(process.execPath, [script, "--url", `http://127.0.0.1:${port}`, "--builds-dir", buildsDir], {
-    // The token through the environment, not argv (which other users of the machine can read).
-    env: { ...process.env, RUNNER_TOKEN: token },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  const prefix = (stream, out) => stream.setEncoding("utf8").on("data", (chunk) => {
-    for (const line of chunk.split("\n")) if (line) out.write(`[runner] ${line}\n`);
-  });
-  prefix(child.stdout, process.stdout);
-  prefix(child.stderr, process.stderr);
-  child.on("exit", (code, signal) => {
-    if (!stopping) log(`shell runner exited (code ${code}, signal ${signal})`);
-  });
-  return {
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        try {
-          process.kill(-child.pid, "SIGTERM");
-        } catch {
-          resolve();
-        }
-      }),
-  };
-}
-
-async function waitForReady() {
+/** Until the Worker answers; its HEAD requests are announced to the request log, which leaves them out. */
+async function waitForReady(requestLog) {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v4/version`);
+      requestLog?.probe();
+      const res = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { method: "HEAD" });
       if (res.status === 401) return;
     } catch {
-      // not listening yet
+      // not listening yet (no line will be logged for it)
+      requestLog?.probe(-1);
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   throw new Error("the Worker did not answer within 120 s");
 }
 
+let database = null;
 try {
-  const database = await prepareDatabase();
+  await checkPort();
+  const [{ startWsProxy }, { accessLog, cachedBundle, startWorker }] = await Promise.all([import("./ws-proxy.mjs"), import("./worker-host.mjs")]);
+  database = await prepareDatabase();
   const vars = { DATABASE_URL: database.url };
   if (isLoopback(database.url)) {
     const target = databaseAddress(database.url);
@@ -176,35 +190,31 @@ try {
   if (process.env.EDGEFORGE_FUZZ_REGISTRY === "1") vars.FUZZ_REGISTRY = "1";
 
   const workerDir = path.join(dataDir, "worker");
-  log(`starting the Worker on workerd (Miniflare, port ${port})`);
-  const worker = await startWorker({
-    port,
-    vars,
-    persistDir: path.join(workerDir, "state"),
-    bundleDir: path.join(workerDir, "bundle"),
-  });
+  const bundling = Date.now();
+  const bundle = cachedBundle(path.join(workerDir, "bundle"));
+  log(`Worker bundle: ${bundle.reused ? "reused, sources unchanged" : "built with wrangler"}${took(bundling)}`);
+  const booting = Date.now();
+  const requestLog = logRequests ? accessLog() : undefined;
+  const worker = await startWorker({ port, vars, persistDir: path.join(workerDir, "state"), scriptPath: bundle.scriptPath, log: requestLog });
   cleanups.push(() => worker.dispose());
-  await waitForReady();
+  await waitForReady(requestLog);
+  log(`Worker started on workerd (Miniflare, port ${port})${took(booting)}`);
   const crons = cronsOf(path.join(root, "wrangler.toml"));
   const ticker = startCronTicker({ baseUrl: `http://127.0.0.1:${port}`, crons, log });
   cleanups.push(() => ticker.stop());
   log(`cron ticker: ${crons.join(", ") || "no crons"} (UTC)`);
-  if (runnerMode === "shell") {
-    const token = await runnerToken(database.rootToken ?? initialRootToken);
-    if (!token) log("RUNNER=shell: no runner started (set RUNNER_TOKEN to a registration or glrt- token)");
-    else {
-      const runner = startRunner(token);
-      cleanups.push(() => runner.stop());
-      log(`shell runner started (builds in ${path.join(dataDir, "runner", "builds")})`);
-    }
+  if (database.runner) {
+    const runner = await startShellRunner({ ...database.runner, baseUrl: `http://127.0.0.1:${port}`, dataDir, log, isStopping: () => stopping });
+    cleanups.push(() => runner.stop());
   } else if (runnerMode) log(`RUNNER=${runnerMode}: unknown runner kind (only "shell"); no runner started`);
-  log(`API: http://127.0.0.1:${port}/api/v4`);
-  if (database.rootToken) log(`root personal access token (shown once): ${database.rootToken}`);
-  else if (initialRootToken) log("root personal access token: the value of INITIAL_ROOT_TOKEN");
-  else log("root personal access token: the one printed at the first start (set INITIAL_ROOT_TOKEN to choose one)");
+  log(rootTokenNotice(database));
+  // The last line: what the e2e helper (test/e2e/server.mjs) waits for.
+  log(`API: http://127.0.0.1:${port}/api/v4 (ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s${logRequests ? "; ACCESS_LOG=0 silences the request log" : ""})`);
 } catch (error) {
   // A schema newer than the code is the operator's to resolve, not a crash: the message says it all.
   if (error instanceof SchemaNewerError) console.error(`[edgeforge] start refused: ${error.message}`);
   else console.error("[edgeforge] start failed:", error);
+  // A token generated by this start is not lost with it: bootstrap wrote it before committing.
+  if (database?.rootToken) console.error(`[edgeforge] root's new personal access token is kept in ${rootTokenFile}`);
   await stop(1);
 }

@@ -1,28 +1,61 @@
 #!/usr/bin/env node
-// The runner we ship (CI.md §9): GitLab's runner protocol with a shell executor.
-//   npm run runner -- --url http://127.0.0.1:8787 --token <registration or glrt- token> [--once] [--builds-dir .runner] [--tags a,b]
+// The runner we ship: GitLab's runner protocol with a shell executor.
+//   npm run runner -- --url http://127.0.0.1:8787 --token <registration or glrt- token> [--once] [--builds-dir DIR] [--tags a,b]
+// Builds go under DATA_DIR (default ./.data, git-ignored), never into the repository itself.
 // It executes repository code on this machine: run it only against a server you trust.
 // Differs from CI.md §9: plain ESM JavaScript for Node 20 (no build step), not TypeScript built with tsc.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { gzipSync, unzipSync, zipSync } from "fflate";
 
 const VERSION = "15.4.0";
 const POLL_MS = 3000;
 
-export function parseArgs(argv) {
-  const out = { url: "http://127.0.0.1:8787", token: null, once: false, buildsDir: ".runner", tags: [] };
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+export const USAGE = `usage: npm run runner -- --token <token> [--url URL] [--builds-dir DIR] [--tags a,b] [--once]
+
+  --token TOKEN     a registration token (GR1348941...) or a runner's glrt- token; or set RUNNER_TOKEN
+                    (an administrator gets one with POST /api/v4/user/runners or
+                    POST /api/v4/runners/reset_registration_token)
+  --url URL         the server (default http://127.0.0.1:8787)
+  --builds-dir DIR  where jobs run (default $DATA_DIR/runner/builds, DATA_DIR defaulting to ./.data)
+  --tags a,b        tags of a runner it registers
+  --once            take one job (or none) and exit
+
+Or let the server start it: RUNNER=shell npm start (registers a runner, keeps its token in DATA_DIR).
+It runs repository code on this machine: use it only with a server you trust.`;
+
+/** A command line the runner cannot run with: main prints its message and the usage. */
+export class UsageError extends Error {}
+
+/** The builds directory of a runner started without --builds-dir: under DATA_DIR (resolved as `npm start` does), as `npm start`'s runner's. */
+export function defaultBuildsDir(env = process.env) {
+  return path.join(path.resolve(env.DATA_DIR || path.join(repoRoot, ".data")), "runner", "builds");
+}
+
+export function parseArgs(argv, env = process.env) {
+  const out = { url: "http://127.0.0.1:8787", token: null, once: false, buildsDir: null, tags: [], help: false };
+  const value = (i, name) => {
+    if (i >= argv.length || argv[i].startsWith("--")) throw new UsageError(`${name} needs a value`);
+    return argv[i];
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--url") out.url = argv[++i];
-    else if (a === "--token") out.token = argv[++i];
+    if (a === "--url") out.url = value(++i, a);
+    else if (a === "--token") out.token = value(++i, a);
     else if (a === "--once") out.once = true;
-    else if (a === "--builds-dir") out.buildsDir = argv[++i];
-    else if (a === "--tags") out.tags = argv[++i].split(",").filter(Boolean);
+    else if (a === "--builds-dir") out.buildsDir = value(++i, a);
+    else if (a === "--tags") out.tags = value(++i, a).split(",").filter(Boolean);
+    else if (a === "--help" || a === "-h") out.help = true;
+    else throw new UsageError(`unknown argument ${a}`);
   }
-  if (!out.token) out.token = process.env.RUNNER_TOKEN ?? null;
-  if (!out.token) throw new Error("--token is required");
+  if (out.help) return out;
+  if (!out.token) out.token = env.RUNNER_TOKEN || null;
+  if (!out.token) throw new UsageError("no token: pass --token or set RUNNER_TOKEN");
+  out.buildsDir = path.resolve(out.buildsDir ?? defaultBuildsDir(env));
   out.url = out.url.replace(/\/+$/, "");
   return out;
 }
@@ -366,9 +399,20 @@ export async function runRunner(opts, log = console.log) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runRunner(parseArgs(process.argv.slice(2))).catch((error) => {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (opts.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  runRunner(opts).catch((error) => {
     console.error(error.message);
     process.exit(1);
   });
 }
-

@@ -34,6 +34,8 @@ export async function startServer({ dataDir, rootToken, databaseUrl, port, timeo
   // `npm start` options a test asks for (RUNNER=shell); never inherited from the caller's shell.
   delete env.RUNNER;
   delete env.RUNNER_TOKEN;
+  // The request log only with `verbose` (the output is kept for assertions; benches measure the server).
+  env.ACCESS_LOG = verbose ? "1" : "0";
   Object.assign(env, extraEnv);
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
 
