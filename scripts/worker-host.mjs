@@ -198,6 +198,7 @@ export function startFront({ port, upstreamPort }) {
   });
 }
 
+/**
  * The access log of `npm start`: Miniflare's entry Worker, in front of ours, logs one line per request
  * at level INFO: method, path (never the query string, where `private_token`, `job_token` and `token`
  * travel), status and duration, e.g. `GET /api/v4/projects 200 OK (12ms)`. Other INFO messages are
