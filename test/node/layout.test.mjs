@@ -79,8 +79,6 @@ test("shared/ imports a domain only for its types or its entities", () => {
 const CROSS_DOMAIN_EXCEPTIONS = [
   // Incidents are issues: an alert opens and closes its incident with issues' write statement.
   "functions/alert_management/services.ts imports ../issues/queries",
-  // The export's repository bundle reuses upload-pack's fetch plan and pack reader.
-  "functions/project_export/services.ts imports ../git_http/queries",
   // Schedules and triggers create pipelines through the engine's one entry point.
   "functions/pipeline_schedules/services.ts imports ../pipelines/services",
   "functions/pipeline_triggers/routes.ts imports ../pipelines/services",
