@@ -61,6 +61,7 @@ import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./pack
 import { hooksRoutes } from "./hooks/routes";
 import { integrationsRoutes } from "./integrations/routes";
 import { projectExportRoutes } from "./project_export/routes";
+import { projectSnapshotsRoutes } from "./project_snapshots/routes";
 import { projectImportRoutes } from "./project_import/routes";
 import { approvalsRoutes } from "./approvals/routes";
 import { eventsRoutes } from "./events/routes";
@@ -168,6 +169,7 @@ api.route("/", packagesRoutes);
 api.route("/", hooksRoutes);
 api.route("/", integrationsRoutes);
 api.route("/", projectExportRoutes);
+api.route("/", projectSnapshotsRoutes);
 api.route("/", projectImportRoutes);
 api.route("/", approvalsRoutes);
 api.route("/", externalStatusChecksRoutes);

@@ -35,16 +35,18 @@ function paramOf(name: SettingName, def: SettingDef): z.ZodType {
     case "visibility":
       return p.oneOf("private", "internal", "public");
     case "visibilities":
-    case "strings":
-      if (name === "import_sources")
-        return p.strings({ comma: true }).refine((list) => list.every((s) => (IMPORT_SOURCES as readonly string[]).includes(s)), {
+    case "strings": {
+      const allowed = name === "import_sources" ? (IMPORT_SOURCES as readonly string[]) : (def.values as readonly string[] | undefined);
+      if (allowed)
+        return p.strings({ comma: true }).refine((list) => list.every((s) => allowed.includes(s)), {
           message: "does not have a valid value",
         });
       return p.strings({ comma: true });
+    }
     case "hash":
       return p.hash();
     default:
-      return p.string();
+      return def.values ? p.oneOf(...(def.values as string[])) : p.string();
   }
 }
 
@@ -64,6 +66,16 @@ const DEPENDENTS: [string, string[]][] = [
   ["spam_enabled", ["spam_api_key"]],
   ["asset_proxy_enabled", ["asset_proxy_url", "asset_proxy_secret_key"]],
   ["domain_denylist_enabled", ["domain_denylist"]],
+  ["akismet_enabled", ["akismet_api_key"]],
+  ["gitpod_enabled", ["gitpod_url"]],
+  ["housekeeping_enabled", ["housekeeping_bitmaps_enabled", "housekeeping_full_repack_period", "housekeeping_gc_period", "housekeeping_incremental_repack_period"]],
+  ["recaptcha_enabled", ["recaptcha_site_key", "recaptcha_private_key"]],
+  ["login_recaptcha_protection_enabled", ["recaptcha_site_key", "recaptcha_private_key"]],
+  ["require_two_factor_authentication", ["two_factor_grace_period"]],
+  ["sourcegraph_enabled", ["sourcegraph_url"]],
+  ["spam_check_endpoint_enabled", ["spam_check_endpoint_url"]],
+  ["mailgun_events_enabled", ["mailgun_signing_key"]],
+  ["snowplow_enabled", ["snowplow_collector_hostname"]],
 ];
 
 /** GET /application/settings */

@@ -77,7 +77,15 @@ export function validateSettings(s: Settings & Record<string, unknown>): ModelEr
   if (s.spam_enabled && blank(s.spam_api_key)) add("spam_api_key", "can't be blank");
   if (s.asset_proxy_enabled && blank(s.asset_proxy_url)) add("asset_proxy_url", "can't be blank");
   if (s.domain_denylist_enabled && blank(s.domain_denylist)) add("domain_denylist", "Domain denylist cannot be empty if denylist is enabled.");
-  for (const name of ["home_page_url", "after_sign_out_path", "asset_proxy_url", "diagram_a_url", "diagram_b_url", "external_authorization_service_url"]) {
+  if (s.gitpod_enabled && blank(s.gitpod_url)) add("gitpod_url", "can't be blank");
+  if (s.sourcegraph_enabled && blank(s.sourcegraph_url)) add("sourcegraph_url", "can't be blank");
+  if (s.snowplow_enabled && blank(s.snowplow_collector_hostname)) add("snowplow_collector_hostname", "can't be blank");
+  if (s.spam_check_endpoint_enabled && blank(s.spam_check_endpoint_url)) add("spam_check_endpoint_url", "can't be blank");
+  if ((s.recaptcha_enabled || s.login_recaptcha_protection_enabled) && blank(s.recaptcha_site_key)) add("recaptcha_site_key", "can't be blank");
+  if ((s.recaptcha_enabled || s.login_recaptcha_protection_enabled) && blank(s.recaptcha_private_key)) add("recaptcha_private_key", "can't be blank");
+  if (s.mailgun_events_enabled && blank(s.mailgun_signing_key)) add("mailgun_signing_key", "can't be blank");
+  for (const name of ["home_page_url", "after_sign_out_path", "asset_proxy_url", "diagram_a_url", "diagram_b_url", "external_authorization_service_url",
+    "gitpod_url", "sourcegraph_url", "help_page_support_url", "help_page_documentation_base_url"]) {
     const v = s[name];
     if (typeof v === "string" && v !== "" && !isUrl(v)) add(name, "must be a valid URL");
   }
@@ -99,6 +107,24 @@ export function validateSettings(s: Settings & Record<string, unknown>): ModelEr
   range(errors, "polling_interval_multiplier", s.polling_interval_multiplier, 0, null);
   range(errors, "geo_status_timeout", s.geo_status_timeout, 0, null, true);
   range(errors, "external_authorization_service_timeout", s.external_authorization_service_timeout, 0, 10, true);
+  for (const name of ["gitaly_timeout_default", "gitaly_timeout_fast", "gitaly_timeout_medium", "push_event_hooks_limit", "push_event_activities_limit",
+    "two_factor_grace_period", "max_export_size", "users_get_by_id_limit", "pipeline_limit_per_project_user_sha", "inactive_projects_min_size_mb"])
+    range(errors, name, s[name], 0, null);
+  // Housekeeping runs an incremental repack, then a full one, then gc: each period at least the one before.
+  range(errors, "housekeeping_incremental_repack_period", s.housekeeping_incremental_repack_period, 0, null, true);
+  if (typeof s.housekeeping_incremental_repack_period === "number")
+    range(errors, "housekeeping_full_repack_period", s.housekeeping_full_repack_period, s.housekeeping_incremental_repack_period, null);
+  if (typeof s.housekeeping_full_repack_period === "number")
+    range(errors, "housekeeping_gc_period", s.housekeeping_gc_period, s.housekeeping_full_repack_period, null);
+  range(errors, "max_pages_size", s.max_pages_size, 0, null);
+  // Gitlab::Pages::MAX_SIZE (1 TiB) in MB, exclusive.
+  if (typeof s.max_pages_size === "number" && s.max_pages_size >= 1048576) add("max_pages_size", "must be less than 1048576");
+  range(errors, "inactive_projects_delete_after_months", s.inactive_projects_delete_after_months, 0, null, true);
+  range(errors, "inactive_projects_send_warning_email_after_months", s.inactive_projects_send_warning_email_after_months, 0, null, true);
+  const warnAfter = s.inactive_projects_send_warning_email_after_months;
+  const deleteAfter = s.inactive_projects_delete_after_months;
+  if (typeof warnAfter === "number" && typeof deleteAfter === "number" && warnAfter > 0 && warnAfter >= deleteAfter)
+    add("inactive_projects_send_warning_email_after_months", `must be less than ${deleteAfter}`);
   for (const kind of Object.keys(KEY_SIZES) as KeyKind[]) {
     const name = `${kind}_key_restriction`;
     const allowed = [0, -1, ...KEY_SIZES[kind]];

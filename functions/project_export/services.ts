@@ -7,7 +7,7 @@ import { blockedReason } from "../shared/webhooks/url_guard";
 import { loadSettings } from "../shared/settings/load";
 // The pack of a bundle is what a clone of every ref fetches: the same object walk as upload-pack.
 import { planFetch } from "../shared/git_http/upload_pack";
-import { readPackRows } from "../shared/git_http/queries";
+import { readPackRows } from "../shared/git/store/reachable";
 import { EXPORT_VERSION, exportTree } from "../entities/project_export";
 import * as q from "./queries";
 import { leaseTransferJob } from "../shared/transfer_jobs";

@@ -70,6 +70,8 @@ export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/dif
 export { mergeBase, commitsBetween, compareCommits, commitDiffs, type Comparison } from "./store/compare";
 export { contributors, type Contributor } from "./store/contributors";
 export { blameFile, BlameTooLargeError, MAX_BLAME_SUSPECTS, type BlameResult } from "./store/blame";
+export { planSnapshot, snapshotTar, type SnapshotPlan } from "./store/snapshot";
+export { MissingObjectError } from "./store/reachable";
 export { archiveItems, tarArchive, zipArchive, type ArchiveFormat, type ArchiveItem } from "./store/archive";
 export { Bzip2Encoder, bzip2Stream } from "./pure/bzip2";
 export {

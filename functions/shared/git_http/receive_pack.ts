@@ -6,6 +6,7 @@ import { zlibSync } from "fflate";
 import type { Database } from "../../kernel/db";
 import { decodeCommit, decodeTag, decodeTree, indexCommits, isValidRefName, readObjects, storeSource, swapRefWithEvent, type Commit } from "../git";
 import { PackError, PackResolver, PackTooLarge, readPack, type ObjectTypeName, type ResolvedObject } from "../git/pack/pack";
+import { objectTypes } from "../git/store/reachable";
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../git/pack/reader";
 import { checkPush, type Caller, type RefUpdate } from "../protected_branches/access";
@@ -119,7 +120,7 @@ async function unpack(db: Database, poolId: number, reader: ByteReader, maxBytes
   const outside = [...referenced].filter((oid) => !received.types.has(oid));
   for (let i = 0; i < outside.length; i += 1000) {
     const chunk = outside.slice(i, i + 1000);
-    const found = await q.objectTypes(db, poolId, chunk);
+    const found = await objectTypes(db, poolId, chunk);
     const missing = chunk.find((oid) => !found.has(oid));
     if (missing) throw new Disconnected(missing);
   }
@@ -192,7 +193,7 @@ async function peel(db: Database, poolId: number, oid: string, received: Receive
 async function typeOf(db: Database, poolId: number, oid: string, received: Received): Promise<ObjectTypeName | null> {
   const type = received.types.get(oid);
   if (type) return type;
-  const found = await q.objectTypes(db, poolId, [oid]);
+  const found = await objectTypes(db, poolId, [oid]);
   const code = found.get(oid);
   return code === undefined ? null : (["", "commit", "tree", "blob", "tag"][code] as ObjectTypeName);
 }

@@ -4,7 +4,8 @@
 // zlib bodies (undeltified entries, no recompression) on its own database connection.
 import { createDb, type Executor } from "../../kernel/db";
 import type { Bindings } from "../../kernel/env";
-import { decodeTag, decodeTree, listRefs, readObjects, streamBlobZdata, type Ref } from "../git";
+import { listRefs, streamBlobZdata, type Ref } from "../git";
+import { MissingObjectError, objectTypes, peelTags, readPackRows, walkCommits, walkTrees } from "../git/store/reachable";
 import { shallowWalk } from "../git/store/shallow";
 import { PackWriter } from "../git/pack/pack";
 import { DELIM, FLUSH, MAX_SIDEBAND_DATA, pkt, sideband } from "../git/pack/pktline";
@@ -97,73 +98,26 @@ export type FetchPlan =
   | { kind: "acks"; lines: Uint8Array[] }
   | { kind: "pack"; preamble: Uint8Array[]; oids: string[] };
 
-/** Reads tag objects and follows them to what they point at (tags of tags included). */
-async function peelTags(db: Executor, poolId: number, tags: string[], into: { tags: string[]; commits: string[]; trees: string[]; blobs: string[] }) {
-  let level = tags;
-  const seen = new Set<string>();
-  while (level.length) {
-    const objects = await readObjects(db, poolId, level);
-    const next: string[] = [];
-    for (const oid of level) {
-      if (seen.has(oid)) continue;
-      seen.add(oid);
-      const object = objects.get(oid);
-      if (!object) throw new FetchError(`upload-pack: not our ref ${oid}`);
-      into.tags.push(oid);
-      const tag = decodeTag(object.body);
-      if (tag.type === "tag") next.push(tag.object);
-      else if (tag.type === "commit") into.commits.push(tag.object);
-      else if (tag.type === "tree") into.trees.push(tag.object);
-      else into.blobs.push(tag.object);
-    }
-    level = next;
-  }
-}
-
-/**
- * Trees and blobs under `roots` that are not in `seen` (which it extends): one statement per tree
- * level and thousand trees. Submodule entries (commits of another repository) are skipped.
- */
-async function walkTrees(db: Executor, poolId: number, roots: string[], seen: Set<string>, out: { trees: string[]; blobs: string[] } | null) {
-  let level: string[] = [];
-  for (const root of roots) {
-    if (seen.has(root)) continue;
-    seen.add(root);
-    level.push(root);
-    out?.trees.push(root);
-  }
-  while (level.length) {
-    const next: string[] = [];
-    for (let i = 0; i < level.length; i += READ_CHUNK) {
-      const chunk = level.slice(i, i + READ_CHUNK);
-      const objects = await readObjects(db, poolId, chunk);
-      for (const oid of chunk) {
-        const object = objects.get(oid);
-        if (!object || object.type !== "tree") throw new FetchError(`upload-pack: missing tree ${oid}`);
-        for (const entry of decodeTree(object.body)) {
-          if (entry.mode === "160000" || seen.has(entry.oid)) continue;
-          seen.add(entry.oid);
-          if (entry.mode === "40000" || entry.mode === "040000") {
-            next.push(entry.oid);
-            out?.trees.push(entry.oid);
-          } else out?.blobs.push(entry.oid);
-        }
-      }
-    }
-    level = next;
-  }
-}
-
 /**
  * `fetch`: without `done`, acknowledges the common commits and, when there are some, declares itself
  * `ready` and sends the pack at once (stateless HTTP has no later round to wait for); with `done`, the
  * pack. The pack holds what the wants reach and the common commits do not.
  */
 export async function planFetch(db: Executor, repo: Repository, args: FetchArgs): Promise<FetchPlan> {
+  try {
+    return await plan(db, repo, args);
+  } catch (error) {
+    // A tag or tree the walk needs is not in the store: answered as ERR before any pack byte.
+    if (error instanceof MissingObjectError) throw new FetchError(`upload-pack: ${error.message}`);
+    throw error;
+  }
+}
+
+async function plan(db: Executor, repo: Repository, args: FetchArgs): Promise<FetchPlan> {
   if (args.unsupported) throw new FetchError(`upload-pack: ${args.unsupported} is not supported by this server`);
   const wants = [...new Set(args.wants)];
   if (wants.length === 0) throw new FetchError("upload-pack: no wants");
-  const types = await q.objectTypes(db, repo.poolId, wants);
+  const types = await objectTypes(db, repo.poolId, wants);
   const selected = { tags: [] as string[], commits: [] as string[], trees: [] as string[], blobs: [] as string[] };
   for (const oid of wants) {
     const type = types.get(oid);
@@ -187,7 +141,7 @@ export async function planFetch(db: Executor, repo: Repository, args: FetchArgs)
   const shallowFetch = (args.depth ?? null) !== null || (args.shallow?.length ?? 0) > 0;
   const { commits, edgeTrees } = shallowFetch
     ? await shallowInfo(db, repo, args, selected.commits, common, preamble)
-    : await q.walkCommits(db, repo.poolId, selected.commits, common);
+    : await walkCommits(db, repo.poolId, selected.commits, common);
   const included = new Set(commits.map((c) => c.oid));
   if (args.includeTag) {
     const refs: Ref[] = await listRefs(db, repo.projectId, "refs/tags/");
@@ -261,12 +215,12 @@ export async function* packResponse(env: Bindings, poolId: number, preamble: Uin
     const writer = new PackWriter();
     if (progress) yield* sideband(2, new TextEncoder().encode(`Enumerating objects: ${oids.length}, done.\n`));
     yield* framer.push(writer.header(oids.length));
-    let next = oids.length ? q.readPackRows(db, poolId, oids.slice(0, READ_CHUNK)) : null;
+    let next = oids.length ? readPackRows(db, poolId, oids.slice(0, READ_CHUNK)) : null;
     for (let i = 0; i < oids.length; i += READ_CHUNK) {
       const chunk = oids.slice(i, i + READ_CHUNK);
       const rows = await next!;
       // Read the next chunk while this one is framed and sent.
-      next = i + READ_CHUNK < oids.length ? q.readPackRows(db, poolId, oids.slice(i + READ_CHUNK, i + 2 * READ_CHUNK)) : null;
+      next = i + READ_CHUNK < oids.length ? readPackRows(db, poolId, oids.slice(i + READ_CHUNK, i + 2 * READ_CHUNK)) : null;
       for (const oid of chunk) {
         const row = rows.get(oid);
         if (row?.zdata) yield* framer.push(writer.entry(row.type, row.size, row.zdata));

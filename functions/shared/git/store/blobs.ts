@@ -52,3 +52,10 @@ export async function streamBlobZdata(key: string): Promise<{ size: number; body
   if (!object) throw new BlobStoreError(`git object store: R2 object ${key} is missing`);
   return { size: object.size, body: object.body };
 }
+
+/** The length of an R2-resident object's zlib body, without reading it (a snapshot's pack length). */
+export async function blobZdataLength(key: string): Promise<number> {
+  const object = await requireBucket().head(key);
+  if (!object) throw new BlobStoreError(`git object store: R2 object ${key} is missing`);
+  return object.size;
+}
