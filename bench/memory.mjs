@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// `npm run bench:memory` (`node bench/memory.mjs`, issue 34 item 3): whether the Worker keeps anything per
+// request. `npm start`'s stack on PostgreSQL (DATABASE_URL, or 127.0.0.1:5432) answers BENCH_MEMORY_TOTAL
+// (200,000) requests, cycling through the three hot read endpoints (`GET /projects/:id`,
+// `GET /projects?per_page=20`, `GET /projects/:id/issues?per_page=20`) on 10 connections as root; workerd's
+// resident memory (VmRSS of the workerd processes of the stack's process group, from /proc) is read after
+// BENCH_MEMORY_FIRST (20,000) requests and at every further 20,000. Target: the last reading within 10% of
+// the first. Not a test: it runs for minutes and its figure goes in docs/performance.md.
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
+import autocannon from "autocannon";
+import { startServer } from "../test/e2e/server.mjs";
+import { benchRun, jsonRequest, loadavg } from "./support.mjs";
+
+const TOTAL = Number(process.env.BENCH_MEMORY_TOTAL || 200_000);
+const STEP = Number(process.env.BENCH_MEMORY_FIRST || 20_000);
+const ROOT_TOKEN = `glpat-mem${randomBytes(10).toString("hex")}`;
+const { log, cleanups, fail, finish, prepareDatabase } = benchRun({ label: "bench:memory", deadlineMs: 60 * 60_000 });
+
+/** Resident KiB of the workerd processes in process group `pgid`. */
+function workerdRss(pgid) {
+  let kib = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd" || Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
+      kib += Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return kib;
+}
+
+try {
+  process.env.DATABASE_URL ||= "postgres://postgres@127.0.0.1:5432/postgres";
+  const { dataDir, target } = await prepareDatabase("edgeforge_mem_");
+  const server = await startServer({ dataDir, rootToken: ROOT_TOKEN, databaseUrl: target.url });
+  cleanups.push(() => server.stop());
+  const agent = new http.Agent({ keepAlive: true });
+  const api = { base: server.apiUrl, agent, token: ROOT_TOKEN };
+  const project = await jsonRequest(api, "POST", "/projects", { name: `mem-${randomBytes(3).toString("hex")}`, initialize_with_readme: true });
+  const projectId = JSON.parse(project.text).id;
+  for (let i = 0; i < 20; i++) await jsonRequest(api, "POST", `/projects/${projectId}/issues`, { title: `issue ${i}` });
+  for (let i = 0; i < 20; i++) await jsonRequest(api, "POST", "/projects", { name: `more-${i}-${randomBytes(3).toString("hex")}` });
+  agent.destroy();
+  const paths = ["/projects/:id", "/projects?per_page=20", "/projects/:id/issues?per_page=20"].map((p) => `/api/v4${p.replace(":id", String(projectId))}`);
+  const origin = new URL(server.apiUrl).origin;
+  const readings = [];
+  let sent = 0;
+  while (sent < TOTAL) {
+    const result = await autocannon({
+      url: origin,
+      connections: 10,
+      amount: STEP,
+      requests: paths.map((path) => ({ method: "GET", path, headers: { "PRIVATE-TOKEN": ROOT_TOKEN } })),
+    });
+    if (result.errors || result.non2xx) throw new Error(`${result.errors} errors, ${result.non2xx} non-2xx`);
+    sent += STEP;
+    const rss = workerdRss(server.child.pid);
+    readings.push({ sent, rss, rps: result.requests.average });
+    log(`${sent} requests: workerd RSS ${(rss / 1024).toFixed(1)} MiB (${result.requests.average.toFixed(0)} req/s, load ${loadavg()})`);
+  }
+  const first = readings[0];
+  const last = readings[readings.length - 1];
+  console.log(`\nworkerd RSS after ${first.sent}: ${(first.rss / 1024).toFixed(1)} MiB; after ${last.sent}: ${(last.rss / 1024).toFixed(1)} MiB; ratio ${(last.rss / first.rss).toFixed(3)} (target at most 1.100)`);
+  console.log(`growth ${(((last.rss - first.rss) * 1024) / (last.sent - first.sent)).toFixed(1)} bytes per request`);
+  void dataDir;
+  await finish();
+} catch (error) {
+  await fail(error);
+}
