@@ -11,44 +11,13 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import autocannon from "autocannon";
-import WebSocket from "ws";
 import { freePort, startServer } from "../test/e2e/server.mjs";
-import { benchRun, jsonRequest, loadavg } from "./support.mjs";
+import { benchRun, inspector, jsonRequest, loadavg } from "./support.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 2000);
 const TOP = Number(process.env.BENCH_TOP || 40);
 const ROOT_TOKEN = `glpat-prof${randomBytes(10).toString("hex")}`;
 const { log, cleanups, fail, finish, prepareDatabase } = benchRun({ label: "bench:profile", deadlineMs: 900_000 });
-
-/** The inspector's first target (the Worker's isolate), over the Chrome DevTools Protocol. */
-async function inspector(port) {
-  const targets = await new Promise((resolve, reject) =>
-    http.get(`http://127.0.0.1:${port}/json`, (res) => {
-      let text = "";
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve(JSON.parse(text)));
-    }).on("error", reject),
-  );
-  const target = targets.find((t) => /edgeforge|core:user/i.test(t.title ?? "") ) ?? targets[0];
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-  let id = 0;
-  const pending = new Map();
-  ws.on("message", (data) => {
-    const message = JSON.parse(data);
-    if (message.id && pending.has(message.id)) {
-      pending.get(message.id)(message);
-      pending.delete(message.id);
-    }
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const messageId = ++id;
-      pending.set(messageId, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-      ws.send(JSON.stringify({ id: messageId, method, params }));
-    });
-  return { send, close: () => ws.close(), title: target.title };
-}
 
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
