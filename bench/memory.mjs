@@ -72,8 +72,11 @@ try {
       connections: 10,
       amount: STEP,
       requests: paths.map((path) => ({ method: "GET", path, headers: { "PRIVATE-TOKEN": ROOT_TOKEN } })),
+      // A loaded machine (the bench runs for half an hour) can hold a request past autocannon's 10 s.
+      timeout: 60,
     });
-    if (result.errors || result.non2xx) throw new Error(`${result.errors} errors, ${result.non2xx} non-2xx`);
+    if (result.non2xx || result.errors > STEP / 1000) throw new Error(`${result.errors} errors, ${result.non2xx} non-2xx`);
+    if (result.errors) log(`${result.errors} requests timed out or failed at the client`);
     sent += STEP;
     let usedSize = NaN;
     if (devtools) {
