@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
+import WebSocket from "ws";
 import path from "node:path";
 import pg from "pg";
 
@@ -173,4 +174,34 @@ export function jsonRequest({ base, agent, token }, method, pathname, body) {
     req.on("error", reject);
     req.end(payload);
   });
+}
+
+/** The inspector's first target (the Worker's isolate), over the Chrome DevTools Protocol. */
+export async function inspector(port) {
+  const targets = await new Promise((resolve, reject) =>
+    http.get(`http://127.0.0.1:${port}/json`, (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve(JSON.parse(text)));
+    }).on("error", reject),
+  );
+  const target = targets.find((t) => /edgeforge|core:user/i.test(t.title ?? "") ) ?? targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  let id = 0;
+  const pending = new Map();
+  ws.on("message", (data) => {
+    const message = JSON.parse(data);
+    if (message.id && pending.has(message.id)) {
+      pending.get(message.id)(message);
+      pending.delete(message.id);
+    }
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const messageId = ++id;
+      pending.set(messageId, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+      ws.send(JSON.stringify({ id: messageId, method, params }));
+    });
+  return { send, close: () => ws.close(), title: target.title };
 }

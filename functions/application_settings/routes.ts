@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireAdmin, requireUser } from "../kernel/auth";
 import { paramsError, validation } from "../kernel/errors";
 import { p, rawParams, readParams } from "../kernel/params";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { authorize, authorizeGroup, canReadProject } from "../kernel/abilities";
 import { authenticate, requireUser } from "../kernel/auth";
 import type { AppEnv, Ctx } from "../kernel/env";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { GitCommitRow } from "./queries";
 import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";

@@ -1,5 +1,5 @@
 // Parameters of lib/api/commits.rb (GitLab 15.4), with Grape's messages.
-import { z } from "zod";
+import * as z from "zod";
 import type { CommitAction } from "../shared/git";
 import { pageParams } from "../kernel/pagination";
 import { p } from "../kernel/params";

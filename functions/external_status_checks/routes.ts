@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import { Access } from "../kernel/access";
 import { requireUser } from "../kernel/auth";

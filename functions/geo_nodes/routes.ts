@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireAdmin } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, isUniqueViolation, notFound, validation } from "../kernel/errors";

@@ -1,6 +1,5 @@
 import type { GpgKey } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import { primaryKeyOf } from "./openpgp";
 import * as q from "./queries";
 
 const KEY_PREFIX = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
@@ -17,7 +16,9 @@ const FORMAT_MESSAGE = `is invalid. A valid public GPG key begins with '${KEY_PR
 export async function createGpgKey(db: Executor, userId: number, raw: string): Promise<{ key: GpgKey } | { errors: Record<string, string[]> }> {
   // `GpgKey#key=`: stored stripped.
   const key = raw.trim();
-  const primary = KEY_FORMAT.test(key) ? await primaryKeyOf(key) : null;
+  // OpenPGP.js (the largest library in the bundle) is imported on first use: esbuild keeps it in the
+  // bundle but defers its module evaluation, so a Worker's start-up and every other request skip it.
+  const primary = KEY_FORMAT.test(key) ? await (await import("./openpgp")).primaryKeyOf(key) : null;
   const taken = key === "" ? { key: false, fingerprint: false, keyid: false } : await q.takenBy(db, key, primary?.fingerprint ?? null, primary?.keyid ?? null);
   const keyErrors = [
     ...(key === "" ? ["can't be blank"] : []),

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { WebHook } from "./queries";
 import { authorize, authorizeGroup } from "../kernel/abilities";
 import { requireAdmin, requireUser } from "../kernel/auth";

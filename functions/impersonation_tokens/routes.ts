@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { User } from "./queries";
 import { generateToken, requireAdmin, sha256Hex, TOKEN_SCOPES } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";

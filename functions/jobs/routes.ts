@@ -1,5 +1,5 @@
 import { unzipSync } from "fflate";
-import { z } from "zod";
+import * as z from "zod";
 import type { GitCommitRow } from "./queries";
 import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser, sha256Hex } from "../kernel/auth";

@@ -1,5 +1,5 @@
 import { Pool, neonConfig } from "@neondatabase/serverless";
-import { Column, SQL, Subquery, getTableName, is, sql, type Logger } from "drizzle-orm";
+import { Column, SQL, Subquery, getTableColumns, getTableName, is, sql, type Logger, type Table } from "drizzle-orm";
 import { NeonDatabase, NeonDriver, NeonSession, NeonTransaction } from "drizzle-orm/neon-serverless";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { MiddlewareHandler } from "hono";
@@ -311,6 +311,25 @@ function compileResultMapper(built: unknown) {
     return result;
   };
   query.customResultMapper = (rows) => rows.map(mapRow);
+}
+
+/**
+ * A table's row as Drizzle's `select()` returns it, from the columns of a raw statement that selected or
+ * returned the table's columns under their own names (`RETURNING *`, `SELECT t.*`): each column decoded
+ * by its Drizzle type. Null when the row has no `id` (a LEFT JOIN that found nothing). Lets one raw
+ * statement both write and return the row, where the builder would need a second SELECT.
+ */
+export function tableRowFrom<T extends Table>(table: T, raw: Record<string, unknown>): T["$inferSelect"] | null {
+  if (raw.id === null || raw.id === undefined) return null;
+  // The database's name of each column, as the dialect's snake_case casing writes it (internal to Drizzle).
+  dialect ??= new PgDialect({ casing: "snake_case" });
+  const { casing } = dialect as unknown as { casing: { getColumnCasing(column: Column): string } };
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const value = raw[casing.getColumnCasing(column)];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as T["$inferSelect"];
 }
 
 /** Names a prepared query's server-side statement after its SQL text: `ef_` and 16 hex digits of its SHA-256. */

@@ -1,5 +1,5 @@
 import { sql, type Placeholder, type SQLWrapper } from "drizzle-orm";
-import { z } from "zod";
+import * as z from "zod";
 import type { Ctx } from "./env";
 import { preparedQuery, type Executor } from "./db";
 import { methodNotAllowed } from "./errors";

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppEnv, Ctx } from "./env";
 import { malformedRequest, paramsError, tooLarge } from "./errors";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorize } from "../kernel/abilities";
 import { requireAdmin, requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";

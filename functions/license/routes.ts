@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireAdmin, requireUser } from "../kernel/auth";
 import { apiError, recordNotFound } from "../kernel/errors";
 import { p, readParams, validateParams } from "../kernel/params";

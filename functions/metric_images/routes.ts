@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Ctx } from "../kernel/env";
 import { apiError, badRequest, forbidden } from "../kernel/errors";
 import { findIssue } from "../shared/issuables/find";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireUser } from "../kernel/auth";
 import { notFound } from "../kernel/errors";
 import { findNamespace } from "../kernel/lookup";

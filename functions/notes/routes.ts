@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { awardEmoji } from "../entities/award_emoji";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";

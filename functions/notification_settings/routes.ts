@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, validation } from "../kernel/errors";

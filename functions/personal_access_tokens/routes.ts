@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { generateToken, requireAdmin, requireUser, sha256Hex, TOKEN_SCOPES } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { apiError, badRequest, notFound, recordNotFound, unauthorized } from "../kernel/errors";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { forbidden, notFound, validation } from "../kernel/errors";

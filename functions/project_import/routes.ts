@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { allowed } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import { apiError, forbidden } from "../kernel/errors";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireAdmin } from "../kernel/auth";
 import { findProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";

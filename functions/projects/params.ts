@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { visibilityLevel } from "../kernel/access";
 import { p } from "../kernel/params";
 import type { ListOrder, ProjectFilters } from "./queries";

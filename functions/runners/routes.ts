@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorize } from "../kernel/abilities";
 import { generateToken, requireAdmin, requireUser, sha256Hex } from "../kernel/auth";
 import { pipelineStub } from "../shared/ci/coordinator";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { p, type ParamRule } from "../kernel/params";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorize } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import { tooLarge } from "../kernel/errors";

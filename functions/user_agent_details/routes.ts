@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireAdmin } from "../kernel/auth";
 import { notFound } from "../kernel/errors";
 import { findIssue } from "../shared/issuables/find";

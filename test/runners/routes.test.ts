@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../functions/kernel/db";
 import { request, statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
+import { queryCount } from "../helpers/api";
 import { ciProject, createPipeline, eventually, finish, projectRunner, requestJob, type Claimed } from "../helpers/ci";
 import { compositeStatus } from "../../functions/shared/ci/status";
 
@@ -54,6 +55,26 @@ describe("POST /user/runners", () => {
     await createPipeline(api, project.id);
     expect((await requestJob(plain.token)).status).toBe(204);
     expect((await requestJob(gpu.token)).job?.job_info.name).toBe("a");
+  });
+
+  it("claims and reads the job in one statement: 7 statements per claim, 2 per empty poll", async () => {
+    const w = await world();
+    const { api, project } = await ciProject(w, "a:\n  script: x\n");
+    const runner = await projectRunner(api, project.id);
+    const empty = await request("POST", "/jobs/request", null, { json: { token: runner.token } });
+    expect(empty.status).toBe(204);
+    // The runner's touch, the claim that found nothing.
+    expect(queryCount(empty)).toBe(2);
+    await createPipeline(api, project.id);
+    const res = await request("POST", "/jobs/request", null, { json: { token: runner.token } });
+    expect(res.status).toBe(201);
+    const job = (await res.json()) as Claimed;
+    expect(job.job_info).toMatchObject({ name: "a", project_id: project.id });
+    // The runner's touch, the claim (which returns the job's row), the pipeline with its project, the
+    // commit, the variables, the protected branches, the dependency candidates.
+    expect(queryCount(res)).toBe(7);
+    const shown = (await (await api.get(`/projects/${project.id}/jobs/${job.id}`)).json()) as { status: string; runner: { id: number } };
+    expect(shown).toMatchObject({ status: "running", runner: { id: runner.id } });
   });
 });
 

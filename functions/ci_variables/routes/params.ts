@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { conflict } from "../../kernel/errors";
 import { p } from "../../kernel/params";
 import type { VariableRow } from "../queries";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { allowedOnGroup, authorizeGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";

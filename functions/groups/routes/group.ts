@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorizeGroup } from "../../kernel/abilities";
 import { visibilityLevel, VISIBILITY_NAMES, type VisibilityName } from "../../kernel/access";
 import { requireUser } from "../../kernel/auth";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { allowedOnGroup, authorizeGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { apiError, conflict, notFound } from "../../kernel/errors";

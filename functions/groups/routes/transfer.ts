@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorizeGroup } from "../../kernel/abilities";
 import { requireAdmin, requireUser } from "../../kernel/auth";
 import { apiError } from "../../kernel/errors";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ProjectWithAccess } from "../../kernel/abilities";
 import { authorize } from "../../kernel/abilities";
 import { requireAdmin } from "../../kernel/auth";

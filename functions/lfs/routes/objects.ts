@@ -4,7 +4,7 @@
 // personal access token as the password). Objects live in R2 (services.ts).
 // Not built: the legacy `/info/lfs/objects` API (GitLab: 501).
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { Visibility } from "../../kernel/access";
 import type { AppEnv, Ctx } from "../../kernel/env";
 import { baseUrl } from "../../kernel/present";

@@ -2,7 +2,7 @@ import type { Ctx } from "../../kernel/env";
 import { findIssue } from "../../shared/issuables/find";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { z } from "zod";
+import * as z from "zod";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";

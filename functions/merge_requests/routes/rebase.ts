@@ -1,5 +1,5 @@
 import { canCollaborate } from "../../shared/protected_branches/collaboration";
-import { z } from "zod";
+import * as z from "zod";
 import { Access } from "../../kernel/access";
 import { requireUser } from "../../kernel/auth";
 import { conflict, forbidden } from "../../kernel/errors";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorize, allowed } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { apiError, checkUnmodifiedSince, forbidden, notFound } from "../../kernel/errors";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { canReadUserProfile } from "../../kernel/abilities";
 import type { Actor, Ctx } from "../../kernel/env";
 import { paramsError } from "../../kernel/errors";

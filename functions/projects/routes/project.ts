@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorize, canReadProject } from "../../kernel/abilities";
 import { Access } from "../../kernel/access";
 import { requireAdmin, requireUser } from "../../kernel/auth";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams } from "../../kernel/params";

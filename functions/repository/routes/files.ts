@@ -1,5 +1,5 @@
 import { canCollaborate } from "../../shared/protected_branches/collaboration";
-import { z } from "zod";
+import * as z from "zod";
 import type { GitCommitRow } from "../queries";
 import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";

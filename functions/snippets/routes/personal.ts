@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { visibilityLevel } from "../../kernel/access";
 import { requireAdmin, requireUser } from "../../kernel/auth";
 import type { Actor, Ctx } from "../../kernel/env";

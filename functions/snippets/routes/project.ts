@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
 import { visibilityLevel } from "../../kernel/access";
 import { requireAdmin, requireUser } from "../../kernel/auth";

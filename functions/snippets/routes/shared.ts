@@ -4,7 +4,7 @@ import { notFound, paramsError } from "../../kernel/errors";
 import { SNIPPET_REF, type SnippetRow } from "../../entities/snippets";
 import * as q from "../queries";
 import { applyContentParams, applyFileActions, refuseContentForMultipleFiles, type FileAction } from "../services";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { UpdateSnippet } from "../params";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { requireAdmin } from "../../kernel/auth";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { requireUser } from "../../kernel/auth";
 import { forbidden, notFound, unauthorized } from "../../kernel/errors";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
