@@ -153,30 +153,38 @@ function freePort() {
 export function startFront({ port, upstreamPort }) {
   const agent = new http.Agent({ keepAlive: true, timeout: UPSTREAM_REUSE_MS, scheduling: "lifo" });
   const server = http.createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, requestTimeout: 0, maxHeaderSize: MAX_HEADER_SIZE }, (req, res) => {
-    const upstream = http.request({
-      host: "127.0.0.1",
-      port: upstreamPort,
-      method: req.method,
-      path: req.url,
-      headers: endToEnd(req.rawHeaders),
-      agent,
-      maxHeaderSize: MAX_HEADER_SIZE,
-    });
-    upstream.on("response", (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
-      answer.pipe(res);
-      answer.on("error", () => res.destroy());
-      answer.on("aborted", () => res.destroy());
-    });
-    upstream.on("error", (error) => {
-      if (res.headersSent) return res.destroy();
-      res.writeHead(502, { "Content-Type": "text/plain" }).end(`502 Bad Gateway: the Worker did not answer (${error.message})\n`);
-    });
-    // The client went away before its response ended: so does the request to workerd.
-    res.on("close", () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    req.pipe(upstream);
+    // A request without a body that met a kept connection workerd had just closed is sent once more
+    // on a new one (nothing of it reached the Worker); one with a body cannot be replayed.
+    const replayable = (req.method === "GET" || req.method === "HEAD") && !req.headers["content-length"] && !req.headers["transfer-encoding"];
+    const forward = (retried) => {
+      const upstream = http.request({
+        host: "127.0.0.1",
+        port: upstreamPort,
+        method: req.method,
+        path: req.url,
+        headers: endToEnd(req.rawHeaders),
+        agent,
+        maxHeaderSize: MAX_HEADER_SIZE,
+      });
+      upstream.on("response", (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+        answer.pipe(res);
+        answer.on("error", () => res.destroy());
+        answer.on("aborted", () => res.destroy());
+      });
+      upstream.on("error", (error) => {
+        if (res.headersSent) return res.destroy();
+        if (replayable && !retried && upstream.reusedSocket) return forward(true);
+        res.writeHead(502, { "Content-Type": "text/plain" }).end(`502 Bad Gateway: the Worker did not answer (${error.message})\n`);
+      });
+      // The client went away before its response ended: so does the request to workerd.
+      res.on("close", () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
+      if (replayable) upstream.end();
+      else req.pipe(upstream);
+    };
+    forward(false);
   });
   // A request's headers must arrive within 60 s (Node's default); its body has no time limit
   // (`requestTimeout: 0`), so a long `git push` is not cut.

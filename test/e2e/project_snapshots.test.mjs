@@ -23,7 +23,7 @@ function refsOf(dir) {
 /** Downloads the snapshot of `projectId` and untars it into a new directory `name`; the response. */
 async function extractSnapshot(projectId, name) {
   const response = await fetch(`${g.server.apiUrl}/projects/${projectId}/snapshot`, { headers: { "PRIVATE-TOKEN": ROOT_TOKEN } });
-  assert.equal(response.status, 200);
+  if (response.status !== 200) assert.fail(`${response.status} ${await response.text()}`);
   const bytes = Buffer.from(await response.arrayBuffer());
   const tarFile = path.join(g.dataDir, `${name}.tar`);
   writeFileSync(tarFile, bytes);
