@@ -9,9 +9,8 @@
 //
 // and, everywhere: no import loop, type-only imports included; route files import neither drizzle-orm
 // nor db/schema (SQL lives in queries and services). `db/` and npm packages are open to every layer.
-// `.dependency-cruiser-known-violations.json` lists the presenter imports that predate the rule
-// (a presenter naming its domain's rule or row type); a new violation fails, and a listed one that is
-// fixed drops out when the list is regenerated (`npx depcruise-baseline functions`).
+// The rule has no exceptions: a row type or pure helper a presenter needs lives in functions/entities/
+// (the domain's queries import it from there), or the domain evaluates the value and passes it in.
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [

@@ -16,6 +16,7 @@ import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { nextIid } from "../shared/issuables/iids";
 import { RESOLVED } from "./rules";
+import type { AlertRow } from "../entities/alert_management";
 
 /** Every statement of alert management: integrations, receipts, alerts, incident settings. */
 
@@ -163,8 +164,6 @@ export async function saveSettings(db: Executor, projectId: number, v: { createI
   return row;
 }
 
-/** An alert with its incident's iid and its assignees, as entities present it. */
-export type AlertRow = Alert & { issueIid: number | null; assignees: { id: number; username: string; name: string; state: string; avatarUrl: string | null }[] };
 
 function alertRows(db: Executor, where: SQL) {
   return db

@@ -22,10 +22,10 @@ import {
   updateMetricImage,
   uploadMetricImage,
 } from "../shared/metric_images";
-import { alert, alertMetricImage, httpIntegration, incidentSettings } from "../entities/alert_management";
+import { alert, alertMetricImage, httpIntegration, incidentSettings, STATUSES } from "../entities/alert_management";
 import * as q from "./queries";
 import * as services from "./services";
-import { MAPPABLE_FIELDS, randomHex, RESOLVED, STATUSES, type AttributeMapping } from "./rules";
+import { MAPPABLE_FIELDS, randomHex, RESOLVED, type AttributeMapping } from "./rules";
 
 /**
  * Alert management, our REST extension (GitLab does this through its web interface and GraphQL; spec

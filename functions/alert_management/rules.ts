@@ -3,9 +3,9 @@
  * payload says, as the consumer needs it. Pure functions, no I/O.
  */
 
-/** AlertManagement::Alert severities and statuses, GitLab's enum values. */
-export const SEVERITIES = ["critical", "high", "medium", "low", "info", "unknown"] as const;
-export const STATUSES = ["triggered", "acknowledged", "resolved", "ignored"] as const;
+import { SEVERITIES } from "../entities/alert_management";
+
+/** The index of `resolved` in STATUSES (the presenter owns the enum's names). */
 export const RESOLVED = 2;
 
 export type ParsedAlert = {

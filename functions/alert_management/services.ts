@@ -2,7 +2,8 @@ import type { Database, Executor } from "../kernel/db";
 import { createSystemNotes } from "../shared/issuables/system_notes";
 import * as issuesQ from "../issues/public";
 import * as q from "./queries";
-import { parsePayload, RESOLVED, SEVERITIES, sha1Hex, type ParsedAlert } from "./rules";
+import { parsePayload, RESOLVED, sha1Hex, type ParsedAlert } from "./rules";
+import { SEVERITIES } from "../entities/alert_management";
 
 /**
  * AlertManagement::AlertProcessing (app/services/concerns/alert_management/alert_processing.rb), run by

@@ -5,7 +5,7 @@ import { p, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { rememberThrottleSettings } from "../shared/settings/throttle";
 import { router } from "../kernel/router";
-import { IMPORT_SOURCES, SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef, type SettingName } from "../shared/settings/catalog";
+import { IMPORT_SOURCES, SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef, type SettingName } from "../entities/settings_catalog";
 import { applicationSetting } from "../entities/application_settings";
 import * as q from "./queries";
 import { parseDuration, validateSettings, visibilityLevels } from "./rules";

@@ -1,4 +1,5 @@
-import { exclusiveSentence, KEY_SIZES, type KeyKind, type Settings } from "../shared/settings/catalog";
+import type { Settings } from "../entities/settings_catalog";
+import { exclusiveSentence, KEY_SIZES, type KeyKind } from "../shared/settings/keys";
 
 export type ModelErrors = Record<string, string[]>;
 
@@ -38,18 +39,6 @@ export function parseDuration(text: string): number | null {
     seconds += Number(n) * UNITS[unit];
   }
   return Math.round(seconds);
-}
-
-/** ChronicDuration.output(seconds, format: :long): "15 days", "1 month", "2 years 3 days". */
-export function formatDuration(seconds: number): string {
-  const out: string[] = [];
-  let left = seconds;
-  for (const [name, size] of [["year", 31557600], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]] as const) {
-    const n = Math.floor(left / size);
-    if (n > 0) out.push(`${n} ${name}${n === 1 ? "" : "s"}`);
-    left -= n * size;
-  }
-  return out.join(" ");
 }
 
 function range(errors: ModelErrors, name: string, value: unknown, min: number | null, max: number | null, strictMin = false) {

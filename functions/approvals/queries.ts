@@ -27,7 +27,7 @@ import { groupIsVisible, projectAccessLevel } from "../kernel/visibility";
 import { systemNotesCte } from "../shared/issuables/system_notes";
 import { resolveTodosSql } from "../shared/issuables/todos";
 import { listProtections } from "../shared/protected_branches/read";
-import type { Protection } from "../shared/protected_branches/rules";
+import type { Protection } from "../entities/protected_branches";
 import type { UserBasicRow } from "../entities/users";
 
 export type { ApprovalMergeRequestRule, ApprovalProjectRule, ProjectApprovalSettings };

@@ -5,7 +5,7 @@ import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { projectIsVisible } from "../kernel/visibility";
-import type { PlaceholderSource } from "./rules";
+import type { PlaceholderSource } from "../entities/badges";
 
 export type BadgeSource = { kind: "project"; project: ProjectWithAccess } | { kind: "group"; groupId: number };
 

@@ -10,9 +10,9 @@ import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { Badge } from "./queries";
-import { badge, basicBadgeDetails } from "../entities/badges";
+import { badge, basicBadgeDetails, type PlaceholderSource } from "../entities/badges";
 import * as q from "./queries";
-import { badgeErrors, type PlaceholderSource } from "./rules";
+import { badgeErrors } from "./rules";
 import { coverageBadge, pipelineBadge } from "./svg";
 
 /**

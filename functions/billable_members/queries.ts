@@ -2,6 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { billableMemberRefreshes, billableMembers, users, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
+import type { BillableRow, MembershipRow } from "../entities/billable_members";
 
 /** The only Drizzle code of billable members: the per-root-group snapshot and its refresh. */
 
@@ -95,8 +96,6 @@ const ORDER: Record<BillableSort, SQL[]> = {
   oldest_sign_in: [sql`${users.lastSignInAt} ASC NULLS LAST`, sql`${users.id} ASC`],
 };
 
-export type BillableRow = User & { membershipType: string; maxAccessLevel: number; isLastOwner: boolean };
-
 /** The page of the snapshot, with users and whether each is the root group's last owner, plus the capped count. */
 export async function listBillable(
   db: Executor,
@@ -135,17 +134,6 @@ export async function findUserById(db: Executor, id: number): Promise<User | nul
   const rows = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return rows[0] ?? null;
 }
-
-export type MembershipRow = {
-  id: number;
-  sourceType: string;
-  sourceId: number;
-  sourceFullName: string;
-  sourceFullPath: string;
-  accessLevel: number;
-  createdAt: Date;
-  expiresAt: string | null;
-};
 
 /** `user.members.in_hierarchy(group)`: the user's direct memberships in the group, its subgroups and their projects. */
 export async function membershipsInHierarchy(db: Executor, rootGroupId: number, userId: number, page: Page): Promise<{ rows: MembershipRow[]; total: number }> {

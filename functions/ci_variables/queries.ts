@@ -2,21 +2,12 @@ import { and, asc, count, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ciGroupVariables, ciInstanceVariables, ciVariables } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
+import type { VariableRow } from "../entities/ci_variables";
+
+export type { VariableRow };
 
 /** Whose variables: a project's (`ci_variables`), a group's, or the instance's. */
 export type Owner = { kind: "project"; id: number } | { kind: "group"; id: number } | { kind: "instance" };
-
-export type VariableRow = {
-  id: number;
-  key: string;
-  value: string;
-  variableType: string;
-  protected: boolean;
-  masked: boolean;
-  raw: boolean;
-  environmentScope: string;
-  description: string | null;
-};
 
 export type VariableValues = Omit<VariableRow, "id">;
 

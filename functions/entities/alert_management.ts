@@ -1,8 +1,13 @@
-import type { AlertIntegration, AlertMetricImage } from "../../db/schema";
+import type { Alert, AlertIntegration, AlertMetricImage } from "../../db/schema";
 import { metricImageOf, metricImagePath } from "./metric_images";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import type { AlertRow } from "../alert_management/queries";
-import { SEVERITIES, STATUSES } from "../alert_management/rules";
+
+/** AlertManagement::Alert severities and statuses, GitLab's enum values (the stored integer indexes them). */
+export const SEVERITIES = ["critical", "high", "medium", "low", "info", "unknown"] as const;
+export const STATUSES = ["triggered", "acknowledged", "resolved", "ignored"] as const;
+
+/** An alert with its incident's iid and its assignees, as the alert presenter reads it. */
+export type AlertRow = Alert & { issueIid: number | null; assignees: { id: number; username: string; name: string; state: string; avatarUrl: string | null }[] };
 
 /**
  * JSON of alert management, our REST extension: GitLab manages integrations and reads alerts through

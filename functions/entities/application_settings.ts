@@ -1,7 +1,18 @@
 import type { ApplicationSettings } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef } from "../shared/settings/catalog";
-import { formatDuration } from "../application_settings/rules";
+import { SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef } from "./settings_catalog";
+
+/** `archive_builds_in_human_readable`: ChronicDuration.output(seconds, format: :long): "15 days", "1 month", "2 years 3 days". */
+function formatDuration(seconds: number): string {
+  const out: string[] = [];
+  let left = seconds;
+  for (const [name, size] of [["year", 31557600], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]] as const) {
+    const n = Math.floor(left / size);
+    if (n > 0) out.push(`${n} ${name}${n === 1 ? "" : "s"}`);
+    left -= n * size;
+  }
+  return out.join(" ");
+}
 
 const VISIBILITY_NAMES: Record<number, string> = { 0: "private", 10: "internal", 20: "public" };
 

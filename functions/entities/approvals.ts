@@ -1,17 +1,70 @@
-import type { MergeRequest } from "../../db/schema";
+import type { MergeRequest, Namespace, ProjectApprovalSettings } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
 import { group } from "./groups";
 import { issuableHead } from "./merge_requests";
-import { protectedBranch } from "./protected_branches";
-import { userBasic } from "./users";
-import type { RuleDetails, Settings } from "../shared/approvals/read";
-import type { ApprovalState, WrappedRule } from "../shared/approvals/state";
+import { protectedBranch, type Protection } from "./protected_branches";
+import { userBasic, type UserBasicRow } from "./users";
+
+/**
+ * The rows the approval presenters read; shared/approvals loads them and computes the state.
+ * A project's approval settings (its `project_approval_settings` row or GitLab's defaults).
+ */
+export type ApprovalSettings = Omit<ProjectApprovalSettings, "projectId">;
+
+/** A rule (the project's or a merge request's) with everything its entities show. */
+export type RuleDetails = {
+  id: number;
+  name: string;
+  approvalsRequired: number;
+  ruleType: string;
+  updatedAt: Date;
+  users: UserBasicRow[];
+  /** The rule's groups the reader may see; `hiddenGroupIds` are the others. */
+  groups: Namespace[];
+  hiddenGroupIds: number[];
+  protectedBranches: Protection[];
+  /** The rule's users and the direct members of all its groups (hidden ones too), active users only, by id. */
+  eligibleApprovers: UserBasicRow[];
+  /** Merge request rules: the project rule it was made from (`source_rule`), and whether it differs from it. */
+  sourceRule: { id: number; approvalsRequired: number } | null;
+  overridden: boolean;
+};
+
+/** One approval given, with its user. */
+export type Approval = { userId: number; createdAt: Date; user: UserBasicRow };
+
+/** A rule as it applies to one merge request (ApprovalWrappedRule). */
+export type WrappedRule = {
+  rule: RuleDetails;
+  /** Eligible approvers after the self-approval filters (the author, the committers, as the settings say). */
+  approvers: UserBasicRow[];
+  approvedBy: UserBasicRow[];
+  approvalsLeft: number;
+  approved: boolean;
+  /** A regular rule that requires approvals but has nobody to give them (`invalid_approvers_rules`). */
+  invalid: boolean;
+};
+
+/** ApprovalState: what shared/approvals/state computes for a merge request. */
+export type ApprovalState = {
+  rules: WrappedRule[];
+  /** The merge request's own rules replace the project's (`approval_rules_overwritten?`). */
+  overwritten: boolean;
+  /** No regular and no any-approver rule: the project's `approvals_before_merge` applies. */
+  fallback: boolean;
+  approvalsRequired: number;
+  approvalsLeft: number;
+  approved: boolean;
+  approvedBy: Approval[];
+  /** Users who committed to the merge request, when the project excludes committers from approving. */
+  excludedCommitters: number[];
+};
 
 /**
  * EE::API::Entities::ApprovalSettings (GET/POST /projects/:id/approvals). `approvers` and
  * `approver_groups` are deprecated since 12.3 and always empty, as GitLab answers them.
  */
-export function approvalSettings(s: Settings) {
+export function approvalSettings(s: ApprovalSettings) {
   return {
     approvers: [],
     approver_groups: [],
@@ -53,7 +106,7 @@ function ruleShort(w: WrappedRule) {
 }
 
 export type ApprovalsContext = PresentContext & {
-  settings: Settings;
+  settings: ApprovalSettings;
   state: ApprovalState;
   userCanApprove: boolean;
   suggested: RuleDetails["eligibleApprovers"];

@@ -1,5 +1,5 @@
 import type { AwardEmoji } from "../../db/schema";
-import type { NoteUser } from "../shared/issuables/noteables";
+import type { NoteUser } from "./notes";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { userBasic } from "./users";
 

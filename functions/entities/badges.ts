@@ -1,6 +1,20 @@
 import type { Badge } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
-import { renderUrl, type PlaceholderSource } from "../badges/rules";
+
+/** What the placeholders of a badge URL read (a group badge shown without a project has none). */
+export type PlaceholderSource = { fullPath: string; id: number; defaultBranch: string | null; commitSha: string | null };
+
+/** The placeholders a badge URL may hold (Badge::PLACEHOLDERS). */
+export const PLACEHOLDERS = /%\{(project_path|project_id|default_branch|commit_sha)\}/g;
+
+/** Gitlab::StringPlaceholderReplacer: each placeholder replaced from the project; an unknown value becomes empty. */
+export function renderUrl(url: string, project: PlaceholderSource | null): string {
+  if (!project) return url;
+  return url.replace(PLACEHOLDERS, (_, name: string) => {
+    const value = { project_path: project.fullPath, project_id: project.id, default_branch: project.defaultBranch, commit_sha: project.commitSha }[name];
+    return value === null || value === undefined ? "" : String(value);
+  });
+}
 
 type BadgeContext = PresentContext & { placeholders: PlaceholderSource | null };
 

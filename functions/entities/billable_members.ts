@@ -1,6 +1,19 @@
+import type { User } from "../../db/schema";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { userBasic } from "./users";
-import type { BillableRow, MembershipRow } from "../billable_members/queries";
+
+export type BillableRow = User & { membershipType: string; maxAccessLevel: number; isLastOwner: boolean };
+
+export type MembershipRow = {
+  id: number;
+  sourceType: string;
+  sourceId: number;
+  sourceFullName: string;
+  sourceFullPath: string;
+  accessLevel: number;
+  createdAt: Date;
+  expiresAt: string | null;
+};
 
 /** EE::API::Entities::BillableMember. */
 export function billableMember(row: BillableRow, ctx: PresentContext) {

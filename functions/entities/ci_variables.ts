@@ -1,4 +1,15 @@
-import type { VariableRow } from "../ci_variables/queries";
+/** A CI variable of a project, a group or the instance (the instance's scope reads `*`). */
+export type VariableRow = {
+  id: number;
+  key: string;
+  value: string;
+  variableType: string;
+  protected: boolean;
+  masked: boolean;
+  raw: boolean;
+  environmentScope: string;
+  description: string | null;
+};
 
 /**
  * API::Entities::Ci::Variable. `environment_scope` is shown for project and group variables only

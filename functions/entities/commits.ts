@@ -1,7 +1,7 @@
 import type { CiPipeline, GitCommitRow } from "../../db/schema";
 import { pipelineBasic } from "./pipelines";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import type { NoteRow } from "../shared/issuables/noteables";
+import type { NoteRow } from "./notes";
 import { userBasic } from "./users";
 import { parseTrailers } from "./commit_trailers";
 

@@ -1,5 +1,4 @@
-import { note, type NoteContext } from "./notes";
-import type { NoteRow } from "../shared/issuables/noteables";
+import { note, type NoteContext, type NoteRow } from "./notes";
 
 /** A discussion: its id and its readable notes in creation order. */
 export type DiscussionRow = { id: string; notes: NoteRow[] };

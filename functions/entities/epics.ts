@@ -1,5 +1,5 @@
 import type { Epic } from "../../db/schema";
-import type { NoteUser } from "../shared/issuables/noteables";
+import type { NoteUser } from "./notes";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { userBasic } from "./users";
 import { labelBasic, type LabelBasicRow } from "./labels";

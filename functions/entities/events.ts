@@ -1,8 +1,35 @@
-import type { Noteable } from "../shared/issuables/noteables";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { note as noteEntity } from "./notes";
+import { note as noteEntity, type Noteable, type NoteRow } from "./notes";
 import { userBasic } from "./users";
-import type { EventRow, PushData } from "../events/queries";
+
+/** A push event's `push_event_payload` row. */
+export type PushData = {
+  commitCount: number;
+  action: number;
+  refType: number;
+  commitFrom: string | null;
+  commitTo: string | null;
+  ref: string | null;
+  commitTitle: string | null;
+  refCount: number | null;
+};
+
+/** An event with its author, push data and note, as the events query loads it. */
+export type EventRow = {
+  id: number;
+  projectId: number | null;
+  action: number;
+  targetType: string | null;
+  targetId: number | null;
+  targetIid: number | null;
+  targetTitle: string | null;
+  createdAt: Date | string;
+  author: { id: number; username: string; name: string; state: string; avatarUrl: string | null; email: string };
+  pushData: PushData | null;
+  /** Note events: the note and the iid of its issue or merge request. */
+  note: NoteRow | null;
+  noteableIid: number | null;
+};
 
 const PUSH_ACTIONS = ["created", "removed", "pushed"] as const;
 const REF_TYPES = ["branch", "tag"] as const;

@@ -1,7 +1,10 @@
+import type { ExternalStatusCheck, StatusCheckResponse } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "./merge_requests";
-import { protectedBranch } from "./protected_branches";
-import type { CheckWithBranches, ExternalStatusCheck, StatusCheckResponse } from "../external_status_checks/queries";
+import { protectedBranch, type Protection } from "./protected_branches";
+
+/** A check with the protected branches it applies to (none: every branch). */
+export type CheckWithBranches = ExternalStatusCheck & { protectedBranches: Protection[] };
 
 /** API::Entities::ExternalStatusCheck (15.4: no `hmac`, which came with shared secrets in 16.x). */
 export function externalStatusCheck(check: CheckWithBranches, _ctx?: PresentContext) {

@@ -1,8 +1,26 @@
-import type { Namespace } from "../../db/schema";
+import type { GeoNode, Namespace } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { namespaceBasic } from "./projects";
 import { GITLAB_VERSION, REVISION } from "./version";
-import type { GeoNode, InstanceFigures } from "../geo_nodes/queries";
+
+/**
+ * What this instance stores, as a Geo primary's status reports it (GeoNodeStatus#load_primary_data and
+ * the replicators' `*_count` / `*_checksummed_count`), which geo_nodes/queries reads in one statement. A checksummed count counts the
+ * rows that carry a checksum: package files with their SHA-256, repositories with refs (a repository's
+ * checksum is made of its refs' object ids, which git content-addresses). `null` where this instance
+ * keeps no checksum of the kind.
+ */
+export type InstanceFigures = {
+  repositories: number;
+  repositoriesChecksummed: number;
+  attachments: number;
+  attachmentsChecksummed: number;
+  lfsObjects: number;
+  jobArtifacts: number;
+  packageFiles: number;
+  packageFilesChecksummed: number;
+  mergeRequestDiffs: number;
+};
 
 /** GeoNode#internal_url: the stored internal URL, else the URL. */
 export const internalUrl = (node: GeoNode) => node.internalUrl ?? node.url;

@@ -1,6 +1,6 @@
 import type { Integration } from "../../db/schema";
 import { isoTime } from "../kernel/present";
-import { kindOf } from "../integrations/catalog";
+import { kindOf } from "./integration_kinds";
 
 /** API::Entities::ProjectIntegrationBasic */
 export function projectIntegrationBasic(row: Integration) {

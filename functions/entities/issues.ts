@@ -1,17 +1,41 @@
-import type { IssueLabel, IssueRow, IssueUser } from "../shared/issuables/issue_preload";
-import { mentionedUsernames } from "../shared/issuables/mentions";
+import type { Issue, Label, User } from "../../db/schema";
+import { mentionedUsernames } from "./mentions";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { labelBasic } from "./labels";
-import { milestone, type MilestoneRow } from "./milestones";
+import { milestone, type IssueMilestone, type MilestoneRow } from "./milestones";
 import { timeStats } from "./time_tracking";
 import { userBasic } from "./users";
 
 /**
  * The issue entities of lib/api/entities/issue_basic.rb and issue.rb with their EE prepends. Rows come
  * from shared/issuables/issue_preload.ts (`loadIssueRows`): other domains that embed issues (issue links, to-dos)
- * load rows there and present them with `issue` (or `issueBasic`) from this file.
+ * load rows there and present them with `issue` (or `issueBasic`) from this file; the row types are here.
  */
-export type { IssueRow, IssueUser, IssueLabel } from "../shared/issuables/issue_preload";
+
+/** The user columns `userBasic` reads (functions/entities/users.ts `UserBasicRow`). */
+export type IssueUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
+/** A label as the issue entities show it (LabelBasic). */
+export type IssueLabel = Pick<Label, "id" | "title" | "color" | "description" | "projectId" | "groupId" | "priority">;
+
+/** An issue with everything its entities show, as `loadIssueRows` loads it. */
+export type IssueRow = Issue & {
+  project: { id: number; path: string; fullPath: string; namespaceId: number; namespaceType: string };
+  author: IssueUser | null;
+  closedBy: IssueUser | null;
+  /** Ordered by user id (issue_assignees has no position). */
+  assignees: IssueUser[];
+  /** Ordered by title, as GitLab sorts them in the entity. */
+  labels: IssueLabel[];
+  milestone: IssueMilestone | null;
+  /** Merge requests closing the issue, in projects the caller may read (`issuable_metadata`). */
+  mergeRequestsCount: number;
+  /** Open issues this issue blocks (EE `blocking_issues_count`). */
+  blockingIssuesCount: number;
+  /** Whether the caller commented on the issue (a participant, for `subscribed`). */
+  actorCommented: boolean;
+  /** The caller's explicit subscription at the issue's project (null: none; see shared/issuables/subscriptions.ts). */
+  actorSubscription: boolean | null;
+};
 
 /** Where the request comes from, for `references.relative` (IssuableReferences). */
 export type ReferenceFrom = { kind: "project"; id: number; namespaceId: number } | { kind: "group"; id: number } | null;

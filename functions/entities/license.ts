@@ -1,5 +1,8 @@
+import type { License } from "../../db/schema";
 import { isoDate, isoTime, type PresentContext } from "../kernel/present";
-import type { LicenseRow } from "../license/queries";
+
+/** A license with its seat figures (active users, historical maximum, the daily count when known). */
+export type LicenseRow = License & { activeUsers: number; historicalMax: number; dailyCount: number | null };
 
 function expired(row: LicenseRow, ctx: PresentContext): boolean {
   return row.expiresAt !== null && row.expiresAt <= ctx.now.toISOString().slice(0, 10);

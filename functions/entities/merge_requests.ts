@@ -1,20 +1,63 @@
-import type { MergeRequestProject, MergeRequestRow } from "../shared/issuables/merge_request_preload";
 import { Access, Visibility } from "../kernel/access";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { taskSummary } from "./issues";
+import { taskSummary, type IssueLabel, type IssueUser } from "./issues";
 import { descriptionHtml, labelBasic } from "./labels";
-import { milestone } from "./milestones";
+import { milestone, type IssueMilestone } from "./milestones";
 import { pipeline, pipelineBasic, type PipelineRow } from "./pipelines";
 import { timeStats } from "./time_tracking";
 import { userBasic, type UserBasicRow } from "./users";
 import { commit, type CommitContext } from "./commits";
-import { diff } from "./repository";
-import type { GitCommitRow } from "../../db/schema";
-import type { FileDiff } from "../shared/git";
+import { diff, type FileDiff } from "./repository";
+import type { GitCommitRow, MergeRequest } from "../../db/schema";
 // A version is a merge_request_diffs row (version_queries.ts names it `Version` too).
 import type { MergeRequestDiff as Version } from "../../db/schema";
 
-export type { MergeRequestProject, MergeRequestRow } from "../shared/issuables/merge_request_preload";
+/** The project of a merge request, as references and URLs need it (and the caller's level on it). */
+export type MergeRequestProject = {
+  id: number;
+  path: string;
+  fullPath: string;
+  namespaceId: number;
+  visibilityLevel: number;
+  jobsEnabled: boolean;
+  publicJobs: boolean;
+  archived: boolean;
+  accessLevel: number;
+  /** The repository, for the mergeability check (`repoOf`). */
+  poolId: number | null;
+  defaultBranch: string | null;
+  emptyRepo: boolean;
+};
+
+/** A merge request with everything its entities show, as `loadMergeRequestRows` loads it. */
+export type MergeRequestRow = MergeRequest & {
+  project: MergeRequestProject;
+  author: IssueUser | null;
+  /** Ordered by user id (the join tables keep no position). */
+  assignees: IssueUser[];
+  reviewers: IssueUser[];
+  closedBy: IssueUser | null;
+  mergedBy: IssueUser | null;
+  /** Who set `merge_when_pipeline_succeeds` (`merge_user` before the merge). */
+  mergeUser: IssueUser | null;
+  /** The newest diff version (`diff_refs`, `changes_count`). */
+  latestDiff: { id: number; headCommitSha: string; baseCommitSha: string | null; startCommitSha: string | null; filesCount: number } | null;
+  labels: Pick<IssueLabel, "id" | "title" | "color" | "description">[];
+  milestone: IssueMilestone | null;
+  /** The caller's explicit subscription at the merge request's project (null: none; shared/issuables/subscriptions.ts). */
+  actorSubscription: boolean | null;
+  /**
+   * The stored `merge_status` is out of date: open, and never checked or a branch head moved since the
+   * heads the last check recorded (`-` for a missing branch; merge_requests/merging.ts#refreshListed).
+   */
+  checkStale: boolean;
+  /**
+   * `allow_collaboration` as MergeRequest#allow_collaboration reads it: the stored flag while
+   * `collaborative_push_possible?` (both projects not private, the source branch not protected in the
+   * fork); null for a merge request that is not from a fork (`for_fork?`: not shown).
+   */
+  collaboration: boolean | null;
+};
 
 /**
  * Presentation options, as GitLab passes them to the entity: `project` or `group` for the relative

@@ -1,5 +1,15 @@
-import type { IssueMilestone } from "../shared/issuables/issue_preload";
+import type { Milestone } from "../../db/schema";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
+
+/**
+ * A milestone as loaded through JSON (timestamps arrive as strings), with the path of its web page
+ * (`<project>/-/milestones/<iid>` or `groups/<group>/-/milestones/<iid>`).
+ */
+export type IssueMilestone = Omit<Milestone, "createdAt" | "updatedAt"> & {
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  webPath: string;
+};
 
 /** A milestone with the path of its web page (queries compute it; issue rows carry the same shape). */
 export type MilestoneRow = IssueMilestone;

@@ -1,6 +1,36 @@
-import type { Noteable, NoteRow } from "../shared/issuables/noteables";
+import type { Note, User } from "../../db/schema";
+import type { GroupWithAccess, ProjectWithAccess } from "../kernel/abilities";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { userBasic } from "./users";
+
+// The rows note presenters read; shared/issuables/noteables loads them and holds the read and write rules.
+
+/** The noteables that are rows (issuables and snippets); a Commit is a noteable too, found by sha. */
+export type NoteableType = "Issue" | "MergeRequest" | "Snippet" | "Epic";
+
+/** A noteable, whatever its type, with where it lives and whether the actor may read it. */
+export type Noteable = {
+  type: NoteableType | "Commit";
+  /** The noteable's row id; 0 for a commit, which has no row (its notes name it by `commitId`). */
+  id: number;
+  /** Commits only: the commit's full id, which its notes hold in `commit_id` (their `noteable_id` is null). */
+  commitId?: string;
+  /** Issue, merge request and epic iid (null for snippets). */
+  iid: number | null;
+  authorId: number | null;
+  assigneeIds: number[];
+  confidential: boolean;
+  discussionLocked: boolean;
+  /** Issues, merge requests and snippets live in a project, epics in a group. */
+  project: ProjectWithAccess | null;
+  group: GroupWithAccess | null;
+  /** The finder's rule for the actor (IssuesFinder, MergeRequestsFinder, SnippetsFinder, EpicsFinder). */
+  readable: boolean;
+};
+
+/** The user columns `userBasic` reads. */
+export type NoteUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
+export type NoteRow = Note & { author: NoteUser | null; resolvedBy: NoteUser | null };
 
 export type NoteContext = PresentContext & { noteable: Noteable };
 

@@ -1,6 +1,6 @@
 import type { NotificationSetting } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
-import { eventsFor, eventValue } from "../shared/notifications/levels";
+import { eventsFor, eventValue } from "./notification_levels";
 
 export type SettingView = Pick<NotificationSetting, "level" | "events" | "sourceType">;
 

@@ -1,4 +1,7 @@
-import type { NpmVersion } from "../packages/queries";
+import type { Package, PackageFile } from "../../db/schema";
+
+/** One installable version of an npm package: its metadata, its tarball and the dist-tags on it. */
+export type NpmVersion = Package & { packageJson: Record<string, unknown>; file: PackageFile | null; tags: string[] };
 
 /**
  * The npm package document (`NpmPackagesPresenter`): every version's `package.json` with `dist`

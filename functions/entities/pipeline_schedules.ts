@@ -1,8 +1,10 @@
-import type { CiPipeline, CiPipelineScheduleVariable } from "../../db/schema";
+import type { CiPipeline, CiPipelineSchedule, CiPipelineScheduleVariable, User } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { pipelineBasic } from "./pipelines";
 import { userBasic } from "./users";
-import type { ScheduleRow } from "../pipeline_schedules/queries";
+
+/** A pipeline schedule with its owner (null once the owner is gone). */
+export type ScheduleRow = CiPipelineSchedule & { owner: User | null };
 
 /** API::Entities::Ci::PipelineSchedule (lib/api/entities/ci/pipeline_schedule.rb). */
 export function pipelineSchedule(row: ScheduleRow, ctx: PresentContext) {

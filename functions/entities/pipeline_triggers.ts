@@ -1,6 +1,9 @@
+import type { CiTrigger, User } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
 import { userBasic } from "./users";
-import type { TriggerRow } from "../pipeline_triggers/queries";
+
+/** A pipeline trigger with its owner (null once the owner is gone). */
+export type TriggerRow = CiTrigger & { owner: User | null };
 
 /** Ci::Trigger::TRIGGER_TOKEN_PREFIX */
 export const TRIGGER_TOKEN_PREFIX = "glptt-";

@@ -1,7 +1,66 @@
 import type { Namespace, Project, ProjectTransferJob } from "../../db/schema";
 import { type PresentContext, webUrl } from "../kernel/present";
 import { projectIdentity } from "./projects";
-import type { ExportRelations } from "../project_export/queries";
+import type {
+  awardEmoji,
+  badges,
+  ciBuilds,
+  ciPipelines,
+  ciStages,
+  ciVariables,
+  issueAssignees,
+  issues,
+  labels,
+  members,
+  mergeRequestAssignees,
+  mergeRequestReviewers,
+  mergeRequests,
+  milestones,
+  notes,
+  operationsFeatureFlags,
+  operationsFeatureFlagScopes,
+  operationsScopes,
+  operationsStrategies,
+  operationsUserLists,
+  protectedBranchAccessLevels,
+  protectedBranches,
+  snippets,
+  timelogs,
+} from "../../db/schema";
+
+type RowOf<T extends { $inferSelect: unknown }> = T["$inferSelect"];
+
+/** Everything the archive holds, as project_export/queries `exportRelations` loads it (a fixed number of statements). */
+export type ExportRelations = {
+  project: Project;
+  labelRows: RowOf<typeof labels>[];
+  milestoneRows: RowOf<typeof milestones>[];
+  issueRows: RowOf<typeof issues>[];
+  mrRows: RowOf<typeof mergeRequests>[];
+  memberRows: { member: RowOf<typeof members>; user: { id: number; username: string; publicEmail: string | null } }[];
+  badgeRows: RowOf<typeof badges>[];
+  noteRows: RowOf<typeof notes>[];
+  snippetRows: RowOf<typeof snippets>[];
+  pipelineRows: RowOf<typeof ciPipelines>[];
+  stageRows: RowOf<typeof ciStages>[];
+  buildRows: RowOf<typeof ciBuilds>[];
+  protectedBranchRows: RowOf<typeof protectedBranches>[];
+  accessLevelRows: RowOf<typeof protectedBranchAccessLevels>[];
+  labelLinkRows: { targetType: string; targetId: number; labelId: number }[];
+  awardRows: RowOf<typeof awardEmoji>[];
+  issueAssigneeRows: RowOf<typeof issueAssignees>[];
+  mrAssigneeRows: RowOf<typeof mergeRequestAssignees>[];
+  mrReviewerRows: RowOf<typeof mergeRequestReviewers>[];
+  timelogRows: RowOf<typeof timelogs>[];
+  /** Links between two issues of the project, each issue by iid. */
+  issueLinkRows: { sourceIid: number; targetIid: number; linkType: string; createdAt: Date; updatedAt: Date }[];
+  userListRows: RowOf<typeof operationsUserLists>[];
+  flagRows: RowOf<typeof operationsFeatureFlags>[];
+  strategyRows: { strategy: RowOf<typeof operationsStrategies>; userListIid: number | null }[];
+  strategyScopeRows: RowOf<typeof operationsScopes>[];
+  legacyScopeRows: RowOf<typeof operationsFeatureFlagScopes>[];
+  variableRows: RowOf<typeof ciVariables>[];
+};
 
 /** GitLab's export_status (Project#export_status): none, queued, started, finished, regeneration_in_progress, failed. */
 export function exportStatus(jobs: ProjectTransferJob[]): string {

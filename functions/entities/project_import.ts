@@ -1,7 +1,9 @@
-import type { Namespace, Project, ProjectTransferJob } from "../../db/schema";
+import type { importFailures, Namespace, Project, ProjectTransferJob } from "../../db/schema";
 import { type PresentContext, isoTime } from "../kernel/present";
 import { projectIdentity } from "./projects";
-import type { ImportFailure } from "../project_import/queries";
+
+/** One relation that failed to import. */
+export type ImportFailure = typeof importFailures.$inferSelect;
 
 /** Project#import_status: none (never imported), scheduled, started, finished, failed. */
 export function importStatus(job: ProjectTransferJob | null): string {

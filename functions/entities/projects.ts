@@ -1,9 +1,15 @@
 import type { Namespace, Project, ProjectGroupLink, User } from "../../db/schema";
 import { allowed, canReadProject } from "../kernel/abilities";
 import { visibilityName } from "../kernel/access";
-import { projectLfsEnabled } from "../shared/lfs/read";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { userBasic } from "./users";
+
+/**
+ * Project#lfs_enabled? (GitLab 15.4): the project's own `lfs_enabled` when set, else its namespace's
+ * (Namespace#lfs_enabled?). The LFS endpoints and the project entity both ask this.
+ */
+export const projectLfsEnabled = (project: { lfsEnabled: boolean | null; namespace: { lfsEnabled: boolean } }): boolean =>
+  project.lfsEnabled ?? project.namespace.lfsEnabled;
 
 /**
  * A project_group_links row with its (readable) group: the columns `SharedGroupWithProject` shows are

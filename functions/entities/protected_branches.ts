@@ -1,4 +1,52 @@
-import { levelDescription, type Protection, type ProtectionAction } from "../shared/protected_branches/rules";
+import { Access } from "../kernel/access";
+
+/** The protections of a project as the presenter reads them; the rules (shared/protected_branches) decide on them. */
+export const NO_ACCESS = 0;
+export const ADMIN_ACCESS = 60;
+
+/** `ProtectedRefAccess::HUMAN_ACCESS_LEVELS`. */
+export const ACCESS_LEVEL_DESCRIPTIONS: Record<number, string> = {
+  [NO_ACCESS]: "No one",
+  [Access.DEVELOPER]: "Developers + Maintainers",
+  [Access.MAINTAINER]: "Maintainers",
+  [ADMIN_ACCESS]: "Admins",
+};
+
+export type ProtectionAction = "push" | "merge" | "unprotect";
+
+/**
+ * One access level of a protection: a role (`accessLevel`), or one user (`userId`), or the direct members
+ * of one group (`groupId`, with their ids in `groupUserIds`), EE's ProtectedRefAccess.
+ */
+export type ProtectionLevel = {
+  id: number;
+  action: ProtectionAction;
+  /** Null only on a user's or group's level. */
+  accessLevel: number | null;
+  userId?: number | null;
+  groupId?: number | null;
+  userName?: string | null;
+  groupName?: string | null;
+  groupUserIds?: number[];
+};
+
+export type Protection = {
+  id: number;
+  name: string;
+  allowForcePush: boolean;
+  codeOwnerApprovalRequired: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  levels: ProtectionLevel[];
+};
+
+/** `ProtectedRefAccess#humanize`: the user's name, the group's name, or the role's description. */
+export function levelDescription(level: ProtectionLevel): string {
+  if (level.userId != null) return level.userName ?? "";
+  if (level.groupId != null) return level.groupName ?? "";
+  return ACCESS_LEVEL_DESCRIPTIONS[level.accessLevel ?? -1] ?? "";
+}
+
 
 /** EE's ProtectedRefAccess entity: a role level, or a user's (their name) or a group's (its name). */
 const levels = (row: Protection, action: ProtectionAction) =>

@@ -1,7 +1,43 @@
-import type { Comparison, Contributor, FileDiff, TreeListing } from "../shared/git";
 import { webUrl, type PresentContext } from "../kernel/present";
 import type { GitCommitRow } from "../../db/schema";
 import { commit, signatureDate, type CommitContext } from "./commits";
+
+/** One file's change between two trees (Gitlab::Git::Diff). */
+export type FileDiff = {
+  oldPath: string;
+  newPath: string;
+  /** Octal modes as text, "0" when the side is absent (Gitlab::Git::Diff `a_mode`/`b_mode`). */
+  aMode: string;
+  bMode: string;
+  newFile: boolean;
+  renamedFile: boolean;
+  deletedFile: boolean;
+  /** Unified hunks, `Binary files … differ\n` for binary content, "" when pruned or only a mode/rename. */
+  diff: string;
+  tooLarge: boolean;
+  binary: boolean;
+  /** Lines added and removed (0 for binary or pruned files). */
+  additions: number;
+  deletions: number;
+  oldOid: string | null;
+  newOid: string | null;
+};
+
+/** Gitlab::Git::Compare's result: the commits `from..to` and the diffs. */
+export type Comparison = {
+  from: GitCommitRow;
+  to: GitCommitRow;
+  /** `from..to`, oldest first (empty when both are the same commit). */
+  commits: GitCommitRow[];
+  diffs: FileDiff[];
+  same: boolean;
+};
+
+/** A contributor: commits counted by author name and email. */
+export type Contributor = { name: string; email: string; commits: number };
+
+/** One entry of a tree listing. */
+export type TreeListing = { path: string; name: string; mode: string; oid: string; type: "tree" | "blob" | "commit" };
 
 /** A file at a commit, as `blob_data` of lib/api/files.rb describes it. */
 export type FileRow = {

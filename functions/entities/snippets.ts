@@ -1,6 +1,6 @@
 import type { Snippet } from "../../db/schema";
 import { visibilityName } from "../kernel/access";
-import type { NoteUser } from "../shared/issuables/noteables";
+import type { NoteUser } from "./notes";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { userBasic } from "./users";
 

@@ -1,6 +1,6 @@
-import { humanDuration } from "../time_tracking/duration";
+import { humanDuration } from "./time_tracking_duration";
 
-export { humanDuration, parseDuration } from "../time_tracking/duration";
+export { humanDuration, parseDuration } from "./time_tracking_duration";
 
 /** What an issuable row carries for time tracking (issues and merge_requests keep the spent total). */
 export type TimeTracked = { timeEstimate: number; totalTimeSpent: number };

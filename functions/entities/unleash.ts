@@ -1,5 +1,4 @@
 import type { FeatureFlag, FeatureFlagsClient, LegacyScope } from "../../db/schema";
-import { scopeRelevance, USER_LIST_STRATEGY } from "../shared/feature_flags/rules";
 import type { PresentContext } from "../kernel/present";
 
 export type UnleashFlagRow = FeatureFlag & {
@@ -8,37 +7,32 @@ export type UnleashFlagRow = FeatureFlag & {
 };
 
 /**
- * API::Entities::UnleashFeature for the environment named by the client's app name
- * (`FeatureFlag.for_unleash_client`): a new-version flag appears when one of its strategies has a scope
- * matching the environment, with those strategies only (a user-list strategy as `userWithId` with the
- * list's ids); a legacy flag with its most relevant scope (`active` of flag and scope together).
+ * A flag as it applies to the environment a client names (`FeatureFlag.for_unleash_client`, which the
+ * unleash domain evaluates): a new-version flag with its strategies whose scopes match, a legacy flag with
+ * the strategies of its most relevant scope and `active` of flag and scope together.
  */
-export function unleashFeature(flag: UnleashFlagRow, environment: string) {
-  const head = { name: flag.name, ...(flag.description === null ? {} : { description: flag.description }) };
-  if (flag.version === "legacy_flag") {
-    let best: UnleashFlagRow["legacyScopes"][number] | null = null;
-    let bestRelevance = -1;
-    for (const scope of flag.legacyScopes) {
-      const relevance = scopeRelevance(scope.environmentScope, environment);
-      if (relevance >= bestRelevance && relevance >= 0) [best, bestRelevance] = [scope, relevance];
-    }
-    if (!best) return null;
-    return { ...head, enabled: flag.active && best.active, strategies: best.strategies };
-  }
-  const strategies = flag.strategies
-    .filter((s) => s.scopes.some((scope) => scopeRelevance(scope, environment) >= 0))
-    .map((s) =>
-      s.name === USER_LIST_STRATEGY ? { name: "userWithId", parameters: { userIds: s.userXids ?? "" } } : { name: s.name, parameters: s.parameters },
-    );
-  if (strategies.length === 0) return null;
-  return { ...head, enabled: flag.active, strategies };
+export type UnleashFeatureRow = Pick<FeatureFlag, "name" | "description"> &
+  ({ legacy: false; enabled: boolean; strategies: UnleashFlagRow["strategies"] } | { legacy: true; enabled: boolean; strategies: LegacyScope["strategies"] });
+
+/** The spec's neutral name of GitLab's `gitlabUserList`; both are accepted, this one is stored and shown. */
+export const USER_LIST_STRATEGY = "svcUserList";
+
+/**
+ * API::Entities::UnleashFeature: a user-list strategy is shown as `userWithId` with the list's ids
+ * (API::Entities::UnleashStrategy), legacy strategies as stored.
+ */
+export function unleashFeature(row: UnleashFeatureRow) {
+  const head = { name: row.name, ...(row.description === null ? {} : { description: row.description }) };
+  if (row.legacy) return { ...head, enabled: row.enabled, strategies: row.strategies };
+  const strategies = row.strategies.map((s) =>
+    s.name === USER_LIST_STRATEGY ? { name: "userWithId", parameters: { userIds: s.userXids ?? "" } } : { name: s.name, parameters: s.parameters },
+  );
+  return { ...head, enabled: row.enabled, strategies };
 }
 
-/** API::Entities::Unleash::ClientFeatureFlags: version 1; no app name, no features. */
-export function clientFeatureFlags(flagsList: UnleashFlagRow[], ctx: PresentContext & { environment: string | null }) {
-  const environment = ctx.environment;
-  const features = environment ? flagsList.map((f) => unleashFeature(f, environment)).filter((f) => f !== null) : [];
-  return { version: 1, features };
+/** API::Entities::Unleash::ClientFeatureFlags: version 1 and the features (none for a client without an app name). */
+export function clientFeatureFlags(features: UnleashFeatureRow[], _ctx?: PresentContext) {
+  return { version: 1, features: features.map(unleashFeature) };
 }
 
 /** Our extension: where an Unleash client points and with which instance id. */

@@ -1,6 +1,6 @@
 import type { Upload } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
-import { isImageOrVideo, markdownName } from "../uploads/rules";
+import { isImageOrVideo, markdownName } from "./file_types";
 
 export type UploadRow = Upload & { projectFullPath: string };
 

@@ -6,6 +6,7 @@ import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds, projectAccessLevel } from "../kernel/visibility";
 import { noteRow, selectNotes, type NoteRow } from "../shared/issuables/noteables";
+import type { EventRow } from "../entities/events";
 
 /** Event.actions (app/models/event.rb). */
 export const EVENT_ACTIONS = {
@@ -52,33 +53,6 @@ export type EventFilters = {
   /** `YYYY-MM-DD`: created after that day ended (UTC). */
   after?: string;
   sort: "asc" | "desc";
-};
-
-export type PushData = {
-  commitCount: number;
-  action: number;
-  refType: number;
-  commitFrom: string | null;
-  commitTo: string | null;
-  ref: string | null;
-  commitTitle: string | null;
-  refCount: number | null;
-};
-
-export type EventRow = {
-  id: number;
-  projectId: number | null;
-  action: number;
-  targetType: string | null;
-  targetId: number | null;
-  targetIid: number | null;
-  targetTitle: string | null;
-  createdAt: Date | string;
-  author: { id: number; username: string; name: string; state: string; avatarUrl: string | null; email: string };
-  pushData: PushData | null;
-  /** Note events: the note and the iid of its issue or merge request. */
-  note: NoteRow | null;
-  noteableIid: number | null;
 };
 
 const NOTE_TYPE_NAMES = new Set(["Note", "DiscussionNote", "DiffNote", "LegacyDiffNote"]);

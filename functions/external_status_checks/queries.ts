@@ -13,10 +13,9 @@ import {
 import type { Executor } from "../kernel/db";
 import { isUniqueViolation } from "../kernel/errors";
 import { listProtections } from "../shared/protected_branches/read";
-import type { Protection } from "../shared/protected_branches/rules";
+import type { CheckWithBranches } from "../entities/external_status_checks";
 
 export type { ExternalStatusCheck, StatusCheckResponse };
-export type CheckWithBranches = ExternalStatusCheck & { protectedBranches: Protection[] };
 
 /** Adds the protected branches to checks of one project: two statements whatever their number. */
 export async function withBranches(db: Executor, projectId: number, checks: ExternalStatusCheck[]): Promise<CheckWithBranches[]> {

@@ -3,6 +3,7 @@ import { geoNodes, namespaces, type GeoNode } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
 import { isRowId } from "../kernel/params";
+import type { InstanceFigures } from "../entities/geo_nodes";
 
 /** The only Drizzle code of the geo nodes domain. */
 
@@ -63,24 +64,6 @@ export async function namespacesByIds(db: Executor, ids: number[]) {
   return db.select().from(namespaces).where(and(sql`${namespaces.id} = ANY(${sql.param(ids)}::int[])`)).orderBy(asc(namespaces.id));
 }
 
-/**
- * What this instance stores, as a Geo primary's status reports it (GeoNodeStatus#load_primary_data and
- * the replicators' `*_count` / `*_checksummed_count`), in one statement. A checksummed count counts the
- * rows that carry a checksum: package files with their SHA-256, repositories with refs (a repository's
- * checksum is made of its refs' object ids, which git content-addresses). `null` where this instance
- * keeps no checksum of the kind.
- */
-export type InstanceFigures = {
-  repositories: number;
-  repositoriesChecksummed: number;
-  attachments: number;
-  attachmentsChecksummed: number;
-  lfsObjects: number;
-  jobArtifacts: number;
-  packageFiles: number;
-  packageFilesChecksummed: number;
-  mergeRequestDiffs: number;
-};
 
 export async function instanceFigures(db: Executor): Promise<InstanceFigures> {
   const result = await db.execute<Record<string, number>>(sql`

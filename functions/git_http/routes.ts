@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { pipelinesForPush } from "../shared/ci/coordinator";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { baseUrl } from "../kernel/present";
-import { projectLfsEnabled } from "../shared/lfs/read";
+import { projectLfsEnabled } from "../entities/projects";
 import { loadSettings } from "../shared/settings/load";
 import { callerOf } from "../shared/protected_branches/access";
 import { branchAllowsCollaboration } from "../shared/protected_branches/collaboration";

@@ -9,7 +9,7 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
 import { validHookUrl } from "../shared/webhooks/url_guard";
-import { kindOf, type Kind } from "./catalog";
+import { kindOf, type Kind } from "../entities/integration_kinds";
 import { projectIntegration, projectIntegrationBasic } from "../entities/integrations";
 import * as q from "./queries";
 

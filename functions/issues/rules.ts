@@ -2,7 +2,7 @@ import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import { Access, Visibility } from "../kernel/access";
 import type { Actor } from "../kernel/env";
 import { toSentence } from "../kernel/present";
-import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
+import { directlyAddressedUsernames, mentionedUsernames } from "../entities/mentions";
 import { TodoAction } from "../shared/issuables/todos";
 import type { CreateParams } from "./params";
 import type { ContextUser, IssueEffects, WriteContext } from "./queries/write";

@@ -1,5 +1,6 @@
 import sshpk from "sshpk";
-import { allowedKeyTypes, exclusiveSentence, keyRestriction, type KeyKind, type Settings } from "../shared/settings/catalog";
+import type { Settings } from "../entities/settings_catalog";
+import { allowedKeyTypes, exclusiveSentence, keyRestriction, type KeyKind } from "../shared/settings/keys";
 
 /** Gitlab::SSHPublicKey.supported_algorithms: what the `key` format validation accepts as a prefix. */
 const ALGORITHMS = [

@@ -7,7 +7,7 @@ import type { Actor, Ctx } from "../kernel/env";
 import { loadProject } from "../kernel/lookup";
 import { baseUrl } from "../kernel/present";
 import { GitHttpError, actorFromBasic, denied, scopeAllows } from "../shared/git_http/access";
-import { projectLfsEnabled } from "../shared/lfs/read";
+import { projectLfsEnabled } from "../entities/projects";
 import { lfsMessage } from "../entities/lfs";
 
 export type LfsOperation = "download" | "upload";

@@ -2,10 +2,9 @@ import { desc, eq, lte, sql } from "drizzle-orm";
 import { historicalData, licenses, type License } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { billableUsersCount } from "../shared/seats";
+import type { LicenseRow } from "../entities/license";
 
 /** The only Drizzle code of the license domain, and the seat figures it reports. */
-
-export type LicenseRow = License & { activeUsers: number; historicalMax: number; dailyCount: number | null };
 
 /** Every license (newest first) with the seat figures, in one statement. */
 export async function listLicenses(db: Executor, opts: { currentOnly?: boolean; id?: number } = {}): Promise<LicenseRow[]> {

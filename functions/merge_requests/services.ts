@@ -3,7 +3,7 @@ import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { apiError, isUniqueViolation, validation } from "../kernel/errors";
-import { directlyAddressedUsernames, mentionedUsernames } from "../shared/issuables/mentions";
+import { directlyAddressedUsernames, mentionedUsernames } from "../entities/mentions";
 import { labelEventsCte, milestoneEventsCte, stateEventsCte } from "../shared/issuables/resource_events";
 import { systemNotesCte } from "../shared/issuables/system_notes";
 import { nextIidSql } from "../shared/issuables/iids";

@@ -6,7 +6,7 @@ import { findGroup, findProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { EVENTS, LEVELS, eventsFor } from "../shared/notifications/levels";
+import { EVENTS, LEVELS, eventsFor } from "../entities/notification_levels";
 import { globalNotificationSetting, notificationSetting } from "../entities/notification_settings";
 import * as q from "./queries";
 

@@ -19,6 +19,7 @@ import { escapeLike } from "../kernel/fuzzy_search";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds } from "../kernel/visibility";
 import type { PackagePipeline, PackageRow } from "../entities/packages";
+import type { NpmVersion } from "../entities/packages_npm";
 
 export type PackageFilters = {
   orderBy: "created_at" | "name" | "version" | "type" | "project_path";
@@ -146,7 +147,6 @@ function buildInfo(pipelineId: number | null): SQL {
       ON CONFLICT (package_id, pipeline_id) DO NOTHING)`;
 }
 
-
 /**
  * The pipelines of packages by package id, newest build info first (`package.pipelines`,
  * `last_build_info`): one statement for a page of packages.
@@ -258,8 +258,6 @@ export async function findGenericFile(db: Executor, projectId: number, name: str
 
 // ---------------------------------------------------------------------------------------------
 // npm
-
-export type NpmVersion = Package & { packageJson: Record<string, unknown>; file: PackageFile | null; tags: string[] };
 
 /** Every installable version of an npm package in the project, with its metadata, file and dist-tags. */
 export async function npmVersions(db: Executor, projectId: number, name: string): Promise<NpmVersion[]> {

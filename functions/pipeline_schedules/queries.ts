@@ -2,8 +2,9 @@ import { and, asc, count, desc, eq, inArray, lte } from "drizzle-orm";
 import { ciPipelineScheduleVariables, ciPipelineSchedules, ciPipelines, users, type CiPipelineSchedule } from "../../db/schema";
 import type { Database, Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
+import type { ScheduleRow } from "../entities/pipeline_schedules";
 
-export type ScheduleRow = CiPipelineSchedule & { owner: typeof users.$inferSelect | null };
+export type { ScheduleRow };
 
 const withOwner = { schedule: ciPipelineSchedules, owner: users };
 

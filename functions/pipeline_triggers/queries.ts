@@ -1,12 +1,11 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import { ciPipelines, ciTriggers, gitCommits, namespaces, projects, users, type CiTrigger, type User } from "../../db/schema";
+import { ciPipelines, ciTriggers, gitCommits, namespaces, projects, users } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
 import { projectAccessLevel } from "../kernel/visibility";
 import type { PipelineRow } from "../entities/pipelines";
 import { isRowId } from "../kernel/params";
-
-export type TriggerRow = CiTrigger & { owner: User | null };
+import type { TriggerRow } from "../entities/pipeline_triggers";
 
 const withOwner = { trigger: ciTriggers, owner: users };
 

@@ -34,6 +34,7 @@ import {
   type ProjectTransferJob,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import type { ExportRelations } from "../entities/project_export";
 
 /** The newest export job of a project, and whether an older one finished (for `regeneration_in_progress`). */
 export async function exportJobs(db: Executor, projectId: number): Promise<ProjectTransferJob[]> {
@@ -76,7 +77,7 @@ export async function failJob(db: Executor, id: number, error: string) {
 }
 
 /** Everything the archive holds, read in a fixed number of statements (no per-issue queries). */
-export async function exportRelations(db: Executor, projectId: number) {
+export async function exportRelations(db: Executor, projectId: number): Promise<ExportRelations | null> {
   const [project] = await db.select().from(projects).where(eq(projects.id, projectId));
   if (!project) return null;
   const [labelRows, milestoneRows, issueRows, mrRows, memberRows, badgeRows] = await Promise.all([
@@ -201,8 +202,6 @@ export async function exportRelations(db: Executor, projectId: number) {
     snippetRows, pipelineRows, stageRows, buildRows, protectedBranchRows, accessLevelRows,
   };
 }
-
-export type ExportRelations = NonNullable<Awaited<ReturnType<typeof exportRelations>>>;
 
 /** The project's attachments (FileUploader rows), for `uploads/<secret>/<filename>` in the archive. */
 export async function projectUploads(db: Executor, projectId: number) {

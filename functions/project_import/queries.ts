@@ -40,8 +40,8 @@ import type { Executor } from "../kernel/db";
 import { insertAwardsInBulk } from "../shared/issuables/award_writes";
 import { insertNotesInBulk } from "../shared/issuables/note_writes";
 import { restoreProjectIidsSql } from "../shared/issuables/iids";
+import type { ImportFailure } from "../entities/project_import";
 
-export type ImportFailure = typeof importFailures.$inferSelect;
 type Rec = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------

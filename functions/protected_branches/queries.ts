@@ -5,7 +5,7 @@ import { namespaces, projects, protectedBranchAccessLevels, protectedBranches } 
 import { projectAccessLevel } from "../kernel/visibility";
 import type { Executor } from "../kernel/db";
 import { toProtection, type ProtectionJson } from "../shared/protected_branches/read";
-import type { Protection, ProtectionAction } from "../shared/protected_branches/rules";
+import type { Protection, ProtectionAction } from "../entities/protected_branches";
 
 export { listProtections } from "../shared/protected_branches/read";
 

@@ -7,9 +7,9 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { protectedBranch } from "../entities/protected_branches";
+import { protectedBranch, type ProtectionAction } from "../entities/protected_branches";
 import * as q from "./queries";
-import { ALLOWED_ACCESS_LEVELS, type ProtectionAction } from "../shared/protected_branches/rules";
+import { ALLOWED_ACCESS_LEVELS } from "../shared/protected_branches/rules";
 import { Access } from "../kernel/access";
 
 /**

@@ -2,16 +2,12 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
 import type { Ctx } from "../kernel/env";
 import { notFound } from "../kernel/errors";
+import { extension, SAFE_IMAGE_EXT } from "../entities/file_types";
 
 /**
  * File naming shared by attachments (functions/uploads) and avatars, and the avatar store
  * (Avatarable + AvatarUploader) that users, projects and groups call when `avatar` is sent.
  */
-
-/** Gitlab::FileTypeDetection::SAFE_IMAGE_EXT: the image formats (attachments inline, avatars accepted). */
-export const SAFE_IMAGE_EXT = ["png", "jpg", "jpeg", "gif", "bmp", "tiff", "ico", "webp"];
-
-export const extension = (fileName: string) => (fileName.includes(".") ? fileName.split(".").pop()!.toLowerCase() : "");
 
 /** CarrierWave's sanitized file name: the base name, every character outside `[\w.+-]` as `_`. */
 export function sanitizeFilename(name: string): string {

@@ -10,6 +10,7 @@ import { router } from "../kernel/router";
 import type { FeatureFlagsClient } from "./queries";
 import { clientFeatureFlags, featureFlagsClient } from "../entities/unleash";
 import * as q from "./queries";
+import { featuresForEnvironment } from "./services";
 
 /**
  * The Unleash client API (lib/api/unleash.rb): applications read a project's flags with the project's
@@ -33,7 +34,7 @@ async function clientOf(c: Ctx): Promise<{ client: FeatureFlagsClient; appName: 
 async function features(c: Ctx) {
   const { client, appName } = await clientOf(c);
   const flags = appName ? await q.flagsForClient(c.var.db(), client.projectId) : [];
-  return c.json(clientFeatureFlags(flags, { ...presentContext(c), environment: appName || null }));
+  return c.json(clientFeatureFlags(featuresForEnvironment(flags, appName || null), presentContext(c)));
 }
 
 /** GET /feature_flags/unleash/:project_id/client/features (lib/api/unleash.rb) */

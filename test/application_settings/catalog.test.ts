@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SETTINGS, SETTING_NAMES, type SettingDef } from "../../functions/shared/settings/catalog";
+import { SETTINGS, SETTING_NAMES, type SettingDef } from "../../functions/entities/settings_catalog";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 

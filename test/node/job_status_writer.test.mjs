@@ -136,6 +136,48 @@ test("the runner's claim is reported by the route that claims", () => {
   assert.match(routes.slice(claim), /jobStatusChanged\(c\.env, \[\{ id: job\.id/);
 });
 
+/**
+ * Who owns CI state: SQL owns one transition, the runner's claim (pending → running, `FOR UPDATE SKIP
+ * LOCKED` in runners/queries.ts), which a row lock makes safe against every other writer of the row.
+ * Every other transition, and the pipeline's status, is computed by the engine (shared/ci/processing.ts)
+ * inside the pipeline's PipelineCoordinator, which runs its calls one after another (its `serial` chain).
+ * So the engine is imported by the coordinator only, and only the engine updates a pipeline's status
+ * (creation and import insert pipelines with theirs). test/shared/ci/pipeline_coordinator.test.ts shows
+ * the serialisation at work.
+ */
+export function pipelineStatusUpdates(text) {
+  const found = [];
+  for (const m of text.matchAll(/\.update\(\s*ciPipelines\s*\)\s*\.set\(/g)) {
+    const set = balanced(text, m.index + m[0].length - 1);
+    if (SETS_STATUS.test(set)) found.push(m.index);
+  }
+  for (const m of text.matchAll(/UPDATE\s+ci_pipelines\b[^`]*/gi)) {
+    const set = /\bSET\b([\s\S]*?)(\bFROM\b|\bWHERE\b|\bRETURNING\b|$)/i.exec(m[0]);
+    if (set && /(^|[\s,])status\s*=/.test(set[1])) found.push(m.index);
+  }
+  return found;
+}
+
+test("pipeline status is written by the engine only, and the engine runs only in the coordinator", () => {
+  const offenders = [];
+  for (const { file, text } of sources) {
+    if (file !== "functions/shared/ci/processing.ts" && pipelineStatusUpdates(text).length > 0) offenders.push(`${file} updates ci_pipelines.status`);
+    // A value import of the engine (type-only imports name its types and run nothing).
+    for (const m of text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+"([^"]*\/)?processing";/gm))
+      if (file !== "functions/shared/ci/pipeline_coordinator.ts") offenders.push(`${file} runs the engine outside the coordinator: ${m[0]}`);
+  }
+  assert.deepEqual(offenders, []);
+  assert.equal(pipelineStatusUpdates(source("functions/shared/ci/processing.ts")).length, 1);
+  // Each public method of the coordinator that changes state runs inside its chain.
+  const coordinator = source("functions/shared/ci/pipeline_coordinator.ts");
+  for (const method of ["cancel", "retry", "retryJob", "playJob", "cancelJob", "finishJob", "postStatus", "alarm"]) {
+    const at = coordinator.search(new RegExp(`^  (async )?${method}\\(`, "m"));
+    assert.ok(at > 0, `${method} is missing`);
+    assert.match(coordinator.slice(at, at + 400), /this\.serial\(/, `${method} does not run in the coordinator's chain`);
+  }
+  assert.match(coordinator, /process\(pipelineId: number\)[^]*?this\.serial\(/);
+});
+
 test("the reporter sees every kind of write (self-check of the scanner)", () => {
   const sample = [
     "await db.update(ciBuilds).set({ status: 'x' }).where(a);",
@@ -146,4 +188,11 @@ test("the reporter sees every kind of write (self-check of the scanner)", () => 
     "await tx.insert(ciBuilds).values(rows);",
   ].join("\n");
   assert.deepEqual(statusWrites(sample).map((w) => w.kind), ["update", "update", "update", "insert"]);
+  const pipelines = [
+    "await db.update(ciPipelines).set({ status, startedAt }).where(a);",
+    "await db.update(ciPipelines).set({ coverage }).where(a);",
+    "sql`UPDATE ci_pipelines SET status = 'failed' WHERE id = 1`",
+    "sql`UPDATE ci_pipelines SET duration = 1 WHERE status = 'running'`",
+  ].join("\n");
+  assert.equal(pipelineStatusUpdates(pipelines).length, 2);
 });

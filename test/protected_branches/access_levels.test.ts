@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { branchAccess, type Protection } from "../../functions/shared/protected_branches/rules";
+import type { Protection } from "../../functions/entities/protected_branches";
+import { branchAccess } from "../../functions/shared/protected_branches/rules";
 import { projectGroupLinks } from "../../db/schema";
 import { request, statusAndBody, type Client } from "../helpers/client";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { branchAccess, checkBranchUpdate, needsBasisCheck, refMatches, type Protection } from "../../functions/shared/protected_branches/rules";
+import type { Protection } from "../../functions/entities/protected_branches";
+import { branchAccess, checkBranchUpdate, needsBasisCheck, refMatches } from "../../functions/shared/protected_branches/rules";
 import { statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 import { commitOn, commitsPath, smallRepo } from "../helpers/commits";

@@ -1,6 +1,6 @@
 import { userBasic } from "../../entities/users";
 import { findIssue } from "../../shared/issuables/find";
-import { mentionedUsernames } from "../../shared/issuables/mentions";
+import { mentionedUsernames } from "../../entities/mentions";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";

@@ -25,12 +25,11 @@ import type { Actor } from "../../kernel/env";
 import { groupIsVisible } from "../../kernel/visibility";
 import { commitsBetween, repoOf } from "../git";
 import { listProtections } from "../protected_branches/read";
-import type { Protection } from "../protected_branches/rules";
 import type { UserBasicRow } from "../../entities/users";
+import type { Approval, ApprovalSettings as Settings, RuleDetails } from "../../entities/approvals";
 
 export type { ApprovalMergeRequestRule, ApprovalProjectRule, ProjectApprovalSettings };
-
-export type Settings = Omit<ProjectApprovalSettings, "projectId">;
+export type { Approval, RuleDetails, Settings };
 
 /** GitLab's defaults for a project whose settings were never changed (no row). */
 export const DEFAULT_SETTINGS: Settings = {
@@ -65,25 +64,6 @@ export async function approvalsMayBlock(db: Executor, projectId: number, mergeRe
         AS may_block`);
   return result.rows[0]?.may_block === true;
 }
-
-/** A rule (the project's or a merge request's) with everything its entities show. */
-export type RuleDetails = {
-  id: number;
-  name: string;
-  approvalsRequired: number;
-  ruleType: string;
-  updatedAt: Date;
-  users: UserBasicRow[];
-  /** The rule's groups the reader may see; `hiddenGroupIds` are the others. */
-  groups: Namespace[];
-  hiddenGroupIds: number[];
-  protectedBranches: Protection[];
-  /** The rule's users and the direct members of all its groups (hidden ones too), active users only, by id. */
-  eligibleApprovers: UserBasicRow[];
-  /** Merge request rules: the project rule it was made from (`source_rule`), and whether it differs from it. */
-  sourceRule: { id: number; approvalsRequired: number } | null;
-  overridden: boolean;
-};
 
 /** The project's rules in id order (or the one `ruleId`), without details. */
 export async function listRules(db: Executor, projectId: number, ruleId?: number): Promise<ApprovalProjectRule[]> {
@@ -227,8 +207,6 @@ export async function withMergeRequestRuleDetails(db: Executor, actor: Actor | n
     };
   });
 }
-
-export type Approval = { userId: number; createdAt: Date; user: UserBasicRow };
 
 type ApprovedMergeRequest = { id: number; state: string; sourceProjectId: number; sourceBranch: string };
 

@@ -7,32 +7,9 @@ import type { Actor } from "../../kernel/env";
 import { refMatches } from "../protected_branches/rules";
 import type { UserBasicRow } from "../../entities/users";
 import * as r from "./read";
-import type { Approval, RuleDetails, Settings } from "./read";
+import type { Approval, ApprovalSettings as Settings, ApprovalState, RuleDetails, WrappedRule } from "../../entities/approvals";
 
-export type WrappedRule = {
-  rule: RuleDetails;
-  /** Eligible approvers after the self-approval filters (the author, the committers, as the settings say). */
-  approvers: UserBasicRow[];
-  approvedBy: UserBasicRow[];
-  approvalsLeft: number;
-  approved: boolean;
-  /** A regular rule that requires approvals but has nobody to give them (`invalid_approvers_rules`). */
-  invalid: boolean;
-};
-
-export type ApprovalState = {
-  rules: WrappedRule[];
-  /** The merge request's own rules replace the project's (`approval_rules_overwritten?`). */
-  overwritten: boolean;
-  /** No regular and no any-approver rule: the project's `approvals_before_merge` applies. */
-  fallback: boolean;
-  approvalsRequired: number;
-  approvalsLeft: number;
-  approved: boolean;
-  approvedBy: Approval[];
-  /** Users who committed to the merge request, when the project excludes committers from approving. */
-  excludedCommitters: number[];
-};
+export type { ApprovalState, WrappedRule };
 
 export type MergeRequestLike = {
   authorId: number | null;

@@ -14,7 +14,7 @@ function stub(env: Bindings, name: string): DurableObjectStub<PipelineCoordinato
   return env.PIPELINES.get(env.PIPELINES.idFromName(name)) as DurableObjectStub<PipelineCoordinator>;
 }
 
-/** The coordinator of one pipeline; every state change of that pipeline goes through it. */
+/** The coordinator of one pipeline; every state change of that pipeline but the runner's claim goes through it. */
 export function pipelineStub(env: Bindings, pipelineId: number) {
   const s = stub(env, String(pipelineId));
   return {

@@ -25,9 +25,14 @@ const FINAL = ["success", "failed", "canceled", "skipped"];
 
 /**
  * One object per pipeline (`idFromName(String(pipelineId))`), and one per project for push events
- * (`idFromName("project:<id>")`): it serialises every state change of its pipeline (CI.md §7). State
- * lives only in Postgres; our awaits are Postgres I/O, which input gates do not hold back, so every
- * method runs inside a promise-chain mutex. Other domains reach it through shared/ci/coordinator.ts.
+ * (`idFromName("project:<id>")`): it serialises every state change of its pipeline but one. The runner's
+ * claim (pending → running) is one SQL statement in the Worker (runners/queries.ts, `FOR UPDATE SKIP
+ * LOCKED`): a round trip here would sit on the hottest CI path, and the row lock and `lock_version` make it
+ * safe against the engine's guarded writes; the claiming route then asks for `process()`. Everything else
+ * (runners' final states, cancel, retry, play, bridges, external statuses, scheduled jobs, processing and
+ * the pipeline's status) runs here. State lives only in Postgres; our awaits are Postgres I/O, which
+ * input gates do not hold back, so every method runs inside a promise-chain mutex (test/node/
+ * job_status_writer.test.mjs checks that each does). Other domains reach it through shared/ci/coordinator.ts.
  */
 export class PipelineCoordinator extends DurableObject<Bindings> {
   private tail: Promise<unknown> = Promise.resolve();

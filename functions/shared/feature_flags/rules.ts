@@ -5,8 +5,8 @@
  * renders them (`render_api_error!(errors.full_messages, 400)`).
  */
 
-/** The spec's neutral name of GitLab's `gitlabUserList`; both are accepted, this one is stored and shown. */
-export const USER_LIST_STRATEGY = "svcUserList";
+import { USER_LIST_STRATEGY } from "../../entities/unleash";
+
 const USER_LIST_ALIASES = new Set([USER_LIST_STRATEGY, "gitlabUserList"]);
 
 const STRATEGY_KEYS: Record<string, string[]> = {

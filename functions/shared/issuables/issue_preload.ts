@@ -1,11 +1,15 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { issues, namespaces, projects, type Issue, type Label, type Milestone, type User } from "../../../db/schema";
+import { issues, namespaces, projects, type Issue } from "../../../db/schema";
 import { subscriptionSql } from "./subscriptions";
 import { preparedQuery, type Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { actorPlaceholders, actorShape, projectIsVisibleForShape, type ActorShape } from "../../kernel/visibility";
 import { isRowId } from "../../kernel/params";
+import type { IssueLabel, IssueRow, IssueUser } from "../../entities/issues";
+import type { IssueMilestone } from "../../entities/milestones";
+
+export type { IssueLabel, IssueMilestone, IssueRow, IssueUser };
 
 /**
  * Everything the issue entities (functions/entities/issues.ts) need, loaded in ONE statement for any
@@ -13,39 +17,6 @@ import { isRowId } from "../../kernel/params";
  * two counts GitLab computes per request. Domains that present issues (issue links, to-dos, notes,
  * milestones) select the ids they need, then call `loadIssueRows`; they never query relations themselves.
  */
-
-/** The user columns `userBasic` reads (functions/entities/users.ts `UserBasicRow`). */
-export type IssueUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
-/** A label as the issue entities show it (LabelBasic). */
-export type IssueLabel = Pick<Label, "id" | "title" | "color" | "description" | "projectId" | "groupId" | "priority">;
-/**
- * A milestone as loaded through JSON (timestamps arrive as strings), with the path of its web page
- * (`<project>/-/milestones/<iid>` or `groups/<group>/-/milestones/<iid>`).
- */
-export type IssueMilestone = Omit<Milestone, "createdAt" | "updatedAt"> & {
-  createdAt: Date | string;
-  updatedAt: Date | string;
-  webPath: string;
-};
-
-export type IssueRow = Issue & {
-  project: { id: number; path: string; fullPath: string; namespaceId: number; namespaceType: string };
-  author: IssueUser | null;
-  closedBy: IssueUser | null;
-  /** Ordered by user id (issue_assignees has no position). */
-  assignees: IssueUser[];
-  /** Ordered by title, as GitLab sorts them in the entity. */
-  labels: IssueLabel[];
-  milestone: IssueMilestone | null;
-  /** Merge requests closing the issue, in projects the caller may read (`issuable_metadata`). */
-  mergeRequestsCount: number;
-  /** Open issues this issue blocks (EE `blocking_issues_count`). */
-  blockingIssuesCount: number;
-  /** Whether the caller commented on the issue (a participant, for `subscribed`). */
-  actorCommented: boolean;
-  /** The caller's explicit subscription at the issue's project (null: none; see shared/issuables/subscriptions.ts). */
-  actorSubscription: boolean | null;
-};
 
 const userJson = (alias: string) =>
   sql.raw(`json_build_object('id', ${alias}.id, 'username', ${alias}.username, 'name', ${alias}.name,

@@ -3,27 +3,8 @@ import { namespaces, projects, users } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 import { projectAccessLevel } from "../../kernel/visibility";
 
-/** `@mentions` in issuable and note texts (User.reference_pattern) and who among them may read a project. */
-
-const MENTION = /(?<![\w@.+-])@([a-zA-Z0-9_][a-zA-Z0-9_.-]*[a-zA-Z0-9_-]|[a-zA-Z0-9_])/g;
-const LEADING_MENTIONS = /^\s*(?:@[a-zA-Z0-9_][a-zA-Z0-9_.-]*\s*,?\s*)+/;
-
-/** Usernames `@mentioned` in a text (User.reference_pattern), lower-cased and unique, code blocks ignored. */
-export function mentionedUsernames(text: string | null | undefined): string[] {
-  if (!text) return [];
-  const prose = text.replace(/```[\s\S]*?```/g, " ").replace(/`[^`]*`/g, " ");
-  return [...new Set([...prose.matchAll(MENTION)].map((m) => m[1].toLowerCase()))];
-}
-
-/** Usernames addressed at the very start of a text (`@alice @bob please look`): `directly_addressed`. */
-export function directlyAddressedUsernames(text: string | null | undefined): string[] {
-  if (!text) return [];
-  const lead = LEADING_MENTIONS.exec(text);
-  return lead ? mentionedUsernames(lead[0]) : [];
-}
-
 /**
- * Ids of active users among `usernames` who may read the project (mentions of users who cannot see
+ * Ids of active users among `usernames` (entities/mentions parses them from a text) who may read the project (mentions of users who cannot see
  * the target create nothing, as GitLab's `filter_mentioned_users`). One statement.
  */
 export async function usersWhoCanReadProject(tx: Executor, projectId: number, usernames: string[], minAccessLevel = 0): Promise<number[]> {

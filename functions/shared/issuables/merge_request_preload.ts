@@ -1,11 +1,14 @@
 import { eq, sql, type SQL } from "drizzle-orm";
-import { mergeRequests, namespaces, projects, type MergeRequest } from "../../../db/schema";
+import { mergeRequests, namespaces, projects } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
-import { milestoneJson, type IssueLabel, type IssueMilestone, type IssueUser } from "./issue_preload";
+import { milestoneJson } from "./issue_preload";
 import { projectAccessLevel } from "../../kernel/visibility";
 import { subscriptionSql } from "./subscriptions";
 import { branchIsProtectedSql } from "../protected_branches/read";
+import type { MergeRequestProject, MergeRequestRow } from "../../entities/merge_requests";
+
+export type { MergeRequestProject, MergeRequestRow };
 
 /**
  * Everything the merge request entities (functions/entities/merge_requests.ts) need, in ONE statement
@@ -13,52 +16,6 @@ import { branchIsProtectedSql } from "../protected_branches/read";
  * level, author, closer, merger, assignees, reviewers, labels and milestone. Domains that present merge
  * requests (merge request lists, related merge requests, to-dos) select ids or filter, then load here.
  */
-
-/** The project of a merge request, as references and URLs need it (and the caller's level on it). */
-export type MergeRequestProject = {
-  id: number;
-  path: string;
-  fullPath: string;
-  namespaceId: number;
-  visibilityLevel: number;
-  jobsEnabled: boolean;
-  publicJobs: boolean;
-  archived: boolean;
-  accessLevel: number;
-  /** The repository, for the mergeability check (`repoOf`). */
-  poolId: number | null;
-  defaultBranch: string | null;
-  emptyRepo: boolean;
-};
-
-export type MergeRequestRow = MergeRequest & {
-  project: MergeRequestProject;
-  author: IssueUser | null;
-  /** Ordered by user id (the join tables keep no position). */
-  assignees: IssueUser[];
-  reviewers: IssueUser[];
-  closedBy: IssueUser | null;
-  mergedBy: IssueUser | null;
-  /** Who set `merge_when_pipeline_succeeds` (`merge_user` before the merge). */
-  mergeUser: IssueUser | null;
-  /** The newest diff version (`diff_refs`, `changes_count`). */
-  latestDiff: { id: number; headCommitSha: string; baseCommitSha: string | null; startCommitSha: string | null; filesCount: number } | null;
-  labels: Pick<IssueLabel, "id" | "title" | "color" | "description">[];
-  milestone: IssueMilestone | null;
-  /** The caller's explicit subscription at the merge request's project (null: none; shared/issuables/subscriptions.ts). */
-  actorSubscription: boolean | null;
-  /**
-   * The stored `merge_status` is out of date: open, and never checked or a branch head moved since the
-   * heads the last check recorded (`-` for a missing branch; merge_requests/merging.ts#refreshListed).
-   */
-  checkStale: boolean;
-  /**
-   * `allow_collaboration` as MergeRequest#allow_collaboration reads it: the stored flag while
-   * `collaborative_push_possible?` (both projects not private, the source branch not protected in the
-   * fork); null for a merge request that is not from a fork (`for_fork?`: not shown).
-   */
-  collaboration: boolean | null;
-};
 
 const branchTip = (projectId: SQL, branch: SQL) =>
   sql`coalesce((SELECT r.target FROM git_refs r WHERE r.project_id = ${projectId} AND r.name = 'refs/heads/' || ${branch}), '-')`;

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { notes, type Note } from "../../../db/schema";
 import { Access } from "../../kernel/access";
 import type { Executor } from "../../kernel/db";
-import { directlyAddressedUsernames, mentionedUsernames } from "./mentions";
+import { directlyAddressedUsernames, mentionedUsernames } from "../../entities/mentions";
 import type { Noteable, NoteableType } from "./noteables";
 import { insertTodosSql, resolveTodosSql, TodoAction } from "./todos";
 

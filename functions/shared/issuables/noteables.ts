@@ -10,6 +10,7 @@ import { canReadEpic, canReadIssue, canReadMergeRequest, canReadSnippet } from "
 import { findGroup, findProject } from "../../kernel/lookup";
 import { repoOf, resolveRevisions } from "../git";
 import { isRowId, parseDateTime } from "../../kernel/params";
+import type { Noteable, NoteableType, NoteRow, NoteUser } from "../../entities/notes";
 
 /**
  * What notes, discussions and award emoji share (lib/api/helpers/notes_helpers.rb, NotesFinder,
@@ -18,28 +19,7 @@ import { isRowId, parseDateTime } from "../../kernel/params";
  * need, the note read and write rules, and the note select with its authors.
  */
 
-/** The noteables that are rows (issuables and snippets); a Commit is a noteable too, found by sha. */
-export type NoteableType = "Issue" | "MergeRequest" | "Snippet" | "Epic";
-
-/** A noteable, whatever its type, with where it lives and whether the actor may read it. */
-export type Noteable = {
-  type: NoteableType | "Commit";
-  /** The noteable's row id; 0 for a commit, which has no row (its notes name it by `commitId`). */
-  id: number;
-  /** Commits only: the commit's full id, which its notes hold in `commit_id` (their `noteable_id` is null). */
-  commitId?: string;
-  /** Issue, merge request and epic iid (null for snippets). */
-  iid: number | null;
-  authorId: number | null;
-  assigneeIds: number[];
-  confidential: boolean;
-  discussionLocked: boolean;
-  /** Issues, merge requests and snippets live in a project, epics in a group. */
-  project: ProjectWithAccess | null;
-  group: GroupWithAccess | null;
-  /** The finder's rule for the actor (IssuesFinder, MergeRequestsFinder, SnippetsFinder, EpicsFinder). */
-  readable: boolean;
-};
+export type { Noteable, NoteableType, NoteRow, NoteUser };
 
 /** A noteable that is a row (what loadNoteable and findNoteable find). */
 export type RowNoteable = Noteable & { type: NoteableType };
@@ -198,10 +178,6 @@ export function canAwardEmoji(actor: Actor | null, n: Noteable): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // Notes with their authors
-
-/** The user columns `userBasic` reads. */
-export type NoteUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
-export type NoteRow = Note & { author: NoteUser | null; resolvedBy: NoteUser | null };
 
 const resolver = alias(users, "resolver");
 

@@ -4,13 +4,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../kernel/db";
 
-/**
- * Project#lfs_enabled? (GitLab 15.4): the project's own `lfs_enabled` when set, else its namespace's
- * (Namespace#lfs_enabled?). The LFS endpoints and the project entity both ask this.
- */
-export const projectLfsEnabled = (project: { lfsEnabled: boolean | null; namespace: { lfsEnabled: boolean } }): boolean =>
-  project.lfsEnabled ?? project.namespace.lfsEnabled;
-
 export type StoredLfsObject = { oid: string; size: number; file: string };
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../kernel/db";
-import { eventValue, type Level, type NotificationEvent } from "./levels";
+import { eventValue, type Level, type NotificationEvent } from "../../entities/notification_levels";
 
 export type EffectiveSetting = {
   /** Never `global`: the level that applies after inheritance. */

@@ -12,14 +12,15 @@ import {
   needsBasisCheck,
   type BranchAccess,
   type Caller,
-  type Protection,
   type PushDecision,
   type PushProject,
   type RefUpdate,
   type UpdateSource,
 } from "./rules";
+import type { Protection } from "../../entities/protected_branches";
 
-export type { BranchAccess, Caller, Protection, PushDecision, RefUpdate, UpdateSource } from "./rules";
+export type { BranchAccess, Caller, PushDecision, RefUpdate, UpdateSource } from "./rules";
+export type { Protection };
 export { branchAccess, checkBranchUpdate } from "./rules";
 
 /** The caller as the rules see it, from a project lookup (`accessLevel`) and the actor. */

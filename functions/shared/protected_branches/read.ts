@@ -2,7 +2,7 @@
 // the branch entity's flags, the commits and files APIs and git pushes.
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { Executor } from "../../kernel/db";
-import type { Protection, ProtectionAction, ProtectionLevel } from "./rules";
+import type { Protection, ProtectionAction, ProtectionLevel } from "../../entities/protected_branches";
 
 export type ProtectionJson = Row;
 

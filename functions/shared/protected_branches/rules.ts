@@ -3,57 +3,13 @@
 // project's protections once (`queries.listProtections`) and ask these functions per branch.
 import { Access } from "../../kernel/access";
 import { isProhibitedBranchName } from "../git/pure/refnames";
+import { ADMIN_ACCESS, NO_ACCESS, type Protection, type ProtectionAction, type ProtectionLevel } from "../../entities/protected_branches";
 
-export const NO_ACCESS = 0;
-export const ADMIN_ACCESS = 60;
 /** `ProtectedRefAccess::ALLOWED_ACCESS_LEVELS`. */
 export const ALLOWED_ACCESS_LEVELS = [NO_ACCESS, Access.DEVELOPER, Access.MAINTAINER, ADMIN_ACCESS];
 
-/** `ProtectedRefAccess::HUMAN_ACCESS_LEVELS`. */
-export const ACCESS_LEVEL_DESCRIPTIONS: Record<number, string> = {
-  [NO_ACCESS]: "No one",
-  [Access.DEVELOPER]: "Developers + Maintainers",
-  [Access.MAINTAINER]: "Maintainers",
-  [ADMIN_ACCESS]: "Admins",
-};
-
-export type ProtectionAction = "push" | "merge" | "unprotect";
-
-/**
- * One access level of a protection: a role (`accessLevel`), or one user (`userId`), or the direct members
- * of one group (`groupId`, with their ids in `groupUserIds`), EE's ProtectedRefAccess.
- */
-export type ProtectionLevel = {
-  id: number;
-  action: ProtectionAction;
-  /** Null only on a user's or group's level. */
-  accessLevel: number | null;
-  userId?: number | null;
-  groupId?: number | null;
-  userName?: string | null;
-  groupName?: string | null;
-  groupUserIds?: number[];
-};
-
-export type Protection = {
-  id: number;
-  name: string;
-  allowForcePush: boolean;
-  codeOwnerApprovalRequired: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  levels: ProtectionLevel[];
-};
-
 /** A role level (neither a user's nor a group's). */
 export const isRoleLevel = (level: ProtectionLevel) => level.userId == null && level.groupId == null;
-
-/** `ProtectedRefAccess#humanize`: the user's name, the group's name, or the role's description. */
-export function levelDescription(level: ProtectionLevel): string {
-  if (level.userId != null) return level.userName ?? "";
-  if (level.groupId != null) return level.groupName ?? "";
-  return ACCESS_LEVEL_DESCRIPTIONS[level.accessLevel ?? -1] ?? "";
-}
 
 /** `RefMatcher`: an exact name, or a wildcard where `*` matches any characters (`/` included). */
 export function refMatches(pattern: string, branch: string): boolean {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { applicationSettings } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
-import { settingsFromRow, type Settings } from "./catalog";
+import { settingsFromRow, type Settings } from "../../entities/settings_catalog";
 
 /** `Gitlab::CurrentSettings`: the settings row merged over the defaults, in one statement. */
 export async function loadSettings(db: Executor): Promise<Settings> {

@@ -4,7 +4,7 @@ import { createDb } from "../../kernel/db";
 import type { AppEnv, Bindings, Ctx } from "../../kernel/env";
 import { ApiError } from "../../kernel/errors";
 import { hit } from "../../kernel/rate_limit";
-import { settingsFromRow, type Settings } from "./catalog";
+import { settingsFromRow, type Settings } from "../../entities/settings_catalog";
 
 /**
  * Rack::Attack's request throttles (Gitlab::Throttle::REGULAR_THROTTLES): each API request falls under

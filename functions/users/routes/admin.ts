@@ -11,7 +11,7 @@ import { hasErrors, validateUser, type ValidationErrors } from "../model";
 import { hashPassword, randomPassword } from "../password";
 import * as q from "../queries";
 import { loadSettings } from "../../shared/settings/load";
-import type { Settings } from "../../shared/settings/catalog";
+import type { Settings } from "../../entities/settings_catalog";
 import { createUser, deleteUser, NAMESPACE_TAKEN, throwConflict, updateUser } from "../services";
 import { avatarErrors, storeAvatar } from "../../shared/uploads";
 

@@ -7,6 +7,9 @@ import { readCommitRows } from "./commit_index";
 import { diffTrees, type FileDiff } from "./diffs";
 import { RevWalk } from "./log";
 import type { Repo } from "./revisions";
+import type { Comparison } from "../../../entities/repository";
+
+export type { Comparison };
 
 /**
  * `git merge-base <first> <others…>` (Gitaly FindMergeBase): the best common ancestor of the first
@@ -29,15 +32,6 @@ export async function commitsBetween(db: Executor, repo: Repo, from: string, to:
   const rows = await readCommitRows(db, repo.poolId, oids);
   return oids.map((oid) => rows.get(oid)!).filter(Boolean);
 }
-
-export type Comparison = {
-  from: GitCommitRow;
-  to: GitCommitRow;
-  /** `from..to`, oldest first (empty when both are the same commit). */
-  commits: GitCommitRow[];
-  diffs: FileDiff[];
-  same: boolean;
-};
 
 /**
  * Gitlab::Git::Compare: the commits `from..to` and the diffs from `from` (`straight`) or from the merge

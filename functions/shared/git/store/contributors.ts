@@ -4,8 +4,9 @@ import type { Executor } from "../../../kernel/db";
 import { readCommitRows } from "./commit_index";
 import { RevWalk } from "./log";
 import { resolveRevisions, type Repo } from "./revisions";
+import type { Contributor } from "../../../entities/repository";
 
-export type Contributor = { name: string; email: string; commits: number };
+export type { Contributor };
 
 /** `commits(ref, limit: 2000, skip_merges: true)` then `group_by(&:author_email)`; null for an unknown ref. */
 export async function contributors(db: Executor, repo: Repo, rev: string): Promise<Contributor[] | null> {

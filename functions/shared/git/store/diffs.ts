@@ -7,32 +7,15 @@ import { isBinary, unifiedDiff } from "../pure/diff";
 import { utf8 } from "../pure/bytes";
 import type { Repo } from "./revisions";
 import { diffTreePairs, storeSource, type Change } from "./trees";
+import type { FileDiff } from "../../../entities/repository";
+
+export type { FileDiff };
 
 /**
  * `diff_max_patch_bytes` (ApplicationSetting default, 200 KiB): a longer patch is pruned (`diff` empty,
  * `too_large` true), as Gitlab::Git::Diff#prune! does with Gitaly's `overflow_marker`.
  */
 export const MAX_PATCH_BYTES = 204_800;
-
-export type FileDiff = {
-  oldPath: string;
-  newPath: string;
-  /** Octal modes as text, "0" when the side is absent (Gitlab::Git::Diff `a_mode`/`b_mode`). */
-  aMode: string;
-  bMode: string;
-  newFile: boolean;
-  renamedFile: boolean;
-  deletedFile: boolean;
-  /** Unified hunks, `Binary files … differ\n` for binary content, "" when pruned or only a mode/rename. */
-  diff: string;
-  tooLarge: boolean;
-  binary: boolean;
-  /** Lines added and removed (0 for binary or pruned files). */
-  additions: number;
-  deletions: number;
-  oldOid: string | null;
-  newOid: string | null;
-};
 
 /** The bytes git diffs for an entry: a submodule reads as `Subproject commit <id>\n`. */
 function contentOf(mode: string | null, oid: string | null, blobs: Map<string, Uint8Array>): Uint8Array {

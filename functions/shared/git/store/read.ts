@@ -11,6 +11,9 @@ import { resolveRevisions, type Repo } from "./revisions";
 import { readObjects } from "./objects";
 import { tipsReaching } from "./reach";
 import { entryAtPath, storeSource } from "./trees";
+import type { TreeListing } from "../../../entities/repository";
+
+export type { TreeListing };
 
 /**
  * The commit a revision names (`GET /commits/:sha` takes a sha, a branch or a tag): null when it
@@ -63,8 +66,6 @@ export async function readFileAt(db: Executor, repo: Repo, tree: string, path: s
   if (!blob) return null;
   return { path: clean, mode: entry.mode, oid: entry.oid, size: blob.body.length, content: blob.body };
 }
-
-export type TreeListing = { path: string; name: string; mode: string; oid: string; type: "tree" | "blob" | "commit" };
 
 const entryType = (entry: TreeEntry): TreeListing["type"] => (isTreeMode(entry.mode) ? "tree" : entry.mode === "160000" ? "commit" : "blob");
 

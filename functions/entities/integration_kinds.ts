@@ -1,7 +1,9 @@
 /**
  * The integration kinds of spec 1: 4.14, by neutral slug, with GitLab's slug as an alias, and the
  * fields PUT requires and accepts (lib/api/helpers/integrations_helpers.rb). `secret` fields are
- * write-only (never returned), like GitLab's password fields.
+ * write-only (never returned), like GitLab's password fields. With the presenters because the integration
+ * entities read it (a kind's title, which properties are shown), as GitLab's read `api_field_names`;
+ * the integrations routes validate PUT against it.
  */
 export type Field = { name: string; type: "string" | "boolean"; required?: true; secret?: true; values?: string[] };
 export type Kind = { slug: string; alias: string | null; title: string; fields: Field[]; events: string[] };

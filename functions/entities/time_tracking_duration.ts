@@ -1,7 +1,8 @@
 /**
  * GitLab's human durations (lib/gitlab/time_tracking_formatter.rb over its vendored ChronicDuration):
  * a working day is 8 hours, a week 5 days, a month 4 weeks (20 days), a year 365.25 calendar days.
- * A bare number is hours. Pure functions: entities of other domains import them through entities.ts.
+ * A bare number is hours. Pure functions with the presenters, which answer `human_*` with them; the
+ * time tracking routes parse with them (entities/time_tracking.ts re-exports both).
  */
 
 const MINUTE = 60;

@@ -4,6 +4,8 @@
  * The order is the order of GET /application/settings and of the "at least one parameter" message.
  * `column`: the setting has its own column in `application_settings` (SQL elsewhere reads it); every other
  * setting is stored in the `settings` jsonb. `secret`: write-only, never returned.
+ * It lives with the presenters because it is what API::Entities::ApplicationSetting exposes (GitLab's
+ * entity reads `ApplicationSetting.defaults.keys` too); loading, validation and key rules import it.
  */
 export type SettingType = "boolean" | "integer" | "float" | "string" | "strings" | "integers" | "visibility" | "visibilities" | "hash";
 
@@ -19,17 +21,6 @@ export type SettingDef = {
 };
 
 export const IMPORT_SOURCES = ["github", "bitbucket", "bitbucket_server", "gitlab", "fogbugz", "git", "gitlab_project", "gitea", "manifest", "phabricator"] as const;
-
-/** Gitlab::SSHPublicKey.supported_sizes. */
-export const KEY_SIZES = {
-  rsa: [1024, 2048, 3072, 4096],
-  dsa: [1024, 2048, 3072],
-  ecdsa: [256, 384, 521],
-  ed25519: [256],
-  ecdsa_sk: [256],
-  ed25519_sk: [256],
-} as const;
-export type KeyKind = keyof typeof KEY_SIZES;
 
 const bool = (d: boolean, extra: Partial<SettingDef> = {}): SettingDef => ({ type: "boolean", default: d, ...extra });
 const int = (d: number | null, extra: Partial<SettingDef> = {}): SettingDef => ({ type: "integer", default: d, ...extra });
@@ -314,22 +305,4 @@ export function settingsFromRow(row: Row | null | undefined): Settings {
     else out[name] = structuredClone(def.default);
   }
   return out as Settings;
-}
-
-/** `key_restriction_for(type)`: the minimum size of a key type, 0 for any, -1 when forbidden. */
-export function keyRestriction(settings: Settings, kind: KeyKind): number {
-  return Number(settings[`${kind}_key_restriction` as SettingName] ?? 0);
-}
-
-/** `allowed_key_types`: the types that are not forbidden, in GitLab's order. */
-export function allowedKeyTypes(settings: Settings): KeyKind[] {
-  return (Object.keys(KEY_SIZES) as KeyKind[]).filter((kind) => keyRestriction(settings, kind) !== -1);
-}
-
-/** `to_sentence(last_word_connector: ', or ', two_words_connector: ' or ')`. */
-export function exclusiveSentence(words: (string | number)[]): string {
-  const list = words.map(String);
-  if (list.length <= 1) return list.join("");
-  if (list.length === 2) return `${list[0]} or ${list[1]}`;
-  return `${list.slice(0, -1).join(", ")}, or ${list[list.length - 1]}`;
 }
