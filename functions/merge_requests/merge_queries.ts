@@ -74,13 +74,38 @@ function versionOf(r: Record<string, unknown>): DiffVersion {
   };
 }
 
-/** The issues a merge request closes, with what references need (`visible_closing_issues_for`). */
-export async function closingIssues(db: Executor, mrId: number): Promise<{ id: number; iid: number; projectId: number; path: string; fullPath: string; namespaceId: number }[]> {
-  const result = await db.execute<{ id: number; iid: number; project_id: number; path: string; full_path: string; namespace_id: number }>(sql`
-    SELECT i.id, i.iid, i.project_id, p.path, p.full_path, p.namespace_id
-      FROM merge_requests_closing_issues c JOIN issues i ON i.id = c.issue_id JOIN projects p ON p.id = i.project_id
-     WHERE c.merge_request_id = ${mrId} ORDER BY c.id`);
-  return result.rows.map((r) => ({ id: Number(r.id), iid: Number(r.iid), projectId: Number(r.project_id), path: r.path, fullPath: r.full_path, namespaceId: Number(r.namespace_id) }));
+/** An issue a merge request closes, with what its reference in the merge message needs. */
+export type ClosingIssue = { id: number; iid: number; projectId: number; path: string; fullPath: string; namespaceId: number };
+
+/**
+ * What a merge commit needs besides the branches, in one statement and only what is asked for: the
+ * merge request author's name and email (the squash commit's author) and the issues it closes
+ * (`visible_closing_issues_for`, for the default merge message).
+ */
+export async function mergeContext(
+  db: Executor,
+  mr: { id: number; authorId: number | null },
+  want: { author: boolean; closingIssues: boolean },
+): Promise<{ author: { name: string; email: string } | null; closingIssues: ClosingIssue[] }> {
+  if (!want.author && !want.closingIssues) return { author: null, closingIssues: [] };
+  type Issue = { id: number; iid: number; project_id: number; path: string; full_path: string; namespace_id: number };
+  const result = await db.execute<{ author: { name: string; email: string } | string | null; issues: Issue[] | string | null }>(sql`
+    SELECT ${want.author && mr.authorId !== null ? sql`(SELECT json_build_object('name', u.name, 'email', u.email) FROM users u WHERE u.id = ${mr.authorId}::int)` : sql`NULL::json`} AS author,
+           ${
+             want.closingIssues
+               ? sql`(SELECT json_agg(json_build_object('id', i.id, 'iid', i.iid, 'project_id', i.project_id, 'path', p.path, 'full_path', p.full_path, 'namespace_id', p.namespace_id) ORDER BY c.id)
+                  FROM merge_requests_closing_issues c JOIN issues i ON i.id = c.issue_id JOIN projects p ON p.id = i.project_id
+                 WHERE c.merge_request_id = ${mr.id}::int)`
+               : sql`NULL::json`
+           } AS issues`);
+  const row = result.rows[0];
+  const parse = <T>(value: T | string | null): T | null => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+  const author = parse(row?.author ?? null);
+  const issues = parse(row?.issues ?? null) ?? [];
+  return {
+    author: author?.email ? { name: author.name, email: author.email } : null,
+    closingIssues: issues.map((r) => ({ id: Number(r.id), iid: Number(r.iid), projectId: Number(r.project_id), path: r.path, fullPath: r.full_path, namespaceId: Number(r.namespace_id) })),
+  };
 }
 
 /** `merge_when_pipeline_succeeds`: the flag, the merge user and the merge parameters (AutoMergeService). */

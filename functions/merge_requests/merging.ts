@@ -1,6 +1,6 @@
 // Merging merge requests through the git core: the mergeability check behind `merge_status` and the
-// diff versions (MergeabilityCheckService, RefreshService), and the merge itself (MergeService,
-// FfMergeService, SquashService, PostMergeService, AutoMergeService for `merge_when_pipeline_succeeds`).
+// diff versions (MergeabilityCheckService, RefreshService), and what the merge itself (merge_service.ts)
+// shares with other endpoints: the branch pair, the default message, who may merge and remove.
 import type { ProjectWithAccess } from "../kernel/abilities";
 import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
@@ -9,23 +9,21 @@ import { toSentence } from "../kernel/present";
 import {
   branchRef,
   checkMergeability,
-  commitsBetween,
-  commitTree,
   diffTreePairs,
-  mergeBranches,
   readPairTips,
   repoOf,
   RevWalk,
+  sourceCommitCount,
   storeSource,
   type BranchPair,
-  type MergeMethod,
-  type Person,
+  type Mergeability,
+  type PairTips,
 } from "../shared/git";
-import { branchAccess, callerOf, canMergeInto, listProtections, type Protection } from "../shared/protected_branches/access";
-import { toProtection } from "../shared/protected_branches/read";
+import { branchAccess, callerOf, canMergeInto, type Protection } from "../shared/protected_branches/access";
 import type { MergeRequestWithAssignees } from "../shared/issuables/policy";
 import type { HookEvent } from "../shared/webhooks";
 import * as mq from "./merge_queries";
+import type { ClosingIssue } from "./merge_queries";
 
 /** Marks a missing branch in the recorded check heads (so that its reappearance triggers a check). */
 const MISSING = "-";
@@ -53,31 +51,34 @@ export function branchPair(project: RepoProject, mr: { sourceProjectId: number }
  * MergeRequests::MergeabilityCheckService run synchronously when a head moved since the last check
  * (GitLab runs it in Sidekiq and shows `checking` meanwhile), plus RefreshService's new diff version
  * when the source head is new. Costs one statement when nothing moved. Returns the row as it now is.
+ * `read`: the tips (and the trial merge of them) when the caller has them already (the merge service),
+ * so that nothing is read or merged twice.
  */
-export async function refreshMergeRequest<T extends Checkable>(db: Executor, project: RepoProject, mr: T): Promise<T> {
+export async function refreshMergeRequest<T extends Checkable>(db: Executor, project: RepoProject, mr: T, read?: { tips: PairTips; check: Mergeability | null }): Promise<T> {
   if (mr.state !== "opened" || project.emptyRepo) return mr;
   const pair = branchPair(project, mr);
   const repo = pair.target;
   // The source head is read from the source project: a push to a fork's branch shows up here.
-  const tips = await readPairTips(db, pair, { sourceRef: branchRef(mr.sourceBranch), targetRef: branchRef(mr.targetBranch) });
+  const tips = read?.tips ?? (await readPairTips(db, pair, { sourceRef: branchRef(mr.sourceBranch), targetRef: branchRef(mr.targetBranch) }));
   const { source, target } = tips;
   const sourceSha = source?.target ?? MISSING;
   const targetSha = target?.target ?? MISSING;
   if (mr.mergeStatus !== "unchecked" && mr.mergeCheckSourceSha === sourceSha && mr.mergeCheckTargetSha === targetSha) return mr;
 
-  const check = await checkMergeability(db, pair, mr.sourceBranch, mr.targetBranch, tips);
+  const check = read?.check ?? (await checkMergeability(db, pair, mr.sourceBranch, mr.targetBranch, tips));
   let diff: Parameters<typeof mq.recordCheck>[2]["diff"] = null;
   if ((check.kind === "ok" || check.kind === "conflict" || check.kind === "no_commits") && check.source.target !== mr.sha) {
-    const base = check.base;
-    const [baseTree, commits] = await Promise.all([base ? commitTree(db, repo, base) : Promise.resolve(null), commitsBetween(db, repo, check.target.target, check.source.target)]);
-    const [changes] = await diffTreePairs(storeSource(db, repo.poolId), [{ oldRoot: baseTree, newRoot: check.source.tree }]);
-    diff = { head: check.source.target, base, start: check.target.target, files: changes.length, commits: commits.length };
+    // The trial merge brought the base's tree and the history between the heads: only the trees
+    // along the changed paths are read here.
+    const [changes] = await diffTreePairs(storeSource(db, repo.poolId), [{ oldRoot: check.baseTree, newRoot: check.source.tree }]);
+    const commits = await sourceCommitCount(db, repo, check);
+    diff = { head: check.source.target, base: check.base, start: check.target.target, files: changes.length, commits };
   }
   // `broken?` (no commits, a missing branch) and conflicts are `cannot_be_merged`.
   const mergeStatus = check.kind === "ok" ? "can_be_merged" : "cannot_be_merged";
   const sha = source?.target ?? mr.sha;
   await mq.recordCheck(db, mr.id, { status: mergeStatus, sourceSha, targetSha, sha, diff });
-  return { ...mr, mergeStatus, sha, mergeCheckSourceSha: sourceSha, mergeCheckTargetSha: targetSha, fresh: { check, diffWritten: diff !== null } };
+  return { ...mr, mergeStatus, sha, mergeCheckSourceSha: sourceSha, mergeCheckTargetSha: targetSha };
 }
 
 /**
@@ -118,9 +119,16 @@ function issueReference(issue: { iid: number; projectId: number; path: string; f
   return `${issue.fullPath}#${issue.iid}`;
 }
 
-/** MergeRequest#default_merge_commit_message (15.4, no project template). */
-export async function defaultMergeMessage(db: Executor, project: ProjectWithAccess, mr: { id: number; iid: number; title: string; sourceBranch: string; targetBranch: string }): Promise<string> {
-  const closes = (await mq.closingIssues(db, mr.id)).map((i) => issueReference(i, project));
+/**
+ * MergeRequest#default_merge_commit_message (15.4, no project template), from the issues the merge
+ * request closes (`mq.mergeContext`).
+ */
+export function defaultMergeMessage(
+  project: ProjectWithAccess,
+  mr: { iid: number; title: string; sourceBranch: string; targetBranch: string },
+  closingIssues: ClosingIssue[],
+): string {
+  const closes = closingIssues.map((i) => issueReference(i, project));
   const parts = [`Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'`, mr.title];
   if (closes.length) parts.push(`Closes ${toSentence(closes)}`);
   parts.push(`See merge request ${project.fullPath}!${mr.iid}`);
@@ -147,83 +155,6 @@ export function canRemoveSourceBranch(actor: Actor, source: ProjectWithAccess, p
   if (!actor.isAdmin && source.accessLevel < Access.DEVELOPER) return false;
   const access = branchAccess(protections, branch, callerOf(actor, source), { emptyRepo: false, defaultBranch: source.defaultBranch });
   return !access.protected && branch !== source.defaultBranch;
-}
-
-/** The git outcome; a merge that went through also names the issues it closed (for their hooks). */
-export type MergeOutcome = Awaited<ReturnType<typeof mergeBranches>> & { closedIssues?: { id: number; projectId: number }[] };
-
-/**
- * MergeRequests::MergeService (or FfMergeService) with SquashService and PostMergeService: the git
- * merge, then the merge request marked merged and its closing issues closed. Returns the git outcome
- * and, after a merge, the issues it closed.
- */
-export async function mergeMergeRequest(
-  db: Executor,
-  /** `sourceProject`: the fork the source branch lives in, loaded with the actor's access (null: gone). */
-  scope: { project: ProjectWithAccess; actor: Actor; sourceProject?: ProjectWithAccess | null },
-  mr: MergeRequestWithAssignees,
-  input: {
-    expectedSource: string;
-    squash: boolean;
-    mergeMessage: string | undefined;
-    squashMessage: string | undefined;
-    shouldRemoveSourceBranch: boolean | undefined;
-    author: Person | null;
-  },
-): Promise<MergeOutcome> {
-  const { project, actor } = scope;
-  const pair = branchPair(project, mr);
-  const fromFork = mr.sourceProjectId !== project.id;
-  const user: Person = { name: actor.user.name, email: actor.user.commitEmail || actor.user.email };
-  // MergeService#delete_source_branch?: `params.fetch('should_remove_source_branch',
-  // force_remove_source_branch?)`, when the user may (`can_remove_source_branch?`: not protected, not
-  // the default branch, push access). A given `should_remove_source_branch: false` wins over the merge
-  // request's own `remove_source_branch` (python-gitlab's large-commit-message test relies on it).
-  const wantsRemoval = input.shouldRemoveSourceBranch ?? !!mr.forceRemoveSourceBranch;
-  let removable = false;
-  // A fork's branch: its own protections and the caller's access to the fork decide (one more read).
-  const fork = fromFork ? (scope.sourceProject ?? null) : null;
-  const forkProtections = fork && wantsRemoval ? await listProtections(db, fork.id) : [];
-  const outcome = await mergeBranches(db, pair, {
-    sourceBranch: mr.sourceBranch,
-    targetBranch: mr.targetBranch,
-    expectedSource: input.expectedSource,
-    method: (project.mergeMethod as MergeMethod) ?? "merge",
-    squash: input.squash,
-    mergeMessage: input.mergeMessage ?? (await defaultMergeMessage(db, project, mr)),
-    squashMessage: input.squashMessage ?? mr.title,
-    squashMessageGiven: input.squashMessage !== undefined,
-    user,
-    squashAuthor: input.author ?? user,
-    userId: actor.user.id,
-    get removeSource() {
-      return removable;
-    },
-    mayMerge: (rows) => {
-      const protections = rows.map(toProtection);
-      if (!fromFork) {
-        const caller = callerOf(actor, project);
-        const source = branchAccess(protections, mr.sourceBranch, caller, { emptyRepo: false, defaultBranch: project.defaultBranch });
-        removable = wantsRemoval && !source.protected && mr.sourceBranch !== project.defaultBranch && (actor.isAdmin || project.accessLevel >= Access.DEVELOPER);
-      } else {
-        removable = wantsRemoval && !!fork && canRemoveSourceBranch(actor, fork, forkProtections, mr.sourceBranch);
-      }
-      return canMergeInto(actor, project, protections, mr.targetBranch);
-    },
-  });
-  if (outcome.ok) {
-    const { closedIssues } = await mq.markMerged(db, {
-      mrId: mr.id,
-      userId: actor.user.id,
-      isAdmin: actor.isAdmin,
-      mergeCommitSha: outcome.mergeCommitSha,
-      squashCommitSha: outcome.squashCommitSha,
-      shouldRemoveSourceBranch: input.shouldRemoveSourceBranch ?? null,
-      squash: input.squash,
-    });
-    return { ...outcome, closedIssues };
-  }
-  return outcome;
 }
 
 /**

@@ -116,6 +116,17 @@ describe("POST /projects/:id/repository/commits/:sha/cherry_pick", () => {
 });
 
 describe("POST /projects/:id/repository/commits/:sha/revert", () => {
+  it("counts the lines of a pick as git does: the picked commit's counts, the other way round for a revert", async () => {
+    const { project, api } = await pickFixture();
+    const grow = await commitOn(api, project, "grow", "Grow a", [{ action: "update", file_path: "docs/a.md", content: "a\nB\nc\nd\n" }], { start_branch: "main" });
+    const stats = async (sha: string) => ((await (await api.get(`${commitsPath(project)}/${sha}`)).json()) as Json).stats;
+    expect(await stats(grow.id)).toEqual({ additions: 3, deletions: 1, total: 4 });
+    const picked = (await (await api.post(`${commitsPath(project)}/${grow.id}/cherry_pick`, { json: { branch: "main" } })).json()) as Json;
+    expect(await stats(picked.id)).toEqual({ additions: 3, deletions: 1, total: 4 });
+    const reverted = (await (await api.post(`${commitsPath(project)}/${picked.id}/revert`, { json: { branch: "main" } })).json()) as Json;
+    expect(await stats(reverted.id)).toEqual({ additions: 1, deletions: 3, total: 4 });
+  });
+
   it("reverts with GitLab's message, the user as author; a second revert is empty", async () => {
     const { w, project, api, owner, commits } = await pickFixture();
     const [third] = commits;

@@ -54,8 +54,10 @@ describe("statement counts of git writes", () => {
     expect(counts["commit, 1 action"]).toBeLessThanOrEqual(4);
     expect(counts["commit, 10 updates with last_commit_id"]).toBeLessThanOrEqual(6);
     expect(counts["commit, new branch from start_branch"]).toBeLessThanOrEqual(4);
-    expect(counts["cherry-pick"]).toBeLessThanOrEqual(5);
-    expect(counts["revert"]).toBeLessThanOrEqual(5);
+    // Cherry-pick and revert were 5 before their index took the picked commit's stored line counts
+    // (read with the state): the blobs of the paths they change the same way are not read again.
+    expect(counts["cherry-pick"]).toBeLessThanOrEqual(4);
+    expect(counts["revert"]).toBeLessThanOrEqual(4);
     expect(counts["project create with README"]).toBeLessThanOrEqual(5);
   });
 });

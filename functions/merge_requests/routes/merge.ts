@@ -3,18 +3,18 @@ import type { ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, unauthorized } from "../../kernel/errors";
-import { findProject, projectWithAccess } from "../../kernel/lookup";
+import { findProject } from "../../kernel/lookup";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookEvents } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
 import { findProjectMergeRequest } from "../../shared/issuables/find";
-import { checkMergeability, mergeToRef } from "../../shared/git";
+import { mergeToRef } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
-import { isApproved } from "../../shared/approvals/state";
 import { mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
 import * as mq from "../merge_queries";
-import { afterMergeHooks, branchPair, canMergeInto, defaultMergeMessage, mergeMergeRequest, refreshMergeRequest, squashOnMerge } from "../merging";
+import { mergeMergeRequest } from "../merge_service";
+import { afterMergeHooks, branchPair, canMergeInto, defaultMergeMessage } from "../merging";
 import * as q from "../queries";
 
 /** Merging (lib/api/merge_requests.rb, 15.4): merge, merge_ref, cancel_merge_when_pipeline_succeeds. */
@@ -31,9 +31,6 @@ async function presentMergeRequest(c: Ctx, project: ProjectWithAccess, id: numbe
   const row = await q.mergeRequestById(c.var.db(), c.var.actor, id);
   return present<MergeRequestRow, Partial<MergeRequestContext>>(c, row, mergeRequest, { fromProject: { id: project.id, namespaceId: project.namespaceId } }, status);
 }
-
-/** `Ci::Pipeline` statuses that are still going (`HasStatus::ACTIVE_STATUSES`). */
-const ACTIVE = ["preparing", "pending", "running", "waiting_for_resource", "created", "scheduled"];
 
 const notAllowed = () => apiError("405 Method Not Allowed", 405);
 const cannotBeMerged = () => apiError("Branch cannot be merged", 406);
@@ -60,7 +57,8 @@ const MergeParams = z.object({
  * that already succeeded it merges at once; with none, or a failed one, it answers 405, as 15.4's
  * `automatically_mergeable?` / `immediately_mergeable?` do (no fallback to an immediate merge: that
  * came with later auto-merge strategies). A head pipeline may be an external one, made by
- * `POST /projects/:id/statuses/:sha` (commit_statuses/).
+ * `POST /projects/:id/statuses/:sha` (commit_statuses/). The checks and the merge are the merge
+ * service's (merge_service.ts), which auto-merge runs too.
  */
 mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (c) => {
   const iid = iidParam(c);
@@ -69,57 +67,37 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (
   const db = c.var.db();
   const found = await findProjectMergeRequest(c, project, iid);
   const actor = requireUser(c);
-  const protections = await listProtections(db, project.id);
-  if (!canMergeInto(actor, project, protections, found.targetBranch)) throw unauthorized();
-  const mr = await refreshMergeRequest(db, project, found);
-
-  const check = await checkMergeability(db, branchPair(project, mr), mr.sourceBranch, mr.targetBranch);
-  const mwps = !!params.merge_when_pipeline_succeeds;
-  const stateOk = mr.state === "opened" && !mr.draft && (check.kind === "ok" || check.kind === "conflict");
-  const needsPipeline = mwps || project.onlyAllowMergeIfPipelineSucceeds;
-  // The head pipeline runs in the source project (the fork, for a merge request from a fork).
-  const pipeline = needsPipeline ? await mq.headPipeline(db, mr.sourceProjectId, mr.sourceBranch, mr.sha) : null;
-  const ciOk = !project.onlyAllowMergeIfPipelineSucceeds || pipeline?.status === "success" || pipeline?.status === "skipped";
-  const immediately = mwps ? stateOk && pipeline?.status === "success" : stateOk && ciOk;
-  const automatically = mwps && stateOk && !!pipeline && ACTIVE.includes(pipeline.status);
-  if (!immediately && !automatically) throw notAllowed();
-  // EE MergeRequest#mergeable?: `approved?` first, then the git checks.
-  if (!(await isApproved(db, actor, project, mr))) throw cannotBeMerged();
-  if (check.kind !== "ok") throw cannotBeMerged();
-  if (project.mergeMethod !== "merge" && !check.ffPossible) throw cannotBeMerged();
-  if (params.sha !== undefined && params.sha !== mr.sha) throw apiError(`SHA does not match HEAD of source branch: ${mr.sha}`, 409);
-  if (params.squash) await mq.setSquash(db, mr.id, true);
-  const squash = squashOnMerge(project, params.squash || mr.squash);
-
-  if (!immediately) {
-    await mq.setAutoMerge(db, mr.id, { userId: actor.user.id, shouldRemoveSourceBranch: params.should_remove_source_branch ?? null });
-    return presentMergeRequest(c, project, mr.id);
-  }
-  const full = await q.mergeRequestById(db, actor, mr.id);
-  // Removing a fork's source branch depends on the caller's rights in the fork.
-  const sourceProject = mr.sourceProjectId === project.id ? project : await projectWithAccess(db, actor.user.id, { id: mr.sourceProjectId });
-  const outcome = await mergeMergeRequest(db, { project, actor, sourceProject }, mr, {
-    expectedSource: params.sha ?? mr.sha ?? check.source.target,
-    squash,
-    mergeMessage: params.merge_commit_message,
-    squashMessage: params.squash_commit_message,
+  const outcome = await mergeMergeRequest(db, { project, actor }, found, {
+    sha: params.sha,
+    squash: params.squash,
+    mergeCommitMessage: params.merge_commit_message,
+    squashCommitMessage: params.squash_commit_message,
     shouldRemoveSourceBranch: params.should_remove_source_branch,
-    author: full.author?.email ? { name: full.author.name, email: full.author.email } : null,
+    whenPipelineSucceeds: params.merge_when_pipeline_succeeds,
   });
-  if (!outcome.ok) {
-    if (outcome.failure === "forbidden") throw unauthorized();
-    if (outcome.failure === "sha_mismatch") throw apiError(`SHA does not match HEAD of source branch: ${outcome.head}`, 409);
-    if (outcome.failure === "conflict" || outcome.failure === "needs_rebase") throw cannotBeMerged();
-    if (outcome.failure === "ref_moved") {
+  switch (outcome.kind) {
+    case "merged":
+      await hookEvents(c.env, baseUrl(c), afterMergeHooks(found, project.id, actor.user.id, outcome.closedIssues));
+      break;
+    case "waiting":
+      break;
+    case "unauthorized":
+      throw unauthorized();
+    case "not_allowed":
+      throw notAllowed();
+    case "cannot_be_merged":
+      throw cannotBeMerged();
+    case "sha_mismatch":
+      throw apiError(`SHA does not match HEAD of source branch: ${outcome.head}`, 409);
+    case "failed":
+      if (outcome.failure === "sha_mismatch") throw apiError(`SHA does not match HEAD of source branch: ${outcome.head}`, 409);
+      if (outcome.failure === "conflict" || outcome.failure === "needs_rebase") throw cannotBeMerged();
+      if (outcome.failure !== "ref_moved") throw notAllowed();
       // Differs from GitLab: its merge fails into `merge_error` and answers 200; the target kept
       // moving under us, so we say so the same way.
-      await mq.setMergeError(db, mr.id, "Something went wrong during merge: the target branch was updated meanwhile");
-      return presentMergeRequest(c, project, mr.id);
-    }
-    throw notAllowed();
+      await mq.setMergeError(db, found.id, "Something went wrong during merge: the target branch was updated meanwhile");
   }
-  await hookEvents(c.env, baseUrl(c), afterMergeHooks(mr, project.id, actor.user.id, outcome.closedIssues));
-  return presentMergeRequest(c, project, mr.id);
+  return presentMergeRequest(c, project, found.id);
 });
 
 /**
@@ -151,19 +129,18 @@ mergeRoutes.get("/projects/:id/merge_requests/:merge_request_iid/merge_ref", asy
   const project = await findProject(c, c.req.param("id"));
   const db = c.var.db();
   const mr = await findProjectMergeRequest(c, project, iid);
-  const full = await q.mergeRequestById(db, c.var.actor, mr.id);
-  const author = full.author?.email ? { name: full.author.name, email: full.author.email } : { name: "Ghost User", email: "ghost@example.com" };
-  const sha =
-    mr.state === "opened" && !project.emptyRepo
-      ? await mergeToRef(db, branchPair(project, mr), {
-          sourceBranch: mr.sourceBranch,
-          targetBranch: mr.targetBranch,
-          ref: `refs/merge-requests/${mr.iid}/merge`,
-          message: await defaultMergeMessage(db, project, mr),
-          user: author,
-          userId: mr.authorId,
-        })
-      : null;
+  const mergeable = mr.state === "opened" && !project.emptyRepo;
+  const context = await mq.mergeContext(db, mr, { author: mergeable, closingIssues: mergeable });
+  const sha = mergeable
+    ? await mergeToRef(db, branchPair(project, mr), {
+        sourceBranch: mr.sourceBranch,
+        targetBranch: mr.targetBranch,
+        ref: `refs/merge-requests/${mr.iid}/merge`,
+        message: defaultMergeMessage(project, mr, context.closingIssues),
+        user: context.author ?? { name: "Ghost User", email: "ghost@example.com" },
+        userId: mr.authorId,
+      })
+    : null;
   if (!sha) throw apiError("Merge request is not mergeable", 400);
   return c.json({ commit_id: sha });
 });

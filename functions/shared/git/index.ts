@@ -63,7 +63,7 @@ export { RevWalk, type RevSpec, type LogOptions } from "./store/log";
 export { readRefsWithCommits, resolveCommitRows, resolveCommitRow, searchRefs, type RefWithCommit } from "./store/lookup";
 export { compareRefNames } from "./store/refs";
 export { initializeDefaultBranch } from "./store/repository";
-export { readPairTips } from "./store/state";
+export { readPairTips, type PairTips } from "./store/state";
 export { writeCommitAndMoveRef, type CommitWrite } from "./store/write";
 export { buildIndexRows } from "./store/commit_index";
 export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/diffs";
@@ -74,15 +74,17 @@ export { planSnapshot, snapshotTar, type SnapshotPlan } from "./store/snapshot";
 export { MissingObjectError } from "./store/reachable";
 export { archiveItems, tarArchive, zipArchive, type ArchiveFormat, type ArchiveItem } from "./store/archive";
 export { Bzip2Encoder, bzip2Stream } from "./pure/bzip2";
+export { mergeTreeOids } from "./operations/three_way";
 export {
-  mergeTreeOids,
   checkMergeability,
+  sourceCommitCount,
   mergeBranches,
   mergeToRef,
   pairOf,
   type BranchPair,
   type MergeMethod,
   type Mergeability,
+  type Checked,
   type MergeInput,
   type MergeResult,
 } from "./operations/merge";

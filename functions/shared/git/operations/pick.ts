@@ -3,17 +3,15 @@
 // "base = theirs → take ours" keeps the branch's entry, so nothing else is read.
 import type { GitCommitRow } from "../../../../db/schema";
 import type { Executor } from "../../../kernel/db";
-import { mergeBlobContents, resolvePath } from "../pure/merge";
-import { blobObject, commitObject, isTreeMode, MODE, type Commit, type FileEntry, type ObjectSource, type RawObject } from "../pure/objects";
 import { branchRef } from "../pure/refnames";
-import { buildIndexRows } from "../store/commit_index";
 import { resolveRevisions, type Repo } from "../store/revisions";
 import { readRepoState, type PickedCommit, type ProtectionRow } from "../store/state";
-import { diffTreePairs, storeSource, type Change } from "../store/trees";
-import { writeCommitAndMoveRef } from "../store/write";
+import { diffTreePairs, lineCountKey, storeSource, type Change, type KnownLineCounts } from "../store/trees";
 import { CAS_ATTEMPTS } from "./commit_files";
 import { CommitFailed } from "./failures";
-import { ident, WorkTree, type Person } from "./worktree";
+import { addCommit, writeNewCommits, type NewCommits } from "./new_commits";
+import { applyChanges } from "./three_way";
+import { ident, type Person } from "./worktree";
 
 export type PickKind = "cherry_pick" | "revert";
 
@@ -76,10 +74,27 @@ export async function readPicked(db: Executor, repo: Repo, oid: string): Promise
 }
 
 /**
+ * The picked commit's stored line counts, as the new commit's changes that take them over will count:
+ * a cherry-pick changes the same blob into the same blob; a revert the other way round, which counts
+ * the same lines swapped (the line diff is minimal, pure/diff.ts `changeMarks`, so its counts are
+ * symmetric). The index then reads no blob for those paths.
+ */
+function knownCounts(kind: PickKind, picked: PickedCommit): KnownLineCounts {
+  const known: KnownLineCounts = new Map();
+  for (const c of picked.counts) {
+    const counts = { additions: c.additions, deletions: c.deletions, binary: c.binary };
+    if (kind === "cherry_pick") known.set(lineCountKey(c.oldMode, c.oldOid, c.newMode, c.newOid), counts);
+    else known.set(lineCountKey(c.newMode, c.newOid, c.oldMode, c.oldOid), { additions: counts.deletions, deletions: counts.additions, binary: counts.binary });
+  }
+  return known;
+}
+
+/**
  * Cherry-picks or reverts `input.commit` onto `input.branch` (Gitaly UserCherryPick / UserRevert).
- * Reads: the picked commit with the branch tip, the protections and the root trees of the three sides
- * (one statement), the trees along the changed paths below the roots, the blobs to merge and to
- * count; then one write statement.
+ * Reads: the picked commit with the branch tip, the protections, the root trees of the three sides and
+ * the picked commit's line counts (one statement), the trees along the changed paths below the roots,
+ * the blobs to merge and those to count that the picked commit's counts do not give; then one write
+ * statement.
  */
 export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Promise<PickResult> {
   const ref = branchRef(input.branch);
@@ -117,30 +132,16 @@ export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Pr
 
       const now = input.now ?? new Date();
       const original = picked.commit;
-      const commit: Commit = {
+      const made: NewCommits = { objects, commits: [] };
+      const after = await addCommit(made, {
         tree: treeOid,
         parents: [tip.target],
         author: input.kind === "cherry_pick" ? original.author : ident(input.user, now),
         committer: ident(input.user, now),
         extraHeaders: [],
         message: input.message ?? pickMessage(input.kind, oid, original.message),
-      };
-      const commitObj = await commitObject(commit);
-      objects.push(commitObj);
-      const overlay = new Map(objects.map((o) => [o.oid, o]));
-      const known = new Map(tip.generation !== null ? [[tip.target, { generation: tip.generation, tree: oursTree }]] : []);
-      const { commitRows, changeRows } = await buildIndexRows(db, repo.poolId, [{ oid: commitObj.oid, commit }], storeSource(db, repo.poolId, overlay), known);
-      const won = await writeCommitAndMoveRef(db, {
-        poolId: repo.poolId,
-        projectId: repo.projectId,
-        objects,
-        commitRows,
-        changeRows,
-        ref,
-        before: tip.target,
-        after: commitObj.oid,
-        userId: input.userId ?? null,
       });
+      const { won, commitRows } = await writeNewCommits(db, repo, made, { ref, before: tip.target, after, userId: input.userId ?? null, parents: [tip], counts: knownCounts(input.kind, picked) });
       if (won) return { ok: true, commit: commitRows[0] };
     } catch (error) {
       // A path the work tree cannot take (a file where the branch has a directory on the way) conflicts.
@@ -152,57 +153,4 @@ export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Pr
     if (attempt >= CAS_ATTEMPTS) return { ok: false, failure: { kind: "ref_moved", ref } };
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 15 * attempt));
   }
-}
-
-/**
- * The three-way merge of a pick: `changes` (base → theirs, without renames) applied to the tree
- * `oursTree`. Returns the new root tree with the objects to write, or null on a conflict. Shared by
- * cherry-pick, revert and the merge request rebase (a rebase replays commits one after the other).
- */
-export async function applyChanges(source: ObjectSource, oursTree: string, changes: Change[]): Promise<{ tree: string; objects: RawObject[] } | null> {
-  try {
-    const objects: RawObject[] = [];
-    const tree = await WorkTree.load(source, oursTree, changes.map((c) => c.path));
-    const contentMerges: { path: string; o: FileEntry; b: FileEntry; t: FileEntry; mode: string }[] = [];
-    for (const change of changes) {
-      const entryOf = (mode: string | null, oid: string | null): FileEntry | undefined => (mode && oid ? { path: change.path, mode, oid } : undefined);
-      const b = entryOf(change.oldMode, change.oldOid);
-      const t = entryOf(change.newMode, change.newOid);
-      const current = tree.get(change.path);
-      if (current && (isTreeMode(current.mode) || current.mode === MODE.submodule) && !(current.mode === MODE.submodule && b?.mode === MODE.submodule)) {
-        return null; // a directory where the commit changes a file
-      }
-      const o = current ? { path: change.path, mode: current.mode, oid: current.oid } : undefined;
-      const resolution = resolvePath(o, b, t);
-      if (resolution.kind === "conflict") return null;
-      if (resolution.kind === "content") contentMerges.push({ path: change.path, o: o!, b: b!, t: t!, mode: resolution.mode });
-      else applyEntry(tree, change.path, o, resolution.entry);
-    }
-    if (contentMerges.length) {
-      const blobs = await source.blobs(contentMerges.flatMap((m) => [m.o.oid, m.b.oid, m.t.oid]));
-      for (const m of contentMerges) {
-        const merged = mergeBlobContents(blobs.get(m.o.oid)!, blobs.get(m.b.oid)!, blobs.get(m.t.oid)!);
-        if (!merged) return null;
-        const blob = await blobObject(merged);
-        objects.push(blob);
-        applyEntry(tree, m.path, m.o, { path: m.path, mode: m.mode, oid: blob.oid });
-      }
-    }
-    return { tree: await tree.write(objects), objects };
-  } catch (error) {
-    // A path the work tree cannot take (a file where the branch has a directory on the way) conflicts.
-    if (error instanceof CommitFailed) return null;
-    throw error;
-  }
-}
-
-/** Puts `entry` at `path` (or removes it) in the work tree, given what is there now. */
-function applyEntry(tree: WorkTree, path: string, current: FileEntry | undefined, entry: FileEntry | undefined) {
-  if (!entry) {
-    if (current) tree.remove(path);
-    return;
-  }
-  if (current && current.mode === entry.mode && current.oid === entry.oid) return;
-  if (current) tree.set(path, { mode: entry.mode, oid: entry.oid });
-  else tree.add(path, entry.mode, entry.oid);
 }

@@ -1,5 +1,5 @@
 // Rebase (Gitaly UserRebaseConfirmable, GIT.md §9): the source branch's own commits replayed one after
-// the other onto the target's tip, each a pick (operations/pick.ts `applyChanges`), then the source
+// the other onto the target's tip, each a pick (operations/three_way.ts `applyChanges`), then the source
 // ref moved by compare-and-swap. Merge commits are dropped and commits that become empty are skipped,
 // as `git rebase` does.
 import type { Executor } from "../../../kernel/db";
@@ -12,7 +12,8 @@ import { diffTreePairs, storeSource } from "../store/trees";
 import { writeCommitAndMoveRef } from "../store/write";
 import { readPairTips } from "../store/state";
 import { pairOf, type BranchPair } from "./merge";
-import { applyChanges, readPicked } from "./pick";
+import { readPicked } from "./pick";
+import { applyChanges } from "./three_way";
 import { ident, type Person } from "./worktree";
 
 export type RebaseResult =

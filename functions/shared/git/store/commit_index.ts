@@ -5,7 +5,9 @@ import { gitCommitChanges, gitCommits, type GitCommitRow } from "../../../../db/
 import type { Executor } from "../../../kernel/db";
 import { tzMinutes, type Commit } from "../pure/objects";
 import { generations, topoOrder } from "../pure/graph";
-import { countChanges, diffTreePairs, type ObjectSource } from "./trees";
+import { countChanges, diffTreePairs, type KnownLineCounts, type ObjectSource } from "./trees";
+
+export type { KnownLineCounts } from "./trees";
 
 export type { CommitToIndex } from "../pure/graph";
 import type { CommitToIndex } from "../pure/graph";
@@ -54,7 +56,8 @@ export type CommitChangeRow = typeof gitCommitChanges.$inferInsert;
 
 /**
  * The index rows of `commits` (in the order given) without writing them: reads only (known parents,
- * trees per depth, blobs for line counts), so a writer can put them in its single write statement.
+ * trees per depth, blobs for line counts not `counts`), so a writer can put them in its single write
+ * statement.
  */
 export async function buildIndexRows(
   db: Executor,
@@ -62,6 +65,8 @@ export async function buildIndexRows(
   commits: CommitToIndex[],
   source: ObjectSource,
   parents: Map<string, { generation: number; tree: string }> = new Map(),
+  /** Line counts the caller knows (`countChanges`): their blobs are not read. */
+  counts?: KnownLineCounts,
 ): Promise<{ commitRows: GitCommitRow[]; changeRows: CommitChangeRow[] }> {
   if (commits.length === 0) return { commitRows: [], changeRows: [] };
   const ordered = topoOrder(commits);
@@ -77,7 +82,7 @@ export async function buildIndexRows(
     oldRoot: commit.parents.length ? treeOf(commit.parents[0]) : null,
     newRoot: commit.tree,
   }));
-  const changes = await countChanges(source, await diffTreePairs(source, pairs));
+  const changes = await countChanges(source, await diffTreePairs(source, pairs), counts);
 
   const commitRows: GitCommitRow[] = [];
   const changeRows: CommitChangeRow[] = [];

@@ -34,8 +34,15 @@ export type BranchState = {
   protections: ProtectionRow[];
 };
 
-/** The commit a cherry-pick or revert applies: its tree, its first parent's tree, the decoded object. */
-export type PickedCommit = { tree: string; parentTree: string | null; commit: Commit };
+/** A stored line count of a commit's change (`git_commit_changes`), modes in git's octal text. */
+export type CountedPair = { oldMode: string | null; oldOid: string | null; newMode: string | null; newOid: string | null; additions: number; deletions: number; binary: boolean };
+
+/**
+ * The commit a cherry-pick or revert applies: its tree, its first parent's tree, the decoded object,
+ * and the line counts of its changes against that parent (renames left out: they count 0/0), which
+ * the new commit's index reuses for the paths it changes the same way.
+ */
+export type PickedCommit = { tree: string; parentTree: string | null; commit: Commit; counts: CountedPair[] };
 
 export type StateRequest = {
   /** Full ref names whose tips to read. */
@@ -73,6 +80,7 @@ type StateRow = {
   pick_zdata: Uint8Array | string | null;
   pick_tree_zdata: Uint8Array | string | null;
   pick_parent_tree_zdata: Uint8Array | string | null;
+  pick_counts: { om: number | null; o: string | null; nm: number | null; n: string | null; a: number; d: number; b: boolean }[] | string | null;
 };
 
 const json = <T>(value: T | string | null): T | null => (value === null ? null : typeof value === "string" ? (JSON.parse(value) as T) : value);
@@ -84,6 +92,14 @@ function protectionsJson(projectId: number): SQL {
             'levels', ${levelsJson}) ORDER BY pb.id)
            FROM protected_branches pb WHERE pb.project_id = ${projectId})`;
 }
+
+/** The picked commit's stored line counts (`pc`: its row), renames left out. */
+function pickCountsJson(poolId: number): SQL {
+  return sql`(SELECT json_agg(json_build_object('om', ch.old_mode, 'o', ch.old_oid, 'nm', ch.new_mode, 'n', ch.new_oid, 'a', ch.additions, 'd', ch.deletions, 'b', ch.binary))
+           FROM git_commit_changes ch WHERE ch.pool_id = ${poolId} AND ch.commit_oid = pc.oid AND ch.status <> 'R')`;
+}
+
+const octal = (mode: number | null) => (mode === null ? null : mode.toString(8));
 
 /** Reads what `request` asks for in one statement. */
 export async function readRepoState(db: Executor, repo: Repo, request: StateRequest): Promise<RepoState> {
@@ -107,7 +123,8 @@ export async function readRepoState(db: Executor, repo: Repo, request: StateRequ
            EXISTS (SELECT 1 FROM git_refs b WHERE b.project_id = ${projectId} AND b.name LIKE 'refs/heads/%') AS has_branches,
            s.tree AS sha_tree, s.generation AS sha_generation, ${trees ? sql`st.zdata` : sql`NULL::bytea`} AS sha_tree_zdata,
            ${protections} AS protections, ${historySql} AS history,
-           pc.tree AS pick_tree, pp.tree AS pick_parent_tree, ${request.commit ? sql`po.zdata AS pick_zdata, pt.zdata AS pick_tree_zdata, ppt.zdata AS pick_parent_tree_zdata` : sql`NULL::bytea AS pick_zdata, NULL::bytea AS pick_tree_zdata, NULL::bytea AS pick_parent_tree_zdata`}
+           pc.tree AS pick_tree, pp.tree AS pick_parent_tree, ${request.commit ? sql`po.zdata AS pick_zdata, pt.zdata AS pick_tree_zdata, ppt.zdata AS pick_parent_tree_zdata` : sql`NULL::bytea AS pick_zdata, NULL::bytea AS pick_tree_zdata, NULL::bytea AS pick_parent_tree_zdata`},
+           ${request.commit ? pickCountsJson(poolId) : sql`NULL::json`} AS pick_counts
       FROM (SELECT 1) AS one
       LEFT JOIN git_commits s ON s.pool_id = ${poolId} AND s.oid = ${request.startSha ?? ""}
       ${objectJoin("st", sql`s.tree`, trees)}
@@ -131,7 +148,8 @@ export async function readRepoState(db: Executor, repo: Repo, request: StateRequ
   if (first?.sha_tree) treeRows.push({ oid: first.sha_tree, zdata: first.sha_tree_zdata });
   let commit: PickedCommit | null = null;
   if (first?.pick_tree && first.pick_zdata !== null) {
-    commit = { tree: first.pick_tree, parentTree: first.pick_parent_tree, commit: decodeCommit(inflate(rowBytes(first.pick_zdata))) };
+    const counts = (json(first.pick_counts) ?? []).map((c) => ({ oldMode: octal(c.om), oldOid: c.o, newMode: octal(c.nm), newOid: c.n, additions: c.a, deletions: c.d, binary: c.b }));
+    commit = { tree: first.pick_tree, parentTree: first.pick_parent_tree, commit: decodeCommit(inflate(rowBytes(first.pick_zdata))), counts };
     treeRows.push({ oid: first.pick_tree, zdata: first.pick_tree_zdata });
     if (first.pick_parent_tree) treeRows.push({ oid: first.pick_parent_tree, zdata: first.pick_parent_tree_zdata });
   }
@@ -162,23 +180,35 @@ export async function readBranchState(db: Executor, repo: Repo, names: string[],
 /**
  * The two tips of a merge request, each read from its own project (the source branch may be in a
  * fork: refs belong to a project, objects to the fork network's pool, so both commits are read from
- * the target's pool), with the target project's protections on request. One statement.
+ * the target's pool), with the target project's protections and the source project's on request.
+ * One statement.
  */
 export async function readPairTips(
   db: Executor,
   pair: { source: Repo; target: Repo },
   branches: { sourceRef: string; targetRef: string },
-  withProtections = false,
-): Promise<{ source: BranchTip | undefined; target: BranchTip | undefined; protections: ProtectionRow[] }> {
+  options: { protections?: boolean; sourceProtections?: boolean } = {},
+): Promise<PairTips> {
   const result = await db.execute<{ side: string; target: string | null; peeled: string | null; tree: string | null; generation: number | null; protections: ProtectionRow[] | string | null }>(sql`
-    SELECT v.side, r.target, r.peeled, c.tree, c.generation, ${withProtections ? protectionsJson(pair.target.projectId) : sql`NULL::json`} AS protections
-      FROM (VALUES ('source', ${pair.source.projectId}::int, ${branches.sourceRef}::text), ('target', ${pair.target.projectId}::int, ${branches.targetRef}::text)) AS v(side, project_id, name)
+    SELECT v.side, r.target, r.peeled, c.tree, c.generation, v.protections
+      FROM (VALUES ('source', ${pair.source.projectId}::int, ${branches.sourceRef}::text, ${options.sourceProtections ? protectionsJson(pair.source.projectId) : sql`NULL::json`}),
+                   ('target', ${pair.target.projectId}::int, ${branches.targetRef}::text, ${options.protections ? protectionsJson(pair.target.projectId) : sql`NULL::json`}))
+             AS v(side, project_id, name, protections)
       LEFT JOIN git_refs r ON r.project_id = v.project_id AND r.name = v.name
       LEFT JOIN git_commits c ON c.pool_id = ${pair.target.poolId} AND c.oid = coalesce(r.peeled, r.target)`);
+  const row = (side: string) => result.rows.find((r) => r.side === side);
   const tip = (side: string): BranchTip | undefined => {
-    const row = result.rows.find((r) => r.side === side);
-    if (!row?.target) return undefined;
-    return { target: row.target, peeled: row.peeled, tree: row.tree, generation: row.generation === null ? null : Number(row.generation) };
+    const found = row(side);
+    if (!found?.target) return undefined;
+    return { target: found.target, peeled: found.peeled, tree: found.tree, generation: found.generation === null ? null : Number(found.generation) };
   };
-  return { source: tip("source"), target: tip("target"), protections: json<ProtectionRow[]>(result.rows[0]?.protections ?? null) ?? [] };
+  return {
+    source: tip("source"),
+    target: tip("target"),
+    protections: json<ProtectionRow[]>(row("target")?.protections ?? null) ?? [],
+    sourceProtections: json<ProtectionRow[]>(row("source")?.protections ?? null) ?? [],
+  };
 }
+
+/** A merge request's two tips (undefined: the branch is missing) and the protections asked for. */
+export type PairTips = { source: BranchTip | undefined; target: BranchTip | undefined; protections: ProtectionRow[]; sourceProtections: ProtectionRow[] };

@@ -2,7 +2,7 @@
 // tree needed at that depth for every pair being compared.
 import type { Executor } from "../../../kernel/db";
 import { compareBytes, utf8 } from "../pure/bytes";
-import { isBinary, numstat } from "../pure/diff";
+import { isBinary, numstat, type LineCounts } from "../pure/diff";
 import { decodeTree, isRegularMode, isTreeMode, modeNumber, type FileEntry, type ObjectSource, type RawObject, type TreeEntry } from "../pure/objects";
 import { readObjects, readTrees } from "./objects";
 
@@ -239,21 +239,39 @@ function contentOf(mode: string | null, oid: string | null, blobs: Map<string, U
   return blobs.get(oid) ?? null;
 }
 
-/** Adds `git diff --numstat` line counts to changes (one statement for all blobs of all lists). */
-export async function countChanges(source: ObjectSource, lists: Change[][]): Promise<CountedChange[][]> {
+/**
+ * Line counts known before reading any blob, by the pair of contents they compare (`lineCountKey`):
+ * `numstat` is a function of the two contents alone, so a count stored for one commit serves another
+ * that changes the same blob into the same blob (a cherry-pick's, say).
+ */
+export type KnownLineCounts = Map<string, LineCounts>;
+
+/** The key of a pair of contents in `KnownLineCounts` (a submodule's content is its commit id). */
+export function lineCountKey(oldMode: string | null, oldOid: string | null, newMode: string | null, newOid: string | null): string {
+  const side = (mode: string | null, oid: string | null) => (!mode || !oid ? "-" : mode === "160000" ? `S${oid}` : oid);
+  return `${side(oldMode, oldOid)}>${side(newMode, newOid)}`;
+}
+
+/**
+ * Adds `git diff --numstat` line counts to changes (one statement for all blobs of all lists, none
+ * when `known` has every pair's counts).
+ */
+export async function countChanges(source: ObjectSource, lists: Change[][], known?: KnownLineCounts): Promise<CountedChange[][]> {
+  const knownOf = (c: Change) => (c.status === "R" ? undefined : known?.get(lineCountKey(c.oldMode, c.oldOid, c.newMode, c.newOid)));
   const wanted = new Set<string>();
   for (const list of lists) {
     for (const c of list) {
+      if (knownOf(c)) continue;
       if (c.oldOid && c.oldMode !== "160000") wanted.add(c.oldOid);
       if (c.newOid && c.newMode !== "160000") wanted.add(c.newOid);
     }
   }
-  const blobs = await source.blobs(wanted);
+  const blobs = wanted.size ? await source.blobs(wanted) : new Map<string, Uint8Array>();
   return lists.map((list) =>
     list.map((c) => {
       // An exact rename counts 0/0 (`-`/`-` when binary), as builtin_diffstat's same_contents.
       if (c.status === "R") return { ...c, additions: 0, deletions: 0, binary: isBinary(contentOf(c.newMode, c.newOid, blobs) ?? new Uint8Array()) };
-      const counts = numstat(contentOf(c.oldMode, c.oldOid, blobs), contentOf(c.newMode, c.newOid, blobs));
+      const counts = knownOf(c) ?? numstat(contentOf(c.oldMode, c.oldOid, blobs), contentOf(c.newMode, c.newOid, blobs));
       return { ...c, ...counts };
     }),
   );
