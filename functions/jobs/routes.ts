@@ -7,7 +7,7 @@ import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { badRequest, forbidden, notFound, paramsError, recordNotFound, unauthorized } from "../kernel/errors";
 import { jobTokenOf } from "../shared/ci/job_token";
-import { findProject, loadProject } from "../kernel/lookup";
+import { findProject, loadProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -51,9 +51,7 @@ async function projectFor(c: Ctx, ability: "read_build" | "update_build" | "eras
     if (!project || project.id !== found.row.projectId) throw notFound("Project");
     return project;
   }
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, ability, project);
-  return project;
+  return authorizedProject(c, ability);
 }
 
 async function loadJob(c: Ctx, project: ProjectWithAccess) {
@@ -68,8 +66,7 @@ jobsRoutes.get("/projects/:id/jobs", async (c) => {
   requireUser(c);
   const params = await readParams(c, ListJobs);
   checkScope(params.scope);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_build", project);
+  const project = await authorizedProject(c, "read_build");
   const page = pageOf(params);
   const list = await q.listJobs(c.var.db(), project.id, { scope: params.scope, type: "build" }, page);
   paginate(c, page, list.total);
@@ -81,8 +78,7 @@ jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
   requireUser(c);
   const params = await readParams(c, ListPipelineJobs);
   checkScope(params.scope);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_build", project);
+  const project = await authorizedProject(c, "read_build");
   const pipelineId = Number(c.req.param("pipeline_id"));
   if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
   const page = pageOf(params);
@@ -96,8 +92,7 @@ jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", async (c) => {
   requireUser(c);
   const params = await readParams(c, ListJobs);
   checkScope(params.scope);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_build", project);
+  const project = await authorizedProject(c, "read_build");
   const pipelineId = Number(c.req.param("pipeline_id"));
   if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
   const page = pageOf(params);
