@@ -12,16 +12,7 @@ import { router } from "../kernel/router";
 import { createSystemNotes } from "../shared/issuables/system_notes";
 import { createTodos } from "../shared/issuables/todos";
 // The image validations are MetricImageUploading's, shared with incident metric images.
-import {
-  checkChanges,
-  checkUpload,
-  deleteMetricImage,
-  findMetricImage,
-  listMetricImages,
-  MAX_FILE_SIZE,
-  updateMetricImage,
-  uploadMetricImage,
-} from "../shared/metric_images";
+import { checkChanges, checkUpload, deleteMetricImage, findMetricImage, listMetricImages, MAX_FILE_SIZE, updateMetricImage, uploadMetricImage } from "../shared/metric_images";
 import { alert, alertMetricImage, httpIntegration, incidentSettings } from "../entities/alert_management";
 import * as q from "./queries";
 import * as services from "./services";

@@ -61,45 +61,31 @@ async function loadJob(c: Ctx, project: ProjectWithAccess) {
   return found;
 }
 
-/** GET /projects/:id/jobs */
-jobsRoutes.get("/projects/:id/jobs", async (c) => {
+/**
+ * One kind of job of the project, or of `:pipeline_id` when the path names one (`404 Not found` for a
+ * pipeline of another project; retried jobs only with `include_retried`), newest first.
+ */
+async function listJobs(c: Ctx, type: "build" | "bridge", schema: typeof ListJobs | typeof ListPipelineJobs, inPipeline: boolean) {
   requireUser(c);
-  const params = await readParams(c, ListJobs);
+  const params: z.output<typeof ListPipelineJobs> = await readParams(c, schema);
   checkScope(params.scope);
   const project = await authorizedProject(c, "read_build");
+  const pipelineId = inPipeline ? Number(c.req.param("pipeline_id")) : undefined;
+  if (pipelineId !== undefined && !(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
   const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { scope: params.scope, type: "build" }, page);
+  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, includeRetried: params.include_retried, type }, page);
   paginate(c, page, list.total);
-  return present(c, list.rows, job, ctxOf(project, list.commits));
-});
+  return present(c, list.rows, type === "build" ? job : bridge, ctxOf(project, list.commits));
+}
+
+/** GET /projects/:id/jobs */
+jobsRoutes.get("/projects/:id/jobs", (c) => listJobs(c, "build", ListJobs, false));
 
 /** GET /projects/:id/pipelines/:pipeline_id/jobs */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
-  requireUser(c);
-  const params = await readParams(c, ListPipelineJobs);
-  checkScope(params.scope);
-  const project = await authorizedProject(c, "read_build");
-  const pipelineId = Number(c.req.param("pipeline_id"));
-  if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
-  const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, includeRetried: params.include_retried, type: "build" }, page);
-  paginate(c, page, list.total);
-  return present(c, list.rows, job, ctxOf(project, list.commits));
-});
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", (c) => listJobs(c, "build", ListPipelineJobs, true));
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", async (c) => {
-  requireUser(c);
-  const params = await readParams(c, ListJobs);
-  checkScope(params.scope);
-  const project = await authorizedProject(c, "read_build");
-  const pipelineId = Number(c.req.param("pipeline_id"));
-  if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
-  const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, type: "bridge" }, page);
-  paginate(c, page, list.total);
-  return present(c, list.rows, bridge, ctxOf(project, list.commits));
-});
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", (c) => listJobs(c, "bridge", ListJobs, true));
 
 /** GET /job: the job of a job token (`JOB-TOKEN` header or `job_token`). */
 jobsRoutes.get("/job", async (c) => {
