@@ -1,13 +1,13 @@
 import { unzipSync } from "fflate";
 import { z } from "zod";
 import type { GitCommitRow } from "./queries";
-import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser, sha256Hex } from "../kernel/auth";
 import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { badRequest, forbidden, notFound, paramsError, recordNotFound, unauthorized } from "../kernel/errors";
 import { jobTokenOf } from "../shared/ci/job_token";
-import { findProject, loadProject, authorizedProject } from "../kernel/lookup";
+import { loadProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -109,8 +109,7 @@ jobsRoutes.get("/projects/:id/jobs/:job_id", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/cancel: 201, a no-op on finished jobs. */
 jobsRoutes.post("/projects/:id/jobs/:job_id/cancel", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_build", project);
+  const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   await pipelineStub(c.env, found.row.pipelineId).cancelJob(found.row.id);
   const after = await loadJob(c, project);
@@ -119,8 +118,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/cancel", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/retry: 201 with the new job. */
 jobsRoutes.post("/projects/:id/jobs/:job_id/retry", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_build", project);
+  const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   const retryable = !found.row.retried && ["success", "failed", "canceled"].includes(found.row.status) && found.row.type === "build";
   if (!retryable) throw forbidden("Job is not retryable");
@@ -132,8 +130,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/retry", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/play: a manual job is enqueued (200). */
 jobsRoutes.post("/projects/:id/jobs/:job_id/play", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_build", project);
+  const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   if (found.row.status !== "manual") throw badRequest("Unplayable Job");
   const played = await pipelineStub(c.env, found.row.pipelineId).playJob(found.row.id, c.var.actor!.user.id);
@@ -144,8 +141,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/play", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/erase: 201; trace and artifacts removed. */
 jobsRoutes.post("/projects/:id/jobs/:job_id/erase", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "erase_build", project);
+  const project = await authorizedProject(c, "erase_build");
   const found = await loadJob(c, project);
   const finished = ["success", "failed", "canceled", "skipped"].includes(found.row.status);
   if (!finished || found.row.erasedAt) throw forbidden("Job is not erasable!");
