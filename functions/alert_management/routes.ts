@@ -4,7 +4,7 @@ import { Access } from "../kernel/access";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, badRequest, conflict, forbidden, isUniqueViolation, notFound, validation } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { findProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { isRowId, p, pathRowId, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -55,13 +55,6 @@ function checkName(name: string | undefined) {
   if ([...name].length > 255) throw validation({ name: ["is too long (maximum is 255 characters)"] });
 }
 
-async function adminProject(c: Ctx): Promise<ProjectWithAccess> {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_operations", project);
-  return project;
-}
-
 async function integrationOf(c: Ctx, project: ProjectWithAccess) {
   const id = pathRowId(c.req.param("integration_id"));
   const row = id !== null ? await q.findIntegration(c.var.db(), project.id, id) : null;
@@ -76,14 +69,14 @@ const INTEGRATIONS = "/projects/:id/alert_management/http_integrations";
 
 /** GET /projects/:id/alert_management/http_integrations */
 alertManagementRoutes.get(INTEGRATIONS, async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   return presentIntegration(c, project, await q.listIntegrations(c.var.db(), project.id));
 });
 
 /** POST /projects/:id/alert_management/http_integrations (HttpIntegrations::CreateService): a new endpoint and key. */
 alertManagementRoutes.post(INTEGRATIONS, async (c) => {
   const params = await readParams(c, CreateIntegration);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   checkName(params.name);
   const row = await q.insertIntegration(c.var.db(), project.id, {
     name: params.name.trim(),
@@ -97,14 +90,14 @@ alertManagementRoutes.post(INTEGRATIONS, async (c) => {
 
 /** GET /projects/:id/alert_management/http_integrations/:integration_id */
 alertManagementRoutes.get(`${INTEGRATIONS}/:integration_id`, async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   return presentIntegration(c, project, await integrationOf(c, project));
 });
 
 /** PUT /projects/:id/alert_management/http_integrations/:integration_id */
 alertManagementRoutes.put(`${INTEGRATIONS}/:integration_id`, async (c) => {
   const params = await readParams(c, UpdateIntegration);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   const found = await integrationOf(c, project);
   checkName(params.name);
   const row = await q.updateIntegration(c.var.db(), found.id, {
@@ -117,7 +110,7 @@ alertManagementRoutes.put(`${INTEGRATIONS}/:integration_id`, async (c) => {
 
 /** DELETE /projects/:id/alert_management/http_integrations/:integration_id: 204. */
 alertManagementRoutes.delete(`${INTEGRATIONS}/:integration_id`, async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   const found = await integrationOf(c, project);
   await q.deleteIntegration(c.var.db(), found.id);
   return c.body(null, 204);
@@ -125,14 +118,14 @@ alertManagementRoutes.delete(`${INTEGRATIONS}/:integration_id`, async (c) => {
 
 /** POST …/:integration_id/reset_token (`httpIntegrationResetToken`): a new key; the old one stops working. */
 alertManagementRoutes.post(`${INTEGRATIONS}/:integration_id/reset_token`, async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   const found = await integrationOf(c, project);
   return presentIntegration(c, project, await q.updateIntegration(c.var.db(), found.id, { token: randomHex(16) }));
 });
 
 /** GET /projects/:id/alert_management/settings: the alert part of the incident settings. */
 alertManagementRoutes.get("/projects/:id/alert_management/settings", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   return c.json(incidentSettings(await q.loadSettings(c.var.db(), project.id)));
 });
 
@@ -140,7 +133,7 @@ alertManagementRoutes.get("/projects/:id/alert_management/settings", async (c) =
 alertManagementRoutes.put("/projects/:id/alert_management/settings", async (c) => {
   // Grape's `at_least_one_of`, as GitLab's REST update endpoints declare it: an empty update is a 400.
   const params = await readParams(c, Settings, [{ atLeastOneOf: ["create_issue", "auto_close_incident", "send_email"] }]);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   const row = await q.saveSettings(c.var.db(), project.id, {
     ...(params.create_issue !== undefined && { createIssue: params.create_issue }),
     ...(params.auto_close_incident !== undefined && { autoCloseIncident: params.auto_close_incident }),
@@ -153,8 +146,7 @@ alertManagementRoutes.put("/projects/:id/alert_management/settings", async (c) =
 alertManagementRoutes.get("/projects/:id/alert_management/alerts", async (c) => {
   requireUser(c);
   const params = await readParams(c, ListAlerts);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_alert_management_alert", project);
+  const project = await authorizedProject(c, "read_alert_management_alert");
   const page = pageOf(params);
   const statuses = params.status ? [STATUSES.indexOf(params.status)] : null;
   const list = await q.listAlerts(c.var.db(), project.id, { statuses, search: params.search?.trim() || null }, page);
@@ -171,9 +163,7 @@ async function alertOf(c: Ctx, project: ProjectWithAccess) {
 
 /** GET /projects/:id/alert_management/alerts/:alert_iid */
 alertManagementRoutes.get("/projects/:id/alert_management/alerts/:alert_iid", async (c) => {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_alert_management_alert", project);
+  const project = await authorizedProject(c, "read_alert_management_alert", { signedIn: true });
   return present(c, await alertOf(c, project), alert, { fullPath: project.fullPath });
 });
 
@@ -184,8 +174,7 @@ alertManagementRoutes.get("/projects/:id/alert_management/alerts/:alert_iid", as
  */
 alertManagementRoutes.put("/projects/:id/alert_management/alerts/:alert_iid", async (c) => {
   const params = await readParams(c, UpdateAlert);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_alert_management_alert", project);
+  const project = await authorizedProject(c, "update_alert_management_alert");
   const found = await alertOf(c, project);
   const actor = c.var.actor!;
   const db = c.var.db();

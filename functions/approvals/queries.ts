@@ -2,24 +2,7 @@
 // protected branches and eligible approvers (a fixed number of statements for any number of rules),
 // rule writes in one transaction, and the approvals given on a merge request.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import {
-  approvalMergeRequestRules,
-  approvalMergeRequestRulesGroups,
-  approvalMergeRequestRulesUsers,
-  approvalProjectRules,
-  approvalProjectRulesGroups,
-  approvalProjectRulesProtectedBranches,
-  approvalProjectRulesUsers,
-  approvals,
-  mergeRequests,
-  namespaces,
-  projectApprovalSettings,
-  projects,
-  users,
-  type ApprovalMergeRequestRule,
-  type ApprovalProjectRule,
-  type ProjectApprovalSettings,
-} from "../../db/schema";
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, approvalProjectRules, approvalProjectRulesGroups, approvalProjectRulesProtectedBranches, approvalProjectRulesUsers, approvals, mergeRequests, namespaces, projectApprovalSettings, projects, users, type ApprovalMergeRequestRule, type ApprovalProjectRule, type ProjectApprovalSettings } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { isUniqueViolation } from "../kernel/errors";
 import type { Actor } from "../kernel/env";

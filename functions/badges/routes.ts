@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import * as z from "zod";
-import { authorize, authorizeGroup, canReadProject } from "../kernel/abilities";
+import { canReadProject } from "../kernel/abilities";
 import { authenticate, requireUser } from "../kernel/auth";
 import type { AppEnv, Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, paramsError, recordNotFound, validation } from "../kernel/errors";
-import { findGroup, findProject, loadProject } from "../kernel/lookup";
+import { loadProject, authorizedProject, authorizedGroup } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -35,12 +35,10 @@ type Source = { source: q.BadgeSource; placeholders: () => Promise<PlaceholderSo
 async function findSource(c: Ctx, kind: "project" | "group", admin: boolean): Promise<Source> {
   const db = c.var.db();
   if (kind === "project") {
-    const project = await findProject(c, c.req.param("id")!);
-    if (admin) authorize(c, "admin_project", project);
+    const project = await authorizedProject(c, admin ? "admin_project" : null);
     return { source: { kind, project }, placeholders: () => q.placeholdersOfProject(db, project) };
   }
-  const group = await findGroup(c, c.req.param("id")!);
-  if (admin) authorizeGroup(c, "admin_group", group);
+  const group = await authorizedGroup(c, admin ? "admin_group" : null);
   return { source: { kind, groupId: group.id }, placeholders: () => q.placeholdersOfGroup(db, group.id, c.var.actor) };
 }
 

@@ -1,9 +1,8 @@
 import * as z from "zod";
 import { allowedOnGroup, type GroupWithAccess } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { badRequest, notFound, recordNotFound } from "../kernel/errors";
-import { findGroup } from "../kernel/lookup";
+import { authorizedGroup } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -20,8 +19,7 @@ const ListParams = pageParams.extend({ search: p.string().optional(), sort: p.on
 
 /** `bad_request!` for a subgroup or a caller who may not administer the group's members. */
 async function rootGroup(c: Ctx): Promise<GroupWithAccess> {
-  requireUser(c);
-  const group = await findGroup(c, c.req.param("id")!);
+  const group = await authorizedGroup(c, null, { signedIn: true });
   if (group.parentId !== null) throw badRequest();
   if (!allowedOnGroup(c.var.actor, "admin_group_member", group)) throw badRequest();
   return group;
@@ -70,8 +68,7 @@ billableMembersRoutes.get("/groups/:id/billable_members/:user_id/memberships", a
  */
 billableMembersRoutes.delete("/groups/:id/billable_members/:user_id", async (c) => {
   const userId = userIdParam(c);
-  requireUser(c);
-  const group = await findGroup(c, c.req.param("id")!);
+  const group = await authorizedGroup(c, null, { signedIn: true });
   if (group.parentId !== null) throw badRequest("Invalid group provided, must be top-level");
   if (!allowedOnGroup(c.var.actor, "admin_group_member", group)) throw badRequest("User unauthorized to remove member");
   const noMember = badRequest("No member found for the given user_id");

@@ -4,7 +4,7 @@
 import { and, eq, like, sql } from "drizzle-orm";
 import { gitCommits, gitRefs, projects } from "../../db/schema";
 import type { Executor } from "../kernel/db";
-import type { Repo } from "../shared/git";
+import { commitWalk, type Repo } from "../shared/git";
 
 export type BranchTip = { name: string; target: string; committedAt: Date | null };
 
@@ -26,16 +26,9 @@ export async function listBranchTips(db: Executor, repo: Repo): Promise<BranchTi
 export async function reachableFrom(db: Executor, repo: Repo, head: string, tips: { oid: string; generation: number }[]): Promise<Set<string>> {
   if (tips.length === 0) return new Set();
   const floor = Math.min(...tips.map((t) => t.generation));
+  const walk = commitWalk("walk", repo.poolId, { seeds: sql`c.oid = ${head}`, keep: sql`c.generation >= ${floor}` });
   const result = await db.execute<{ oid: string }>(sql`
-    WITH RECURSIVE walk(oid, parents) AS (
-      SELECT c.oid, c.parents FROM git_commits c
-       WHERE c.pool_id = ${repo.poolId} AND c.oid = ${head} AND c.generation >= ${floor}
-      UNION
-      SELECT c.oid, c.parents FROM walk w
-       CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-       JOIN git_commits c ON c.pool_id = ${repo.poolId} AND c.oid = p.oid::char(40)
-       WHERE c.generation >= ${floor}
-    )
+    WITH RECURSIVE ${walk}
     SELECT oid FROM walk WHERE oid = ANY(${sql.param(tips.map((t) => t.oid))}::char(40)[])`);
   return new Set(result.rows.map((row) => row.oid));
 }

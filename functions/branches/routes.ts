@@ -5,7 +5,7 @@ import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, notFound } from "../kernel/errors";
 import { isValidBranchName, readCommitRows, readRefsWithCommits, repoOf, searchRefs, compareRefNames, type Repo } from "../shared/git";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -31,13 +31,6 @@ const ListBranches = pageParams.extend({
 });
 
 const CreateBranch = z.object({ branch: p.nonBlank(), ref: p.nonBlank() });
-
-/** The project, readable and with `read_code` (`authorize_read_code!`): 404, then 403. */
-async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_code", project);
-  return project;
-}
 
 /** `find_branch!` (lib/api/helpers.rb): an invalid name is a 400, not a 404. */
 function branchParam(c: Ctx): string {
@@ -80,7 +73,7 @@ function presentBranches(c: Ctx, project: ProjectWithAccess, rows: BranchRow | B
 
 /** GET /projects/:id/repository/branches (lib/api/branches.rb) */
 branchesRoutes.get("/projects/:id/repository/branches", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListBranches);
   const page = pageOf(params);
   const db = c.var.db();
@@ -112,7 +105,7 @@ branchesRoutes.get("/projects/:id/repository/branches", async (c) => {
  * exists and 404 otherwise, without validating the name (`branch_exists?`).
  */
 branchesRoutes.get("/projects/:id/repository/branches/:branch", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const repo = repoOf(project);
   const name = c.req.param("branch")!;
   if (c.req.method === "HEAD") {
@@ -132,7 +125,7 @@ branchesRoutes.get("/projects/:id/repository/branches/:branch", async (c) => {
 
 /** POST /projects/:id/repository/branches (lib/api/branches.rb, app/services/branches/create_service.rb) */
 branchesRoutes.post("/projects/:id/repository/branches", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, CreateBranch);
   authorize(c, "push_code", project);
   const actor = requireUser(c);
@@ -144,7 +137,7 @@ branchesRoutes.post("/projects/:id/repository/branches", async (c) => {
 
 /** DELETE /projects/:id/repository/branches/:branch (lib/api/branches.rb, app/services/branches/delete_service.rb) */
 branchesRoutes.delete("/projects/:id/repository/branches/:branch", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   authorize(c, "push_code", project);
   const actor = requireUser(c);
   const name = branchParam(c);

@@ -1,9 +1,6 @@
 import * as z from "zod";
-import { authorize, type ProjectWithAccess } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
 import { apiError, notFound, paramsError } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -39,17 +36,10 @@ const PostStatus = z.object({
   pipeline_id: p.int().optional(),
 });
 
-async function projectFor(c: Ctx, ability: "read_commit_status" | "create_commit_status"): Promise<ProjectWithAccess> {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  // read_commit_status: reporters (and readers of a public project); create_commit_status: developers.
-  authorize(c, ability === "read_commit_status" ? "download_code" : "push_code", project);
-  return project;
-}
-
 /** GET /projects/:id/repository/commits/:sha/statuses */
 commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", async (c) => {
-  const project = await projectFor(c, "read_commit_status");
+  // `read_commit_status`: reporters, and readers of a public project (`download_code` here).
+  const project = await authorizedProject(c, "download_code", { signedIn: true });
   const params = await readParams(c, ListStatuses);
   const page = pageOf(params);
   const sha = c.req.param("sha")!;
@@ -67,7 +57,8 @@ commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", async
 
 /** POST /projects/:id/statuses/:sha */
 commitStatusesRoutes.post("/projects/:id/statuses/:sha", async (c) => {
-  const project = await projectFor(c, "create_commit_status");
+  // `create_commit_status`: developers (`push_code` here).
+  const project = await authorizedProject(c, "push_code", { signedIn: true });
   const params = await readParams(c, PostStatus);
   let coverage: number | undefined;
   if (params.coverage !== undefined) {

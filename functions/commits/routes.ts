@@ -4,7 +4,7 @@ import { allowed, authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
 import { commitDiffs, commitFiles, countCommits, findCommit, isOid, listCommits, pickCommit, readCommitObject, refsContaining, repoOf, resolveRevisions, tipsReaching, type PickKind } from "../shared/git";
-import { findProject } from "../kernel/lookup";
+import { findProject, authorizedProject } from "../kernel/lookup";
 import { requireUser } from "../kernel/auth";
 import { pageOf, pageParams, paginate, paginateWithoutCount } from "../kernel/pagination";
 import { diff } from "../entities/repository";
@@ -33,13 +33,6 @@ import type { GitCommitRow } from "./queries";
  */
 export const commitsRoutes = router();
 
-/** `user_project` then `authorize! :download_code`: unreadable projects 404, readers without code 403. */
-async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "download_code", project);
-  return project;
-}
-
 /**
  * `authorize_push_to_branch!`: Gitlab::UserAccess#can_push_to_branch?, `push_code` here (or a merge
  * request from the branch allowing the caller's collaboration, `can_collaborate?`) and the branch's
@@ -63,7 +56,7 @@ function commitContext(project: ProjectWithAccess, extra: Omit<Partial<CommitCon
 
 /** GET /projects/:id/repository/commits (lib/api/commits.rb) */
 commitsRoutes.get("/projects/:id/repository/commits", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, ListCommits);
   const page = pageOf(params);
   // `params[:ref_name].presence || default branch`, unless `all` (a blank name is no name).
@@ -93,7 +86,7 @@ commitsRoutes.get("/projects/:id/repository/commits", async (c) => {
 
 /** POST /projects/:id/repository/commits (lib/api/commits.rb, Files::MultiService) */
 commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CreateCommit, createCommitRules);
   if (params.start_project !== undefined) {
     const startProject = await findProject(c, params.start_project);
@@ -126,7 +119,7 @@ commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
 
 /** GET /projects/:id/repository/commits/:sha (lib/api/commits.rb): a sha, branch or tag name */
 commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, GetCommit);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
   if (!row) throw notFound("Commit");
@@ -140,7 +133,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
  * first parent, `Kaminari.paginate_array` (offset headers with totals).
  */
 commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   const repo = repoOf(project);
   const row = await findCommit(c.var.db(), repo, c.req.param("sha")!);
@@ -153,7 +146,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", async (c) => {
 
 /** GET /projects/:id/repository/commits/:sha/refs (lib/api/commits.rb): branches, then tags */
 commitsRoutes.get("/projects/:id/repository/commits/:sha/refs", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CommitRefs);
   const repo = repoOf(project);
   // Only the id is needed (not the commit's row): one statement fewer than findCommit.
@@ -180,7 +173,7 @@ async function commitOid(c: Ctx, project: ProjectWithAccess): Promise<string> {
  * then `404 Signature Not Found` for an unsigned commit; else Entities::CommitSignature.
  */
 commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const oid = await commitOid(c, project);
   const object = await readCommitObject(c.var.db(), repoOf(project).poolId, oid);
   const signature = object ? commitSignature(object.extraHeaders) : null;
@@ -197,7 +190,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", async (c) =
  * squash commit. Newest id first, offset pagination with totals.
  */
 commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   authorize(c, "read_merge_request", project);
   const oid = await commitOid(c, project);
@@ -221,7 +214,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", async 
  * Differs from GitLab 15.4: this endpoint came with GitLab 16.9; it is built as 16.9 answers it.
  */
 commitsRoutes.get("/projects/:id/repository/commits/:sha/sequence", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CommitSequence);
   const oid = await commitOid(c, project);
   const count = await countCommits(c.var.db(), repoOf(project), oid, params.first_parent ?? false);
@@ -242,7 +235,7 @@ async function diffLinesByCode(c: Ctx, project: ProjectWithAccess, row: GitCommi
 
 /** GET /projects/:id/repository/commits/:sha/comments (lib/api/commits.rb): `commit.notes.fresh`, paginated */
 commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
   if (!row) throw notFound("Commit");
@@ -263,7 +256,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", async (c) =>
 commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", async (c) => {
   // A note needs an author: anonymous callers get the 401 of `authenticate!`.
   const user = requireUser(c).user;
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const raw = await rawParams(c);
   const given = typeof raw.path === "string" ? raw.path !== "" : raw.path !== undefined && raw.path !== null;
   const params: { note: string; path?: string; line?: number; line_type?: "new" | "old" } = validateParams(raw, given ? PostLineComment : PostComment);
@@ -305,7 +298,7 @@ commitsRoutes.post("/projects/:id/repository/commits/:sha/cherry_pick", (c) => p
 commitsRoutes.post("/projects/:id/repository/commits/:sha/revert", (c) => pick(c, "revert"));
 
 async function pick(c: Ctx, kind: PickKind) {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params: { branch: string; dry_run?: boolean; message?: string } = await readParams(c, kind === "cherry_pick" ? CherryPick : Revert);
   const mayPush = await authorizePush(c, project, params.branch);
   const repo = repoOf(project);

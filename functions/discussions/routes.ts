@@ -2,8 +2,8 @@ import * as z from "zod";
 import { allowed } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
-import { badRequest, checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
-import { deleteNote, insertNote, insertReply, updateNoteBody } from "../shared/issuables/note_writes";
+import { badRequest, forbidden, notFound, recordNotFound } from "../kernel/errors";
+import { destroyNote, insertNote, insertReply, updateNoteBody } from "../shared/issuables/note_writes";
 import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findCommitNoteable, noteInvalid, findNote, findNoteable, noteCreatedAt, noteUser, type Noteable, type NoteableType, type NoteRow } from "../shared/issuables/noteables";
 import { newDiscussionId } from "../shared/issuables/system_notes";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
@@ -214,13 +214,7 @@ for (const family of FAMILIES) {
   discussionsRoutes.delete(`${base}/:discussion_id/notes/:note_id`, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
-    const n = await noteable(c, type, params.noteable_id);
-    const found = await findNote(c.var.db(), n, params.note_id);
-    if (!found) throw recordNotFound();
-    if (!canAdminNote(actor, n, found)) throw forbidden();
-    checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
-    await deleteNote(c.var.db(), n, found);
-    return c.body(null, 204);
+    return destroyNote(c, actor, await noteable(c, type, params.noteable_id), params.note_id);
   });
 
   if (type === "MergeRequest") {

@@ -29,14 +29,8 @@ export function variable(row: VariableRow) {
   };
 }
 
+/** API::Entities::Ci::Variable for an instance variable: no `environment_scope`. */
 export function instanceVariable(row: VariableRow) {
-  return {
-    variable_type: row.variableType,
-    key: row.key,
-    value: row.value,
-    protected: row.protected,
-    masked: row.masked,
-    raw: row.raw,
-    description: row.description ?? null,
-  };
+  const { environment_scope: _, ...shown } = variable(row);
+  return shown;
 }

@@ -21,17 +21,24 @@ export function hook(row: WebHook) {
   };
 }
 
-/** API::Entities::ProjectHook */
-export function projectHook(row: WebHook) {
+/** The flags ProjectHook and GroupHook both expose first, in their order. */
+function issuableHookEvents(row: WebHook) {
   return {
-    ...hook(row),
-    project_id: row.projectId,
     issues_events: row.issuesEvents,
     confidential_issues_events: row.confidentialIssuesEvents,
     note_events: row.noteEvents,
     confidential_note_events: row.confidentialNoteEvents,
     pipeline_events: row.pipelineEvents,
     wiki_page_events: row.wikiPageEvents,
+  };
+}
+
+/** API::Entities::ProjectHook */
+export function projectHook(row: WebHook) {
+  return {
+    ...hook(row),
+    project_id: row.projectId,
+    ...issuableHookEvents(row),
     deployment_events: row.deploymentEvents,
     job_events: row.jobEvents,
     releases_events: row.releasesEvents,
@@ -44,12 +51,7 @@ export function groupHook(row: WebHook) {
   return {
     ...hook(row),
     group_id: row.groupId,
-    issues_events: row.issuesEvents,
-    confidential_issues_events: row.confidentialIssuesEvents,
-    note_events: row.noteEvents,
-    confidential_note_events: row.confidentialNoteEvents,
-    pipeline_events: row.pipelineEvents,
-    wiki_page_events: row.wikiPageEvents,
+    ...issuableHookEvents(row),
     job_events: row.jobEvents,
     deployment_events: row.deploymentEvents,
     releases_events: row.releasesEvents,

@@ -4,7 +4,7 @@ import { allowed, authorize } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { checkUnmodifiedSince, forbidden, paramsError, recordNotFound, validation } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -71,8 +71,7 @@ environmentsRoutes.get("/projects/:id/environments", async (c) => {
   const params = await readParams(c, ListEnvironments);
   // `mutually_exclusive :name, :search, message: 'cannot be used together'`
   if (params.name !== undefined && params.search !== undefined) throw paramsError("name, search cannot be used together");
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_environment", project);
+  const project = await authorizedProject(c, "read_environment");
   const page = pageOf(params);
   const filters = { name: params.name, search: params.search, states: params.states ? [params.states] : undefined };
   const list = await q.listEnvironments(c.var.db(), project.id, filters, page);
@@ -82,9 +81,7 @@ environmentsRoutes.get("/projects/:id/environments", async (c) => {
 
 /** GET /projects/:id/environments/:environment_id (lib/api/environments.rb) */
 environmentsRoutes.get("/projects/:id/environments/:environment_id", async (c) => {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_environment", project);
+  const project = await authorizedProject(c, "read_environment", { signedIn: true });
   return presentEnv(c, await findEnvironment(c, project), project, { single: true });
 });
 
@@ -93,8 +90,7 @@ environmentsRoutes.post("/projects/:id/environments", async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateEnvironment);
   await refuseSlug(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "create_environment", project);
+  const project = await authorizedProject(c, "create_environment");
   const name = params.name.trim();
   const externalUrl = params.external_url ?? null;
   const errors = errorsOf({ name, externalUrl });
@@ -110,8 +106,7 @@ environmentsRoutes.put("/projects/:id/environments/:environment_id", async (c) =
   requireUser(c);
   const params = await readParams(c, UpdateEnvironment);
   await refuseSlug(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_environment", project);
+  const project = await authorizedProject(c, "update_environment");
   const env = await findEnvironment(c, project);
   const name = params.name?.trim();
   const errors = errorsOf({ name, externalUrl: params.external_url });
@@ -123,9 +118,7 @@ environmentsRoutes.put("/projects/:id/environments/:environment_id", async (c) =
 
 /** DELETE /projects/:id/environments/:environment_id (lib/api/environments.rb): only a stopped environment. */
 environmentsRoutes.delete("/projects/:id/environments/:environment_id", async (c) => {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_environment", project);
+  const project = await authorizedProject(c, "read_environment", { signedIn: true });
   const env = await findEnvironment(c, project);
   // EnvironmentPolicy: `rule { ~stopped }.prevent :destroy_environment`.
   authorize(c, "destroy_environment", project);
@@ -139,8 +132,7 @@ environmentsRoutes.delete("/projects/:id/environments/:environment_id", async (c
 environmentsRoutes.post("/projects/:id/environments/:environment_id/stop", async (c) => {
   requireUser(c);
   await readParams(c, StopEnvironment);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_environment", project);
+  const project = await authorizedProject(c, "read_environment");
   const env = await findEnvironment(c, project);
   // Environments::StopService does nothing for a caller without `stop_environment` (still 200).
   const stop = allowed(c.var.actor, "stop_environment", project) && env.state !== "stopped";

@@ -1,10 +1,9 @@
 import * as z from "zod";
 import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import { Access } from "../kernel/access";
-import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, unauthorized } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -50,11 +49,6 @@ const Respond = Iid.extend({
 
 /** The services' refusal of a caller without `admin_project` (`{"message": ["Not allowed"]}`, 401). */
 const notAllowed = () => apiError(["Not allowed"], 401);
-
-async function projectOf(c: Ctx): Promise<ProjectWithAccess> {
-  requireUser(c);
-  return findProject(c, c.req.param("id")!);
-}
 
 async function findCheck(c: Ctx, project: ProjectWithAccess, id: number) {
   const check = await q.findCheck(c.var.db(), project.id, id);
@@ -115,7 +109,7 @@ for (const { prefix, id } of CHECK_PATHS) {
 
   /** GET …/external_status_checks: Maintainers (`admin_project`), else 401; paginated. */
   externalStatusChecksRoutes.get(base, async (c) => {
-    const project = await projectOf(c);
+    const project = await authorizedProject(c, null, { signedIn: true });
     const page = pageOf(await readParams(c, pageParams));
     if (!allowed(c.var.actor, "admin_project", project)) throw unauthorized();
     const list = await q.listChecks(c.var.db(), project.id, page);
@@ -125,7 +119,7 @@ for (const { prefix, id } of CHECK_PATHS) {
 
   /** POST …/external_status_checks (ExternalStatusChecks::CreateService): 201. */
   externalStatusChecksRoutes.post(base, async (c) => {
-    const project = await projectOf(c);
+    const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParams(c, CreateCheck);
     if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
     const input = { name: params.name, externalUrl: params.external_url, protectedBranchIds: params.protected_branch_ids };
@@ -137,7 +131,7 @@ for (const { prefix, id } of CHECK_PATHS) {
 
   /** PUT …/external_status_checks/:check_id (ExternalStatusChecks::UpdateService): what was sent changes. */
   externalStatusChecksRoutes.put(item, async (c) => {
-    const project = await projectOf(c);
+    const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParamsWithPath(c, Update);
     if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
     const check = await findCheck(c, project, params[id]);
@@ -155,7 +149,7 @@ for (const { prefix, id } of CHECK_PATHS) {
    * and answers 204 without deleting anything.
    */
   externalStatusChecksRoutes.delete(item, async (c) => {
-    const project = await projectOf(c);
+    const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParamsWithPath(c, ItemId);
     const check = await findCheck(c, project, params[id]);
     checkUnmodifiedSince(c.req.header("if-unmodified-since"), check.updatedAt);
@@ -188,7 +182,7 @@ async function sourceHead(c: Ctx, mr: MergeRequestWithAssignees): Promise<string
  * target branch, each with its status at the source branch's head (paginated).
  */
 externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", async (c) => {
-  const project = await projectOf(c);
+  const project = await authorizedProject(c, null, { signedIn: true });
   const params = await readParamsWithPath(c, Iid.extend(pageParams.shape));
   const mr = await findApprovable(c, project, params.merge_request_iid);
   const page = pageOf(params);
@@ -206,7 +200,7 @@ externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * other than the head 409, and who is not a Developer (`provide_status_check_response`) 404; 201.
  */
 externalStatusChecksRoutes.post("/projects/:id/merge_requests/:merge_request_iid/status_check_responses", async (c) => {
-  const project = await projectOf(c);
+  const project = await authorizedProject(c, null, { signedIn: true });
   const params = await readParamsWithPath(c, Respond);
   const mr = await findApprovable(c, project, params.merge_request_iid);
   const check = await findCheck(c, project, params.external_status_check_id);

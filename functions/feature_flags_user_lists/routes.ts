@@ -1,9 +1,8 @@
 import * as z from "zod";
 import type { ProjectWithAccess } from "../kernel/abilities";
-import { authorize } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, recordNotFound } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -45,12 +44,6 @@ function validXids(value: string): boolean {
   return xids.every((x) => x.trim() !== "" && x.trim() === x && x.length <= 256);
 }
 
-async function adminProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_feature_flags_user_lists", project);
-  return project;
-}
-
 async function findList(c: Ctx, project: ProjectWithAccess): Promise<UserList> {
   const iid = c.req.param("iid")!;
   if (pathRowId(iid) === null) throw recordNotFound();
@@ -64,7 +57,7 @@ const presentList = (c: Ctx, list: UserList | UserList[], project: ProjectWithAc
 
 /** GET /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
 featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, ListUserLists);
   const page = pageOf(params);
   const list = await q.listUserLists(c.var.db(), project.id, params.search, page);
@@ -74,7 +67,7 @@ featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", async 
 
 /** POST /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
 featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, CreateUserList);
   const values = { name: params.name, userXids: params.user_xids };
   const errors = listErrors(values);
@@ -86,13 +79,13 @@ featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", async
 
 /** GET /projects/:id/feature_flags_user_lists/:iid (lib/api/feature_flags_user_lists.rb) */
 featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists/:iid", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   return presentList(c, await findList(c, project), project);
 });
 
 /** PUT /projects/:id/feature_flags_user_lists/:iid (lib/api/feature_flags_user_lists.rb) */
 featureFlagsUserListsRoutes.put("/projects/:id/feature_flags_user_lists/:iid", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, UpdateUserList);
   const list = await findList(c, project);
   const values = { name: params.name ?? list.name, userXids: params.user_xids ?? list.userXids };
@@ -105,7 +98,7 @@ featureFlagsUserListsRoutes.put("/projects/:id/feature_flags_user_lists/:iid", a
 
 /** DELETE /projects/:id/feature_flags_user_lists/:iid (lib/api/feature_flags_user_lists.rb): 204; 409 while in use. */
 featureFlagsUserListsRoutes.delete("/projects/:id/feature_flags_user_lists/:iid", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const list = await findList(c, project);
   if (!(await q.deleteUserList(c.var.db(), list.id))) throw apiError(["User list is associated with a strategy"], 409);
   return c.body(null, 204);

@@ -1,10 +1,9 @@
 import * as z from "zod";
 import type { WebHook } from "./queries";
-import { authorize, authorizeGroup } from "../kernel/abilities";
-import { requireAdmin, requireUser } from "../kernel/auth";
+import { requireAdmin } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, checkUnmodifiedSince, paramsError, recordNotFound } from "../kernel/errors";
-import { findGroup, findProject } from "../kernel/lookup";
+import { authorizedProject, authorizedGroup } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
@@ -70,14 +69,11 @@ async function scopeOf(c: Ctx, kind: Kind): Promise<Scoped> {
     requireAdmin(c);
     return { scope: { kind }, entity: hook };
   }
-  requireUser(c);
   if (kind === "project") {
-    const project = await findProject(c, c.req.param("id")!);
-    authorize(c, "admin_project", project);
+    const project = await authorizedProject(c, "admin_project", { signedIn: true });
     return { scope: { kind, projectId: project.id }, entity: projectHook };
   }
-  const group = await findGroup(c, c.req.param("id")!);
-  authorizeGroup(c, "admin_group", group);
+  const group = await authorizedGroup(c, "admin_group", { signedIn: true });
   return { scope: { kind, groupId: group.id }, entity: groupHook };
 }
 

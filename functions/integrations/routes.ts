@@ -1,9 +1,7 @@
 import * as z from "zod";
-import { authorize } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { ApiError, apiError, checkUnmodifiedSince, notFound } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -22,13 +20,6 @@ import * as q from "./queries";
  * the other kinds store their settings and send nothing (not built).
  */
 export const integrationsRoutes = router();
-
-async function projectFor(c: Ctx) {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_project", project);
-  return project;
-}
 
 /** A slug outside the table is not a route, as in GitLab (`requirements` of the route). */
 function kindParam(c: Ctx): Kind {
@@ -69,14 +60,14 @@ const camel = (k: string) => k.replace(/_([a-z])/g, (_, ch: string) => ch.toUppe
 for (const prefix of ["integrations", "services"] as const) {
   /** GET /projects/:id/integrations (and /services): the active integrations. */
   integrationsRoutes.get(`/projects/:id/${prefix}`, async (c) => {
-    const project = await projectFor(c);
+    const project = await authorizedProject(c, "admin_project", { signedIn: true });
     return present(c, await q.listActive(c.var.db(), project.id), projectIntegrationBasic);
   });
 
   /** PUT /projects/:id/integrations/:slug: creates or updates it, active; the required fields are 400 when missing. */
   integrationsRoutes.put(`/projects/:id/${prefix}/:slug`, async (c) => {
     const kind = kindParam(c);
-    const project = await projectFor(c);
+    const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const params = (await readParams(c, schemaOf(kind))) as Record<string, unknown>;
     const found = await q.findIntegration(c.var.db(), project.id, kind.slug);
     const properties: Record<string, unknown> = { ...(found?.active ? found.properties : {}) };
@@ -91,7 +82,7 @@ for (const prefix of ["integrations", "services"] as const) {
   /** DELETE /projects/:id/integrations/:slug: 204; the row stays, inactive and without settings. */
   integrationsRoutes.delete(`/projects/:id/${prefix}/:slug`, async (c) => {
     const kind = kindParam(c);
-    const project = await projectFor(c);
+    const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const found = await q.findIntegration(c.var.db(), project.id, kind.slug);
     if (!found) throw notFound("Service");
     checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
@@ -102,7 +93,7 @@ for (const prefix of ["integrations", "services"] as const) {
   /** GET /projects/:id/integrations/:slug: its settings (secrets left out); `404 Service Not Found` if never set. */
   integrationsRoutes.get(`/projects/:id/${prefix}/:slug`, async (c) => {
     const kind = kindParam(c);
-    const project = await projectFor(c);
+    const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const found = await q.findIntegration(c.var.db(), project.id, kind.slug);
     if (!found) throw notFound("Service");
     return present(c, found, projectIntegration);

@@ -1,13 +1,13 @@
 import { unzipSync } from "fflate";
 import * as z from "zod";
 import type { GitCommitRow } from "./queries";
-import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser, sha256Hex } from "../kernel/auth";
 import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { badRequest, forbidden, notFound, paramsError, recordNotFound, unauthorized } from "../kernel/errors";
 import { jobTokenOf } from "../shared/ci/job_token";
-import { findProject, loadProject } from "../kernel/lookup";
+import { loadProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -51,9 +51,7 @@ async function projectFor(c: Ctx, ability: "read_build" | "update_build" | "eras
     if (!project || project.id !== found.row.projectId) throw notFound("Project");
     return project;
   }
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, ability, project);
-  return project;
+  return authorizedProject(c, ability);
 }
 
 async function loadJob(c: Ctx, project: ProjectWithAccess) {
@@ -63,48 +61,31 @@ async function loadJob(c: Ctx, project: ProjectWithAccess) {
   return found;
 }
 
-/** GET /projects/:id/jobs */
-jobsRoutes.get("/projects/:id/jobs", async (c) => {
+/**
+ * One kind of job of the project, or of `:pipeline_id` when the path names one (`404 Not found` for a
+ * pipeline of another project; retried jobs only with `include_retried`), newest first.
+ */
+async function listJobs(c: Ctx, type: "build" | "bridge", schema: typeof ListJobs | typeof ListPipelineJobs, inPipeline: boolean) {
   requireUser(c);
-  const params = await readParams(c, ListJobs);
+  const params: z.output<typeof ListPipelineJobs> = await readParams(c, schema);
   checkScope(params.scope);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_build", project);
+  const project = await authorizedProject(c, "read_build");
+  const pipelineId = inPipeline ? Number(c.req.param("pipeline_id")) : undefined;
+  if (pipelineId !== undefined && !(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
   const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { scope: params.scope, type: "build" }, page);
+  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, includeRetried: params.include_retried, type }, page);
   paginate(c, page, list.total);
-  return present(c, list.rows, job, ctxOf(project, list.commits));
-});
+  return present(c, list.rows, type === "build" ? job : bridge, ctxOf(project, list.commits));
+}
+
+/** GET /projects/:id/jobs */
+jobsRoutes.get("/projects/:id/jobs", (c) => listJobs(c, "build", ListJobs, false));
 
 /** GET /projects/:id/pipelines/:pipeline_id/jobs */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
-  requireUser(c);
-  const params = await readParams(c, ListPipelineJobs);
-  checkScope(params.scope);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_build", project);
-  const pipelineId = Number(c.req.param("pipeline_id"));
-  if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
-  const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, includeRetried: params.include_retried, type: "build" }, page);
-  paginate(c, page, list.total);
-  return present(c, list.rows, job, ctxOf(project, list.commits));
-});
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", (c) => listJobs(c, "build", ListPipelineJobs, true));
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", async (c) => {
-  requireUser(c);
-  const params = await readParams(c, ListJobs);
-  checkScope(params.scope);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_build", project);
-  const pipelineId = Number(c.req.param("pipeline_id"));
-  if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
-  const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, type: "bridge" }, page);
-  paginate(c, page, list.total);
-  return present(c, list.rows, bridge, ctxOf(project, list.commits));
-});
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", (c) => listJobs(c, "bridge", ListJobs, true));
 
 /** GET /job: the job of a job token (`JOB-TOKEN` header or `job_token`). */
 jobsRoutes.get("/job", async (c) => {
@@ -128,8 +109,7 @@ jobsRoutes.get("/projects/:id/jobs/:job_id", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/cancel: 201, a no-op on finished jobs. */
 jobsRoutes.post("/projects/:id/jobs/:job_id/cancel", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_build", project);
+  const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   await pipelineStub(c.env, found.row.pipelineId).cancelJob(found.row.id);
   const after = await loadJob(c, project);
@@ -138,8 +118,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/cancel", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/retry: 201 with the new job. */
 jobsRoutes.post("/projects/:id/jobs/:job_id/retry", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_build", project);
+  const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   const retryable = !found.row.retried && ["success", "failed", "canceled"].includes(found.row.status) && found.row.type === "build";
   if (!retryable) throw forbidden("Job is not retryable");
@@ -151,8 +130,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/retry", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/play: a manual job is enqueued (200). */
 jobsRoutes.post("/projects/:id/jobs/:job_id/play", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "update_build", project);
+  const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   if (found.row.status !== "manual") throw badRequest("Unplayable Job");
   const played = await pipelineStub(c.env, found.row.pipelineId).playJob(found.row.id, c.var.actor!.user.id);
@@ -163,8 +141,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/play", async (c) => {
 
 /** POST /projects/:id/jobs/:job_id/erase: 201; trace and artifacts removed. */
 jobsRoutes.post("/projects/:id/jobs/:job_id/erase", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "erase_build", project);
+  const project = await authorizedProject(c, "erase_build");
   const found = await loadJob(c, project);
   const finished = ["success", "failed", "canceled", "skipped"].includes(found.row.status);
   if (!finished || found.row.erasedAt) throw forbidden("Job is not erasable!");

@@ -1,9 +1,9 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Executor } from "./db";
 import { namespaces, projects, redirectRoutes, users, type Namespace, type User } from "../../db/schema";
-import { canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "./abilities";
+import { authorize, authorizeGroup, canReadGroup, canReadProject, type GroupAbility, type GroupWithAccess, type ProjectAbility, type ProjectWithAccess } from "./abilities";
 import type { Ctx } from "./env";
-import { notFound } from "./errors";
+import { notFound, unauthorized } from "./errors";
 import { pathRowId } from "./params";
 import { groupAccessLevel, projectAccessLevelForShape } from "./visibility";
 
@@ -16,6 +16,27 @@ export async function findProject(c: Ctx, idOrPath: string): Promise<ProjectWith
   const project = await loadProject(c, idOrPath);
   if (!project || !canReadProject(c.var.actor, project)) throw notFound("Project");
   return project;
+}
+
+/**
+ * The project of the route's `:id` as GitLab's endpoints guard it, in Grape's order: `authenticate!`
+ * when `signedIn` (anonymous: 401, before the project is looked at), `user_project` (unreadable or
+ * missing: 404), then `authorize! ability` when one is named (403). Every route that needs those steps
+ * in a row calls this rather than writing them again.
+ */
+export async function authorizedProject(c: Ctx, ability: ProjectAbility | null, opts: { signedIn?: boolean } = {}): Promise<ProjectWithAccess> {
+  if (opts.signedIn && !c.var.actor) throw unauthorized();
+  const project = await findProject(c, c.req.param("id") ?? "");
+  if (ability) authorize(c, ability, project);
+  return project;
+}
+
+/** `authorizedProject` for the groups' routes: 401 when `signedIn`, `find_group!` (404), `authorize!` (403). */
+export async function authorizedGroup(c: Ctx, ability: GroupAbility | null, opts: { signedIn?: boolean } = {}): Promise<GroupWithAccess> {
+  if (opts.signedIn && !c.var.actor) throw unauthorized();
+  const group = await findGroup(c, c.req.param("id") ?? "");
+  if (ability) authorizeGroup(c, ability, group);
+  return group;
 }
 
 /** The project without the visibility check, for callers that decide themselves (e.g. admin-only paths). */

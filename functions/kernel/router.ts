@@ -32,3 +32,10 @@ export function router(opts: { readUserScope?: boolean; anyScope?: boolean; toke
   }
   return app;
 }
+
+/** A domain's routes made of its sub-resources' routers, mounted in order (an earlier one matches first). */
+export function mounted(...parts: Hono<AppEnv>[]) {
+  const app = router();
+  for (const part of parts) app.route("/", part);
+  return app;
+}

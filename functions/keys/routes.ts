@@ -1,9 +1,8 @@
 import * as z from "zod";
-import { authorize } from "../kernel/abilities";
 import { requireAdmin, requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { apiError, checkUnmodifiedSince, forbidden, notFound, recordNotFound, validation } from "../kernel/errors";
-import { findProject, findUserByIdOrUsername, loadUserByIdOrUsername } from "../kernel/lookup";
+import { findUserByIdOrUsername, loadUserByIdOrUsername, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, p, pathRowId, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -200,18 +199,10 @@ keysRoutes.get("/deploy_keys", async (c) => {
   return present(c, list.rows, deployKey);
 });
 
-/** `authenticate!` then `authorize_admin_project` (404 for an unreadable project, 403 below maintainer). */
-async function adminProject(c: Ctx) {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_project", project);
-  return project;
-}
-
 /** GET /projects/:id/deploy_keys */
 keysRoutes.get("/projects/:id/deploy_keys", async (c) => {
   const page = pageOf(await readParams(c, pageParams));
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const list = await q.listProjectDeployKeys(c.var.db(), project.id, page);
   paginate(c, page, list.total);
   return present(c, list.rows, projectDeployKey);
@@ -220,7 +211,7 @@ keysRoutes.get("/projects/:id/deploy_keys", async (c) => {
 /** GET /projects/:id/deploy_keys/:key_id: `find_by!` answers "404 Not found". */
 keysRoutes.get("/projects/:id/deploy_keys/:key_id", async (c) => {
   const keyId = await readKeyId(c);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const row = await q.findProjectDeployKey(c.var.db(), project.id, keyId);
   if (!row) throw recordNotFound();
   return present(c, row, projectDeployKey);
@@ -239,7 +230,7 @@ const AddDeployKey = z.object({
  */
 keysRoutes.post("/projects/:id/deploy_keys", async (c) => {
   const params = await readParams(c, AddDeployKey);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const actor = c.var.actor!;
   const db = c.var.db();
   const checked = await checkKey(db, { title: params.title, key: params.key, expiresAt: params.expires_at ?? null });
@@ -275,7 +266,7 @@ keysRoutes.put("/projects/:id/deploy_keys/:key_id", async (c) => {
   const params = await readParams(c, z.object({ title: p.string().optional(), can_push: p.bool().optional() }), [
     { atLeastOneOf: ["title", "can_push"] },
   ]);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const db = c.var.db();
   const row = await q.findProjectDeployKey(db, project.id, keyId);
   if (!row) throw recordNotFound();
@@ -292,7 +283,7 @@ keysRoutes.put("/projects/:id/deploy_keys/:key_id", async (c) => {
 /** POST /projects/:id/deploy_keys/:key_id/enable: a deploy key the caller can reach, enabled on this project. */
 keysRoutes.post("/projects/:id/deploy_keys/:key_id/enable", async (c) => {
   const keyId = await readKeyId(c);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const actor = c.var.actor!;
   const db = c.var.db();
   const key = await q.findAccessibleDeployKey(db, { userId: actor.user.id, isAdmin: actor.isAdmin }, { id: keyId });
@@ -304,7 +295,7 @@ keysRoutes.post("/projects/:id/deploy_keys/:key_id/enable", async (c) => {
 /** DELETE /projects/:id/deploy_keys/:key_id: 204; a private key left on no project is destroyed. */
 keysRoutes.delete("/projects/:id/deploy_keys/:key_id", async (c) => {
   const keyId = await readKeyId(c);
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const row = await q.findProjectDeployKey(c.var.db(), project.id, keyId);
   if (!row) throw notFound("Deploy Key");
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), row.link.updatedAt);

@@ -7,16 +7,7 @@ import { p, rawParams, readParamsWithPath, validateParams } from "../kernel/para
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { metricImage } from "../entities/metric_images";
-import {
-  checkChanges,
-  checkUpload,
-  deleteMetricImage,
-  findMetricImage,
-  listMetricImages,
-  MAX_FILE_SIZE,
-  updateMetricImage,
-  uploadMetricImage,
-} from "../shared/metric_images";
+import { checkChanges, checkUpload, deleteMetricImage, findMetricImage, listMetricImages, MAX_FILE_SIZE, updateMetricImage, uploadMetricImage } from "../shared/metric_images";
 import { canChange, canUpload, isIncident } from "./rules";
 
 /**

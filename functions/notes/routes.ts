@@ -1,9 +1,8 @@
 import * as z from "zod";
 import { awardEmoji } from "../entities/award_emoji";
 import { requireUser } from "../kernel/auth";
-import type { Ctx } from "../kernel/env";
-import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../kernel/errors";
-import { deleteNote, updateNoteBody } from "../shared/issuables/note_writes";
+import { forbidden, notFound, recordNotFound } from "../kernel/errors";
+import { destroyNote, updateNoteBody } from "../shared/issuables/note_writes";
 import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteInvalid, type NoteableType } from "../shared/issuables/noteables";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParamsWithPath } from "../kernel/params";
@@ -124,11 +123,6 @@ for (const family of FAMILIES) {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
-    const found = await findNote(c.var.db(), n, params.note_id);
-    if (!found) throw recordNotFound();
-    if (!canAdminNote(actor, n, found)) throw forbidden();
-    checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
-    await deleteNote(c.var.db(), n, found);
-    return c.body(null, 204);
+    return destroyNote(c, actor, n, params.note_id);
   });
 }

@@ -1,9 +1,8 @@
 import * as z from "zod";
-import { authorize, type ProjectWithAccess } from "../kernel/abilities";
-import { requireUser } from "../kernel/auth";
+import { type ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, forbidden, notFound } from "../kernel/errors";
-import { findProject, loadProject } from "../kernel/lookup";
+import { loadProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
@@ -29,14 +28,6 @@ const UpdateTrigger = z.object({ trigger_id: p.id(), description: p.string().opt
 const TriggerPipeline = z.object({ ref: p.nonBlank(), token: p.string(), variables: p.hash().optional() });
 
 const viewer = (c: Ctx) => ({ viewerId: c.var.actor?.user.id ?? null });
-
-/** `authenticate!` then `authorize! :admin_build, user_project`. */
-async function manageableProject(c: Ctx): Promise<ProjectWithAccess> {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_build", project);
-  return project;
-}
 
 async function loadTrigger(c: Ctx, project: ProjectWithAccess, id: number) {
   const row = await q.findTrigger(c.var.db(), project.id, id);
@@ -76,7 +67,7 @@ pipelineTriggersRoutes.post("/projects/:id/ref/:ref{.+}/trigger/pipeline", trigg
 /** GET /projects/:id/triggers */
 pipelineTriggersRoutes.get("/projects/:id/triggers", async (c) => {
   const params = await readParams(c, pageParams);
-  const project = await manageableProject(c);
+  const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const page = pageOf(params);
   const list = await q.listTriggers(c.var.db(), project.id, page);
   paginate(c, page, list.total);
@@ -86,14 +77,14 @@ pipelineTriggersRoutes.get("/projects/:id/triggers", async (c) => {
 /** GET /projects/:id/triggers/:trigger_id */
 pipelineTriggersRoutes.get("/projects/:id/triggers/:trigger_id", async (c) => {
   const { trigger_id } = await readParamsWithPath(c, TriggerId);
-  const project = await manageableProject(c);
+  const project = await authorizedProject(c, "admin_build", { signedIn: true });
   return present(c, await loadTrigger(c, project, trigger_id), trigger, viewer(c));
 });
 
 /** POST /projects/:id/triggers: 201; the caller owns the new token. */
 pipelineTriggersRoutes.post("/projects/:id/triggers", async (c) => {
   const params = await readParams(c, CreateTrigger);
-  const project = await manageableProject(c);
+  const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const id = await q.insertTrigger(c.var.db(), { projectId: project.id, ownerId: c.var.actor!.user.id, description: params.description, token: newTriggerToken() });
   return present(c, (await q.findTrigger(c.var.db(), project.id, id))!, trigger, viewer(c), 201);
 });
@@ -101,7 +92,7 @@ pipelineTriggersRoutes.post("/projects/:id/triggers", async (c) => {
 /** PUT /projects/:id/triggers/:trigger_id: maintainers, and only the trigger's owner (`admin_trigger`, else 403). */
 pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", async (c) => {
   const params = await readParamsWithPath(c, UpdateTrigger);
-  const project = await manageableProject(c);
+  const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const row = await loadTrigger(c, project, params.trigger_id);
   if (row.ownerId !== null && row.ownerId !== c.var.actor!.user.id) throw forbidden();
   if (params.description !== undefined) await q.updateTrigger(c.var.db(), row.id, { description: params.description });
@@ -111,7 +102,7 @@ pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", async (c) => {
 /** DELETE /projects/:id/triggers/:trigger_id: 204 */
 pipelineTriggersRoutes.delete("/projects/:id/triggers/:trigger_id", async (c) => {
   const { trigger_id } = await readParamsWithPath(c, TriggerId);
-  const project = await manageableProject(c);
+  const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const row = await loadTrigger(c, project, trigger_id);
   await q.deleteTrigger(c.var.db(), row.id);
   return c.body(null, 204);

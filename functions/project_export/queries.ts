@@ -1,38 +1,6 @@
 import { and, asc, desc, eq, inArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import {
-  awardEmoji,
-  badges,
-  ciBuilds,
-  ciPipelines,
-  ciStages,
-  ciVariables,
-  issueAssignees,
-  issueLinks,
-  issues,
-  labelLinks,
-  mergeRequestAssignees,
-  mergeRequestReviewers,
-  timelogs,
-  labels,
-  members,
-  mergeRequests,
-  milestones,
-  notes,
-  operationsFeatureFlags,
-  operationsFeatureFlagScopes,
-  operationsScopes,
-  operationsStrategies,
-  operationsUserLists,
-  projects,
-  projectTransferJobs,
-  protectedBranchAccessLevels,
-  protectedBranches,
-  snippets,
-  users,
-  uploads,
-  type ProjectTransferJob,
-} from "../../db/schema";
+import { awardEmoji, badges, ciBuilds, ciPipelines, ciStages, ciVariables, issueAssignees, issueLinks, issues, labelLinks, mergeRequestAssignees, mergeRequestReviewers, timelogs, labels, members, mergeRequests, milestones, notes, operationsFeatureFlags, operationsFeatureFlagScopes, operationsScopes, operationsStrategies, operationsUserLists, projects, projectTransferJobs, protectedBranchAccessLevels, protectedBranches, snippets, users, uploads, type ProjectTransferJob } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { ExportRelations } from "../entities/project_export";
 

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { authorize } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import { acceptedBody, apiError, paramsError } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { findProject, authorizedProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -25,8 +25,7 @@ const StartExport = z.object({
 projectExportRoutes.post("/projects/:id/export", async (c) => {
   const params = await readParams(c, StartExport);
   const actor = requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_project", project);
+  const project = await authorizedProject(c, "admin_project");
   let uploadUrl: string | null = null;
   let uploadMethod: string | null = null;
   if (params.upload !== undefined) {

@@ -1,41 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import {
-  badges,
-  ciBuilds,
-  ciPipelines,
-  ciStages,
-  ciVariables,
-  importFailures,
-  issueAssignees,
-  issueLinks,
-  issues,
-  lfsObjects,
-  lfsObjectsProjects,
-  labelLinks,
-  mergeRequestAssignees,
-  mergeRequestReviewers,
-  timelogs,
-  labels,
-  members,
-  mergeRequests,
-  milestones,
-  namespaces,
-  notes,
-  operationsFeatureFlags,
-  operationsFeatureFlagScopes,
-  operationsScopes,
-  operationsStrategies,
-  operationsUserLists,
-  projects,
-  projectTransferJobs,
-  protectedBranchAccessLevels,
-  protectedBranches,
-  snippets,
-  uploads,
-  users,
-  type ProjectTransferJob,
-} from "../../db/schema";
+import { badges, ciBuilds, ciPipelines, ciStages, ciVariables, importFailures, issueAssignees, issueLinks, issues, lfsObjects, lfsObjectsProjects, labelLinks, mergeRequestAssignees, mergeRequestReviewers, timelogs, labels, members, mergeRequests, milestones, namespaces, notes, operationsFeatureFlags, operationsFeatureFlagScopes, operationsScopes, operationsStrategies, operationsUserLists, projects, projectTransferJobs, protectedBranchAccessLevels, protectedBranches, snippets, uploads, users, type ProjectTransferJob } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { insertAwardsInBulk } from "../shared/issuables/award_writes";
 import { insertNotesInBulk } from "../shared/issuables/note_writes";
@@ -487,21 +452,20 @@ export async function updateProjectSettings(db: Executor, projectId: number, set
  * (`shared/issuables/iids.ts`), so the next one created takes the iid after the largest imported one. One statement.
  */
 export async function recount(db: Executor, projectId: number) {
+  // The same counters for both kinds; table, type and timelog column are constants, never input.
+  const recounted = (table: string, type: string, timelogColumn: string) => sql.raw(`
+      UPDATE ${table} x SET
+        user_notes_count = (SELECT count(*) FROM notes n WHERE n.noteable_type = '${type}' AND n.noteable_id = x.id AND NOT n.system),
+        upvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsup'),
+        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = '${type}' AND a.awardable_id = x.id AND a.name = 'thumbsdown'),
+        total_time_spent = (SELECT COALESCE(sum(t.time_spent), 0) FROM timelogs t WHERE t.${timelogColumn} = x.id)`);
   await db.execute(sql`
     WITH issue_counts AS (
-      UPDATE issues i SET
-        user_notes_count = (SELECT count(*) FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = i.id AND NOT n.system),
-        upvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND a.name = 'thumbsup'),
-        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND a.name = 'thumbsdown'),
-        total_time_spent = (SELECT COALESCE(sum(t.time_spent), 0) FROM timelogs t WHERE t.issue_id = i.id)
-       WHERE i.project_id = ${projectId} RETURNING i.id
+      ${recounted("issues", "Issue", "issue_id")}
+       WHERE x.project_id = ${projectId} RETURNING x.id
     ), mr_counts AS (
-      UPDATE merge_requests m SET
-        user_notes_count = (SELECT count(*) FROM notes n WHERE n.noteable_type = 'MergeRequest' AND n.noteable_id = m.id AND NOT n.system),
-        upvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'MergeRequest' AND a.awardable_id = m.id AND a.name = 'thumbsup'),
-        downvotes = (SELECT count(*) FROM award_emoji a WHERE a.awardable_type = 'MergeRequest' AND a.awardable_id = m.id AND a.name = 'thumbsdown'),
-        total_time_spent = (SELECT COALESCE(sum(t.time_spent), 0) FROM timelogs t WHERE t.merge_request_id = m.id)
-       WHERE m.project_id = ${projectId} RETURNING m.id
+      ${recounted("merge_requests", "MergeRequest", "merge_request_id")}
+       WHERE x.project_id = ${projectId} RETURNING x.id
     ), project_counts AS (
       UPDATE projects SET open_issues_count = (SELECT count(*) FROM issues WHERE project_id = ${projectId} AND state = 'opened')
        WHERE id = ${projectId} RETURNING id

@@ -46,6 +46,15 @@ export type OverrideParams = Partial<{
   topics: string[];
 }>;
 
+/** The `override_params` that replace a project column as they are (visibility and topics are not plain). */
+const OVERRIDDEN_COLUMNS = [
+  ["description", "description"], ["issues_enabled", "issuesEnabled"], ["merge_requests_enabled", "mergeRequestsEnabled"],
+  ["wiki_enabled", "wikiEnabled"], ["jobs_enabled", "jobsEnabled"], ["snippets_enabled", "snippetsEnabled"],
+  ["shared_runners_enabled", "sharedRunnersEnabled"], ["public_jobs", "publicJobs"], ["request_access_enabled", "requestAccessEnabled"],
+  ["merge_method", "mergeMethod"], ["squash_option", "squashOption"], ["remove_source_branch_after_merge", "removeSourceBranchAfterMerge"],
+  ["only_allow_merge_if_pipeline_succeeds", "onlyAllowMergeIfPipelineSucceeds"],
+] as const satisfies readonly (readonly [keyof OverrideParams, keyof q.ProjectSettings])[];
+
 /** Rails' `full_messages.first` of a validation hash: `{path: ["has already been taken"]}` → "Path has already been taken". */
 function firstFullMessage(errors: Record<string, string[]>): string {
   const [key, messages] = Object.entries(errors)[0] ?? ["base", ["is invalid"]];
@@ -291,19 +300,7 @@ function projectSettings(json: ImportRecord, override: OverrideParams, namespace
   if (Array.isArray(topics)) out.tagList = topics.filter((t): t is string => typeof t === "string");
 
   const o = override;
-  assign("description", o.description);
-  assign("issuesEnabled", o.issues_enabled);
-  assign("mergeRequestsEnabled", o.merge_requests_enabled);
-  assign("wikiEnabled", o.wiki_enabled);
-  assign("jobsEnabled", o.jobs_enabled);
-  assign("snippetsEnabled", o.snippets_enabled);
-  assign("sharedRunnersEnabled", o.shared_runners_enabled);
-  assign("publicJobs", o.public_jobs);
-  assign("requestAccessEnabled", o.request_access_enabled);
-  assign("mergeMethod", o.merge_method);
-  assign("squashOption", o.squash_option);
-  assign("removeSourceBranchAfterMerge", o.remove_source_branch_after_merge);
-  assign("onlyAllowMergeIfPipelineSucceeds", o.only_allow_merge_if_pipeline_succeeds);
+  for (const [param, column] of OVERRIDDEN_COLUMNS) if (o[param] !== undefined) Object.assign(out, { [column]: o[param] });
   if (o.topics) out.tagList = o.topics;
 
   // ProjectTreeRestorer#visibility_level: the override, else the export's, held to the group's.

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { authorize, type ProjectWithAccess } from "../kernel/abilities";
+import { type ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { apiError, checkUnmodifiedSince, conflict, recordNotFound } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -76,12 +76,6 @@ async function checkGrantees(c: Ctx, project: ProjectWithAccess, levels: q.NewLe
   if (errors.length) throw apiError([...new Set(errors)], 422);
 }
 
-async function adminProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_project", project);
-  return project;
-}
-
 async function findProtection(c: Ctx, project: ProjectWithAccess) {
   const [found] = await q.listProtections(c.var.db(), project.id, c.req.param("name")!);
   if (!found) throw recordNotFound();
@@ -90,7 +84,7 @@ async function findProtection(c: Ctx, project: ProjectWithAccess) {
 
 /** GET /projects/:id/protected_branches */
 protectedBranchesRoutes.get("/projects/:id/protected_branches", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, ListProtected);
   const page = pageOf(params);
   let rows = await q.listProtections(c.var.db(), project.id);
@@ -102,13 +96,13 @@ protectedBranchesRoutes.get("/projects/:id/protected_branches", async (c) => {
 
 /** GET /projects/:id/protected_branches/:name */
 protectedBranchesRoutes.get("/projects/:id/protected_branches/:name", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project");
   return present(c, await findProtection(c, project), protectedBranch, {});
 });
 
 /** POST /projects/:id/protected_branches (ProtectedBranches::CreateService) */
 protectedBranchesRoutes.post("/projects/:id/protected_branches", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, CreateProtected);
   if (params.name.trim() === "") throw apiError(["Name can't be blank"], 422);
   // ProtectedRefs::AccessLevelParams: `<action>_access_level` (default 40 unless `allowed_to_<action>` is
@@ -137,7 +131,7 @@ protectedBranchesRoutes.post("/projects/:id/protected_branches", async (c) => {
  * nested attributes are.
  */
 protectedBranchesRoutes.patch("/projects/:id/protected_branches/:name", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, UpdateProtected);
   const found = await findProtection(c, project);
   const flags = { allowForcePush: params.allow_force_push, codeOwnerApprovalRequired: params.code_owner_approval_required };
@@ -161,7 +155,7 @@ protectedBranchesRoutes.patch("/projects/:id/protected_branches/:name", async (c
 
 /** DELETE /projects/:id/protected_branches/:name (`destroy_conditionally!`) */
 protectedBranchesRoutes.delete("/projects/:id/protected_branches/:name", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project");
   const found = await findProtection(c, project);
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
   if (!(await q.deleteProtection(c.var.db(), project.id, found.name))) throw recordNotFound();

@@ -42,6 +42,26 @@ const runnerOptions = {
   info: p.hash().optional(),
 };
 const Register = z.object({ token: p.string(), ...runnerOptions });
+type RunnerOptions = z.output<z.ZodObject<typeof runnerOptions>>;
+
+/**
+ * A runner made from the options both registration paths take, and its new `glrt-` token (only its
+ * digest is stored), as `{id, token, token_expires_at}`.
+ */
+async function createRunnerWithToken(c: Ctx, params: RunnerOptions, rest: Pick<q.NewRunner, "runnerType" | "active" | "info" | "projectId" | "namespaceId">) {
+  const token = generateToken("glrt-");
+  const runner = await q.createRunner(c.var.db(), {
+    digest: await sha256Hex(token),
+    description: params.description,
+    tagList: params.tag_list ?? [],
+    runUntagged: params.run_untagged ?? true,
+    locked: params.locked ?? false,
+    accessLevel: params.access_level ?? "not_protected",
+    maximumTimeout: params.maximum_timeout ?? null,
+    ...rest,
+  });
+  return { id: runner.id, token, token_expires_at: null };
+}
 const Verify = z.object({ token: p.string(), system_id: p.string().optional() });
 const TokenOnly = z.object({ token: p.string() });
 
@@ -59,22 +79,14 @@ runnerProtocolRoutes.post("/runners", async (c) => {
   const params = await readParams(c, Register);
   const registration = await q.findRegistrationToken(c.var.db(), await sha256Hex(params.token));
   if (!registration) throw forbidden();
-  const token = generateToken("glrt-");
-  const runner = await q.createRunner(c.var.db(), {
-    digest: await sha256Hex(token),
+  const created = await createRunnerWithToken(c, params, {
     runnerType: registration.projectId ? "project_type" : registration.namespaceId ? "group_type" : "instance_type",
-    description: params.description,
-    tagList: params.tag_list ?? [],
-    runUntagged: params.run_untagged ?? true,
-    locked: params.locked ?? false,
-    accessLevel: params.access_level ?? "not_protected",
-    maximumTimeout: params.maximum_timeout ?? null,
     active: !(params.paused ?? (params.active === undefined ? false : !params.active)),
     info: runnerInfo(params.info),
     projectId: registration.projectId,
     namespaceId: registration.namespaceId,
   });
-  return json(c, { id: runner.id, token, token_expires_at: null }, 201);
+  return json(c, created, 201);
 });
 
 /** POST /runners/verify */
@@ -339,21 +351,8 @@ runnersRoutes.post("/user/runners", async (c) => {
     if (!actor.isAdmin && group.accessLevel < 50) throw forbidden();
     namespaceId = group.id;
   }
-  const token = generateToken("glrt-");
-  const runner = await q.createRunner(c.var.db(), {
-    digest: await sha256Hex(token),
-    runnerType: params.runner_type,
-    description: params.description,
-    tagList: params.tag_list ?? [],
-    runUntagged: params.run_untagged ?? true,
-    locked: params.locked ?? false,
-    accessLevel: params.access_level ?? "not_protected",
-    maximumTimeout: params.maximum_timeout ?? null,
-    active: !(params.paused ?? false),
-    projectId,
-    namespaceId,
-  });
-  return c.json({ id: runner.id, token, token_expires_at: null }, 201);
+  // Created by a user: `paused` alone decides `active`, and there is no runner `info` yet.
+  return c.json(await createRunnerWithToken(c, params, { runnerType: params.runner_type, active: !(params.paused ?? false), info: undefined, projectId, namespaceId }), 201);
 });
 
 const ListRunners = pageParams.extend({

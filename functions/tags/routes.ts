@@ -4,7 +4,7 @@ import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { notFound } from "../kernel/errors";
 import { compareRefNames, decodeTag, readCommitRows, readObjects, readRefsWithCommits, repoOf, searchRefs, type Repo } from "../shared/git";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
@@ -36,12 +36,6 @@ const CreateTag = z.object({
   message: p.string().optional(),
 });
 
-async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_code", project);
-  return project;
-}
-
 function presentTags(c: Ctx, project: ProjectWithAccess, rows: TagRow | TagRow[], status: 200 | 201 = 200) {
   return present(c, rows, tag, { projectId: project.id, projectPath: project.fullPath }, status);
 }
@@ -60,7 +54,7 @@ async function annotations(c: Ctx, repo: Repo, tagObjects: string[]): Promise<Ma
 
 /** GET /projects/:id/repository/tags (lib/api/tags.rb, app/finders/tags_finder.rb) */
 tagsRoutes.get("/projects/:id/repository/tags", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListTags);
   const page = pageOf(params);
   const orderBy = params.order_by ?? "updated";
@@ -93,7 +87,7 @@ tagsRoutes.get("/projects/:id/repository/tags", async (c) => {
 
 /** GET /projects/:id/repository/tags/:tag_name (lib/api/tags.rb) */
 tagsRoutes.get("/projects/:id/repository/tags/:tag_name", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const repo = repoOf(project);
   const name = c.req.param("tag_name")!;
   const found = (await readRefsWithCommits(c.var.db(), repo, [`refs/tags/${name}`])).get(`refs/tags/${name}`);
@@ -104,7 +98,7 @@ tagsRoutes.get("/projects/:id/repository/tags/:tag_name", async (c) => {
 
 /** POST /projects/:id/repository/tags (lib/api/tags.rb, app/services/tags/create_service.rb) */
 tagsRoutes.post("/projects/:id/repository/tags", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, CreateTag);
   authorize(c, "push_code", project);
   const actor = requireUser(c);
@@ -114,7 +108,7 @@ tagsRoutes.post("/projects/:id/repository/tags", async (c) => {
 
 /** DELETE /projects/:id/repository/tags/:tag_name (lib/api/tags.rb, app/services/tags/destroy_service.rb) */
 tagsRoutes.delete("/projects/:id/repository/tags/:tag_name", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   authorize(c, "push_code", project);
   const actor = requireUser(c);
   await s.deleteTag(c.var.db(), repoOf(project), { name: c.req.param("tag_name")!, userId: actor.user.id, ifUnmodifiedSince: c.req.header("if-unmodified-since") });

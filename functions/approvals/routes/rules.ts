@@ -1,9 +1,9 @@
 import * as z from "zod";
-import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
+import { allowed, type ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { checkUnmodifiedSince, forbidden, recordNotFound, validation } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { findProject, authorizedProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -60,13 +60,6 @@ export function validateRule(name: string, approvalsRequired: number): void {
   if (Object.keys(errors).length) throw validation(errors);
 }
 
-async function adminProject(c: Ctx): Promise<ProjectWithAccess> {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_project", project);
-  return project;
-}
-
 async function findRule(c: Ctx, project: ProjectWithAccess, id: number) {
   const [rule] = await q.listRules(c.var.db(), project.id, id);
   if (!rule) throw recordNotFound();
@@ -102,7 +95,7 @@ approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", async (
 
 /** POST /projects/:id/approval_rules (ApprovalRules::CreateService) */
 approvalRuleRoutes.post("/projects/:id/approval_rules", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParams(c, CreateRule);
   validateRule(params.name, params.approvals_required);
   const anyApprover = params.rule_type === "any_approver";
@@ -129,7 +122,7 @@ approvalRuleRoutes.post("/projects/:id/approval_rules", async (c) => {
  * were sent replace the rule's; groups the caller cannot see stay unless `remove_hidden_groups`.
  */
 approvalRuleRoutes.put("/projects/:id/approval_rules/:approval_rule_id", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParamsWithPath(c, UpdateRule);
   const rule = await findRule(c, project, params.approval_rule_id);
   validateRule(params.name, params.approvals_required);
@@ -147,7 +140,7 @@ approvalRuleRoutes.put("/projects/:id/approval_rules/:approval_rule_id", async (
 
 /** DELETE /projects/:id/approval_rules/:approval_rule_id (`destroy_conditionally!`) */
 approvalRuleRoutes.delete("/projects/:id/approval_rules/:approval_rule_id", async (c) => {
-  const project = await adminProject(c);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParamsWithPath(c, RuleId);
   const rule = await findRule(c, project, params.approval_rule_id);
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), rule.updatedAt);

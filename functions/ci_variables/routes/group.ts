@@ -1,8 +1,6 @@
-import { authorizeGroup } from "../../kernel/abilities";
-import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { notFound } from "../../kernel/errors";
-import { findGroup } from "../../kernel/lookup";
+import { authorizedGroup } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -19,9 +17,7 @@ import { changesOf, CreateVariable, FilterParams, oneVariable, scopeFilter, Upda
 export const groupVariablesRoutes = router();
 
 async function groupOwner(c: Ctx) {
-  requireUser(c);
-  const group = await findGroup(c, c.req.param("id")!);
-  authorizeGroup(c, "admin_group", group);
+  const group = await authorizedGroup(c, "admin_group", { signedIn: true });
   return { kind: "group" as const, id: group.id };
 }
 

@@ -1,8 +1,7 @@
 import { authorize } from "../../kernel/abilities";
-import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { notFound } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -19,9 +18,7 @@ import { changesOf, CreateVariable, FilterParams, oneVariable, scopeFilter, Upda
 export const projectVariablesRoutes = router();
 
 async function projectOwner(c: Ctx) {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_build", project);
+  const project = await authorizedProject(c, "admin_build", { signedIn: true });
   return { kind: "project" as const, id: project.id };
 }
 

@@ -1,7 +1,7 @@
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { recordNotFound } from "../../kernel/errors";
-import { findGroup } from "../../kernel/lookup";
+import { authorizedGroup } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { pathRowId, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -26,8 +26,7 @@ const KINDS = [
 
 /** The readable epic of the path (`:epic_id` is the id, `id_field: 'ID'`). */
 async function epicOf(c: Ctx): Promise<number> {
-  requireUser(c);
-  const group = await findGroup(c, c.req.param("id") ?? "");
+  const group = await authorizedGroup(c, null, { signedIn: true });
   const raw = c.req.param("epic_id") ?? "";
   const found = /^\d+$/.test(raw) ? await q.findEpicById(c.var.db(), group, Number(raw)) : null;
   if (!found || !canReadEpic(c.var.actor, group, found)) throw recordNotFound();

@@ -29,6 +29,13 @@ async function findParentEpic(c: Ctx, iid: number): Promise<{ group: GroupWithAc
   return { group, parent };
 }
 
+/** `findParentEpic`, then `authorize! :admin_epic` on the group, as every write here does. */
+async function adminParentEpic(c: Ctx, iid: number): Promise<{ group: GroupWithAccess; parent: EpicRow }> {
+  const found = await findParentEpic(c, iid);
+  authorizeGroup(c, "admin_epic", found.group);
+  return found;
+}
+
 const OneEpic = z.object({ epic_iid: p.int() });
 const ChildEpic = z.object({ epic_iid: p.int(), child_epic_id: p.id() });
 const NewChild = z.object({ epic_iid: p.int(), title: p.string(), confidential: p.bool().optional() });
@@ -53,8 +60,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   epicLinkRoutes.post(`${prefix}/:child_epic_id`, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
-    const { group, parent } = await findParentEpic(c, params.epic_iid);
-    authorizeGroup(c, "admin_epic", group);
+    const { group, parent } = await adminParentEpic(c, params.epic_iid);
     const db = c.var.db();
     const child = await q.findEpicInGroupTree(db, group, c.var.actor, params.child_epic_id);
     if (!child) throw apiError("No matching epic found. Make sure that you are adding a valid epic URL.", 404);
@@ -70,8 +76,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   epicLinkRoutes.post(prefix, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, NewChild);
-    const { group, parent } = await findParentEpic(c, params.epic_iid);
-    authorizeGroup(c, "admin_epic", group);
+    const { group, parent } = await adminParentEpic(c, params.epic_iid);
     const title = params.title.trim();
     if (title === "") throw validation({ title: ["can't be blank"] });
     if ([...title].length > 255) throw validation({ title: ["is too long (maximum is 255 characters)"] });
@@ -94,8 +99,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   epicLinkRoutes.put(`${prefix}/:child_epic_id`, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, Reorder);
-    const { group, parent } = await findParentEpic(c, params.epic_iid);
-    authorizeGroup(c, "admin_epic", group);
+    const { group, parent } = await adminParentEpic(c, params.epic_iid);
     const db = c.var.db();
     const child = await q.findEpicInGroupTree(db, group, c.var.actor, params.child_epic_id);
     if (!child) throw apiError("Epic not found for given params", 404);
@@ -113,8 +117,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   epicLinkRoutes.delete(`${prefix}/:child_epic_id`, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
-    const { group, parent } = await findParentEpic(c, params.epic_iid);
-    authorizeGroup(c, "admin_epic", group);
+    const { group, parent } = await adminParentEpic(c, params.epic_iid);
     const db = c.var.db();
     const child = await q.findEpicInGroupTree(db, group, c.var.actor, params.child_epic_id);
     // Deliberate difference: GitLab fails on an unknown child here; we answer the record's 404.

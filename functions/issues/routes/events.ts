@@ -2,7 +2,7 @@ import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { recordNotFound } from "../../kernel/errors";
 import { findIssue, findProjectMergeRequest } from "../../shared/issuables/find";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { pageOf, paginate } from "../../kernel/pagination";
 import { pathRowId, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -32,8 +32,7 @@ const EVENTABLES = [
 
 for (const { collection, type, find } of EVENTABLES) {
   async function eventableOf(c: Ctx): Promise<q.Eventable> {
-    requireUser(c);
-    const project = await findProject(c, c.req.param("id")!);
+    const project = await authorizedProject(c, null, { signedIn: true });
     const found = await find(c, project, c.req.param("eventable_id")!);
     return { type, id: found.id };
   }

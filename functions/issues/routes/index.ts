@@ -1,4 +1,4 @@
-import { router } from "../../kernel/router";
+import { mounted } from "../../kernel/router";
 import { eventRoutes } from "./events";
 import { issueRoutes } from "./issue";
 import { listRoutes } from "./list";
@@ -12,10 +12,4 @@ import { statisticsRoutes } from "./statistics";
  * metric images, related merge requests.
  * Subscribe/unsubscribe live in functions/subscriptions.
  */
-export const issuesRoutes = router();
-issuesRoutes.route("/", listRoutes);
-issuesRoutes.route("/", issueRoutes);
-issuesRoutes.route("/", eventRoutes);
-issuesRoutes.route("/", participantRoutes);
-issuesRoutes.route("/", statisticsRoutes);
-issuesRoutes.route("/", moveRoutes);
+export const issuesRoutes = mounted(listRoutes, issueRoutes, eventRoutes, participantRoutes, statisticsRoutes, moveRoutes);

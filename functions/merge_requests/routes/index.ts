@@ -1,4 +1,4 @@
-import { router } from "../../kernel/router";
+import { mounted } from "../../kernel/router";
 import { diffRoutes } from "./diffs";
 import { peopleRoutes } from "./people";
 import { rebaseRoutes } from "./rebase";
@@ -9,12 +9,4 @@ import { mergeRoutes } from "./merge";
 import { pipelinesRoutes } from "./pipelines";
 
 /** Merge requests (lib/api/merge_requests.rb) and the issue endpoints that list them. */
-export const mergeRequestsRoutes = router();
-mergeRequestsRoutes.route("/", listRoutes);
-mergeRequestsRoutes.route("/", mergeRequestRoutes);
-mergeRequestsRoutes.route("/", issueRoutes);
-mergeRequestsRoutes.route("/", mergeRoutes);
-mergeRequestsRoutes.route("/", diffRoutes);
-mergeRequestsRoutes.route("/", peopleRoutes);
-mergeRequestsRoutes.route("/", rebaseRoutes);
-mergeRequestsRoutes.route("/", pipelinesRoutes);
+export const mergeRequestsRoutes = mounted(listRoutes, mergeRequestRoutes, issueRoutes, mergeRoutes, diffRoutes, peopleRoutes, rebaseRoutes, pipelinesRoutes);

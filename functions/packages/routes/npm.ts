@@ -1,8 +1,7 @@
-import { authorize, type ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, badRequest, recordNotFound, tooLarge } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { rawParams } from "../../kernel/params";
 import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -28,12 +27,6 @@ function packageName(c: Ctx): string {
   return name;
 }
 
-async function readProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_package", project);
-  return project;
-}
-
 function tarballUrl(c: Ctx, projectId: number, name: string, fileName: string): string {
   return `${baseUrl(c)}/api/v4/projects/${projectId}/packages/npm/${encodeURIComponent(name)}/-/${encodeURIComponent(fileName)}`;
 }
@@ -41,7 +34,7 @@ function tarballUrl(c: Ctx, projectId: number, name: string, fileName: string): 
 /** GET /projects/:id/packages/npm/*package_name (lib/api/npm_project_packages.rb): the package document. */
 npmPackagesRoutes.get("/projects/:id/packages/npm/:package_name", async (c) => {
   const name = packageName(c);
-  const project = await readProject(c);
+  const project = await authorizedProject(c, "read_package");
   const versions = await q.npmVersions(c.var.db(), project.id, name);
   if (versions.length === 0) throw recordNotFound();
   return c.json(npmPackageMetadata(name, versions, (fileName) => tarballUrl(c, project.id, name, fileName)));
@@ -50,7 +43,7 @@ npmPackagesRoutes.get("/projects/:id/packages/npm/:package_name", async (c) => {
 /** GET /projects/:id/packages/npm/*package_name/-/*file_name (lib/api/npm_project_packages.rb): a tarball. */
 npmPackagesRoutes.get("/projects/:id/packages/npm/:package_name/-/:file_name", async (c) => {
   const name = packageName(c);
-  const project = await readProject(c);
+  const project = await authorizedProject(c, "read_package");
   const file = await q.findNpmFile(c.var.db(), project.id, name, c.req.param("file_name")!);
   if (!file) throw recordNotFound();
   const object = await c.env.BLOBS.get(file.fileStore);
@@ -66,8 +59,7 @@ npmPackagesRoutes.get("/projects/:id/packages/npm/:package_name/-/:file_name", a
 npmPackagesRoutes.put("/projects/:id/packages/npm/:package_name", async (c) => {
   const actor = requireUser(c);
   const name = packageName(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "create_package", project);
+  const project = await authorizedProject(c, "create_package");
   const body = await rawParams(c);
   const versions = (body.versions ?? {}) as Record<string, Record<string, unknown>>;
   const version = Object.keys(versions)[0];

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { authorize, allowed } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { apiError, checkUnmodifiedSince, forbidden, notFound } from "../../kernel/errors";
-import { findNamespace, findProject, type NamespaceWithAccess } from "../../kernel/lookup";
+import { findNamespace, findProject, type NamespaceWithAccess, authorizedProject } from "../../kernel/lookup";
 import type { Ctx } from "../../kernel/env";
 import { keysetUnavailable, pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
@@ -89,8 +89,7 @@ forkRoutes.get("/projects/:id/forks", async (c) => {
  */
 forkRoutes.post("/projects/:id/fork/:forked_from_id", async (c) => {
   const actor = requireUser(c);
-  const target = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_project", target);
+  const target = await authorizedProject(c, "admin_project");
   const source = await findProject(c, c.req.param("forked_from_id")!);
   if (!allowed(actor, "fork_project", source)) throw forbidden();
   // ForkService#link_existing_project: a project never becomes a fork of itself.
@@ -114,8 +113,7 @@ const TransferProject = z.object({ namespace: p.string() });
 forkRoutes.put("/projects/:id/transfer", async (c) => {
   const params = validateParams(await rawParams(c), TransferProject);
   const actor = requireUser(c);
-  const found = await findProject(c, c.req.param("id")!);
-  authorize(c, "change_namespace", found);
+  const found = await authorizedProject(c, "change_namespace");
   const target = await findNamespace(c, params.namespace);
   await transferProject(c.var.db(), actor.user, found, target);
   return present(c, await reload(c, found.id), project);
@@ -131,8 +129,7 @@ const TransferLocations = z.object({ search: p.string().optional(), ...pageParam
  */
 forkRoutes.get("/projects/:id/transfer_locations", async (c) => {
   const params = await readParams(c, TransferLocations);
-  const found = await findProject(c, c.req.param("id")!);
-  authorize(c, "change_namespace", found);
+  const found = await authorizedProject(c, "change_namespace");
   const page = pageOf(params);
   const exceptGroupId = found.namespace.type === "Group" ? found.namespace.id : null;
   const { rows, total } = await q.projectTransferLocations(c.var.db(), c.var.actor!.user.id, exceptGroupId, params.search, page);

@@ -1,4 +1,4 @@
-import { router } from "../../kernel/router";
+import { mounted } from "../../kernel/router";
 import { listRoutes } from "./list";
 import { projectRoutes } from "./project";
 import { forkRoutes } from "./forks";
@@ -8,11 +8,4 @@ import { repositoryInfoRoutes } from "./repository_info";
 import { starsRoutes } from "./stars";
 
 /** The projects resource (lib/api/projects.rb) and the group project lists of lib/api/groups.rb. */
-export const projectsRoutes = router();
-projectsRoutes.route("/", listRoutes);
-projectsRoutes.route("/", projectRoutes);
-projectsRoutes.route("/", shareRoutes);
-projectsRoutes.route("/", forkRoutes);
-projectsRoutes.route("/", teamRoutes);
-projectsRoutes.route("/", repositoryInfoRoutes);
-projectsRoutes.route("/", starsRoutes);
+export const projectsRoutes = mounted(listRoutes, projectRoutes, shareRoutes, forkRoutes, teamRoutes, repositoryInfoRoutes, starsRoutes);

@@ -1,8 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { authorize } from "../../kernel/abilities";
-import { requireAdmin, requireUser } from "../../kernel/auth";
-import { findProject } from "../../kernel/lookup";
+import { requireAdmin } from "../../kernel/auth";
+import { findProject, authorizedProject } from "../../kernel/lookup";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { findCommit, listTree, objectSizes, repoOf } from "../../shared/git";
@@ -51,8 +50,6 @@ repositoryInfoRoutes.get("/projects/:id/storage", async (c) => {
  * answers the id of its GC job; GitLab's 409 for a second call within the lease never happens.
  */
 repositoryInfoRoutes.post("/projects/:id/housekeeping", async (c) => {
-  requireUser(c);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_project", project);
+  const project = await authorizedProject(c, "admin_project", { signedIn: true });
   return c.json(null, 201);
 });

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { authorize, type ProjectWithAccess } from "../../kernel/abilities";
 import type { Ctx } from "../../kernel/env";
 import { notFound } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -13,12 +13,6 @@ import { blob, contributor } from "../../entities/repository";
 
 /** Blobs and contributors (lib/api/repositories.rb, GitLab 15.4), behind `authorize! :download_code`. */
 export const blobRoutes = router();
-
-async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "download_code", project);
-  return project;
-}
 
 /**
  * `assign_blob_vars!`: Gitlab::Git::Blob.raw(repository, sha); anything that is not a blob of this
@@ -34,7 +28,7 @@ async function findBlob(c: Ctx, project: ProjectWithAccess): Promise<{ oid: stri
 
 /** GET /projects/:id/repository/blobs/:sha (lib/api/repositories.rb) */
 blobRoutes.get("/projects/:id/repository/blobs/:sha", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const found = await findBlob(c, project);
   return present(c, { size: found.content.length, content: toBase64(found.content), sha: found.oid }, blob);
 });
@@ -44,7 +38,7 @@ blobRoutes.get("/projects/:id/repository/blobs/:sha", async (c) => {
  * typed as Workhorse types them; a blob read by id has no name, so the disposition carries none.
  */
 blobRoutes.get("/projects/:id/repository/blobs/:sha/raw", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const found = await findBlob(c, project);
   const type = detectContentType(found.content);
   return c.body(new Uint8Array(found.content), 200, {
@@ -69,7 +63,7 @@ const ListContributors = pageParams.extend({
  * array paginated with totals (`Kaminari.paginate_array`); an empty repository lists nothing.
  */
 blobRoutes.get("/projects/:id/repository/contributors", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, ListContributors);
   const rev = params.ref || project.defaultBranch;
   const list = rev ? await contributors(c.var.db(), repoOf(project), rev) : [];

@@ -1,8 +1,7 @@
 import * as z from "zod";
 import { authorize, type ProjectWithAccess } from "../../kernel/abilities";
-import type { Ctx } from "../../kernel/env";
 import { apiError, notFound } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -12,12 +11,6 @@ import { compare } from "../../entities/repository";
 
 /** Compare and merge base (lib/api/repositories.rb, GitLab 15.4), behind `authorize! :download_code`. */
 export const compareRoutes = router();
-
-async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "download_code", project);
-  return project;
-}
 
 const commitContext = (project: ProjectWithAccess) => ({ projectId: project.id, projectPath: project.fullPath });
 
@@ -30,7 +23,7 @@ const Compare = z.object({
 
 /** GET /projects/:id/repository/compare (lib/api/repositories.rb, CompareService, Gitlab::Git::Compare) */
 compareRoutes.get("/projects/:id/repository/compare", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, Compare);
   // MergeRequestTargetProjectFinder. Differs from GitLab: only the project itself is accepted, not the
   // other readable projects of its fork network (comparing across forks is not built).
@@ -50,7 +43,7 @@ const MergeBase = z.object({ refs: p.strings({ comma: true }) });
 
 /** GET /projects/:id/repository/merge_base (lib/api/repositories.rb, Gitlab::Git::MergeBase) */
 compareRoutes.get("/projects/:id/repository/merge_base", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, MergeBase);
   if (params.refs.length < 2) throw apiError("Provide at least 2 refs", 400);
   const repo = repoOf(project);

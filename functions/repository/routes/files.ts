@@ -1,7 +1,7 @@
 import { canCollaborate } from "../../shared/protected_branches/collaboration";
 import * as z from "zod";
 import type { GitCommitRow } from "../queries";
-import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
+import { allowed } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { pipelinesForPush } from "../../shared/ci/coordinator";
 import type { Ctx } from "../../kernel/env";
@@ -25,7 +25,7 @@ import { lfsPointer, visibleObjects } from "../../shared/lfs/read";
 import { toBase64 } from "../../shared/git/pure/bytes";
 import { getBlobZdata } from "../../shared/git/store/blobs";
 import { inflate, MODE, modeNumber, TYPE_CODE } from "../../shared/git/pure/objects";
-import { findProject } from "../../kernel/lookup";
+import { findProject, authorizedProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
@@ -116,12 +116,6 @@ async function fileParams<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.out
   return readParamsWithPath(c, schema);
 }
 
-async function codeProject(c: Ctx): Promise<ProjectWithAccess> {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_code", project);
-  return project;
-}
-
 async function sha256Hex(data: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -169,7 +163,7 @@ async function fileRow(c: Ctx, repo: Repo, rev: string, ref: string | null, path
  */
 fileRoutes.get("/projects/:id/repository/files/:file_path", async (c) => {
   const params = await fileParams(c, GetFile);
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const { row, content } = await fileRow(c, repoOf(project), params.ref, params.ref, params.file_path);
   for (const [name, value] of Object.entries(blobHeaders(row))) c.header(name, value);
   return present(c, { ...row, contentBase64: toBase64(content) }, fileWithContent);
@@ -181,7 +175,7 @@ fileRoutes.get("/projects/:id/repository/files/:file_path", async (c) => {
  */
 fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
   const params = await fileParams(c, GetRawFile);
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   // `user_project.commit(nil)` is the default branch's head; an empty repository has none.
   const rev = params.ref ?? project.defaultBranch;
   if (!rev) throw notFound("Commit");
@@ -225,7 +219,7 @@ fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
 fileRoutes.get("/projects/:id/repository/files/:file_path/blame", async (c) => {
   const head = c.req.method === "HEAD";
   const params = head ? { ...(await fileParams(c, GetFile)), range: undefined } : await fileParams(c, GetBlame);
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const repo = repoOf(project);
   const { row, content } = await fileRow(c, repo, params.ref, params.ref, params.file_path);
   for (const [name, value] of Object.entries(blobHeaders(row))) c.header(name, value);
@@ -330,7 +324,7 @@ fileRoutes.delete("/projects/:id/repository/files/:file_path", (c) => writeFile(
 
 /** GET /projects/:id/repository/tree (lib/api/repositories.rb, app/finders/repositories/tree_finder.rb) */
 fileRoutes.get("/projects/:id/repository/tree", async (c) => {
-  const project = await codeProject(c);
+  const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListTree);
   if (params.pagination === "none" && !params.recursive) throw paramsError('pagination cannot be "none" unless "recursive" is true');
   const repo = repoOf(project);

@@ -4,22 +4,7 @@
 // given (with approvals voided by a later push removed first) and the merge request's committers.
 // Shared because merging (merge_requests) and the approval endpoints (approvals) both decide on it.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import {
-  approvalMergeRequestRules,
-  approvalMergeRequestRulesGroups,
-  approvalMergeRequestRulesUsers,
-  approvalProjectRules,
-  approvalProjectRulesGroups,
-  approvalProjectRulesProtectedBranches,
-  approvalProjectRulesUsers,
-  namespaces,
-  projectApprovalSettings,
-  users,
-  type ApprovalMergeRequestRule,
-  type ApprovalProjectRule,
-  type Namespace,
-  type ProjectApprovalSettings,
-} from "../../../db/schema";
+import { approvalMergeRequestRules, approvalMergeRequestRulesGroups, approvalMergeRequestRulesUsers, approvalProjectRules, approvalProjectRulesGroups, approvalProjectRulesProtectedBranches, approvalProjectRulesUsers, namespaces, projectApprovalSettings, users, type ApprovalMergeRequestRule, type ApprovalProjectRule, type Namespace, type ProjectApprovalSettings } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
 import { groupIsVisible } from "../../kernel/visibility";

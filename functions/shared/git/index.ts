@@ -29,6 +29,7 @@ export { rebaseBranch, type RebaseResult } from "./operations/rebase";
 export { listRefs, readRef, readRefs, refCommit, hasBranches, compareAndSwapRef, swapRefWithEvent, recordPushEvent, copyRefsForFork, type Ref } from "./store/refs";
 export { isProhibitedBranchName, isValidBranchName, isValidRefName, branchRef, tagRef, branchName, tagName } from "./pure/refnames";
 export { tipsReaching, countCommits } from "./store/reach";
+export { commitWalk } from "./store/walk";
 export { readCommitRows, readCommitChanges, indexCommits, type CommitToIndex } from "./store/commit_index";
 export { unifiedDiff, numstat, isBinary } from "./pure/diff";
 export { mergeText, mergeTrees } from "./pure/merge";

@@ -4,7 +4,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { ciBuilds, gitObjects, personalAccessTokens, projects, users, type PersonalAccessToken, type User } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
-import { storedRow } from "../git";
+import { commitWalk, storedRow } from "../git";
 
 /** The token (by SHA-256 digest) and its user, in one statement. */
 export async function findTokenWithUser(db: Executor, digest: string): Promise<{ token: PersonalAccessToken; user: User } | null> {
@@ -71,18 +71,12 @@ export async function setFirstBranch(db: Executor, projectId: number, branch: st
  */
 export async function isAncestor(db: Executor, poolId: number, ancestor: string, descendant: string): Promise<boolean> {
   if (ancestor === descendant) return true;
+  // The floor applies to `descendant` too: below `ancestor`'s generation it cannot reach it.
+  const walk = commitWalk("walk", poolId, { seeds: sql`c.oid = ${descendant}`, keep: sql`c.generation >= (SELECT generation FROM target)` });
   const result = await db.execute<{ found: boolean }>(sql`
     WITH RECURSIVE target AS (
       SELECT generation FROM git_commits WHERE pool_id = ${poolId} AND oid = ${ancestor}
-    ),
-    walk(oid, parents) AS (
-      SELECT c.oid, c.parents FROM git_commits c WHERE c.pool_id = ${poolId} AND c.oid = ${descendant}
-      UNION
-      SELECT c.oid, c.parents FROM walk w
-        CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-        JOIN git_commits c ON c.pool_id = ${poolId} AND c.oid = p.oid::char(40)
-       WHERE c.generation >= (SELECT generation FROM target)
-    )
+    ), ${walk}
     SELECT EXISTS (SELECT 1 FROM walk WHERE oid = ${ancestor}) AS found`);
   return result.rows[0]?.found === true;
 }

@@ -13,17 +13,7 @@ import { canReadIssue, canReadMergeRequest, mayReadSomeMergeRequest, type IssueW
 export async function findIssue(c: Ctx, project: ProjectWithAccess, iid: string): Promise<IssueWithAssignees> {
   const n = pathRowId(iid);
   if (n === null) throw notFound("Issue");
-  const rows = await c.var
-    .db()
-    .select({
-      issue: issues,
-      assigneeIds: sql<number[]>`ARRAY(SELECT ia.user_id FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} ORDER BY ia.user_id)`,
-    })
-    .from(issues)
-    .where(and(eq(issues.projectId, project.id), eq(issues.iid, n)))
-    .limit(1);
-  const row = rows[0];
-  const issue = row ? { ...row.issue, assigneeIds: (row.assigneeIds ?? []).map(Number) } : null;
+  const issue = await loadIssue(c.var.db(), project.id, n);
   if (!issue || !canReadIssue(c.var.actor, project, issue)) throw notFound("Issue");
   return issue;
 }
@@ -64,6 +54,20 @@ async function findProjectMergeRequestRow(c: Ctx, project: ProjectWithAccess, ii
   const mr = await loadMergeRequest(c.var.db(), project.id, n);
   if (!mr) throw notFound("Merge Request");
   return mr;
+}
+
+/** The issue `iid` of the project with its assignee ids, unchecked (callers decide who may read it). */
+export async function loadIssue(db: Executor, projectId: number, iid: number): Promise<IssueWithAssignees | null> {
+  const rows = await db
+    .select({
+      issue: issues,
+      assigneeIds: sql<number[]>`ARRAY(SELECT ia.user_id FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} ORDER BY ia.user_id)`,
+    })
+    .from(issues)
+    .where(and(eq(issues.projectId, projectId), eq(issues.iid, iid)))
+    .limit(1);
+  const row = rows[0];
+  return row ? { ...row.issue, assigneeIds: (row.assigneeIds ?? []).map(Number) } : null;
 }
 
 /** The merge request `iid` of the project with its assignee and reviewer ids, unchecked (callers decide who may read it). */

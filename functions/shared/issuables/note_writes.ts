@@ -2,8 +2,10 @@ import { sql, type SQL } from "drizzle-orm";
 import { notes, type Note } from "../../../db/schema";
 import { Access } from "../../kernel/access";
 import type { Executor } from "../../kernel/db";
+import type { Actor, Ctx } from "../../kernel/env";
+import { checkUnmodifiedSince, forbidden, recordNotFound } from "../../kernel/errors";
 import { directlyAddressedUsernames, mentionedUsernames } from "../../entities/mentions";
-import type { Noteable, NoteableType } from "./noteables";
+import { canAdminNote, findNote, type Noteable, type NoteableType } from "./noteables";
 import { insertTodosSql, resolveTodosSql, TodoAction } from "./todos";
 
 /**
@@ -228,6 +230,20 @@ export async function insertCommitNote(
       ${type}, ${input.discussionId}, false, ${input.commitId}, ${input.lineCode}, ${at}, ${at})
     RETURNING *`);
   return noteFrom(result.rows[0] as Record<string, unknown>);
+}
+
+/**
+ * `delete_note` (lib/api/helpers/notes_helpers.rb), the notes and the discussions APIs alike: the note
+ * among the noteable's (`404 Not found`), `authorize! :admin_note` (403), `destroy_conditionally!`
+ * (412 when changed since `If-Unmodified-Since`), then Notes::DestroyService; 204.
+ */
+export async function destroyNote(c: Ctx, actor: Actor, n: Noteable, noteId: number): Promise<Response> {
+  const found = await findNote(c.var.db(), n, noteId);
+  if (!found) throw recordNotFound();
+  if (!canAdminNote(actor, n, found)) throw forbidden();
+  checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
+  await deleteNote(c.var.db(), n, found);
+  return c.body(null, 204);
 }
 
 /** Notes::DestroyService: the note, its award emoji and (user notes) the noteable's counter. One statement. */

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL, type WithSubquery } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { epics, issues, mergeRequests, notes, snippets, users, type Epic, type Note, type User } from "../../../db/schema";
+import { epics, notes, snippets, users, type Epic, type Note, type User } from "../../../db/schema";
 import { allowed, allowedOnGroup, type GroupWithAccess, type ProjectWithAccess } from "../../kernel/abilities";
 import { Access } from "../../kernel/access";
 import type { Executor } from "../../kernel/db";
@@ -8,6 +8,7 @@ import type { Actor, Ctx } from "../../kernel/env";
 import { badRequest, notFound, recordNotFound } from "../../kernel/errors";
 import { canReadEpic, canReadIssue, canReadMergeRequest, canReadSnippet } from "./policy";
 import { findGroup, findProject } from "../../kernel/lookup";
+import { loadIssue, loadMergeRequest } from "./find";
 import { repoOf, resolveRevisions } from "../git";
 import { isRowId, parseDateTime } from "../../kernel/params";
 import type { Noteable, NoteableType, NoteRow, NoteUser } from "../../entities/notes";
@@ -40,16 +41,8 @@ export async function loadNoteable(c: Ctx, container: NoteableContainer, type: N
   const project = container.project;
   const base = { project, group: null };
   if (type === "Issue") {
-    const [row] = await db
-      .select({
-        issue: issues,
-        assigneeIds: sql<number[]>`ARRAY(SELECT ia.user_id FROM issue_assignees ia WHERE ia.issue_id = ${issues.id} ORDER BY ia.user_id)`,
-      })
-      .from(issues)
-      .where(and(eq(issues.projectId, project.id), eq(issues.iid, key)))
-      .limit(1);
-    if (!row) return null;
-    const issue = { ...row.issue, assigneeIds: (row.assigneeIds ?? []).map(Number) };
+    const issue = await loadIssue(db, project.id, key);
+    if (!issue) return null;
     return {
       ...base,
       type,
@@ -63,25 +56,18 @@ export async function loadNoteable(c: Ctx, container: NoteableContainer, type: N
     };
   }
   if (type === "MergeRequest") {
-    const [row] = await db
-      .select({
-        mr: mergeRequests,
-        assigneeIds: sql<number[]>`ARRAY(SELECT a.user_id FROM merge_request_assignees a WHERE a.merge_request_id = ${mergeRequests.id} ORDER BY a.user_id)`,
-      })
-      .from(mergeRequests)
-      .where(and(eq(mergeRequests.projectId, project.id), eq(mergeRequests.iid, key)))
-      .limit(1);
-    if (!row) return null;
+    const mr = await loadMergeRequest(db, project.id, key);
+    if (!mr) return null;
     return {
       ...base,
       type,
-      id: row.mr.id,
-      iid: row.mr.iid,
-      authorId: row.mr.authorId,
-      assigneeIds: (row.assigneeIds ?? []).map(Number),
+      id: mr.id,
+      iid: mr.iid,
+      authorId: mr.authorId,
+      assigneeIds: mr.assigneeIds,
       confidential: false,
-      discussionLocked: !!row.mr.discussionLocked,
-      readable: canReadMergeRequest(actor, project, { authorId: row.mr.authorId, assigneeIds: (row.assigneeIds ?? []).map(Number) }),
+      discussionLocked: !!mr.discussionLocked,
+      readable: canReadMergeRequest(actor, project, mr),
     };
   }
   if (type === "Snippet") {

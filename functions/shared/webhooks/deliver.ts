@@ -34,16 +34,14 @@ export async function deliver(
         "X-Gitlab-Instance": opts.instanceUrl,
       };
   if (hook.token) headers["X-Gitlab-Token"] = hook.token;
+  return post(hook.url, headers, JSON.stringify(payload));
+}
+
+/** The POST itself: no redirects followed, a timeout, the response body kept up to the limit. */
+async function post(url: string, headers: Record<string, string>, body: string): Promise<DeliveryResult> {
   try {
-    const res = await fetch(hook.url.trim(), {
-      method: "POST",
-      headers,
-      body: JSON.stringify(payload),
-      redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    const body = (await res.text()).slice(0, RESPONSE_BODY_LIMIT);
-    return { ok: true, status: res.status, body };
+    const res = await fetch(url.trim(), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
+    return { ok: true, status: res.status, body: (await res.text()).slice(0, RESPONSE_BODY_LIMIT) };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
@@ -56,17 +54,5 @@ export async function deliver(
 export async function deliverChat(url: string, request: { contentType: string; body: string }, opts: GuardOptions): Promise<DeliveryResult> {
   const blocked = blockedReason(url, opts);
   if (blocked) return { ok: false, error: `URL is blocked: ${blocked}` };
-  try {
-    const res = await fetch(url.trim(), {
-      method: "POST",
-      headers: { "Content-Type": request.contentType },
-      body: request.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    const body = (await res.text()).slice(0, RESPONSE_BODY_LIMIT);
-    return { ok: true, status: res.status, body };
-  } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
-  }
+  return post(url, { "Content-Type": request.contentType }, request.body);
 }

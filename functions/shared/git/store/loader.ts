@@ -4,6 +4,7 @@
 // stops at the LIMIT. The walk asks for more when it meets a commit it has not loaded.
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";
+import { commitWalk } from "./walk";
 
 export type CommitData = {
   oid: string;
@@ -97,16 +98,14 @@ export class CommitLoader {
     const paths = this.options.paths ?? [];
     const touchesPaths = paths.length ? sql`ARRAY[${sql.join(paths.map(touchesPath), sql`, `)}]` : sql`NULL::boolean[]`;
     return sql`
-      WITH RECURSIVE walk(oid, parents, ts, generation, tree) AS (
-        SELECT c.oid, c.parents, extract(epoch FROM c.committed_at)::bigint, c.generation, c.tree
-          FROM git_commits c
-         WHERE c.pool_id = ${this.poolId} AND c.oid = ${seed}
-        UNION
-        SELECT c.oid, c.parents, extract(epoch FROM c.committed_at)::bigint, c.generation, c.tree
-          FROM walk w
-          CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-          JOIN git_commits c ON c.pool_id = ${this.poolId} AND c.oid = p.oid::char(40)
-      )
+      WITH RECURSIVE ${commitWalk("walk", this.poolId, {
+        seeds: sql`c.oid = ${seed}`,
+        columns: [
+          ["ts", sql`extract(epoch FROM c.committed_at)::bigint`],
+          ["generation", sql`c.generation`],
+          ["tree", sql`c.tree`],
+        ],
+      })}
       SELECT w.oid, w.parents, w.ts, w.generation, w.tree, ${touches} AS touches, ${touchesPaths} AS touches_paths
         FROM walk w
        LIMIT ${limit}`;

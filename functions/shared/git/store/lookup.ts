@@ -9,7 +9,7 @@ import { isOid } from "../pure/bytes";
 import { readCommitRows } from "./commit_index";
 import { findCommit } from "./read";
 import type { Ref } from "./refs";
-import { parseRevision, type Repo } from "./revisions";
+import { parseRevision, refCandidates, type Repo } from "./revisions";
 
 export type RefWithCommit = Ref & { commit: GitCommitRow | null };
 
@@ -29,19 +29,6 @@ export async function readRefsWithCommits(db: Executor, repo: Repo, names: strin
   return out;
 }
 
-/** The ref names git tries for `name`, in order (refs.c ref_rev_parse_rules), as `resolveRevisions` does. */
-function candidates(repo: Repo, name: string): string[] {
-  if (name === "HEAD") return repo.defaultBranch ? [`refs/heads/${repo.defaultBranch}`] : [];
-  return [
-    ...(name.startsWith("refs/") ? [name] : []),
-    `refs/${name}`,
-    `refs/tags/${name}`,
-    `refs/heads/${name}`,
-    `refs/remotes/${name}`,
-    `refs/remotes/${name}/HEAD`,
-  ];
-}
-
 /**
  * Revisions resolved to commit rows as `git rev-parse <rev>^{commit}` (`findCommit`) would: one
  * statement for all plain names, one for full ids; anything else falls back to `findCommit`.
@@ -57,7 +44,7 @@ export async function resolveCommitRows(db: Executor, repo: Repo, revs: string[]
     if (!parsed) out.set(rev, null);
     else if (parsed.steps.length > 0) slow.push(rev);
     else if (isOid(rev)) oids.push(rev);
-    else names.set(rev, candidates(repo, rev));
+    else names.set(rev, refCandidates(repo, rev));
   }
   const refs = await readRefsWithCommits(db, repo, [...names.values()].flat());
   for (const [rev, tries] of names) {

@@ -3,6 +3,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";
 import type { Repo } from "./revisions";
+import { commitWalk } from "./walk";
 
 /**
  * Which of `tips` reach `oid` (`git merge-base --is-ancestor oid tip` for each tip; a tip reaches
@@ -12,19 +13,14 @@ import type { Repo } from "./revisions";
 export async function tipsReaching(db: Executor, repo: Repo, oid: string, tips: string[]): Promise<Set<string>> {
   const unique = [...new Set(tips)];
   if (unique.length === 0) return new Set();
+  const walk = commitWalk("walk", repo.poolId, {
+    seeds: sql`c.oid = ANY(${sql.param(unique)}::char(40)[])`,
+    keep: sql`c.generation >= (SELECT generation FROM target)`,
+  });
   const result = await db.execute<{ oid: string; parents: string[] }>(sql`
     WITH RECURSIVE target AS (
       SELECT generation FROM git_commits WHERE pool_id = ${repo.poolId} AND oid = ${oid}
-    ), walk(oid, parents) AS (
-      SELECT c.oid, c.parents FROM git_commits c, target t
-       WHERE c.pool_id = ${repo.poolId} AND c.oid = ANY(${sql.param(unique)}::char(40)[]) AND c.generation >= t.generation
-      UNION
-      SELECT c.oid, c.parents FROM walk w
-       CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-       JOIN git_commits c ON c.pool_id = ${repo.poolId} AND c.oid = p.oid::char(40)
-       CROSS JOIN target t
-       WHERE c.generation >= t.generation
-    )
+    ), ${walk}
     SELECT oid, parents FROM walk`);
   // Which loaded commits reach the target: walk child edges back from it.
   const children = new Map<string, string[]>();
@@ -47,17 +43,7 @@ export async function tipsReaching(db: Executor, repo: Repo, oid: string, tips: 
  * itself included. One recursive statement; UNION keeps each commit once where histories join.
  */
 export async function countCommits(db: Executor, repo: Repo, oid: string, firstParent: boolean): Promise<number> {
-  const next = firstParent
-    ? sql`SELECT c.oid, c.parents FROM walk w JOIN git_commits c ON c.pool_id = ${repo.poolId} AND c.oid = w.parents[1]::char(40)`
-    : sql`SELECT c.oid, c.parents FROM walk w
-           CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-           JOIN git_commits c ON c.pool_id = ${repo.poolId} AND c.oid = p.oid::char(40)`;
-  const result = await db.execute<{ count: string | number }>(sql`
-    WITH RECURSIVE walk(oid, parents) AS (
-      SELECT c.oid, c.parents FROM git_commits c WHERE c.pool_id = ${repo.poolId} AND c.oid = ${oid}
-      UNION
-      ${next}
-    )
-    SELECT count(*) AS count FROM walk`);
+  const walk = commitWalk("walk", repo.poolId, { seeds: sql`c.oid = ${oid}`, firstParent });
+  const result = await db.execute<{ count: string | number }>(sql`WITH RECURSIVE ${walk} SELECT count(*) AS count FROM walk`);
   return Number(result.rows[0]?.count ?? 0);
 }

@@ -7,6 +7,7 @@ import type { Executor } from "../../../kernel/db";
 import { toHex } from "../pure/bytes";
 import { decodeTag, decodeTree } from "../pure/objects";
 import { readObjects, rowBytes } from "./objects";
+import { commitWalk } from "./walk";
 
 const byteaHex = (oid: string) => `\\x${oid}`;
 const READ_CHUNK = 1000;
@@ -22,26 +23,14 @@ export type WalkedCommit = { oid: string; tree: string; parents: string[] };
  */
 export async function walkCommits(db: Executor, poolId: number, wants: string[], haves: string[]): Promise<{ commits: WalkedCommit[]; edgeTrees: string[] }> {
   if (wants.length === 0) return { commits: [], edgeTrees: [] };
+  const excluded = commitWalk("excluded", poolId, { seeds: sql`c.oid = ANY(${sql.param(haves)}::char(40)[])` });
+  const walk = commitWalk("walk", poolId, {
+    seeds: sql`c.oid = ANY(${sql.param(wants)}::char(40)[])`,
+    keep: sql`c.oid NOT IN (SELECT oid FROM excluded)`,
+    columns: [["tree", sql`c.tree`]],
+  });
   const result = await db.execute<{ oid: string; tree: string; parents: string[]; edge: boolean }>(sql`
-    WITH RECURSIVE
-    excluded(oid, parents) AS (
-      SELECT c.oid, c.parents FROM git_commits c
-       WHERE c.pool_id = ${poolId} AND c.oid = ANY(${sql.param(haves)}::char(40)[])
-      UNION
-      SELECT c.oid, c.parents FROM excluded e
-        CROSS JOIN LATERAL unnest(e.parents) AS p(oid)
-        JOIN git_commits c ON c.pool_id = ${poolId} AND c.oid = p.oid::char(40)
-    ),
-    walk(oid, parents, tree) AS (
-      SELECT c.oid, c.parents, c.tree FROM git_commits c
-       WHERE c.pool_id = ${poolId} AND c.oid = ANY(${sql.param(wants)}::char(40)[])
-         AND c.oid NOT IN (SELECT oid FROM excluded)
-      UNION
-      SELECT c.oid, c.parents, c.tree FROM walk w
-        CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-        JOIN git_commits c ON c.pool_id = ${poolId} AND c.oid = p.oid::char(40)
-       WHERE c.oid NOT IN (SELECT oid FROM excluded)
-    ),
+    WITH RECURSIVE ${excluded}, ${walk},
     edges AS (
       SELECT DISTINCT p.oid::char(40) AS oid FROM walk w CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
        WHERE p.oid::char(40) IN (SELECT oid FROM excluded)

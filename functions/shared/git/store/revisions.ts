@@ -40,8 +40,12 @@ export function parseRevision(rev: string): { base: string; steps: Step[] } | nu
   return { base: rest, steps };
 }
 
-/** The ref names git tries for `name`, in order (refs.c ref_rev_parse_rules). */
-function refCandidates(name: string): string[] {
+/**
+ * The ref names git tries for `name`, in order (refs.c ref_rev_parse_rules); `HEAD` is the default
+ * branch (none in an empty repository). Every resolution of a name to a ref uses it.
+ */
+export function refCandidates(repo: Repo, name: string): string[] {
+  if (name === "HEAD") return repo.defaultBranch ? [`refs/heads/${repo.defaultBranch}`] : [];
   return [
     ...(name.startsWith("refs/") ? [name] : []),
     `refs/${name}`,
@@ -61,12 +65,7 @@ export async function resolveRevisions(db: Executor, repo: Repo, revs: string[],
   const out = new Map<string, string | null>();
   const parsed = new Map(revs.map((rev) => [rev, parseRevision(rev)]));
   const names = new Set<string>();
-  for (const p of parsed.values()) {
-    if (!p) continue;
-    if (p.base === "HEAD") {
-      if (repo.defaultBranch) names.add(`refs/heads/${repo.defaultBranch}`);
-    } else for (const candidate of refCandidates(p.base)) names.add(candidate);
-  }
+  for (const p of parsed.values()) if (p) for (const candidate of refCandidates(repo, p.base)) names.add(candidate);
   const refs = await readRefs(db, repo.projectId, [...names]);
   walk ??= new RevWalk(db, repo.poolId);
   const targets = [...refs.values()].map(refCommit);
@@ -102,11 +101,7 @@ export async function resolveRevisions(db: Executor, repo: Repo, revs: string[],
 
 async function resolveBase(db: Executor, repo: Repo, base: string, refs: Map<string, Ref>, walk: RevWalk): Promise<string | null> {
   if (isOid(base)) return peelToCommit(db, repo, base, walk);
-  if (base === "HEAD") {
-    const ref = repo.defaultBranch ? refs.get(`refs/heads/${repo.defaultBranch}`) : undefined;
-    return ref ? peelRef(db, repo, ref, walk) : null;
-  }
-  for (const candidate of refCandidates(base)) {
+  for (const candidate of refCandidates(repo, base)) {
     const ref = refs.get(candidate);
     if (ref) return peelRef(db, repo, ref, walk);
   }

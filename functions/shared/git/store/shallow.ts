@@ -10,6 +10,7 @@
 //   commit is unshallowed (deepen with INFINITE_DEPTH).
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";
+import { commitWalk } from "./walk";
 
 /** git's INFINITE_DEPTH (`--unshallow` sends it as the depth). */
 export const INFINITE_DEPTH = 0x7fffffff;
@@ -48,15 +49,7 @@ export async function shallowWalk(db: Executor, poolId: number, input: ShallowIn
 async function walkOnce(db: Executor, poolId: number, input: ShallowInput): Promise<ShallowWalk> {
   const clientShallow = [...new Set(input.clientShallow)];
   const graft = sql`CASE WHEN c.oid = ANY(${sql.param(clientShallow)}::char(40)[]) THEN '{}'::text[] ELSE c.parents END`;
-  const excluded = sql`
-    excluded(oid, parents) AS (
-      SELECT c.oid, ${graft} FROM git_commits c
-       WHERE c.pool_id = ${poolId} AND c.oid = ANY(${sql.param(input.haves)}::char(40)[])
-      UNION
-      SELECT c.oid, ${graft} FROM excluded e
-        CROSS JOIN LATERAL unnest(e.parents) AS p(oid)
-        JOIN git_commits c ON c.pool_id = ${poolId} AND c.oid = p.oid::char(40)
-    )`;
+  const excluded = commitWalk("excluded", poolId, { seeds: sql`c.oid = ANY(${sql.param(input.haves)}::char(40)[])`, parents: graft });
   const finite = input.depth !== null && input.depth < INFINITE_DEPTH;
   let rows: Row[];
   if (finite) {
@@ -89,15 +82,11 @@ async function walkOnce(db: Executor, poolId: number, input: ShallowInput): Prom
         SELECT p.oid::char(40) FROM git_commits c CROSS JOIN LATERAL unnest(c.parents) AS p(oid)
          WHERE ${unshallowing}::boolean AND c.pool_id = ${poolId} AND c.oid = ANY(${sql.param(clientShallow)}::char(40)[])
       ),
-      walk(oid, parents, tree) AS (
-        SELECT c.oid, c.parents, c.tree FROM git_commits c
-         WHERE c.pool_id = ${poolId} AND c.oid IN (SELECT oid FROM seeds) AND c.oid NOT IN (SELECT oid FROM excluded)
-        UNION
-        SELECT c.oid, c.parents, c.tree FROM walk w
-          CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
-          JOIN git_commits c ON c.pool_id = ${poolId} AND c.oid = p.oid::char(40)
-         WHERE c.oid NOT IN (SELECT oid FROM excluded)
-      ),
+      ${commitWalk("walk", poolId, {
+        seeds: sql`c.oid IN (SELECT oid FROM seeds)`,
+        keep: sql`c.oid NOT IN (SELECT oid FROM excluded)`,
+        columns: [["tree", sql`c.tree`]],
+      })},
       edges AS (
         SELECT DISTINCT p.oid::char(40) AS oid FROM walk w CROSS JOIN LATERAL unnest(w.parents) AS p(oid)
          WHERE p.oid::char(40) IN (SELECT oid FROM excluded)
