@@ -8,11 +8,12 @@ import type { Ctx } from "../kernel/env";
 import { badRequest, forbidden, notFound, paramsError, recordNotFound, unauthorized } from "../kernel/errors";
 import { jobTokenOf } from "../shared/ci/job_token";
 import { findProject, loadProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { bridge, job, type JobRow } from "../entities/jobs";
+import { ListJobs, ListPipelineJobs } from "./params";
 import * as q from "./queries";
 
 /**
@@ -23,8 +24,6 @@ export const jobsRoutes = router();
 
 const SCOPES = ["created", "pending", "running", "failed", "success", "canceled", "skipped", "manual", "waiting_for_resource", "preparing", "scheduled"];
 
-const ListJobs = pageParams.extend({ scope: p.strings().optional() });
-const ListPipelineJobs = ListJobs.extend({ include_retried: p.bool().optional() });
 
 function checkScope(scope: string[] | undefined) {
   if (scope && scope.some((s) => !SCOPES.includes(s))) throw paramsError("scope does not have a valid value");
@@ -71,7 +70,7 @@ jobsRoutes.get("/projects/:id/jobs", async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_build", project);
   const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { scope: params.scope, type: "build" }, page);
+  const list = await q.listJobs(c.var.db(), project.id, { type: "build" }, params, page);
   paginate(c, page, list.total);
   return present(c, list.rows, job, ctxOf(project, list.commits));
 });
@@ -86,7 +85,7 @@ jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
   const pipelineId = Number(c.req.param("pipeline_id"));
   if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
   const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, includeRetried: params.include_retried, type: "build" }, page);
+  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, type: "build" }, params, page);
   paginate(c, page, list.total);
   return present(c, list.rows, job, ctxOf(project, list.commits));
 });
@@ -101,7 +100,7 @@ jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", async (c) => {
   const pipelineId = Number(c.req.param("pipeline_id"));
   if (!(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
   const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, type: "bridge" }, page);
+  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, type: "bridge" }, params, page);
   paginate(c, page, list.total);
   return present(c, list.rows, bridge, ctxOf(project, list.commits));
 });
