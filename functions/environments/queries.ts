@@ -1,18 +1,17 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { environments, type Environment } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { escapeLike } from "../kernel/fuzzy_search";
 import { cappedCount, type Page } from "../kernel/pagination";
-
-export type EnvironmentFilters = { name?: string; search?: string; states?: string[] };
+import type { ListParams } from "./params";
 
 /** Environments::EnvironmentsFinder: `name` exact, `search` a name prefix (case-insensitive), `states`. */
-export async function listEnvironments(db: Executor, projectId: number, f: EnvironmentFilters, page: Page): Promise<{ rows: Environment[]; total: number }> {
+export async function listEnvironments(db: Executor, projectId: number, f: ListParams, page: Page): Promise<{ rows: Environment[]; total: number }> {
   const where = and(
     eq(environments.projectId, projectId),
     f.name ? eq(environments.name, f.name) : undefined,
     f.search ? sql`lower(${environments.name}) LIKE ${`${escapeLike(f.search.toLowerCase())}%`}` : undefined,
-    f.states?.length ? inArray(environments.state, f.states) : undefined,
+    f.states ? eq(environments.state, f.states) : undefined,
   );
   const rows = await db.select().from(environments).where(where).orderBy(asc(environments.id)).limit(page.limit).offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(environments).where(where), page);

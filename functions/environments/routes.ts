@@ -11,6 +11,7 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { Environment } from "./queries";
 import { environment } from "../entities/environments";
+import { ListEnvironments } from "./params";
 import * as q from "./queries";
 import { environmentSlug, externalUrlErrors, guessTier, nameErrors, TIERS } from "./rules";
 
@@ -21,11 +22,6 @@ import { environmentSlug, externalUrlErrors, guessTier, nameErrors, TIERS } from
  */
 export const environmentsRoutes = router();
 
-const ListEnvironments = pageParams.extend({
-  name: p.string().optional(),
-  search: p.string().optional(),
-  states: p.oneOf("available", "stopping", "stopped").optional(),
-});
 const CreateEnvironment = z.object({
   name: p.string(),
   external_url: p.string().optional(),
@@ -73,8 +69,7 @@ environmentsRoutes.get("/projects/:id/environments", async (c) => {
   if (params.name !== undefined && params.search !== undefined) throw paramsError("name, search cannot be used together");
   const project = await authorizedProject(c, "read_environment");
   const page = pageOf(params);
-  const filters = { name: params.name, search: params.search, states: params.states ? [params.states] : undefined };
-  const list = await q.listEnvironments(c.var.db(), project.id, filters, page);
+  const list = await q.listEnvironments(c.var.db(), project.id, params, page);
   paginate(c, page, list.total);
   return presentEnv(c, list.rows, project);
 });

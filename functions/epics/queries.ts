@@ -14,6 +14,7 @@ import { selectEpics, toEpicRow as toRow } from "../shared/issuables/epic_preloa
 import { systemNotesCte, type SystemNote } from "../shared/issuables/system_notes";
 import { labelEventsCte, stateEventsCte } from "../shared/issuables/resource_events";
 import { isRowId } from "../kernel/params";
+import type { ListParams } from "./params";
 
 /** EpicPolicy as SQL over `epics` joined to its group (`namespaces`): readable group; confidential for reporters. */
 function epicIsVisible(actor: Actor | null): SQL {
@@ -22,50 +23,33 @@ function epicIsVisible(actor: Actor | null): SQL {
   return sql`(${groupIsVisible(actor)} AND (NOT ${epics.confidential} OR ${groupAccessLevel(actor.user.id)} >= 20))`;
 }
 
-export type EpicFilters = {
-  orderBy: "created_at" | "updated_at";
-  sort: "asc" | "desc";
-  state: "opened" | "closed" | "all";
-  search?: string;
-  authorId?: number;
-  confidential?: boolean;
-  createdAfter?: Date;
-  createdBefore?: Date;
-  updatedAfter?: Date;
-  updatedBefore?: Date;
-  includeAncestors: boolean;
-  includeDescendants: boolean;
-  /** Label titles the epic must all carry; `None`: no label, `Any`: some label (EpicsFinder `label_name`). */
-  labels?: string[];
-};
-
 const hasLabel = (title?: string) =>
   sql`EXISTS (SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'Epic' AND ll.target_id = ${epics.id}${title === undefined ? sql`` : sql` AND l.title = ${title}`})`;
 
 /** EpicsFinder for a group (ee/app/finders/epics_finder.rb), the subset of its filters built here. */
-export async function listEpics(db: Executor, group: GroupWithAccess, actor: Actor | null, f: EpicFilters, page: Page): Promise<{ rows: EpicRow[]; total: number }> {
+export async function listEpics(db: Executor, group: GroupWithAccess, actor: Actor | null, f: ListParams, page: Page): Promise<{ rows: EpicRow[]; total: number }> {
   const groups: SQL[] = [eq(epics.groupId, group.id)];
-  if (f.includeDescendants) groups.push(sql`${namespaces.traversalIds} @> ARRAY[${group.id}]::int[]`);
-  if (f.includeAncestors) groups.push(sql`${epics.groupId} = ANY(${sql.param(group.traversalIds)}::int[])`);
+  if (f.include_descendant_groups) groups.push(sql`${namespaces.traversalIds} @> ARRAY[${group.id}]::int[]`);
+  if (f.include_ancestor_groups) groups.push(sql`${epics.groupId} = ANY(${sql.param(group.traversalIds)}::int[])`);
   const conditions: SQL[] = [or(...groups)!, epicIsVisible(actor)];
   if (f.state !== "all") conditions.push(eq(epics.state, f.state));
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
     conditions.push(or(ilike(epics.title, pattern), ilike(epics.description, pattern))!);
   }
-  if (f.authorId !== undefined) conditions.push(eq(epics.authorId, f.authorId));
+  if (f.author_id !== undefined) conditions.push(eq(epics.authorId, f.author_id));
   for (const title of f.labels ?? []) {
     if (title.toLowerCase() === "none") conditions.push(sql`NOT ${hasLabel()}`);
     else if (title.toLowerCase() === "any") conditions.push(hasLabel());
     else conditions.push(hasLabel(title));
   }
   if (f.confidential !== undefined) conditions.push(eq(epics.confidential, f.confidential));
-  if (f.createdAfter) conditions.push(gte(epics.createdAt, f.createdAfter));
-  if (f.createdBefore) conditions.push(lte(epics.createdAt, f.createdBefore));
-  if (f.updatedAfter) conditions.push(gte(epics.updatedAt, f.updatedAfter));
-  if (f.updatedBefore) conditions.push(lte(epics.updatedAt, f.updatedBefore));
+  if (f.created_after) conditions.push(gte(epics.createdAt, f.created_after));
+  if (f.created_before) conditions.push(lte(epics.createdAt, f.created_before));
+  if (f.updated_after) conditions.push(gte(epics.updatedAt, f.updated_after));
+  if (f.updated_before) conditions.push(lte(epics.updatedAt, f.updated_before));
   const where = and(...conditions);
-  const column = f.orderBy === "updated_at" ? epics.updatedAt : epics.createdAt;
+  const column = f.order_by === "updated_at" ? epics.updatedAt : epics.createdAt;
   const direction = f.sort === "asc" ? asc : desc;
   const rows = await selectEpics(db).where(where).orderBy(direction(column), direction(epics.id)).limit(page.limit).offset(page.offset);
   const counted = db.select({ one: sql`1` }).from(epics).innerJoin(namespaces, eq(namespaces.id, epics.groupId)).where(where);

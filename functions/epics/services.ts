@@ -5,6 +5,7 @@ import type { Actor } from "../kernel/env";
 import { recordNotFound, validation } from "../kernel/errors";
 import { DESCRIPTION_NOTE, titleNote, type SystemNote } from "../shared/issuables/system_notes";
 import { effectiveDueDate, effectiveStartDate, type EpicRow } from "../entities/epics";
+import { labelTitles } from "./params";
 import * as q from "./queries";
 import type { HierarchyFacts } from "./queries";
 
@@ -117,16 +118,6 @@ export async function planEpicUpdate(
   }
   if (params.confidential !== undefined) changes.confidential = params.confidential;
   return changes;
-}
-
-/** Label titles of a `labels`/`add_labels`/`remove_labels` parameter: trimmed, comma-split, unique. */
-export function labelTitles(list: string[] | undefined): string[] {
-  const out: string[] = [];
-  for (const raw of list ?? []) for (const part of raw.split(",")) {
-    const title = part.trim();
-    if (title !== "" && !out.includes(title)) out.push(title);
-  }
-  return out;
 }
 
 /**

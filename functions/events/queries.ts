@@ -7,37 +7,7 @@ import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds, projectAccessLevel } from "../kernel/visibility";
 import { noteRow, selectNotes, type NoteRow } from "../shared/issuables/noteables";
 import type { EventRow } from "../entities/events";
-
-/** Event.actions (app/models/event.rb). */
-export const EVENT_ACTIONS = {
-  created: 1,
-  updated: 2,
-  closed: 3,
-  reopened: 4,
-  pushed: 5,
-  commented: 6,
-  merged: 7,
-  joined: 8,
-  left: 9,
-  destroyed: 10,
-  expired: 11,
-  approved: 12,
-} as const;
-export type EventActionName = keyof typeof EVENT_ACTIONS;
-
-/** Event::TARGET_TYPES: the `target_type` parameter and the class name it filters on. */
-export const EVENT_TARGET_TYPES = {
-  issue: "Issue",
-  milestone: "Milestone",
-  merge_request: "MergeRequest",
-  note: "Note",
-  project: "Project",
-  snippet: "Snippet",
-  user: "User",
-  wiki: "WikiPage::Meta",
-  design: "DesignManagement::Design",
-} as const;
-export type EventTargetTypeName = keyof typeof EVENT_TARGET_TYPES;
+import { EVENT_ACTIONS, EVENT_TARGET_TYPES, type ListParams } from "./params";
 
 /** Whose events (EventsFinder's `source`, or `scope=all`: every project the user is authorized on). */
 export type EventSource =
@@ -45,15 +15,6 @@ export type EventSource =
   | { kind: "project"; projectId: number }
   | { kind: "authorized_projects"; userId: number };
 
-export type EventFilters = {
-  action?: EventActionName;
-  targetType?: EventTargetTypeName;
-  /** `YYYY-MM-DD`: created before that day began (UTC). */
-  before?: string;
-  /** `YYYY-MM-DD`: created after that day ended (UTC). */
-  after?: string;
-  sort: "asc" | "desc";
-};
 
 const NOTE_TYPE_NAMES = new Set(["Note", "DiscussionNote", "DiffNote", "LegacyDiffNote"]);
 const NOTE_TYPES = sql`('Note', 'DiscussionNote', 'DiffNote', 'LegacyDiffNote')`;
@@ -113,19 +74,20 @@ function sourceCondition(source: EventSource): SQL {
   return sql`e.project_id IN ${authorizedProjectIds(source.userId)}`;
 }
 
-function filterConditions(f: EventFilters): SQL[] {
+/** EventsFinder's filters: the declared list parameters (`event_filter_params`). */
+function filterConditions(f: ListParams): SQL[] {
   const out: SQL[] = [];
   if (f.action) out.push(sql`e.action = ${EVENT_ACTIONS[f.action]}`);
   // Differs from GitLab: none. `note` matches plain comments only (target_type "Note"), as GitLab's
   // filter does; thread notes are "DiscussionNote" and diff notes "DiffNote".
-  if (f.targetType) out.push(sql`e.target_type = ${EVENT_TARGET_TYPES[f.targetType]}`);
+  if (f.target_type) out.push(sql`e.target_type = ${EVENT_TARGET_TYPES[f.target_type]}`);
   if (f.before) out.push(sql`e.created_at < ${f.before}::date::timestamp AT TIME ZONE 'UTC'`);
   if (f.after) out.push(sql`e.created_at >= (${f.after}::date + 1)::timestamp AT TIME ZONE 'UTC'`);
   return out;
 }
 
 /** FROM and WHERE of the events list: the joins the visibility rule and the entity read. */
-function fromWhere(actor: Actor | null, source: EventSource, filters: EventFilters, joins: SQL = sql``): SQL {
+function fromWhere(actor: Actor | null, source: EventSource, filters: ListParams, joins: SQL = sql``): SQL {
   const conds = [sourceCondition(source), ...filterConditions(filters), visibleTo(actor)];
   return sql`FROM events e
     JOIN projects ON projects.id = e.project_id
@@ -149,7 +111,7 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
  * one page, with author, push payload and target iid/title in the same statement; note events' notes
  * in a second one (selectNotes, with their authors).
  */
-export async function listEvents(db: Executor, actor: Actor | null, source: EventSource, filters: EventFilters, page: Page) {
+export async function listEvents(db: Executor, actor: Actor | null, source: EventSource, filters: ListParams, page: Page) {
   const body = fromWhere(actor, source, filters);
   const order = filters.sort === "asc" ? sql`ASC` : sql`DESC`;
   const result = await db.execute<Raw>(sql`SELECT e.id, e.project_id, e.action, e.target_type, e.target_id, e.created_at,

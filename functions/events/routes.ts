@@ -2,11 +2,12 @@ import * as z from "zod";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { findProject, findUserByIdOrUsername } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
-import { p, readParams } from "../kernel/params";
+import { pageOf, paginate } from "../kernel/pagination";
+import { readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { event } from "../entities/events";
+import { ListEvents, ListOwnEvents, type ListParams } from "./params";
 import * as q from "./queries";
 
 /**
@@ -15,28 +16,9 @@ import * as q from "./queries";
  */
 export const eventsRoutes = router();
 
-const ACTIONS = Object.keys(q.EVENT_ACTIONS) as q.EventActionName[];
-const TARGET_TYPES = Object.keys(q.EVENT_TARGET_TYPES) as q.EventTargetTypeName[];
-
-/** `use :pagination`, `use :event_filter_params`, `use :sort_params` of lib/api/events.rb, in its order. */
-const ListEvents = z.object({
-  ...pageParams.shape,
-  action: p.oneOf(...ACTIONS).optional(),
-  target_type: p.oneOf(...TARGET_TYPES).optional(),
-  before: p.date().optional(),
-  after: p.date().optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-});
-
-const ListOwnEvents = ListEvents.extend({ scope: p.string().optional() });
-
-function filtersOf(params: z.output<typeof ListEvents>): q.EventFilters {
-  return { action: params.action, targetType: params.target_type, before: params.before, after: params.after, sort: params.sort ?? "desc" };
-}
-
-async function listAndPresent(c: Ctx, source: q.EventSource, params: z.output<typeof ListEvents>) {
+async function listAndPresent(c: Ctx, source: q.EventSource, params: ListParams) {
   const page = pageOf(params);
-  const { rows, total } = await q.listEvents(c.var.db(), c.var.actor, source, filtersOf(params), page);
+  const { rows, total } = await q.listEvents(c.var.db(), c.var.actor, source, params, page);
   paginate(c, page, total);
   return present(c, rows, event);
 }

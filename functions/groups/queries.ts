@@ -19,6 +19,7 @@ import { groupAccessLevel, groupIsVisible, memberGroupIds, projectAccessLevel, p
 import type { ProjectRow, SharedGroup } from "../entities/projects";
 import type { CustomAttribute, SharedWithGroup } from "../entities/groups";
 import { escapeLike, searchTerms } from "./rules";
+import type { ListParams } from "./params";
 
 /** A membership that counts: not expired (as kernel/visibility.ts). */
 const active = sql`(m.expires_at IS NULL OR m.expires_at > current_date)`;
@@ -47,38 +48,22 @@ function reachedThroughMemberships(userId: number): SQL {
       JOIN namespaces d ON d.id = mp.namespace_id WHERE m.user_id = ${userId} AND m.source_type = 'Project' AND ${active})`;
 }
 
-export type GroupListFilter = {
-  actor: Actor | null;
-  owned: boolean;
-  minAccessLevel?: number;
-  /** Already defaulted as the API does: the param, else true for admins, false otherwise. */
-  allAvailable: boolean;
-  /** `/subgroups`: direct children of this group. */
-  parentId?: number;
-  /** `/descendant_groups`: every group below this one. */
-  ancestorId?: number;
-  topLevelOnly?: boolean;
-  search?: string;
-  skipIds?: number[];
-  /** Admins only (CustomAttributesFilter); the route drops it for others. */
-  customAttributes?: Record<string, string>;
-  orderBy: "name" | "path" | "id";
-  sort: "asc" | "desc";
-};
+/** Where a group list's groups come from: `/subgroups` (direct children) or `/descendant_groups` (every group below). */
+export type GroupSource = { parentId?: number; ancestorId?: number };
 
 /** GroupsFinder#all_groups: which groups the caller may list at all. */
-function reachable(filter: GroupListFilter): SQL {
-  const { actor } = filter;
+function reachable(actor: Actor | null, filter: ListParams): SQL {
   if (filter.owned) {
     if (!actor) return sql`false`;
     return sql`${namespaces.id} IN (SELECT m.source_id FROM members m WHERE m.user_id = ${actor.user.id}
       AND m.source_type = 'Namespace' AND m.access_level = 50 AND ${active})`;
   }
-  if (actor && filter.minAccessLevel !== undefined) {
+  if (actor && filter.min_access_level !== undefined) {
     return sql`${namespaces.traversalIds} && ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${actor.user.id}
-      AND m.source_type = 'Namespace' AND m.access_level >= ${filter.minAccessLevel} AND ${active})`;
+      AND m.source_type = 'Namespace' AND m.access_level >= ${filter.min_access_level} AND ${active})`;
   }
-  if (!actor || filter.allAvailable) return groupIsVisible(actor);
+  // `all_available` defaults to the caller's admin-ness (`find_groups`).
+  if (!actor || (filter.all_available ?? actor.isAdmin)) return groupIsVisible(actor);
   return reachedThroughMemberships(actor.user.id);
 }
 
@@ -98,21 +83,22 @@ function fuzzySearch(query: string, columns: SQL[]): SQL | undefined {
   );
 }
 
-function listCondition(filter: GroupListFilter): SQL {
-  const conditions: (SQL | undefined)[] = [eq(namespaces.type, "Group"), reachable(filter)];
-  if (filter.topLevelOnly) conditions.push(sql`${namespaces.parentId} IS NULL`);
-  if (filter.parentId !== undefined) conditions.push(eq(namespaces.parentId, filter.parentId));
-  if (filter.ancestorId !== undefined)
-    conditions.push(inSubtreeOf(filter.ancestorId), ne(namespaces.id, filter.ancestorId));
+function listCondition(actor: Actor | null, source: GroupSource, filter: ListParams): SQL {
+  const conditions: (SQL | undefined)[] = [eq(namespaces.type, "Group"), reachable(actor, filter)];
+  if (filter.top_level_only) conditions.push(sql`${namespaces.parentId} IS NULL`);
+  if (source.parentId !== undefined) conditions.push(eq(namespaces.parentId, source.parentId));
+  if (source.ancestorId !== undefined)
+    conditions.push(inSubtreeOf(source.ancestorId), ne(namespaces.id, source.ancestorId));
   if (filter.search?.trim()) {
     // Group.search(include_parents: parent.blank?): the full path and full name (the route) for
     // `/groups`, the group's own path and name below a parent.
-    const below = filter.parentId !== undefined || filter.ancestorId !== undefined;
+    const below = source.parentId !== undefined || source.ancestorId !== undefined;
     const columns = below ? [sql`${namespaces.path}`, sql`${namespaces.name}`] : [sql`${namespaces.fullPath}`, sql`${namespaces.fullName}`];
     conditions.push(fuzzySearch(filter.search, columns));
   }
-  if (filter.skipIds?.length) conditions.push(notInArray(namespaces.id, filter.skipIds));
-  for (const [key, value] of Object.entries(filter.customAttributes ?? {})) {
+  if (filter.skip_groups?.length) conditions.push(notInArray(namespaces.id, filter.skip_groups));
+  // CustomAttributesFilter: administrators only; ignored for others.
+  for (const [key, value] of Object.entries((actor?.isAdmin && filter.custom_attributes) || {})) {
     conditions.push(sql`EXISTS (SELECT 1 FROM ${groupCustomAttributes} ca WHERE ca.group_id = ${namespaces.id}
       AND ca.key = ${key} AND ca.value = ${value})`);
   }
@@ -120,16 +106,22 @@ function listCondition(filter: GroupListFilter): SQL {
 }
 
 /** `reorder(order_by => sort, id: asc)`: ties always break on ascending id. */
-function listOrder(filter: GroupListFilter) {
+function listOrder(filter: ListParams) {
   const direction = filter.sort === "desc" ? desc : asc;
-  if (filter.orderBy === "id") return [direction(namespaces.id)];
-  const column = filter.orderBy === "path" ? namespaces.path : namespaces.name;
+  if (filter.order_by === "id") return [direction(namespaces.id)];
+  const column = filter.order_by === "path" ? namespaces.path : namespaces.name;
   return [direction(column), asc(namespaces.id)];
 }
 
 /** One page of groups and the capped total: two statements whatever the page size. */
-export async function listGroups(db: Executor, filter: GroupListFilter, page: Page): Promise<{ rows: Namespace[]; total: number }> {
-  const where = listCondition(filter);
+export async function listGroups(
+  db: Executor,
+  actor: Actor | null,
+  source: GroupSource,
+  filter: ListParams,
+  page: Page,
+): Promise<{ rows: Namespace[]; total: number }> {
+  const where = listCondition(actor, source, filter);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(namespaces).where(where), page);
   const rows = await db
     .select()
@@ -147,13 +139,14 @@ export async function listGroups(db: Executor, filter: GroupListFilter, page: Pa
  */
 export async function listGroupsAfter(
   db: Executor,
-  filter: GroupListFilter,
+  actor: Actor | null,
+  filter: ListParams,
   after: { name: string; id: number } | null,
   limit: number,
 ): Promise<Namespace[]> {
   const where = after
-    ? and(listCondition(filter), sql`(${namespaces.name}, ${namespaces.id}) > (${after.name}, ${after.id})`)
-    : listCondition(filter);
+    ? and(listCondition(actor, {}, filter), sql`(${namespaces.name}, ${namespaces.id}) > (${after.name}, ${after.id})`)
+    : listCondition(actor, {}, filter);
   return db.select().from(namespaces).where(where).orderBy(asc(namespaces.name), asc(namespaces.id)).limit(limit + 1);
 }
 

@@ -29,10 +29,15 @@ function intOr<const T extends string>(...custom: T[]) {
 /** CheckAssigneesCount.coerce: a string or an array (never split on commas); EE allows several. */
 const usernames = z.preprocess((v) => (typeof v === "string" ? [v] : Array.isArray(v) ? v : v === undefined ? v : []), p.strings());
 
-/** CommaSeparatedToArray: `a,b` and arrays alike; every element split on commas and stripped. */
-export function splitLabels(list: string[] | undefined): string[] | undefined {
-  return list?.flatMap((name) => name.split(",").map((s) => s.trim()));
-}
+/**
+ * `labels` as IssuableFinder reads it: CommaSeparatedToArray (`a,b` and arrays alike, every element split
+ * on commas and stripped), blank names dropped.
+ */
+const labelNames = () => p.strings({ comma: true }).transform((list) => list.flatMap((name) => name.split(",").map((s) => s.trim())).filter((l) => l !== ""));
+
+const SCOPES = ["created-by-me", "assigned-to-me", "created_by_me", "assigned_to_me", "all"] as const;
+/** `scope`, its dashed spellings read as IssuableFinder's underscored ones. */
+const scope = () => p.oneOf(...SCOPES).transform((s) => s.replace(/-/g, "_") as "created_by_me" | "assigned_to_me" | "all");
 
 /** WorkItems::Type.allowed_types_for_issues in 15.4 (every base type but `task`). */
 export const ISSUE_TYPES = ["issue", "incident", "test_case", "requirement"] as const;
@@ -56,7 +61,7 @@ export const DUE_DATES = ["0", "any", "today", "tomorrow", "overdue", "week", "m
 /** `params :negatable_issue_filter_params` (with EE) inside `not`. */
 const negatable = z.object(
   {
-    labels: p.strings({ comma: true }).optional(),
+    labels: labelNames().optional(),
     milestone: p.string().optional(),
     milestone_id: p.oneOf("Any", "None", "Upcoming", "Started").optional(),
     iids: p.ids({ comma: true }).optional(),
@@ -75,7 +80,7 @@ const negatable = z.object(
 
 /** `params :issues_stats_params` (with EE), the filters shared by every list. */
 const statsShape = {
-  labels: p.strings({ comma: true }).optional(),
+  labels: labelNames().optional(),
   milestone: p.string().optional(),
   milestone_id: p.oneOf("Any", "None", "Upcoming", "Started").optional(),
   iids: p.ids({ comma: true }).optional(),
@@ -90,7 +95,7 @@ const statsShape = {
   updated_after: p.datetime().optional(),
   updated_before: p.datetime().optional(),
   not: negatable.optional(),
-  scope: p.oneOf("created-by-me", "assigned-to-me", "created_by_me", "assigned_to_me", "all").optional(),
+  scope: scope().optional(),
   my_reaction_emoji: p.string().optional(),
   confidential: p.bool().optional(),
   weight: intOr("None", "Any").optional(),
@@ -100,8 +105,11 @@ const statsShape = {
   iteration_title: p.string().optional(),
 };
 
-/** `GET …/issues_statistics`: `params :issues_stats_params`. */
+/** `GET /projects/:id/issues_statistics`, `GET /groups/:id/issues_statistics`: `params :issues_stats_params`. */
 export const IssuesStatistics = z.object(statsShape);
+
+/** `GET /issues_statistics`: `scope` defaults to `created_by_me` (lib/api/issues.rb). */
+export const AllIssuesStatistics = IssuesStatistics.extend({ scope: scope().default("created_by_me") });
 
 /** `params :issues_params`: the project list. */
 export const ListIssues = z.object({
@@ -115,8 +123,11 @@ export const ListIssues = z.object({
   ...pageParams.shape,
 });
 
-/** `GET /groups/:id/issues` and `GET /issues` add `non_archived` (default true). */
-export const ListGroupIssues = ListIssues.extend({ non_archived: p.bool().optional() });
+/** `GET /groups/:id/issues` adds `non_archived` (default true). */
+export const ListGroupIssues = ListIssues.extend({ non_archived: p.bool().default(true) });
+
+/** `GET /issues`: `non_archived` too, and `scope` defaults to `created_by_me` (lib/api/issues.rb). */
+export const ListAllIssues = ListGroupIssues.extend({ scope: scope().default("created_by_me") });
 
 export const LIST_RULES: ParamRule[] = [
   { mutuallyExclusive: ["milestone_id", "milestone"] },
@@ -125,7 +136,11 @@ export const LIST_RULES: ParamRule[] = [
   { mutuallyExclusive: ["iteration_id", "iteration_title"] },
 ];
 
-export type ListParams = z.output<typeof ListGroupIssues>;
+/**
+ * What the list and statistics queries read (IssuesFinder's params): the declared parameters of any of
+ * the lists, the project list's lacking `non_archived`, the statistics' lacking `state` and the sorts.
+ */
+export type ListParams = Partial<z.output<typeof ListAllIssues>>;
 
 /** Date parameters arrive as strings (`type: String`) and are cast when assigned. */
 const dateString = z.preprocess((v) => (v === "" ? null : v), p.string().nullable());

@@ -4,13 +4,15 @@ import type { Executor } from "../kernel/db";
 import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { JobRow } from "../entities/jobs";
+import type { ListParams } from "./params";
 
-export type JobFilters = { pipelineId?: number; scope?: string[]; includeRetried?: boolean; type: "build" | "bridge" };
+/** Which jobs a list shows: a project's builds, or one pipeline's builds or bridges. */
+export type JobSource = { pipelineId?: number; type: "build" | "bridge" };
 
-function jobsWhere(projectId: number, f: JobFilters): SQL {
-  const where: SQL[] = [eq(ciBuilds.projectId, projectId), eq(ciBuilds.type, f.type)];
-  if (f.pipelineId !== undefined) where.push(eq(ciBuilds.pipelineId, f.pipelineId));
-  if (f.pipelineId !== undefined && !f.includeRetried) where.push(eq(ciBuilds.retried, false));
+function jobsWhere(projectId: number, source: JobSource, f: ListParams): SQL {
+  const where: SQL[] = [eq(ciBuilds.projectId, projectId), eq(ciBuilds.type, source.type)];
+  if (source.pipelineId !== undefined) where.push(eq(ciBuilds.pipelineId, source.pipelineId));
+  if (source.pipelineId !== undefined && !f.include_retried) where.push(eq(ciBuilds.retried, false));
   if (f.scope && f.scope.length) where.push(inArray(ciBuilds.status, f.scope));
   return and(...where)!;
 }
@@ -42,8 +44,8 @@ function selectJobs(db: Executor) {
 }
 
 /** Jobs of a project or a pipeline, id descending: page, count, artifacts, commits (4 statements). */
-export async function listJobs(db: Executor, projectId: number, f: JobFilters, page: Page) {
-  const where = jobsWhere(projectId, f);
+export async function listJobs(db: Executor, projectId: number, source: JobSource, f: ListParams, page: Page) {
+  const where = jobsWhere(projectId, source, f);
   const base = await selectJobs(db).where(where).orderBy(desc(ciBuilds.id)).limit(page.limit).offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(ciBuilds).where(where), page);
   const { rows, commits } = await withRelations(db, projectId, base as never);

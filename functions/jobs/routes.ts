@@ -13,6 +13,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { bridge, job, type JobRow } from "../entities/jobs";
+import { ListJobs, ListPipelineJobs } from "./params";
 import * as q from "./queries";
 
 /**
@@ -23,8 +24,6 @@ export const jobsRoutes = router();
 
 const SCOPES = ["created", "pending", "running", "failed", "success", "canceled", "skipped", "manual", "waiting_for_resource", "preparing", "scheduled"];
 
-const ListJobs = pageParams.extend({ scope: p.strings().optional() });
-const ListPipelineJobs = ListJobs.extend({ include_retried: p.bool().optional() });
 
 function checkScope(scope: string[] | undefined) {
   if (scope && scope.some((s) => !SCOPES.includes(s))) throw paramsError("scope does not have a valid value");
@@ -73,7 +72,7 @@ async function listJobs(c: Ctx, type: "build" | "bridge", schema: typeof ListJob
   const pipelineId = inPipeline ? Number(c.req.param("pipeline_id")) : undefined;
   if (pipelineId !== undefined && !(await q.pipelineExists(c.var.db(), project.id, pipelineId))) throw recordNotFound();
   const page = pageOf(params);
-  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, scope: params.scope, includeRetried: params.include_retried, type }, page);
+  const list = await q.listJobs(c.var.db(), project.id, { pipelineId, type }, params, page);
   paginate(c, page, list.total);
   return present(c, list.rows, type === "build" ? job : bridge, ctxOf(project, list.commits));
 }

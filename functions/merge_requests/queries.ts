@@ -8,6 +8,7 @@ import { issueIsVisible } from "../shared/issuables/policy";
 import { loadMergeRequestRows, mergeRequestRowsQuery, toMergeRequestRow, type MergeRequestRow } from "../shared/issuables/merge_request_preload";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { projectAccessLevel, projectIsVisible } from "../kernel/visibility";
+import type { ListParams } from "./params";
 import type { IssueRef } from "./references";
 
 /** One merge request of a project by iid, fully loaded; null when missing. */
@@ -38,46 +39,8 @@ export function mergeRequestsReadable(actor: Actor | null): SQL {
 // ---------------------------------------------------------------------------------------------
 // Lists (MergeRequestsFinder through lib/api/merge_requests.rb)
 
-export type NoneAny<T> = T | "None" | "Any";
-
-/** The filters that `not[...]` negates (`merge_requests_negatable_params`). */
-export type NegatableFilter = {
-  authorId?: number;
-  authorUsername?: string;
-  assigneeId?: NoneAny<number>;
-  assigneeUsernames?: string[];
-  reviewerId?: NoneAny<number>;
-  reviewerUsername?: string;
-  labels?: string[];
-  milestone?: string;
-  myReactionEmoji?: string;
-};
-
-export type MergeRequestFilter = NegatableFilter & {
-  actor: Actor | null;
-  projectId?: number;
-  /** Group lists include subgroups (`include_subgroups: true`). */
-  groupId?: number;
-  nonArchived?: boolean;
-  scope: "created_by_me" | "assigned_to_me" | "all";
-  state: "opened" | "closed" | "locked" | "merged" | "all";
-  orderBy: "created_at" | "updated_at" | "title";
-  sort: "asc" | "desc";
-  search?: string;
-  searchIn?: ("title" | "description")[];
-  createdAfter?: Date;
-  createdBefore?: Date;
-  updatedAfter?: Date;
-  updatedBefore?: Date;
-  sourceBranch?: string;
-  targetBranch?: string;
-  sourceProjectId?: number;
-  wip?: "yes" | "no";
-  iids?: number[];
-  /** `deployed_before`, `deployed_after`, `environment`: no deployment exists yet, so nothing matches. */
-  deployments?: boolean;
-  not?: NegatableFilter;
-};
+/** Where a list's merge requests come from: a project, a group with its subgroups, or every readable project. */
+export type MergeRequestOwner = { projectId?: number; groupId?: number };
 
 const isNone = (v: unknown) => typeof v === "string" && v.toLowerCase() === "none";
 const isAny = (v: unknown) => typeof v === "string" && v.toLowerCase() === "any";
@@ -86,30 +49,30 @@ function userIdOf(username: string): SQL {
   return sql`(SELECT u.id FROM users u WHERE lower(u.username) = lower(${username}))`;
 }
 
-/** The conditions of the negatable filters, each as a positive SQL condition. */
-function negatableConditions(f: NegatableFilter, actor: Actor | null): SQL[] {
+/** The conditions of the negatable filters (`merge_requests_negatable_params`), each as a positive SQL condition. */
+function negatableConditions(f: ListParams, actor: Actor | null): SQL[] {
   const out: SQL[] = [];
   const mr = mergeRequests;
-  if (f.authorId !== undefined) out.push(eq(mr.authorId, f.authorId));
-  if (f.authorUsername !== undefined) out.push(sql`${mr.authorId} = ${userIdOf(f.authorUsername)}`);
+  if (f.author_id !== undefined) out.push(eq(mr.authorId, f.author_id));
+  if (f.author_username !== undefined) out.push(sql`${mr.authorId} = ${userIdOf(f.author_username)}`);
   const member = (table: string, user: SQL) =>
     sql`EXISTS (SELECT 1 FROM ${sql.identifier(table)} x WHERE x.merge_request_id = ${mr.id} AND x.user_id = ${user})`;
   const anyMember = (table: string) => sql`EXISTS (SELECT 1 FROM ${sql.identifier(table)} x WHERE x.merge_request_id = ${mr.id})`;
-  if (f.assigneeId !== undefined) {
-    if (isNone(f.assigneeId)) out.push(sql`NOT ${anyMember("merge_request_assignees")}`);
-    else if (isAny(f.assigneeId)) out.push(anyMember("merge_request_assignees"));
-    else out.push(member("merge_request_assignees", sql`${f.assigneeId}`));
+  if (f.assignee_id !== undefined) {
+    if (isNone(f.assignee_id)) out.push(sql`NOT ${anyMember("merge_request_assignees")}`);
+    else if (isAny(f.assignee_id)) out.push(anyMember("merge_request_assignees"));
+    else out.push(member("merge_request_assignees", sql`${f.assignee_id}`));
   }
-  for (const username of f.assigneeUsernames ?? []) out.push(member("merge_request_assignees", userIdOf(username)));
-  if (f.reviewerId !== undefined) {
-    if (isNone(f.reviewerId)) out.push(sql`NOT ${anyMember("merge_request_reviewers")}`);
-    else if (isAny(f.reviewerId)) out.push(anyMember("merge_request_reviewers"));
-    else out.push(member("merge_request_reviewers", sql`${f.reviewerId}`));
+  for (const username of f.assignee_username ?? []) out.push(member("merge_request_assignees", userIdOf(username)));
+  if (f.reviewer_id !== undefined) {
+    if (isNone(f.reviewer_id)) out.push(sql`NOT ${anyMember("merge_request_reviewers")}`);
+    else if (isAny(f.reviewer_id)) out.push(anyMember("merge_request_reviewers"));
+    else out.push(member("merge_request_reviewers", sql`${f.reviewer_id}`));
   }
-  if (f.reviewerUsername !== undefined) {
-    if (isNone(f.reviewerUsername)) out.push(sql`NOT ${anyMember("merge_request_reviewers")}`);
-    else if (isAny(f.reviewerUsername)) out.push(anyMember("merge_request_reviewers"));
-    else out.push(member("merge_request_reviewers", userIdOf(f.reviewerUsername)));
+  if (f.reviewer_username !== undefined) {
+    if (isNone(f.reviewer_username)) out.push(sql`NOT ${anyMember("merge_request_reviewers")}`);
+    else if (isAny(f.reviewer_username)) out.push(anyMember("merge_request_reviewers"));
+    else out.push(member("merge_request_reviewers", userIdOf(f.reviewer_username)));
   }
   if (f.labels?.length) {
     const links = sql`SELECT 1 FROM label_links ll JOIN labels l ON l.id = ll.label_id WHERE ll.target_type = 'MergeRequest' AND ll.target_id = ${mr.id}`;
@@ -122,68 +85,80 @@ function negatableConditions(f: NegatableFilter, actor: Actor | null): SQL[] {
     else if (isAny(f.milestone)) out.push(sql`${mr.milestoneId} IS NOT NULL`);
     else out.push(sql`${mr.milestoneId} IN (SELECT ms.id FROM milestones ms WHERE ms.title = ${f.milestone})`);
   }
-  if (f.myReactionEmoji !== undefined && actor) {
+  if (f.my_reaction_emoji !== undefined && actor) {
     const awards = sql`SELECT 1 FROM award_emoji ae WHERE ae.awardable_type = 'MergeRequest' AND ae.awardable_id = ${mr.id} AND ae.user_id = ${actor.user.id}`;
-    if (isNone(f.myReactionEmoji)) out.push(sql`NOT EXISTS (${awards})`);
-    else if (isAny(f.myReactionEmoji)) out.push(sql`EXISTS (${awards})`);
-    else out.push(sql`EXISTS (${awards} AND ae.name = ${f.myReactionEmoji})`);
+    if (isNone(f.my_reaction_emoji)) out.push(sql`NOT EXISTS (${awards})`);
+    else if (isAny(f.my_reaction_emoji)) out.push(sql`EXISTS (${awards})`);
+    else out.push(sql`EXISTS (${awards} AND ae.name = ${f.my_reaction_emoji})`);
   }
   return out;
 }
 
-function listCondition(f: MergeRequestFilter): SQL {
+/** MergeRequestsFinder over the declared list parameters (`find_merge_requests`, lib/api/merge_requests.rb). */
+function listCondition(actor: Actor | null, owner: MergeRequestOwner, f: ListParams): SQL {
   const mr = mergeRequests;
-  const conditions: (SQL | undefined)[] = [mergeRequestsReadable(f.actor)];
-  if (f.projectId !== undefined) conditions.push(eq(mr.projectId, f.projectId));
-  if (f.groupId !== undefined)
-    conditions.push(sql`${projects.namespaceId} IN (SELECT g.id FROM namespaces g WHERE g.traversal_ids @> ARRAY[${f.groupId}]::integer[])`);
-  if (f.nonArchived) conditions.push(sql`NOT ${projects.archived}`);
-  if (f.scope === "created_by_me") conditions.push(f.actor ? eq(mr.authorId, f.actor.user.id) : sql`false`);
+  const conditions: (SQL | undefined)[] = [mergeRequestsReadable(actor)];
+  if (owner.projectId !== undefined) conditions.push(eq(mr.projectId, owner.projectId));
+  if (owner.groupId !== undefined)
+    conditions.push(sql`${projects.namespaceId} IN (SELECT g.id FROM namespaces g WHERE g.traversal_ids @> ARRAY[${owner.groupId}]::integer[])`);
+  if (f.non_archived) conditions.push(sql`NOT ${projects.archived}`);
+  if (f.scope === "created_by_me") conditions.push(actor ? eq(mr.authorId, actor.user.id) : sql`false`);
   if (f.scope === "assigned_to_me")
     conditions.push(
-      f.actor
-        ? sql`EXISTS (SELECT 1 FROM merge_request_assignees x WHERE x.merge_request_id = ${mr.id} AND x.user_id = ${f.actor.user.id})`
+      actor
+        ? sql`EXISTS (SELECT 1 FROM merge_request_assignees x WHERE x.merge_request_id = ${mr.id} AND x.user_id = ${actor.user.id})`
         : sql`false`,
     );
-  if (f.state !== "all") conditions.push(eq(mr.state, f.state));
-  conditions.push(...negatableConditions(f, f.actor));
-  const negated = f.not ? negatableConditions(f.not, f.actor) : [];
+  if (f.state !== undefined && f.state !== "all") conditions.push(eq(mr.state, f.state));
+  conditions.push(...negatableConditions(f, actor));
+  const negated = f.not ? negatableConditions(f.not, actor) : [];
   for (const condition of negated) conditions.push(sql`NOT ${condition}`);
   if (f.search) {
-    const columns = (f.searchIn?.length ? f.searchIn : ["title", "description"]).map((c) =>
+    const searchIn = (f.in ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s === "title" || s === "description");
+    const columns = (searchIn.length ? searchIn : ["title", "description"]).map((c) =>
       c === "title" ? sql`${mr.title}` : sql`COALESCE(${mr.description}, '')`,
     );
     conditions.push(fuzzySearch(columns, f.search) ?? undefined);
   }
-  if (f.createdAfter) conditions.push(sql`${mr.createdAt} >= ${f.createdAfter.toISOString()}`);
-  if (f.createdBefore) conditions.push(sql`${mr.createdAt} <= ${f.createdBefore.toISOString()}`);
-  if (f.updatedAfter) conditions.push(sql`${mr.updatedAt} >= ${f.updatedAfter.toISOString()}`);
-  if (f.updatedBefore) conditions.push(sql`${mr.updatedAt} <= ${f.updatedBefore.toISOString()}`);
-  if (f.sourceBranch !== undefined) conditions.push(eq(mr.sourceBranch, f.sourceBranch));
-  if (f.targetBranch !== undefined) conditions.push(eq(mr.targetBranch, f.targetBranch));
-  if (f.sourceProjectId !== undefined) conditions.push(eq(mr.sourceProjectId, f.sourceProjectId));
+  if (f.created_after) conditions.push(sql`${mr.createdAt} >= ${f.created_after.toISOString()}`);
+  if (f.created_before) conditions.push(sql`${mr.createdAt} <= ${f.created_before.toISOString()}`);
+  if (f.updated_after) conditions.push(sql`${mr.updatedAt} >= ${f.updated_after.toISOString()}`);
+  if (f.updated_before) conditions.push(sql`${mr.updatedAt} <= ${f.updated_before.toISOString()}`);
+  if (f.source_branch !== undefined) conditions.push(eq(mr.sourceBranch, f.source_branch));
+  if (f.target_branch !== undefined) conditions.push(eq(mr.targetBranch, f.target_branch));
+  if (f.source_project_id !== undefined) conditions.push(eq(mr.sourceProjectId, f.source_project_id));
   if (f.wip) conditions.push(eq(mr.draft, f.wip === "yes"));
   if (f.iids) conditions.push(f.iids.length ? inArray(mr.iid, f.iids) : sql`false`);
-  if (f.deployments) conditions.push(sql`false`);
+  // No deployment exists yet: a deployment filter matches nothing.
+  if (f.deployed_before !== undefined || f.deployed_after !== undefined || f.environment !== undefined) conditions.push(sql`false`);
   return and(...conditions)!;
 }
 
-function listOrder(f: MergeRequestFilter) {
+function listOrder(f: ListParams) {
   const direction = f.sort === "asc" ? asc : desc;
-  const column = f.orderBy === "updated_at" ? mergeRequests.updatedAt : f.orderBy === "title" ? mergeRequests.title : mergeRequests.createdAt;
+  const column = f.order_by === "updated_at" ? mergeRequests.updatedAt : f.order_by === "title" ? mergeRequests.title : mergeRequests.createdAt;
   return [direction(column), direction(mergeRequests.id)];
 }
 
 /** One page and the capped total: two statements whatever the page size. */
-export async function listMergeRequests(db: Executor, f: MergeRequestFilter, page: Page): Promise<{ rows: MergeRequestRow[]; total: number }> {
-  const where = listCondition(f);
+export async function listMergeRequests(
+  db: Executor,
+  actor: Actor | null,
+  owner: MergeRequestOwner,
+  f: ListParams,
+  page: Page,
+): Promise<{ rows: MergeRequestRow[]; total: number }> {
+  const where = listCondition(actor, owner, f);
   const counted = db
     .select({ one: sql`1` })
     .from(mergeRequests)
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .where(where);
   const total = await cappedCount(db, counted, page);
-  const rows = await mergeRequestRowsQuery(db, f.actor)
+  const rows = await mergeRequestRowsQuery(db, actor)
     .where(where)
     .orderBy(...listOrder(f))
     .limit(page.limit)

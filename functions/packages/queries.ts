@@ -20,15 +20,7 @@ import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds } from "../kernel/visibility";
 import type { PackagePipeline, PackageRow } from "../entities/packages";
 import type { NpmVersion } from "../entities/packages_npm";
-
-export type PackageFilters = {
-  orderBy: "created_at" | "name" | "version" | "type" | "project_path";
-  sort: "asc" | "desc";
-  packageType?: string;
-  packageName?: string;
-  includeVersionless: boolean;
-  status?: string;
-};
+import type { ListParams } from "./params";
 
 const PACKAGE_ID = sql.raw(`"packages_packages"."id"`);
 const tagsOf = sql<PackageTag[]>`COALESCE((SELECT json_agg(json_build_object('id', t.id, 'packageId', t.package_id, 'projectId', t.project_id,
@@ -37,22 +29,22 @@ const tagsOf = sql<PackageTag[]>`COALESCE((SELECT json_agg(json_build_object('id
 const fixTags = (tags: PackageTag[]) => tags.map((t) => ({ ...t, createdAt: new Date(t.createdAt), updatedAt: new Date(t.updatedAt) }));
 
 /** Packages::PackagesFinder / GroupPackagesFinder filters: displayable statuses unless `status`, no versionless. */
-function filtersOf(f: PackageFilters): SQL[] {
+function conditionsOf(f: ListParams): SQL[] {
   return [
     f.status ? eq(packages.status, f.status) : sql`${packages.status} IN ('default', 'error')`,
-    ...(f.packageType ? [eq(packages.packageType, f.packageType)] : []),
-    ...(f.packageName ? [sql`${packages.name} ILIKE ${`%${escapeLike(f.packageName)}%`}`] : []),
-    ...(f.includeVersionless ? [] : [sql`${packages.version} IS NOT NULL`]),
+    ...(f.package_type ? [eq(packages.packageType, f.package_type)] : []),
+    ...(f.package_name ? [sql`${packages.name} ILIKE ${`%${escapeLike(f.package_name)}%`}`] : []),
+    ...(f.include_versionless ? [] : [sql`${packages.version} IS NOT NULL`]),
   ];
 }
 
-function orderOf(f: PackageFilters): SQL[] {
+function orderOf(f: ListParams): SQL[] {
   const dir = f.sort === "desc" ? desc : asc;
-  const column = { created_at: packages.createdAt, name: packages.name, version: packages.version, type: packages.packageType, project_path: projects.fullPath }[f.orderBy];
+  const column = { created_at: packages.createdAt, name: packages.name, version: packages.version, type: packages.packageType, project_path: projects.fullPath }[f.order_by];
   return [dir(column), dir(packages.id)];
 }
 
-async function list(db: Executor, where: SQL, f: PackageFilters, page: Page): Promise<{ rows: PackageRow[]; total: number }> {
+async function list(db: Executor, where: SQL, f: ListParams, page: Page): Promise<{ rows: PackageRow[]; total: number }> {
   const rows = await db
     .select({ pkg: packages, projectFullPath: projects.fullPath, tags: tagsOf })
     .from(packages)
@@ -66,8 +58,8 @@ async function list(db: Executor, where: SQL, f: PackageFilters, page: Page): Pr
   return { rows: rows.map((r) => ({ ...r.pkg, projectFullPath: r.projectFullPath, tags: fixTags(r.tags), pipelines: pipelines.get(r.pkg.id) ?? [] })), total };
 }
 
-export function listProjectPackages(db: Executor, projectId: number, f: PackageFilters, page: Page) {
-  return list(db, and(eq(packages.projectId, projectId), ...filtersOf(f))!, f, page);
+export function listProjectPackages(db: Executor, projectId: number, f: ListParams, page: Page) {
+  return list(db, and(eq(packages.projectId, projectId), ...conditionsOf(f))!, f, page);
 }
 
 /**
@@ -75,7 +67,7 @@ export function listProjectPackages(db: Executor, projectId: number, f: PackageF
  * whose package registry the caller may read: public projects, internal ones for signed-in
  * non-external users, and projects where the caller is Reporter or higher.
  */
-export function listGroupPackages(db: Executor, groupId: number, excludeSubgroups: boolean, actor: Actor | null, f: PackageFilters, page: Page) {
+export function listGroupPackages(db: Executor, groupId: number, excludeSubgroups: boolean, actor: Actor | null, f: ListParams, page: Page) {
   const inGroup = excludeSubgroups
     ? eq(projects.namespaceId, groupId)
     : sql`${projects.namespaceId} IN (SELECT ${namespaces.id} FROM ${namespaces} WHERE ${groupId}::int = ANY(${namespaces.traversalIds}))`;
@@ -84,7 +76,7 @@ export function listGroupPackages(db: Executor, groupId: number, excludeSubgroup
     : actor
       ? sql`(${projects.visibilityLevel} >= ${actor.user.external ? 20 : 10} OR ${projects.id} IN ${authorizedProjectIds(actor.user.id, 20)})`
       : sql`${projects.visibilityLevel} = 20`;
-  return list(db, and(inGroup, readable, ...filtersOf(f))!, f, page);
+  return list(db, and(inGroup, readable, ...conditionsOf(f))!, f, page);
 }
 
 /** One package of the project with its tags and its other versions (same name and type). */

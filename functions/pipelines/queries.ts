@@ -3,23 +3,9 @@ import { ciBuilds, ciJobArtifacts, ciPipelineVariables, ciPipelines, gitCommits,
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { PipelineRow } from "../entities/pipelines";
+import type { ListParams } from "./params";
 
-export type PipelineFilters = {
-  scope?: "running" | "pending" | "finished" | "branches" | "tags";
-  status?: string;
-  source?: string;
-  ref?: string;
-  sha?: string;
-  yaml_errors?: boolean;
-  name?: string;
-  username?: string;
-  updated_after?: Date;
-  updated_before?: Date;
-  order_by?: "id" | "status" | "ref" | "updated_at" | "user_id";
-  sort?: "asc" | "desc";
-};
-
-function filterWhere(projectId: number, f: PipelineFilters): SQL {
+function filterWhere(projectId: number, f: ListParams): SQL {
   const where: (SQL | undefined)[] = [eq(ciPipelines.projectId, projectId)];
   if (f.scope === "running") where.push(eq(ciPipelines.status, "running"));
   if (f.scope === "pending") where.push(eq(ciPipelines.status, "pending"));
@@ -47,10 +33,10 @@ function filterWhere(projectId: number, f: PipelineFilters): SQL {
 }
 
 /** GET /projects/:id/pipelines: the page and a capped count (2 statements). */
-export async function listPipelines(db: Executor, projectId: number, f: PipelineFilters, page: Page) {
+export async function listPipelines(db: Executor, projectId: number, f: ListParams, page: Page) {
   const where = filterWhere(projectId, f);
   const direction = f.sort === "asc" ? asc : desc;
-  const column = { id: ciPipelines.id, status: ciPipelines.status, ref: ciPipelines.ref, updated_at: ciPipelines.updatedAt, user_id: ciPipelines.userId }[f.order_by ?? "id"];
+  const column = { id: ciPipelines.id, status: ciPipelines.status, ref: ciPipelines.ref, updated_at: ciPipelines.updatedAt, user_id: ciPipelines.userId }[f.order_by];
   const order = column === ciPipelines.id ? [direction(ciPipelines.id)] : [direction(column), direction(ciPipelines.id)];
   const rows = await db.select().from(ciPipelines).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(ciPipelines).where(where), page);

@@ -4,12 +4,13 @@ import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { apiError, recordNotFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { pipeline, pipelineBasic, pipelineVariable } from "../entities/pipelines";
 import { buildSuite, testReport } from "./junit";
+import { ListPipelines } from "./params";
 import * as q from "./queries";
 import { persistPipeline, buildPipeline, PipelineCreationError } from "../shared/ci/create";
 
@@ -18,24 +19,6 @@ import { persistPipeline, buildPipeline, PipelineCreationError } from "../shared
  * pipeline `PUT .../metadata`.
  */
 export const pipelinesRoutes = router();
-
-const STATUSES = ["created", "waiting_for_resource", "preparing", "pending", "running", "success", "failed", "canceled", "skipped", "manual", "scheduled"] as const;
-const SOURCES = ["push", "web", "trigger", "schedule", "api", "external", "pipeline", "chat", "webide", "merge_request_event", "external_pull_request_event", "parent_pipeline", "ondemand_dast_scan", "ondemand_dast_validation"] as const;
-
-const ListPipelines = pageParams.extend({
-  scope: p.oneOf("running", "pending", "finished", "branches", "tags").optional(),
-  status: p.oneOf(...STATUSES).optional(),
-  source: p.oneOf(...SOURCES).optional(),
-  ref: p.string().optional(),
-  sha: p.string().optional(),
-  yaml_errors: p.bool().optional(),
-  name: p.string().optional(),
-  username: p.string().optional(),
-  updated_before: p.datetime().optional(),
-  updated_after: p.datetime().optional(),
-  order_by: p.oneOf("id", "status", "ref", "updated_at", "user_id").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-});
 
 const CreatePipeline = z.object({
   ref: p.string(),

@@ -1,14 +1,14 @@
-import type * as z from "zod";
+import * as z from "zod";
 import { visibilityLevel } from "../kernel/access";
+import { pageParams } from "../kernel/pagination";
 import { p } from "../kernel/params";
-import type { ListOrder, ProjectFilters } from "./queries";
 
 /**
  * The filters of `params :collection_params` (lib/api/projects.rb), shared by every project list
  * (`/projects`, `/projects/:id/forks`, `/users/:id/starred_projects`), in Grape's declaration order so
- * that their 400 messages come in GitLab's order.
+ * that their 400 messages come in GitLab's order. The list queries read them as declared (`ListParams`).
  */
-export const collectionFilters = {
+const collectionFilters = {
   order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
   sort: p.oneOf("asc", "desc").optional(),
   archived: p.bool().optional(),
@@ -26,37 +26,67 @@ export const collectionFilters = {
 };
 
 /** `simple` and `pagination`, declared after the page parameters. */
-export const collectionTail = {
+const collectionTail = {
   simple: p.bool().optional(),
   pagination: p.string().optional(),
 };
 
-const collectionShape = { ...collectionFilters, ...collectionTail };
-type CollectionParams = Partial<z.output<z.ZodObject<typeof collectionShape>>>;
+/** `params :sort_params`, `:filter_params`, `:pagination`, `simple` of lib/api/projects.rb, in its order. */
+export const ListProjects = z.object({
+  ...collectionFilters,
+  last_activity_after: p.datetime().optional(),
+  last_activity_before: p.datetime().optional(),
+  // Blank topics name nothing (ProjectsFinder#by_topics rejects them).
+  topic: p
+    .strings({ comma: true })
+    .transform((topics) => topics.filter((t) => t !== ""))
+    .optional(),
+  ...pageParams.shape,
+  ...collectionTail,
+  cursor: p.string().optional(),
+});
+
+/** The parameters of `GET /users/:user_id/projects`: `collection_params` as `GET /projects` has them. */
+export const ListUserProjects = ListProjects.omit({ cursor: true });
+
+/** `params :collection_params` of lib/api/projects.rb (sort, filter, pagination, simple): `GET /projects/:id/forks`. */
+export const ListForks = z.object({ ...collectionFilters, ...pageParams.shape, ...collectionTail });
+
+/** `GET /users/:user_id/starred_projects`: `collection_params`, without the similarity order. */
+export const ListStarredProjects = z.object({
+  ...collectionFilters,
+  // StarredProjectsFinder has no similarity order.
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional(),
+  ...pageParams.shape,
+  ...collectionTail,
+});
+
+/** The parameters of `GET /groups/:id/projects` (lib/api/groups.rb), in its order. */
+export const ListGroupProjects = z.object({
+  archived: p.bool().optional(),
+  visibility: p.oneOf("private", "internal", "public").optional(),
+  search: p.string().optional(),
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
+  sort: p.oneOf("asc", "desc").optional(),
+  simple: p.bool().optional(),
+  owned: p.bool().optional(),
+  starred: p.bool().optional(),
+  with_issues_enabled: p.bool().optional(),
+  with_merge_requests_enabled: p.bool().optional(),
+  with_shared: p.bool().optional(),
+  include_subgroups: p.bool().optional(),
+  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
+  ...pageParams.shape,
+  pagination: p.string().optional(),
+});
+
+/** `GET /groups/:id/projects/shared`: the same without owned, with_shared, include_subgroups and similarity. */
+export const ListSharedProjects = ListGroupProjects.omit({ owned: true, with_shared: true, include_subgroups: true }).extend({
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional(),
+});
 
 /**
- * The ProjectsFinder filters `collection_params` name, read once for every project list (`/projects`,
- * `/users/:id/projects`, `/projects/:id/forks`, `/users/:id/starred_projects`, group projects).
+ * What the project list queries read (ProjectsFinder's and GroupProjectsFinder's params): the declared
+ * parameters of any project list.
  */
-export function collectionFiltersOf(params: CollectionParams): ProjectFilters {
-  return {
-    archived: params.archived,
-    visibilityLevel: params.visibility ? visibilityLevel(params.visibility) : undefined,
-    search: params.search,
-    searchNamespaces: params.search_namespaces,
-    owned: params.owned,
-    membership: params.membership,
-    starred: params.starred,
-    minAccessLevel: params.min_access_level,
-    withIssuesEnabled: params.with_issues_enabled,
-    withMergeRequestsEnabled: params.with_merge_requests_enabled,
-    idAfter: params.id_after,
-    idBefore: params.id_before,
-  };
-}
-
-/** `order_by` and `sort` as a column order (default `created_at desc`); `similarity` falls back to it. */
-export function columnOrder(params: { order_by?: string; sort?: "asc" | "desc" }): Extract<ListOrder, { kind: "column" }> {
-  const column = params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at";
-  return { kind: "column", column: column as Extract<ListOrder, { kind: "column" }>["column"], sort: params.sort ?? "desc" };
-}
+export type ListParams = Partial<z.output<typeof ListProjects> & z.output<typeof ListGroupProjects>>;

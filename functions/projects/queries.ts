@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { applicationSettings, members, namespaces, projectGroupLinks, projects, users } from "../../db/schema";
+import { visibilityLevel } from "../kernel/access";
 import { preparedQuery, type Executor } from "../kernel/db";
 import { projectAtPath } from "../kernel/lookup";
 import type { Actor } from "../kernel/env";
@@ -19,6 +20,7 @@ import {
   type ActorShape,
 } from "../kernel/visibility";
 import type { ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "../entities/projects";
+import type { ListParams } from "./params";
 import { pathRowId } from "../kernel/params";
 
 const owner = alias(users, "owner");
@@ -190,35 +192,19 @@ export const ORDER_COLUMNS: Record<Exclude<OrderBy, "similarity">, Column> = {
   last_activity_at: projects.lastActivityAt,
 };
 
-export type ProjectFilters = {
-  archived?: boolean;
-  visibilityLevel?: number;
-  search?: string;
-  searchNamespaces?: boolean;
-  owned?: boolean;
-  membership?: boolean;
-  starred?: boolean;
-  /** `GET /users/:id/starred_projects`: projects this user starred. */
-  starredBy?: number;
-  /** `GET /projects/:id/forks`: the direct forks of this project. */
-  forkedFrom?: number;
-  /** `GET /users/:user_id/projects` (PersonalProjectsFinder): projects in this user's personal namespace. */
-  personalOf?: number;
-  /** `custom_attributes[key]=value` (CustomAttributesFilter): administrators only; the route drops it for others. */
-  customAttributes?: Record<string, string>;
-  minAccessLevel?: number;
-  withIssuesEnabled?: boolean;
-  withMergeRequestsEnabled?: boolean;
-  idAfter?: number;
-  idBefore?: number;
-  lastActivityAfter?: Date;
-  lastActivityBefore?: Date;
-  topics?: string[];
-};
-
 /** Where the listed projects come from: everything visible, or one group's projects. */
 export type ProjectSource =
-  | { kind: "all" }
+  | {
+      kind: "all";
+      /** `GET /users/:id/starred_projects`: projects this user starred. */
+      starredBy?: number;
+      /** `GET /projects/:id/forks`: the direct forks of this project. */
+      forkedFrom?: number;
+      /** `GET /users/:user_id/projects` (PersonalProjectsFinder): projects in this user's personal namespace. */
+      personalOf?: number;
+      /** `custom_attributes[key]=value` (CustomAttributesFilter, undeclared): administrators only; the route drops it for others. */
+      customAttributes?: Record<string, string>;
+    }
   | { kind: "group"; groupId: number; includeSubgroups: boolean; withShared: boolean; onlyShared: boolean };
 
 export type ListOrder =
@@ -256,7 +242,7 @@ export function fuzzySearch(columns: SQL[], query: string): SQL | undefined {
 const NO_PROJECTS = sql`false`;
 
 /** The list's WHERE conditions: the caller's visibility first, then one per filter that narrows. */
-function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilters): SQL[] {
+function conditions(actor: Actor | null, source: ProjectSource, f: ListParams): SQL[] {
   const userId = actor?.user.id ?? null;
   const where: SQL[] = [projectIsVisible(actor)];
   if (source.kind === "group") {
@@ -268,41 +254,41 @@ function conditions(actor: Actor | null, source: ProjectSource, f: ProjectFilter
     where.push(source.onlyShared ? shared : source.withShared ? sql`(${own} OR ${shared})` : own);
     // GroupProjectsFinder#filter_by_visibility: owned and min_access_level narrow to authorised projects.
     if (userId !== null && f.owned) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, 50)}`);
-    else if (userId !== null && f.minAccessLevel !== undefined)
-      where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, f.minAccessLevel)}`);
+    else if (userId !== null && f.min_access_level !== undefined)
+      where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, f.min_access_level)}`);
   } else {
     // ProjectsFinder#collection_with_user / collection_without_user.
-    if (f.owned || f.membership || f.minAccessLevel !== undefined) {
+    if (f.owned || f.membership || f.min_access_level !== undefined) {
       if (userId === null) return [NO_PROJECTS];
       if (f.owned)
         where.push(sql`(${projects.namespaceId} IN (SELECT un.id FROM namespaces un WHERE un.type = 'User' AND un.owner_id = ${userId})
           OR ${projects.id} IN ${authorizedProjectIds(userId, 50)})`);
-      else if (f.minAccessLevel !== undefined) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, f.minAccessLevel)}`);
+      else if (f.min_access_level !== undefined) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, f.min_access_level)}`);
       if (f.membership) where.push(sql`${projects.id} IN ${authorizedProjectIds(userId, 10)}`);
     }
+    if (source.starredBy !== undefined) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${source.starredBy})`);
+    if (source.forkedFrom !== undefined) where.push(eq(projects.forkedFromProjectId, source.forkedFrom));
+    if (source.personalOf !== undefined) where.push(sql`(${namespaces.type} = 'User' AND ${namespaces.ownerId} = ${source.personalOf})`);
+    for (const [key, value] of Object.entries(source.customAttributes ?? {}))
+      where.push(sql`EXISTS (SELECT 1 FROM project_custom_attributes ca WHERE ca.project_id = ${projects.id} AND ca.key = ${key} AND ca.value = ${value})`);
   }
   if (f.starred && userId !== null) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${userId})`);
-  if (f.starredBy !== undefined) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${f.starredBy})`);
-  if (f.forkedFrom !== undefined) where.push(eq(projects.forkedFromProjectId, f.forkedFrom));
-  if (f.personalOf !== undefined) where.push(sql`(${namespaces.type} = 'User' AND ${namespaces.ownerId} = ${f.personalOf})`);
-  for (const [key, value] of Object.entries(f.customAttributes ?? {}))
-    where.push(sql`EXISTS (SELECT 1 FROM project_custom_attributes ca WHERE ca.project_id = ${projects.id} AND ca.key = ${key} AND ca.value = ${value})`);
-  if (f.visibilityLevel !== undefined) where.push(eq(projects.visibilityLevel, f.visibilityLevel));
-  if (f.topics && f.topics.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topics.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
+  if (f.visibility !== undefined) where.push(eq(projects.visibilityLevel, visibilityLevel(f.visibility)));
+  if (f.topic && f.topic.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topic.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
   if (f.search) {
-    const columns = f.searchNamespaces
+    const columns = f.search_namespaces
       ? [sql`${projects.fullPath}`, sql`${projects.nameWithNamespace}`, sql`${projects.description}`]
       : [sql`${projects.path}`, sql`${projects.name}`, sql`${projects.description}`];
     const match = fuzzySearch(columns, f.search);
     if (match) where.push(match);
   }
   if (f.archived !== undefined) where.push(eq(projects.archived, f.archived));
-  if (f.withIssuesEnabled) where.push(eq(projects.issuesEnabled, true));
-  if (f.withMergeRequestsEnabled) where.push(eq(projects.mergeRequestsEnabled, true));
-  if (f.idAfter !== undefined) where.push(sql`${projects.id} > ${f.idAfter}`);
-  if (f.idBefore !== undefined) where.push(sql`${projects.id} < ${f.idBefore}`);
-  if (f.lastActivityAfter) where.push(sql`${projects.lastActivityAt} > ${f.lastActivityAfter.toISOString()}`);
-  if (f.lastActivityBefore) where.push(sql`${projects.lastActivityAt} < ${f.lastActivityBefore.toISOString()}`);
+  if (f.with_issues_enabled) where.push(eq(projects.issuesEnabled, true));
+  if (f.with_merge_requests_enabled) where.push(eq(projects.mergeRequestsEnabled, true));
+  if (f.id_after !== undefined) where.push(sql`${projects.id} > ${f.id_after}`);
+  if (f.id_before !== undefined) where.push(sql`${projects.id} < ${f.id_before}`);
+  if (f.last_activity_after) where.push(sql`${projects.lastActivityAt} > ${f.last_activity_after.toISOString()}`);
+  if (f.last_activity_before) where.push(sql`${projects.lastActivityAt} < ${f.last_activity_before.toISOString()}`);
   return where;
 }
 
@@ -359,7 +345,7 @@ export async function listProjects(
   db: Executor,
   actor: Actor | null,
   source: ProjectSource,
-  filters: ProjectFilters,
+  filters: ListParams,
   order: ListOrder,
   page: Page,
 ): Promise<{ rows: ProjectWithPermissionsRow[]; total: number }> {
@@ -382,12 +368,13 @@ export async function listProjects(
 export async function listProjectsKeyset(
   db: Executor,
   actor: Actor | null,
-  filters: ProjectFilters,
+  source: Extract<ProjectSource, { kind: "all" }>,
+  filters: ListParams,
   order: { column: Exclude<OrderBy, "similarity">; sort: "asc" | "desc" },
   after: KeysetBound | null,
   limit: number,
 ): Promise<{ rows: ProjectWithPermissionsRow[]; more: boolean }> {
-  const where = conditions(actor, { kind: "all" }, filters);
+  const where = conditions(actor, source, filters);
   if (after) {
     const column = ORDER_COLUMNS[after.column];
     const value = after.value;

@@ -14,6 +14,7 @@ import {
 import { tableRowFrom, type Database, type Executor } from "../kernel/db";
 import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
+import type { ListParams } from "./params";
 
 /** The runner protocol's SQL (CI.md §8): registration, the claim, trace append, artifacts. */
 
@@ -286,16 +287,17 @@ export async function deleteRunner(db: Executor, id: number) {
   await db.delete(ciRunners).where(eq(ciRunners.id, id));
 }
 
-export type RunnerFilters = { type?: string; paused?: boolean; tagList?: string[]; projectId?: number };
+/** Every runner, or those a project may use (`projectId`: the instance's and the project's own). */
+export type RunnerSource = { projectId?: number };
 
-export async function listRunners(db: Executor, f: RunnerFilters, page: Page) {
+export async function listRunners(db: Executor, source: RunnerSource, f: ListParams, page: Page) {
   const where = and(
     f.type ? eq(ciRunners.runnerType, f.type) : undefined,
     f.paused === undefined ? undefined : eq(ciRunners.active, !f.paused),
-    f.tagList?.length ? sql`${ciRunners.tagList} @> ${sql.param(f.tagList)}::text[]` : undefined,
-    f.projectId === undefined
+    f.tag_list?.length ? sql`${ciRunners.tagList} @> ${sql.param(f.tag_list)}::text[]` : undefined,
+    source.projectId === undefined
       ? undefined
-      : sql`(${ciRunners.runnerType} = 'instance_type' OR ${ciRunners.id} IN (SELECT runner_id FROM ci_runner_projects WHERE project_id = ${f.projectId}))`,
+      : sql`(${ciRunners.runnerType} = 'instance_type' OR ${ciRunners.id} IN (SELECT runner_id FROM ci_runner_projects WHERE project_id = ${source.projectId}))`,
   );
   const rows = await db.select().from(ciRunners).where(where).orderBy(desc(ciRunners.id)).limit(page.limit).offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(ciRunners).where(where), page);

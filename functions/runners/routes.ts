@@ -6,7 +6,7 @@ import { jobStatusChanged } from "../shared/ci/finished";
 import type { Ctx } from "../kernel/env";
 import { ApiError, badRequest, conflict, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
 import { findProject, loadGroup, loadProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -15,6 +15,7 @@ import { parseDuration } from "../shared/ci/yaml";
 import { dependencyIds, FAILURE_REASONS, jobPayload } from "./payload";
 import { listProtections } from "../shared/protected_branches/access";
 import { refMatches } from "../shared/protected_branches/rules";
+import { ListRunners, tagList } from "./params";
 import * as q from "./queries";
 
 /**
@@ -29,7 +30,6 @@ const TRACE_LIMIT = 16 * 1024 * 1024;
 const ARTIFACT_LIMIT = 100 * 1024 * 1024;
 const LONG_POLL_MS = 20_000;
 
-const tagList = z.preprocess((v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v), p.strings());
 const runnerOptions = {
   description: p.string().optional(),
   tag_list: tagList.optional(),
@@ -355,18 +355,13 @@ runnersRoutes.post("/user/runners", async (c) => {
   return c.json(await createRunnerWithToken(c, params, { runnerType: params.runner_type, active: !(params.paused ?? false), info: undefined, projectId, namespaceId }), 201);
 });
 
-const ListRunners = pageParams.extend({
-  type: p.oneOf("instance_type", "group_type", "project_type").optional(),
-  paused: p.bool().optional(),
-  tag_list: tagList.optional(),
-});
 
 /** GET /runners/all (admin) */
 runnersRoutes.get("/runners/all", async (c) => {
   requireAdmin(c);
   const params = await readParams(c, ListRunners);
   const page = pageOf(params);
-  const list = await q.listRunners(c.var.db(), { type: params.type, paused: params.paused, tagList: params.tag_list }, page);
+  const list = await q.listRunners(c.var.db(), {}, params, page);
   paginate(c, page, list.total);
   return present(c, list.rows, runnerBasic);
 });
@@ -377,7 +372,7 @@ runnersRoutes.get("/projects/:id/runners", async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_runner", project);
   const page = pageOf(params);
-  const list = await q.listRunners(c.var.db(), { type: params.type, paused: params.paused, tagList: params.tag_list, projectId: project.id }, page);
+  const list = await q.listRunners(c.var.db(), { projectId: project.id }, params, page);
   paginate(c, page, list.total);
   return present(c, list.rows, runnerBasic);
 });

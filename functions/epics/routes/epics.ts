@@ -5,13 +5,14 @@ import type { Ctx } from "../../kernel/env";
 import { forbidden, recordNotFound, validation } from "../../kernel/errors";
 import { findGroup } from "../../kernel/lookup";
 import { canReadEpic } from "../../shared/issuables/policy";
-import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { pageOf, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParamsWithPath, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { epic } from "../../entities/epics";
+import { labelTitles, ListEpics } from "../params";
 import * as q from "../queries";
-import { castDate, labelTitles, parentError, planEpicLabels, planEpicUpdate, relationNotes, stateEventOf, updateNotes } from "../services";
+import { castDate, parentError, planEpicLabels, planEpicUpdate, relationNotes, stateEventOf, updateNotes } from "../services";
 
 /**
  * Group epics (ee/lib/api/epics.rb): list, get, create, update, delete. Reads are open to anonymous
@@ -23,23 +24,6 @@ import { castDate, labelTitles, parentError, planEpicLabels, planEpicUpdate, rel
  */
 export const epicRoutes = router();
 
-const ListEpics = z.object({
-  order_by: p.oneOf("created_at", "updated_at").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  search: p.string().optional(),
-  state: p.oneOf("opened", "closed", "all").optional(),
-  author_id: p.int().optional(),
-  created_after: p.datetime().optional(),
-  created_before: p.datetime().optional(),
-  updated_after: p.datetime().optional(),
-  updated_before: p.datetime().optional(),
-  include_ancestor_groups: p.bool().optional(),
-  include_descendant_groups: p.bool().optional(),
-  confidential: p.bool().optional(),
-  labels: p.strings({ comma: true }).optional(),
-  with_labels_details: p.bool().optional(),
-  ...pageParams.shape,
-});
 const OneEpic = z.object({ epic_iid: p.int() });
 const UpdateEpic = z.object({
   epic_iid: p.int(),
@@ -82,22 +66,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
     const params = await readParamsWithPath(c, ListEpics);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const page = pageOf(params);
-    const filters = {
-      orderBy: params.order_by ?? "created_at",
-      sort: params.sort ?? "desc",
-      state: params.state ?? "all",
-      search: params.search,
-      authorId: params.author_id,
-      confidential: params.confidential,
-      createdAfter: params.created_after,
-      createdBefore: params.created_before,
-      updatedAfter: params.updated_after,
-      updatedBefore: params.updated_before,
-      includeAncestors: params.include_ancestor_groups ?? false,
-      includeDescendants: params.include_descendant_groups ?? true,
-      labels: labelTitles(params.labels),
-    } as const;
-    const list = await q.listEpics(c.var.db(), group, c.var.actor, filters, page);
+    const list = await q.listEpics(c.var.db(), group, c.var.actor, params, page);
     paginate(c, page, list.total);
     return present(c, list.rows, epic, { group, withLabelsDetails: params.with_labels_details ?? false });
   });

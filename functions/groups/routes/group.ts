@@ -12,7 +12,7 @@ function addAvatarErrors(errors: Record<string, string[]>, avatar: File | undefi
   if (found.length) errors.avatar = found;
 }
 import { findGroup } from "../../kernel/lookup";
-import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
+import { keysetLink, keysetUnavailable, pageOf, paginate, refuseDeepOffset } from "../../kernel/pagination";
 import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -24,6 +24,7 @@ import {
   type GroupRow,
   type GroupStatistics,
 } from "../../entities/groups";
+import { ListChildGroups, ListGroups, type ListParams } from "../params";
 import * as q from "../queries";
 import {
   canChangeShareLock,
@@ -44,26 +45,6 @@ export const groupRoutes = router();
 // ---------------------------------------------------------------------------------------------
 // Lists: GET /groups, /groups/:id/subgroups, /groups/:id/descendant_groups
 
-/** `group_list_params` (statistics … top_level_only, pagination) and `with_custom_attributes`, in Grape's order. */
-const ListParams = z.object({
-  statistics: p.bool().optional(),
-  skip_groups: p.ints({ comma: true }).optional(),
-  all_available: p.bool().optional(),
-  search: p.string().optional(),
-  owned: p.bool().optional(),
-  // Differs from GitLab: 15.4 also takes `order_by=similarity`; the spec lists name, path and id only.
-  order_by: p.oneOf("name", "path", "id").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
-  top_level_only: p.bool().optional(),
-  ...pageParams.shape,
-  with_custom_attributes: p.bool().optional(),
-  custom_attributes: p.hash().optional(),
-});
-/** Differs from GitLab: its subgroup lists also read `top_level_only` (and then ignore `:id`); the spec leaves it out. */
-const ChildListParams = ListParams.omit({ top_level_only: true });
-type ListInput = z.output<typeof ChildListParams> & { top_level_only?: boolean };
-
 /**
  * Differs from GitLab: no storage statistics are recorded here (GitLab sums `project_statistics`),
  * so every size is 0.
@@ -80,34 +61,8 @@ const UNRECORDED_STATISTICS: GroupStatistics = {
   uploadsSize: 0,
 };
 
-/** `custom_attributes[key]=value` filters: scalar values compared as strings. */
-function attributeFilter(hash: Record<string, unknown> | undefined): Record<string, string> | undefined {
-  if (!hash) return undefined;
-  const entries = Object.entries(hash).filter(([, v]) => ["string", "number", "boolean"].includes(typeof v));
-  return Object.fromEntries(entries.map(([k, v]) => [k, String(v)]));
-}
-
-/** `find_groups` (lib/api/groups.rb): GroupsFinder's params, `all_available` defaulting to admin-ness. */
-function listFilter(c: Ctx, params: ListInput, scope: { parentId?: number; ancestorId?: number }): q.GroupListFilter {
-  const actor = c.var.actor;
-  return {
-    actor,
-    owned: params.owned ?? false,
-    minAccessLevel: params.min_access_level,
-    allAvailable: params.all_available ?? !!actor?.isAdmin,
-    ...scope,
-    topLevelOnly: params.top_level_only,
-    search: params.search,
-    // Ids beyond 32 bits name no group (and would not compare with an integer column).
-    skipIds: params.skip_groups?.filter((id) => Math.abs(id) <= 2147483647),
-    customAttributes: actor?.isAdmin ? attributeFilter(params.custom_attributes) : undefined,
-    orderBy: params.order_by ?? "name",
-    sort: params.sort ?? "asc",
-  };
-}
-
 /** `present_groups`: statistics and custom attributes for admins who ask (one more statement for the latter). */
-async function presentGroups(c: Ctx, rows: GroupRow[], params: ListInput) {
+async function presentGroups(c: Ctx, rows: GroupRow[], params: ListParams) {
   const isAdmin = !!c.var.actor?.isAdmin;
   const attributes = isAdmin && params.with_custom_attributes ? await q.customAttributesOf(c.var.db(), rows.map((r) => r.id)) : null;
   const statistics = isAdmin && params.statistics ? UNRECORDED_STATISTICS : null;
@@ -116,18 +71,17 @@ async function presentGroups(c: Ctx, rows: GroupRow[], params: ListInput) {
 }
 
 /** An offset page of the filtered groups with GitLab's headers. */
-async function offsetList(c: Ctx, params: ListInput, filter: q.GroupListFilter) {
+async function offsetList(c: Ctx, params: ListParams, source: q.GroupSource) {
   const page = pageOf(params);
-  const { rows, total } = await q.listGroups(c.var.db(), filter, page);
+  const { rows, total } = await q.listGroups(c.var.db(), c.var.actor, source, params, page);
   paginate(c, page, total);
   return presentGroups(c, rows, params);
 }
 
 /** GET /groups (lib/api/groups.rb) */
 groupRoutes.get("/groups", async (c) => {
-  const params = await readParams(c, ListParams);
-  const filter = listFilter(c, params, {});
-  if (c.var.actor) return offsetList(c, params, filter);
+  const params = await readParams(c, ListGroups);
+  if (c.var.actor) return offsetList(c, params, {});
 
   // Anonymous callers get `paginate_with_strategies` (present_groups_with_pagination_strategies):
   // keyset on request, and offsets capped at 50,000 otherwise; signed-in callers get plain offset
@@ -137,13 +91,13 @@ groupRoutes.get("/groups", async (c) => {
   const page = pageOf(params);
   if (raw.pagination !== "keyset") {
     refuseDeepOffset(page, "Group");
-    return offsetList(c, params, filter);
+    return offsetList(c, params, {});
   }
-  if (filter.orderBy !== "name" || filter.sort !== "asc") throw keysetUnavailable();
+  if (params.order_by !== "name" || params.sort !== "asc") throw keysetUnavailable();
   const after = decodeCursor(raw.cursor);
   // Differs from GitLab: an unreadable cursor is a 400 here, a 500 there.
   if (after === "invalid") throw paramsError("cursor is invalid");
-  const rows = await q.listGroupsAfter(c.var.db(), filter, after, page.perPage);
+  const rows = await q.listGroupsAfter(c.var.db(), c.var.actor, params, after, page.perPage);
   const shown = rows.slice(0, page.perPage);
   const last = shown[shown.length - 1];
   keysetLink(c, rows.length > page.perPage ? { cursor: encodeCursor({ name: last.name, id: last.id }) } : null, page.perPage);
@@ -152,16 +106,16 @@ groupRoutes.get("/groups", async (c) => {
 
 /** GET /groups/:id/subgroups (lib/api/groups.rb) */
 groupRoutes.get("/groups/:id/subgroups", async (c) => {
-  const params = await readParams(c, ChildListParams);
+  const params = await readParams(c, ListChildGroups);
   const parent = await findGroup(c, c.req.param("id"));
-  return offsetList(c, params, listFilter(c, params, { parentId: parent.id }));
+  return offsetList(c, params, { parentId: parent.id });
 });
 
 /** GET /groups/:id/descendant_groups (lib/api/groups.rb) */
 groupRoutes.get("/groups/:id/descendant_groups", async (c) => {
-  const params = await readParams(c, ChildListParams);
+  const params = await readParams(c, ListChildGroups);
   const ancestor = await findGroup(c, c.req.param("id"));
-  return offsetList(c, params, listFilter(c, params, { ancestorId: ancestor.id }));
+  return offsetList(c, params, { ancestorId: ancestor.id });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { fuzzySearch } from "../../kernel/fuzzy_search";
 import { countedIssuesAreVisible, countedIssuesAreVisibleForShape, issueIsVisible, issueIsVisibleForShape } from "../../shared/issuables/policy";
 import { pageIdsWithCount, preparedPageIds, type Page } from "../../kernel/pagination";
 import { actorPlaceholders, actorShape, type ActorShape } from "../../kernel/visibility";
+import { ISSUE_TYPES, type ListParams } from "../params";
 
 /**
  * IssuesFinder with IssuableFinder (app/finders/issues_finder.rb, issuable_finder.rb and their EE
@@ -16,52 +17,14 @@ import { actorPlaceholders, actorShape, type ActorShape } from "../../kernel/vis
 /** Where the issues come from: a project, a group with its subgroups, or every readable project. */
 export type IssueOwner = { kind: "project"; projectId: number } | { kind: "group"; groupId: number } | { kind: "all" };
 
-export type Wildcard = "none" | "any";
+/**
+ * The filters are the declared list parameters themselves (params.ts `ListParams`, IssuesFinder's
+ * params): `not` holds the negated ones.
+ */
+type NegatedParams = NonNullable<ListParams["not"]>;
 
-export type NegatedFilters = {
-  labels?: string[];
-  milestone?: string;
-  milestoneWildcard?: "Any" | "None" | "Upcoming" | "Started";
-  iids?: number[];
-  authorId?: number;
-  authorUsername?: string;
-  assigneeId?: number;
-  assigneeUsernames?: string[];
-  weight?: number;
-  iterationId?: number | Wildcard | "current";
-  iterationTitle?: string;
-  myReactionEmoji?: string;
-};
-
-export type IssueFilters = {
-  scope?: "created_by_me" | "assigned_to_me" | "all";
-  state?: "opened" | "closed" | "all";
-  labels?: string[];
-  milestone?: string;
-  milestoneWildcard?: "Any" | "None" | "Upcoming" | "Started";
-  iids?: number[];
-  search?: string;
-  in?: string;
-  authorId?: number;
-  authorUsername?: string;
-  assigneeId?: number | Wildcard;
-  assigneeUsernames?: string[];
-  createdAfter?: Date;
-  createdBefore?: Date;
-  updatedAfter?: Date;
-  updatedBefore?: Date;
-  myReactionEmoji?: string;
-  confidential?: boolean;
-  dueDate?: string;
-  issueTypes: readonly string[];
-  nonArchived?: boolean;
-  weight?: number | Wildcard;
-  epicId?: number | Wildcard;
-  healthStatus?: string;
-  iterationId?: number | Wildcard | "current";
-  iterationTitle?: string;
-  not?: NegatedFilters;
-};
+/** `issue_type`, or every type an issue list shows. */
+const issueTypesOf = (f: ListParams): string[] => (f.issue_type ? [f.issue_type] : [...ISSUE_TYPES]);
 
 export type IssueSort = { orderBy: string; sort: "asc" | "desc" };
 
@@ -128,7 +91,7 @@ export async function resolveLabelTitles(db: Executor, names: string[] | undefin
   return resolved;
 }
 
-function milestoneCondition(title: string | undefined, wildcard: IssueFilters["milestoneWildcard"]): SQL | null {
+function milestoneCondition(title: string | undefined, wildcard: ListParams["milestone_id"]): SQL | null {
   if (title === undefined && wildcard === undefined) return null;
   const t = title ?? "";
   if (wildcard === "None" || t.toLowerCase() === "none" || t === "No Milestone") return sql`${issues.milestoneId} IS NULL`;
@@ -139,7 +102,7 @@ function milestoneCondition(title: string | undefined, wildcard: IssueFilters["m
 }
 
 /** `by_negated_milestone` (legacy): upcoming and started negate the timebox; a title keeps unset ones. */
-function negatedMilestone(title: string | undefined, wildcard: NegatedFilters["milestoneWildcard"]): SQL | null {
+function negatedMilestone(title: string | undefined, wildcard: NegatedParams["milestone_id"]): SQL | null {
   if (title === undefined && wildcard === undefined) return null;
   if (wildcard === "Upcoming" || title === "#upcoming") return milestoneOf(sql`mi.state = 'active' AND mi.due_date <= CURRENT_DATE`);
   if (wildcard === "Started" || title === "#started") return milestoneOf(sql`mi.state = 'active' AND mi.start_date > CURRENT_DATE`);
@@ -150,7 +113,7 @@ function negatedMilestone(title: string | undefined, wildcard: NegatedFilters["m
   return sql`(${issues.milestoneId} IS NULL OR NOT ${milestoneOf(sql`mi.title = ${title}`)})`;
 }
 
-function wildcardColumn(column: SQL, value: number | Wildcard | undefined): SQL | null {
+function wildcardColumn(column: SQL, value: number | "none" | "any" | undefined): SQL | null {
   if (value === undefined) return null;
   if (value === "none") return sql`${column} IS NULL`;
   if (value === "any") return sql`${column} IS NOT NULL`;
@@ -203,12 +166,12 @@ function ownerCondition(owner: IssueOwner, nonArchived: boolean, projectId: SQLW
 }
 
 /** The WHERE of a list: visibility (`issueIsVisible`, shared/issuables/policy.ts), owner, issue types, then every filter. */
-export function listCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL {
+export function listCondition(owner: IssueOwner, f: ListParams, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL {
   return joinedCondition(owner, f, actor, narrowingConditions(f, actor, now, labelIds));
 }
 
-function joinedCondition(owner: IssueOwner, f: IssueFilters, actor: Actor | null, narrowing: SQL[]): SQL {
-  const c = [issueIsVisible(actor), ownerCondition(owner, !!f.nonArchived), issueTypeCondition(sql.param([...f.issueTypes])), ...narrowing];
+function joinedCondition(owner: IssueOwner, f: ListParams, actor: Actor | null, narrowing: SQL[]): SQL {
+  const c = [issueIsVisible(actor), ownerCondition(owner, !!f.non_archived), issueTypeCondition(sql.param(issueTypesOf(f))), ...narrowing];
   return sql.join(c.filter((x): x is SQL => x !== null), sql` AND `);
 }
 
@@ -226,22 +189,22 @@ const countedIssues = (conditions: (SQL | null)[]) =>
  * issue of which the actor reads (`countedIssuesAreVisible`), so the sum never exceeds the list. For a
  * list that no other filter narrows (`uncountedConditions` is empty).
  */
-function countedLowerBound(owner: IssueOwner, f: IssueFilters, actor: Actor | null, labelIds: LabelIdsByTitle): SQL {
+function countedLowerBound(owner: IssueOwner, f: ListParams, actor: Actor | null, labelIds: LabelIdsByTitle): SQL {
   return countedIssues([
     countedIssuesAreVisible(actor),
-    ownerCondition(owner, !!f.nonArchived, issueCounts.projectId),
-    issueTypeCondition(sql.param([...f.issueTypes]), issueCounts.issueType),
+    ownerCondition(owner, !!f.non_archived, issueCounts.projectId),
+    issueTypeCondition(sql.param(issueTypesOf(f)), issueCounts.issueType),
     ...countedFilterConditions(f, labelIds, issueCounts),
   ]);
 }
 
 /** The conditions of the filters that narrow a list (none when the caller filters nothing). */
-function narrowingConditions(f: IssueFilters, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL[] {
+function narrowingConditions(f: ListParams, actor: Actor | null, now: Date, labelIds: LabelIdsByTitle): SQL[] {
   return [...countedFilterConditions(f, labelIds, issues), ...uncountedConditions(f, actor, now)];
 }
 
 /** The filters `issue_counts` keeps, state and labels, on the columns of `issues` or of `issue_counts`. */
-function countedFilterConditions(f: IssueFilters, labelIds: LabelIdsByTitle, rows: { state: SQLWrapper; labelIds: SQLWrapper }): SQL[] {
+function countedFilterConditions(f: ListParams, labelIds: LabelIdsByTitle, rows: { state: SQLWrapper; labelIds: SQLWrapper }): SQL[] {
   const c: (SQL | null)[] = [];
   if (f.state === "opened" || f.state === "closed") c.push(sql`${rows.state} = ${f.state}`);
   if (f.labels?.length) c.push(labelCondition(f.labels, labelIds, rows.labelIds));
@@ -249,43 +212,43 @@ function countedFilterConditions(f: IssueFilters, labelIds: LabelIdsByTitle, row
 }
 
 /** Every other filter's condition: when there is none, `issue_counts` bounds the list's count. */
-function uncountedConditions(f: IssueFilters, actor: Actor | null, now: Date): SQL[] {
+function uncountedConditions(f: ListParams, actor: Actor | null, now: Date): SQL[] {
   const c: (SQL | null | undefined)[] = [];
   const userId = actor?.user.id ?? null;
   if (f.scope === "created_by_me" || f.scope === "assigned_to_me") {
     if (userId === null) c.push(NONE);
     else c.push(f.scope === "created_by_me" ? sql`${issues.authorId} = ${userId}` : assignedTo(sql`ia.user_id = ${userId}`));
   }
-  if (f.createdAfter) c.push(sql`${issues.createdAt} >= ${f.createdAfter}`);
-  if (f.createdBefore) c.push(sql`${issues.createdAt} <= ${f.createdBefore}`);
-  if (f.updatedAfter) c.push(sql`${issues.updatedAt} >= ${f.updatedAfter}`);
-  if (f.updatedBefore) c.push(sql`${issues.updatedAt} <= ${f.updatedBefore}`);
-  if (f.authorId !== undefined) c.push(sql`${issues.authorId} = ${big(f.authorId)}`);
-  if (f.authorUsername !== undefined)
-    c.push(sql`${issues.authorId} = (SELECT fu.id FROM users fu WHERE lower(fu.username) = lower(${f.authorUsername}))`);
-  if (f.assigneeId === "none") c.push(sql`NOT ${anyAssignee}`);
-  else if (f.assigneeId === "any") c.push(anyAssignee);
-  else if (f.assigneeId !== undefined) c.push(assignedTo(sql`ia.user_id = ${big(f.assigneeId)}`));
+  if (f.created_after) c.push(sql`${issues.createdAt} >= ${f.created_after}`);
+  if (f.created_before) c.push(sql`${issues.createdAt} <= ${f.created_before}`);
+  if (f.updated_after) c.push(sql`${issues.updatedAt} >= ${f.updated_after}`);
+  if (f.updated_before) c.push(sql`${issues.updatedAt} <= ${f.updated_before}`);
+  if (f.author_id !== undefined) c.push(sql`${issues.authorId} = ${big(f.author_id)}`);
+  if (f.author_username !== undefined)
+    c.push(sql`${issues.authorId} = (SELECT fu.id FROM users fu WHERE lower(fu.username) = lower(${f.author_username}))`);
+  if (f.assignee_id === "none") c.push(sql`NOT ${anyAssignee}`);
+  else if (f.assignee_id === "any") c.push(anyAssignee);
+  else if (f.assignee_id !== undefined) c.push(assignedTo(sql`ia.user_id = ${big(f.assignee_id)}`));
   // EE: several usernames mean issues assigned to all of them.
-  for (const name of new Set((f.assigneeUsernames ?? []).map((n) => n.toLowerCase()))) c.push(assignedTo(sql`lower(au.username) = ${name}`));
+  for (const name of new Set((f.assignee_username ?? []).map((n) => n.toLowerCase()))) c.push(assignedTo(sql`lower(au.username) = ${name}`));
   if (f.iids?.length) c.push(sql`${issues.iid} = ANY(${sql.param(f.iids)}::bigint[])`);
-  c.push(milestoneCondition(f.milestone, f.milestoneWildcard));
-  if (f.myReactionEmoji !== undefined && userId !== null) {
-    const lower = f.myReactionEmoji.toLowerCase();
+  c.push(milestoneCondition(f.milestone, f.milestone_id));
+  if (f.my_reaction_emoji !== undefined && userId !== null) {
+    const lower = f.my_reaction_emoji.toLowerCase();
     if (lower === "none") c.push(sql`NOT ${awardedBy(userId, null)}`);
     else if (lower === "any") c.push(awardedBy(userId, null));
-    else c.push(awardedBy(userId, f.myReactionEmoji));
+    else c.push(awardedBy(userId, f.my_reaction_emoji));
   }
   if (f.confidential !== undefined) c.push(sql`${issues.confidential} = ${f.confidential}`);
-  c.push(dueDateCondition(f.dueDate, now));
+  c.push(dueDateCondition(f.due_date, now));
   c.push(wildcardColumn(sql`${issues.weight}`, f.weight));
   // No issue belongs to an epic yet (epic issues are not built): `None` keeps all, anything else none.
-  if (f.epicId !== undefined && f.epicId !== "none") c.push(NONE);
-  if (f.healthStatus !== undefined) {
-    const lower = f.healthStatus.toLowerCase();
-    c.push(wildcardColumn(sql`${issues.healthStatus}`, lower === "none" || lower === "any" ? lower : undefined) ?? sql`${issues.healthStatus} = ${f.healthStatus}`);
+  if (f.epic_id !== undefined && f.epic_id !== "none") c.push(NONE);
+  if (f.health_status !== undefined) {
+    const lower = f.health_status.toLowerCase();
+    c.push(wildcardColumn(sql`${issues.healthStatus}`, lower === "none" || lower === "any" ? lower : undefined) ?? sql`${issues.healthStatus} = ${f.health_status}`);
   }
-  c.push(iterationCondition(f.iterationId, f.iterationTitle));
+  c.push(iterationCondition(f.iteration_id, f.iteration_title));
   if (f.not) c.push(...negatedConditions(f.not, userId));
   const matched = (f.in ?? "").split(",").map((s) => s.trim()).filter((s) => s === "title" || s === "description");
   const columns = matched.length ? [...new Set(matched)].map((col) => (col === "title" ? issues.title : issues.description)) : [issues.title, issues.description];
@@ -297,32 +260,32 @@ function uncountedConditions(f: IssueFilters, actor: Actor | null, now: Date): S
  * EE iterations. Differs from GitLab: iterations (and their cadences) are not built, so an issue's
  * `iteration_id` is a stored number: `Current` and `iteration_title` match nothing.
  */
-function iterationCondition(id: IssueFilters["iterationId"], title: string | undefined): SQL | null {
+function iterationCondition(id: ListParams["iteration_id"], title: string | undefined): SQL | null {
   if (title !== undefined) return NONE;
   if (id === "current") return NONE;
   return wildcardColumn(sql`${issues.iterationId}`, id);
 }
 
 /** IssuableFinder#filter_negated_items with the EE negations. */
-function negatedConditions(n: NegatedFilters, userId: number | null): SQL[] {
+function negatedConditions(n: NegatedParams, userId: number | null): SQL[] {
   const c: (SQL | null)[] = [];
-  if (n.authorId !== undefined) c.push(sql`${issues.authorId} <> ${big(n.authorId)} AND ${userExists(sql`fu.id = ${big(n.authorId)}`)}`);
-  if (n.authorUsername !== undefined)
-    c.push(sql`${issues.authorId} <> (SELECT fu.id FROM users fu WHERE lower(fu.username) = lower(${n.authorUsername}))`);
-  if (n.assigneeId !== undefined)
-    c.push(sql`NOT ${assignedTo(sql`ia.user_id = ${big(n.assigneeId)}`)} AND ${userExists(sql`fu.id = ${big(n.assigneeId)}`)}`);
-  if (n.assigneeUsernames?.length) {
-    const names = lowerNames(n.assigneeUsernames);
+  if (n.author_id !== undefined) c.push(sql`${issues.authorId} <> ${big(n.author_id)} AND ${userExists(sql`fu.id = ${big(n.author_id)}`)}`);
+  if (n.author_username !== undefined)
+    c.push(sql`${issues.authorId} <> (SELECT fu.id FROM users fu WHERE lower(fu.username) = lower(${n.author_username}))`);
+  if (n.assignee_id !== undefined)
+    c.push(sql`NOT ${assignedTo(sql`ia.user_id = ${big(n.assignee_id)}`)} AND ${userExists(sql`fu.id = ${big(n.assignee_id)}`)}`);
+  if (n.assignee_username?.length) {
+    const names = lowerNames(n.assignee_username);
     c.push(sql`NOT ${assignedTo(sql`lower(au.username) = ANY(${names})`)} AND ${userExists(sql`lower(fu.username) = ANY(${names})`)}`);
   }
   if (n.labels?.length) c.push(sql`NOT ${labelledWith(sql`${sql.param(n.labels)}::text[]`)}`);
-  c.push(negatedMilestone(n.milestone, n.milestoneWildcard));
+  c.push(negatedMilestone(n.milestone, n.milestone_id));
   if (n.iids?.length) c.push(sql`${issues.iid} <> ALL(${sql.param(n.iids)}::bigint[])`);
   if (n.weight !== undefined) c.push(sql`${issues.weight} <> ${big(n.weight)}`);
-  if (n.iterationId === "none") c.push(sql`${issues.iterationId} IS NOT NULL`);
-  else if (n.iterationId === "any") c.push(sql`${issues.iterationId} IS NULL`);
-  else if (typeof n.iterationId === "number") c.push(sql`${issues.iterationId} IS DISTINCT FROM ${big(n.iterationId)}`);
-  if (n.myReactionEmoji !== undefined && userId !== null) c.push(sql`NOT ${awardedBy(userId, n.myReactionEmoji)}`);
+  if (n.iteration_id === "none") c.push(sql`${issues.iterationId} IS NOT NULL`);
+  else if (n.iteration_id === "any") c.push(sql`${issues.iterationId} IS NULL`);
+  else if (typeof n.iteration_id === "number") c.push(sql`${issues.iterationId} IS DISTINCT FROM ${big(n.iteration_id)}`);
+  if (n.my_reaction_emoji !== undefined && userId !== null) c.push(sql`NOT ${awardedBy(userId, n.my_reaction_emoji)}`);
   return c.filter((x): x is SQL => x !== null);
 }
 
@@ -378,7 +341,7 @@ export function orderOf(s: IssueSort, excludedLabels: string[]): SQL[] {
 export async function listIssueIds(
   db: Executor,
   owner: IssueOwner,
-  filters: IssueFilters,
+  filters: ListParams,
   sort: IssueSort,
   actor: Actor | null,
   page: Page,
@@ -389,7 +352,7 @@ export async function listIssueIds(
   const narrowing = [...countedFilterConditions(filters, labelIds, issues), ...uncounted];
   if (owner.kind === "project" && narrowing.length === 0) {
     // A project's issues with no filter (the common call): the same statement as below, prepared.
-    const values = { projectId: owner.projectId, issueTypes: [...filters.issueTypes], ...actorPlaceholders(actor) };
+    const values = { projectId: owner.projectId, issueTypes: issueTypesOf(filters), ...actorPlaceholders(actor) };
     return unfilteredProjectPageIds(db, [actorShape(actor), sort.orderBy, sort.sort], values, page);
   }
   const where = joinedCondition(owner, filters, actor, narrowing);
@@ -436,7 +399,7 @@ const unfilteredProjectPageIds = preparedPageIds((db, window, shape: ActorShape,
 export async function issueStatistics(
   db: Executor,
   owner: IssueOwner,
-  filters: IssueFilters,
+  filters: ListParams,
   actor: Actor | null,
   now: Date,
 ): Promise<{ all: number; closed: number; opened: number }> {

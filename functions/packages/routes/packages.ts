@@ -4,11 +4,12 @@ import type { Ctx } from "../../kernel/env";
 import { checkUnmodifiedSince, notFound, paramsError, recordNotFound } from "../../kernel/errors";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, readParams } from "../../kernel/params";
+import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { Access } from "../../kernel/access";
 import { packageEntity, packageFile, packagePipeline, type PackageRow } from "../../entities/packages";
+import { ListGroupPackages, ListProjectPackages } from "../params";
 import * as q from "../queries";
 import { removeFiles } from "../services";
 
@@ -17,33 +18,6 @@ import { removeFiles } from "../services";
  * package_files.rb; spec 1: 4.10).
  */
 export const packagesRoutes = router();
-
-const TYPES = ["conan", "maven", "npm", "pypi", "composer", "nuget", "helm", "terraform_module", "golang", "generic", "rubygems", "debian"] as const;
-const listShape = {
-  order_by: p.oneOf("created_at", "name", "version", "type").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  package_type: p.oneOf(...TYPES).optional(),
-  package_name: p.string().optional(),
-  include_versionless: p.bool().optional(),
-  status: p.oneOf("default", "hidden", "processing", "error", "pending_destruction").optional(),
-};
-const ListProjectPackages = pageParams.extend(listShape);
-const ListGroupPackages = pageParams.extend({
-  ...listShape,
-  order_by: p.oneOf("created_at", "name", "version", "type", "project_path").optional(),
-  exclude_subgroups: p.bool().optional(),
-});
-
-function filtersOf(params: z.output<typeof ListGroupPackages>): q.PackageFilters {
-  return {
-    orderBy: params.order_by ?? "created_at",
-    sort: params.sort ?? "asc",
-    packageType: params.package_type,
-    packageName: params.package_name,
-    includeVersionless: params.include_versionless ?? false,
-    status: params.status,
-  };
-}
 
 function packageId(c: Ctx): number {
   const id = c.req.param("package_id")!;
@@ -65,7 +39,7 @@ packagesRoutes.get("/projects/:id/packages", async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_package", project);
   const page = pageOf(params);
-  const list = await q.listProjectPackages(c.var.db(), project.id, filtersOf(params), page);
+  const list = await q.listProjectPackages(c.var.db(), project.id, params, page);
   paginate(c, page, list.total);
   return present(c, list.rows, packageEntity, { canDestroy: canDestroyIn(c, project) });
 });
@@ -79,7 +53,7 @@ packagesRoutes.get("/groups/:id/packages", async (c) => {
   const params = await readParams(c, ListGroupPackages);
   const group = await findGroup(c, c.req.param("id")!);
   const page = pageOf(params);
-  const list = await q.listGroupPackages(c.var.db(), group.id, params.exclude_subgroups ?? false, c.var.actor, filtersOf(params), page);
+  const list = await q.listGroupPackages(c.var.db(), group.id, params.exclude_subgroups, c.var.actor, params, page);
   paginate(c, page, list.total);
   const actor = c.var.actor;
   // Group membership gives at least that level in every project of the group.

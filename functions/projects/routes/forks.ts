@@ -10,7 +10,8 @@ import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, publicGroupDetails } from "../../entities/projects";
 import * as q from "../queries";
-import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
+import { ListForks } from "../params";
+import { columnOrder } from "./list";
 import * as s from "../services";
 import { transferProject } from "../../shared/project_transfer";
 
@@ -63,9 +64,6 @@ forkRoutes.post("/projects/:id/fork", async (c) => {
   return present(c, await reload(c, fork.id), project, {}, 201);
 });
 
-/** `params :collection_params` of lib/api/projects.rb (sort, filter, pagination, simple). */
-const ListForks = z.object({ ...collectionFilters, ...pageParams.shape, ...collectionTail });
-
 /**
  * GET /projects/:id/forks (ForkProjectsFinder): the direct forks the caller may see.
  * Differs from GitLab: `pagination=keyset` answers 405 (contract P6), `order_by=similarity` orders by
@@ -76,9 +74,8 @@ forkRoutes.get("/projects/:id/forks", async (c) => {
   const actor = c.var.actor;
   const source = await findProject(c, c.req.param("id")!);
   if (params.pagination === "keyset") throw keysetUnavailable();
-  const filters: q.ProjectFilters = { forkedFrom: source.id, ...collectionFiltersOf(params) };
   const page = pageOf(params);
-  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, columnOrder(params), page);
+  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all", forkedFrom: source.id }, params, columnOrder(params), page);
   paginate(c, page, total);
   return present(c, rows, params.simple || !actor ? projectBasic : projectWithAccess);
 });

@@ -4,40 +4,17 @@ import type { Actor, Ctx } from "../../kernel/env";
 import { paramsError } from "../../kernel/errors";
 import { findGroup, findUserByIdOrUsername } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
-import { p, rawParams, readParams } from "../../kernel/params";
+import { rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow } from "../../entities/projects";
 import * as q from "../queries";
-import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
+import { ListGroupProjects, ListProjects, ListSharedProjects, ListUserProjects, type ListParams } from "../params";
 
 export const listRoutes = router();
 
-const VISIBILITIES = ["private", "internal", "public"] as const;
 const KEYSET_ORDERS = ["id", "name", "path", "created_at", "updated_at", "last_activity_at"] as const;
 type KeysetOrder = (typeof KEYSET_ORDERS)[number];
-
-/** `params :sort_params`, `:filter_params`, `:pagination`, `simple` of lib/api/projects.rb, in its order. */
-const ListProjects = z.object({
-  ...collectionFilters,
-  last_activity_after: p.datetime().optional(),
-  last_activity_before: p.datetime().optional(),
-  topic: p.strings({ comma: true }).optional(),
-  ...pageParams.shape,
-  ...collectionTail,
-  cursor: p.string().optional(),
-});
-
-/** `collection_params` plus the filters only `/projects` and `/users/:id/projects` declare. */
-function filtersOf(params: z.output<typeof ListProjects> | z.output<typeof ListGroupProjects>): q.ProjectFilters {
-  const all = params as Partial<z.output<typeof ListProjects>>;
-  return {
-    ...collectionFiltersOf(params),
-    lastActivityAfter: all.last_activity_after,
-    lastActivityBefore: all.last_activity_before,
-    topics: all.topic?.filter((t) => t !== ""),
-  };
-}
 
 /**
  * The `cursor` of GitLab's cursor-based keyset (Gitlab::Pagination::Keyset::Paginator): URL-safe
@@ -78,13 +55,13 @@ function decodeCursor(cursor: string, column: KeysetOrder, sort: "asc" | "desc")
  * Differs from GitLab: 15.4 offers keyset on projects for `order_by=id` only (405 otherwise); the
  * other columns of the contract continue with GitLab's cursor-based `cursor` parameter.
  */
-async function keysetPage(c: Ctx, params: z.output<typeof ListProjects>, filters: q.ProjectFilters) {
+async function keysetPage(c: Ctx, params: z.output<typeof ListProjects>, source: Extract<q.ProjectSource, { kind: "all" }>, filters: ListParams) {
   const column = (params.order_by ?? "created_at") as KeysetOrder | "similarity";
   if (!(KEYSET_ORDERS as readonly string[]).includes(column)) throw keysetUnavailable();
   const order = { column: column as KeysetOrder, sort: params.sort ?? "desc" };
   const after = params.cursor && order.column !== "id" ? decodeCursor(params.cursor, order.column, order.sort) : null;
   const perPage = pageOf(params).perPage;
-  const { rows, more } = await q.listProjectsKeyset(c.var.db(), c.var.actor, filters, order, after, perPage);
+  const { rows, more } = await q.listProjectsKeyset(c.var.db(), c.var.actor, source, filters, order, after, perPage);
   const last = rows[rows.length - 1];
   if (more && last) {
     const next =
@@ -94,6 +71,12 @@ async function keysetPage(c: Ctx, params: z.output<typeof ListProjects>, filters
     keysetLink(c, next, perPage);
   }
   return rows;
+}
+
+/** `order_by` and `sort` as a column order (default `created_at desc`); `similarity` falls back to it. */
+export function columnOrder(params: { order_by?: string; sort?: "asc" | "desc" }): Extract<q.ListOrder, { kind: "column" }> {
+  const column = params.order_by && params.order_by !== "similarity" ? params.order_by : "created_at";
+  return { kind: "column", column: column as Extract<q.ListOrder, { kind: "column" }>["column"], sort: params.sort ?? "desc" };
 }
 
 /**
@@ -109,49 +92,26 @@ function listOrder(params: { order_by?: string; sort?: "asc" | "desc"; search?: 
 listRoutes.get("/projects", async (c) => {
   const params = await readParams(c, ListProjects);
   const actor = c.var.actor;
-  const filters = filtersOf(params);
+  const source: Extract<q.ProjectSource, { kind: "all" }> = { kind: "all" };
   // CustomAttributesFilter (read from the raw params, undeclared in GitLab): a Hash, for admins only.
   const rawAttributes = actor?.isAdmin ? (await rawParams(c)).custom_attributes : undefined;
   if (rawAttributes && typeof rawAttributes === "object" && !Array.isArray(rawAttributes))
-    filters.customAttributes = Object.fromEntries(
+    source.customAttributes = Object.fromEntries(
       Object.entries(rawAttributes).filter((entry): entry is [string, string | number] => typeof entry[1] === "string" || typeof entry[1] === "number").map(([k, v]) => [k, String(v)]),
     );
   const order = listOrder(params, actor);
-  if (order.kind === "similarity") filters.membership = true;
+  // The similarity order keeps the caller's projects (`support_order_by_similarity!`).
+  const filters = order.kind === "similarity" ? { ...params, membership: true } : params;
   const entity = params.simple || !actor ? projectBasic : projectWithAccess;
   if (params.pagination === "keyset") {
-    const rows = await keysetPage(c, params, filters);
+    const rows = await keysetPage(c, params, source, filters);
     return present(c, rows, entity);
   }
   const page = pageOf(params);
   refuseDeepOffset(page, "Project");
-  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters, order, page);
+  const { rows, total } = await q.listProjects(c.var.db(), actor, source, filters, order, page);
   paginate(c, page, total);
   return present(c, rows, entity);
-});
-
-/** The parameters of `GET /groups/:id/projects` (lib/api/groups.rb), in its order. */
-const ListGroupProjects = z.object({
-  archived: p.bool().optional(),
-  visibility: p.oneOf(...VISIBILITIES).optional(),
-  search: p.string().optional(),
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  simple: p.bool().optional(),
-  owned: p.bool().optional(),
-  starred: p.bool().optional(),
-  with_issues_enabled: p.bool().optional(),
-  with_merge_requests_enabled: p.bool().optional(),
-  with_shared: p.bool().optional(),
-  include_subgroups: p.bool().optional(),
-  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
-  ...pageParams.shape,
-  pagination: p.string().optional(),
-});
-
-/** `GET /groups/:id/projects/shared`: the same without owned, with_shared, include_subgroups and similarity. */
-const ListSharedProjects = ListGroupProjects.omit({ owned: true, with_shared: true, include_subgroups: true }).extend({
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional(),
 });
 
 /** `reorder_projects_with_similarity_order_support` (lib/api/groups.rb). */
@@ -173,7 +133,7 @@ async function groupProjects(c: Ctx, params: z.output<typeof ListGroupProjects>,
     c.var.db(),
     c.var.actor,
     { kind: "group", groupId: group.id, ...source },
-    filtersOf(params),
+    params,
     groupOrder(params),
     page,
   );
@@ -197,9 +157,6 @@ listRoutes.get("/groups/:id/projects/shared", async (c) => {
   return groupProjects(c, { ...params, owned: undefined }, { includeSubgroups: false, withShared: true, onlyShared: true });
 });
 
-/** The parameters of `GET /users/:user_id/projects`: `collection_params` as `GET /projects` has them. */
-const ListUserProjects = ListProjects.omit({ cursor: true });
-
 /**
  * GET /users/:user_id/projects (PersonalProjectsFinder): the projects in the user's personal namespace
  * the caller may see, with every filter of `GET /projects`; nothing when the caller may not read the
@@ -209,19 +166,20 @@ const ListUserProjects = ListProjects.omit({ cursor: true });
  */
 listRoutes.get("/users/:user_id/projects", async (c) => {
   const params = await readParams(c, ListUserProjects);
-  return userProjects(c, params, (userId) => ({ ...filtersOf(params), personalOf: userId }), listOrder(params, c.var.actor));
+  return userProjects(c, params, (userId) => ({ kind: "all", personalOf: userId }), listOrder(params, c.var.actor));
 });
 
 /**
- * A user's projects (PersonalProjectsFinder, StarredProjectsFinder): the projects `filters` selects for
- * the user that the caller may see; nothing when the caller may not read the user's profile.
+ * A user's projects (PersonalProjectsFinder, StarredProjectsFinder): the projects `source` selects for
+ * the user, filtered by the declared `params`, that the caller may see; nothing when the caller may not
+ * read the user's profile.
  * `:user_id` is the id or the username (`requires :user_id, type: String`, `find_user`).
  * Differs from GitLab: `pagination=keyset` answers 405 (contract P6; 15.x answers offset pages).
  */
 export async function userProjects(
   c: Ctx,
-  params: { pagination?: string; simple?: boolean; page?: number; per_page?: number },
-  filters: (userId: number) => q.ProjectFilters,
+  params: ListParams,
+  source: (userId: number) => q.ProjectSource,
   order: q.ListOrder,
 ) {
   const actor = c.var.actor;
@@ -233,7 +191,7 @@ export async function userProjects(
     paginate(c, page, 0);
     return present(c, [], entity);
   }
-  const { rows, total } = await q.listProjects(c.var.db(), actor, { kind: "all" }, filters(user.id), order, page);
+  const { rows, total } = await q.listProjects(c.var.db(), actor, source(user.id), params, order, page);
   paginate(c, page, total);
   return present(c, rows, entity);
 }

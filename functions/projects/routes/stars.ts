@@ -7,10 +7,10 @@ import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project as projectEntity, userStarsProject } from "../../entities/projects";
-import { collectionFilters, collectionFiltersOf, collectionTail, columnOrder } from "../params";
+import { ListStarredProjects } from "../params";
 import * as projectQueries from "../queries";
 import * as q from "../star_queries";
-import { userProjects } from "./list";
+import { columnOrder, userProjects } from "./list";
 
 /**
  * Project stars (lib/api/projects.rb: star, unstar, starrers, `GET /users/:user_id/starred_projects`).
@@ -50,17 +50,8 @@ starsRoutes.get("/projects/:id/starrers", async (c) => {
   return present(c, rows, userStarsProject);
 });
 
-/** `params :collection_params` of lib/api/projects.rb (sort, filter, pagination, simple). */
-const ListStarredProjects = z.object({
-  ...collectionFilters,
-  // StarredProjectsFinder has no similarity order.
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional(),
-  ...pageParams.shape,
-  ...collectionTail,
-});
-
 /** GET /users/:user_id/starred_projects (StarredProjectsFinder) */
 starsRoutes.get("/users/:user_id/starred_projects", async (c) => {
   const params = await readParams(c, ListStarredProjects);
-  return userProjects(c, params, (userId) => ({ ...collectionFiltersOf(params), starredBy: userId }), columnOrder(params));
+  return userProjects(c, params, (userId) => ({ kind: "all", starredBy: userId }), columnOrder(params));
 });
