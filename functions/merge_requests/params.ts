@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { pageParams } from "../kernel/pagination";
 import { INT32, p, type ParamRule } from "../kernel/params";
 
