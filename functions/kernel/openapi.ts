@@ -1,5 +1,6 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import { describeRoute, generateSpecs } from "hono-openapi";
+import { findTargetHandler } from "hono/utils/handler";
 import { z } from "zod";
 import { paramKind, type ParamKind } from "./params";
 
@@ -66,7 +67,10 @@ export function isRouteDoc(value: unknown): value is RouteDoc {
  * already named keeps its first domain (a router mounted inside another is named by the outer one first).
  */
 export function domain<T extends Hono<any>>(name: string, app: T): T {
-  for (const route of app.routes) if (route.method !== "ALL" && !domains.has(route.handler)) domains.set(route.handler, name);
+  for (const route of app.routes) {
+    const handler = findTargetHandler(route.handler);
+    if (route.method !== "ALL" && !domains.has(handler)) domains.set(handler, name);
+  }
   return app;
 }
 
@@ -254,12 +258,26 @@ function entitySchema(schema: Entity, components: Record<string, unknown>): Json
   for (const [name, def] of Object.entries(json.$defs ?? {})) components[name] = def;
   delete json.$defs;
   delete json.$schema;
+  // A named root comes out as a `$ref` to its own `$defs` entry, now a component.
   const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
-  if (id) {
+  if (id && !(id in components)) {
+    delete json.id;
     components[id] = json;
-    return ref(id);
   }
-  return json;
+  return id ? ref(id) : json;
+}
+
+const pascal = (text: string) =>
+  text
+    .split(/[\W_]+/)
+    .filter(Boolean)
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join("");
+
+/** `getApiV4ProjectsByIdIssues`, as hono-openapi names operations, but `/-/` kept (`…ByIdDashEpics`), so ids stay unique. */
+function operationId(method: string, path: string): string {
+  const segments = path.split("/").filter(Boolean);
+  return method.toLowerCase() + segments.map((s) => (s === "-" ? "Dash" : s.startsWith("{") ? `By${pascal(s)}` : pascal(s))).join("");
 }
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -327,6 +345,7 @@ function operationOf(method: string, honoPath: string, declared: Declared | null
   for (const code of doc.errors ?? []) responses[String(code)] = jsonError(`\`{"message": "${code} …"}\``);
 
   return {
+    operationId: operationId(method, path),
     ...(tag ? { tags: [tag] } : {}),
     ...(doc.summary ? { summary: doc.summary } : {}),
     ...(doc.description ? { description: doc.description } : {}),
@@ -351,12 +370,14 @@ export function routesOf(app: Hono<any>): (RouteInfo & { doc: Declared | null })
     const key = `${route.method} ${route.path}`;
     let info = byKey.get(key);
     if (!info) byKey.set(key, (info = { method: route.method, path: route.path, declared: false, domain: undefined, doc: null }));
-    const found = declarations.get(route.handler);
+    // A sub-app with its own error handler wraps its handlers when mounted (Hono's COMPOSED_HANDLER).
+    const handler = findTargetHandler(route.handler);
+    const found = declarations.get(handler);
     if (found && !info.doc) {
       info.doc = found;
       info.declared = true;
     }
-    info.domain ??= domains.get(route.handler);
+    info.domain ??= domains.get(handler);
   }
   return [...byKey.values()];
 }
