@@ -48,7 +48,7 @@ async function projectFor(c: Ctx, ability: "read_commit_status" | "create_commit
 }
 
 /** GET /projects/:id/repository/commits/:sha/statuses */
-commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", async (c) => {
+commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", { params: ListStatuses, paginated: true }, async (c) => {
   const project = await projectFor(c, "read_commit_status");
   const params = await readParams(c, ListStatuses);
   const page = pageOf(params);
@@ -66,7 +66,7 @@ commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", async
 });
 
 /** POST /projects/:id/statuses/:sha */
-commitStatusesRoutes.post("/projects/:id/statuses/:sha", async (c) => {
+commitStatusesRoutes.post("/projects/:id/statuses/:sha", { params: PostStatus }, async (c) => {
   const project = await projectFor(c, "create_commit_status");
   const params = await readParams(c, PostStatus);
   let coverage: number | undefined;

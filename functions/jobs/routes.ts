@@ -64,7 +64,7 @@ async function loadJob(c: Ctx, project: ProjectWithAccess) {
 }
 
 /** GET /projects/:id/jobs */
-jobsRoutes.get("/projects/:id/jobs", async (c) => {
+jobsRoutes.get("/projects/:id/jobs", { params: ListJobs, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListJobs);
   checkScope(params.scope);
@@ -77,7 +77,7 @@ jobsRoutes.get("/projects/:id/jobs", async (c) => {
 });
 
 /** GET /projects/:id/pipelines/:pipeline_id/jobs */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", { params: ListPipelineJobs, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListPipelineJobs);
   checkScope(params.scope);
@@ -92,7 +92,7 @@ jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", async (c) => {
 });
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", async (c) => {
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", { params: ListJobs, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListJobs);
   checkScope(params.scope);
@@ -227,7 +227,7 @@ jobsRoutes.get("/projects/:id/jobs/:job_id/artifacts/*", async (c) => {
 const ByRef = z.object({ job: p.string() });
 
 /** GET /projects/:id/jobs/artifacts/:ref_name/download?job=: the newest successful job's archive. */
-jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", async (c) => {
+jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", { params: ByRef }, async (c) => {
   const params = await readParams(c, ByRef);
   const project = await projectFor(c, "read_build");
   const id = await q.latestJobWithArtifacts(c.var.db(), project.id, c.req.param("ref_name")!, params.job);
@@ -239,7 +239,7 @@ jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", async (c) => {
 });
 
 /** GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=: one file of it. */
-jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/raw/*", async (c) => {
+jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/raw/*", { params: ByRef }, async (c) => {
   const params = await readParams(c, ByRef);
   const project = await projectFor(c, "read_build");
   const id = await q.latestJobWithArtifacts(c.var.db(), project.id, c.req.param("ref_name")!, params.job);

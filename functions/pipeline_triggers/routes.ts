@@ -74,7 +74,7 @@ pipelineTriggersRoutes.post("/projects/:id/trigger/pipeline", triggerPipeline);
 pipelineTriggersRoutes.post("/projects/:id/ref/:ref{.+}/trigger/pipeline", triggerPipeline);
 
 /** GET /projects/:id/triggers */
-pipelineTriggersRoutes.get("/projects/:id/triggers", async (c) => {
+pipelineTriggersRoutes.get("/projects/:id/triggers", { params: pageParams, paginated: true }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await manageableProject(c);
   const page = pageOf(params);
@@ -84,14 +84,14 @@ pipelineTriggersRoutes.get("/projects/:id/triggers", async (c) => {
 });
 
 /** GET /projects/:id/triggers/:trigger_id */
-pipelineTriggersRoutes.get("/projects/:id/triggers/:trigger_id", async (c) => {
+pipelineTriggersRoutes.get("/projects/:id/triggers/:trigger_id", { params: TriggerId }, async (c) => {
   const { trigger_id } = await readParamsWithPath(c, TriggerId);
   const project = await manageableProject(c);
   return present(c, await loadTrigger(c, project, trigger_id), trigger, viewer(c));
 });
 
 /** POST /projects/:id/triggers: 201; the caller owns the new token. */
-pipelineTriggersRoutes.post("/projects/:id/triggers", async (c) => {
+pipelineTriggersRoutes.post("/projects/:id/triggers", { params: CreateTrigger }, async (c) => {
   const params = await readParams(c, CreateTrigger);
   const project = await manageableProject(c);
   const id = await q.insertTrigger(c.var.db(), { projectId: project.id, ownerId: c.var.actor!.user.id, description: params.description, token: newTriggerToken() });
@@ -99,7 +99,7 @@ pipelineTriggersRoutes.post("/projects/:id/triggers", async (c) => {
 });
 
 /** PUT /projects/:id/triggers/:trigger_id: maintainers, and only the trigger's owner (`admin_trigger`, else 403). */
-pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", async (c) => {
+pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", { params: UpdateTrigger }, async (c) => {
   const params = await readParamsWithPath(c, UpdateTrigger);
   const project = await manageableProject(c);
   const row = await loadTrigger(c, project, params.trigger_id);
@@ -109,7 +109,7 @@ pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", async (c) => {
 });
 
 /** DELETE /projects/:id/triggers/:trigger_id: 204 */
-pipelineTriggersRoutes.delete("/projects/:id/triggers/:trigger_id", async (c) => {
+pipelineTriggersRoutes.delete("/projects/:id/triggers/:trigger_id", { params: TriggerId }, async (c) => {
   const { trigger_id } = await readParamsWithPath(c, TriggerId);
   const project = await manageableProject(c);
   const row = await loadTrigger(c, project, trigger_id);

@@ -124,7 +124,7 @@ async function offsetList(c: Ctx, params: ListInput, filter: q.GroupListFilter) 
 }
 
 /** GET /groups (lib/api/groups.rb) */
-groupRoutes.get("/groups", async (c) => {
+groupRoutes.get("/groups", { params: ListParams }, async (c) => {
   const params = await readParams(c, ListParams);
   const filter = listFilter(c, params, {});
   if (c.var.actor) return offsetList(c, params, filter);
@@ -151,14 +151,14 @@ groupRoutes.get("/groups", async (c) => {
 });
 
 /** GET /groups/:id/subgroups (lib/api/groups.rb) */
-groupRoutes.get("/groups/:id/subgroups", async (c) => {
+groupRoutes.get("/groups/:id/subgroups", { params: ChildListParams }, async (c) => {
   const params = await readParams(c, ChildListParams);
   const parent = await findGroup(c, c.req.param("id"));
   return offsetList(c, params, listFilter(c, params, { parentId: parent.id }));
 });
 
 /** GET /groups/:id/descendant_groups (lib/api/groups.rb) */
-groupRoutes.get("/groups/:id/descendant_groups", async (c) => {
+groupRoutes.get("/groups/:id/descendant_groups", { params: ChildListParams }, async (c) => {
   const params = await readParams(c, ChildListParams);
   const ancestor = await findGroup(c, c.req.param("id"));
   return offsetList(c, params, listFilter(c, params, { ancestorId: ancestor.id }));
@@ -226,7 +226,7 @@ const CreateParams = z.object({
 });
 
 /** POST /groups (lib/api/groups.rb, app/services/groups/create_service.rb) */
-groupRoutes.post("/groups", async (c) => {
+groupRoutes.post("/groups", { params: CreateParams }, async (c) => {
   const params = await readParams(c, CreateParams);
   const actor = requireUser(c);
   const parent = params.parent_id !== undefined ? await findGroup(c, String(params.parent_id)) : null;
@@ -302,7 +302,7 @@ export async function presentDetail(c: Ctx, row: GroupRow, opts: { withProjects:
 }
 
 /** GET /groups/:id (lib/api/groups.rb) */
-groupRoutes.get("/groups/:id", async (c) => {
+groupRoutes.get("/groups/:id", { params: ShowParams }, async (c) => {
   const params = await readParams(c, ShowParams);
   const found = await findGroup(c, c.req.param("id"));
   return presentDetail(c, found, {
@@ -318,7 +318,7 @@ const UpdateParams = z.object({
 });
 
 /** PUT /groups/:id (lib/api/groups.rb, app/services/groups/update_service.rb) */
-groupRoutes.put("/groups/:id", async (c) => {
+groupRoutes.put("/groups/:id", { params: UpdateParams }, async (c) => {
   const params = await readParams(c, UpdateParams);
   const actor = requireUser(c);
   const found = await findGroup(c, c.req.param("id"));

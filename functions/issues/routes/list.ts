@@ -75,7 +75,7 @@ async function listIssues(c: Ctx, owner: q.IssueOwner, params: Partial<ListParam
 }
 
 /** GET /issues (lib/api/issues.rb): `scope` defaults to `created_by_me`; `scope=all` works anonymously. */
-listRoutes.get("/issues", async (c) => {
+listRoutes.get("/issues", { params: ListGroupIssues, paginated: true }, async (c) => {
   const params = await readParams(c, ListGroupIssues, LIST_RULES);
   if (params.scope !== "all") requireUser(c);
   const filters = filtersOf(params, { scope: "created_by_me", nonArchived: true });
@@ -83,7 +83,7 @@ listRoutes.get("/issues", async (c) => {
 });
 
 /** GET /groups/:id/issues (lib/api/issues.rb): the group's and its subgroups' projects. */
-listRoutes.get("/groups/:id/issues", async (c) => {
+listRoutes.get("/groups/:id/issues", { params: ListGroupIssues, paginated: true }, async (c) => {
   const params = await readParams(c, ListGroupIssues, LIST_RULES);
   const group = await findGroup(c, c.req.param("id"));
   const filters = filtersOf(params, { nonArchived: true });
@@ -91,7 +91,7 @@ listRoutes.get("/groups/:id/issues", async (c) => {
 });
 
 /** GET /projects/:id/issues (lib/api/issues.rb) */
-listRoutes.get("/projects/:id/issues", async (c) => {
+listRoutes.get("/projects/:id/issues", { params: ListIssues, paginated: true }, async (c) => {
   const params = await readParams(c, ListIssues, LIST_RULES);
   const project = await findProject(c, c.req.param("id"));
   const filters = filtersOf(params, { nonArchived: false });

@@ -65,7 +65,7 @@ function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, status:
 }
 
 /** GET /projects/:id/labels (lib/api/labels.rb) */
-projectLabelRoutes.get("/projects/:id/labels", async (c) => {
+projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
   const project = await findProject(c, c.req.param("id")!);
@@ -78,7 +78,7 @@ projectLabelRoutes.get("/projects/:id/labels", async (c) => {
 });
 
 /** GET /projects/:id/labels/:name (lib/api/labels.rb): by id, else by title. */
-projectLabelRoutes.get("/projects/:id/labels/:name", async (c) => {
+projectLabelRoutes.get("/projects/:id/labels/:name", { params: GetLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
   const project = await findProject(c, c.req.param("id")!);
@@ -88,7 +88,7 @@ projectLabelRoutes.get("/projects/:id/labels/:name", async (c) => {
 });
 
 /** POST /projects/:id/labels (lib/api/labels.rb, `create_label`) */
-projectLabelRoutes.post("/projects/:id/labels", async (c) => {
+projectLabelRoutes.post("/projects/:id/labels", { params: CreateLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
   const project = await findProject(c, c.req.param("id")!);
@@ -155,7 +155,7 @@ projectLabelRoutes.put("/projects/:id/labels/promote", { deprecated: true }, asy
 });
 
 /** PUT /projects/:id/labels/:name (lib/api/labels.rb): `:name` is the id or the title. */
-projectLabelRoutes.put("/projects/:id/labels/:name", async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/:name", { params: UpdateLabel }, async (c) => {
   const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
   return updateLabel(c, c.req.param("name")!, params);
 });

@@ -142,14 +142,14 @@ async function respond(c: Ctx, params: ListInput, filter: q.MergeRequestFilter, 
 }
 
 /** GET /merge_requests (lib/api/merge_requests.rb): `scope` defaults to created_by_me; `scope=all` works anonymously. */
-listRoutes.get("/merge_requests", async (c) => {
+listRoutes.get("/merge_requests", { params: AllList }, async (c) => {
   const params = await readParams(c, AllList, RULES);
   if (!c.var.actor && params.scope !== "all") throw unauthorized();
   return respond(c, params, filterOf(c, params, {}, "created_by_me"), {});
 });
 
 /** GET /groups/:id/merge_requests (lib/api/merge_requests.rb): the group and its subgroups, `non_archived` by default. */
-listRoutes.get("/groups/:id/merge_requests", async (c) => {
+listRoutes.get("/groups/:id/merge_requests", { params: GroupList }, async (c) => {
   const params = await readParams(c, GroupList, RULES);
   const group = await findGroup(c, c.req.param("id"));
   const filter = filterOf(c, { ...params, non_archived: params.non_archived ?? true }, { groupId: group.id }, "all");
@@ -157,7 +157,7 @@ listRoutes.get("/groups/:id/merge_requests", async (c) => {
 });
 
 /** GET /projects/:id/merge_requests (lib/api/merge_requests.rb) */
-listRoutes.get("/projects/:id/merge_requests", async (c) => {
+listRoutes.get("/projects/:id/merge_requests", { params: ProjectList }, async (c) => {
   const params = await readParams(c, ProjectList, RULES);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "read_merge_request", project);

@@ -62,7 +62,7 @@ const MergeParams = z.object({
  * came with later auto-merge strategies). A head pipeline may be an external one, made by
  * `POST /projects/:id/statuses/:sha` (commit_statuses/).
  */
-mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (c) => {
+mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", { params: MergeParams }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, MergeParams);
   const project = await findProject(c, c.req.param("id"));

@@ -39,7 +39,7 @@ const ForkProject = z.object({
  * not fork is `404 Not Found` (`not_found! unless can?(:fork_project)`).
  * Differs from GitLab: `branches` (fork only some branches, 15.8+) is not a parameter of 15.4.
  */
-forkRoutes.post("/projects/:id/fork", async (c) => {
+forkRoutes.post("/projects/:id/fork", { params: ForkProject }, async (c) => {
   const params = await readParams(c, ForkProject);
   const actor = requireUser(c);
   const source = await findProject(c, c.req.param("id")!);
@@ -71,7 +71,7 @@ const ListForks = z.object({ ...collectionFilters, ...pageParams.shape, ...colle
  * Differs from GitLab: `pagination=keyset` answers 405 (contract P6), `order_by=similarity` orders by
  * created_at.
  */
-forkRoutes.get("/projects/:id/forks", async (c) => {
+forkRoutes.get("/projects/:id/forks", { params: ListForks, paginated: true }, async (c) => {
   const params = await readParams(c, ListForks);
   const actor = c.var.actor;
   const source = await findProject(c, c.req.param("id")!);
@@ -129,7 +129,7 @@ const TransferLocations = z.object({ search: p.string().optional(), ...pageParam
  * paginated. Differs from GitLab: groups reached through group shares (15.5, behind a flag) are not
  * offered; `with_custom_attributes` is not read.
  */
-forkRoutes.get("/projects/:id/transfer_locations", async (c) => {
+forkRoutes.get("/projects/:id/transfer_locations", { params: TransferLocations, paginated: true }, async (c) => {
   const params = await readParams(c, TransferLocations);
   const found = await findProject(c, c.req.param("id")!);
   authorize(c, "change_namespace", found);
