@@ -1,8 +1,11 @@
 import { Hono } from "hono";
+import { routePath } from "hono/route";
 import { authenticate } from "./kernel/auth";
 import { lazyDatabase } from "./kernel/db";
 import type { AppEnv } from "./kernel/env";
 import { onError, onNotFound } from "./kernel/errors";
+import { domain } from "./kernel/openapi";
+import { router } from "./kernel/router";
 import { throttleRequests } from "./shared/settings/throttle";
 import { declaredParams, recordParameterless, rejectMalformedStrings, withRequestScope } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
@@ -73,6 +76,7 @@ import { gpgKeysRoutes } from "./gpg_keys/routes";
 import { impersonationTokensRoutes } from "./impersonation_tokens/routes";
 import { customAttributesRoutes } from "./custom_attributes/routes";
 import { externalStatusChecksRoutes } from "./external_status_checks/routes";
+import { openapiRoutes } from "./openapi/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -97,6 +101,12 @@ app.use(async (c, next) => {
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "SAMEORIGIN");
 });
+// Internal (tests, ROUTE_HEADER=1): the route pattern that answered, for the OpenAPI contract test
+// (test/helpers/contract.ts), which validates each response against that route's documented schema.
+app.use(async (c, next) => {
+  await next();
+  if (c.env.ROUTE_HEADER) c.header("X-Route", `${c.req.method} ${routePath(c)}`);
+});
 app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
 app.use("/api/v4/*", recordParameterless);
@@ -108,98 +118,102 @@ app.use("/uploads/*", authenticate);
 app.use("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", authenticate);
 
 const api = new Hono<AppEnv>();
-api.route("/", versionRoutes);
-api.route("/", userKeysRoutes);
-api.route("/", usersRoutes);
-api.route("/", personalAccessTokensRoutes);
-api.route("/", userStatusRoutes);
-api.route("/", emailsRoutes);
-api.route("/", gpgKeysRoutes);
-api.route("/", impersonationTokensRoutes);
-api.route("/", customAttributesRoutes);
-api.route("/", groupsRoutes);
-api.route("/", projectsRoutes);
-api.route("/", namespacesRoutes);
-api.route("/", membersRoutes);
-api.route("/", timeTrackingRoutes);
-api.route("/", userAgentDetailsRoutes);
-api.route("/", metricImagesRoutes);
-api.route("/", issuesRoutes);
-api.route("/", labelsRoutes);
-api.route("/", milestonesRoutes);
-api.route("/", mergeRequestsRoutes);
-api.route("/", issueLinksRoutes);
-api.route("/", todosRoutes);
-api.route("/", notesRoutes);
-api.route("/", discussionsRoutes);
-api.route("/", awardEmojiRoutes);
-api.route("/", snippetsRoutes);
-api.route("/", subscriptionsRoutes);
-api.route("/", epicsRoutes);
-api.route("/", commitsRoutes);
-api.route("/", protectedBranchesRoutes);
-api.route("/", commitStatusesRoutes);
-api.route("/", branchesRoutes);
-api.route("/", tagsRoutes);
-api.route("/", repositoryRoutes);
-api.route("/", pipelinesRoutes);
-api.route("/", pipelineSchedulesRoutes);
-api.route("/", pipelineTriggersRoutes);
-api.route("/", projectVariablesRoutes);
-api.route("/", groupVariablesRoutes);
-api.route("/", instanceVariablesRoutes);
-api.route("/", jobsRoutes);
-api.route("/", runnerProtocolRoutes);
-api.route("/", runnersRoutes);
-api.route("/", keysRoutes);
-api.route("/", geoNodesRoutes);
-api.route("/", applicationSettingsRoutes);
-api.route("/", licenseRoutes);
-api.route("/", notificationSettingsRoutes);
-api.route("/", billableMembersRoutes);
-api.route("/", featureFlagsRoutes);
-api.route("/", featureFlagsUserListsRoutes);
-api.route("/", environmentsRoutes);
-api.route("/", featureFlagsClientRoutes);
-api.route("/", unleashRoutes);
-api.route("/", badgesRoutes);
-api.route("/", genericPackagesRoutes);
-api.route("/", npmPackagesRoutes);
-api.route("/", packagesRoutes);
-api.route("/", hooksRoutes);
-api.route("/", integrationsRoutes);
-api.route("/", projectExportRoutes);
-api.route("/", projectSnapshotsRoutes);
-api.route("/", projectImportRoutes);
-api.route("/", approvalsRoutes);
-api.route("/", externalStatusChecksRoutes);
-api.route("/", alertManagementRoutes);
-api.route("/", eventsRoutes);
-api.route("/", uploadsRoutes);
+api.route("/", domain("version", versionRoutes));
+api.route("/", domain("keys", userKeysRoutes));
+api.route("/", domain("users", usersRoutes));
+api.route("/", domain("personal_access_tokens", personalAccessTokensRoutes));
+api.route("/", domain("user_status", userStatusRoutes));
+api.route("/", domain("emails", emailsRoutes));
+api.route("/", domain("gpg_keys", gpgKeysRoutes));
+api.route("/", domain("impersonation_tokens", impersonationTokensRoutes));
+api.route("/", domain("custom_attributes", customAttributesRoutes));
+api.route("/", domain("groups", groupsRoutes));
+api.route("/", domain("projects", projectsRoutes));
+api.route("/", domain("namespaces", namespacesRoutes));
+api.route("/", domain("members", membersRoutes));
+api.route("/", domain("time_tracking", timeTrackingRoutes));
+api.route("/", domain("user_agent_details", userAgentDetailsRoutes));
+api.route("/", domain("metric_images", metricImagesRoutes));
+api.route("/", domain("issues", issuesRoutes));
+api.route("/", domain("labels", labelsRoutes));
+api.route("/", domain("milestones", milestonesRoutes));
+api.route("/", domain("merge_requests", mergeRequestsRoutes));
+api.route("/", domain("issue_links", issueLinksRoutes));
+api.route("/", domain("todos", todosRoutes));
+api.route("/", domain("notes", notesRoutes));
+api.route("/", domain("discussions", discussionsRoutes));
+api.route("/", domain("award_emoji", awardEmojiRoutes));
+api.route("/", domain("snippets", snippetsRoutes));
+api.route("/", domain("subscriptions", subscriptionsRoutes));
+api.route("/", domain("epics", epicsRoutes));
+api.route("/", domain("commits", commitsRoutes));
+api.route("/", domain("protected_branches", protectedBranchesRoutes));
+api.route("/", domain("commit_statuses", commitStatusesRoutes));
+api.route("/", domain("branches", branchesRoutes));
+api.route("/", domain("tags", tagsRoutes));
+api.route("/", domain("repository", repositoryRoutes));
+api.route("/", domain("pipelines", pipelinesRoutes));
+api.route("/", domain("pipeline_schedules", pipelineSchedulesRoutes));
+api.route("/", domain("pipeline_triggers", pipelineTriggersRoutes));
+api.route("/", domain("ci_variables", projectVariablesRoutes));
+api.route("/", domain("ci_variables", groupVariablesRoutes));
+api.route("/", domain("ci_variables", instanceVariablesRoutes));
+api.route("/", domain("jobs", jobsRoutes));
+api.route("/", domain("runners", runnerProtocolRoutes));
+api.route("/", domain("runners", runnersRoutes));
+api.route("/", domain("keys", keysRoutes));
+api.route("/", domain("geo_nodes", geoNodesRoutes));
+api.route("/", domain("application_settings", applicationSettingsRoutes));
+api.route("/", domain("license", licenseRoutes));
+api.route("/", domain("notification_settings", notificationSettingsRoutes));
+api.route("/", domain("billable_members", billableMembersRoutes));
+api.route("/", domain("feature_flags", featureFlagsRoutes));
+api.route("/", domain("feature_flags_user_lists", featureFlagsUserListsRoutes));
+api.route("/", domain("environments", environmentsRoutes));
+api.route("/", domain("unleash", featureFlagsClientRoutes));
+api.route("/", domain("unleash", unleashRoutes));
+api.route("/", domain("badges", badgesRoutes));
+api.route("/", domain("packages", genericPackagesRoutes));
+api.route("/", domain("packages", npmPackagesRoutes));
+api.route("/", domain("packages", packagesRoutes));
+api.route("/", domain("hooks", hooksRoutes));
+api.route("/", domain("integrations", integrationsRoutes));
+api.route("/", domain("project_export", projectExportRoutes));
+api.route("/", domain("project_snapshots", projectSnapshotsRoutes));
+api.route("/", domain("project_import", projectImportRoutes));
+api.route("/", domain("approvals", approvalsRoutes));
+api.route("/", domain("external_status_checks", externalStatusChecksRoutes));
+api.route("/", domain("alert_management", alertManagementRoutes));
+api.route("/", domain("events", eventsRoutes));
+api.route("/", domain("uploads", uploadsRoutes));
+// The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
+api.route("/", domain("openapi", openapiRoutes(app)));
 app.route("/api/v4", api);
-app.route("/", metricImageUploadRoutes);
-app.route("/", alertMetricImageUploadRoutes);
+app.route("/", domain("metric_images", metricImageUploadRoutes));
+app.route("/", domain("alert_management", alertMetricImageUploadRoutes));
 // Project attachments (`/<full_path>/uploads/<secret>/<filename>`), readable as the project is.
-app.route("/", uploadWebRoutes);
+app.route("/", domain("uploads", uploadWebRoutes));
 // The alert receiver (`/<full_path>/-/alerts/notify/…`), outside /api/v4, authenticated by the integration key.
-app.route("/", alertReceiverRoutes);
+app.route("/", domain("alert_management", alertReceiverRoutes));
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
-app.route("/", gitHttpRoutes);
+app.route("/", domain("git_http", gitHttpRoutes));
 // Git LFS (`/<full_path>.git/info/lfs/…`, `/<full_path>.git/gitlab-lfs/…`), authenticated as git is.
-app.route("/", lfsRoutes);
+app.route("/", domain("lfs", lfsRoutes));
 // Pipeline and coverage badge images (`/<full_path>/badges/<ref>/pipeline.svg`), token as private_token or PRIVATE-TOKEN.
-app.route("/", badgeImageRoutes);
+app.route("/", domain("badges", badgeImageRoutes));
 
 // scripts/sweep.mjs (`npm run sweep`) reads, from a running instance, the routes and the parameters
 // their handlers declared (kernel/params.ts `declaredParams`, filled as routes run). Internal: only
 // when started with FUZZ_REGISTRY=1 (EDGEFORGE_FUZZ_REGISTRY=1 npm start), and only for administrators.
 app.use("/-/fuzz-registry", authenticate);
-app.get("/-/fuzz-registry", (c) => {
+const fuzzRegistry = router({ anyScope: true });
+fuzzRegistry.get("/-/fuzz-registry", { summary: "Internal (FUZZ_REGISTRY=1, administrators): the routes and the parameters they declared" }, (c) => {
   if (c.env.FUZZ_REGISTRY !== "1" || !c.var.actor?.isAdmin) return onNotFound(c);
   const routes = [...new Set(app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`))];
   const declared = Object.fromEntries([...declaredParams].map(([route, params]) => [route, Object.fromEntries(params)]));
   return c.json({ routes, declared });
 });
+app.route("/", domain("internal", fuzzRegistry));
 
 app.notFound(onNotFound);
 app.onError(onError);

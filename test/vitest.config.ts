@@ -25,6 +25,8 @@ export default defineConfig({
         PG_TCP_PROXY: inject("tcpProxy"),
         ROOT_TOKEN: inject("rootToken"),
         QUERY_COUNT_HEADER: "1",
+        // The OpenAPI contract test (test/helpers/contract.ts) validates each response against its route's schema.
+        ROUTE_HEADER: "1",
         // A test that meets a 503 because the machine is busy says nothing; the 1.8 s bound itself is
         // tested by test/node/db-unavailable.test.mjs against `npm start`.
         DB_CONNECT_TIMEOUT_MS: "15000",

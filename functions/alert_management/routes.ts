@@ -95,7 +95,7 @@ alertManagementRoutes.get(`${INTEGRATIONS}/:integration_id`, async (c) => {
 });
 
 /** PUT /projects/:id/alert_management/http_integrations/:integration_id */
-alertManagementRoutes.put(`${INTEGRATIONS}/:integration_id`, async (c) => {
+alertManagementRoutes.put(`${INTEGRATIONS}/:integration_id`, { params: UpdateIntegration }, async (c) => {
   const params = await readParams(c, UpdateIntegration);
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   const found = await integrationOf(c, project);
@@ -130,7 +130,7 @@ alertManagementRoutes.get("/projects/:id/alert_management/settings", async (c) =
 });
 
 /** PUT /projects/:id/alert_management/settings (`create_issue`, `auto_close_incident`, `send_email`). */
-alertManagementRoutes.put("/projects/:id/alert_management/settings", async (c) => {
+alertManagementRoutes.put("/projects/:id/alert_management/settings", { params: Settings }, async (c) => {
   // Grape's `at_least_one_of`, as GitLab's REST update endpoints declare it: an empty update is a 400.
   const params = await readParams(c, Settings, [{ atLeastOneOf: ["create_issue", "auto_close_incident", "send_email"] }]);
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
@@ -143,7 +143,7 @@ alertManagementRoutes.put("/projects/:id/alert_management/settings", async (c) =
 });
 
 /** GET /projects/:id/alert_management/alerts (AlertManagement::AlertsFinder: `status`, `search`), newest first. */
-alertManagementRoutes.get("/projects/:id/alert_management/alerts", async (c) => {
+alertManagementRoutes.get("/projects/:id/alert_management/alerts", { params: ListAlerts, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListAlerts);
   const project = await authorizedProject(c, "read_alert_management_alert");
@@ -172,7 +172,7 @@ alertManagementRoutes.get("/projects/:id/alert_management/alerts/:alert_iid", as
  * `status` with its system note (resolving sets `ended_at`), `assignee_ids` (members who may read
  * alerts; each new assignee gets an `assigned` to-do on the alert).
  */
-alertManagementRoutes.put("/projects/:id/alert_management/alerts/:alert_iid", async (c) => {
+alertManagementRoutes.put("/projects/:id/alert_management/alerts/:alert_iid", { params: UpdateAlert }, async (c) => {
   const params = await readParams(c, UpdateAlert);
   const project = await authorizedProject(c, "update_alert_management_alert");
   const found = await alertOf(c, project);
@@ -259,7 +259,7 @@ alertManagementRoutes.get(METRIC_IMAGES, async (c) => {
 });
 
 /** PUT /projects/:id/alert_management_alerts/:alert_iid/metric_images/:metric_image_id (`url`, `url_text`). */
-alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
+alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, { params: UpdateImage }, async (c) => {
   const params = await readParamsWithPath(c, UpdateImage);
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw forbidden();
@@ -270,7 +270,7 @@ alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
 });
 
 /** DELETE /projects/:id/alert_management_alerts/:alert_iid/metric_images/:metric_image_id: 204. */
-alertManagementRoutes.delete(`${METRIC_IMAGES}/:metric_image_id`, async (c) => {
+alertManagementRoutes.delete(`${METRIC_IMAGES}/:metric_image_id`, { params: OneImage }, async (c) => {
   const params = await readParamsWithPath(c, OneImage);
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw forbidden();

@@ -86,7 +86,7 @@ applicationSettingsRoutes.get("/application/settings", async (c) => {
 });
 
 /** PUT /application/settings: any subset of the settings; 400 with Grape's or the model's messages. */
-applicationSettingsRoutes.put("/application/settings", async (c) => {
+applicationSettingsRoutes.put("/application/settings", { params: UpdateSettings }, async (c) => {
   requireUser(c);
   const params = (await readParams(c, UpdateSettings, [{ atLeastOneOf: SETTABLE }])) as Record<string, unknown>;
   const raw = await rawParams(c);

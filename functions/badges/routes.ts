@@ -68,7 +68,7 @@ for (const kind of ["project", "group"] as const) {
   });
 
   /** GET /{projects,groups}/:id/badges/render (lib/api/badges.rb): the URLs rendered, nothing saved. */
-  badgesRoutes.get(`${base}/render`, async (c) => {
+  badgesRoutes.get(`${base}/render`, { params: RenderBadge }, async (c) => {
     requireUser(c);
     const params = await readParams(c, RenderBadge);
     const s = await findSource(c, kind, true);
@@ -100,7 +100,7 @@ for (const kind of ["project", "group"] as const) {
    * PUT /{projects,groups}/:id/badges/:badge_id (lib/api/badges.rb).
    * Differs from GitLab: through a project only its own badges change; a group badge is 404 there.
    */
-  badgesRoutes.put(`${base}/:badge_id`, async (c) => {
+  badgesRoutes.put(`${base}/:badge_id`, { params: UpdateBadge }, async (c) => {
     const params = await readParams(c, UpdateBadge);
     const s = await findSource(c, kind, true);
     const found = await findBadge(c, s, true);

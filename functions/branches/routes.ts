@@ -72,7 +72,7 @@ function presentBranches(c: Ctx, project: ProjectWithAccess, rows: BranchRow | B
 }
 
 /** GET /projects/:id/repository/branches (lib/api/branches.rb) */
-branchesRoutes.get("/projects/:id/repository/branches", async (c) => {
+branchesRoutes.get("/projects/:id/repository/branches", { params: ListBranches, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListBranches);
   const page = pageOf(params);
@@ -124,7 +124,7 @@ branchesRoutes.get("/projects/:id/repository/branches/:branch", async (c) => {
 });
 
 /** POST /projects/:id/repository/branches (lib/api/branches.rb, app/services/branches/create_service.rb) */
-branchesRoutes.post("/projects/:id/repository/branches", async (c) => {
+branchesRoutes.post("/projects/:id/repository/branches", { params: CreateBranch }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, CreateBranch);
   authorize(c, "push_code", project);

@@ -37,7 +37,7 @@ const PostStatus = z.object({
 });
 
 /** GET /projects/:id/repository/commits/:sha/statuses */
-commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", async (c) => {
+commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", { params: ListStatuses, paginated: true }, async (c) => {
   // `read_commit_status`: reporters, and readers of a public project (`download_code` here).
   const project = await authorizedProject(c, "download_code", { signedIn: true });
   const params = await readParams(c, ListStatuses);
@@ -56,7 +56,7 @@ commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", async
 });
 
 /** POST /projects/:id/statuses/:sha */
-commitStatusesRoutes.post("/projects/:id/statuses/:sha", async (c) => {
+commitStatusesRoutes.post("/projects/:id/statuses/:sha", { params: PostStatus }, async (c) => {
   // `create_commit_status`: developers (`push_code` here).
   const project = await authorizedProject(c, "push_code", { signedIn: true });
   const params = await readParams(c, PostStatus);

@@ -55,7 +55,7 @@ function commitContext(project: ProjectWithAccess, extra: Omit<Partial<CommitCon
 }
 
 /** GET /projects/:id/repository/commits (lib/api/commits.rb) */
-commitsRoutes.get("/projects/:id/repository/commits", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits", { params: ListCommits, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, ListCommits);
   const page = pageOf(params);
@@ -85,7 +85,7 @@ commitsRoutes.get("/projects/:id/repository/commits", async (c) => {
 });
 
 /** POST /projects/:id/repository/commits (lib/api/commits.rb, Files::MultiService) */
-commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
+commitsRoutes.post("/projects/:id/repository/commits", { params: CreateCommit }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CreateCommit, createCommitRules);
   if (params.start_project !== undefined) {
@@ -118,7 +118,7 @@ commitsRoutes.post("/projects/:id/repository/commits", async (c) => {
 });
 
 /** GET /projects/:id/repository/commits/:sha (lib/api/commits.rb): a sha, branch or tag name */
-commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha", { params: GetCommit }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, GetCommit);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
@@ -132,7 +132,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha", async (c) => {
  * GET /projects/:id/repository/commits/:sha/diff (lib/api/commits.rb): the commit's diffs against its
  * first parent, `Kaminari.paginate_array` (offset headers with totals).
  */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", { params: pageParams, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   const repo = repoOf(project);
@@ -145,7 +145,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", async (c) => {
 });
 
 /** GET /projects/:id/repository/commits/:sha/refs (lib/api/commits.rb): branches, then tags */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/refs", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/refs", { params: CommitRefs, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CommitRefs);
   const repo = repoOf(project);
@@ -189,7 +189,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", async (c) =
  * newest diff version contains the commit (`git log head ^base`), or the commit is its merge or
  * squash commit. Newest id first, offset pagination with totals.
  */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", { params: pageParams, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   authorize(c, "read_merge_request", project);
@@ -213,7 +213,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", async 
  * GET /projects/:id/repository/commits/:sha/sequence (lib/api/commits.rb): `git rev-list --count`.
  * Differs from GitLab 15.4: this endpoint came with GitLab 16.9; it is built as 16.9 answers it.
  */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/sequence", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/sequence", { params: CommitSequence }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CommitSequence);
   const oid = await commitOid(c, project);
@@ -234,7 +234,7 @@ async function diffLinesByCode(c: Ctx, project: ProjectWithAccess, row: GitCommi
 }
 
 /** GET /projects/:id/repository/commits/:sha/comments (lib/api/commits.rb): `commit.notes.fresh`, paginated */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", { params: pageParams, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);

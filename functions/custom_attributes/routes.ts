@@ -47,7 +47,7 @@ for (const segment of Object.keys(KIND_OF_SEGMENT) as Segment[]) {
   });
 
   /** GET …/custom_attributes/:key: `find_by!(key:)`, so a missing key is `404 Not found`. */
-  routes.get(`${base}/custom_attributes/:key`, async (c) => {
+  routes.get(`${base}/custom_attributes/:key`, { params: Key }, async (c) => {
     requireAdmin(c);
     const params = await readParamsWithPath(c, Key);
     const owner = await findOwner(c, segment);
@@ -57,7 +57,7 @@ for (const segment of Object.keys(KIND_OF_SEGMENT) as Segment[]) {
   });
 
   /** PUT …/custom_attributes/:key: creates or changes the value (200). */
-  routes.put(`${base}/custom_attributes/:key`, async (c) => {
+  routes.put(`${base}/custom_attributes/:key`, { params: SetValue }, async (c) => {
     requireAdmin(c);
     const params = await readParamsWithPath(c, SetValue);
     const owner = await findOwner(c, segment);
@@ -67,7 +67,7 @@ for (const segment of Object.keys(KIND_OF_SEGMENT) as Segment[]) {
   });
 
   /** DELETE …/custom_attributes/:key: 204; a missing key is `404 Not found`. */
-  routes.delete(`${base}/custom_attributes/:key`, async (c) => {
+  routes.delete(`${base}/custom_attributes/:key`, { params: Key }, async (c) => {
     requireAdmin(c);
     const params = await readParamsWithPath(c, Key);
     const owner = await findOwner(c, segment);

@@ -102,7 +102,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id (lib/api/discussions.rb) */
-  discussionsRoutes.get(`${base}/:discussion_id`, async (c) => {
+  discussionsRoutes.get(`${base}/:discussion_id`, { params: One }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, One);
     const n = await noteable(c, type, params.noteable_id);
@@ -137,7 +137,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes (lib/api/discussions.rb) */
-  discussionsRoutes.get(`${base}/:discussion_id/notes`, async (c) => {
+  discussionsRoutes.get(`${base}/:discussion_id/notes`, { params: One }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, One);
     const n = await noteable(c, type, params.noteable_id);
@@ -147,7 +147,7 @@ for (const family of FAMILIES) {
   });
 
   /** POST /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes: a reply (lib/api/discussions.rb) */
-  discussionsRoutes.post(`${base}/:discussion_id/notes`, async (c) => {
+  discussionsRoutes.post(`${base}/:discussion_id/notes`, { params: Reply }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, Reply);
     const n = await noteable(c, type, params.noteable_id);
@@ -177,7 +177,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`get_note`) */
-  discussionsRoutes.get(`${base}/:discussion_id/notes/:note_id`, async (c) => {
+  discussionsRoutes.get(`${base}/:discussion_id/notes/:note_id`, { params: OneNote }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await noteable(c, type, params.noteable_id);
@@ -188,7 +188,7 @@ for (const family of FAMILIES) {
   });
 
   /** PUT /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`update_note` / `resolve_note`) */
-  discussionsRoutes.put(`${base}/:discussion_id/notes/:note_id`, async (c) => {
+  discussionsRoutes.put(`${base}/:discussion_id/notes/:note_id`, { params: UpdateNote }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, UpdateNote, [{ exactlyOneOf: ["body", "resolved"] }]);
     const n = await noteable(c, type, params.noteable_id);
@@ -211,7 +211,7 @@ for (const family of FAMILIES) {
   });
 
   /** DELETE /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`delete_note`) */
-  discussionsRoutes.delete(`${base}/:discussion_id/notes/:note_id`, async (c) => {
+  discussionsRoutes.delete(`${base}/:discussion_id/notes/:note_id`, { params: OneNote }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     return destroyNote(c, actor, await noteable(c, type, params.noteable_id), params.note_id);
@@ -219,7 +219,7 @@ for (const family of FAMILIES) {
 
   if (type === "MergeRequest") {
     /** PUT /projects/:id/merge_requests/:noteable_id/discussions/:discussion_id: resolve a thread (lib/api/discussions.rb) */
-    discussionsRoutes.put(`${base}/:discussion_id`, async (c) => {
+    discussionsRoutes.put(`${base}/:discussion_id`, { params: ResolveDiscussion }, async (c) => {
       const actor = requireUser(c);
       const params = await readParamsWithPath(c, ResolveDiscussion);
       const n = await noteable(c, type, params.noteable_id);

@@ -73,7 +73,7 @@ async function deleteOne(c: Ctx, user: User) {
 // The caller's addresses: /user/emails
 
 /** GET /user/emails */
-emailsRoutes.get("/user/emails", async (c) => {
+emailsRoutes.get("/user/emails", { params: pageParams, paginated: true }, async (c) => {
   const actor = requireUser(c);
   const page = pageOf(await readParams(c, pageParams));
   const { rows, total } = await q.listEmails(c.var.db(), actor.user.id, page);
@@ -91,7 +91,7 @@ emailsRoutes.get("/user/emails/:email_id", async (c) => {
 });
 
 /** POST /user/emails: 201, unconfirmed; 400 with the model's errors. */
-emailsRoutes.post("/user/emails", async (c) => {
+emailsRoutes.post("/user/emails", { params: AddEmail }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, AddEmail);
   return addEmail(c, actor.user, params.email, false);
@@ -107,7 +107,7 @@ emailsRoutes.delete("/user/emails/:email_id", async (c) => {
 // Another user's addresses (administrators): /users/:id/emails
 
 /** GET /users/:id/emails */
-emailsRoutes.get("/users/:id{[0-9]+}/emails", async (c) => {
+emailsRoutes.get("/users/:id{[0-9]+}/emails", { params: pageParams, paginated: true }, async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   requireAdmin(c);
   const user = await findTarget(c);
@@ -117,7 +117,7 @@ emailsRoutes.get("/users/:id{[0-9]+}/emails", async (c) => {
 });
 
 /** POST /users/:id/emails: `skip_confirmation` confirms the address at once (an administrator adds it). */
-emailsRoutes.post("/users/:id{[0-9]+}/emails", async (c) => {
+emailsRoutes.post("/users/:id{[0-9]+}/emails", { params: AdminAddEmail }, async (c) => {
   const params = await readParams(c, AdminAddEmail);
   requireAdmin(c);
   const user = await findTarget(c);

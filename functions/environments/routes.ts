@@ -62,7 +62,7 @@ const presentEnv = (c: Ctx, env: Environment | Environment[], project: ProjectWi
   present(c, env, environment, { project, ...extra }, status);
 
 /** GET /projects/:id/environments (lib/api/environments.rb) */
-environmentsRoutes.get("/projects/:id/environments", async (c) => {
+environmentsRoutes.get("/projects/:id/environments", { params: ListEnvironments, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListEnvironments);
   // `mutually_exclusive :name, :search, message: 'cannot be used together'`
@@ -81,7 +81,7 @@ environmentsRoutes.get("/projects/:id/environments/:environment_id", async (c) =
 });
 
 /** POST /projects/:id/environments (lib/api/environments.rb) */
-environmentsRoutes.post("/projects/:id/environments", async (c) => {
+environmentsRoutes.post("/projects/:id/environments", { params: CreateEnvironment }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateEnvironment);
   await refuseSlug(c);
@@ -97,7 +97,7 @@ environmentsRoutes.post("/projects/:id/environments", async (c) => {
 });
 
 /** PUT /projects/:id/environments/:environment_id (lib/api/environments.rb): name (deprecated), external_url, tier. */
-environmentsRoutes.put("/projects/:id/environments/:environment_id", async (c) => {
+environmentsRoutes.put("/projects/:id/environments/:environment_id", { params: UpdateEnvironment }, async (c) => {
   requireUser(c);
   const params = await readParams(c, UpdateEnvironment);
   await refuseSlug(c);
@@ -124,7 +124,7 @@ environmentsRoutes.delete("/projects/:id/environments/:environment_id", async (c
 });
 
 /** POST /projects/:id/environments/:environment_id/stop (lib/api/environments.rb) */
-environmentsRoutes.post("/projects/:id/environments/:environment_id/stop", async (c) => {
+environmentsRoutes.post("/projects/:id/environments/:environment_id/stop", { params: StopEnvironment }, async (c) => {
   requireUser(c);
   await readParams(c, StopEnvironment);
   const project = await authorizedProject(c, "read_environment");

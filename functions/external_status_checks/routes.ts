@@ -181,7 +181,7 @@ async function sourceHead(c: Ctx, mr: MergeRequestWithAssignees): Promise<string
  * GET /projects/:id/merge_requests/:merge_request_iid/status_checks: the checks that apply to the
  * target branch, each with its status at the source branch's head (paginated).
  */
-externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", async (c) => {
+externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", { paginated: true }, async (c) => {
   const project = await authorizedProject(c, null, { signedIn: true });
   const params = await readParamsWithPath(c, Iid.extend(pageParams.shape));
   const mr = await findApprovable(c, project, params.merge_request_iid);
@@ -199,7 +199,7 @@ externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * the source branch's head. Who may not approve the merge request is 403, an unknown check 404, a `sha`
  * other than the head 409, and who is not a Developer (`provide_status_check_response`) 404; 201.
  */
-externalStatusChecksRoutes.post("/projects/:id/merge_requests/:merge_request_iid/status_check_responses", async (c) => {
+externalStatusChecksRoutes.post("/projects/:id/merge_requests/:merge_request_iid/status_check_responses", { params: Respond }, async (c) => {
   const project = await authorizedProject(c, null, { signedIn: true });
   const params = await readParamsWithPath(c, Respond);
   const mr = await findApprovable(c, project, params.merge_request_iid);

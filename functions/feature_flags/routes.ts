@@ -101,7 +101,7 @@ async function checkUserLists(c: Ctx, project: ProjectWithAccess, ids: number[],
 }
 
 /** GET /projects/:id/feature_flags (lib/api/feature_flags.rb) */
-featureFlagsRoutes.get("/projects/:id/feature_flags", async (c) => {
+featureFlagsRoutes.get("/projects/:id/feature_flags", { params: ListFlags, paginated: true }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   const params = await readParams(c, ListFlags);
@@ -115,7 +115,7 @@ featureFlagsRoutes.get("/projects/:id/feature_flags", async (c) => {
  * POST /projects/:id/feature_flags (lib/api/feature_flags.rb): `version` omitted or `legacy_flag`
  * makes a legacy flag with environment `scopes` (spec 1: 4.1); `new_version_flag` one with strategies.
  */
-featureFlagsRoutes.post("/projects/:id/feature_flags", async (c) => {
+featureFlagsRoutes.post("/projects/:id/feature_flags", { params: CreateFlag }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   const params = await readParams(c, CreateFlag);
@@ -150,7 +150,7 @@ featureFlagsRoutes.get("/projects/:id/feature_flags/:feature_flag_name", async (
  * PUT /projects/:id/feature_flags/:feature_flag_name (lib/api/feature_flags.rb): strategies with `id`
  * change (or with `_destroy` go), those without are added; the response lists the added ones first.
  */
-featureFlagsRoutes.put("/projects/:id/feature_flags/:feature_flag_name", async (c) => {
+featureFlagsRoutes.put("/projects/:id/feature_flags/:feature_flag_name", { params: UpdateFlag }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   const params = await readParams(c, UpdateFlag);

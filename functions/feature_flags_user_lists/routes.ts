@@ -56,7 +56,7 @@ const presentList = (c: Ctx, list: UserList | UserList[], project: ProjectWithAc
   present(c, list, userList, { projectFullPath: project.fullPath }, status);
 
 /** GET /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
-featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", async (c) => {
+featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", { params: ListUserLists, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, ListUserLists);
   const page = pageOf(params);
@@ -66,7 +66,7 @@ featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", async 
 });
 
 /** POST /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
-featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", async (c) => {
+featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", { params: CreateUserList }, async (c) => {
   const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, CreateUserList);
   const values = { name: params.name, userXids: params.user_xids };
@@ -84,7 +84,7 @@ featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists/:iid", a
 });
 
 /** PUT /projects/:id/feature_flags_user_lists/:iid (lib/api/feature_flags_user_lists.rb) */
-featureFlagsUserListsRoutes.put("/projects/:id/feature_flags_user_lists/:iid", async (c) => {
+featureFlagsUserListsRoutes.put("/projects/:id/feature_flags_user_lists/:iid", { params: UpdateUserList }, async (c) => {
   const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, UpdateUserList);
   const list = await findList(c, project);

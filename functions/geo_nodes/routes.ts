@@ -83,7 +83,7 @@ geoNodesRoutes.post("/geo_nodes", async (c) => {
 });
 
 /** GET /geo_nodes */
-geoNodesRoutes.get("/geo_nodes", async (c) => {
+geoNodesRoutes.get("/geo_nodes", { paginated: true }, async (c) => {
   requireAdmin(c);
   const page = pageOf(validateParams(await rawParams(c), pageParams));
   const list = await q.listGeoNodes(c.var.db(), page);
@@ -96,7 +96,7 @@ geoNodesRoutes.get("/geo_nodes", async (c) => {
  * each request; secondaries report theirs to their primary over the Geo API, which is not built, so
  * only this instance's own node (when it is registered) has one.
  */
-geoNodesRoutes.get("/geo_nodes/status", async (c) => {
+geoNodesRoutes.get("/geo_nodes/status", { paginated: true }, async (c) => {
   requireAdmin(c);
   const page = pageOf(validateParams(await rawParams(c), pageParams));
   const list = await q.listGeoNodes(c.var.db(), { page: 1, perPage: 100, offset: 0, limit: 100 });
@@ -140,7 +140,7 @@ geoNodesRoutes.post("/geo_nodes/:id/repair", async (c) => {
 });
 
 /** PUT /geo_nodes/:id: the fields sent, no defaults. */
-geoNodesRoutes.put("/geo_nodes/:id", async (c) => {
+geoNodesRoutes.put("/geo_nodes/:id", { params: UpdateNode }, async (c) => {
   requireAdmin(c);
   const params = await readParamsWithPath(c, UpdateNode, [], []);
   const node = await findNode(c, params.id);

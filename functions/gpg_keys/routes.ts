@@ -81,7 +81,7 @@ gpgKeysRoutes.get("/user/gpg_keys", async (c) => list(c, requireUser(c).user));
 gpgKeysRoutes.get("/user/gpg_keys/:key_id", async (c) => present(c, await findKey(c, requireUser(c).user), gpgKey));
 
 /** POST /user/gpg_keys: 201, or 400 with the model's errors. */
-gpgKeysRoutes.post("/user/gpg_keys", async (c) => {
+gpgKeysRoutes.post("/user/gpg_keys", { params: AddKey }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, AddKey);
   return addKey(c, actor.user, params.key);
@@ -97,7 +97,7 @@ gpgKeysRoutes.delete("/user/gpg_keys/:key_id", async (c) => destroy(c, requireUs
 // A user's keys: /users/:id/gpg_keys
 
 /** GET /users/:id/gpg_keys: anyone may read a user's public keys. */
-gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys", async (c) => {
+gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys", { params: pageParams }, async (c) => {
   await readParams(c, pageParams);
   return list(c, await findTarget(c));
 });
@@ -109,7 +109,7 @@ gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys/:key_id", async (c) => {
 });
 
 /** POST /users/:id/gpg_keys: administrators add a key to a user. */
-gpgKeysRoutes.post("/users/:id{[0-9]+}/gpg_keys", async (c) => {
+gpgKeysRoutes.post("/users/:id{[0-9]+}/gpg_keys", { params: AddKey }, async (c) => {
   const params = await readParams(c, AddKey);
   requireAdmin(c);
   return addKey(c, await findTarget(c), params.key);

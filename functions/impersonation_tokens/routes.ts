@@ -43,7 +43,7 @@ async function findToken(c: Ctx, user: User, id: number) {
 }
 
 /** GET /users/:user_id/impersonation_tokens (`state`: all, active, inactive). */
-impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens", async (c) => {
+impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens", { params: ListTokens, paginated: true }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, ListTokens);
   const user = await findTarget(c);
@@ -57,7 +57,7 @@ impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens", as
  * POST /users/:user_id/impersonation_tokens: 201 with the token value, shown only now. The model's
  * validations (name and scopes present, scopes among the available ones) answer 400 with its errors.
  */
-impersonationTokensRoutes.post("/users/:user_id{[0-9]+}/impersonation_tokens", async (c) => {
+impersonationTokensRoutes.post("/users/:user_id{[0-9]+}/impersonation_tokens", { params: CreateToken }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, CreateToken);
   const user = await findTarget(c);
@@ -79,7 +79,7 @@ impersonationTokensRoutes.post("/users/:user_id{[0-9]+}/impersonation_tokens", a
 });
 
 /** GET /users/:user_id/impersonation_tokens/:impersonation_token_id */
-impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens/:impersonation_token_id", async (c) => {
+impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens/:impersonation_token_id", { params: TokenId }, async (c) => {
   requireAdmin(c);
   const params = await readParamsWithPath(c, TokenId, [], ["user_id"]);
   const user = await findTarget(c);
@@ -87,7 +87,7 @@ impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens/:imp
 });
 
 /** DELETE /users/:user_id/impersonation_tokens/:impersonation_token_id: revokes, 204. */
-impersonationTokensRoutes.delete("/users/:user_id{[0-9]+}/impersonation_tokens/:impersonation_token_id", async (c) => {
+impersonationTokensRoutes.delete("/users/:user_id{[0-9]+}/impersonation_tokens/:impersonation_token_id", { params: TokenId }, async (c) => {
   requireAdmin(c);
   const params = await readParamsWithPath(c, TokenId, [], ["user_id"]);
   const user = await findTarget(c);

@@ -57,15 +57,16 @@ async function checkWebhook(c: Ctx, webhook: unknown) {
 
 const camel = (k: string) => k.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase());
 
+// `/services`: the older path GitLab keeps for API v4 (lib/api/integrations.rb); documented as deprecated.
 for (const prefix of ["integrations", "services"] as const) {
   /** GET /projects/:id/integrations (and /services): the active integrations. */
-  integrationsRoutes.get(`/projects/:id/${prefix}`, async (c) => {
+  integrationsRoutes.get(`/projects/:id/${prefix}`, { deprecated: prefix === "services" }, async (c) => {
     const project = await authorizedProject(c, "admin_project", { signedIn: true });
     return present(c, await q.listActive(c.var.db(), project.id), projectIntegrationBasic);
   });
 
   /** PUT /projects/:id/integrations/:slug: creates or updates it, active; the required fields are 400 when missing. */
-  integrationsRoutes.put(`/projects/:id/${prefix}/:slug`, async (c) => {
+  integrationsRoutes.put(`/projects/:id/${prefix}/:slug`, { deprecated: prefix === "services" }, async (c) => {
     const kind = kindParam(c);
     const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const params = (await readParams(c, schemaOf(kind))) as Record<string, unknown>;
@@ -80,7 +81,7 @@ for (const prefix of ["integrations", "services"] as const) {
   });
 
   /** DELETE /projects/:id/integrations/:slug: 204; the row stays, inactive and without settings. */
-  integrationsRoutes.delete(`/projects/:id/${prefix}/:slug`, async (c) => {
+  integrationsRoutes.delete(`/projects/:id/${prefix}/:slug`, { deprecated: prefix === "services" }, async (c) => {
     const kind = kindParam(c);
     const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const found = await q.findIntegration(c.var.db(), project.id, kind.slug);
@@ -91,7 +92,7 @@ for (const prefix of ["integrations", "services"] as const) {
   });
 
   /** GET /projects/:id/integrations/:slug: its settings (secrets left out); `404 Service Not Found` if never set. */
-  integrationsRoutes.get(`/projects/:id/${prefix}/:slug`, async (c) => {
+  integrationsRoutes.get(`/projects/:id/${prefix}/:slug`, { deprecated: prefix === "services" }, async (c) => {
     const kind = kindParam(c);
     const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const found = await q.findIntegration(c.var.db(), project.id, kind.slug);

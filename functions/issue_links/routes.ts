@@ -86,7 +86,7 @@ issueLinksRoutes.get("/projects/:id/issues/:issue_iid/links/:issue_link_id", asy
 });
 
 /** POST /projects/:id/issues/:issue_iid/links (lib/api/issue_links.rb): a two-way relation, 201 with the link. */
-issueLinksRoutes.post("/projects/:id/issues/:issue_iid/links", async (c) => {
+issueLinksRoutes.post("/projects/:id/issues/:issue_iid/links", { params: CreateParams }, async (c) => {
   const params = await readParams(c, CreateParams);
   const { project, issue } = await source(c);
   const actor = requireUser(c);

@@ -78,13 +78,13 @@ async function listJobs(c: Ctx, type: "build" | "bridge", schema: typeof ListJob
 }
 
 /** GET /projects/:id/jobs */
-jobsRoutes.get("/projects/:id/jobs", (c) => listJobs(c, "build", ListJobs, false));
+jobsRoutes.get("/projects/:id/jobs", { params: ListJobs, paginated: true }, (c) => listJobs(c, "build", ListJobs, false));
 
 /** GET /projects/:id/pipelines/:pipeline_id/jobs */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", (c) => listJobs(c, "build", ListPipelineJobs, true));
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", { params: ListPipelineJobs, paginated: true }, (c) => listJobs(c, "build", ListPipelineJobs, true));
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", (c) => listJobs(c, "bridge", ListJobs, true));
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", { params: ListJobs, paginated: true }, (c) => listJobs(c, "bridge", ListJobs, true));
 
 /** GET /job: the job of a job token (`JOB-TOKEN` header or `job_token`). */
 jobsRoutes.get("/job", async (c) => {
@@ -203,7 +203,7 @@ jobsRoutes.get("/projects/:id/jobs/:job_id/artifacts/*", async (c) => {
 const ByRef = z.object({ job: p.string() });
 
 /** GET /projects/:id/jobs/artifacts/:ref_name/download?job=: the newest successful job's archive. */
-jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", async (c) => {
+jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", { params: ByRef }, async (c) => {
   const params = await readParams(c, ByRef);
   const project = await projectFor(c, "read_build");
   const id = await q.latestJobWithArtifacts(c.var.db(), project.id, c.req.param("ref_name")!, params.job);
@@ -215,7 +215,7 @@ jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", async (c) => {
 });
 
 /** GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=: one file of it. */
-jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/raw/*", async (c) => {
+jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/raw/*", { params: ByRef }, async (c) => {
   const params = await readParams(c, ByRef);
   const project = await projectFor(c, "read_build");
   const id = await q.latestJobWithArtifacts(c.var.db(), project.id, c.req.param("ref_name")!, params.job);

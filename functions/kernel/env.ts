@@ -36,6 +36,8 @@ export type Bindings = {
   DB_CONNECT_TIMEOUT_MS?: string;
   /** Internal (tests): when set, responses carry `X-Query-Count`. */
   QUERY_COUNT_HEADER?: string;
+  /** Internal (tests): when set, responses carry `X-Route: <METHOD> <route pattern>` (the OpenAPI contract test). */
+  ROUTE_HEADER?: string;
   /** Internal (`npm run sweep`): when "1", administrators may read the fuzz registry at `/-/fuzz-registry`. */
   FUZZ_REGISTRY?: string;
   /** R2 (wrangler.toml `[[r2_buckets]]`): uploaded files such as incident metric images. */

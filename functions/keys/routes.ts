@@ -41,7 +41,7 @@ async function readKeyId(c: Ctx): Promise<number> {
 // The caller's keys: /user/keys
 
 /** GET /user/keys (lib/api/users.rb) */
-userKeysRoutes.get("/user/keys", async (c) => {
+userKeysRoutes.get("/user/keys", { params: pageParams, paginated: true }, async (c) => {
   const actor = requireUser(c);
   const page = pageOf(await readParams(c, pageParams));
   const list = await q.listUserKeys(c.var.db(), actor.user.id, page);
@@ -73,7 +73,7 @@ async function addKey(c: Ctx, user: { id: number; name: string }, params: z.outp
 }
 
 /** POST /user/keys: 201 with the key, or 400 with the model's errors. */
-userKeysRoutes.post("/user/keys", async (c) => {
+userKeysRoutes.post("/user/keys", { params: AddKey }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, AddKey);
   return addKey(c, actor.user, params);
@@ -94,7 +94,7 @@ userKeysRoutes.delete("/user/keys/:key_id", async (c) => {
 // Another user's keys: /users/:id/keys
 
 /** GET /users/:id/keys: anyone may read a user's public keys (`read_user`). */
-userKeysRoutes.get("/users/:id/keys", async (c) => {
+userKeysRoutes.get("/users/:id/keys", { params: pageParams, paginated: true }, async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   const user = await findUserByIdOrUsername(c, c.req.param("id"));
   const list = await q.listUserKeys(c.var.db(), user.id, page);
@@ -112,7 +112,7 @@ userKeysRoutes.get("/users/:id/keys/:key_id", async (c) => {
 });
 
 /** POST /users/:id/keys: administrators add a key to a user. */
-userKeysRoutes.post("/users/:id/keys", async (c) => {
+userKeysRoutes.post("/users/:id/keys", { params: AddKey }, async (c) => {
   requireUser(c);
   const params = await readParams(c, AddKey);
   requireAdmin(c);
@@ -190,7 +190,7 @@ function fingerprintQuery(value: string): { md5: string } | { sha256: string } |
 // Deploy keys
 
 /** GET /deploy_keys: administrators; every deploy key with the projects it may push to. */
-keysRoutes.get("/deploy_keys", async (c) => {
+keysRoutes.get("/deploy_keys", { paginated: true }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, pageParams.extend({ public: p.bool().optional() }));
   const page = pageOf(params);
@@ -200,7 +200,7 @@ keysRoutes.get("/deploy_keys", async (c) => {
 });
 
 /** GET /projects/:id/deploy_keys */
-keysRoutes.get("/projects/:id/deploy_keys", async (c) => {
+keysRoutes.get("/projects/:id/deploy_keys", { params: pageParams, paginated: true }, async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const list = await q.listProjectDeployKeys(c.var.db(), project.id, page);
@@ -228,7 +228,7 @@ const AddDeployKey = z.object({
  * POST /projects/:id/deploy_keys: a key already on the project is answered as is; one the caller can
  * reach elsewhere (public, or on a project they maintain) is enabled here; else a new deploy key.
  */
-keysRoutes.post("/projects/:id/deploy_keys", async (c) => {
+keysRoutes.post("/projects/:id/deploy_keys", { params: AddDeployKey }, async (c) => {
   const params = await readParams(c, AddDeployKey);
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const actor = c.var.actor!;

@@ -92,7 +92,7 @@ const RemoveMember = z.object({
 
 for (const { plural, find } of SOURCES) {
   /** GET /:source/:id/members (lib/api/members.rb): direct members. */
-  membersRoutes.get(`/${plural}/:id/members`, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members`, { params: ListMembers, paginated: true }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListMembers);
     const source = await find(c, c.req.param("id"));
@@ -106,7 +106,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** GET /:source/:id/members/all (lib/api/members.rb): direct and inherited, highest level per user. */
-  membersRoutes.get(`/${plural}/:id/members/all`, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members/all`, { params: ListAllMembers, paginated: true }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListAllMembers);
     const source = await find(c, c.req.param("id"));
@@ -120,7 +120,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** GET /:source/:id/members/all/:user_id (lib/api/members.rb): a member, inherited ones included. */
-  membersRoutes.get(`/${plural}/:id/members/all/:user_id`, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members/all/:user_id`, { params: OneMember }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneMember);
     const source = await find(c, c.req.param("id"));
@@ -131,7 +131,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** GET /:source/:id/members/:user_id (lib/api/members.rb): a direct member. */
-  membersRoutes.get(`/${plural}/:id/members/:user_id`, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members/:user_id`, { params: OneMember }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneMember);
     const source = await find(c, c.req.param("id"));
@@ -142,7 +142,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** POST /:source/:id/members (lib/api/members.rb): one user, or comma-separated ids. */
-  membersRoutes.post(`/${plural}/:id/members`, async (c) => {
+  membersRoutes.post(`/${plural}/:id/members`, { params: AddMember }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, AddMember);
     const source = await find(c, c.req.param("id"));
@@ -162,7 +162,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** PUT /:source/:id/members/:user_id (lib/api/members.rb) */
-  membersRoutes.put(`/${plural}/:id/members/:user_id`, async (c) => {
+  membersRoutes.put(`/${plural}/:id/members/:user_id`, { params: UpdateMember }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, UpdateMember);
     const source = await find(c, c.req.param("id"));
@@ -176,7 +176,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** DELETE /:source/:id/members/:user_id (lib/api/members.rb): 204; members may leave. */
-  membersRoutes.delete(`/${plural}/:id/members/:user_id`, async (c) => {
+  membersRoutes.delete(`/${plural}/:id/members/:user_id`, { params: RemoveMember }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, RemoveMember);
     const source = await find(c, c.req.param("id"));

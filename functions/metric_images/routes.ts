@@ -58,7 +58,7 @@ metricImagesRoutes.get(BASE, async (c) => {
 });
 
 /** PUT /projects/:id/issues/:issue_iid/metric_images/:metric_image_id (ee/lib/ee/api/issues.rb) */
-metricImagesRoutes.put(`${BASE}/:metric_image_id`, async (c) => {
+metricImagesRoutes.put(`${BASE}/:metric_image_id`, { params: Update }, async (c) => {
   const params = await readParamsWithPath(c, Update, [], ["id", "issue_iid"]);
   const { project, issue } = await loadIssue(c);
   if (!canChange(c.var.actor!, project, issue)) throw forbidden();
@@ -71,7 +71,7 @@ metricImagesRoutes.put(`${BASE}/:metric_image_id`, async (c) => {
 });
 
 /** DELETE /projects/:id/issues/:issue_iid/metric_images/:metric_image_id (ee/lib/ee/api/issues.rb) */
-metricImagesRoutes.delete(`${BASE}/:metric_image_id`, async (c) => {
+metricImagesRoutes.delete(`${BASE}/:metric_image_id`, { params: OneImage }, async (c) => {
   const params = await readParamsWithPath(c, OneImage, [], ["id", "issue_iid"]);
   const { project, issue } = await loadIssue(c);
   if (!canChange(c.var.actor!, project, issue)) throw forbidden();

@@ -15,7 +15,7 @@ export const namespacesRoutes = router();
 const ListNamespaces = pageParams.extend({ search: p.string().optional(), owned_only: p.bool().optional() });
 
 /** GET /namespaces (lib/api/namespaces.rb) */
-namespacesRoutes.get("/namespaces", async (c) => {
+namespacesRoutes.get("/namespaces", { params: ListNamespaces, paginated: true }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, ListNamespaces);
   const page = pageOf(params);
@@ -27,7 +27,7 @@ namespacesRoutes.get("/namespaces", async (c) => {
 const NamespaceExists = z.object({ namespace: p.string(), parent_id: p.int().optional() });
 
 /** GET /namespaces/:namespace/exists (lib/api/namespaces.rb): `{exists, suggests}`. */
-namespacesRoutes.get("/namespaces/:namespace/exists", async (c) => {
+namespacesRoutes.get("/namespaces/:namespace/exists", { params: NamespaceExists }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, NamespaceExists);
   const db = c.var.db();

@@ -37,7 +37,7 @@ notificationSettingsRoutes.get("/notification_settings", async (c) => {
 });
 
 /** PUT /notification_settings */
-notificationSettingsRoutes.put("/notification_settings", async (c) => {
+notificationSettingsRoutes.put("/notification_settings", { params: UpdateGlobal }, async (c) => {
   const actor = requireUser(c);
   const params = (await readParams(c, UpdateGlobal)) as Record<string, unknown> & { level?: string; notification_email?: string };
   checkLevel(params.level);
@@ -71,7 +71,7 @@ for (const kind of ["groups", "projects"] as const) {
   });
 
   /** PUT /groups/:id/notification_settings, PUT /projects/:id/notification_settings */
-  notificationSettingsRoutes.put(`/${kind}/:id/notification_settings`, async (c) => {
+  notificationSettingsRoutes.put(`/${kind}/:id/notification_settings`, { params: UpdateSource }, async (c) => {
     const actor = requireUser(c);
     const params = (await readParams(c, UpdateSource)) as Record<string, unknown> & { level?: string };
     const source = await sourceOf(c, kind);

@@ -71,7 +71,7 @@ const ListTokens = z.object({
  * GET /personal_access_tokens (lib/api/personal_access_tokens.rb): the caller's tokens; administrators
  * see every user's, or one user's with `user_id`. The filters after `user_id` are 15.5's.
  */
-personalAccessTokensRoutes.get("/personal_access_tokens", async (c) => {
+personalAccessTokensRoutes.get("/personal_access_tokens", { params: ListTokens, paginated: true }, async (c) => {
   const actor = await restrictNonAdmins(c);
   const params = await readParams(c, ListTokens);
   const owner: q.TokenOwner = !actor.isAdmin
@@ -141,7 +141,7 @@ const CreateToken = z.object({
  * POST /users/:user_id/personal_access_tokens (lib/api/users.rb, 13.6): administrators create a token
  * for a user; 201 with the token value, the only time it is shown. Only its SHA-256 digest is stored.
  */
-personalAccessTokensRoutes.post("/users/:user_id{[0-9]+}/personal_access_tokens", async (c) => {
+personalAccessTokensRoutes.post("/users/:user_id{[0-9]+}/personal_access_tokens", { params: CreateToken }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, CreateToken);
   const id = idOf(c.req.param("user_id"));

@@ -47,7 +47,7 @@ async function presentDetails(c: Ctx, project: ProjectWithAccess, id: number, st
 }
 
 /** GET /projects/:id/pipeline_schedules (`scope`: active, inactive) */
-pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules", async (c) => {
+pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules", { params: ListSchedules, paginated: true }, async (c) => {
   const params = await readParams(c, ListSchedules);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
@@ -66,7 +66,7 @@ pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules/:pipeline_schedule
 });
 
 /** POST /projects/:id/pipeline_schedules: the caller owns it; `next_run_at` from the cron line. */
-pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", async (c) => {
+pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", { params: CreateSchedule }, async (c) => {
   const params = await readParams(c, CreateSchedule);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "create_pipeline", project);
@@ -78,7 +78,7 @@ pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", async (c) => {
 });
 
 /** PUT /projects/:id/pipeline_schedules/:pipeline_schedule_id: the owner (or an admin) only. */
-pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id", async (c) => {
+pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id", { params: UpdateSchedule }, async (c) => {
   const params = await readParams(c, UpdateSchedule);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
@@ -131,7 +131,7 @@ pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedul
 });
 
 /** POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/variables */
-pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables", async (c) => {
+pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables", { params: CreateVariable }, async (c) => {
   const params = await readParams(c, CreateVariable);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
@@ -152,7 +152,7 @@ async function loadVariable(c: Ctx, scheduleId: number) {
 }
 
 /** PUT /projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key */
-pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", async (c) => {
+pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", { params: UpdateVariable }, async (c) => {
   const params = await readParams(c, UpdateVariable);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);

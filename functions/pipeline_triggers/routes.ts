@@ -65,7 +65,7 @@ pipelineTriggersRoutes.post("/projects/:id/trigger/pipeline", triggerPipeline);
 pipelineTriggersRoutes.post("/projects/:id/ref/:ref{.+}/trigger/pipeline", triggerPipeline);
 
 /** GET /projects/:id/triggers */
-pipelineTriggersRoutes.get("/projects/:id/triggers", async (c) => {
+pipelineTriggersRoutes.get("/projects/:id/triggers", { params: pageParams, paginated: true }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const page = pageOf(params);
@@ -75,14 +75,14 @@ pipelineTriggersRoutes.get("/projects/:id/triggers", async (c) => {
 });
 
 /** GET /projects/:id/triggers/:trigger_id */
-pipelineTriggersRoutes.get("/projects/:id/triggers/:trigger_id", async (c) => {
+pipelineTriggersRoutes.get("/projects/:id/triggers/:trigger_id", { params: TriggerId }, async (c) => {
   const { trigger_id } = await readParamsWithPath(c, TriggerId);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   return present(c, await loadTrigger(c, project, trigger_id), trigger, viewer(c));
 });
 
 /** POST /projects/:id/triggers: 201; the caller owns the new token. */
-pipelineTriggersRoutes.post("/projects/:id/triggers", async (c) => {
+pipelineTriggersRoutes.post("/projects/:id/triggers", { params: CreateTrigger }, async (c) => {
   const params = await readParams(c, CreateTrigger);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const id = await q.insertTrigger(c.var.db(), { projectId: project.id, ownerId: c.var.actor!.user.id, description: params.description, token: newTriggerToken() });
@@ -90,7 +90,7 @@ pipelineTriggersRoutes.post("/projects/:id/triggers", async (c) => {
 });
 
 /** PUT /projects/:id/triggers/:trigger_id: maintainers, and only the trigger's owner (`admin_trigger`, else 403). */
-pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", async (c) => {
+pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", { params: UpdateTrigger }, async (c) => {
   const params = await readParamsWithPath(c, UpdateTrigger);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const row = await loadTrigger(c, project, params.trigger_id);
@@ -100,7 +100,7 @@ pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", async (c) => {
 });
 
 /** DELETE /projects/:id/triggers/:trigger_id: 204 */
-pipelineTriggersRoutes.delete("/projects/:id/triggers/:trigger_id", async (c) => {
+pipelineTriggersRoutes.delete("/projects/:id/triggers/:trigger_id", { params: TriggerId }, async (c) => {
   const { trigger_id } = await readParamsWithPath(c, TriggerId);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const row = await loadTrigger(c, project, trigger_id);

@@ -35,7 +35,7 @@ async function loadPipeline(c: Ctx, project: ProjectWithAccess) {
 }
 
 /** GET /projects/:id/pipelines (lib/api/ci/pipelines.rb) */
-pipelinesRoutes.get("/projects/:id/pipelines", async (c) => {
+pipelinesRoutes.get("/projects/:id/pipelines", { params: ListPipelines, paginated: true }, async (c) => {
   const params = await readParams(c, ListPipelines);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
@@ -46,7 +46,7 @@ pipelinesRoutes.get("/projects/:id/pipelines", async (c) => {
 });
 
 /** POST /projects/:id/pipeline (lib/api/ci/pipelines.rb): created, processed, then answered (`pending`). */
-pipelinesRoutes.post("/projects/:id/pipeline", async (c) => {
+pipelinesRoutes.post("/projects/:id/pipeline", { params: CreatePipeline }, async (c) => {
   const params = await readParams(c, CreatePipeline);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "create_pipeline", project);

@@ -22,7 +22,7 @@ const StartExport = z.object({
 });
 
 /** POST /projects/:id/export: 202 `{"message":"202 Accepted"}`; the job is queued. */
-projectExportRoutes.post("/projects/:id/export", async (c) => {
+projectExportRoutes.post("/projects/:id/export", { params: StartExport }, async (c) => {
   const params = await readParams(c, StartExport);
   const actor = requireUser(c);
   const project = await authorizedProject(c, "admin_project");

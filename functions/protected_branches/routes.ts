@@ -83,7 +83,7 @@ async function findProtection(c: Ctx, project: ProjectWithAccess) {
 }
 
 /** GET /projects/:id/protected_branches */
-protectedBranchesRoutes.get("/projects/:id/protected_branches", async (c) => {
+protectedBranchesRoutes.get("/projects/:id/protected_branches", { params: ListProtected, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, ListProtected);
   const page = pageOf(params);
@@ -101,7 +101,7 @@ protectedBranchesRoutes.get("/projects/:id/protected_branches/:name", async (c) 
 });
 
 /** POST /projects/:id/protected_branches (ProtectedBranches::CreateService) */
-protectedBranchesRoutes.post("/projects/:id/protected_branches", async (c) => {
+protectedBranchesRoutes.post("/projects/:id/protected_branches", { params: CreateProtected }, async (c) => {
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, CreateProtected);
   if (params.name.trim() === "") throw apiError(["Name can't be blank"], 422);
@@ -130,7 +130,7 @@ protectedBranchesRoutes.post("/projects/:id/protected_branches", async (c) => {
  * without `id` adds one). Levels named by an `id` the protection does not have are ignored, as
  * nested attributes are.
  */
-protectedBranchesRoutes.patch("/projects/:id/protected_branches/:name", async (c) => {
+protectedBranchesRoutes.patch("/projects/:id/protected_branches/:name", { params: UpdateProtected }, async (c) => {
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, UpdateProtected);
   const found = await findProtection(c, project);

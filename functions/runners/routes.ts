@@ -75,7 +75,7 @@ function runnerInfo(info: Record<string, unknown> | undefined): q.RunnerInfo | u
 const json = (c: Ctx, body: unknown, status: 200 | 201) => c.json(body as object, status);
 
 /** POST /runners: registers a runner with a registration token. */
-runnerProtocolRoutes.post("/runners", async (c) => {
+runnerProtocolRoutes.post("/runners", { params: Register }, async (c) => {
   const params = await readParams(c, Register);
   const registration = await q.findRegistrationToken(c.var.db(), await sha256Hex(params.token));
   if (!registration) throw forbidden();
@@ -90,7 +90,7 @@ runnerProtocolRoutes.post("/runners", async (c) => {
 });
 
 /** POST /runners/verify */
-runnerProtocolRoutes.post("/runners/verify", async (c) => {
+runnerProtocolRoutes.post("/runners/verify", { params: Verify }, async (c) => {
   const params = await readParams(c, Verify);
   const runner = await q.findRunnerByDigest(c.var.db(), await sha256Hex(params.token));
   if (!runner) throw forbidden();
@@ -98,7 +98,7 @@ runnerProtocolRoutes.post("/runners/verify", async (c) => {
 });
 
 /** DELETE /runners: unregisters the runner of the token (204). */
-runnerProtocolRoutes.delete("/runners", async (c) => {
+runnerProtocolRoutes.delete("/runners", { params: TokenOnly }, async (c) => {
   const params = await readParams(c, TokenOnly);
   if (!(await q.deleteRunnerByDigest(c.var.db(), await sha256Hex(params.token)))) throw forbidden();
   return c.body(null, 204);
@@ -113,7 +113,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * when there is none; 409 when pending jobs existed but concurrent transactions held them (the runner
  * retries at once; lib/api/ci/runner.rb `conflict!`, no X-GitLab-Last-Update).
  */
-runnerProtocolRoutes.post("/jobs/request", async (c) => {
+runnerProtocolRoutes.post("/jobs/request", { params: RequestJob }, async (c) => {
   const params = await readParams(c, RequestJob);
   const db = c.var.db();
   const runner = await q.touchRunner(db, await sha256Hex(params.token), runnerInfo(params.info), c.req.header("x-forwarded-for") ?? null);
@@ -212,7 +212,7 @@ function coverageOf(trace: string, regex: string): number | null {
 }
 
 /** PUT /jobs/:id: keep-alive (`running`) or the final state, which goes through the pipeline's object. */
-runnerProtocolRoutes.put("/jobs/:id", async (c) => {
+runnerProtocolRoutes.put("/jobs/:id", { params: UpdateJob }, async (c) => {
   const params = await readParams(c, UpdateJob);
   const job = await runningJob(c, params.token ?? c.req.header("job-token") ?? null);
   if (!params.state || params.state === "running") {
@@ -332,7 +332,7 @@ const CreateUserRunner = z.object({
 });
 
 /** POST /user/runners: a runner and its `glrt-` token, created by a user (15.10+ workflow). */
-runnersRoutes.post("/user/runners", async (c) => {
+runnersRoutes.post("/user/runners", { params: CreateUserRunner }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, CreateUserRunner);
   let projectId: number | null = null;
@@ -357,7 +357,7 @@ runnersRoutes.post("/user/runners", async (c) => {
 
 
 /** GET /runners/all (admin) */
-runnersRoutes.get("/runners/all", async (c) => {
+runnersRoutes.get("/runners/all", { params: ListRunners, paginated: true }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, ListRunners);
   const page = pageOf(params);
@@ -367,7 +367,7 @@ runnersRoutes.get("/runners/all", async (c) => {
 });
 
 /** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
-runnersRoutes.get("/projects/:id/runners", async (c) => {
+runnersRoutes.get("/projects/:id/runners", { params: ListRunners, paginated: true }, async (c) => {
   const params = await readParams(c, ListRunners);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_runner", project);

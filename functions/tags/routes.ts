@@ -53,7 +53,7 @@ async function annotations(c: Ctx, repo: Repo, tagObjects: string[]): Promise<Ma
 }
 
 /** GET /projects/:id/repository/tags (lib/api/tags.rb, app/finders/tags_finder.rb) */
-tagsRoutes.get("/projects/:id/repository/tags", async (c) => {
+tagsRoutes.get("/projects/:id/repository/tags", { params: ListTags, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListTags);
   const page = pageOf(params);
@@ -97,7 +97,7 @@ tagsRoutes.get("/projects/:id/repository/tags/:tag_name", async (c) => {
 });
 
 /** POST /projects/:id/repository/tags (lib/api/tags.rb, app/services/tags/create_service.rb) */
-tagsRoutes.post("/projects/:id/repository/tags", async (c) => {
+tagsRoutes.post("/projects/:id/repository/tags", { params: CreateTag }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, CreateTag);
   authorize(c, "push_code", project);

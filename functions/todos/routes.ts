@@ -32,7 +32,7 @@ const MAX_INT = 2147483647;
 const inRange = (n: number | undefined) => n === undefined || Math.abs(n) <= MAX_INT;
 
 /** GET /todos (lib/api/todos.rb): the caller's pending to-dos by default, newest first. */
-todosRoutes.get("/todos", async (c) => {
+todosRoutes.get("/todos", { params: ListParams, paginated: true }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, ListParams);
   if (params.author_id !== undefined && params.author_id !== 0) {

@@ -22,7 +22,7 @@ const UploadFile = z.object({ file: p.file() });
  * Differs from GitLab: a file over the `max_attachment_size` setting (MB) answers 413 "Request Entity
  * Too Large"; GitLab 15.4's UploadService returns nothing for it and the API presents an empty upload.
  */
-uploadsRoutes.post("/projects/:id/uploads", async (c) => {
+uploadsRoutes.post("/projects/:id/uploads", { params: UploadFile }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, UploadFile);
   const project = await findProject(c, c.req.param("id")!);

@@ -15,7 +15,7 @@ export const userAgentDetailsRoutes = router();
 const IssueIid = z.object({ issue_iid: p.id() });
 
 /** GET /projects/:id/issues/:issue_iid/user_agent_detail (lib/api/issues.rb) */
-userAgentDetailsRoutes.get("/projects/:id/issues/:issue_iid/user_agent_detail", async (c) => {
+userAgentDetailsRoutes.get("/projects/:id/issues/:issue_iid/user_agent_detail", { params: IssueIid }, async (c) => {
   await readParamsWithPath(c, IssueIid);
   // `authenticated_as_admin!` runs before the project and the issue are looked up.
   requireAdmin(c);

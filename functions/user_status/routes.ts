@@ -86,13 +86,13 @@ userStatusRoutes.get("/user/status", async (c) => {
 });
 
 /** PUT /user/status: sets the status; parameters that are not sent are cleared. */
-userStatusRoutes.put("/user/status", async (c) => {
+userStatusRoutes.put("/user/status", { params: SetStatus }, async (c) => {
   requireUser(c);
   return setStatus(c, await readParams(c, SetStatus), true);
 });
 
 /** PATCH /user/status: changes only the parameters sent; with none, 200 and nothing changes. */
-userStatusRoutes.patch("/user/status", async (c) => {
+userStatusRoutes.patch("/user/status", { params: SetStatus }, async (c) => {
   requireUser(c);
   const params = await readParams(c, SetStatus);
   // `status :ok; break`: Grape renders the block's nil as `null`.

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { checkContract } from "./contract";
 
 /**
  * The Worker under test: its deployable bundle, behind a service binding (test/vitest.config.ts).
@@ -40,7 +41,10 @@ export async function request(method: string, path: string, token: string | null
   } else if (opts.multipart) {
     body = opts.multipart;
   }
-  return worker.fetch(new Request(url, { method, headers, body }));
+  const res = await worker.fetch(new Request(url, { method, headers, body }));
+  // Every response a test receives is checked against the OpenAPI document (test/helpers/contract.ts).
+  await checkContract(res, () => worker.fetch(new Request(`${BASE}/api/v4/openapi.json`)));
+  return res;
 }
 
 export type Client = ReturnType<typeof client>;

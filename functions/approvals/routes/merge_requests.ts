@@ -65,7 +65,7 @@ mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * (`require_password_to_approve`), an `approval_password` that is missing or not the approver's
  * password is 401 too (EE ApprovalService#incorrect_approval_password?), checked after the sha.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approve", async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approve", { params: Approve }, async (c) => {
   const actor = requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   const params = await readParamsWithPath(c, Approve);
@@ -98,7 +98,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  * dropped silently (EE BaseService#filter_params keeps it only for `update_approvers`). 201 with the
  * approvals, as `GET …/approvals` shows them.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", { deprecated: true }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   const params = await readParamsWithPath(c, ApprovalsRequired);
@@ -123,7 +123,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  * of the project who may update the merge request), on a merge request that is not merged; anyone
  * else is 401.
  */
-mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/reset_approvals", async (c) => {
+mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/reset_approvals", { params: Iid }, async (c) => {
   const actor = requireUser(c);
   const project = await findProject(c, c.req.param("id")!);
   await readParamsWithPath(c, Iid);
@@ -184,7 +184,7 @@ async function mrRuleDetails(c: Ctx, project: ProjectWithAccess, rule: q.Approva
 }
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/approval_rules (the merge request's own rules, paginated) */
-mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_rules", async (c) => {
+mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_rules", { params: pageParams, paginated: true }, async (c) => {
   const { project, mr } = await findBoth(c);
   const page = pageOf(await readParams(c, pageParams));
   const rules = await q.listMergeRequestRules(c.var.db(), mr.id);
@@ -199,7 +199,7 @@ mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * groups (`copy_approval_project_rule_properties`); users must be members of the project and groups
  * visible to the caller, others are dropped.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approval_rules", async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approval_rules", { params: CreateMrRule }, async (c) => {
   const { project, mr } = await findForRuleWrite(c);
   const params = await readParamsWithPath(c, CreateMrRule);
   const db = c.var.db();
@@ -232,7 +232,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  * (ApprovalRules::UpdateService): what was sent changes; the lists sent replace the rule's, groups the
  * caller cannot see stay unless `remove_hidden_groups`.
  */
-mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", async (c) => {
+mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", { params: UpdateMrRule }, async (c) => {
   const { project, mr } = await findForRuleWrite(c);
   const params = await readParamsWithPath(c, UpdateMrRule);
   const rule = await findMrRule(c, mr, params.approval_rule_id);
@@ -247,7 +247,7 @@ mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/
 });
 
 /** DELETE /projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id (`destroy_conditionally!`) */
-mergeRequestApprovalRoutes.delete("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", async (c) => {
+mergeRequestApprovalRoutes.delete("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", { params: MrRuleId }, async (c) => {
   const { mr } = await findForRuleWrite(c);
   const params = await readParamsWithPath(c, MrRuleId);
   const rule = await findMrRule(c, mr, params.approval_rule_id);

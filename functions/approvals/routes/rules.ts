@@ -72,7 +72,7 @@ async function detailed(c: Ctx, project: ProjectWithAccess, rule: q.ApprovalProj
 }
 
 /** GET /projects/:id/approval_rules (paginated since 15.3) */
-approvalRuleRoutes.get("/projects/:id/approval_rules", async (c) => {
+approvalRuleRoutes.get("/projects/:id/approval_rules", { paginated: true }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   authorizeReadRules(c, project);
@@ -94,7 +94,7 @@ approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", async (
 });
 
 /** POST /projects/:id/approval_rules (ApprovalRules::CreateService) */
-approvalRuleRoutes.post("/projects/:id/approval_rules", async (c) => {
+approvalRuleRoutes.post("/projects/:id/approval_rules", { params: CreateRule }, async (c) => {
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParams(c, CreateRule);
   validateRule(params.name, params.approvals_required);
@@ -121,7 +121,7 @@ approvalRuleRoutes.post("/projects/:id/approval_rules", async (c) => {
  * PUT /projects/:id/approval_rules/:approval_rule_id (ApprovalRules::UpdateService): the lists that
  * were sent replace the rule's; groups the caller cannot see stay unless `remove_hidden_groups`.
  */
-approvalRuleRoutes.put("/projects/:id/approval_rules/:approval_rule_id", async (c) => {
+approvalRuleRoutes.put("/projects/:id/approval_rules/:approval_rule_id", { params: UpdateRule }, async (c) => {
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParamsWithPath(c, UpdateRule);
   const rule = await findRule(c, project, params.approval_rule_id);
@@ -139,7 +139,7 @@ approvalRuleRoutes.put("/projects/:id/approval_rules/:approval_rule_id", async (
 });
 
 /** DELETE /projects/:id/approval_rules/:approval_rule_id (`destroy_conditionally!`) */
-approvalRuleRoutes.delete("/projects/:id/approval_rules/:approval_rule_id", async (c) => {
+approvalRuleRoutes.delete("/projects/:id/approval_rules/:approval_rule_id", { params: RuleId }, async (c) => {
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParamsWithPath(c, RuleId);
   const rule = await findRule(c, project, params.approval_rule_id);

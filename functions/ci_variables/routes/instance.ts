@@ -22,7 +22,7 @@ async function findOne(c: Ctx) {
 }
 
 /** GET /admin/ci/variables */
-instanceVariablesRoutes.get("/admin/ci/variables", async (c) => {
+instanceVariablesRoutes.get("/admin/ci/variables", { params: pageParams, paginated: true }, async (c) => {
   requireAdmin(c);
   const page = pageOf(await readParams(c, pageParams));
   const list = await q.listVariables(c.var.db(), INSTANCE, page);
@@ -37,14 +37,14 @@ instanceVariablesRoutes.get("/admin/ci/variables/:key", async (c) => {
 });
 
 /** POST /admin/ci/variables */
-instanceVariablesRoutes.post("/admin/ci/variables", async (c) => {
+instanceVariablesRoutes.post("/admin/ci/variables", { params: CreateInstanceVariable }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, CreateInstanceVariable);
   return present(c, await saveVariable(c.var.db(), INSTANCE, null, changesOf(params)), instanceVariable, undefined, 201);
 });
 
 /** PUT /admin/ci/variables/:key */
-instanceVariablesRoutes.put("/admin/ci/variables/:key", async (c) => {
+instanceVariablesRoutes.put("/admin/ci/variables/:key", { params: UpdateInstanceVariable }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, UpdateInstanceVariable);
   const row = await findOne(c);

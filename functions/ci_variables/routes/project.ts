@@ -29,7 +29,7 @@ async function findOne(c: Ctx, owner: q.Owner, filter: { filter?: Record<string,
 }
 
 /** GET /projects/:id/variables */
-projectVariablesRoutes.get("/projects/:id/variables", async (c) => {
+projectVariablesRoutes.get("/projects/:id/variables", { params: pageParams, paginated: true }, async (c) => {
   const owner = await projectOwner(c);
   const page = pageOf(await readParams(c, pageParams));
   const list = await q.listVariables(c.var.db(), owner, page);
@@ -38,21 +38,21 @@ projectVariablesRoutes.get("/projects/:id/variables", async (c) => {
 });
 
 /** GET /projects/:id/variables/:key (`filter[environment_scope]`; 409 when the key is ambiguous) */
-projectVariablesRoutes.get("/projects/:id/variables/:key", async (c) => {
+projectVariablesRoutes.get("/projects/:id/variables/:key", { params: FilterParams }, async (c) => {
   const owner = await projectOwner(c);
   const params = await readParams(c, FilterParams);
   return present(c, await findOne(c, owner, params), variable);
 });
 
 /** POST /projects/:id/variables */
-projectVariablesRoutes.post("/projects/:id/variables", async (c) => {
+projectVariablesRoutes.post("/projects/:id/variables", { params: CreateVariable }, async (c) => {
   const owner = await projectOwner(c);
   const params = await readParams(c, CreateVariable);
   return present(c, await saveVariable(c.var.db(), owner, null, changesOf(params)), variable, undefined, 201);
 });
 
 /** PUT /projects/:id/variables/:key: the key itself is not changed (GitLab drops `key` from the update). */
-projectVariablesRoutes.put("/projects/:id/variables/:key", async (c) => {
+projectVariablesRoutes.put("/projects/:id/variables/:key", { params: UpdateVariable }, async (c) => {
   const owner = await projectOwner(c);
   const params = await readParams(c, UpdateVariable);
   const row = await findOne(c, owner, params);
@@ -60,7 +60,7 @@ projectVariablesRoutes.put("/projects/:id/variables/:key", async (c) => {
 });
 
 /** DELETE /projects/:id/variables/:key: 204 */
-projectVariablesRoutes.delete("/projects/:id/variables/:key", async (c) => {
+projectVariablesRoutes.delete("/projects/:id/variables/:key", { params: FilterParams }, async (c) => {
   const owner = await projectOwner(c);
   const params = await readParams(c, FilterParams);
   const row = await findOne(c, owner, params);

@@ -75,7 +75,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
    * GET /groups/:id/epics/:epic_iid (ee/lib/api/epics.rb). `authorize!(:read_epic, epic)` with a nil
    * epic is forbidden: GitLab answers 403, not 404, to a missing or unreadable epic.
    */
-  epicRoutes.get(`${prefix}/:epic_iid`, async (c) => {
+  epicRoutes.get(`${prefix}/:epic_iid`, { params: OneEpic }, async (c) => {
     const params = await readParamsWithPath(c, OneEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const found = await q.findEpic(c.var.db(), group, params.epic_iid);
@@ -155,7 +155,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   });
 
   /** DELETE /groups/:id/epics/:epic_iid (Issuable::DestroyService): owners only; 204. */
-  epicRoutes.delete(`${prefix}/:epic_iid`, async (c) => {
+  epicRoutes.delete(`${prefix}/:epic_iid`, { params: OneEpic }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, OneEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");

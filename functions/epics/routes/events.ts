@@ -37,7 +37,7 @@ for (const { path, kind, entity } of KINDS) {
   const present_ = entity as (row: never, ctx: never) => unknown;
 
   /** GET /groups/:id/epics/:epic_id/resource_{state,label}_events */
-  epicEventRoutes.get(`/groups/:id/epics/:epic_id/${path}`, async (c) => {
+  epicEventRoutes.get(`/groups/:id/epics/:epic_id/${path}`, { params: pageParams, paginated: true }, async (c) => {
     requireUser(c);
     const params = await readParams(c, pageParams);
     const epicId = await epicOf(c);

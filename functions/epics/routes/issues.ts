@@ -48,7 +48,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   });
 
   /** POST …/issues/:issue_id (EpicIssues::CreateService): assigns the issue (by global id), first in the epic. */
-  epicIssueRoutes.post(`${prefix}/:issue_id`, async (c) => {
+  epicIssueRoutes.post(`${prefix}/:issue_id`, { params: Assign }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, Assign);
     const { group, found } = await findEpicOf(c, params.epic_iid);
@@ -71,7 +71,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   });
 
   /** DELETE …/issues/:epic_issue_id (EpicIssues::DestroyService): answers the removed link. */
-  epicIssueRoutes.delete(`${prefix}/:epic_issue_id`, async (c) => {
+  epicIssueRoutes.delete(`${prefix}/:epic_issue_id`, { params: Link }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, Link);
     const { group, found } = await findEpicOf(c, params.epic_iid);
@@ -87,7 +87,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   });
 
   /** PUT …/issues/:epic_issue_id (EpicIssues::UpdateService): reorders, then answers the epic's issues. */
-  epicIssueRoutes.put(`${prefix}/:epic_issue_id`, async (c) => {
+  epicIssueRoutes.put(`${prefix}/:epic_issue_id`, { params: Move }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, Move);
     const { group, found } = await findEpicOf(c, params.epic_iid);

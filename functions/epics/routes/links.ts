@@ -57,7 +57,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** POST …/epics/:epic_iid/epics/:child_epic_id (EpicLinks::CreateService): relate, moving it from another parent. */
-  epicLinkRoutes.post(`${prefix}/:child_epic_id`, async (c) => {
+  epicLinkRoutes.post(`${prefix}/:child_epic_id`, { params: ChildEpic }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);
@@ -96,7 +96,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** PUT …/epics/:epic_iid/epics/:child_epic_id (EpicLinks::UpdateService): reorder among its siblings. */
-  epicLinkRoutes.put(`${prefix}/:child_epic_id`, async (c) => {
+  epicLinkRoutes.put(`${prefix}/:child_epic_id`, { params: Reorder }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, Reorder);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);
@@ -114,7 +114,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** DELETE …/epics/:epic_iid/epics/:child_epic_id (Epics::UpdateService with `parent: nil`). */
-  epicLinkRoutes.delete(`${prefix}/:child_epic_id`, async (c) => {
+  epicLinkRoutes.delete(`${prefix}/:child_epic_id`, { params: ChildEpic }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);

@@ -24,7 +24,7 @@ const ShareGroup = z.object({
 });
 
 /** POST /groups/:id/share (lib/api/groups.rb): GroupDetail of the shared group, 201. */
-shareRoutes.post("/groups/:id/share", async (c) => {
+shareRoutes.post("/groups/:id/share", { params: ShareGroup }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, ShareGroup);
   const shared = await findGroup(c, c.req.param("id"));
@@ -51,7 +51,7 @@ const UnshareGroup = z.object({ group_id: p.int() });
  * lets Groups::GroupLinks::DestroyService decide; here a caller without `admin_group_member` on the
  * shared group gets 403 and nothing is deleted.
  */
-shareRoutes.delete("/groups/:id/share/:group_id", async (c) => {
+shareRoutes.delete("/groups/:id/share/:group_id", { params: UnshareGroup }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, UnshareGroup);
   const shared = await findGroup(c, c.req.param("id"));

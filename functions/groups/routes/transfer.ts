@@ -32,7 +32,7 @@ const failed = (text: string) => apiError(`Transfer failed: ${text}`, 400);
  * the transfer with the same message (GitLab fails later on the route's uniqueness); the check for
  * registry images is not made (there is no container registry).
  */
-transferRoutes.post("/groups/:id/transfer", async (c) => {
+transferRoutes.post("/groups/:id/transfer", { params: TransferGroup }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, TransferGroup);
   const group = await findGroup(c, c.req.param("id"));
@@ -76,7 +76,7 @@ const TransferLocations = z.object({ search: p.string().optional(), ...pageParam
  * groups it may move under (Groups::AcceptingGroupTransfersFinder), paginated, PublicGroupDetails.
  * Differs from GitLab: groups shared with the caller's groups are not offered (15.5, behind a flag).
  */
-transferRoutes.get("/groups/:id/transfer_locations", async (c) => {
+transferRoutes.get("/groups/:id/transfer_locations", { params: TransferLocations, paginated: true }, async (c) => {
   const params = await readParams(c, TransferLocations);
   const group = await findGroup(c, c.req.param("id"));
   // A GET: anonymous callers reach `authorize!` (403 on a public group), not `authenticate!`.

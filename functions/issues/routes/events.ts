@@ -41,7 +41,7 @@ for (const { collection, type, find } of EVENTABLES) {
     const present_ = entity as (row: never, ctx: never) => unknown;
 
     /** GET /projects/:id/{issues,merge_requests}/:eventable_id/resource_{label,state,milestone}_events */
-    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}`, async (c) => {
+    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}`, { params: EventsList, paginated: true }, async (c) => {
       requireUser(c);
       const params = await readParams(c, EventsList);
       const eventable = await eventableOf(c);

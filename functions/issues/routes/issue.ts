@@ -52,7 +52,7 @@ issueRoutes.get("/issues/:id", async (c) => {
 });
 
 /** GET /projects/:id/issues/:issue_iid (lib/api/issues.rb, `find_project_issue`) */
-issueRoutes.get("/projects/:id/issues/:issue_iid", async (c) => {
+issueRoutes.get("/projects/:id/issues/:issue_iid", { params: OneIssue }, async (c) => {
   const params = await readParamsWithPath(c, OneIssue);
   const project = await findProject(c, c.req.param("id"));
   const row = await loadProjectIssue(c.var.db(), project.id, params.issue_iid, c.var.actor);
@@ -64,7 +64,7 @@ issueRoutes.get("/projects/:id/issues/:issue_iid", async (c) => {
  * POST /projects/:id/issues (lib/api/issues.rb, Issues::CreateService): rate limited per user
  * (`issues_create`), after the permission check as the service does it.
  */
-issueRoutes.post("/projects/:id/issues", async (c) => {
+issueRoutes.post("/projects/:id/issues", { params: CreateIssue }, async (c) => {
   const params = await readParamsWithPath(c, CreateIssue, CREATE_RULES);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "create_issue", project);
@@ -85,7 +85,7 @@ issueRoutes.post("/projects/:id/issues", async (c) => {
  * `find_by!`'s `404 Not found`.
  * Differs from GitLab: a confidential issue the caller may not read is that same 404, not a 403.
  */
-issueRoutes.put("/projects/:id/issues/:issue_iid", async (c) => {
+issueRoutes.put("/projects/:id/issues/:issue_iid", { params: UpdateIssue }, async (c) => {
   const params = await readParamsWithPath(c, UpdateIssue, UPDATE_RULES);
   const raw = await rawParams(c);
   const project = await findProject(c, c.req.param("id"));
@@ -108,7 +108,7 @@ issueRoutes.put("/projects/:id/issues/:issue_iid", async (c) => {
 });
 
 /** DELETE /projects/:id/issues/:issue_iid (lib/api/issues.rb): owners and admins; 204, or 412 (`destroy_conditionally!`). */
-issueRoutes.delete("/projects/:id/issues/:issue_iid", async (c) => {
+issueRoutes.delete("/projects/:id/issues/:issue_iid", { params: OneIssue }, async (c) => {
   const params = await readParamsWithPath(c, OneIssue);
   const project = await findProject(c, c.req.param("id"));
   const found = await findIssue(c, project, String(params.issue_iid));

@@ -16,7 +16,7 @@ export const participantRoutes = router();
  * (Participable: the author, the assignees, note authors and users @mentioned in the description and
  * the notes), kept to those who may read the issue, in that order, paginated as an array.
  */
-participantRoutes.get("/projects/:id/issues/:issue_iid/participants", async (c) => {
+participantRoutes.get("/projects/:id/issues/:issue_iid/participants", { params: pageParams, paginated: true }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id"));
   const issue = await findIssue(c, project, c.req.param("issue_iid"));

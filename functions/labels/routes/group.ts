@@ -70,7 +70,7 @@ function withLabel(row: Awaited<ReturnType<typeof q.findLabel>>): LabelRow {
 }
 
 /** GET /groups/:id/labels (lib/api/group_labels.rb) */
-groupLabelRoutes.get("/groups/:id/labels", async (c) => {
+groupLabelRoutes.get("/groups/:id/labels", { params: ListLabels, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
   const group = await findGroup(c, c.req.param("id"));
@@ -83,7 +83,7 @@ groupLabelRoutes.get("/groups/:id/labels", async (c) => {
 });
 
 /** GET /groups/:id/labels/:name (lib/api/group_labels.rb): by id, else by title. */
-groupLabelRoutes.get("/groups/:id/labels/:name", async (c) => {
+groupLabelRoutes.get("/groups/:id/labels/:name", { params: GetLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
   const group = await findGroup(c, c.req.param("id"));
@@ -93,7 +93,7 @@ groupLabelRoutes.get("/groups/:id/labels/:name", async (c) => {
 });
 
 /** POST /groups/:id/labels (lib/api/group_labels.rb, `create_label`): 201. */
-groupLabelRoutes.post("/groups/:id/labels", async (c) => {
+groupLabelRoutes.post("/groups/:id/labels", { params: CreateLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
   const group = await findGroup(c, c.req.param("id"));
@@ -130,7 +130,7 @@ async function updateLabel(c: Ctx, group: GroupWithAccess, idOrTitle: string, pa
 }
 
 /** PUT /groups/:id/labels/:name (lib/api/group_labels.rb): `:name` is the id or the title. */
-groupLabelRoutes.put("/groups/:id/labels/:name", async (c) => {
+groupLabelRoutes.put("/groups/:id/labels/:name", { params: UpdateLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
   const group = await findGroup(c, c.req.param("id"));
@@ -138,7 +138,7 @@ groupLabelRoutes.put("/groups/:id/labels/:name", async (c) => {
 });
 
 /** PUT /groups/:id/labels (lib/api/group_labels.rb, deprecated in 12.4): by `label_id` or `name`. */
-groupLabelRoutes.put("/groups/:id/labels", async (c) => {
+groupLabelRoutes.put("/groups/:id/labels", { deprecated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
   const group = await findGroup(c, c.req.param("id"));
@@ -164,7 +164,7 @@ groupLabelRoutes.delete("/groups/:id/labels/:name", async (c) => {
 });
 
 /** DELETE /groups/:id/labels (lib/api/group_labels.rb, deprecated in 12.4): by `name`. */
-groupLabelRoutes.delete("/groups/:id/labels", async (c) => {
+groupLabelRoutes.delete("/groups/:id/labels", { deprecated: true }, async (c) => {
   requireUser(c);
   const params = validateParams(await rawParams(c), DeleteLabelByParam);
   return deleteLabel(c, params.name);

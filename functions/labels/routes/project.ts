@@ -65,7 +65,7 @@ function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, status:
 }
 
 /** GET /projects/:id/labels (lib/api/labels.rb) */
-projectLabelRoutes.get("/projects/:id/labels", async (c) => {
+projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
   const project = await findProject(c, c.req.param("id")!);
@@ -78,7 +78,7 @@ projectLabelRoutes.get("/projects/:id/labels", async (c) => {
 });
 
 /** GET /projects/:id/labels/:name (lib/api/labels.rb): by id, else by title. */
-projectLabelRoutes.get("/projects/:id/labels/:name", async (c) => {
+projectLabelRoutes.get("/projects/:id/labels/:name", { params: GetLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
   const project = await findProject(c, c.req.param("id")!);
@@ -88,7 +88,7 @@ projectLabelRoutes.get("/projects/:id/labels/:name", async (c) => {
 });
 
 /** POST /projects/:id/labels (lib/api/labels.rb, `create_label`) */
-projectLabelRoutes.post("/projects/:id/labels", async (c) => {
+projectLabelRoutes.post("/projects/:id/labels", { params: CreateLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
   const project = await findProject(c, c.req.param("id")!);
@@ -148,20 +148,20 @@ const PromoteLabelByParam = z.object({ name: p.string() });
  * PUT /projects/:id/labels/promote (lib/api/labels.rb, deprecated in 12.4 but still routed): the label
  * by `name`. Registered before `PUT /projects/:id/labels/:name`, as Grape declares it, so that it wins.
  */
-projectLabelRoutes.put("/projects/:id/labels/promote", async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/promote", { deprecated: true }, async (c) => {
   requireUser(c);
   const params = validateParams(await rawParams(c), PromoteLabelByParam);
   return promote(c, params.name);
 });
 
 /** PUT /projects/:id/labels/:name (lib/api/labels.rb): `:name` is the id or the title. */
-projectLabelRoutes.put("/projects/:id/labels/:name", async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/:name", { params: UpdateLabel }, async (c) => {
   const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
   return updateLabel(c, c.req.param("name")!, params);
 });
 
 /** PUT /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): the label by `label_id` or `name`. */
-projectLabelRoutes.put("/projects/:id/labels", async (c) => {
+projectLabelRoutes.put("/projects/:id/labels", { deprecated: true }, async (c) => {
   const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
   return updateLabel(c, String(params.label_id ?? params.name), params);
 });
@@ -184,7 +184,7 @@ projectLabelRoutes.delete("/projects/:id/labels/:name", async (c) => {
 });
 
 /** DELETE /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): by `label_id` or `name`. */
-projectLabelRoutes.delete("/projects/:id/labels", async (c) => {
+projectLabelRoutes.delete("/projects/:id/labels", { deprecated: true }, async (c) => {
   const params = validateParams(await rawParams(c), DeleteLabelByParam, [{ exactlyOneOf: ["label_id", "name"] }]);
   return deleteLabel(c, String(params.label_id ?? params.name));
 });

@@ -60,7 +60,7 @@ const MergeParams = z.object({
  * `POST /projects/:id/statuses/:sha` (commit_statuses/). The checks and the merge are the merge
  * service's (merge_service.ts), which auto-merge runs too.
  */
-mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", async (c) => {
+mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", { params: MergeParams }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, MergeParams);
   const project = await findProject(c, c.req.param("id"));

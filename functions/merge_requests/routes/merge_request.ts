@@ -115,7 +115,7 @@ async function presentOne(c: Ctx, row: MergeRequestRow, project: { id: number; n
  * different pools answer the 422 of a project outside the network (GitLab fetches the source branch
  * into the target's repository).
  */
-mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
+mergeRequestRoutes.post("/projects/:id/merge_requests", { params: CreateParams }, async (c) => {
   const params = await readParams(c, CreateParams);
   const source = await findProject(c, c.req.param("id"));
   authorize(c, "create_merge_request_from", source);
@@ -153,7 +153,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", async (c) => {
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb) */
-mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async (c) => {
+mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", { params: GetParams }, async (c) => {
   const params = await readParams(c, GetParams);
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
@@ -181,7 +181,7 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", async 
 });
 
 /** PUT /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb), with `state_event` close/reopen. */
-mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", async (c) => {
+mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", { params: UpdateParams }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, UpdateParams, [{ atLeastOneOf: UPDATE_AT_LEAST_ONE }]);
   const project = await findProject(c, c.req.param("id"));

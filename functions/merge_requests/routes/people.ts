@@ -22,7 +22,7 @@ export const peopleRoutes = router();
  * Differs from GitLab: users @-mentioned in the description or in notes are not counted (only the
  * notes' authors are).
  */
-peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/participants", async (c) => {
+peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/participants", { params: pageParams, paginated: true }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id"));
@@ -40,7 +40,7 @@ peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/participants",
  * from the newest version's commits, as `closes_issues` does, only towards the default branch.
  * Differs from GitLab: no external issue tracker, so no ExternalIssue entries.
  */
-peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/closes_issues", async (c) => {
+peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/closes_issues", { params: pageParams, paginated: true }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id"));

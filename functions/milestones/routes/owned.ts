@@ -114,7 +114,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** GET /projects/:id/milestones/:milestone_id, GET /groups/:id/milestones/:milestone_id */
-  routes.get(`${base}/:milestone_id`, async (c) => {
+  routes.get(`${base}/:milestone_id`, { params: OneMilestone }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneMilestone);
     const owner = await parent.load(c, "read_milestone");
@@ -141,7 +141,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** PUT /projects/:id/milestones/:milestone_id, PUT /groups/:id/milestones/:milestone_id (Milestones::UpdateService) */
-  routes.put(`${base}/:milestone_id`, async (c) => {
+  routes.put(`${base}/:milestone_id`, { params: UpdateMilestone }, async (c) => {
     const params = await readParamsWithPath(c, UpdateMilestone, [{ atLeastOneOf: ["title", "description", "start_date", "due_date", "state_event"] }]);
     const owner = await parent.load(c, "admin_milestone");
     const db = c.var.db();
@@ -166,7 +166,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** DELETE /projects/:id/milestones/:milestone_id, DELETE /groups/:id/milestones/:milestone_id (Milestones::DestroyService): 204. */
-  routes.delete(`${base}/:milestone_id`, async (c) => {
+  routes.delete(`${base}/:milestone_id`, { params: OneMilestone }, async (c) => {
     const params = await readParamsWithPath(c, OneMilestone);
     const owner = await parent.load(c, "admin_milestone");
     if (!(await q.deleteMilestone(c.var.db(), owner, params.milestone_id))) throw recordNotFound();
@@ -174,7 +174,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** GET /projects/:id/milestones/:milestone_id/issues, GET /groups/:id/milestones/:milestone_id/issues: IssueBasic. */
-  routes.get(`${base}/:milestone_id/issues`, async (c) => {
+  routes.get(`${base}/:milestone_id/issues`, { params: MilestoneIssuables }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, MilestoneIssuables);
     const owner = await parent.load(c, "read_milestone");
@@ -184,7 +184,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** GET /projects/:id/milestones/:milestone_id/merge_requests, GET /groups/:id/milestones/:milestone_id/merge_requests: MergeRequestBasic. */
-  routes.get(`${base}/:milestone_id/merge_requests`, async (c) => {
+  routes.get(`${base}/:milestone_id/merge_requests`, { params: MilestoneIssuables }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, MilestoneIssuables);
     const owner = await parent.load(c, "read_milestone");

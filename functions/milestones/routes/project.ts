@@ -19,7 +19,7 @@ export const projectMilestoneRoutes = milestoneRoutes(projectParent);
  * `admin_milestone` on the project and on its group (403 for a personal project); answers 200 with the
  * body `200`, the value of Grape's `status(200)` as GitLab renders it.
  */
-projectMilestoneRoutes.post("/projects/:id/milestones/:milestone_id/promote", async (c) => {
+projectMilestoneRoutes.post("/projects/:id/milestones/:milestone_id/promote", { params: OneMilestone }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, OneMilestone);
   const project = await findProject(c, c.req.param("id"));

@@ -34,7 +34,7 @@ async function findPackage(c: Ctx, project: ProjectWithAccess, withVersions = tr
 const canDestroyIn = (c: Ctx, project: ProjectWithAccess) => () => allowed(c.var.actor, "destroy_package", project);
 
 /** GET /projects/:id/packages (lib/api/project_packages.rb); anonymous callers see public projects' packages. */
-packagesRoutes.get("/projects/:id/packages", async (c) => {
+packagesRoutes.get("/projects/:id/packages", { params: ListProjectPackages, paginated: true }, async (c) => {
   const params = await readParams(c, ListProjectPackages);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_package", project);
@@ -49,7 +49,7 @@ packagesRoutes.get("/projects/:id/packages", async (c) => {
  * caller reads. `delete_api_path` for the projects where the caller is Developer or higher (from the
  * same rule as `destroy_package`).
  */
-packagesRoutes.get("/groups/:id/packages", async (c) => {
+packagesRoutes.get("/groups/:id/packages", { params: ListGroupPackages, paginated: true }, async (c) => {
   const params = await readParams(c, ListGroupPackages);
   const group = await findGroup(c, c.req.param("id")!);
   const page = pageOf(params);
@@ -69,7 +69,7 @@ packagesRoutes.get("/projects/:id/packages/:package_id", async (c) => {
 });
 
 /** GET /projects/:id/packages/:package_id/package_files (lib/api/package_files.rb) */
-packagesRoutes.get("/projects/:id/packages/:package_id/package_files", async (c) => {
+packagesRoutes.get("/projects/:id/packages/:package_id/package_files", { params: pageParams, paginated: true }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_package", project);
@@ -85,7 +85,7 @@ packagesRoutes.get("/projects/:id/packages/:package_id/package_files", async (c)
  * jobs published the package, newest first. Differs from GitLab (16.1+): offset pagination like every
  * other list here, where GitLab pages by cursor.
  */
-packagesRoutes.get("/projects/:id/packages/:package_id/pipelines", async (c) => {
+packagesRoutes.get("/projects/:id/packages/:package_id/pipelines", { params: pageParams, paginated: true }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_package", project);

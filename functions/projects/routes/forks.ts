@@ -40,7 +40,7 @@ const ForkProject = z.object({
  * not fork is `404 Not Found` (`not_found! unless can?(:fork_project)`).
  * Differs from GitLab: `branches` (fork only some branches, 15.8+) is not a parameter of 15.4.
  */
-forkRoutes.post("/projects/:id/fork", async (c) => {
+forkRoutes.post("/projects/:id/fork", { params: ForkProject }, async (c) => {
   const params = await readParams(c, ForkProject);
   const actor = requireUser(c);
   const source = await findProject(c, c.req.param("id")!);
@@ -69,7 +69,7 @@ forkRoutes.post("/projects/:id/fork", async (c) => {
  * Differs from GitLab: `pagination=keyset` answers 405 (contract P6), `order_by=similarity` orders by
  * created_at.
  */
-forkRoutes.get("/projects/:id/forks", async (c) => {
+forkRoutes.get("/projects/:id/forks", { params: ListForks, paginated: true }, async (c) => {
   const params = await readParams(c, ListForks);
   const actor = c.var.actor;
   const source = await findProject(c, c.req.param("id")!);
@@ -124,7 +124,7 @@ const TransferLocations = z.object({ search: p.string().optional(), ...pageParam
  * paginated. Differs from GitLab: groups reached through group shares (15.5, behind a flag) are not
  * offered; `with_custom_attributes` is not read.
  */
-forkRoutes.get("/projects/:id/transfer_locations", async (c) => {
+forkRoutes.get("/projects/:id/transfer_locations", { params: TransferLocations, paginated: true }, async (c) => {
   const params = await readParams(c, TransferLocations);
   const found = await authorizedProject(c, "change_namespace");
   const page = pageOf(params);

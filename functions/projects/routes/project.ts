@@ -93,7 +93,7 @@ function settingsInput(params: SettingsParams): s.UpdateInput {
 const creatorLevel = (namespace: ProjectRow["namespace"], memberLevel: number) => (namespace.type === "User" ? Access.OWNER : memberLevel);
 
 /** POST /projects (lib/api/projects.rb, app/services/projects/create_service.rb) */
-projectRoutes.post("/projects", async (c) => {
+projectRoutes.post("/projects", { params: CreateProject }, async (c) => {
   const params = await readParams(c, CreateProject, [{ atLeastOneOf: ["name", "path"] }]);
   const actor = requireUser(c);
   checkAvatar(params.avatar);
@@ -107,7 +107,7 @@ projectRoutes.post("/projects", async (c) => {
 });
 
 /** POST /projects/user/:user_id (lib/api/projects.rb): an admin creates a project for a user. */
-projectRoutes.post("/projects/user/:user_id", async (c) => {
+projectRoutes.post("/projects/user/:user_id", { params: CreateProjectForUser }, async (c) => {
   const params = await readParamsWithPath(c, CreateProjectForUser);
   requireAdmin(c);
   const user = await findUser(c, String(params.user_id));

@@ -41,7 +41,7 @@ starsRoutes.post("/projects/:id/unstar", (c) => starOrUnstar(c, false));
 const ListStarrers = pageParams.extend({ search: p.string().optional() });
 
 /** GET /projects/:id/starrers (UsersStarProjectsFinder; API::Entities::UserStarsProject) */
-starsRoutes.get("/projects/:id/starrers", async (c) => {
+starsRoutes.get("/projects/:id/starrers", { params: ListStarrers, paginated: true }, async (c) => {
   const params = await readParams(c, ListStarrers);
   const project = await findProject(c, c.req.param("id")!);
   const page = pageOf(params);
@@ -51,7 +51,7 @@ starsRoutes.get("/projects/:id/starrers", async (c) => {
 });
 
 /** GET /users/:user_id/starred_projects (StarredProjectsFinder) */
-starsRoutes.get("/users/:user_id/starred_projects", async (c) => {
+starsRoutes.get("/users/:user_id/starred_projects", { params: ListStarredProjects }, async (c) => {
   const params = await readParams(c, ListStarredProjects);
   return userProjects(c, params, (userId) => ({ kind: "all", starredBy: userId }), columnOrder(params));
 });

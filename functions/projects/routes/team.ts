@@ -18,7 +18,7 @@ const ListUsers = z.object({
 });
 
 /** GET /projects/:id/users: the project's team (UserBasic), for whoever may read the project. */
-teamRoutes.get("/projects/:id/users", async (c) => {
+teamRoutes.get("/projects/:id/users", { params: ListUsers, paginated: true }, async (c) => {
   const params = await readParams(c, ListUsers);
   const project = await findProject(c, c.req.param("id")!);
   const page = pageOf(params);
@@ -37,7 +37,7 @@ const ListGroups = z.object({
 });
 
 /** GET /projects/:id/groups (Projects::GroupsFinder; Entities::PublicGroupDetails). */
-teamRoutes.get("/projects/:id/groups", async (c) => {
+teamRoutes.get("/projects/:id/groups", { params: ListGroups, paginated: true }, async (c) => {
   const params = await readParams(c, ListGroups);
   const project = await findProject(c, c.req.param("id")!);
   const page = pageOf(params);

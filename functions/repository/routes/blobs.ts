@@ -62,7 +62,7 @@ const ListContributors = pageParams.extend({
  * GET /projects/:id/repository/contributors (lib/api/repositories.rb, Repository#contributors): an
  * array paginated with totals (`Kaminari.paginate_array`); an empty repository lists nothing.
  */
-blobRoutes.get("/projects/:id/repository/contributors", async (c) => {
+blobRoutes.get("/projects/:id/repository/contributors", { params: ListContributors, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, ListContributors);
   const rev = params.ref || project.defaultBranch;

@@ -22,7 +22,7 @@ const Compare = z.object({
 });
 
 /** GET /projects/:id/repository/compare (lib/api/repositories.rb, CompareService, Gitlab::Git::Compare) */
-compareRoutes.get("/projects/:id/repository/compare", async (c) => {
+compareRoutes.get("/projects/:id/repository/compare", { params: Compare }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, Compare);
   // MergeRequestTargetProjectFinder. Differs from GitLab: only the project itself is accepted, not the
@@ -42,7 +42,7 @@ compareRoutes.get("/projects/:id/repository/compare", async (c) => {
 const MergeBase = z.object({ refs: p.strings({ comma: true }) });
 
 /** GET /projects/:id/repository/merge_base (lib/api/repositories.rb, Gitlab::Git::MergeBase) */
-compareRoutes.get("/projects/:id/repository/merge_base", async (c) => {
+compareRoutes.get("/projects/:id/repository/merge_base", { params: MergeBase }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, MergeBase);
   if (params.refs.length < 2) throw apiError("Provide at least 2 refs", 400);

@@ -323,7 +323,7 @@ fileRoutes.put("/projects/:id/repository/files/:file_path", (c) => writeFile(c, 
 fileRoutes.delete("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "delete"));
 
 /** GET /projects/:id/repository/tree (lib/api/repositories.rb, app/finders/repositories/tree_finder.rb) */
-fileRoutes.get("/projects/:id/repository/tree", async (c) => {
+fileRoutes.get("/projects/:id/repository/tree", { params: ListTree, paginated: true }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListTree);
   if (params.pagination === "none" && !params.recursive) throw paramsError('pagination cannot be "none" unless "recursive" is true');

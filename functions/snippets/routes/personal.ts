@@ -66,7 +66,7 @@ personalSnippetRoutes.get("/snippets/all", async (c) => {
 });
 
 /** GET /snippets/:id (lib/api/snippets.rb): any snippet the caller may read. */
-personalSnippetRoutes.get("/snippets/:id", async (c) => {
+personalSnippetRoutes.get("/snippets/:id", { params: OneSnippet }, async (c) => {
   const params = await readParamsWithPath(c, OneSnippet, [], []);
   const snippet = await q.findAnySnippet(c.var.db(), c.var.actor, params.id);
   if (!snippet) throw notFound("Snippet");
@@ -74,7 +74,7 @@ personalSnippetRoutes.get("/snippets/:id", async (c) => {
 });
 
 /** POST /snippets (lib/api/snippets.rb, Snippets::CreateService without a project) */
-personalSnippetRoutes.post("/snippets", async (c) => {
+personalSnippetRoutes.post("/snippets", { params: CreateSnippet }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, CreateSnippet, CREATE_FILE_RULES);
   if (!mayCreatePersonalSnippet(actor)) throw forbidden();
@@ -102,7 +102,7 @@ personalSnippetRoutes.put("/snippets/:id", async (c) => {
 });
 
 /** DELETE /snippets/:id (lib/api/snippets.rb): the caller's own snippets; 204, or 412. */
-personalSnippetRoutes.delete("/snippets/:id", async (c) => {
+personalSnippetRoutes.delete("/snippets/:id", { params: OneSnippet }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, OneSnippet, [], []);
   const snippet = await q.findAnySnippet(c.var.db(), actor, params.id, { authoredBy: actor.user.id });
@@ -114,7 +114,7 @@ personalSnippetRoutes.delete("/snippets/:id", async (c) => {
 });
 
 /** GET /snippets/:id/raw (lib/api/snippets.rb) */
-personalSnippetRoutes.get("/snippets/:id/raw", async (c) => {
+personalSnippetRoutes.get("/snippets/:id/raw", { params: OneSnippet }, async (c) => {
   const params = await readParamsWithPath(c, OneSnippet, [], []);
   const snippet = await q.findAnySnippet(c.var.db(), c.var.actor, params.id);
   if (!snippet) throw notFound("Snippet");
@@ -130,7 +130,7 @@ personalSnippetRoutes.get("/snippets/:id/files/:ref/:file_path/raw", async (c) =
 });
 
 /** GET /snippets/:id/user_agent_detail (lib/api/snippets.rb): admins; `Snippet.find` raises `404 Not found`. */
-personalSnippetRoutes.get("/snippets/:id/user_agent_detail", async (c) => {
+personalSnippetRoutes.get("/snippets/:id/user_agent_detail", { params: OneSnippet }, async (c) => {
   const params = await readParamsWithPath(c, OneSnippet, [], []);
   requireAdmin(c);
   const db = c.var.db();

@@ -45,7 +45,7 @@ const CreateSnippet = z.object({
 });
 
 /** GET /projects/:id/snippets (lib/api/project_snippets.rb) */
-projectSnippetRoutes.get("/projects/:id/snippets", async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets", { params: pageParams, paginated: true }, async (c) => {
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, pageParams);
   // No `authenticate!`: anonymous callers list the public snippets of a public project.
@@ -56,7 +56,7 @@ projectSnippetRoutes.get("/projects/:id/snippets", async (c) => {
 });
 
 /** GET /projects/:id/snippets/:snippet_id (lib/api/project_snippets.rb): `find` raises, so `404 Not found`. */
-projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id", async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id", { params: OneSnippet }, async (c) => {
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, OneSnippet);
   const snippet = await q.findSnippet(c.var.db(), project, c.var.actor, params.snippet_id);
@@ -65,7 +65,7 @@ projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id", async (c) => {
 });
 
 /** POST /projects/:id/snippets (lib/api/project_snippets.rb, Snippets::CreateService) */
-projectSnippetRoutes.post("/projects/:id/snippets", async (c) => {
+projectSnippetRoutes.post("/projects/:id/snippets", { params: CreateSnippet }, async (c) => {
   const actor = requireUser(c);
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, CreateSnippet, CREATE_FILE_RULES);
@@ -95,7 +95,7 @@ projectSnippetRoutes.put("/projects/:id/snippets/:snippet_id", async (c) => {
 });
 
 /** DELETE /projects/:id/snippets/:snippet_id (lib/api/project_snippets.rb) */
-projectSnippetRoutes.delete("/projects/:id/snippets/:snippet_id", async (c) => {
+projectSnippetRoutes.delete("/projects/:id/snippets/:snippet_id", { params: OneSnippet }, async (c) => {
   const actor = requireUser(c);
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, OneSnippet);
@@ -108,7 +108,7 @@ projectSnippetRoutes.delete("/projects/:id/snippets/:snippet_id", async (c) => {
 });
 
 /** GET /projects/:id/snippets/:snippet_id/raw (lib/api/project_snippets.rb) */
-projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/raw", async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/raw", { params: OneSnippet }, async (c) => {
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, OneSnippet);
   const snippet = await q.findSnippet(c.var.db(), project, c.var.actor, params.snippet_id);

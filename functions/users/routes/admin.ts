@@ -152,7 +152,7 @@ const CreateUser = z.object({
 });
 
 /** POST /users (lib/api/users.rb): administrators create a user and their personal namespace; 201. */
-adminRoutes.post("/users", async (c) => {
+adminRoutes.post("/users", { params: CreateUser }, async (c) => {
   const params = await readParams(c, CreateUser, [
     { atLeastOneOf: ["password", "reset_password", "force_random_password"], before: "name" },
     identityRule,
@@ -217,7 +217,7 @@ const UpdateUser = z.object({
  * PUT /users/:id (lib/api/users.rb): administrators change any field; only the keys sent change.
  * A changed e-mail waits in `unconfirmed_email` unless `skip_reconfirmation` (Devise reconfirmable).
  */
-adminRoutes.put("/users/:id{[0-9]+}", async (c) => {
+adminRoutes.put("/users/:id{[0-9]+}", { params: UpdateUser }, async (c) => {
   const params = await readParams(c, UpdateUser, [identityRule]);
   const actor = requireAdmin(c);
   const id = userId(c.req.param("id"));
@@ -269,7 +269,7 @@ const DeleteUser = z.object({ hard_delete: p.bool().optional() });
  * DELETE /users/:id (lib/api/users.rb): 204; a sole owner of a group is refused with 409 unless
  * `hard_delete`, which deletes those groups too. Administrators may delete themselves, as in GitLab.
  */
-adminRoutes.delete("/users/:id{[0-9]+}", async (c) => {
+adminRoutes.delete("/users/:id{[0-9]+}", { params: DeleteUser }, async (c) => {
   const params = await readParams(c, DeleteUser);
   requireAdmin(c);
   const id = userId(c.req.param("id"));

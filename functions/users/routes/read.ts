@@ -42,7 +42,7 @@ const ListUsers = z.object({
 });
 
 /** GET /users (lib/api/users.rb, app/finders/users_finder.rb) */
-readRoutes.get("/users", async (c) => {
+readRoutes.get("/users", { params: ListUsers, paginated: true }, async (c) => {
   const params = await readParams(c, ListUsers, [{ allOrNoneOf: ["extern_uid", "provider"], before: "order_by" }]);
   const actor = c.var.actor;
   const admin = !!actor?.isAdmin;
@@ -95,7 +95,7 @@ function stringHash(value: unknown): Record<string, string> | undefined {
 const GetUser = z.object({ with_custom_attributes: p.bool().optional() });
 
 /** GET /users/:id (lib/api/users.rb): open to anonymous callers; admins get UserDetailsWithAdmin. */
-readRoutes.get("/users/:id{[0-9]+}", async (c) => {
+readRoutes.get("/users/:id{[0-9]+}", { params: GetUser }, async (c) => {
   const params = await readParams(c, GetUser);
   const id = Number(c.req.param("id"));
   const admin = !!c.var.actor?.isAdmin;
@@ -110,7 +110,7 @@ const AvatarParams = z.object({ email: p.string(), size: p.int().optional() });
  * GET /avatar (lib/api/avatar.rb): the avatar URL of the user whose public e-mail this is, else the
  * Gravatar URL of the address itself (`User.new(email:)`), `size` scaling the Gravatar image.
  */
-readRoutes.get("/avatar", async (c) => {
+readRoutes.get("/avatar", { params: AvatarParams }, async (c) => {
   const params = await readParams(c, AvatarParams);
   // `read_users_list` (GlobalPolicy): anonymous callers lose it when the public level is restricted.
   if (!c.var.actor && (await loadSettings(c.var.db())).restricted_visibility_levels.includes(20)) throw forbidden("Unauthorized access");

@@ -81,7 +81,7 @@ stateRoutes.post("/users/:id{[0-9]+}/unban", async (c) => {
 const ListMemberships = pageParams.extend({ type: p.oneOf("Project", "Namespace").optional() });
 
 /** GET /users/:user_id/memberships (Entities::Membership): admins only. */
-stateRoutes.get("/users/:user_id{[0-9]+}/memberships", async (c) => {
+stateRoutes.get("/users/:user_id{[0-9]+}/memberships", { params: ListMemberships, paginated: true }, async (c) => {
   const params = await readParams(c, ListMemberships);
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("user_id"));

@@ -1,0 +1,88 @@
+// The OpenAPI document (GET /api/v4/openapi.json, functions/kernel/openapi.ts) cannot drift from the router:
+// every route `app.routes` has is an operation of the document, with its domain's tag, its path parameters,
+// security and GitLab's errors; the document passes an OpenAPI 3.1 validator; openapi-typescript generates
+// types from it. The contract test (test/helpers/contract.ts) checks it against the responses of the
+// endpoint tests.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import openapiTS, { astToString } from "openapi-typescript";
+import { loadApp } from "../../scripts/docs-api.mjs";
+
+const { app, openApiDocument, openApiPath, routesOf } = await loadApp();
+const document = await openApiDocument(app);
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** What is wrong between the routes of `root` and `doc`: one line per problem. */
+function problems(root, doc) {
+  const out = [];
+  const operationIds = new Set();
+  for (const { method, path } of routesOf(root)) {
+    const name = `${method} ${path}`;
+    const operation = doc.paths[openApiPath(path)]?.[method.toLowerCase()];
+    if (!operation) {
+      out.push(`${name}: not in the document`);
+      continue;
+    }
+    if (operation["x-hono-path"] !== path) out.push(`${name}: documented as ${operation["x-hono-path"]}`);
+    if (operation.tags?.length !== 1) out.push(`${name}: no domain (mount it with domain() in functions/app.ts)`);
+    if (operationIds.has(operation.operationId)) out.push(`${name}: operationId ${operation.operationId} twice`);
+    operationIds.add(operation.operationId);
+    if (!operation.security?.length) out.push(`${name}: no security`);
+    const templated = [...openApiPath(path).matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+    const declared = (operation.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name).sort();
+    if (JSON.stringify(templated) !== JSON.stringify(declared)) out.push(`${name}: path parameters ${declared} for ${templated}`);
+    for (const status of path.startsWith("/api/v4/") ? ["400", "401", "403", "404"] : ["401", "404"]) {
+      if (!operation.responses?.[status]) out.push(`${name}: no ${status}`);
+    }
+    if (!Object.keys(operation.responses ?? {}).some((s) => s.startsWith("2"))) out.push(`${name}: no success response`);
+  }
+  return out;
+}
+
+test("every route the router has is in the document, with its domain, parameters, security and errors", () => {
+  const routes = routesOf(app);
+  assert.ok(routes.length > 650, `only ${routes.length} routes`);
+  assert.deepEqual(problems(app, document), []);
+  const count = Object.values(document.paths).reduce((n, methods) => n + Object.keys(methods).filter((m) => METHODS.includes(m.toUpperCase())).length, 0);
+  assert.equal(count, routes.length, "the document has operations the router does not have");
+});
+
+test("the route check fails on a route missing from the document and on a route without a domain", async () => {
+  const stale = structuredClone(document);
+  delete stale.paths["/api/v4/version"].get;
+  assert.deepEqual(problems(app, stale), ["GET /api/v4/version: not in the document"]);
+  // A route added outside `domain()` is documented (the document is generated) but has no tag.
+  const { Hono } = await import("hono");
+  const planted = new Hono();
+  planted.route("/", app);
+  planted.get("/api/v4/planted/:thing", (c) => c.text("x"));
+  assert.deepEqual(problems(planted, await openApiDocument(planted)), ["GET /api/v4/planted/:thing: no domain (mount it with domain() in functions/app.ts)"]);
+});
+
+test("GitLab's deprecated aliases are marked deprecated, and list routes carry the pagination headers", () => {
+  assert.equal(document.paths["/api/v4/projects/{id}/services"].get.deprecated, true);
+  assert.equal(document.paths["/api/v4/projects/{id}/integrations"].get.deprecated, undefined);
+  assert.equal(document.paths["/api/v4/projects/{id}/labels"].put.deprecated, true);
+  const list = document.paths["/api/v4/projects/{id}/issues"].get.responses["200"];
+  assert.deepEqual(Object.keys(list.headers), ["X-Page", "X-Per-Page", "X-Next-Page", "X-Prev-Page", "X-Total", "X-Total-Pages", "Link"]);
+  assert.deepEqual(Object.keys(document.components.securitySchemes), ["PrivateToken", "PrivateTokenQuery", "OAuth2", "JobToken", "JobTokenQuery", "Basic"]);
+});
+
+test("the document is valid OpenAPI 3.1", async () => {
+  const validator = new Validator();
+  const result = await validator.validate(structuredClone(document));
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
+  assert.equal(validator.version, "3.1");
+  // The validator does fail: a path parameter is always required.
+  const broken = structuredClone(document);
+  broken.paths["/api/v4/projects/{id}"].get.parameters[0].required = false;
+  assert.equal((await new Validator().validate(broken)).valid, false);
+});
+
+test("openapi-typescript generates types from the document", async () => {
+  const ast = await openapiTS(structuredClone(document));
+  const types = astToString(ast);
+  assert.match(types, /"\/api\/v4\/projects\/\{id\}\/issues": \{/);
+  assert.match(types, /Version: \{\s+version: string;\s+revision: string;\s+\};/);
+});
