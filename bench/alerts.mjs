@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:alerts` (issue 15 item 7; also run by `npm run bench`): the alert receiver's throughput and
+// `npm run bench:alerts` (also run by `npm run bench`): the alert receiver's throughput and
 // the alerts queue consumer's catch-up time, Edgeforge as `npm start` runs it (scripts/start.mjs: the Worker
 // on workerd through Miniflare, its local queues).
 //

@@ -2,7 +2,7 @@
 // The baseline of `npm run bench`: a bare Node `http` server with a pooled `pg`, answering the two measured
 // endpoints with the SAME SQL statements the Worker runs for them, in the same order, one after another
 // (no Promise.all, as in the Worker). Only the transport differs: a long-lived pool here; in the Worker a
-// per-request connection through the WebSocket proxy (ARCHITECTURE.md §12). The JSON has the keys of
+// per-request connection through the WebSocket proxy (docs/performance.md). The JSON has the keys of
 // projects/entities.ts `projectWithAccess`, so the responses weigh about the same (the bench prints both).
 //
 // The SQL mirrors, statement by statement (keep in sync when those change; checked against the Worker's
@@ -170,7 +170,7 @@ function query(client, text, values) {
  * A statement the Worker runs as a named prepared statement (functions/kernel/db.ts `preparedQuery`: the
  * token, the project row, the project lookup, the rows by id). With BARE_NAMED=1 it is named here too, so
  * that both servers plan those statements once per connection and only the transport differs; without
- * it, unnamed as `pg` sends a query by default (the baseline issue 9 was written against).
+ * it, unnamed as `pg` sends a query by default (the baseline the targets were written against).
  */
 const names = new Map();
 const named = process.env.BARE_NAMED === "1";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:ci` (issue 12 item 7; also run by `npm run bench`): CI against Edgeforge as `npm start` runs it
+// `npm run bench:ci` (also run by `npm run bench`): CI against Edgeforge as `npm start` runs it
 // (scripts/start.mjs: the Worker on workerd through Miniflare, the WebSocket proxy, the database).
 //
 //   database:  PostgreSQL when DATABASE_URL is set or something answers on 127.0.0.1:5432 (a fresh database

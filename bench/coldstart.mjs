@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:coldstart` (`node bench/coldstart.mjs`, issue 34 item 5): what the Worker's own start-up
+// `npm run bench:coldstart` (`node bench/coldstart.mjs`): what the Worker's own start-up
 // costs. workerd freezes the clock while JavaScript runs (performance.now() and Date.now() do not move
 // during a module's evaluation), so the cost is measured from outside: a fresh workerd (a fresh isolate) is
 // started BENCH_ROUNDS (7) times with the deployable bundle and, in alternation, with a stub Worker that has

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:commits` (issue 3 item 7; also run by `npm run bench` after the other benches): the
+// `npm run bench:commits` (also run by `npm run bench` after the other benches): the
 // commits API on a repository of BENCH_COMMITS (10,000) commits, Edgeforge as `npm start` runs it
 // (scripts/start.mjs: the Worker on workerd through Miniflare, the WebSocket proxy, the database).
 //

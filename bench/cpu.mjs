@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:cpu` (issue 9): CPU time per request of each process of `npm start`'s stack (the Node
+// `npm run bench:cpu`: CPU time per request of each process of `npm start`'s stack (the Node
 // process with the pooling proxy, workerd) on the hot read endpoints, per database transport: the raw TCP
 // socket (`PG_TCP_PROXY`, the default) and the WebSocket (`PG_TRANSPORT=websocket`). CPU time, read from
 // /proc/<pid>/stat before and after a fixed number of requests, depends far less on the machine's load than

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:exports` (issue 15 item 7; also run by `npm run bench`): how long the export of a project
+// `npm run bench:exports` (also run by `npm run bench`): how long the export of a project
 // with BENCH_EXPORT_ISSUES (10,000) issues takes, and the import of the archive it made, Edgeforge as
 // `npm start` runs it (scripts/start.mjs: the Worker on workerd through Miniflare, its local queues and R2).
 //

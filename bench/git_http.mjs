@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:git_http` (issue 10 item 7; also run by `npm run bench`): git over smart HTTP with the git
+// `npm run bench:git_http` (also run by `npm run bench`): git over smart HTTP with the git
 // CLI against Edgeforge as `npm start` runs it (scripts/start.mjs: the Worker on workerd through Miniflare, the WebSocket
 // proxy, the database).
 //

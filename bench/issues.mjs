@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:issues` (issue 4 item 10; also run by `npm run bench` after bench/run.mjs): issues and
+// `npm run bench:issues` (also run by `npm run bench` after bench/run.mjs): issues and
 // notes at volume, Edgeforge as `npm start` runs it (scripts/start.mjs: the Worker on workerd through
 // Miniflare, the WebSocket proxy, the database).
 //
@@ -27,7 +27,7 @@
 //              instead of root.
 //   report:    req/s, p50, p99, non-2xx, SQL statements per request (the X-Query-Count header, which
 //              scripts/start.mjs turns on with EDGEFORGE_QUERY_COUNT=1), and the 100,000/1,000 latency
-//              ratio against the target (1.2x: issue 9).
+//              ratio against the target (1.2x).
 //
 // Everything listens on and targets 127.0.0.1 only; the run stops itself after 5 minutes at most; everything
 // started is stopped and temporary files and databases removed.

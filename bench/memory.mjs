@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:memory` (`node bench/memory.mjs`, issue 34 item 3): whether the Worker keeps anything per
+// `npm run bench:memory` (`node bench/memory.mjs`): whether the Worker keeps anything per
 // request. `npm start`'s stack on PostgreSQL (DATABASE_URL, or 127.0.0.1:5432) answers BENCH_MEMORY_TOTAL
 // (200,000) requests, cycling through the three hot read endpoints (`GET /projects/:id`,
 // `GET /projects?per_page=20`, `GET /projects/:id/issues?per_page=20`) on 10 connections as root; workerd's

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/profile.mjs` (issue 9): a V8 CPU profile of the Worker's isolate while it answers the hot read
+// `node bench/profile.mjs`: a V8 CPU profile of the Worker's isolate while it answers the hot read
 // endpoints, summarised as self time per function: the bundle is minified (wrangler.toml), so each frame is
 // named by its place in the source through the bundle's source map (`file:line`). It starts `npm start`'s stack with INSPECTOR_PORT (workerd's DevTools inspector), warms
 // each endpoint up, then records `Profiler.start` … `Profiler.stop` over BENCH_REQUESTS (2,000) requests on

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench` (issue 2 item 17, issue 9, ARCHITECTURE.md §12): Edgeforge as `npm start` runs it (Miniflare
+// `npm run bench` (docs/performance.md): Edgeforge as `npm start` runs it (Miniflare
 // on workerd, the pooling WebSocket proxy, the database) beside a bare Node `http` + pooled `pg` server running
 // the same SQL (bench/bare.mjs), in the same run, against the same database, with the same load; on both
 // databases, one after the other.
@@ -15,7 +15,7 @@
 //              `GET /api/v4/projects?per_page=20` and `GET /api/v4/projects/:id/issues?per_page=20` (over the
 //              10 projects with issues). Edgeforge first; it is then stopped (embedded PGlite is one process's
 //              files) and the bare server is measured on the same database, twice: `bare` sends every
-//              statement unnamed, as `pg` does by default (the baseline issue 9 states its targets against);
+//              statement unnamed, as `pg` does by default (the baseline the targets are stated against);
 //              `bare-named` also names the statements the Worker names (kernel/db.ts `preparedQuery`), so
 //              that both plan them once per backend and only the transport and the runtime differ.
 //   report:    per database, req/s, p50, p99, non-2xx and errors, bytes per response, and the ratios
@@ -274,7 +274,7 @@ function printTable({ rows, mode, load }) {
       );
     }
   }
-  console.log("bare: pg's default unnamed statements (issue 9's baseline); bare-named: the Worker's named statements named too (only the transport differs)");
+  console.log("bare: pg's default unnamed statements (the targets' baseline); bare-named: the Worker's named statements named too (only the transport differs)");
 }
 
 /** Whether something accepts TCP connections at host:port (the default PostgreSQL). */

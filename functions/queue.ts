@@ -6,7 +6,7 @@ import type { Bindings } from "./kernel/env";
 import { useBlobBucket } from "./shared/git";
 
 /**
- * Queue dispatch (ARCHITECTURE.md §11): one consumer per queue of wrangler.toml, chosen by
+ * Queue dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): one consumer per queue of wrangler.toml, chosen by
  * `batch.queue`. Keep it a small switch; each consumer acks or retries its own messages.
  */
 export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {
@@ -20,7 +20,7 @@ export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionCo
     case "edgeforge-alerts-dlq":
       return consumeDeadAlerts(batch as MessageBatch<{ receiptId: number }>, env);
     case "edgeforge-exports": {
-      // One queue for exports and imports (ARCHITECTURE.md §11), told apart by `kind`.
+      // One queue for exports and imports (docs/architecture.md, "Queues, crons and Durable Objects"), told apart by `kind`.
       const { imports, exports } = byKind(batch as MessageBatch<ExportMessage>);
       await consumeImports(imports, env);
       if (exports.messages.length) await consumeExports(exports, env);

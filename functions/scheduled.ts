@@ -7,7 +7,7 @@ import type { Bindings } from "./kernel/env";
 import { useBlobBucket } from "./shared/git";
 
 /**
- * Cron dispatch (ARCHITECTURE.md §11): `0 12 * * *` refreshes the billable-member snapshots and the
+ * Cron dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): `0 12 * * *` refreshes the billable-member snapshots and the
  * license's seat figures; `*\/5 * * * *` runs the CI sweep. Each task is idempotent and bounded.
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
@@ -21,7 +21,7 @@ export async function scheduled(controller: ScheduledController, env: Bindings, 
   }
 }
 
-/** The stuck-job sweep (CI.md §7): failures and re-processing go through each pipeline's object. */
+/** The stuck-job sweep (docs/ci.md, "The pipeline coordinator"): failures and re-processing go through each pipeline's object. */
 export async function ciSweep(env: Bindings): Promise<void> {
   const baseUrl = (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, "");
   const step = await withDb(env, (db) => sweepStep(db, baseUrl));

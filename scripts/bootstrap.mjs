@@ -1,4 +1,4 @@
-// Idempotent first-start data (ARCHITECTURE.md §9): root (id 1, admin), its personal namespace,
+// Idempotent first-start data (docs/architecture.md, "Running locally"): root (id 1, admin), its personal namespace,
 // the application settings row, and root's personal access token.
 // `db` is anything with `query(text, params) => Promise<{ rows }>`: a pg Client or a PGlite instance.
 import { createHash, randomBytes } from "node:crypto";

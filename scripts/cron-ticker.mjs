@@ -1,4 +1,4 @@
-// The cron ticker of `npm start` (ARCHITECTURE.md §9): local workerd never fires `[triggers] crons`,
+// The cron ticker of `npm start` (docs/architecture.md, "Running locally"): local workerd never fires `[triggers] crons`,
 // so this calls Miniflare's `/cdn-cgi/handler/scheduled?cron=<expr>` (enabled by `unsafeTriggerHandlers`,
 // scripts/worker-host.mjs) when each expression of wrangler.toml is due, in UTC, as Cloudflare does.
 import { readFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start` (ARCHITECTURE.md §9): the database (embedded PGlite, or DATABASE_URL), migrations and
+// `npm start` (docs/architecture.md, "Running locally"): the database (embedded PGlite, or DATABASE_URL), migrations and
 // bootstrap, the WebSocket proxy, then the Worker on workerd through Miniflare (scripts/worker-host.mjs
 // says why not `wrangler dev`).
 // Non-interactive; one progress line per step; Ctrl-C stops everything it started.

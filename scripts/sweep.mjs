@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run sweep` (issue 8): the edge-value sweep over HTTP against a started server. Every edge value
+// `npm run sweep`: the edge-value sweep over HTTP against a started server. Every edge value
 // (0, -1, 2^31-1, 2^31, 2^53, 1e308, NUL, 70 kB strings, impossible dates, arrays where scalars go, …)
 // of every parameter every route declared, alone, as JSON and as a query string, then every malformed
 // path segment of every path parameter: about 100,000 sequential requests. Reports the requests sent,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the vitest suite inside workerd, then the Node-side tests (proxy, end to end), and one
-// closing line `N passed, N failed, N skipped` over both (ARCHITECTURE.md §10).
+// closing line `N passed, N failed, N skipped` over both (docs/testing.md, "How `npm test` runs").
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";

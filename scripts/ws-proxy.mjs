@@ -1,5 +1,5 @@
 // WebSocket -> Postgres proxy for the Neon serverless driver, with a transaction-mode connection pool
-// (ARCHITECTURE.md §9, docs/architecture.md "Database connections and performance").
+// (docs/architecture.md, "Running locally", docs/database.md "The pooling proxy").
 //
 // The driver opens ws://127.0.0.1:<port>/v1?address=host:port and speaks the raw Postgres wire protocol
 // in binary frames. A Worker opens one such session per request, so a new Postgres backend per request
@@ -30,8 +30,7 @@
 //   never meets another text. A unit of work that parsed a new name and then failed leaves that backend's
 //   statements unknown: the backend is closed instead of kept;
 // - an embedded PGlite behind pglite-socket is ONE Postgres session shared by every TCP client, so a
-//   `serialize`d target gets a pool of exactly one backend: one unit of work at a time (§9, "Why PGlite
-//   needs a lock"); the pool is that lock;
+//   `serialize`d target gets a pool of exactly one backend: one unit of work at a time (docs/database.md, "The pooling proxy"); the pool is that lock;
 // - a target that asks for a password (anything but trust) is not pooled: the proxy cannot answer the
 //   authentication for it, so it pipes that session to its own TCP connection as before (the first
 //   backend's authentication request is handed to the client, and the key is remembered as direct);

@@ -1,4 +1,4 @@
-// Node side of the git oracle (GIT.md §12, ARCHITECTURE.md §10): builds a history of 250+ commits with
+// Node side of the git oracle (docs/git.md, "Testing against git", docs/testing.md, "How `npm test` runs"): builds a history of 250+ commits with
 // the git CLI (`git fast-import`, so it takes well under a second), with branches, merges (octopus,
 // criss-cross, evil), an orphan root, renames, binary files, files without a final newline, a symlink,
 // a submodule entry, skewed committer clocks and annotated tags; then exports every object and what git

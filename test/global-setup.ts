@@ -1,4 +1,4 @@
-// Node side of `npm test` (ARCHITECTURE.md §10): picks the database, creates a throwaway one,
+// Node side of `npm test` (docs/testing.md, "How `npm test` runs"): picks the database, creates a throwaway one,
 // migrates and bootstraps it, starts the WebSocket proxy, and hands the URLs to workerd.
 import net from "node:net";
 import { fileURLToPath } from "node:url";

@@ -101,7 +101,7 @@ export const approvals = pgTable(
 /**
  * A merge request's own approval rule (EE `approval_merge_request_rules`, `POST …/merge_requests/:iid/approval_rules`).
  * A merge request has only the rules written for it: GitLab 15.4 copies project rules only from its web
- * form and when merging (see docs/architecture.md), and ApprovalState uses the project's rules otherwise.
+ * form and when merging (see docs/domains.md, "Merge request approvals"), and ApprovalState uses the project's rules otherwise.
  */
 export const approvalMergeRequestRules = pgTable(
   "approval_merge_request_rules",

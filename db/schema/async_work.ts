@@ -1,4 +1,4 @@
-// Queue-backed work (issue 15, ARCHITECTURE.md §11): alert integrations, receipts and alerts (the
+// Queue-backed work (docs/architecture.md, "Queues, crons and Durable Objects"): alert integrations, receipts and alerts (the
 // alerts queue), and project export/import jobs (the export-import queue). GitLab's table names where
 // GitLab has the table; the receipt and export-job tables are ours (GitLab keeps that state in Sidekiq).
 import { sql } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// Badges (issue 13, spec 1: 4.11): of a project (`ProjectBadge`) or a group (`GroupBadge`).
+// Badges: of a project (`ProjectBadge`) or a group (`GroupBadge`).
 import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
 import { namespaces } from "./namespaces";

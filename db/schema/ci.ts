@@ -6,7 +6,7 @@ import { projects } from "./projects";
 import { bytea } from "./repository";
 import { users } from "./users";
 
-/** CI tables (CI.md §1), named after GitLab's. Statuses live here; the Durable Object keeps none. */
+/** CI tables (docs/ci.md, "Tables"), named after GitLab's. Statuses live here; the Durable Object keeps none. */
 
 export const ciPipelines = pgTable(
   "ci_pipelines",

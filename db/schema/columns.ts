@@ -1,6 +1,6 @@
 import { integer, timestamp } from "drizzle-orm/pg-core";
 
-/** `integer generated always as identity`: ids are JSON numbers (ARCHITECTURE.md §8). */
+/** `integer generated always as identity`: ids are JSON numbers (docs/database.md, "Schema and migrations"). */
 export const id = () => integer().primaryKey().generatedAlwaysAsIdentity();
 
 export const createdAt = () => timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow();

@@ -1,5 +1,5 @@
 // External commit statuses (`POST /projects/:id/statuses/:sha`, GitLab's GenericCommitStatus). CI jobs
-// live in their own tables (CI.md); the commit statuses list reads this table, and the CI domain may
+// live in their own tables (docs/ci.md); the commit statuses list reads this table, and the CI domain may
 // link a status to its pipeline through `pipeline_id`.
 import { boolean, index, integer, pgTable, real, text } from "drizzle-orm/pg-core";
 import { createdAt, id, timestamptz, updatedAt } from "./columns";

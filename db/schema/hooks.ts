@@ -1,4 +1,4 @@
-// Webhooks and integrations (issue 13, spec 1: 4.14): project, group and system hooks (GitLab's
+// Webhooks and integrations: project, group and system hooks (GitLab's
 // `web_hooks` table with its STI `type`), and per-project integrations (GitLab's `integrations`).
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
@@ -48,7 +48,7 @@ export const integrations = pgTable(
     projectId: integer()
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    /** The neutral slug of the kind (spec 1: 4.14), GitLab's own slug being an alias. */
+    /** The neutral slug of the kind, GitLab's own slug being an alias. */
     slug: text().notNull(),
     active: boolean().notNull().default(false),
     /** The kind's own fields (`webhook`, `token`, `recipients`…), secrets included; entities filter them. */

@@ -1,4 +1,4 @@
-// Issues and collaboration (issue 4): issues, labels, milestones, merge requests, notes, events,
+// Issues and collaboration: issues, labels, milestones, merge requests, notes, events,
 // award emoji, time tracking, links, to-dos, snippets, epics. GitLab's table names where they help.
 import { boolean, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";

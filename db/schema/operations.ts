@@ -1,4 +1,4 @@
-// Operations (issue 13): environments, feature flags (new-version strategies and legacy scopes), user
+// Operations: environments, feature flags (new-version strategies and legacy scopes), user
 // lists, and the Unleash client token of a project. GitLab's table names.
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";

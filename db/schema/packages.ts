@@ -1,4 +1,4 @@
-// Packages (issue 13, spec 1: 4.10): packages of a project, their files (bytes in R2 `BLOBS`), npm
+// Packages: packages of a project, their files (bytes in R2 `BLOBS`), npm
 // dist-tags and npm version metadata. GitLab's table names.
 import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";

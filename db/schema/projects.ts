@@ -48,7 +48,7 @@ export const projects = pgTable(
      */
     forkedFromProjectId: integer().references((): AnyPgColumn => projects.id, { onDelete: "set null" }),
     /**
-     * The object pool (GIT.md §2): a fork shares the git objects of its fork network's root, so its
+     * The object pool (docs/git.md, "Tables"): a fork shares the git objects of its fork network's root, so its
      * `git_objects`/`git_commits` rows are those of `pool_id`. Null: the project's own id.
      */
     poolId: integer(),

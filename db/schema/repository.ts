@@ -1,4 +1,4 @@
-// Git storage (GIT.md §2): objects belong to a fork network (`pool_id`), refs to a project. Until forks
+// Git storage (docs/git.md, "Tables"): objects belong to a fork network (`pool_id`), refs to a project. Until forks
 // exist a project's pool is its own id (`pool_id = project_id`, see repoOf in functions/shared/git/store/revisions.ts).
 import { bigint, boolean, check, customType, index, integer, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
@@ -85,7 +85,7 @@ export const gitCommits = pgTable(
     committedAt: timestamptz().notNull(),
     committerTz: smallint().notNull(),
     message: text().notNull(),
-    /** `git diff --numstat <first parent> <commit>` summed, binary files skipped (GIT.md §8). */
+    /** `git diff --numstat <first parent> <commit>` summed, binary files skipped (docs/git.md, "Stats and diffs"). */
     additions: integer().notNull().default(0),
     deletions: integer().notNull().default(0),
     filesChanged: integer().notNull().default(0),

@@ -5,7 +5,7 @@ import { processReceipts } from "./services";
 type Body = { receiptId: number };
 
 /**
- * The alerts queue consumer (ARCHITECTURE.md §11): the whole batch in one transaction; when that
+ * The alerts queue consumer (docs/architecture.md, "Queues, crons and Durable Objects"): the whole batch in one transaction; when that
  * fails, each message on its own, so that one bad receipt is retried (with backoff) without holding
  * back the others. A consumer dying midway commits nothing: its messages are redelivered.
  */

@@ -28,8 +28,7 @@ import * as services from "./services";
 import { MAPPABLE_FIELDS, randomHex, RESOLVED, type AttributeMapping } from "./rules";
 
 /**
- * Alert management, our REST extension (GitLab does this through its web interface and GraphQL; spec
- * 2 §4.11): HTTP integrations (Maintainer), the project's incident settings (Maintainer), and alerts
+ * Alert management, our REST extension (GitLab does this through its web interface and GraphQL): HTTP integrations (Maintainer), the project's incident settings (Maintainer), and alerts
  * (Reporter reads, Developer changes). The receiver itself is in receiver.ts.
  */
 export const alertManagementRoutes = router();

@@ -16,7 +16,7 @@ import { badgeErrors } from "./rules";
 import { coverageBadge, pipelineBadge } from "./svg";
 
 /**
- * Badges of projects and groups (lib/api/badges.rb; spec 1: 4.11). Reads follow the source's
+ * Badges of projects and groups (lib/api/badges.rb). Reads follow the source's
  * visibility; writes and `render` need `admin_project` (Maintainer) or `admin_group` (Owner).
  * A project's list holds its own badges and those of its ancestor groups (`kind`).
  * Not built: the pipeline and coverage badge images (`/<full_path>/badges/<ref>/pipeline.svg`), which

@@ -11,7 +11,7 @@ import { billableMember, membership } from "../entities/billable_members";
 import * as q from "./queries";
 import { ensureSnapshot } from "./services";
 
-/** ee/lib/api/members.rb: the billable members of a top-level group (a daily snapshot, spec 2: 4.8). */
+/** ee/lib/api/members.rb: the billable members of a top-level group (a daily snapshot). */
 export const billableMembersRoutes = router();
 
 const SORTS = ["access_level_asc", "access_level_desc", "last_joined", "name_asc", "name_desc", "oldest_joined", "oldest_sign_in", "recent_sign_in"] as const;

@@ -21,7 +21,7 @@ export async function listBranchTips(db: Executor, repo: Repo): Promise<BranchTi
 /**
  * The tips among `tips` that `head` reaches (its ancestors, itself included). One recursive walk from
  * `head` that never goes below the lowest generation of the tips: a commit cannot reach a commit of a
- * higher generation (GIT.md §2).
+ * higher generation (docs/git.md, "Tables").
  */
 export async function reachableFrom(db: Executor, repo: Repo, head: string, tips: { oid: string; generation: number }[]): Promise<Set<string>> {
   if (tips.length === 0) return new Set();

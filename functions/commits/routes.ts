@@ -26,7 +26,7 @@ import * as q from "./queries";
 import type { GitCommitRow } from "./queries";
 
 /**
- * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, GIT.md).
+ * The commits API (lib/api/commits.rb, GitLab 15.4) over the git core (functions/shared/git, docs/git.md).
  * Every endpoint first needs `download_code` on the project (`before { authorize! :download_code }`),
  * which Grape runs before it validates parameters.
  * `/statuses` lives in functions/commit_statuses.

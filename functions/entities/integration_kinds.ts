@@ -1,5 +1,5 @@
 /**
- * The integration kinds of spec 1: 4.14, by neutral slug, with GitLab's slug as an alias, and the
+ * The integration kinds, by neutral slug, with GitLab's slug as an alias, and the
  * fields PUT requires and accepts (lib/api/helpers/integrations_helpers.rb). `secret` fields are
  * write-only (never returned), like GitLab's password fields. With the presenters because the integration
  * entities read it (a kind's title, which properties are shown), as GitLab's read `api_field_names`;

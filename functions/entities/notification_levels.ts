@@ -1,5 +1,5 @@
 /**
- * NotificationSetting levels and e-mail events (app/models/notification_setting.rb, spec 2: 4.7): pure
+ * NotificationSetting levels and e-mail events (app/models/notification_setting.rb): pure
  * data, with the presenters because the setting entity lists the events; the recipients resolver reads it too.
  */
 export const LEVELS = ["disabled", "participating", "watch", "global", "mention", "custom"] as const;

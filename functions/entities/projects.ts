@@ -101,7 +101,7 @@ export function projectIdentity(row: Project & { namespace?: Namespace }, _ctx?:
  * `Project#default_branch`: the repository's root ref, or for an empty repository
  * `default_branch_from_preferences` (the instance's `default_branch_name`). Where that setting is
  * blank we answer `main`, the name GitLab 15 gives new repositories (`Gitlab::DefaultBranch.value`),
- * so clients that pass `default_branch` on as a ref get a usable name (issue 10). Edgeforge has no
+ * so clients that pass `default_branch` on as a ref get a usable name. Edgeforge has no
  * group-level `default_branch_name`. The first pushed branch still becomes the default.
  */
 export function defaultBranchOf(row: ProjectRow): string | null {

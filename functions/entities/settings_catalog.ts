@@ -1,5 +1,5 @@
 /**
- * Every application setting Edgeforge knows (spec 2: 2 "Application settings", 4.4), with GitLab 15's
+ * Every application setting Edgeforge knows, with GitLab 15's
  * types and defaults (app/models/application_setting_implementation.rb `defaults`, lib/api/settings.rb).
  * The order is the order of GET /application/settings and of the "at least one parameter" message.
  * `column`: the setting has its own column in `application_settings` (SQL elsewhere reads it); every other

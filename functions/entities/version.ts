@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The GitLab release Edgeforge answers as (GITLAB-COMPAT.md B1). */
+/** The GitLab release Edgeforge answers as (docs/compat.md, "Instance endpoints", B1). */
 export const GITLAB_VERSION = "15.4.0-ee";
 /** Differs from GitLab: a fixed revision of Edgeforge's API surface, not a git commit of GitLab. */
 export const REVISION = "e4e4f0f0";

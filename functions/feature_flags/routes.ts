@@ -22,7 +22,7 @@ import {
 } from "./services";
 
 /**
- * Feature flags (lib/api/feature_flags.rb; spec 1: 4.1). Developer or higher for every endpoint
+ * Feature flags (lib/api/feature_flags.rb). Developer or higher for every endpoint
  * (`authorize_read_feature_flags!` before anything else: Grape runs the `before` block ahead of
  * parameter validation, so a caller who may not read the flags gets 404 or 403 whatever the
  * parameters). Flags are found by name. Unlike the user lists' API, this one declares no
@@ -113,7 +113,7 @@ featureFlagsRoutes.get("/projects/:id/feature_flags", { params: ListFlags, pagin
 
 /**
  * POST /projects/:id/feature_flags (lib/api/feature_flags.rb): `version` omitted or `legacy_flag`
- * makes a legacy flag with environment `scopes` (spec 1: 4.1); `new_version_flag` one with strategies.
+ * makes a legacy flag with environment `scopes`; `new_version_flag` one with strategies.
  */
 featureFlagsRoutes.post("/projects/:id/feature_flags", { params: CreateFlag }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);

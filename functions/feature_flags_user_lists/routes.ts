@@ -12,7 +12,7 @@ import type { UserList } from "./queries";
 import * as q from "./queries";
 
 /**
- * Feature flag user lists (lib/api/feature_flags_user_lists.rb; spec 1: 4.2): Developer or higher
+ * Feature flag user lists (lib/api/feature_flags_user_lists.rb): Developer or higher
  * (`admin_feature_flags_user_lists`), found by iid. Errors are the model's full messages.
  * The API has its own `error_formatter`: a string error is `{"message": "…"}`, so a list created
  * without `user_xids` is 400 `{"message": "user_xids is missing"}`. Its `before` block authorizes,

@@ -12,7 +12,7 @@ import { projectIntegration, projectIntegrationBasic } from "../entities/integra
 import * as q from "./queries";
 
 /**
- * Project integrations (lib/api/integrations.rb; spec 1: 4.14), under `/projects/:id/integrations` and
+ * Project integrations (lib/api/integrations.rb), under `/projects/:id/integrations` and
  * the older `/projects/:id/services`, as GitLab 15 serves both. Maintainers and owners
  * (`authorize_admin_project`). The kinds are the spec's table (./catalog.ts), by neutral slug, GitLab's
  * slugs accepted as aliases. Chat kinds with a `webhook` (Discord, Microsoft Teams, Slack, Mattermost,

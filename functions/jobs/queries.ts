@@ -60,7 +60,7 @@ export async function findJob(db: Executor, projectId: number, jobId: number) {
   return { row: rows[0], commits };
 }
 
-/** The job a job token belongs to, while running (CI.md §10), with its relations. */
+/** The job a job token belongs to, while running (docs/ci.md, "Job token and variables"), with its relations. */
 export async function findJobByToken(db: Executor, digest: string) {
   const base = await selectJobs(db).where(and(eq(ciBuilds.tokenDigest, digest), inArray(ciBuilds.status, ["running", "canceling"])));
   if (!base.length) return null;

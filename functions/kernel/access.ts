@@ -1,4 +1,4 @@
-/** Gitlab::Access levels (lib/gitlab/access.rb; spec 1: §5). */
+/** Gitlab::Access levels (lib/gitlab/access.rb). */
 export const Access = {
   NO_ACCESS: 0,
   MINIMAL_ACCESS: 5,

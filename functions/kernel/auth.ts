@@ -23,7 +23,7 @@ export function generateToken(prefix = "glpat-"): string {
   return prefix + base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** The credential of the request, from the forms of GITLAB-COMPAT.md A1. */
+/** The credential of the request, from the forms of docs/compat.md, "Authentication and permissions", A1. */
 function credential(c: Ctx): string | null {
   const header = c.req.header("private-token");
   if (header) return header.trim();

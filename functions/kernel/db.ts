@@ -12,7 +12,7 @@ import type { Database, Executor, Transaction } from "./db_types";
 
 let configuredProxy: string | undefined;
 
-/** neonConfig is global to the isolate: set once, from the first env seen (ARCHITECTURE.md §8). */
+/** neonConfig is global to the isolate: set once, from the first env seen (docs/database.md, "Connections in the Worker"). */
 function configureNeon(env: Bindings) {
   if (!env.WS_PROXY || configuredProxy === env.WS_PROXY) return;
   const proxy = env.WS_PROXY;

@@ -44,11 +44,11 @@ export type Bindings = {
   BLOBS: R2Bucket;
   /** Base64 of the raw 32-byte Ed25519 public key that signs licenses (`POST /license`); unset: uploads are refused. */
   LICENSE_PUBLIC_KEY?: string;
-  /** Durable Object namespace of `PipelineCoordinator` (functions/shared/ci/pipeline_coordinator.ts, CI.md §7). */
+  /** Durable Object namespace of `PipelineCoordinator` (functions/shared/ci/pipeline_coordinator.ts, docs/ci.md, "The pipeline coordinator"). */
   PIPELINES: DurableObjectNamespace;
   /** Queue `edgeforge-webhooks` (wrangler.toml): hook events and deliveries (functions/shared/webhooks). */
   WEBHOOKS_QUEUE?: Queue<WebhookMessage>;
-  /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (ARCHITECTURE.md §11). */
+  /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (docs/architecture.md, "Queues, crons and Durable Objects"). */
   ALERTS_QUEUE: Queue<{ receiptId: number }>;
   EXPORTS_QUEUE: Queue<{ kind: "export" | "import"; id: number }>;
 };

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, ErrorFormat } from "./env";
 
 /**
- * An error that renders GitLab's exact status and body (GITLAB-COMPAT.md §4). Routes never write these
+ * An error that renders GitLab's exact status and body (docs/compat.md, "Error bodies"). Routes never write these
  * strings themselves: they throw one of the constructors below.
  */
 export class ApiError extends Error {

@@ -10,7 +10,7 @@ import { groupAccessLevel, projectAccessLevelForShape } from "./visibility";
 /**
  * `find_project!`, `find_group!`, `find_user` (lib/api/helpers.rb): numeric id or URL-encoded full
  * path, case-insensitive; one statement returns the row and the actor's effective access level; what
- * the actor may not read is 404, exactly as what does not exist (GITLAB-COMPAT.md R1, R2, R5).
+ * the actor may not read is 404, exactly as what does not exist (docs/compat.md, "Addressing resources", R1, R2, R5).
  */
 export async function findProject(c: Ctx, idOrPath: string): Promise<ProjectWithAccess> {
   const project = await loadProject(c, idOrPath);

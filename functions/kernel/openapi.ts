@@ -184,7 +184,7 @@ const jsonError = (description: string) => ({
   content: { "application/json": { schema: ref("GitLabError") } },
 });
 
-/** The responses every route under /api/v4 may give (GITLAB-COMPAT.md: errors), as `components.responses`. */
+/** The responses every route under /api/v4 may give (docs/compat.md: errors), as `components.responses`. */
 const API_ERROR_RESPONSES: Record<string, unknown> = {
   BadRequest: {
     description: 'Bad request: Grape\'s `{"error": "<param> is missing"}`, `{"message": "400 Bad request - …"}`, a model\'s `{"message": {…}}`; a malformed string (NUL, bad escape) is `text/plain` "Bad Request"',

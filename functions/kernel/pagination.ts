@@ -5,7 +5,7 @@ import { preparedQuery, type Executor } from "./db";
 import { methodNotAllowed } from "./errors";
 import { p } from "./params";
 
-/** GitLab's offset pagination (GITLAB-COMPAT.md §6; lib/api/pagination_params.rb, 15.3+ rules). */
+/** GitLab's offset pagination (docs/compat.md, "Pagination"; lib/api/pagination_params.rb, 15.3+ rules). */
 export const MAX_PER_PAGE = 100;
 export const COUNT_LIMIT = 10_000;
 export const MAX_OFFSET = 50_000;

@@ -6,7 +6,7 @@ import type { AppEnv, Ctx } from "./env";
 import { malformedRequest, paramsError, tooLarge } from "./errors";
 
 /**
- * Parameters as Grape sees them (GITLAB-COMPAT.md §5): the union of the query string (on every
+ * Parameters as Grape sees them (docs/compat.md, "Parameters"): the union of the query string (on every
  * method), urlencoded or multipart forms and JSON bodies, with Rack's nested keys decoded
  * (`a[]`, `h[k]`, `a[][k]`). On a clash the body wins over the query string; path parameters are
  * read with `c.req.param()` and win over both.
@@ -243,7 +243,7 @@ const FALSE = new Set(["false", "f", "no", "n", "off", "0"]);
 
 const toString: Coercer<string> = (v) =>
   typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : INVALID;
-/** Postgres `integer`: ids, iids, levels, weights, priorities (ARCHITECTURE.md §8). */
+/** Postgres `integer`: ids, iids, levels, weights, priorities (docs/database.md, "Schema and migrations"). */
 export const INT32 = { min: -2147483648, max: 2147483647 } as const;
 /**
  * A row reference in a path segment (`:id`, `:issue_iid`, `:alert_iid`, …) that lookups read themselves:

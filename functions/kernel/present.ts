@@ -12,7 +12,7 @@ export function presentContext(c: Ctx): PresentContext {
   return { baseUrl: baseUrl(c), actor: c.var.actor, now: new Date() };
 }
 
-/** `EXTERNAL_URL` when set, else the request's own scheme, host and port (GITLAB-COMPAT.md T7). */
+/** `EXTERNAL_URL` when set, else the request's own scheme, host and port (docs/compat.md, "Transport", T7). */
 export function baseUrl(c: Ctx): string {
   if (c.env.EXTERNAL_URL) return c.env.EXTERNAL_URL.replace(/\/+$/, "");
   return new URL(c.req.url).origin;

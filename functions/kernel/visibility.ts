@@ -4,7 +4,7 @@ import type { Actor } from "./env";
 
 /**
  * SQL for "who may see what", shared by lookups and lists so that a hidden resource is missing
- * everywhere (lists, counts, X-Total) by the same rule (GITLAB-COMPAT.md A7, A8). GitLab keeps
+ * everywhere (lists, counts, X-Total) by the same rule (docs/compat.md, "Authentication and permissions", A7, A8). GitLab keeps
  * these in materialised `project_authorizations`; we compute them from `members` and the group tree.
  */
 

@@ -38,7 +38,7 @@ type Checkable = Pick<
 
 /**
  * The merge request's two repositories: the source branch's project (the target project itself, or a
- * fork in its network) and the target's. Forks share the network's object pool (GIT.md §2), which
+ * fork in its network) and the target's. Forks share the network's object pool (docs/git.md, "Tables"), which
  * creating the merge request checked, so both sides read objects from the target's pool.
  */
 export function branchPair(project: RepoProject, mr: { sourceProjectId: number }): BranchPair {

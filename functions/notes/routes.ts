@@ -45,7 +45,7 @@ const CreateNote = z.object({
   created_at: p.string().optional(),
   merge_request_diff_head_sha: p.string().optional(),
 });
-/** Spec 1: §4.6: `body` is optional on issue notes only. */
+/** `body` is optional on issue notes only. */
 const UpdateIssueNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank().optional(), confidential: p.bool().optional() });
 const UpdateNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank(), confidential: p.bool().optional() });
 

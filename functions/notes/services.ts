@@ -41,7 +41,7 @@ export function extractAward(body: string): { content: string; found: boolean; n
 /**
  * Notes::CreateService for a single comment (its own new discussion). A body made only of one award
  * emoji (`:thumbsup:`) awards that emoji instead of saving a note, when the caller may award it, and
- * the award is what the API returns (spec 1: §2 Note).
+ * the award is what the API returns.
  * Differs from GitLab: 15.4 saves such a body as a plain note (awarding is the `/award` quick action);
  * the spec's older behaviour is followed, including its answer to a second identical award
  * (`not_found!("Note #{errors}")`).

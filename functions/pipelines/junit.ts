@@ -2,7 +2,7 @@ import { gunzipSync } from "fflate";
 import { XMLParser } from "fast-xml-parser";
 
 /**
- * JUnit reports (CI.md §11; lib/gitlab/ci/parsers/test/junit.rb, lib/gitlab/ci/reports/test_suite.rb).
+ * JUnit reports (docs/ci.md, "JUnit reports"; lib/gitlab/ci/parsers/test/junit.rb, lib/gitlab/ci/reports/test_suite.rb).
  */
 type Status = "error" | "failed" | "success" | "skipped";
 export type TestCase = {

@@ -10,7 +10,7 @@ import { exportStatus, projectExportStatus } from "../entities/project_export";
 import * as q from "./queries";
 
 /**
- * Project export (lib/api/project_export.rb; spec 2: 4.10): start an export, read its status, download
+ * Project export (lib/api/project_export.rb): start an export, read its status, download
  * the archive. The work runs in the `edgeforge-exports` queue consumer (consumer.ts). Maintainers and
  * above (`authorize_admin_project`). Import is `functions/project_import/`.
  */

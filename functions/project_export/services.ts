@@ -43,7 +43,7 @@ export async function repositoryBundle(db: Executor, project: { id: number; pool
     const rows = await readPackRows(db, poolId, chunk);
     for (const oid of chunk) {
       const row = rows.get(oid);
-      // A blob over 1 MiB has its zlib body in R2 (GIT.md §2).
+      // A blob over 1 MiB has its zlib body in R2 (docs/git.md, "Tables").
       const zdata = row?.zdata ?? (row?.r2Key ? await getBlobZdata(row.r2Key) : null);
       if (!row || !zdata) throw new Error(`project.bundle: object ${oid} is missing from the store`);
       out.push(writer.entry(row.type, row.size, zdata));

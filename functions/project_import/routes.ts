@@ -12,7 +12,7 @@ import * as q from "./queries";
 import { scheduleImport } from "./services";
 
 /**
- * Project import (lib/api/project_import.rb; spec 2: 4.10): `POST /projects/import` creates the project
+ * Project import (lib/api/project_import.rb): `POST /projects/import` creates the project
  * and schedules the archive's import in the `edgeforge-exports` queue (consumer.ts); `GET
  * /projects/:id/import` reads its state. `POST /projects/import/authorize` (Workhorse) is not built.
  */

@@ -1,4 +1,4 @@
-// Repository files read through the commit index (GIT.md §2): the change a commit made to one path,
+// Repository files read through the commit index (docs/git.md, "Tables"): the change a commit made to one path,
 // with the blob it left there, in one statement.
 import { and, eq, sql } from "drizzle-orm";
 import { gitCommitChanges, gitObjects } from "../../db/schema";
@@ -11,7 +11,7 @@ export type PathChange = {
   newMode: number | null;
   newOid: string | null;
   /** The blob the change left at the path (null for a deletion). */
-  /** `zdata` inline, or `r2Key` for a blob over 1 MiB (GIT.md §2: exactly one of the two). */
+  /** `zdata` inline, or `r2Key` for a blob over 1 MiB (docs/git.md, "Tables": exactly one of the two). */
   blob: { size: number; zdata: Uint8Array | null; r2Key: string | null; type: number } | null;
 };
 

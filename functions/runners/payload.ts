@@ -5,7 +5,7 @@ import { scopeMatches } from "../shared/ci/variable_rules";
 import type { ClaimingRunner, JobVariableRow } from "./queries";
 
 /**
- * The job payload of `POST /jobs/request` (lib/api/entities/ci/job_request/response.rb; CI.md §8, §10).
+ * The job payload of `POST /jobs/request` (lib/api/entities/ci/job_request/response.rb; docs/ci.md, "Runner protocol", "Job token and variables").
  */
 export type PayloadInput = {
   job: CiBuild;
@@ -73,7 +73,7 @@ export function jobPayload(i: PayloadInput) {
     pub("CI_RUNNER_TAGS", JSON.stringify(i.runner.tagList)),
   ];
   if (!i.gitHttp) {
-    // Differs from GitLab: without smart HTTP the runner gets the sources as an archive (CI.md §9).
+    // Differs from GitLab: without smart HTTP the runner gets the sources as an archive (docs/ci.md, "The shipped runner").
     predefined.push(pub("GIT_STRATEGY", "none"));
     predefined.push(pub("CI_SOURCE_ARCHIVE_URL", `${i.baseUrl}/api/v4/projects/${project.id}/repository/archive.tar.gz?sha=${pipeline.sha}`));
   }
@@ -90,7 +90,7 @@ export function jobPayload(i: PayloadInput) {
     // Later wins: instance, then groups from the root down, then the project; a specific
     // environment scope beats `*` (GitLab sorts scoped variables after the wildcard ones).
     .sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.depth - b.depth || Number(a.environment_scope !== "*") - Number(b.environment_scope !== "*"));
-  // Precedence (CI.md §10): predefined < YAML < instance/group/project variables < pipeline variables.
+  // Precedence (docs/ci.md, "Job token and variables"): predefined < YAML < instance/group/project variables < pipeline variables.
   const variables = mergeVariables(
     predefined,
     job.yamlVariables.map((v) => pub(v.key, v.value)),

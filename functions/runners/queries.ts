@@ -16,7 +16,7 @@ import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { ListParams } from "./params";
 
-/** The runner protocol's SQL (CI.md §8): registration, the claim, trace append, artifacts. */
+/** The runner protocol's SQL (docs/ci.md, "Runner protocol"): registration, the claim, trace append, artifacts. */
 
 export type RunnerInfo = { name?: string; version?: string; revision?: string; platform?: string; architecture?: string };
 
@@ -28,7 +28,7 @@ export async function findRegistrationToken(db: Executor, digest: string) {
 /**
  * Replaces the instance's (or a project's) registration token; false when the project is gone.
  *
- * Lock order (issue 8, SQLSTATE 40P01): the owner first, then its token rows. Deleting the token
+ * Lock order (SQLSTATE 40P01): the owner first, then its token rows. Deleting the token
  * rows first and then inserting (whose foreign key takes KEY SHARE on the project row) deadlocked
  * against a project deletion, which locks the project row and then cascades into the token rows.
  * Taking the owner's lock first also serialises concurrent resets, so each DELETE sees the token
@@ -147,7 +147,7 @@ export async function claimJob(db: Executor, runner: ClaimingRunner, tokenDigest
   const candidate = sql`b.status = 'pending' AND b.type = 'build' AND ${scope}
         AND b.tag_list <@ ${sql.param(runner.tagList)}::text[]
         AND (${runner.runUntagged} OR cardinality(b.tag_list) > 0)`;
-  // One statement claims and returns the job (issue 34: a second SELECT of the row cost bench:ci 14% of
+  // One statement claims and returns the job (a second SELECT of the row cost bench:ci 14% of
   // its claims per second). The LEFT JOIN from one row always yields one row: the claimed job's columns,
   // or NULLs and whether pending candidates existed that concurrent transactions held (409).
   const result = await db.execute<Record<string, unknown> & { conflict: boolean }>(sql`

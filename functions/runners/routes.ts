@@ -19,7 +19,7 @@ import { ListRunners, tagList } from "./params";
 import * as q from "./queries";
 
 /**
- * The runner protocol (lib/api/ci/runner.rb; CI.md §8) and runner administration (lib/api/ci/runners.rb).
+ * The runner protocol (lib/api/ci/runner.rb; docs/ci.md, "Runner protocol") and runner administration (lib/api/ci/runners.rb).
  * Not built: `POST /jobs/:id/artifacts/authorize` (the runner uploads directly), runner PUT,
  * group runners endpoints, `GET /runners` (owned) and runner jobs lists.
  */

@@ -8,7 +8,7 @@ import type { Executor } from "../kernel/db";
  * (ee/app/models/concerns/metric_image_uploading.rb), their reads by owner and the one writer of both tables, with their
  * bytes in R2 (binding `BLOBS`). The blob is written first under a fresh key and removed again if the
  * row cannot be written, so a row never points at a missing blob; deleting removes the row first, then
- * the blob. Two tables, as GitLab has: see docs/architecture.md ("Metric images").
+ * the blob. Two tables, as GitLab has: see docs/domains.md ("Metric images").
  */
 
 /** 1 megabyte (`MetricImageUploading::MAX_FILE_SIZE`). */

@@ -3,7 +3,7 @@
 //   npm run runner -- --url http://127.0.0.1:8787 --token <registration or glrt- token> [--once] [--builds-dir DIR] [--tags a,b]
 // Builds go under DATA_DIR (default ./.data, git-ignored), never into the repository itself.
 // It executes repository code on this machine: run it only against a server you trust.
-// Differs from CI.md §9: plain ESM JavaScript for Node 20 (no build step), not TypeScript built with tsc.
+// Plain ESM JavaScript for Node 20, with no build step.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -222,7 +222,7 @@ function runCommand(command, args, cwd, trace, env) {
  * job gets a fresh directory here, so both clone): `git init`, `git remote add origin <repo_url>`
  * (user `gitlab-ci-token`, the job token as password), `git fetch` of the payload's refspecs at its
  * depth (GIT_DEPTH overrides it), `git checkout -f` of the pipeline's sha. GIT_STRATEGY none fetches
- * nothing. A server without smart HTTP sends CI_SOURCE_ARCHIVE_URL instead (CI.md §9): the archive.
+ * nothing. A server without smart HTTP sends CI_SOURCE_ARCHIVE_URL instead (docs/ci.md, "The shipped runner"): the archive.
  */
 async function fetchSources(job, dir, trace) {
   const vars = Object.fromEntries(job.variables.map((v) => [v.key, v.value]));

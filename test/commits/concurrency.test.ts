@@ -1,4 +1,4 @@
-// Issue 3 item 5 (GIT.md §5 "Concurrency contract"): concurrent commits to one branch either land one on
+// The concurrency contract (docs/git.md, "Writing commits"): concurrent commits to one branch either land one on
 // top of another or fail with the error body; nothing that answered 201 is lost.
 import { describe, expect, it } from "vitest";
 import { commitTree, listTree } from "../../functions/shared/git/store/read";

@@ -1,4 +1,4 @@
-// Issue 3 item 6 over HTTP: the git CLI's fixture history (test/git-fixtures.ts) loaded into a project;
+// Over HTTP: the git CLI's fixture history (test/git-fixtures.ts) loaded into a project;
 // `GET /repository/commits` must page through exactly what `git log` prints, and its stats must be
 // `git diff --numstat -M100%` summed. The exhaustive comparison is test/shared/git/oracle.test.ts.
 import { eq } from "drizzle-orm";

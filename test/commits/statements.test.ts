@@ -1,4 +1,4 @@
-// Statement counts of the git writes (issue 9 item 3): commit create, cherry-pick, revert, and project
+// Statement counts of the git writes: commit create, cherry-pick, revert, and project
 // create with a README. Budgets are asserted; the counts are printed for the report.
 import { describe, expect, it } from "vitest";
 import { unique, world } from "../helpers/world";
@@ -46,7 +46,7 @@ describe("statement counts of git writes", () => {
 
     console.log("statement counts", JSON.stringify(counts));
     // Before the single-statement write: 11, 33, 11, 19, 18 and 16. Before the planner and the one
-    // state read (session 7): 4-5, 8-9, 4-5, 8-9, 8 and 9-10. Now: the token and the project, then
+    // state read: 4-5, 8-9, 4-5, 8-9, 8 and 9-10. Now: the token and the project, then
     // one state read (tips, protections, the root tree, the checks' history, the picked commit), the
     // trees below the root along the touched paths (one per depth), the replaced blobs for line
     // counts, one write; a project with a README: the namespace, the taken-check (with the new id),

@@ -1,4 +1,4 @@
-// End to end for CI (CI.md §9, issue 12 item 5): Edgeforge started as `npm start` does, a two-stage
+// End to end for CI (docs/ci.md, "The shipped runner"): Edgeforge started as `npm start` does, a two-stage
 // pipeline with needs, rules, artifacts, dependencies, a JUnit report, allow_failure, when: manual and a
 // retried job, run by the runner we ship (scripts/runner/runner.mjs, shell executor).
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// YAML fidelity (issue 12 item 6): every case of test/pipelines/ci_corpus/ is run through Edgeforge (started as
+// YAML fidelity: every case of test/pipelines/ci_corpus/ is run through Edgeforge (started as
 // `npm start` does; `POST /projects/:id/pipeline`, then `GET …/pipelines/:id/jobs`) and through
 // gitlab-ci-local (the npm package, an independent parser, as a CLI with `--list-csv-all` and `--list-json` in a
 // temporary git repository holding the case's files), and the jobs, stages and needs must agree.

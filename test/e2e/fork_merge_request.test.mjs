@@ -1,4 +1,4 @@
-// A merge request from a fork, end to end with the git CLI (issue 11): a contributor forks a public
+// A merge request from a fork, end to end with the git CLI: a contributor forks a public
 // project through the API, clones the fork, pushes a branch to it, opens a merge request into the
 // source project, pushes again (the merge request follows the fork's branch), and the source's
 // maintainer merges it; the source's main then holds the fork's commits, cloned back with git.

@@ -1,4 +1,4 @@
-// Git over smart HTTP end to end (issue 10 items 5 and 6): Edgeforge started as `npm start` does (its own
+// Git over smart HTTP end to end: Edgeforge started as `npm start` does (its own
 // port, a throwaway DATA_DIR, embedded PGlite unless E2E_DATABASE_URL is set) and driven by the real git
 // CLI: clone, fetch, pull, push, force push, deletes; GitLab's answers to anonymous callers, non-members,
 // reporters and bad tokens; the fidelity of a pushed 230-commit history (merges, an octopus, renames,
@@ -309,7 +309,7 @@ describe("git over smart HTTP with the git CLI", { timeout: 900_000 }, () => {
     assert.equal(gitOk(dir, ["cat-file", "-p", `${moved.id}:src/b.txt`]), "alpha\n");
     assert.equal(gitOk(dir, ["ls-tree", moved.id, "bin/tool"]).split(" ")[0], "100755");
   });
-  it("export: the archive's project.bundle of the 230-commit history is read by git clone (issue 15)", STEP, async () => {
+  it("export: the archive's project.bundle of the 230-commit history is read by git clone", STEP, async () => {
     const id = state.empty.id;
     assert.deepEqual(await api("POST", `/projects/${id}/export`, {}, state.maint.token), { message: "202 Accepted" });
     let status;

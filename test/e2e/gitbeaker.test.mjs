@@ -1,4 +1,4 @@
-// End to end (ARCHITECTURE.md §10, issue 2 item 18): starts Edgeforge as `npm start` does (its own port,
+// End to end (docs/testing.md, "How `npm test` runs"): starts Edgeforge as `npm start` does (its own port,
 // a throwaway DATA_DIR, embedded PGlite unless E2E_DATABASE_URL is set) and drives it over HTTP with a
 // real GitLab client from npm, @gitbeaker/rest, as a GitLab user would: users, personal access tokens,
 // groups and subgroups, projects, members, and pagination over several pages.

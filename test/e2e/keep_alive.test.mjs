@@ -1,4 +1,4 @@
-// Every request gets an answer (issue 26 item 14), against Edgeforge started as `npm start` does: 12
+// Every request gets an answer, against Edgeforge started as `npm start` does: 12
 // clients, each on its own kept-alive connection as python-gitlab's requests keeps one, send full-body
 // `PUT /projects/:id/issues/:iid` (labels, add_labels, remove_labels, assignee_ids, milestone_id,
 // due_date, state_event, confidential, discussion_locked, …) and pause between requests for about 5 s,

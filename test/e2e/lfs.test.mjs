@@ -1,4 +1,4 @@
-// Git LFS end to end (issue 10): Edgeforge started as `npm start` does, driven by the real git-lfs client
+// Git LFS end to end: Edgeforge started as `npm start` does, driven by the real git-lfs client
 // (the Debian `git-lfs` package): `git lfs track`, a push of binary files through the batch API and
 // `basic` transfers into R2, a clone elsewhere whose files match byte for byte, the pointer in the
 // repository, `raw?lfs=true` through the API, and a reporter's refused upload; then file locking:

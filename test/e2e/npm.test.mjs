@@ -1,4 +1,4 @@
-// End to end for the npm registry (issue 13 item 3): starts Edgeforge as `npm start` does and runs
+// End to end for the npm registry: starts Edgeforge as `npm start` does and runs
 // the real npm CLI against a project's registry, with the token in an `.npmrc`: `npm publish` of a
 // scoped package, `npm install` of it into another folder, a second publish of the same version refused,
 // and the package, its dist-tag and its file (sha1 = the shasum npm verified) seen through the REST API;

@@ -1,4 +1,4 @@
-// GET /projects/:id/snapshot end to end (issue 26 item 10): Edgeforge started as `npm start` does, a
+// GET /projects/:id/snapshot end to end: Edgeforge started as `npm start` does, a
 // history pushed with the real git CLI (merges, binary files, a blob over 1 MiB kept in R2, annotated and
 // lightweight tags), the snapshot downloaded and untarred, and the extracted directory checked as the
 // bare repository it stands for: `git fsck --full --strict`, `git verify-pack`, the same refs and HEAD as

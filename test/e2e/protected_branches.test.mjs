@@ -1,4 +1,4 @@
-// Protected branches with per-user and per-group levels, end to end (issue 10 item 4, EE's
+// Protected branches with per-user and per-group levels, end to end (EE's
 // `allowed_to_push` / `allowed_to_merge`): Edgeforge started as `npm start` does and the real git CLI
 // pushing over smart HTTP. A branch whose push level is one user: that developer's push goes through,
 // another developer's is declined by the pre-receive check with GitLab's message; a branch whose push

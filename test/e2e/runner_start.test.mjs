@@ -1,4 +1,4 @@
-// `npm start` with RUNNER=shell (issue 12 item 5): the server starts the shipped shell runner beside the
+// `npm start` with RUNNER=shell: the server starts the shipped shell runner beside the
 // Worker, registered as an instance runner with the root token and kept in DATA_DIR/runner/token; a push
 // with a .gitlab-ci.yml runs to success without anything else started.
 import assert from "node:assert/strict";

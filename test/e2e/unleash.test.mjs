@@ -1,4 +1,4 @@
-// End to end for feature flags (issue 13 item 2): starts Edgeforge as `npm start` does, makes flags
+// End to end for feature flags: starts Edgeforge as `npm start` does, makes flags
 // through the REST API, and reads them with the real `unleash-client` npm package, as an application
 // would: `isEnabled` per strategy (a user list, user ids, percentage rollouts, environment scopes), then
 // a flag flipped through the API is followed on the client's next poll. Registration and metrics go to

@@ -56,7 +56,7 @@ describe("PUT /groups/:id/epics/:epic_iid", () => {
     expect(reopened).toMatchObject({ state: "opened", closed_at: null });
   });
 
-  it("records a resource state event for each close and reopen (issue 14), none for a no-op, and no note row", async () => {
+  it("records a resource state event for each close and reopen, none for a no-op, and no note row", async () => {
     const e = await newEpic("evented");
     const events = () =>
       w.db((db) =>

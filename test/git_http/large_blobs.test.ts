@@ -1,4 +1,4 @@
-// Blobs over 1 MiB live in R2 (GIT.md §1.2, §10; issue 10 item 5): a push through receive-pack and an
+// Blobs over 1 MiB live in R2 (docs/git.md, "Principles", "Limits"): a push through receive-pack and an
 // API commit store them as a row without inline data plus an R2 object `git/<pool>/<oid>` holding the
 // zlib body; every reader (upload-pack's pack, blobs, files, raw, archive) gives back the exact bytes
 // under the exact id. The git CLI side (push, clone, `git fsck --full`) is test/e2e/git_http.test.mjs.

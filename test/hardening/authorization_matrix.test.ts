@@ -4,7 +4,7 @@ import { unique, world, type TestProject, type World } from "../helpers/world";
 import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 
 /**
- * Roles × project visibility × endpoints, every expected status from ONE table (issue 8), following
+ * Roles × project visibility × endpoints, every expected status from ONE table, following
  * app/policies/project_policy.rb: what a caller may not read is 404; readable but not permitted is 403;
  * an anonymous write is 401 (`authenticate_non_get!`).
  */

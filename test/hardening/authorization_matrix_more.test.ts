@@ -5,7 +5,7 @@ import { FULL, ok, runMatrix, type Endpoint } from "./matrix";
 import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 
 /**
- * The authorization matrix of issue 8, third part: the project and group endpoints built after session 5
+ * The authorization matrix, third part: more project and group endpoints
  * (events, project users/groups/languages/storage/housekeeping, uploads, label and milestone promotion,
  * milestone issues and merge requests, snippet update/raw/file raw/user agent detail, subscriptions,
  * issue statistics, protected branches for users and groups, approvals, external status checks; group
@@ -270,7 +270,7 @@ async function fixture(w: World, vis: Vis, users: Record<"guest" | "reporter" | 
   };
 }
 
-describe("authorization matrix: endpoints added since session 5 (projects and groups)", () => {
+describe("authorization matrix: more endpoints (projects and groups)", () => {
   let w: World;
   const clients = {} as Record<Role, Client>;
   const fixtures = {} as Record<Vis, Fixture>;

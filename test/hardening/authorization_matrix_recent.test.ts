@@ -6,8 +6,8 @@ import { FULL, ok, runMatrix, type Endpoint } from "./matrix";
 import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 
 /**
- * The authorization matrix of issue 8, fourth part: the endpoints built in sessions 7 and 8 (issue
- * move, clone and reorder; issue links (issue 8's guest bug); alert metric images; project and group avatars; the hook test trigger;
+ * The authorization matrix, fourth part: more recent endpoints (issue
+ * move, clone and reorder; issue links (a guest bug the matrix found); alert metric images; project and group avatars; the hook test trigger;
  * epic resource events; LFS lock verify and unlock). Same rule as the other tables (`expected` in
  * matrix.ts), following GitLab's app/policies and lib/api. The roles are members of the group the
  * project lives in. Package pipelines are a row of authorization_matrix_resources.test.ts (its
@@ -50,7 +50,7 @@ const PROJECT_ENDPOINTS: Endpoint<Fixture>[] = [
   { name: "clone issue", method: "POST", path: (f, r) => `${P(f)}/issues/${f.byRole[r].cloneIid}/clone`, body: (f) => ({ to_project_id: f.targetId }), min: "reporter", denied: 400, ok: 201 },
   // Issues::ReorderService: `authorize! :update_issue` (reporters; the issue's author is root).
   { name: "reorder issue", method: "PUT", path: (f) => `${P(f)}/issues/${f.reorderIid}/reorder`, body: (f) => ({ move_after_id: f.neighbourId }), min: "reporter", ok: 200 },
-  // lib/api/issue_links.rb (issue 8, `before { authenticate! }`): reading follows the issue; IssueLinks::CreateService keeps only
+  // lib/api/issue_links.rb (`before { authenticate! }`): reading follows the issue; IssueLinks::CreateService keeps only
   // the issues the caller may `admin_issue_link` (reporters) and answers 404 "No matching issue found".
   { name: "list issue links", method: "GET", path: (f) => `${P(f)}/issues/${f.reorderIid}/links`, min: "guest", readers: true, signedIn: true, ok: 200 },
   {
@@ -165,7 +165,7 @@ async function fixture(w: World, vis: Vis, users: RoleUsers): Promise<Fixture> {
   };
 }
 
-describe("authorization matrix: endpoints added in sessions 7 and 8 (projects and groups)", () => {
+describe("authorization matrix: recent endpoints (projects and groups)", () => {
   let w: World;
   const clients = {} as Record<Role, Client>;
   const fixtures = {} as Record<Vis, Fixture>;

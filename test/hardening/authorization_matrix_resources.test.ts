@@ -5,7 +5,7 @@ import { FULL, ok, runMatrix, type Endpoint } from "./matrix";
 import { ROLES, roleClients, VISIBILITIES, type Role, type Vis } from "./roles";
 
 /**
- * The authorization matrix of issue 8, second part: repository (branches, files, tree, commits), CI
+ * The authorization matrix, second part: repository (branches, files, tree, commits), CI
  * (pipelines, jobs), packages, notes, merge request writes, and groups. Every expected status comes from
  * ONE table and one rule (`expected`), following app/policies/project_policy.rb, note_policy.rb,
  * group_policy.rb and lib/api/*.rb:

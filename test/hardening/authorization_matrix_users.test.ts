@@ -4,7 +4,7 @@ import { unique, world, type TestGroup, type TestProject, type TestUser, type Wo
 import { ok } from "./matrix";
 
 /**
- * The authorization matrix of issue 8 for what belongs to a user rather than to a project: events,
+ * The authorization matrix for what belongs to a user rather than to a project: events,
  * a user's projects, personal snippets, user status, emails, GPG keys, impersonation tokens, custom
  * attributes, issue statistics. The callers are anonymous, another user, the user themselves ("self")
  * and an administrator; every expected status comes from the row's `rule` (one table, one rule):

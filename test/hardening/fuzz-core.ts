@@ -274,7 +274,7 @@ export function describeCase(c: Case): string {
 }
 
 /**
- * The edge-value sweep (issue 8): every edge value of every declared parameter of every route, alone,
+ * The edge-value sweep: every edge value of every declared parameter of every route, alone,
  * through JSON and the query string, then every malformed path segment of every path parameter.
  * Grouped by route, in route order, so that a caller can check its credentials between routes.
  */

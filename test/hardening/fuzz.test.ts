@@ -8,7 +8,7 @@ import { fuzzFixtures, describeCase, requestOf, routesOf, sliceOf, sweepCases, t
 import { PATH_EDGES, valueFor } from "./fuzz-values";
 
 /**
- * Property: no input makes any built endpoint answer 5xx (issue 8).
+ * Property: no input makes any built endpoint answer 5xx.
  *
  * The endpoints come from the real router (`app.routes`) and their parameters from the kernel's
  * registry (`declaredParams`, filled by `validateParams` as routes run), both read from the Worker

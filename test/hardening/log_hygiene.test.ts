@@ -5,7 +5,7 @@ import { BASE } from "../helpers/client";
 import { world } from "../helpers/world";
 
 /**
- * Issue 8 item 6, through the Worker's real entry point (imported from source, so that the test sees
+ * Through the Worker's real entry point (imported from source, so that the test sees
  * its console): a 4xx logs nothing, SQL least of all; a 5xx logs one line with the request id, the
  * route pattern, the SQLSTATE code and Postgres' message, and never the SQL text nor its parameter
  * values (tokens' digests, user content).

@@ -4,7 +4,7 @@ import { world } from "../helpers/world";
 import { integrationsPath, notify } from "../helpers/alerts";
 
 /**
- * Issue 8, cause 1, outside /api/v4: the handlers that parse their JSON body themselves answer a NUL in
+ * Outside /api/v4: the handlers that parse their JSON body themselves answer a NUL in
  * any string with HandleMalformedStrings' `400 Bad Request` (text/plain), as the kernel does for every
  * API parameter, instead of Postgres' error on the jsonb or text column (a 500).
  */

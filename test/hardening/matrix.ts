@@ -1,4 +1,4 @@
-// The machinery shared by the authorization matrices (issue 8): one rule (`expected`) turns a row of a
+// The machinery shared by the authorization matrices: one rule (`expected`) turns a row of a
 // table into the status every role × visibility cell must answer, and `runMatrix` sends the cells.
 import { env } from "cloudflare:test";
 import { expect } from "vitest";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The OpenAPI contract check (issue 28): every response a test receives through `request()`
+ * The OpenAPI contract check: every response a test receives through `request()`
  * (test/helpers/client.ts) is checked against the document the Worker serves (`GET /api/v4/openapi.json`).
  * The Worker names the route that answered in `X-Route` (ROUTE_HEADER=1, test/vitest.config.ts); the check
  * fails the test when

@@ -13,7 +13,7 @@ const insufficientScope = (scope: string) => ({
 const EXPIRED = { error: "invalid_token", error_description: "Token is expired. You can either do re-authorization or token refresh." };
 const REVOKED = { error: "invalid_token", error_description: "Token was revoked. You have to re-authorize from the user." };
 
-describe("token forms (GITLAB-COMPAT A1)", () => {
+describe("token forms (docs/compat.md, A1)", () => {
   it("accepts the PRIVATE-TOKEN header, Authorization: Bearer and the private_token parameter", async () => {
     const w = await world();
     const u = await w.user();
@@ -29,7 +29,7 @@ describe("token forms (GITLAB-COMPAT A1)", () => {
   });
 });
 
-describe("bad tokens (GITLAB-COMPAT A2)", () => {
+describe("bad tokens (docs/compat.md, A2)", () => {
   it("answers 401 to an unknown token, even where anonymous callers are welcome", async () => {
     const w = await world();
     expect((await request("GET", `/users/${w.stranger.id}`, null)).status).toBe(200);
@@ -67,7 +67,7 @@ describe("bad tokens (GITLAB-COMPAT A2)", () => {
   });
 });
 
-describe("scopes (GITLAB-COMPAT A3)", () => {
+describe("scopes (docs/compat.md, A3)", () => {
   it("lets read_api tokens read but not write", async () => {
     const w = await world();
     const { token } = await makeToken(w, w.stranger.id, { scopes: ["read_api"] });
@@ -86,14 +86,14 @@ describe("scopes (GITLAB-COMPAT A3)", () => {
   });
 });
 
-describe("anonymous callers (GITLAB-COMPAT A4)", () => {
+describe("anonymous callers (docs/compat.md, A4)", () => {
   it("answer 401 to any write, before the parameters are looked at", async () => {
     expect(await statusAndBody(await request("POST", "/users", null, { json: {} }))).toEqual([401, { message: "401 Unauthorized" }]);
     expect(await statusAndBody(await request("DELETE", "/personal_access_tokens/self", null))).toEqual([401, { message: "401 Unauthorized" }]);
   });
 });
 
-describe("Sudo (GITLAB-COMPAT A5)", () => {
+describe("Sudo (docs/compat.md, A5)", () => {
   it("acts as the named user, by id in the header or by username in the parameter", async () => {
     const w = await world();
     const u = await w.user();

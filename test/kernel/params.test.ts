@@ -13,7 +13,7 @@ function errorOf(fn: () => unknown): unknown {
   throw new Error("expected a 400");
 }
 
-describe("Rack keys (GITLAB-COMPAT V1)", () => {
+describe("Rack keys (docs/compat.md, V1)", () => {
   it("keeps the last value of a repeated key", () => {
     expect(decodeQuery("a=1&a=2")).toEqual({ a: "2" });
   });
@@ -31,7 +31,7 @@ describe("Rack keys (GITLAB-COMPAT V1)", () => {
   });
 });
 
-describe("coercion and Grape's messages (GITLAB-COMPAT V3, V4)", () => {
+describe("coercion and Grape's messages (docs/compat.md, V3, V4)", () => {
   const Schema = z.object({
     email: p.string(),
     name: p.string(),
@@ -79,7 +79,7 @@ describe("coercion and Grape's messages (GITLAB-COMPAT V3, V4)", () => {
   });
 });
 
-describe("parameter rules (GITLAB-COMPAT V4)", () => {
+describe("parameter rules (docs/compat.md, V4)", () => {
   const Schema = z.object({ a: p.string().optional(), b: p.string().optional(), c: p.string().optional() });
 
   it("mutually exclusive", () => {

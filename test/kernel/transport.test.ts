@@ -5,7 +5,7 @@ import { onError, onNotFound } from "../../functions/kernel/errors";
 import { BASE, request, statusAndBody } from "../helpers/client";
 import { world } from "../helpers/world";
 
-describe("unknown routes (GITLAB-COMPAT §4)", () => {
+describe("unknown routes (docs/compat.md, 'Error bodies')", () => {
   it("answers 404 {error} with application/json exactly, on any method, without credentials", async () => {
     for (const method of ["GET", "POST", "PUT", "DELETE"]) {
       const res = await request(method, "/no/such/route", null);
@@ -19,7 +19,7 @@ describe("unknown routes (GITLAB-COMPAT §4)", () => {
   });
 });
 
-describe("paths and headers (GITLAB-COMPAT T4, T8)", () => {
+describe("paths and headers (docs/compat.md, T4, T8)", () => {
   it("collapses runs of / and ignores one trailing /", async () => {
     const w = await world();
     for (const path of [`${BASE}/api/v4//version`, `${BASE}/api/v4/version/`, `${BASE}//api/v4/version`]) {
@@ -50,7 +50,7 @@ describe("paths and headers (GITLAB-COMPAT T4, T8)", () => {
   });
 });
 
-describe("unexpected exceptions (GITLAB-COMPAT §4)", () => {
+describe("unexpected exceptions (docs/compat.md, 'Error bodies')", () => {
   it("answers 500 {message} without a stack trace", async () => {
     const app = new Hono<AppEnv>();
     app.get("/boom", () => {

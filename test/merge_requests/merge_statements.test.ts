@@ -1,4 +1,4 @@
-// Statement counts of a merge (issue 27 item 4): the merge endpoint and auto-merge run one merge
+// Statement counts of a merge: the merge endpoint and auto-merge run one merge
 // service, which reads the branch tips with the protected-branch rules once and runs the trial merge
 // once. Budgets are asserted; the counts are printed for the report.
 import { env } from "cloudflare:test";

@@ -1,4 +1,4 @@
-// The deployable bundle stays under 1 MiB gzip (issue 34): every module that `wrangler deploy --dry-run`
+// The deployable bundle stays under 1 MiB gzip: every module that `wrangler deploy --dry-run`
 // writes (scripts/worker-host.mjs `bundleWorker`, the bundle `npm start` and the tests run), gzipped as
 // Cloudflare measures a Worker's size. A library that only rare requests need is imported on first use
 // (`await import()`), which defers its evaluation but still counts here: what grows the bundle past this

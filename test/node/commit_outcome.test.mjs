@@ -1,5 +1,5 @@
 // node --test test/node/commit_outcome.test.mjs
-// Issue 26 item 12 a: a write whose database session drops after Postgres received its COMMIT must not
+// A: a write whose database session drops after Postgres received its COMMIT must not
 // be answered as failed when it committed (as a Postgres restart under load did to 3 of 2,273 writes).
 // Edgeforge runs as `npm start` runs it against a throwaway database on the local PostgreSQL, reached
 // through a relay this test controls. Armed, the relay passes the next COMMITs to PostgreSQL, lets it

@@ -1,5 +1,5 @@
 // node --test test/node/db-unavailable.test.mjs
-// Issue 8 item 4: a database that cannot be reached gives 503 with Retry-After and GitLab's JSON error
+// A database that cannot be reached gives 503 with Retry-After and GitLab's JSON error
 // body within 2 s, never a hang, and requests succeed again as soon as it is back, without restarting
 // anything. Edgeforge runs as `npm start` runs it (wrangler dev, the pooling WebSocket proxy) against a
 // throwaway database on the local PostgreSQL, reached through a relay this test controls: "down" closes

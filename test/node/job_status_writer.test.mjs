@@ -1,4 +1,4 @@
-// Job status has one reporter (docs/architecture.md, "Webhooks"): every statement that writes
+// Job status has one reporter (docs/domains.md, "Webhooks"): every statement that writes
 // `ci_builds.status` lives in a known place, returns what it changed, and its caller hands that to
 // `jobStatusChanged` (functions/shared/ci/finished.ts), which sends the Job Hook. This test reads the
 // source files and fails when a status write appears anywhere else, or when a writer's changes can no

@@ -1,4 +1,4 @@
-// "One writer for each side effect" (docs/architecture.md, "Shared layer"), checked on the source files:
+// "One writer for each side effect" (docs/architecture.md, "Side effects"), checked on the source files:
 // an INSERT into the rows of a side effect (raw SQL or Drizzle's `.insert(table)`) appears only in its
 // writer, so every other domain goes through it.
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // node --test test/node/root_token_file.test.mjs
-// Issue 26 item 18: root's generated token cannot be lost. bootstrap (scripts/bootstrap.mjs) writes it to
+// Root's generated token cannot be lost. bootstrap (scripts/bootstrap.mjs) writes it to
 // a 0600 file before the transaction that creates it commits, as Omnibus GitLab keeps the generated root
 // password in /etc/gitlab/initial_root_password; rootTokenFileState tells `npm start` whether to point at
 // the file (until the token is first used). Against a throwaway database on the local PostgreSQL, as

@@ -46,7 +46,7 @@ describe("pipelines for pushes (POST /projects/:id/repository/commits)", () => {
 });
 
 /**
- * `rules:changes` and `only:changes` on push pipelines (issue 12 item 6), as GitLab documents them: the
+ * `rules:changes` and `only:changes` on push pipelines, as GitLab documents them: the
  * paths are the diff between the push's `before` and its new commit (Gitlab::Git::Push#modified_paths);
  * a new branch has no `before`, so `changes` is true for every job (no `compare_to`); pipelines not made
  * by a push (the API) also take `changes` as true.

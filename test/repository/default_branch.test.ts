@@ -3,7 +3,7 @@ import { unique, world } from "../helpers/world";
 
 type Json = Record<string, any>;
 
-describe("default branch of a project created without README (issue 10)", () => {
+describe("default branch of a project created without README", () => {
   it("is the instance default (main) until the first push, and the first pushed branch becomes the default", async () => {
     const w = await world();
     const owner = await w.user();

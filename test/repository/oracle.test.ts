@@ -1,4 +1,4 @@
-// Files and trees against the git oracle (GIT.md §12): the fixture history built with the git CLI, loaded
+// Files and trees against the git oracle (docs/git.md, "Testing against git"): the fixture history built with the git CLI, loaded
 // through the store, read through the API. `last_commit_id` must be `git log -1 <ref> -- <path>`, the
 // content the blob git has at that path, and the tree listing `git ls-tree` in GitLab's order.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

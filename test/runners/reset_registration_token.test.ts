@@ -30,7 +30,7 @@ describe("POST /projects/:id/runners/reset_registration_token", () => {
     expect((await request("POST", `/projects/${project.id}/runners/reset_registration_token`, null)).status).toBe(401);
   });
 
-  it("32 concurrent resets each answer 201 and leave exactly one valid token (issue 8: no deadlock)", async () => {
+  it("32 concurrent resets each answer 201 and leave exactly one valid token (no deadlock)", async () => {
     const w = await world();
     const project = await w.project();
     const responses = await Promise.all(Array.from({ length: 32 }, () => w.root.post(`/projects/${project.id}/runners/reset_registration_token`)));

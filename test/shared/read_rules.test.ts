@@ -7,8 +7,7 @@ import { world, type TestProject, type TestUser, type World } from "../helpers/w
  * Each read rule of shared/issuables/policy.ts exists twice: the TypeScript predicate that a single
  * read asks (`GET …/issues/:iid` → 200 or 404) and the SQL condition a list uses. This table walks
  * every role × project visibility × confidentiality (or snippet visibility) and checks that both
- * agree: a row is in the list exactly when its single read answers 200. Issue 7 item 4, issue 8
- * item 2.
+ * agree: a row is in the list exactly when its single read answers 200.
  */
 
 type Visibility = "public" | "internal" | "private";

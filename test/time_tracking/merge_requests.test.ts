@@ -111,7 +111,7 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid/time_stats", () =>
       200,
       { time_estimate: 576000, total_time_spent: 0, human_time_estimate: "1mo", human_total_time_spent: null },
     ]);
-    // GitLab gives guests of private projects no read_merge_request (issue 8).
+    // GitLab gives guests of private projects no read_merge_request.
     const hidden = await w.as(guest).get(path(project.id, mr.iid, "time_stats"));
     expect(await statusAndBody(hidden)).toEqual([404, { message: "404 Merge Request Not Found" }]);
   });

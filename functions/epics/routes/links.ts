@@ -13,7 +13,7 @@ import * as q from "../queries";
 import { DEPTH_EXCEEDED, MAX_HIERARCHY_DEPTH, orderAfterMove, parentError, relationNotes } from "../services";
 
 /**
- * Epic links (ee/lib/api/epic_links.rb, spec 2 §4.9): child epics of an epic. Every call needs a user
+ * Epic links (ee/lib/api/epic_links.rb): child epics of an epic. Every call needs a user
  * (`authenticate!`); a group the caller may not read is 404, a missing or unreadable parent epic 403
  * (`authorize!` on a nil epic), writes need `admin_epic` on the group (reporter). The licence always
  * carries multi-level epics, so the 403 for an unlicensed instance never happens here.

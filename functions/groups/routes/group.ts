@@ -85,7 +85,7 @@ groupRoutes.get("/groups", { params: ListGroups }, async (c) => {
 
   // Anonymous callers get `paginate_with_strategies` (present_groups_with_pagination_strategies):
   // keyset on request, and offsets capped at 50,000 otherwise; signed-in callers get plain offset
-  // pagination whatever they ask. Differs from GITLAB-COMPAT.md P6, which lists name, path and id:
+  // pagination whatever they ask. As docs/compat.md says ("Pagination", P6):
   // GitLab 15.4's only keyset ordering for groups is name ascending (Group.supported_keyset_orderings).
   const raw = await rawParams(c);
   const page = pageOf(params);

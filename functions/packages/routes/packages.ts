@@ -15,7 +15,7 @@ import { removeFiles } from "../services";
 
 /**
  * The package registry's common API (lib/api/project_packages.rb, group_packages.rb,
- * package_files.rb; spec 1: 4.10).
+ * package_files.rb).
  */
 export const packagesRoutes = router();
 

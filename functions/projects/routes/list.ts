@@ -50,7 +50,7 @@ function decodeCursor(cursor: string, column: KeysetOrder, sort: "asc" | "desc")
 }
 
 /**
- * Keyset pagination (GITLAB-COMPAT P6): only `Link: rel="next"`, while more rows exist. `order_by=id`
+ * Keyset pagination (docs/compat.md, P6): only `Link: rel="next"`, while more rows exist. `order_by=id`
  * continues with `id_after`/`id_before` as GitLab's Keyset::RequestContext does.
  * Differs from GitLab: 15.4 offers keyset on projects for `order_by=id` only (405 otherwise); the
  * other columns of the contract continue with GitLab's cursor-based `cursor` parameter.
@@ -126,7 +126,7 @@ function groupOrder(params: { order_by?: string; sort?: "asc" | "desc"; search?:
 async function groupProjects(c: Ctx, params: z.output<typeof ListGroupProjects>, source: Omit<Extract<q.ProjectSource, { kind: "group" }>, "groupId" | "kind">) {
   const group = await findGroup(c, c.req.param("id")!);
   // Differs from GitLab: 15.4 ignores `pagination=keyset` here (plain offset pagination); the
-  // contract (GITLAB-COMPAT P6) refuses keyset where it is not offered.
+  // contract (docs/compat.md, P6) refuses keyset where it is not offered.
   if (params.pagination === "keyset") throw keysetUnavailable();
   const page = pageOf(params);
   const { rows, total } = await q.listProjects(

@@ -111,7 +111,7 @@ const ListTree = pageParams.extend({
   page_token: p.string().optional(),
 });
 
-/** Path parameters win over the query string and the body (GITLAB-COMPAT T2). */
+/** Path parameters win over the query string and the body (docs/compat.md, T2). */
 async function fileParams<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.output<S>> {
   return readParamsWithPath(c, schema);
 }

@@ -5,7 +5,7 @@ import type { Bindings } from "../../kernel/env";
 import { hookEvent } from "../webhooks";
 
 /**
- * The typed facade of the `PipelineCoordinator` Durable Object (CI.md §7): how `jobs`, `runners`,
+ * The typed facade of the `PipelineCoordinator` Durable Object (docs/ci.md, "The pipeline coordinator"): how `jobs`, `runners`,
  * `commits` and the git push path reach the pipeline engine, which lives in `pipelines/`.
  */
 export type { ExternalStatusInput, ExternalStatusResult, JobOutcome, PipelineSnapshot };

@@ -8,7 +8,7 @@ import { asRecord, mergeVariables, pipelineVariables, projectVariables, serverVa
 import { ConfigError, parseConfig, type Config } from "./yaml";
 
 /**
- * Creating pipelines (CI.md §2; app/services/ci/create_pipeline_service.rb). The caller processes the
+ * Creating pipelines (docs/ci.md, "Creating a pipeline"; app/services/ci/create_pipeline_service.rb). The caller processes the
  * new pipeline through its Durable Object (shared/ci/coordinator.ts) afterwards.
  */
 export class PipelineCreationError extends Error {
@@ -165,7 +165,7 @@ function jobOptions(job: SeededJob) {
   };
 }
 
-/** Persists a built pipeline in one transaction (CI.md §2 step 7). */
+/** Persists a built pipeline in one transaction (docs/ci.md, "Creating a pipeline", step 7). */
 export async function persistPipeline(
   db: Database,
   input: CreatePipelineInput,
@@ -376,7 +376,7 @@ export async function createChildPipeline(db: Database, bridgeId: number, baseUr
 
 
 /**
- * The `*\/5` sweep (CI.md §7; app/services/ci/stuck_builds/): push events whose call was lost, stuck
+ * The `*\/5` sweep (docs/ci.md, "The pipeline coordinator"; app/services/ci/stuck_builds/): push events whose call was lost, stuck
  * jobs, stale schedules and pipelines left unprocessed. Bounded per run; returns what it touched.
  */
 export async function sweepStep(db: Database, baseUrl: string) {

@@ -2,7 +2,7 @@ import type { Ctx } from "../../kernel/env";
 import { rawParams } from "../../kernel/params";
 
 /**
- * The CI job token of a request (CI.md §10; lib/api/helpers.rb `job_token_authentication`): the
+ * The CI job token of a request (docs/ci.md, "Job token and variables"; lib/api/helpers.rb `job_token_authentication`): the
  * `JOB-TOKEN` header or the `job_token` parameter. Runner routes also accept the body's `token`.
  */
 export async function jobTokenOf(c: Ctx): Promise<string | null> {

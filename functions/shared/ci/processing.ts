@@ -7,7 +7,7 @@ import { CANCELABLE, COMPLETED, compositeStatus } from "./status";
 import { latestExternalStatuses } from "./external";
 
 /**
- * Pipeline processing and job transitions (CI.md §5; app/services/ci/pipeline_processing/
+ * Pipeline processing and job transitions (docs/ci.md, "Processing and job transitions"; app/services/ci/pipeline_processing/
  * atomic_processing_service.rb, app/models/commit_status.rb, app/models/ci/build.rb). Every function
  * re-reads Postgres; the Durable Object only serialises calls per pipeline.
  *

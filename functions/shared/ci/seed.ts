@@ -2,7 +2,7 @@ import { evaluate } from "./expression";
 import { inheritedVariables, type Config, type JobSpec, type Need, type Policy, type Rule } from "./yaml";
 
 /**
- * Seeding (CI.md §2 steps 5-6; lib/gitlab/ci/pipeline/seed/build.rb, lib/gitlab/ci/build/rules.rb,
+ * Seeding (docs/ci.md, "Creating a pipeline", steps 5-6; lib/gitlab/ci/pipeline/seed/build.rb, lib/gitlab/ci/build/rules.rb,
  * lib/gitlab/ci/build/policy/): which jobs a pipeline gets, with what `when` and `allow_failure`.
  */
 export type SeedContext = {

@@ -1,5 +1,5 @@
 /**
- * Composite status (lib/gitlab/ci/status/composite.rb, CI.md §4): the status of a stage, a pipeline or
+ * Composite status (lib/gitlab/ci/status/composite.rb, docs/ci.md, "Composite status"): the status of a stage, a pipeline or
  * a job's needs from the latest jobs' (status, allow_failure) pairs. Pure; table-tested.
  */
 export type JobStatus =

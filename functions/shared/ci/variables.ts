@@ -1,7 +1,7 @@
 import { GITLAB_VERSION } from "../../entities/version";
 
 /**
- * Predefined variables (CI.md §10; app/models/ci/build.rb, lib/gitlab/ci/variables/builder.rb) as
+ * Predefined variables (docs/ci.md, "Job token and variables"; app/models/ci/build.rb, lib/gitlab/ci/variables/builder.rb) as
  * `{key, value, public, masked, file?}`, the shape the runner receives.
  */
 export type Variable = { key: string; value: string; public: boolean; masked: boolean; file?: boolean };
@@ -115,7 +115,7 @@ export function userVariables(user: UserFacts): Variable[] {
   return [pub("GITLAB_USER_ID", user.id), pub("GITLAB_USER_LOGIN", user.username), pub("GITLAB_USER_NAME", user.name), pub("GITLAB_USER_EMAIL", user.email)];
 }
 
-/** Later entries win (CI.md §10 precedence); the order of first appearance is kept. */
+/** Later entries win (docs/ci.md, "Job token and variables" precedence); the order of first appearance is kept. */
 export function mergeVariables(...lists: Variable[][]): Variable[] {
   const map = new Map<string, Variable>();
   for (const list of lists) for (const v of list) {

@@ -2,7 +2,7 @@ import { parseDocument, Scalar, visit } from "yaml";
 import { isValidExpression } from "./expression";
 
 /**
- * `.gitlab-ci.yml` → normalised jobs (CI.md §2 steps 3-4, §3). Messages follow lib/gitlab/ci/config/
+ * `.gitlab-ci.yml` → normalised jobs (docs/ci.md, "Creating a pipeline", steps 3-4, "Keywords"). Messages follow lib/gitlab/ci/config/
  * and lib/gitlab/ci/yaml_processor.rb; keywords we do not build are refused with our own message
  * rather than ignored.
  */

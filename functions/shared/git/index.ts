@@ -1,4 +1,4 @@
-// The git core (GIT.md): what domains import. Storage is Postgres (db/schema/repository.ts); a
+// The git core (docs/git.md): what domains import. Storage is Postgres (db/schema/repository.ts); a
 // project's repository is addressed by `Repo` (`repoOf(project)`: refs by project, objects by pool).
 //
 //   pure/        no I/O: bytes, object encoding, ref names, line diffs, three-way merge, graph arithmetic

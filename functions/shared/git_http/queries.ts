@@ -1,6 +1,6 @@
 // SQL of git over HTTP: the Basic credential and the bulk writes of a push (the walks and object rows
 // of a fetch are the git core's, shared/git/store/reachable.ts). Objects are addressed by pool, refs by
-// project (GIT.md §2).
+// project (docs/git.md, "Tables").
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { ciBuilds, gitObjects, personalAccessTokens, projects, users, type PersonalAccessToken, type User } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";

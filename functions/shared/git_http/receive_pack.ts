@@ -1,7 +1,7 @@
 // receive-pack (gitprotocol-pack(5), v0/v1 over stateless HTTP) with report-status: the commands,
 // then the pack, read as it streams in and written to the object store in batches; a connectivity
 // check; the commit index for every new commit; then each ref moves by compare-and-swap together with
-// its push event (GIT.md §1, §4).
+// its push event (docs/git.md, "Principles", "Refs").
 import { zlibSync } from "fflate";
 import type { Database } from "../../kernel/db";
 import { decodeCommit, decodeTag, decodeTree, indexCommits, isValidRefName, readObjects, storeSource, swapRefWithEvent, type Commit } from "../git";
@@ -23,7 +23,7 @@ const FLUSH_BYTES = 8 * 1024 * 1024;
 const INDEX_CHUNK = 200;
 
 /**
- * What receive-pack advertises. `no-thin`: clients send every delta base (GIT.md §11), so a pack
+ * What receive-pack advertises. `no-thin`: clients send every delta base (docs/git.md, "Smart HTTP"), so a pack
  * resolves without reading the store.
  */
 export const RECEIVE_CAPABILITIES = `report-status delete-refs side-band-64k quiet ofs-delta no-thin push-options object-format=sha1 ${AGENT}`;

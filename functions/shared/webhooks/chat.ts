@@ -1,7 +1,7 @@
 import { branchMatches } from "./events";
 
 /**
- * Chat notifications of integrations (issue 13 item 6): GitLab's Integrations::BaseChatNotification
+ * Chat notifications of integrations: GitLab's Integrations::BaseChatNotification
  * with the messages of app/models/integrations/chat_message/*.rb, built from the same hook payload a
  * webhook receives, and each chat service's request body (slack.rb / mattermost.rb through
  * Slack::Messenger, discord.rb through discordrb, microsoft_teams.rb through MicrosoftTeams::Notifier,

@@ -11,7 +11,7 @@ import { EVENT_HEADER, type HookNoteable, hookTime, issueAttrs, issuePayload, jo
 import * as q from "./queries";
 
 /**
- * Webhook deliveries (issue 13). The request that changes something calls `hookEvent` once per event
+ * Webhook deliveries. The request that changes something calls `hookEvent` once per event
  * kind (issues routes, merge request routes, note, discussion and commit comment routes, and
  * `shared/ci/coordinator.ts pipelinesForPush` for every ref update; pipeline and job status changes come
  * through the reporters of shared/ci/finished.ts); it only enqueues `{kind, ids}` on the

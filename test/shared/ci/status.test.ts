@@ -7,7 +7,7 @@ const j = (spec: string) =>
     return { status, allowFailure: allow === "allow" };
   });
 
-// lib/gitlab/ci/status/composite.rb, as CI.md §4 tabulates it.
+// lib/gitlab/ci/status/composite.rb, as docs/ci.md, "Composite status" tabulates it.
 const TABLE: [string, boolean, string | null][] = [
   ["", false, null],
   ["success, failed+allow", false, "success"],

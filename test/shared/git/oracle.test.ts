@@ -1,4 +1,4 @@
-// The git oracle (GIT.md §12): the fixture history built by the git CLI, loaded through our store,
+// The git oracle (docs/git.md, "Testing against git"): the fixture history built by the git CLI, loaded through our store,
 // must give what git gives: every `git log` variant, and `git diff --numstat -M100%` per commit.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { env } from "cloudflare:test";

@@ -1,5 +1,5 @@
-// Writing commits (GIT.md §5): `POST /projects/:id/repository/commits`, the files API,
-// `initialize_with_readme`, and any later writer. Plan, effects, write (issue 7 item 8):
+// Writing commits (docs/git.md, "Writing commits"): `POST /projects/:id/repository/commits`, the files API,
+// `initialize_with_readme`, and any later writer. Plan, effects, write:
 //   1. read (ONE statement, store/state.ts): the branch tips, the start sha, the protections, the root
 //      tree to edit and the first batch of history for the `last_commit_id` checks;
 //   2. plan (`commit_plan.ts`, pure): Commits::CreateService#validate!, the start point, the ref
@@ -30,7 +30,7 @@ export type CommitFilesResult =
   | { ok: true; commit: GitCommitRow; branchCreated: boolean; before: string | null }
   | { ok: false; failure: CommitFailure | { kind: "forbidden" } };
 
-/** Attempts when another writer moved the branch meanwhile (GIT.md §5 step 5). */
+/** Attempts when another writer moved the branch meanwhile (docs/git.md, "Writing commits", step 5). */
 export const CAS_ATTEMPTS = 3;
 
 /** The state of a repository known to have no refs (a project created in this request). */
@@ -79,7 +79,7 @@ async function commitFilesOrThrow(db: Executor, repo: Repo, input: CommitFilesIn
 
   for (let attempt = 1; ; attempt++) {
     const first = attempt === 1;
-    // The checks run once, on the first attempt (a retry rebuilds on the winner's tip, GIT.md §5).
+    // The checks run once, on the first attempt (a retry rebuilds on the winner's tip, docs/git.md, "Writing commits").
     const loader = first && reads.checkPaths.length ? new CommitLoader(db, startRepo.poolId, { paths: reads.checkPaths, batch: 256 }) : null;
     const { target, start } = first && assumed ? { target: assumed, start: assumed } : await readStates(db, repo, startRepo, reads, first, !!input.mayPush, loader);
     if (first && input.mayPush && !input.mayPush(target.protections, { repoEmpty: !target.hasBranches })) return { ok: false, failure: { kind: "forbidden" } };

@@ -1,4 +1,4 @@
-// The pure half of writing commits (issue 7 item 8): what a commit needs read, what it changes and
+// The pure half of writing commits: what a commit needs read, what it changes and
 // what it must check, with no I/O. `commit_files.ts` runs it: one state read, the plan, one batched
 // history walk for the `last_commit_id` checks, the tree work, one write.
 import { isOid } from "../pure/bytes";
@@ -33,7 +33,7 @@ export type CommitFilesInput = {
   mayPush?: (protections: ProtectionRow[], context: { repoEmpty: boolean }) => boolean;
 };
 
-/** Actions per commit (GIT.md §10). */
+/** Actions per commit (docs/git.md, "Limits"). */
 export const MAX_ACTIONS = 1000;
 
 /** The actions whose `last_commit_id` Files::MultiService#validate! checks. */

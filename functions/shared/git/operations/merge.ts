@@ -1,6 +1,6 @@
 // Merging a source branch into a target branch (merge requests): merge bases, the trial merge behind
 // `merge_status`, and the merge itself (merge commit, semi-linear, fast-forward, squash) ending in the
-// target ref's compare-and-swap (GIT.md §1, §9). Outcomes are typed; the merge_requests domain words them.
+// target ref's compare-and-swap (docs/git.md, "Principles", "Three-way merge"). Outcomes are typed; the merge_requests domain words them.
 import type { GitCommitRow } from "../../../../db/schema";
 import type { Executor } from "../../../kernel/db";
 import type { Commit, RawObject } from "../pure/objects";
@@ -25,7 +25,7 @@ type Tip = { target: string; tree: string | null; generation: number | null };
 /**
  * Where a merge request's branches live: the source branch in `source` (the project itself, or a
  * project of its fork network), the target branch in `target`. Refs are each project's own; objects
- * are read from and written to the target's pool, which the network shares (GIT.md §2).
+ * are read from and written to the target's pool, which the network shares (docs/git.md, "Tables").
  */
 export type BranchPair = { source: Repo; target: Repo };
 

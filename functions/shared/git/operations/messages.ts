@@ -43,7 +43,7 @@ export function commitFailureMessage(failure: CommitFailure, context: MessageCon
     case "file_missing":
       return "A file with this name doesn't exist";
     case "file_too_large":
-      // Differs from GitLab: a per-file limit protects the Worker's memory (GIT.md §10).
+      // Differs from GitLab: a per-file limit protects the Worker's memory (docs/git.md, "Limits").
       return `File is too large: ${failure.path}`;
     case "unknown_action":
       return `Unknown action '${failure.action}'`;

@@ -1,4 +1,4 @@
-// Cherry-pick and revert (GIT.md §9): a three-way merge applied to a branch tip as one new commit.
+// Cherry-pick and revert (docs/git.md, "Three-way merge"): a three-way merge applied to a branch tip as one new commit.
 // Only the paths the picked commit changed are looked at: for every other path the rule
 // "base = theirs → take ours" keeps the branch's entry, so nothing else is read.
 import type { GitCommitRow } from "../../../../db/schema";

@@ -1,4 +1,4 @@
-// Rebase (Gitaly UserRebaseConfirmable, GIT.md §9): the source branch's own commits replayed one after
+// Rebase (Gitaly UserRebaseConfirmable, docs/git.md, "Three-way merge"): the source branch's own commits replayed one after
 // the other onto the target's tip, each a pick (operations/three_way.ts `applyChanges`), then the source
 // ref moved by compare-and-swap. Merge commits are dropped and commits that become empty are skipped,
 // as `git rebase` does.

@@ -43,7 +43,7 @@ export async function createTag(
     target = tagObj.oid;
     peeled = input.target;
   }
-  // Objects first (ON CONFLICT DO NOTHING: an unreachable tag object is harmless, GIT.md §1), then the
+  // Objects first (ON CONFLICT DO NOTHING: an unreachable tag object is harmless, docs/git.md, "Principles"), then the
   // ref and its push event in one statement.
   if (tagObj) await writeObjects(db, repo.poolId, [tagObj]);
   const won = await swapRefWithEvent(db, { projectId: repo.projectId, name: ref, oldTarget: null, newTarget: target, peeled, userId: input.userId ?? null });

@@ -1,4 +1,4 @@
-// The one three-way tree application (GIT.md §9) behind merge, cherry-pick, revert and the merge
+// The one three-way tree application (docs/git.md, "Three-way merge") behind merge, cherry-pick, revert and the merge
 // request rebase: the changes base → theirs applied onto ours, reading only the trees along the
 // changed paths. For every other path the rule "base = theirs → take ours" keeps ours, so nothing else
 // is read.

@@ -1,4 +1,4 @@
-// The in-memory work tree that commits are built on (GIT.md §5 step 3): only the directories along
+// The in-memory work tree that commits are built on (docs/git.md, "Writing commits", step 3): only the directories along
 // the touched paths are loaded, actions apply in order, changed trees are written bottom-up.
 import { fromBase64, utf8 } from "../pure/bytes";
 import { fail } from "./failures";
@@ -16,7 +16,7 @@ export type CommitAction = {
 
 export type Person = { name: string; email: string };
 
-/** Decoded size limit of one action's content (GIT.md §10). */
+/** Decoded size limit of one action's content (docs/git.md, "Limits"). */
 export const MAX_FILE_SIZE = 10 * 1024 * 1024;
 
 export { CommitFailed, fail } from "./failures";
@@ -234,7 +234,7 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
 
 async function newBlob(action: CommitAction, path: string): Promise<RawObject> {
   const content = decodeContent(action);
-  // Differs from GitLab: a per-file limit protects the Worker's memory (GIT.md §10).
+  // Differs from GitLab: a per-file limit protects the Worker's memory (docs/git.md, "Limits").
   if (content.length > MAX_FILE_SIZE) fail({ kind: "file_too_large", path });
   return blobObject(content);
 }

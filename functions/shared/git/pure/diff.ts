@@ -1,4 +1,4 @@
-// Line diffs and numstat (GIT.md §8): pure functions over bytes.
+// Line diffs and numstat (docs/git.md, "Stats and diffs"): pure functions over bytes.
 
 /** Git's rule (`buffer_is_binary`): a NUL byte in the first 8,000 bytes. */
 export function isBinary(content: Uint8Array): boolean {
@@ -58,7 +58,7 @@ export type EditOp = { op: "equal" | "delete" | "insert"; oldStart: number; newS
  * minimal diff: common prefix and suffix trimmed, lines present on one side only marked at once (they
  * can never match), then Myers' linear-space divide and conquer on the rest. Minimal is what
  * `git diff --numstat` reports except where xdiff's heuristics give up minimality on very large or
- * repetitive inputs (GIT.md §8).
+ * repetitive inputs (docs/git.md, "Stats and diffs").
  */
 export function changeMarks(a: Int32Array, b: Int32Array): { deleted: Uint8Array; inserted: Uint8Array } {
   const deleted = new Uint8Array(a.length);
@@ -231,7 +231,7 @@ export function diffLines(oldContent: Uint8Array, newContent: Uint8Array): { ops
 /**
  * Unified diff hunks with `context` lines (GitLab's `diff` field: no `---`/`+++` header). Lines are
  * decoded as UTF-8. Hunk boundaries follow the minimal script; git's indent heuristic may place
- * ambiguous hunks elsewhere (GIT.md §8: tests compare line sets).
+ * ambiguous hunks elsewhere (docs/git.md, "Stats and diffs": tests compare line sets).
  */
 export function unifiedDiff(oldContent: Uint8Array, newContent: Uint8Array, context = 3): string {
   const { ops, oldLines, newLines } = diffLines(oldContent, newContent);

@@ -1,4 +1,4 @@
-// Commit-graph arithmetic over commits held in memory (GIT.md §2): parents-first order and git's
+// Commit-graph arithmetic over commits held in memory (docs/git.md, "Tables"): parents-first order and git's
 // generation numbers (1 for a root, 1 + the largest parent generation otherwise).
 import type { Commit } from "./objects";
 

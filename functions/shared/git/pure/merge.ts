@@ -1,10 +1,10 @@
-// Three-way merge for cherry-pick and revert (GIT.md §9): per path over flat trees, text files merged
+// Three-way merge for cherry-pick and revert (docs/git.md, "Three-way merge"): per path over flat trees, text files merged
 // line by line with node-diff3. No rename detection (a documented gap).
 import { diff3Merge } from "node-diff3";
 import { isBinary, splitLines } from "./diff";
 import { blobObject, isRegularMode, type FileEntry, type ObjectSource, type RawObject } from "./objects";
 
-/** Files larger than this are not line-merged (GIT.md §10). */
+/** Files larger than this are not line-merged (docs/git.md, "Limits"). */
 export const MERGE_SIZE_LIMIT = 1024 * 1024;
 
 function binaryStringToBytes(text: string): Uint8Array {
@@ -30,7 +30,7 @@ export function mergeText(ours: Uint8Array, base: Uint8Array, theirs: Uint8Array
 const sameEntry = (a: FileEntry | undefined, b: FileEntry | undefined) =>
   a === b || (a !== undefined && b !== undefined && a.oid === b.oid && a.mode === b.mode);
 
-/** What the three-way rule (GIT.md §9) says for one path. */
+/** What the three-way rule (docs/git.md, "Three-way merge") says for one path. */
 export type PathResolution =
   | { kind: "take"; entry: FileEntry | undefined }
   | { kind: "content"; mode: string }

@@ -1,4 +1,4 @@
-// Git object encoding (GIT.md §3): bodies byte-for-byte as git writes them, so every id is the SHA-1
+// Git object encoding (docs/git.md, "Object encoding"): bodies byte-for-byte as git writes them, so every id is the SHA-1
 // the git CLI computes for the same content.
 import { unzlibSync, zlibSync } from "fflate";
 import { compareBytes, concatBytes, decodeUtf8, fromHex, sha1Hex, toHex, utf8 } from "./bytes";
@@ -64,7 +64,7 @@ export async function makeObject(type: ObjectType, body: Uint8Array): Promise<Ra
   return { oid: await hashObject(type, body), type, body };
 }
 
-/** The zlib stream a pack entry carries after its type-and-size header (GIT.md §1.2). */
+/** The zlib stream a pack entry carries after its type-and-size header (docs/git.md, "Principles"). */
 export const deflate = (body: Uint8Array) => zlibSync(body, { level: 6 });
 export const inflate = (zdata: Uint8Array) => unzlibSync(zdata);
 
@@ -80,7 +80,7 @@ export const modeText = (mode: number) => mode.toString(8);
 // ---------------------------------------------------------------------------------------------------
 // Trees
 
-/** Names git refuses in a tree (GIT.md §3). */
+/** Names git refuses in a tree (docs/git.md, "Object encoding"). */
 export function isValidEntryName(name: string): boolean {
   return name !== "" && name !== "." && name !== ".." && name.toLowerCase() !== ".git" && !name.includes("/") && !name.includes("\0");
 }

@@ -1,4 +1,4 @@
-// Reference names (GIT.md §4): `git check-ref-format` rules, and GitLab's extra rules for branch names.
+// Reference names (docs/git.md, "Refs"): `git check-ref-format` rules, and GitLab's extra rules for branch names.
 
 /**
  * `git check-ref-format <name>` for a full name (`refs/heads/x`): no component starting with `.` or

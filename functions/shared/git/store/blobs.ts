@@ -1,12 +1,12 @@
-// Blobs over 1 MiB in R2 (GIT.md §1.2, §10): the object row keeps type and size, R2 keeps exactly the
+// Blobs over 1 MiB in R2 (docs/git.md, "Principles", "Limits"): the object row keeps type and size, R2 keeps exactly the
 // bytes the row's `zdata` would hold (the zlib body without its `<type> <size>\0` header), so a pack
 // entry is still the stored bytes behind a type-and-size header, streamed from R2 without inflating.
 //
 // Keys are content addresses, `git/<pool>/<oid>`: writing one twice writes the same bytes, and a key
 // written by a writer that then lost (or whose statement failed) is an unreachable object, harmless as
-// any other (GIT.md §1.1). Writers put the R2 object before the row that points at it is written.
+// any other (docs/git.md, "Principles"). Writers put the R2 object before the row that points at it is written.
 
-/** Objects larger than this belong in R2 (GIT.md §10). */
+/** Objects larger than this belong in R2 (docs/git.md, "Limits"). */
 export const INLINE_LIMIT = 1024 * 1024;
 
 /**

@@ -1,4 +1,4 @@
-// The commit index (GIT.md §2, §4 principle 4): computed once per commit at write time: the row with
+// The commit index (docs/git.md, "Tables", "Principles" 4): computed once per commit at write time: the row with
 // parents, dates and generation, and the changed paths against the first parent with line counts.
 import { sql } from "drizzle-orm";
 import { gitCommitChanges, gitCommits, type GitCommitRow } from "../../../../db/schema";

@@ -69,7 +69,7 @@ export function fileDiff(change: Change, blobs: Map<string, Uint8Array>, maxPatc
 
 /**
  * The diffs from `oldTree` (null: the empty tree) to `newTree`, in git's path order, with exact renames
- * detected (`-M100%`; GitLab's git also finds similar renames, GIT.md §8). Statements: one per tree
+ * detected (`-M100%`; GitLab's git also finds similar renames, docs/git.md, "Stats and diffs"). Statements: one per tree
  * depth, then one for every blob of every changed path.
  */
 export async function diffTrees(db: Executor, repo: Repo, oldTree: string | null, newTree: string | null): Promise<FileDiff[]> {

@@ -1,4 +1,4 @@
-// Loading the commit graph from the commit index (GIT.md §6 "Loading history"): one recursive CTE
+// Loading the commit graph from the commit index (docs/git.md, "Reading", "Loading history"): one recursive CTE
 // returns up to N ancestors of the requested commits (oid, parents, date, generation, tree and, with a
 // path filter, whether the commit touches the path against its first parent), unsorted, so Postgres
 // stops at the LIMIT. The walk asks for more when it meets a commit it has not loaded.

@@ -1,4 +1,4 @@
-// `git log` semantics (GIT.md §7), reproduced step by step from git 2.39's revision walk
+// `git log` semantics (docs/git.md, "The commits list (git log)"), reproduced step by step from git 2.39's revision walk
 // (revision.c: prepare_revision_walk, limit_list, process_parents, try_to_simplify_commit,
 // get_commit_action, sort_in_topological_order) so that the order, the since/until cut-offs under
 // clock skew and the path simplification give what `git log` gives on the same history. Repositories

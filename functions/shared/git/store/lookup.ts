@@ -1,5 +1,5 @@
 // One-statement lookups for the routes that read a ref on every request (branches, tags, files, tree;
-// GIT.md §6): a ref with its commit row, and a revision resolved to its commit row. What needs more of
+// docs/git.md, "Reading"): a ref with its commit row, and a revision resolved to its commit row. What needs more of
 // git's rev-parse (suffixes `~n ^n`, short ids, a tag object without a peeled commit) goes through
 // `findCommit`, which gives the same answer with a revision walk.
 import { and, eq, inArray, sql } from "drizzle-orm";

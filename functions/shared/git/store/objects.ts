@@ -1,4 +1,4 @@
-// The object store (GIT.md §1, §2): immutable, content-addressed rows in `git_objects`, written with
+// The object store (docs/git.md, "Principles", "Tables"): immutable, content-addressed rows in `git_objects`, written with
 // ON CONFLICT DO NOTHING before any ref moves, read in bulk (`oid = ANY($1)`), never one query per object.
 import { sql } from "drizzle-orm";
 import { gitObjects } from "../../../../db/schema";
@@ -42,7 +42,7 @@ export type ObjectInsert = { poolId: number; oid: Uint8Array; type: number; size
 
 /**
  * `git_objects` rows for `objects`: duplicates dropped, sorted by id, bodies deflated. Blobs over
- * 1 MiB are put in R2 before this resolves (GIT.md §2: the row keeps type and size), so the caller
+ * 1 MiB are put in R2 before this resolves (docs/git.md, "Tables": the row keeps type and size), so the caller
  * writes rows only for bytes that are already stored.
  */
 export async function objectRows(poolId: number, objects: RawObject[]): Promise<ObjectInsert[]> {

@@ -1,4 +1,4 @@
-// Reachability over the commit index (GIT.md §7): which tips reach a commit, and how many commits a
+// Reachability over the commit index (docs/git.md, "The commits list (git log)"): which tips reach a commit, and how many commits a
 // commit reaches. Both are one recursive statement over `git_commits`; neither reads objects.
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";

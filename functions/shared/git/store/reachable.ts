@@ -1,4 +1,4 @@
-// Object reachability for packs (GIT.md §7): the commits some tips reach and others do not (one
+// Object reachability for packs (docs/git.md, "The commits list (git log)"): the commits some tips reach and others do not (one
 // statement over the commit index), the trees and blobs under them (a statement per tree level), tags
 // peeled to what they point at, and the stored rows a pack is written from. upload-pack plans a fetch
 // with these; the repository snapshot packs everything every ref reaches.

@@ -1,4 +1,4 @@
-// Reading a repository for the commits, branches, tags, files and tree routes (GIT.md §6).
+// Reading a repository for the commits, branches, tags, files and tree routes (docs/git.md, "Reading").
 import { sql } from "drizzle-orm";
 import type { GitCommitRow } from "../../../../db/schema";
 import type { Executor } from "../../../kernel/db";
@@ -31,7 +31,7 @@ export type RefType = "branch" | "tag";
 /**
  * Branches and tags whose tip reaches `oid` (`GET /commits/:sha/refs`; Gitaly's
  * `for-each-ref --contains`): branches first, then tags, each in ref-name order. One walk from all tips
- * that never goes below the target's generation (GIT.md §7).
+ * that never goes below the target's generation (docs/git.md, "The commits list (git log)").
  */
 export async function refsContaining(db: Executor, repo: Repo, oid: string, type: RefType | "all" = "all"): Promise<{ type: RefType; name: string }[]> {
   const prefixes = type === "branch" ? ["refs/heads/"] : type === "tag" ? ["refs/tags/"] : ["refs/heads/", "refs/tags/"];

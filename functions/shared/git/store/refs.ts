@@ -1,4 +1,4 @@
-// Refs (GIT.md §4): the only mutable git state, moved only by compare-and-swap. Zero rows = another
+// Refs (docs/git.md, "Refs"): the only mutable git state, moved only by compare-and-swap. Zero rows = another
 // writer won; callers decide whether to retry.
 import { and, eq, inArray, like, sql } from "drizzle-orm";
 import { gitRefs, pushEvents } from "../../../../db/schema";
@@ -96,7 +96,7 @@ export async function compareAndSwapRef(
   return updateRef(db, projectId, name, oldTarget, newTarget, peeled);
 }
 
-/** The push event of a ref update, written in the same transaction as the CAS (GIT.md §1.5). */
+/** The push event of a ref update, written in the same transaction as the CAS (docs/git.md, "Principles"). */
 export async function recordPushEvent(
   db: Executor,
   event: { projectId: number; ref: string; before: string | null; after: string | null; userId: number | null },

@@ -1,4 +1,4 @@
-// Revision resolution (GIT.md §6) and the commits list (GIT.md §7).
+// Revision resolution (docs/git.md, "Reading") and the commits list (docs/git.md, "The commits list (git log)").
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";
 import { isOid } from "../pure/bytes";
@@ -13,7 +13,7 @@ import type { GitCommitRow } from "../../../../db/schema";
 /** A project's repository: its refs live under `projectId`, its objects and commits under `poolId`. */
 export type Repo = { projectId: number; poolId: number; defaultBranch: string | null };
 
-/** A project's refs are its own; its objects are its fork network's pool (`pool_id`, else itself; GIT.md §2). */
+/** A project's refs are its own; its objects are its fork network's pool (`pool_id`, else itself; docs/git.md, "Tables"). */
 export const repoOf = (project: { id: number; defaultBranch: string | null; poolId?: number | null }): Repo => ({
   projectId: project.id,
   poolId: project.poolId ?? project.id,
@@ -149,7 +149,7 @@ export type CommitsQuery = {
 
 export type CommitsResult =
   | { kind: "ok"; commits: GitCommitRow[] }
-  /** `ref_name` is not a revision git can parse (GITLAB-COMPAT: 400 `ref_name is invalid`). */
+  /** `ref_name` is not a revision git can parse (docs/compat.md: 400 `ref_name is invalid`). */
   | { kind: "invalid" }
   /** A revision that resolves to nothing (Gitaly answers "commits not found"). */
   | { kind: "unknown" };
@@ -190,7 +190,7 @@ export async function revSpecFor(db: Executor, repo: Repo, query: { refName?: st
 }
 
 /**
- * `GET /projects/:id/repository/commits` (GIT.md §7): Gitaly's `git log --format=%H [--skip]
+ * `GET /projects/:id/repository/commits` (docs/git.md, "The commits list (git log)"): Gitaly's `git log --format=%H [--skip]
  * --max-count [--after] [--before] [--all --reverse] [<rev>] [--first-parent] [--topo-order]
  * [-- <path>]`, then the page's rows in one statement.
  */

@@ -1,4 +1,4 @@
-// The state a git write plans from, read in ONE statement (issue 9 item 3): branch tips with their
+// The state a git write plans from, read in ONE statement: branch tips with their
 // commits' trees and generations, whether the project has a branch, a start sha's commit, the
 // project's branch protections and, on request, what the write reads next anyway: the root trees it
 // edits (into the decoded-tree cache), the first batch of history for `last_commit_id` checks, and the

@@ -1,4 +1,4 @@
-// The one recursive walk of the commit index (GIT.md §7) that every history query builds on: counts,
+// The one recursive walk of the commit index (docs/git.md, "The commits list (git log)") that every history query builds on: counts,
 // reachability, the log loader, the packs' commit sets and shallow fetches. No I/O: it writes SQL.
 import { sql, type SQL } from "drizzle-orm";
 

@@ -1,8 +1,8 @@
-// One statement for a whole commit write (GIT.md §1, §5): objects, the commit index rows, the ref
+// One statement for a whole commit write (docs/git.md, "Principles", "Writing commits"): objects, the commit index rows, the ref
 // compare-and-swap, its push event and, for the first branch of an empty repository, HEAD and the
 // default branch's protection. Data-modifying CTEs all run; only the push event and the repository
 // initialisation depend on the swap. A lost swap thus leaves unreachable objects and index rows,
-// which are harmless (ON CONFLICT DO NOTHING, GIT.md §1.1), and writes nothing else.
+// which are harmless (ON CONFLICT DO NOTHING, docs/git.md, "Principles"), and writes nothing else.
 import { sql, type SQL } from "drizzle-orm";
 import { gitCommitChanges, gitCommits, gitObjects, type GitCommitRow } from "../../../../db/schema";
 import type { Executor } from "../../../kernel/db";
