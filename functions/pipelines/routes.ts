@@ -3,7 +3,7 @@ import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { apiError, recordNotFound } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { findProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
@@ -54,8 +54,7 @@ async function loadPipeline(c: Ctx, project: ProjectWithAccess) {
 /** GET /projects/:id/pipelines (lib/api/ci/pipelines.rb) */
 pipelinesRoutes.get("/projects/:id/pipelines", async (c) => {
   const params = await readParams(c, ListPipelines);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_pipeline", project);
+  const project = await authorizedProject(c, "read_pipeline");
   const page = pageOf(params);
   const list = await q.listPipelines(c.var.db(), project.id, params, page);
   paginate(c, page, list.total);
@@ -65,8 +64,7 @@ pipelinesRoutes.get("/projects/:id/pipelines", async (c) => {
 /** POST /projects/:id/pipeline (lib/api/ci/pipelines.rb): created, processed, then answered (`pending`). */
 pipelinesRoutes.post("/projects/:id/pipeline", async (c) => {
   const params = await readParams(c, CreatePipeline);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "create_pipeline", project);
+  const project = await authorizedProject(c, "create_pipeline");
   const actor = c.var.actor!;
   const input = {
     project: { id: project.id, name: project.name, path: project.path, fullPath: project.fullPath, namespaceFullPath: project.namespace.fullPath, visibilityLevel: project.visibilityLevel, defaultBranch: project.defaultBranch, poolId: project.poolId },

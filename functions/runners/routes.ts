@@ -5,7 +5,7 @@ import { pipelineStub } from "../shared/ci/coordinator";
 import { jobStatusChanged } from "../shared/ci/finished";
 import type { Ctx } from "../kernel/env";
 import { ApiError, badRequest, conflict, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
-import { findProject, loadGroup, loadProject } from "../kernel/lookup";
+import { findProject, loadGroup, loadProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
@@ -374,8 +374,7 @@ runnersRoutes.get("/runners/all", async (c) => {
 /** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
 runnersRoutes.get("/projects/:id/runners", async (c) => {
   const params = await readParams(c, ListRunners);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_runner", project);
+  const project = await authorizedProject(c, "admin_runner");
   const page = pageOf(params);
   const list = await q.listRunners(c.var.db(), { type: params.type, paused: params.paused, tagList: params.tag_list, projectId: project.id }, page);
   paginate(c, page, list.total);

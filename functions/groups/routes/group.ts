@@ -11,7 +11,7 @@ function addAvatarErrors(errors: Record<string, string[]>, avatar: File | undefi
   const found = avatar ? avatarErrors(avatar) : [];
   if (found.length) errors.avatar = found;
 }
-import { findGroup } from "../../kernel/lookup";
+import { findGroup, authorizedGroup } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
 import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -321,8 +321,7 @@ const UpdateParams = z.object({
 groupRoutes.put("/groups/:id", async (c) => {
   const params = await readParams(c, UpdateParams);
   const actor = requireUser(c);
-  const found = await findGroup(c, c.req.param("id"));
-  authorizeGroup(c, "admin_group", found);
+  const found = await authorizedGroup(c, "admin_group");
 
   const changes = settingChanges(params);
   const name = params.name ?? found.name;
