@@ -202,26 +202,26 @@ jobsRoutes.get("/projects/:id/jobs/:job_id/artifacts/*", async (c) => {
 
 const ByRef = z.object({ job: p.string() });
 
-/** GET /projects/:id/jobs/artifacts/:ref_name/download?job=: the newest successful job's archive. */
-jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", { params: ByRef }, async (c) => {
+/** The archive of the newest successful job named `job` on `:ref_name` that kept one (404 for none). */
+async function latestArchive(c: Ctx) {
   const params = await readParams(c, ByRef);
   const project = await projectFor(c, "read_build");
   const id = await q.latestJobWithArtifacts(c.var.db(), project.id, c.req.param("ref_name")!, params.job);
   if (id === null) throw notFound();
   const found = await q.findJob(c.var.db(), project.id, id);
-  const archive = found ? await archiveOf(c, found.row) : null;
+  return found ? archiveOf(c, found.row) : null;
+}
+
+/** GET /projects/:id/jobs/artifacts/:ref_name/download?job=: the newest successful job's archive. */
+jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", { params: ByRef }, async (c) => {
+  const archive = await latestArchive(c);
   if (!archive) throw notFound();
   return zipResponse(archive.bytes, archive.filename);
 });
 
 /** GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=: one file of it. */
 jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/raw/*", { params: ByRef }, async (c) => {
-  const params = await readParams(c, ByRef);
-  const project = await projectFor(c, "read_build");
-  const id = await q.latestJobWithArtifacts(c.var.db(), project.id, c.req.param("ref_name")!, params.job);
-  if (id === null) throw notFound();
-  const found = await q.findJob(c.var.db(), project.id, id);
-  const archive = found ? await archiveOf(c, found.row) : null;
+  const archive = await latestArchive(c);
   const path = decodeURIComponent(new URL(c.req.url).pathname.split("/raw/")[1] ?? "");
   if (!archive || !path) throw notFound();
   return fileFromZip(archive.bytes, path);

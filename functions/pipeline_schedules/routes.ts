@@ -2,7 +2,7 @@ import * as z from "zod";
 import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { forbidden, notFound, validation } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { findProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
@@ -49,8 +49,7 @@ async function presentDetails(c: Ctx, project: ProjectWithAccess, id: number, st
 /** GET /projects/:id/pipeline_schedules (`scope`: active, inactive) */
 pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules", { params: ListSchedules, paginated: true }, async (c) => {
   const params = await readParams(c, ListSchedules);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_pipeline", project);
+  const project = await authorizedProject(c, "read_pipeline");
   const page = pageOf(params);
   const list = await q.listSchedules(c.var.db(), project.id, params.scope, page);
   paginate(c, page, list.total);
@@ -68,8 +67,7 @@ pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules/:pipeline_schedule
 /** POST /projects/:id/pipeline_schedules: the caller owns it; `next_run_at` from the cron line. */
 pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", { params: CreateSchedule }, async (c) => {
   const params = await readParams(c, CreateSchedule);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "create_pipeline", project);
+  const project = await authorizedProject(c, "create_pipeline");
   const values = { description: params.description, ref: params.ref, cron: params.cron, cronTimezone: params.cron_timezone ?? "UTC", active: params.active ?? true };
   const errors = scheduleErrors(values);
   if (Object.keys(errors).length) throw validation(errors);
@@ -80,8 +78,7 @@ pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", { params: Creat
 /** PUT /projects/:id/pipeline_schedules/:pipeline_schedule_id: the owner (or an admin) only. */
 pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id", { params: UpdateSchedule }, async (c) => {
   const params = await readParams(c, UpdateSchedule);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_pipeline", project);
+  const project = await authorizedProject(c, "read_pipeline");
   const schedule = await loadSchedule(c, project);
   if (!(c.var.actor?.isAdmin || (ownsSchedule(c, schedule) && allowed(c.var.actor, "update_build", project)))) throw forbidden();
   const values = {
@@ -133,8 +130,7 @@ pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedul
 /** POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/variables */
 pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables", { params: CreateVariable }, async (c) => {
   const params = await readParams(c, CreateVariable);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_pipeline", project);
+  const project = await authorizedProject(c, "read_pipeline");
   const schedule = await loadSchedule(c, project);
   authorizeAdmin(c, project, schedule);
   const taken = (await q.findScheduleVariable(c.var.db(), schedule.id, params.key)) !== null;
@@ -154,8 +150,7 @@ async function loadVariable(c: Ctx, scheduleId: number) {
 /** PUT /projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key */
 pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", { params: UpdateVariable }, async (c) => {
   const params = await readParams(c, UpdateVariable);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_pipeline", project);
+  const project = await authorizedProject(c, "read_pipeline");
   const schedule = await loadSchedule(c, project);
   authorizeAdmin(c, project, schedule);
   const row = await loadVariable(c, schedule.id);

@@ -3,8 +3,8 @@ import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
 import { apiError, recordNotFound } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
-import { pageOf, paginate } from "../kernel/pagination";
+import { findProject, authorizedProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -37,8 +37,7 @@ async function loadPipeline(c: Ctx, project: ProjectWithAccess) {
 /** GET /projects/:id/pipelines (lib/api/ci/pipelines.rb) */
 pipelinesRoutes.get("/projects/:id/pipelines", { params: ListPipelines, paginated: true }, async (c) => {
   const params = await readParams(c, ListPipelines);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_pipeline", project);
+  const project = await authorizedProject(c, "read_pipeline");
   const page = pageOf(params);
   const list = await q.listPipelines(c.var.db(), project.id, params, page);
   paginate(c, page, list.total);
@@ -48,8 +47,7 @@ pipelinesRoutes.get("/projects/:id/pipelines", { params: ListPipelines, paginate
 /** POST /projects/:id/pipeline (lib/api/ci/pipelines.rb): created, processed, then answered (`pending`). */
 pipelinesRoutes.post("/projects/:id/pipeline", { params: CreatePipeline }, async (c) => {
   const params = await readParams(c, CreatePipeline);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "create_pipeline", project);
+  const project = await authorizedProject(c, "create_pipeline");
   const actor = c.var.actor!;
   const input = {
     project: { id: project.id, name: project.name, path: project.path, fullPath: project.fullPath, namespaceFullPath: project.namespace.fullPath, visibilityLevel: project.visibilityLevel, defaultBranch: project.defaultBranch, poolId: project.poolId },

@@ -75,20 +75,12 @@ export async function importTarget(db: Executor, projectId: number) {
 export async function resetImportedRelations(db: Executor, projectId: number, jobId: number) {
   await db.execute(sql`DELETE FROM award_emoji a USING issues i WHERE a.awardable_type = 'Issue' AND a.awardable_id = i.id AND i.project_id = ${projectId}`);
   await db.execute(sql`DELETE FROM label_links l USING labels lb WHERE l.label_id = lb.id AND lb.project_id = ${projectId}`);
-  await db.delete(notes).where(eq(notes.projectId, projectId));
-  await db.delete(issues).where(eq(issues.projectId, projectId));
-  await db.delete(mergeRequests).where(eq(mergeRequests.projectId, projectId));
-  await db.delete(milestones).where(eq(milestones.projectId, projectId));
-  await db.delete(labels).where(eq(labels.projectId, projectId));
-  await db.delete(badges).where(eq(badges.projectId, projectId));
+  for (const table of [notes, issues, mergeRequests, milestones, labels, badges]) await db.delete(table).where(eq(table.projectId, projectId));
   await db.execute(sql`DELETE FROM award_emoji a USING snippets s WHERE a.awardable_type = 'Snippet' AND a.awardable_id = s.id AND s.project_id = ${projectId}`);
-  await db.delete(snippets).where(eq(snippets.projectId, projectId));
-  await db.delete(ciPipelines).where(eq(ciPipelines.projectId, projectId));
-  await db.delete(protectedBranches).where(eq(protectedBranches.projectId, projectId));
-  // Flags before user lists (a strategy's list may not go while in use); issue links went with the issues.
-  await db.delete(operationsFeatureFlags).where(eq(operationsFeatureFlags.projectId, projectId));
-  await db.delete(operationsUserLists).where(eq(operationsUserLists.projectId, projectId));
-  await db.delete(ciVariables).where(eq(ciVariables.projectId, projectId));
+  // In this order: flags before user lists (a strategy's list may not go while in use); issue links
+  // went with the issues.
+  for (const table of [snippets, ciPipelines, protectedBranches, operationsFeatureFlags, operationsUserLists, ciVariables])
+    await db.delete(table).where(eq(table.projectId, projectId));
   // Rows only: the R2 objects of uploads sit at keys the next attempt writes again.
   await db.delete(uploads).where(and(eq(uploads.modelType, "Project"), eq(uploads.modelId, projectId)));
   await db.delete(lfsObjectsProjects).where(eq(lfsObjectsProjects.projectId, projectId));

@@ -5,8 +5,8 @@ import { pipelineStub } from "../shared/ci/coordinator";
 import { jobStatusChanged } from "../shared/ci/finished";
 import type { Ctx } from "../kernel/env";
 import { ApiError, badRequest, conflict, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
-import { findProject, loadGroup, loadProject } from "../kernel/lookup";
-import { pageOf, paginate } from "../kernel/pagination";
+import { findProject, loadGroup, loadProject, authorizedProject } from "../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -369,8 +369,7 @@ runnersRoutes.get("/runners/all", { params: ListRunners, paginated: true }, asyn
 /** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
 runnersRoutes.get("/projects/:id/runners", { params: ListRunners, paginated: true }, async (c) => {
   const params = await readParams(c, ListRunners);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_runner", project);
+  const project = await authorizedProject(c, "admin_runner");
   const page = pageOf(params);
   const list = await q.listRunners(c.var.db(), { projectId: project.id }, params, page);
   paginate(c, page, list.total);

@@ -1,8 +1,7 @@
 import * as z from "zod";
-import { authorize } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import { tooLarge } from "../kernel/errors";
-import { findProject } from "../kernel/lookup";
+import { authorizedProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -25,8 +24,7 @@ const UploadFile = z.object({ file: p.file() });
 uploadsRoutes.post("/projects/:id/uploads", { params: UploadFile }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, UploadFile);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "create_note", project);
+  const project = await authorizedProject(c, "create_note");
   const db = c.var.db();
   const settings = await loadSettings(db);
   if (params.file.size > settings.max_attachment_size * 1024 * 1024) throw tooLarge();

@@ -1,8 +1,7 @@
 import * as z from "zod";
-import { authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { validation } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { findProject, authorizedProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -46,8 +45,7 @@ approvalSettingsRoutes.get("/projects/:id/approvals", async (c) => {
 /** POST /projects/:id/approvals (at least one of the six fields) */
 approvalSettingsRoutes.post("/projects/:id/approvals", async (c) => {
   requireUser(c);
-  const project = await findProject(c, c.req.param("id"));
-  authorize(c, "admin_project", project);
+  const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, ChangeSettings, [{ atLeastOneOf: FIELDS }]);
   // Project validation (render_validation_error!): the count cannot be negative.
   if (params.approvals_before_merge !== undefined && params.approvals_before_merge < 0)

@@ -1,9 +1,8 @@
 import * as z from "zod";
 import { allowedOnGroup, authorizeGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
-import type { Ctx } from "../../kernel/env";
 import { forbidden, recordNotFound, validation } from "../../kernel/errors";
-import { findGroup } from "../../kernel/lookup";
+import { findGroup, authorizedGroup } from "../../kernel/lookup";
 import { canReadEpic } from "../../shared/issuables/policy";
 import { pageOf, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParamsWithPath, validateParams, withPathParams } from "../../kernel/params";
@@ -90,8 +89,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
     // `start_date` and `end_date` are declared `as: :start_date_fixed` / `as: :due_date_fixed`.
     const aliased = { ...raw, start_date_fixed: raw.start_date_fixed ?? raw.start_date, due_date_fixed: raw.due_date_fixed ?? raw.end_date };
     const params = validateParams(aliased, CreateEpic);
-    const group = await findGroup(c, c.req.param("id") ?? "");
-    authorizeGroup(c, "admin_epic", group);
+    const group = await authorizedGroup(c, "admin_epic");
     const title = params.title.trim();
     if (title === "") throw validation({ title: ["can't be blank"] });
     if ([...title].length > 255) throw validation({ title: ["is too long (maximum is 255 characters)"] });

@@ -11,8 +11,8 @@ function addAvatarErrors(errors: Record<string, string[]>, avatar: File | undefi
   const found = avatar ? avatarErrors(avatar) : [];
   if (found.length) errors.avatar = found;
 }
-import { findGroup } from "../../kernel/lookup";
-import { keysetLink, keysetUnavailable, pageOf, paginate, refuseDeepOffset } from "../../kernel/pagination";
+import { findGroup, authorizedGroup } from "../../kernel/lookup";
+import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
 import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -275,8 +275,7 @@ const UpdateParams = z.object({
 groupRoutes.put("/groups/:id", { params: UpdateParams }, async (c) => {
   const params = await readParams(c, UpdateParams);
   const actor = requireUser(c);
-  const found = await findGroup(c, c.req.param("id"));
-  authorizeGroup(c, "admin_group", found);
+  const found = await authorizedGroup(c, "admin_group");
 
   const changes = settingChanges(params);
   const name = params.name ?? found.name;

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { allowedOnGroup, authorizeGroup } from "../../kernel/abilities";
+import { allowedOnGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { apiError, conflict, notFound } from "../../kernel/errors";
-import { findGroup } from "../../kernel/lookup";
+import { findGroup, authorizedGroup } from "../../kernel/lookup";
 import { p, readParamsWithPath } from "../../kernel/params";
 import { router } from "../../kernel/router";
 import * as q from "../queries";
@@ -54,8 +54,7 @@ const UnshareGroup = z.object({ group_id: p.int() });
 shareRoutes.delete("/groups/:id/share/:group_id", { params: UnshareGroup }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, UnshareGroup);
-  const shared = await findGroup(c, c.req.param("id"));
-  authorizeGroup(c, "admin_group_member", shared);
+  const shared = await authorizedGroup(c, "admin_group_member");
   if (!(await q.deleteGroupGroupLink(c.var.db(), shared.id, params.group_id))) throw notFound("Group Link");
   return c.body(null, 204);
 });

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { authorizeGroup } from "../../kernel/abilities";
 import { requireAdmin, requireUser } from "../../kernel/auth";
 import { apiError } from "../../kernel/errors";
-import { findGroup, findProject } from "../../kernel/lookup";
+import { findGroup, findProject, authorizedGroup } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -35,8 +35,7 @@ const failed = (text: string) => apiError(`Transfer failed: ${text}`, 400);
 transferRoutes.post("/groups/:id/transfer", { params: TransferGroup }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, TransferGroup);
-  const group = await findGroup(c, c.req.param("id"));
-  authorizeGroup(c, "admin_group", group);
+  const group = await authorizedGroup(c, "admin_group");
   const parent = params.group_id !== undefined ? await findGroup(c, String(params.group_id)) : null;
   if (!parent && group.parentId === null) throw failed("Group is already a root group.");
   if (parent && parent.id === group.parentId) throw failed("Group is already associated to the parent group.");

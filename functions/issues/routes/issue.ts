@@ -7,7 +7,7 @@ import { checkUnmodifiedSince, forbidden, notFound, recordNotFound } from "../..
 import { canReadIssue, canUpdateIssue } from "../../shared/issuables/policy";
 import { findIssue } from "../../shared/issuables/find";
 import { loadIssueById, loadProjectIssue, type IssueRow } from "../../shared/issuables/issue_preload";
-import { findProject } from "../../kernel/lookup";
+import { findProject, authorizedProject } from "../../kernel/lookup";
 import { p, pathRowId, rawParams, readParamsWithPath } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
@@ -66,8 +66,7 @@ issueRoutes.get("/projects/:id/issues/:issue_iid", { params: OneIssue }, async (
  */
 issueRoutes.post("/projects/:id/issues", { params: CreateIssue }, async (c) => {
   const params = await readParamsWithPath(c, CreateIssue, CREATE_RULES);
-  const project = await findProject(c, c.req.param("id"));
-  authorize(c, "create_issue", project);
+  const project = await authorizedProject(c, "create_issue");
   const actor = c.var.actor!;
   const db = c.var.db();
   await checkRateLimit(db, "issues_create", actor.user.id);

@@ -3,7 +3,7 @@ import { authorizeGroup, type GroupWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { checkUnmodifiedSince, conflict, notFound, validation } from "../../kernel/errors";
-import { findGroup } from "../../kernel/lookup";
+import { findGroup, authorizedGroup } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -73,8 +73,7 @@ function withLabel(row: Awaited<ReturnType<typeof q.findLabel>>): LabelRow {
 groupLabelRoutes.get("/groups/:id/labels", { params: ListLabels, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
-  const group = await findGroup(c, c.req.param("id"));
-  authorizeGroup(c, "read_label", group);
+  const group = await authorizedGroup(c, "read_label");
   const page = pageOf(params);
   const opts = { search: params.search, withCounts: params.with_counts ?? false };
   const list = await q.listLabels(c.var.db(), { kind: "group", group, scope: scopeOf(params) }, opts, c.var.actor, page);
@@ -86,8 +85,7 @@ groupLabelRoutes.get("/groups/:id/labels", { params: ListLabels, paginated: true
 groupLabelRoutes.get("/groups/:id/labels/:name", { params: GetLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
-  const group = await findGroup(c, c.req.param("id"));
-  authorizeGroup(c, "read_label", group);
+  const group = await authorizedGroup(c, "read_label");
   const label = withLabel(await q.findLabel(c.var.db(), { kind: "group", group, scope: scopeOf(params) }, c.req.param("name"), c.var.actor));
   return present(c, label, groupLabel);
 });
@@ -96,8 +94,7 @@ groupLabelRoutes.get("/groups/:id/labels/:name", { params: GetLabel }, async (c)
 groupLabelRoutes.post("/groups/:id/labels", { params: CreateLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
-  const group = await findGroup(c, c.req.param("id"));
-  authorizeGroup(c, "admin_label", group);
+  const group = await authorizedGroup(c, "admin_label");
   const db = c.var.db();
   if (await q.findLabelByTitle(db, { group }, params.name)) throw conflict("Label already exists");
   const values = { title: labelTitle(params.name), color: normalizeColor(params.color) };
@@ -147,8 +144,7 @@ groupLabelRoutes.put("/groups/:id/labels", { deprecated: true }, async (c) => {
 
 /** `delete_label`: 204, or 412 when `If-Unmodified-Since` is older than the label. */
 async function deleteLabel(c: Ctx, idOrTitle: string) {
-  const group = await findGroup(c, c.req.param("id")!);
-  authorizeGroup(c, "admin_label", group);
+  const group = await authorizedGroup(c, "admin_label");
   const db = c.var.db();
   const label = withLabel(await q.findLabel(db, { kind: "group", group, scope: OWN }, idOrTitle, c.var.actor));
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), label.updatedAt);

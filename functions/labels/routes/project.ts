@@ -1,10 +1,9 @@
 import * as z from "zod";
 import type { ProjectWithAccess } from "../../kernel/abilities";
-import { authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, checkUnmodifiedSince, conflict, notFound, validation } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -68,8 +67,7 @@ function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, status:
 projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, paginated: true }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_label", project);
+  const project = await authorizedProject(c, "read_label");
   const page = pageOf(params);
   const opts = { search: params.search, withCounts: params.with_counts ?? false };
   const list = await q.listLabels(c.var.db(), owner(project, params.include_ancestor_groups ?? true), opts, c.var.actor, page);
@@ -81,8 +79,7 @@ projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, paginated: 
 projectLabelRoutes.get("/projects/:id/labels/:name", { params: GetLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_label", project);
+  const project = await authorizedProject(c, "read_label");
   const label = withLabel(await q.findLabel(c.var.db(), owner(project, params.include_ancestor_groups ?? true), c.req.param("name"), c.var.actor));
   return presentLabel(c, label, project);
 });
@@ -91,8 +88,7 @@ projectLabelRoutes.get("/projects/:id/labels/:name", { params: GetLabel }, async
 projectLabelRoutes.post("/projects/:id/labels", { params: CreateLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_label", project);
+  const project = await authorizedProject(c, "admin_label");
   const db = c.var.db();
   // `available_labels_for(parent).find_by_title(params[:name])`: ancestor group labels count too.
   if (await q.findLabelByTitle(db, { project }, params.name)) throw conflict("Label already exists");
@@ -113,8 +109,7 @@ type UpdateParams = z.output<typeof UpdateLabel>;
 
 /** `update_label`: the sent attributes; `priority` null removes it. */
 async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_label", project);
+  const project = await authorizedProject(c, "admin_label");
   const db = c.var.db();
   const label = withLabel(await q.findLabel(db, owner(project, false), idOrTitle, c.var.actor));
   const changes: Partial<q.LabelValues> = {};
@@ -134,8 +129,7 @@ async function updateLabel(c: Ctx, idOrTitle: string, params: UpdateParams) {
 
 /** `promote_label` (lib/api/helpers/label_helpers.rb): `:name` is the id or the title of a project label. */
 async function promote(c: Ctx, idOrTitle: string) {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_label", project);
+  const project = await authorizedProject(c, "admin_label");
   if (project.namespace.type !== "Group") throw apiError("Failed to promote project label to group label", 400);
   const label = withLabel(await q.findLabel(c.var.db(), owner(project, false), idOrTitle));
   const promoted = await promoteLabel(c.var.db(), label, project.namespace);
@@ -168,8 +162,7 @@ projectLabelRoutes.put("/projects/:id/labels", { deprecated: true }, async (c) =
 
 /** `delete_label`: 204, or 412 when `If-Unmodified-Since` is older than the label. */
 async function deleteLabel(c: Ctx, idOrTitle: string) {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_label", project);
+  const project = await authorizedProject(c, "admin_label");
   const db = c.var.db();
   const label = withLabel(await q.findLabel(db, owner(project, false), idOrTitle));
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), label.updatedAt);

@@ -1,7 +1,7 @@
-import { allowedOnGroup, authorize } from "../../kernel/abilities";
+import { allowedOnGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { apiError, forbidden, recordNotFound } from "../../kernel/errors";
-import { findProject, loadGroup } from "../../kernel/lookup";
+import { loadGroup, authorizedProject } from "../../kernel/lookup";
 import { readParamsWithPath } from "../../kernel/params";
 import * as q from "../queries";
 import { inspectErrors } from "../rules";
@@ -22,8 +22,7 @@ export const projectMilestoneRoutes = milestoneRoutes(projectParent);
 projectMilestoneRoutes.post("/projects/:id/milestones/:milestone_id/promote", { params: OneMilestone }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, OneMilestone);
-  const project = await findProject(c, c.req.param("id"));
-  authorize(c, "admin_milestone", project);
+  const project = await authorizedProject(c, "admin_milestone");
   const group = project.namespace.type === "Group" ? await loadGroup(c, String(project.namespace.id)) : null;
   if (!group || !allowedOnGroup(c.var.actor, "admin_milestone", group)) throw forbidden();
   const db = c.var.db();

@@ -1,9 +1,8 @@
 import * as z from "zod";
-import { authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { recordNotFound, tooLarge } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { decodeQuery, p, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -53,8 +52,7 @@ function readPathAndQuery<S extends z.ZodType>(c: Ctx, schema: S): z.output<S> {
 genericPackagesRoutes.put(PATH, async (c) => {
   const actor = requireUser(c);
   const params = readPathAndQuery(c, Upload);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "create_package", project);
+  const project = await authorizedProject(c, "create_package");
   if (Number(c.req.header("content-length") ?? 0) > MAX_FILE_BYTES) throw tooLarge();
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (bytes.byteLength > MAX_FILE_BYTES) throw tooLarge();
@@ -67,8 +65,7 @@ genericPackagesRoutes.put(PATH, async (c) => {
 /** GET /projects/:id/packages/generic/:package_name/:package_version/:file_name (lib/api/generic_packages.rb) */
 genericPackagesRoutes.get(PATH, async (c) => {
   const params = readPathAndQuery(c, Download);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_package", project);
+  const project = await authorizedProject(c, "read_package");
   const file = await q.findGenericFile(c.var.db(), project.id, params.package_name, params.package_version, params.file_name);
   if (!file) throw recordNotFound();
   const object = await c.env.BLOBS.get(file.fileStore);

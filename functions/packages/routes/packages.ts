@@ -2,7 +2,7 @@ import * as z from "zod";
 import { allowed, authorize, type ProjectWithAccess } from "../../kernel/abilities";
 import type { Ctx } from "../../kernel/env";
 import { checkUnmodifiedSince, notFound, paramsError, recordNotFound } from "../../kernel/errors";
-import { findGroup, findProject } from "../../kernel/lookup";
+import { findGroup, findProject, authorizedProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
@@ -36,8 +36,7 @@ const canDestroyIn = (c: Ctx, project: ProjectWithAccess) => () => allowed(c.var
 /** GET /projects/:id/packages (lib/api/project_packages.rb); anonymous callers see public projects' packages. */
 packagesRoutes.get("/projects/:id/packages", { params: ListProjectPackages, paginated: true }, async (c) => {
   const params = await readParams(c, ListProjectPackages);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_package", project);
+  const project = await authorizedProject(c, "read_package");
   const page = pageOf(params);
   const list = await q.listProjectPackages(c.var.db(), project.id, params, page);
   paginate(c, page, list.total);
@@ -71,8 +70,7 @@ packagesRoutes.get("/projects/:id/packages/:package_id", async (c) => {
 /** GET /projects/:id/packages/:package_id/package_files (lib/api/package_files.rb) */
 packagesRoutes.get("/projects/:id/packages/:package_id/package_files", { params: pageParams, paginated: true }, async (c) => {
   const params = await readParams(c, pageParams);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_package", project);
+  const project = await authorizedProject(c, "read_package");
   const pkg = await findPackage(c, project, false);
   const page = pageOf(params);
   const list = await q.listPackageFiles(c.var.db(), pkg.id, page);
@@ -87,8 +85,7 @@ packagesRoutes.get("/projects/:id/packages/:package_id/package_files", { params:
  */
 packagesRoutes.get("/projects/:id/packages/:package_id/pipelines", { params: pageParams, paginated: true }, async (c) => {
   const params = await readParams(c, pageParams);
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "read_package", project);
+  const project = await authorizedProject(c, "read_package");
   const pkg = await findPackage(c, project, false);
   const page = pageOf(params);
   const list = await q.listPackagePipelines(c.var.db(), pkg.id, page);

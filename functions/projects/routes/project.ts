@@ -5,7 +5,7 @@ import { requireAdmin, requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { acceptedBody, notFound, validation } from "../../kernel/errors";
 import { avatarErrors, storeAvatar } from "../../shared/uploads";
-import { findProject, findUser } from "../../kernel/lookup";
+import { findProject, findUser, authorizedProject } from "../../kernel/lookup";
 import { p, rawParams, readParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -171,8 +171,7 @@ projectRoutes.put("/projects/:id", async (c) => {
   // Grape counts a key sent as null (`description: null` clears it), so presence is checked on keys.
   if (Object.keys(declared).length === 0) validateParams({}, z.object({}), [{ atLeastOneOf: UPDATE_AT_LEAST_ONE_OF }]);
   const params = validateParams(declared, UpdateProject);
-  const found = await findProject(c, c.req.param("id"));
-  authorize(c, "admin_project", found);
+  const found = await authorizedProject(c, "admin_project");
   if (params.name) authorize(c, "rename_project", found);
   if (params.visibility) authorize(c, "change_visibility_level", found);
   checkAvatar(params.avatar);

@@ -1,8 +1,7 @@
 import * as z from "zod";
-import { authorize } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import { apiError } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { p, rawParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -21,8 +20,7 @@ const ShareProject = z.object({
 /** POST /projects/:id/share (lib/api/projects.rb, app/services/projects/group_links/create_service.rb) */
 shareRoutes.post("/projects/:id/share", async (c) => {
   const params = validateParams(await rawParams(c), ShareProject);
-  const found = await findProject(c, c.req.param("id"));
-  authorize(c, "admin_project", found);
+  const found = await authorizedProject(c, "admin_project");
   // Project#allowed_to_share_with_group?
   if (found.namespace.shareWithGroupLock) throw apiError("The project sharing with group is disabled", 400);
   const link = await s.shareProject(c.var.db(), requireUser(c).user, found, {
@@ -38,8 +36,7 @@ const UnshareProject = z.object({ group_id: p.int() });
 /** DELETE /projects/:id/share/:group_id (lib/api/projects.rb): 204, or `404 Group Link Not Found`. */
 shareRoutes.delete("/projects/:id/share/:group_id", async (c) => {
   const params = validateParams({ group_id: c.req.param("group_id") }, UnshareProject);
-  const found = await findProject(c, c.req.param("id"));
-  authorize(c, "admin_project", found);
+  const found = await authorizedProject(c, "admin_project");
   await s.unshareProject(c.var.db(), found.id, params.group_id);
   return c.body(null, 204);
 });

@@ -1,8 +1,7 @@
 import * as z from "zod";
-import { authorize } from "../../kernel/abilities";
 import type { Ctx } from "../../kernel/env";
 import { notFound } from "../../kernel/errors";
-import { findProject } from "../../kernel/lookup";
+import { authorizedProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { router } from "../../kernel/router";
 import { streamOf } from "../../kernel/stream";
@@ -21,8 +20,7 @@ function extensionOf(format: string): "tar.gz" | "tar.bz2" | "tar" | "zip" {
 }
 
 async function archive(c: Ctx, pathFormat: string | null) {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "download_code", project);
+  const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, Archive);
   const extension = extensionOf(pathFormat ?? params.format ?? "tar.gz");
   const repo = repoOf(project);

@@ -278,18 +278,25 @@ export function changesOf(before: Record<string, unknown> | null, after: Record<
   return out;
 }
 
-/** `Gitlab::DataBuilder::Issuable#build` for issues (`object_kind` issue; `event_type` may be confidential). */
-export function issuePayload(i: HookIssue, p: HookProject, ctx: Ctx, user: User, action: string, users: Map<number, User>, before: Record<string, unknown> | null) {
-  const attrs = issueAttrs(i, p, ctx);
+/** What `Gitlab::DataBuilder::Issuable#build` writes first for issues and merge requests alike. */
+function issuableHead(kind: string, eventType: string, p: HookProject, ctx: Ctx, user: User, action: string, attrs: { labels: unknown }, before: Record<string, unknown> | null) {
   return {
-    object_kind: "issue",
-    event_type: i.confidential ? "confidential_issue" : "issue",
+    object_kind: kind,
+    event_type: eventType,
     user: userAttrs(user, ctx),
     project: projectAttrs(p, ctx),
     object_attributes: { ...attrs, action },
     labels: attrs.labels,
     changes: changesOf(before, attrs),
     repository: shortRepository(p, ctx),
+  };
+}
+
+/** `Gitlab::DataBuilder::Issuable#build` for issues (`object_kind` issue; `event_type` may be confidential). */
+export function issuePayload(i: HookIssue, p: HookProject, ctx: Ctx, user: User, action: string, users: Map<number, User>, before: Record<string, unknown> | null) {
+  const attrs = issueAttrs(i, p, ctx);
+  return {
+    ...issuableHead("issue", i.confidential ? "confidential_issue" : "issue", p, ctx, user, action, attrs, before),
     assignees: i.assigneeIds.map((id) => users.get(id)).filter((u): u is User => !!u).map((u) => userAttrs(u, ctx)),
   };
 }
@@ -308,14 +315,7 @@ export function mergeRequestPayload(
   const attrs = mergeRequestAttrs(m, p, ctx, lastCommit, source);
   const people = (ids: number[]) => ids.map((id) => users.get(id)).filter((u): u is User => !!u).map((u) => userAttrs(u, ctx));
   return {
-    object_kind: "merge_request",
-    event_type: "merge_request",
-    user: userAttrs(user, ctx),
-    project: projectAttrs(p, ctx),
-    object_attributes: { ...attrs, action },
-    labels: attrs.labels,
-    changes: changesOf(before, attrs),
-    repository: shortRepository(p, ctx),
+    ...issuableHead("merge_request", "merge_request", p, ctx, user, action, attrs, before),
     assignees: people(m.assigneeIds),
     reviewers: people(m.reviewerIds),
   };

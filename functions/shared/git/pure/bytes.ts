@@ -22,10 +22,11 @@ export function fromHex(hex: string): Uint8Array {
 
 export const isOid = (value: string) => /^[0-9a-f]{40}$/.test(value);
 
-export function concatBytes(parts: Uint8Array[]): Uint8Array {
+/** The parts one after another, zero-filled up to a multiple of `block` when one is given (tar's records). */
+export function concatBytes(parts: Uint8Array[], block = 1): Uint8Array {
   let length = 0;
   for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
+  const out = new Uint8Array(Math.ceil(length / block) * block);
   let offset = 0;
   for (const part of parts) {
     out.set(part, offset);

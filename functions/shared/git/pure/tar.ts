@@ -1,7 +1,7 @@
 // Tar as `git archive --format=tar` writes it (archive-tar.c): ustar headers, a pax global header with
 // the commit id first (`git get-tar-commit-id` reads it back), pax `path`/`linkpath` records for names
 // over 100 bytes, permissions under git's default `tar.umask` 0002, owner root, the commit's time.
-import { utf8 } from "./bytes";
+import { concatBytes, utf8 } from "./bytes";
 
 const BLOCK = 512;
 /** Two empty blocks end the archive (git pads the whole archive to 10 KiB records; readers do not care). */
@@ -54,14 +54,7 @@ function paxRecord(key: string, value: Uint8Array): Uint8Array {
 }
 
 function withPadding(parts: Uint8Array[]): Uint8Array {
-  const size = parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(Math.ceil(size / BLOCK) * BLOCK);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts, BLOCK);
 }
 
 /** The pax global header git writes first: `comment=<commit id>`. */
