@@ -166,9 +166,9 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const ERROR_SCHEMAS = {
   ErrorMessage: {
     type: "object",
-    description: '`{"message": "404 Project Not Found"}`, or a model\'s errors `{"message": {"name": ["has already been taken"]}}`',
+    description: '`{"message": "404 Project Not Found"}`, a model\'s errors `{"message": {"name": ["has already been taken"]}}`, or a rate limit\'s `{"message": {"error": "…"}}`',
     required: ["message"],
-    properties: { message: { anyOf: [{ type: "string" }, { type: "object", additionalProperties: { type: "array", items: { type: "string" } } }, { type: "array" }] } },
+    properties: { message: { anyOf: [{ type: "string" }, { type: "object" }, { type: "array" }] } },
   },
   Error: {
     type: "object",
@@ -176,7 +176,9 @@ const ERROR_SCHEMAS = {
     required: ["error"],
     properties: { error: { type: "string" }, error_description: { type: "string" }, scope: { type: "string" } },
   },
-  GitLabError: { anyOf: [ref("ErrorMessage"), ref("Error")] },
+  /** `render_api_error!(messages, 403)` with a bare list, as `POST /projects` over the personal project limit. */
+  MessageList: { type: "array", items: { type: "string" } },
+  GitLabError: { anyOf: [ref("ErrorMessage"), ref("Error"), ref("MessageList")] },
 } as const;
 
 const jsonError = (description: string) => ({
@@ -342,6 +344,8 @@ function operationOf(method: string, honoPath: string, declared: Declared | null
   }
   const api = honoPath.startsWith("/api/v4/");
   Object.assign(responses, api ? API_ERRORS : OTHER_ERRORS);
+  // A list paged by offset past 50,000 rows answers 405 and asks for keyset pagination (docs/compat.md).
+  if (api && paginated) responses["405"] = jsonError('`{"message": "405 Method Not Allowed"}` or the offset limit\'s `{"error": …}`: offset pagination past 50,000 rows');
   for (const code of doc.errors ?? []) responses[String(code)] = jsonError(`\`{"message": "${code} …"}\``);
 
   return {
