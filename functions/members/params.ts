@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { pageParams } from "../kernel/pagination";
 import { p } from "../kernel/params";
 
