@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** The GitLab release Edgeforge answers as (docs/compat.md, "Instance endpoints", B1). */
 export const GITLAB_VERSION = "15.4.0-ee";

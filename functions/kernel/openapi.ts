@@ -1,7 +1,7 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import { describeRoute, generateSpecs } from "hono-openapi";
 import { findTargetHandler } from "hono/utils/handler";
-import { z } from "zod";
+import * as z from "zod";
 import { paramKind, type ParamKind } from "./params";
 
 /**

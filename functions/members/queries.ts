@@ -14,6 +14,7 @@ import {
   type MemberSource,
   type OwnerFacts,
 } from "./rules";
+import type { ListParams } from "./params";
 
 /**
  * Every statement of the members domain. A scope says where the members hang and which groups they
@@ -39,13 +40,6 @@ export function scopeOf(source: MemberSource): MemberScope {
     hierarchyIds: hierarchyGroupIds(source),
   };
 }
-
-export type MemberFilters = {
-  query?: string;
-  userIds?: number[];
-  skipUsers?: number[];
-  state?: "awaiting" | "active";
-};
 
 /** An `int[]` literal parameter (ids are integers we hold, never caller text). */
 const intArray = (ids: number[]) => sql`${`{${ids.map((id) => Math.trunc(id)).join(",")}}`}::int[]`;
@@ -131,17 +125,17 @@ function searchCondition(query: string): SQL {
   return sql`((${match(sql`u.name`)}) OR (${match(sql`u.username`)}) OR lower(u.email) = ${q})`;
 }
 
-function filterCondition(f: MemberFilters): SQL {
+function filterCondition(f: ListParams): SQL {
   const conditions: SQL[] = [sql`true`];
   if (f.query !== undefined && f.query.trim() !== "") conditions.push(searchCondition(f.query));
-  if (f.userIds?.length) conditions.push(sql`u.id = ANY(${intArray(f.userIds)})`);
-  if (f.skipUsers?.length) conditions.push(sql`NOT (u.id = ANY(${intArray(f.skipUsers)}))`);
+  if (f.user_ids?.length) conditions.push(sql`u.id = ANY(${intArray(f.user_ids)})`);
+  if (f.skip_users?.length) conditions.push(sql`NOT (u.id = ANY(${intArray(f.skip_users)}))`);
   if (f.state === "awaiting") conditions.push(sql`false`); // no member awaits a seat here
   return sql.join(conditions, sql` AND `);
 }
 
 /** Offset pagination orders by id; a search re-orders by exact matches, then name (User.search's reorder). */
-function orderBy(f: MemberFilters): SQL {
+function orderBy(f: ListParams): SQL {
   if (f.query === undefined || f.query.trim() === "") return sql`c.id`;
   const q = searchTerm(f.query);
   return sql`CASE WHEN u.name = ${q} THEN 0 WHEN u.username = ${q} THEN 1 WHEN u.public_email = ${q} THEN 2 ELSE 3 END, u.name, c.id`;
@@ -181,7 +175,7 @@ async function preload(db: Executor, picked: Picked[], seatInfo = false): Promis
 export async function listMembers(
   db: Executor,
   scope: MemberScope,
-  opts: { deep: boolean; actor: Actor | null; filters: MemberFilters; page: Page; seatInfo: boolean },
+  opts: { deep: boolean; actor: Actor | null; filters: ListParams; page: Page; seatInfo: boolean },
 ): Promise<{ rows: MemberRow[]; total: number }> {
   const from = sql`FROM (${candidates(scope, opts.deep, opts.actor)}) c JOIN users u ON u.id = c.user_id
     WHERE ${filterCondition(opts.filters)}`;

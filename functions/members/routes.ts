@@ -4,11 +4,12 @@ import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
 import { forbidden, paramsError, recordNotFound } from "../kernel/errors";
 import { findGroup, findProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, rawParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { createResult, member } from "../entities/members";
+import { ListAllMembers, ListMembers } from "./params";
 import * as q from "./queries";
 import { groupSource, projectSource, type MemberSource } from "./rules";
 import * as services from "./services";
@@ -49,26 +50,6 @@ async function expiresDate(c: Ctx, value: Date | null | undefined): Promise<stri
   return typeof raw === "string" && /^\d{4}-\d{2}-\d{2}/.test(raw) ? raw.slice(0, 10) : value.toISOString().slice(0, 10);
 }
 
-const pagination = pageParams.shape;
-
-const ListMembers = z.object({
-  query: p.string().optional(),
-  user_ids: p.ints({ comma: true }).optional(),
-  skip_users: p.ints({ comma: true }).optional(),
-  show_seat_info: p.bool().optional(),
-  // EE: only filters when the group has a SAML provider, which none has here.
-  with_saml_identity: p.bool().optional(),
-  ...pagination,
-});
-
-const ListAllMembers = z.object({
-  query: p.string().optional(),
-  user_ids: p.ints({ comma: true }).optional(),
-  show_seat_info: p.bool().optional(),
-  state: p.oneOf("awaiting", "active").optional(),
-  ...pagination,
-});
-
 const OneMember = z.object({ user_id: p.int() });
 
 const AddMember = z.object({
@@ -98,9 +79,8 @@ for (const { plural, find } of SOURCES) {
     const source = await find(c, c.req.param("id"));
     authorizeRead(c, source);
     const page = pageOf(params);
-    const filters = { query: params.query, userIds: params.user_ids, skipUsers: params.skip_users };
     const seatInfo = !!params.show_seat_info;
-    const list = await q.listMembers(c.var.db(), q.scopeOf(source), { deep: false, actor: c.var.actor, filters, page, seatInfo });
+    const list = await q.listMembers(c.var.db(), q.scopeOf(source), { deep: false, actor: c.var.actor, filters: params, page, seatInfo });
     paginate(c, page, list.total);
     return present(c, list.rows, member, { showSeatInfo: seatInfo });
   });
@@ -112,9 +92,8 @@ for (const { plural, find } of SOURCES) {
     const source = await find(c, c.req.param("id"));
     authorizeRead(c, source);
     const page = pageOf(params);
-    const filters = { query: params.query, userIds: params.user_ids, state: params.state };
     const seatInfo = !!params.show_seat_info;
-    const list = await q.listMembers(c.var.db(), q.scopeOf(source), { deep: true, actor: c.var.actor, filters, page, seatInfo });
+    const list = await q.listMembers(c.var.db(), q.scopeOf(source), { deep: true, actor: c.var.actor, filters: params, page, seatInfo });
     paginate(c, page, list.total);
     return present(c, list.rows, member, { showSeatInfo: seatInfo });
   });

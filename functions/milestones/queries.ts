@@ -13,6 +13,7 @@ import { nextIidSql } from "../shared/issuables/iids";
 export { loadIssueRows, loadMergeRequestRows };
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { MilestoneRow } from "../entities/milestones";
+import type { ListParams } from "./params";
 
 /**
  * Every statement of the milestones domain. Milestones are read through `milestoneJson` (the shape
@@ -20,15 +21,6 @@ import type { MilestoneRow } from "../entities/milestones";
  */
 
 const ref = (column: string) => sql.raw(`m.${column}`);
-
-export type MilestoneFilters = {
-  state?: "active" | "closed" | "all";
-  iids?: number[];
-  title?: string;
-  search?: string;
-  /** `include_parent_milestones`: also the milestones of the project's group and its ancestors. */
-  includeParentMilestones: boolean;
-};
 
 /**
  * Who owns a milestone: a project (lib/api/milestones.rb) or a group (lib/api/group_milestones.rb). Every
@@ -60,10 +52,10 @@ function ownedBy(owner: MilestoneOwner, includeParents: boolean): SQL {
  * last), then title. A group's is `list_milestones_for(group)` (lib/api/milestone_responses.rb):
  * `order_id_desc`, and `iids` are ignored with `include_parent_milestones`, as GitLab does.
  */
-export async function listMilestones(db: Executor, owner: MilestoneOwner, f: MilestoneFilters, page: Page) {
-  const conditions: SQL[] = [ownedBy(owner, f.includeParentMilestones)];
+export async function listMilestones(db: Executor, owner: MilestoneOwner, f: ListParams, page: Page) {
+  const conditions: SQL[] = [ownedBy(owner, f.include_parent_milestones)];
   if (f.state === "active" || f.state === "closed") conditions.push(sql`m.state = ${f.state}`);
-  if (f.iids && !(owner.kind === "group" && f.includeParentMilestones)) conditions.push(sql`m.iid = ANY(${sql.param(f.iids)}::bigint[])`);
+  if (f.iids && !(owner.kind === "group" && f.include_parent_milestones)) conditions.push(sql`m.iid = ANY(${sql.param(f.iids)}::bigint[])`);
   if (f.title !== undefined) conditions.push(sql`m.title = ${f.title}`);
   const search = fuzzySearch([ref("title"), ref("description")], f.search);
   if (search) conditions.push(search);

@@ -4,13 +4,14 @@ import { requireUser } from "../kernel/auth";
 import { forbidden, notFound, recordNotFound } from "../kernel/errors";
 import { destroyNote, updateNoteBody } from "../shared/issuables/note_writes";
 import { canAdminNote, canCreateNote, canReadConfidentialNotes, canReadNote, checkNoteBody, findNote, findNoteable, noteCreatedAt, noteInvalid, type NoteableType } from "../shared/issuables/noteables";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { hookEvent } from "../shared/webhooks";
 import { checkRateLimit } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
 import { note, noteCommands } from "../entities/notes";
+import { ListNotes } from "./params";
 import * as q from "./queries";
 import { createNote } from "./services";
 
@@ -29,13 +30,6 @@ const FAMILIES: { base: string; type: NoteableType }[] = [
   { base: "/groups/:id/epics/:noteable_id", type: "Epic" },
 ];
 
-const ListNotes = z.object({
-  noteable_id: p.int(),
-  order_by: p.oneOf("created_at", "updated_at").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  activity_filter: p.oneOf("all_notes", "only_comments", "only_activity").optional(),
-  ...pageParams.shape,
-});
 const OneNote = z.object({ note_id: p.int(), noteable_id: p.int() });
 const CreateNote = z.object({
   noteable_id: p.int(),
@@ -59,13 +53,7 @@ for (const family of FAMILIES) {
     const params = await readParamsWithPath(c, ListNotes);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     const page = pageOf(params);
-    const filters = {
-      orderBy: params.order_by ?? "created_at",
-      sort: params.sort ?? "desc",
-      activity: params.activity_filter ?? "all_notes",
-      hideConfidential: !canReadConfidentialNotes(c.var.actor, n),
-    } as const;
-    const list = await q.listNotes(c.var.db(), n, filters, page);
+    const list = await q.listNotes(c.var.db(), n, params, !canReadConfidentialNotes(c.var.actor, n), page);
     paginate(c, page, list.total);
     return present(c, list.rows, note, { noteable: n });
   });

@@ -90,3 +90,20 @@ export const ListSharedProjects = ListGroupProjects.omit({ owned: true, with_sha
  * parameters of any project list.
  */
 export type ListParams = Partial<z.output<typeof ListProjects> & z.output<typeof ListGroupProjects>>;
+
+/** `GET /projects/:id/users` (lib/api/projects.rb): the team's filters, read by the query as declared. */
+export const ListProjectUsers = z.object({
+  search: p.string().optional(),
+  skip_users: p.ints({ comma: true }).optional(),
+  ...pageParams.shape,
+});
+
+/** `GET /projects/:id/groups` (lib/api/projects.rb): Projects::GroupsFinder's params, read by the query as declared. */
+export const ListProjectGroups = z.object({
+  search: p.string().optional(),
+  skip_groups: p.ints({ comma: true }).optional(),
+  with_shared: p.bool().default(false),
+  shared_visible_only: p.bool().default(false),
+  shared_min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
+  ...pageParams.shape,
+});

@@ -1,9 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { z } from "zod";
 import type { Namespace, User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupIsVisible } from "../kernel/visibility";
+import type { ListProjectGroups, ListProjectUsers } from "./params";
 import { fuzzySearch } from "./queries";
 
 /** A membership that counts: not expired. */
@@ -27,13 +29,11 @@ function teamUserIds(projectId: number): SQL {
   )`;
 }
 
-export type TeamUserFilters = { search?: string; skipUsers?: number[] };
-
 /**
  * GET /projects/:id/users: the team's users, `search` as User.search (name and username fuzzily,
  * public email exactly; exact name, then username, then email matches first, then by name), else by id.
  */
-export async function listTeamUsers(db: Executor, projectId: number, f: TeamUserFilters, page: Page) {
+export async function listTeamUsers(db: Executor, projectId: number, f: z.output<typeof ListProjectUsers>, page: Page) {
   const where: SQL[] = [sql`u.id IN ${teamUserIds(projectId)}`];
   let order = sql`u.id ASC`;
   const query = f.search?.replace(/^@/, "");
@@ -44,7 +44,7 @@ export async function listTeamUsers(db: Executor, projectId: number, f: TeamUser
     order = sql`CASE WHEN lower(u.name) = ${lowered} THEN 0 WHEN lower(u.username) = ${lowered} THEN 1
       WHEN lower(u.public_email) = ${lowered} THEN 2 ELSE 3 END, u.name ASC, u.id ASC`;
   }
-  if (f.skipUsers?.length) where.push(sql`u.id <> ALL(${`{${f.skipUsers.join(",")}}`}::int[])`);
+  if (f.skip_users?.length) where.push(sql`u.id <> ALL(${`{${f.skip_users.join(",")}}`}::int[])`);
   const cond = sql.join(where, sql` AND `);
   const result = await db.execute<Record<string, unknown>>(sql`SELECT u.id, u.username, u.name, u.state, u.avatar_url, u.email
     FROM users u WHERE ${cond} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`);
@@ -60,33 +60,25 @@ export async function listTeamUsers(db: Executor, projectId: number, f: TeamUser
   return { rows, total };
 }
 
-export type ProjectGroupFilters = {
-  search?: string;
-  skipGroups?: number[];
-  withShared: boolean;
-  sharedMinAccessLevel?: number;
-  sharedVisibleOnly: boolean;
-};
-
 /**
  * Projects::GroupsFinder: the project's group and its ancestors, plus (`with_shared`) the groups it is
  * shared with at `shared_min_access_level` or above (`shared_visible_only`: only those the caller can
  * read); `skip_groups` and `search` (Group.search: name and path); newest id first.
  */
-export async function listProjectGroups(db: Executor, actor: Actor | null, projectId: number, f: ProjectGroupFilters, page: Page) {
+export async function listProjectGroups(db: Executor, actor: Actor | null, projectId: number, f: z.output<typeof ListProjectGroups>, page: Page) {
   const sources: SQL[] = [
     sql`namespaces.id IN (SELECT unnest(an.traversal_ids) FROM projects ap JOIN namespaces an ON an.id = ap.namespace_id
       WHERE ap.id = ${projectId} AND an.type = 'Group')`,
   ];
-  if (f.withShared) {
+  if (f.with_shared) {
     const shared = sql`namespaces.id IN (SELECT l.group_id FROM project_group_links l WHERE l.project_id = ${projectId}
       AND (l.expires_at IS NULL OR l.expires_at > current_date)${
-        f.sharedMinAccessLevel !== undefined ? sql` AND l.group_access >= ${f.sharedMinAccessLevel}` : sql``
+        f.shared_min_access_level !== undefined ? sql` AND l.group_access >= ${f.shared_min_access_level}` : sql``
       })`;
-    sources.push(f.sharedVisibleOnly ? sql`(${shared} AND ${groupIsVisible(actor)})` : shared);
+    sources.push(f.shared_visible_only ? sql`(${shared} AND ${groupIsVisible(actor)})` : shared);
   }
   const where: SQL[] = [sql`namespaces.type = 'Group'`, sql`(${sql.join(sources, sql` OR `)})`];
-  if (f.skipGroups?.length) where.push(sql`namespaces.id <> ALL(${`{${f.skipGroups.join(",")}}`}::int[])`);
+  if (f.skip_groups?.length) where.push(sql`namespaces.id <> ALL(${`{${f.skip_groups.join(",")}}`}::int[])`);
   if (f.search) {
     const match = fuzzySearch([sql`namespaces.name`, sql`namespaces.path`], f.search);
     if (match) where.push(match);

@@ -9,6 +9,7 @@ import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { milestone } from "../../entities/milestones";
+import { ListMilestones } from "../params";
 import * as q from "../queries";
 import { castDate, inspectErrors, milestoneErrors, milestoneTitle } from "../rules";
 import { presentIssues, presentMergeRequests } from "./issuables";
@@ -44,14 +45,6 @@ export const groupParent: MilestoneParent = {
     return { kind: "group", group };
   },
 };
-
-const ListMilestones = pageParams.extend({
-  state: p.oneOf("active", "closed", "all").optional(),
-  iids: p.ids({ comma: true }).optional(),
-  title: p.string().optional(),
-  search: p.string().optional(),
-  include_parent_milestones: p.bool().optional(),
-});
 
 export const OneMilestone = z.object({ milestone_id: p.int() });
 const MilestoneIssuables = OneMilestone.extend(pageParams.shape);
@@ -106,9 +99,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
     const params = await readParamsWithPath(c, ListMilestones);
     const owner = await parent.load(c, "read_milestone");
     const page = pageOf(params);
-    const { state, iids, title, search } = params;
-    const filters = { state, iids, title, search, includeParentMilestones: !!params.include_parent_milestones };
-    const list = await q.listMilestones(c.var.db(), owner, filters, page);
+    const list = await q.listMilestones(c.var.db(), owner, params, page);
     paginate(c, page, list.total);
     return present(c, list.rows, milestone);
   });
