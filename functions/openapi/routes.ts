@@ -1,5 +1,4 @@
-import type { Hono, MiddlewareHandler } from "hono";
-import { Scalar } from "@scalar/hono-api-reference";
+import type { Hono } from "hono";
 import type { AppEnv } from "../kernel/env";
 import { openApiDocument } from "../kernel/openapi";
 import { router } from "../kernel/router";
@@ -23,34 +22,7 @@ export function openapiRoutes(root: Hono<AppEnv>) {
     return c.json(await document);
   });
 
-  /**
-   * GET /docs: Scalar's reference page over the document. Its script is served by the Worker itself
-   * (GET /docs/scalar.js), and the page loads nothing from elsewhere (no fonts, no telemetry).
-   */
-  routes.get(
-    "/docs",
-    { summary: "The API reference page (Scalar)" },
-    Scalar({
-      url: "/api/v4/openapi.json",
-      cdn: "/api/v4/docs/scalar.js",
-      pageTitle: "Edgeforge API reference",
-      withDefaultFonts: false,
-      telemetry: false,
-      hideClientButton: true,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-    } as Parameters<typeof Scalar>[0]) as unknown as MiddlewareHandler<AppEnv>,
-  );
-
-  /**
-   * GET /docs/scalar.js: @scalar/api-reference's standalone script (4.6 MiB, 1.3 MiB gzipped). It is a
-   * module of its own beside the bundle, imported on the first request only (wrangler.toml `[[rules]]`
-   * Text), so the main bundle does not carry it.
-   */
-  routes.get("/docs/scalar.js", { summary: "The reference page's script" }, async (c) => {
-    // @ts-expect-error -- a Text module (wrangler.toml [[rules]]): its default export is the file's text.
-    const script = ((await import("../../node_modules/@scalar/api-reference/dist/browser/standalone.js")) as { default: string }).default;
-    return c.body(script, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=3600" });
-  });
+  // Not built: the reference page (GET /docs, Scalar). Its script (1.3 MiB gzipped) would take the Worker
+  // upload past its 1 MiB gzip budget; it needs to be served as a static asset instead. Unknown route: 404.
   return routes;
 }
