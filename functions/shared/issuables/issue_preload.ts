@@ -18,7 +18,8 @@ export type { IssueLabel, IssueMilestone, IssueRow, IssueUser };
  * milestones) select the ids they need, then call `loadIssueRows`; they never query relations themselves.
  */
 
-const userJson = (alias: string) =>
+/** SQL for user `alias` as the JSON object `IssueUser` (UserBasic's columns). */
+export const userJson = (alias: string) =>
   sql.raw(`json_build_object('id', ${alias}.id, 'username', ${alias}.username, 'name', ${alias}.name,
     'state', ${alias}.state, 'avatarUrl', ${alias}.avatar_url, 'email', ${alias}.email)`);
 
