@@ -1,5 +1,6 @@
 # Application settings through python-gitlab (GitLab's lib/api/settings.rb): read, update, and the
 # throttle_* rate limit settings.
+import gitlab
 import pytest
 
 
@@ -76,3 +77,27 @@ def test_settings_update_partial_keeps_the_rest(gl, settings):
     fetched = gl.settings.get()
     assert fetched.throttle_authenticated_web_period_in_seconds == 120
     assert fetched.default_projects_limit == limit
+
+
+def test_authenticated_api_rate_limit(gl, settings, make_user):
+    """Rack::Attack's authenticated API throttle, per user, with its `Retry later` answer."""
+    person = make_user()
+    token = person.impersonationtokens.create({"name": "rate-limited", "scopes": ["api"]}).token
+    client = gitlab.Gitlab(gl.url, private_token=token, retry_transient_errors=False)
+    settings.throttle_authenticated_api_enabled = True
+    settings.throttle_authenticated_api_requests_per_period = 3
+    # A day-long window: the three requests and the refused one fall in the same window.
+    settings.throttle_authenticated_api_period_in_seconds = 86400
+    settings.save()
+    try:
+        for _ in range(3):
+            assert client.users.get(person.id, obey_rate_limit=False).id == person.id
+        with pytest.raises(gitlab.GitlabGetError) as error:
+            client.users.get(person.id, obey_rate_limit=False)
+        assert error.value.response_code == 429
+        assert "Retry later" in str(error.value)
+    finally:
+        # Root's first request in the window: under the limit.
+        settings.throttle_authenticated_api_enabled = False
+        settings.save()
+    assert client.users.get(person.id).id == person.id
