@@ -89,6 +89,21 @@ def test_labels_and_label_events(project, merge_request):
     assert mr.resourcelabelevents.get(events[0].id).id == events[0].id
 
 
+def test_milestone_events_and_closing_issues(project, merge_request):
+    issue = project.issues.create({"title": unique("closed by a merge request")})
+    milestone = project.milestones.create({"title": unique("mr-milestone")})
+    mr = merge_request(unique("closes"), description=f"Closes #{issue.iid}")
+    assert [i.iid for i in mr.closes_issues()] == [issue.iid]
+    mr.milestone_id = milestone.id
+    mr.save()
+    events = mr.resourcemilestoneevents.list()
+    assert [(e.action, e.milestone["id"]) for e in events] == [("add", milestone.id)]
+    assert mr.resourcemilestoneevents.get(events[0].id).milestone["title"] == milestone.title
+    mr.merge()
+    assert project.issues.get(issue.iid).state == "closed"
+    assert [e.state for e in mr.resourcestateevents.list()] == ["merged"]
+
+
 def test_update_title_and_close(project, merge_request):
     mr = merge_request(unique("update"))
     mr.title = "Draft: renamed"
