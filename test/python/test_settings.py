@@ -86,8 +86,9 @@ def test_authenticated_api_rate_limit(gl, settings, make_user):
     client = gitlab.Gitlab(gl.url, private_token=token, retry_transient_errors=False)
     settings.throttle_authenticated_api_enabled = True
     settings.throttle_authenticated_api_requests_per_period = 3
-    # A day-long window: the three requests and the refused one fall in the same window.
-    settings.throttle_authenticated_api_period_in_seconds = 86400
+    # Windows start at multiples of the period since the epoch: a period past today's epoch second puts
+    # every request of this test in one window (it ends in 2033), whatever the time of day.
+    settings.throttle_authenticated_api_period_in_seconds = 2_000_000_000
     settings.save()
     try:
         for _ in range(3):
