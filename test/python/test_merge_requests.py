@@ -12,7 +12,7 @@ from gitlab.const import AccessLevel
 from support import unique
 
 
-def wait_for(predicate, what, attempts=100, pause=0.2):
+def wait_for(predicate, what, attempts=300, pause=0.2):
     """Polls for an outcome that happens after the request (a queue consumer's work)."""
     for _ in range(attempts):
         value = predicate()
