@@ -23,7 +23,8 @@ export type BoardRow = Board & {
 };
 
 /** Whose boards they are: the project (presented as BasicProjectDetails) or the group. */
-export type BoardParentContext = PresentContext & ({ project: ProjectWithAccess; group?: undefined } | { group: Namespace; project?: undefined });
+export type BoardParent = { project?: ProjectWithAccess; group?: Namespace };
+export type BoardParentContext = PresentContext & BoardParent;
 
 /**
  * API::Entities::List (lib/api/entities/list.rb) with EE's fields (ee/lib/ee/api/entities/list.rb): the
