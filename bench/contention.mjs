@@ -135,6 +135,12 @@ function scenarios(fx) {
   ];
 }
 
+/** A response header from autocannon's `onResponse` headers, whatever the case of its name. */
+function header(headers, name) {
+  for (const key of Object.keys(headers ?? {})) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
+}
+
 /** One measured run: autocannon's figures plus the sums of X-Query-Count and X-Retry-Count over every response. */
 async function measure(base, scenario, duration) {
   let counted = 0;
@@ -146,8 +152,8 @@ async function measure(base, scenario, duration) {
     ...r,
     onResponse: (status, body, context, headers) => {
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      const q = Number(headers["x-query-count"]);
-      const t = Number(headers["x-retry-count"]);
+      const q = Number(header(headers, "x-query-count"));
+      const t = Number(header(headers, "x-retry-count"));
       if (!Number.isNaN(q)) {
         counted += 1;
         statements += q;
