@@ -20,12 +20,13 @@
 //   load:      an open model (arrivals do not wait for answers, as GPT's k6 `constant-arrival-rate`):
 //              BENCH_RATE (200) requests/s in all, the endpoints in turn, over keep-alive connections that
 //              are opened as needed (at most 512), for BENCH_DURATION (30) s after BENCH_WARMUP (5) s at the
-//              same rate. Each request is sent at its scheduled time; its time to first byte is from the
+//              same rate. An arrival that finds 512 requests unanswered is not sent and counts as an error (a
+//              client that gave up), so that an overloaded server ends the run in seconds. Each request is sent at its scheduled time; its time to first byte is from the
 //              request written to the response's headers (GPT's `http_req_waiting`).
 //   alone:     before the load, each endpoint BENCH_ALONE (40) times on one connection, one request at a time:
 //              its time to first byte without queueing, and the CPU time per request of the stack's processes
-//              (workerd; node: scripts/start.mjs with the proxy; postgres: every backend of the server, so
-//              other work on it adds to that one), read from /proc as bench/cpu.mjs does. The CPU a mix of
+//              (workerd; node: scripts/start.mjs with the proxy; postgres: the backends of the bench's
+//              database, on PostgreSQL), read from /proc as bench/cpu.mjs does. The CPU a mix of
 //              them costs says what rate two cores can hold at best.
 //   report:    per endpoint: requests, p50/p90/p99 time to first byte, non-2xx, errors, SQL statements per
 //              request (X-Query-Count, EDGEFORGE_QUERY_COUNT=1); in all, the achieved rate. Target (GPT's):
@@ -40,7 +41,7 @@ import os from "node:os";
 import { bootstrap, generateToken, sha256Hex } from "../scripts/bootstrap.mjs";
 import { startServer } from "../test/e2e/server.mjs";
 import { buildRepository, loadRepository } from "./repository.mjs";
-import { CPU_TICKS, benchRun, groupCpu, jsonRequest, loadavg, withDatabase } from "./support.mjs";
+import { CPU_TICKS, benchRun, groupCpu, jsonRequest, loadavg, pidsCpu, withDatabase } from "./support.mjs";
 
 const RATE = Number(process.env.BENCH_RATE || 200);
 const DURATION = Number(process.env.BENCH_DURATION || 30);
@@ -254,6 +255,8 @@ async function openLoad(base, list, seconds) {
   const pending = [];
   let lagMax = 0;
   let sent = 0;
+  let inFlight = 0;
+  let dropped = 0;
   const start = performance.now();
   let lastAnswer = start;
   await new Promise((resolve) => {
@@ -262,13 +265,22 @@ async function openLoad(base, list, seconds) {
       while (sent < total && start + (sent * 1000) / RATE <= now) {
         const i = sent % list.length;
         lagMax = Math.max(lagMax, now - (start + (sent * 1000) / RATE));
+        sent += 1;
+        // An arrival that finds MAX_SOCKETS requests unanswered is not sent (a client that gave up): counted
+        // as an error of its endpoint, so that an overloaded server ends the run in seconds, not minutes.
+        if (inFlight >= MAX_SOCKETS) {
+          samples[i].push({ error: new Error("dropped: too many requests in flight") });
+          dropped += 1;
+          continue;
+        }
+        inFlight += 1;
         pending.push(
           timedGet(base, list[i].path).then((r) => {
+            inFlight -= 1;
             samples[i].push(r);
             lastAnswer = performance.now();
           }),
         );
-        sent += 1;
       }
       if (sent < total) setTimeout(tick, 2);
       else resolve();
@@ -276,25 +288,29 @@ async function openLoad(base, list, seconds) {
     tick();
   });
   await Promise.all(pending);
-  return { samples, lagMax, wallSeconds: (lastAnswer - start) / 1000, sent };
+  return { samples, lagMax, wallSeconds: Math.max(seconds, (lastAnswer - start) / 1000), sent, dropped };
 }
 
 /**
  * Each endpoint alone: ALONE sequential requests (after 5 unmeasured), their time-to-first-byte p50 and the
  * CPU milliseconds per request of the server's process group and of PostgreSQL.
  */
-async function alone(server, list) {
+async function alone(server, list, target) {
+  // PostgreSQL's CPU: this database's backends only (the server is shared; other sessions come and go).
+  const backendPids = async () =>
+    target.url ? new Set(await withDatabase({ url: target.url }, async (db) => (await db.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((r) => r.pid))) : new Set();
   const out = [];
   for (const endpoint of list) {
     for (let i = 0; i < 5; i++) await timedGet(server.host, endpoint.path);
-    const before = groupCpu(server.child.pid);
+    const backends = await backendPids();
+    const before = { ...groupCpu(server.child.pid), postgres: pidsCpu(backends) };
     const ttfb = [];
     for (let i = 0; i < ALONE; i++) {
       const r = await timedGet(server.host, endpoint.path);
       if (r.error || r.status !== 200) throw new Error(`${endpoint.name}: ${r.error?.message ?? r.status}`);
       ttfb.push(r.ttfb);
     }
-    const after = groupCpu(server.child.pid);
+    const after = { ...groupCpu(server.child.pid), postgres: pidsCpu(new Set([...backends, ...(await backendPids())])) };
     const cpu = {};
     for (const [name, ticks] of Object.entries(after)) cpu[name] = (((ticks - (before[name] ?? 0)) / CPU_TICKS) * 1000) / ALONE;
     ttfb.sort((a, b) => a - b);
@@ -375,7 +391,7 @@ async function main() {
   for (const m of missing) log(`not built: ${m.name} (${m.path} answered 404 ${m.body})`);
 
   log(`each endpoint alone, ${ALONE} requests on one connection`);
-  const single = await alone(server, built);
+  const single = await alone(server, built, target);
   const cpuOf = (r, name) => r.cpu[name] ?? 0;
   const mixCpu = single.reduce((n, r) => n + cpuOf(r, "workerd") + cpuOf(r, "node") + cpuOf(r, "postgres"), 0) / single.length;
 
@@ -410,10 +426,10 @@ async function main() {
   const rateMet = achieved >= RATE_TARGET * RATE;
   console.log(
     `achieved ${fmt(achieved, 1)} req/s of ${RATE} (${fmt((100 * achieved) / RATE, 1)}%, target >= ${RATE_TARGET * 100}%: ${rateMet ? "met" : "MISSED"}); ` +
-      `${load.sent} sent, the last answered ${fmt(load.wallSeconds - DURATION, 2)} s after the last send; scheduler lag at most ${fmt(load.lagMax, 1)} ms`,
+      `${load.sent - load.dropped} sent (${load.dropped} not sent: ${MAX_SOCKETS} in flight), the last answered ${fmt(load.wallSeconds - DURATION, 2)} s after the last send; scheduler lag at most ${fmt(load.lagMax, 1)} ms`,
   );
   console.log(
-    `alone: time to first byte with one request at a time; CPU ms per request of workerd, node (start.mjs and the proxy) and postgres (all of the server's backends). ` +
+    `alone: time to first byte with one request at a time; CPU ms per request of workerd, node (start.mjs and the proxy) and postgres (the bench database's backends). ` +
       `The mix costs ${fmt(mixCpu, 2)} ms of CPU per request: ${os.cpus().length} cores hold at most ${fmt((os.cpus().length * 1000) / mixCpu, 0)} req/s of it, with nothing else running.`,
   );
   const missed = rows.filter((r) => !(r.p90 < P90_MS && r.errors === 0 && r.non2xx === 0));

@@ -41,6 +41,21 @@ export function groupCpu(pgid) {
   return out;
 }
 
+/** The CPU ticks (user + system) of the processes `pids` (those gone are left out). */
+export function pidsCpu(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks;
+}
+
 /** Throws unless `url` names this machine: a bench must never load (or create databases on) another host. */
 export function assertLoopback(url, what) {
   const host = new URL(url).hostname;
