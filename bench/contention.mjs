@@ -3,10 +3,9 @@
 // (scripts/start.mjs: the Worker on workerd through Miniflare, the proxy, the database), with the
 // issue-counting triggers of migration 0040_issue_counts and without them.
 //
-//   database:  DATABASE_URL unset → embedded PGlite in a temporary DATA_DIR (one Postgres session: the
-//              writers queue for it and do not contend in the database; use PostgreSQL);
-//              DATABASE_URL set   → a fresh database `edgeforge_bench_contention_<rand>` on that server (loopback
-//              only), dropped at the end.
+//   database:  PostgreSQL only (DATABASE_URL, default 127.0.0.1:5432; loopback only; embedded PGlite is one
+//              session, where writers queue and never contend): a fresh database
+//              `edgeforge_bench_contention_<rand>`, dropped at the end.
 //   seed:      straight SQL before the server starts: BENCH_CLIENTS (32) users with tokens, developers of one
 //              project with 4 labels (`a`, `b`, `c`, `d`) and one issue; `issues_create_limit` and
 //              `notes_create_limit` set to 0 (unlimited, as an admin may: the run posts more than the
@@ -194,6 +193,7 @@ function table(header, rows) {
 
 async function main() {
   process.env.EDGEFORGE_QUERY_COUNT = "1";
+  process.env.DATABASE_URL ||= "postgres://postgres@127.0.0.1:5432/postgres";
   const { dataDir, target, mode } = await prepareDatabase("edgeforge_bench_contention_");
   log(`database: ${mode}`);
   const fx = await withDatabase(target, async (db) => {
@@ -204,14 +204,12 @@ async function main() {
   cleanups.push(() => server.stop(20_000));
   log(`Edgeforge: ${server.apiUrl}`);
   // Whatever happens, the database is left with its triggers on (it is dropped at the end anyway unless kept).
-  cleanups.push(() => (target.url ? setTriggers(target, true) : undefined));
+  cleanups.push(() => setTriggers(target, true));
 
   const list = scenarios(fx);
   const runs = [];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const triggers of [true, false]) {
-      // PGlite is one process's files: the triggers can only be switched with the server stopped.
-      if (!target.url) throw new Error("bench:contention needs PostgreSQL (DATABASE_URL): embedded PGlite serves one session, so writers never contend");
       await setTriggers(target, triggers);
       for (const scenario of list) {
         await measure(server.host, scenario, WARMUP);
