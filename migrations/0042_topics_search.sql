@@ -160,3 +160,9 @@ CREATE INDEX index_notes_on_note_trigram ON notes USING gin (note gin_trgm_ops);
 CREATE INDEX index_projects_on_name_trigram ON projects USING gin (name gin_trgm_ops);
 --> statement-breakpoint
 CREATE INDEX index_snippets_on_title_trigram ON snippets USING gin (title gin_trgm_ops);
+--> statement-breakpoint
+-- The search's orders (created_at, updated_at with id): a common word is found by walking them until a page is full
+-- (issues/queries/list.ts `searchIssueIds`) instead of sorting every issue the trigram indexes find.
+CREATE INDEX index_issues_on_created_at_and_id ON issues USING btree (created_at, id);
+--> statement-breakpoint
+CREATE INDEX index_issues_on_updated_at_and_id ON issues USING btree (updated_at, id);

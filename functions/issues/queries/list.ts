@@ -419,6 +419,8 @@ export async function issueStatistics(
  * The search API's issues (Gitlab::SearchResults#issues: IssuesFinder with `search`, or `iids` for a
  * `#<iid>` query, `state` and `confidential`), in `apply_sort`'s order; no count: `limit + 1` ids say
  * whether another page exists (Kaminari's `without_count`). Visibility is the lists' (`issueIsVisible`).
+ * A rare term is found through the trigram indexes, then sorted; a common one by walking the order's
+ * index (`index_issues_on_created_at_and_id`, `…updated_at_and_id`) until the page is full (migration 0042).
  */
 export async function searchIssueIds(
   db: Executor,
