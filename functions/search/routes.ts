@@ -122,7 +122,7 @@ async function run(c: Ctx, level: Level, params: SearchParams) {
       return present(c, rows, milestone);
     }
     case "snippet_titles": {
-      const { rows, hasNext } = await searchSnippets(db, actor, query, page);
+      const { rows, hasNext } = await searchSnippets(db, requireUser(c), query, page);
       paginateWithoutTotal(c, page, hasNext);
       return present(c, rows, snippetEntity);
     }

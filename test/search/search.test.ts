@@ -128,6 +128,15 @@ describe("GET /search", () => {
     const snippet = (await mine.json()) as Json;
     expect(await ids(await search(member, "snippet_titles"))).toEqual([snippet.id]);
     expect(await ids(await search(w.stranger, "snippet_titles"))).toEqual([]);
+    // SnippetsFinder `authorized_and_user_personal`: another user's public personal snippet is not searched.
+    const open_ = (await (await w.as(w.stranger).post("/snippets", { json: { title: `${key} public`, file_name: "b.txt", content: "y", visibility: "public" } })).json()) as Json;
+    expect(await ids(await search(w.stranger, "snippet_titles"))).toEqual([open_.id]);
+    expect(await ids(await search(member, "snippet_titles"))).toEqual([snippet.id]);
+    const projectSnippet = await w.as(member).post(`/projects/${hidden.id}/snippets`, { json: { title: `${key} in project`, file_name: "c.txt", content: "z", visibility: "private" } });
+    expect(projectSnippet.status).toBe(201);
+    const inProject = (await projectSnippet.json()) as Json;
+    expect(await ids(await search(guest, "snippet_titles"))).toEqual([inProject.id]);
+    expect(await ids(await search(w.stranger, "snippet_titles"))).toEqual([open_.id]);
 
     const named = await w.user({ name: `Person ${key}` });
     const users = (await (await search(w.stranger, "users")).json()) as Json[];
