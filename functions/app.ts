@@ -78,6 +78,8 @@ import { impersonationTokensRoutes } from "./impersonation_tokens/routes";
 import { customAttributesRoutes } from "./custom_attributes/routes";
 import { externalStatusChecksRoutes } from "./external_status_checks/routes";
 import { openapiRoutes } from "./openapi/routes";
+import { topicsRoutes } from "./topics/routes";
+import { searchRoutes } from "./search/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -188,6 +190,8 @@ api.route("/", domain("external_status_checks", externalStatusChecksRoutes));
 api.route("/", domain("alert_management", alertManagementRoutes));
 api.route("/", domain("events", eventsRoutes));
 api.route("/", domain("uploads", uploadsRoutes));
+api.route("/", domain("topics", topicsRoutes));
+api.route("/", domain("search", searchRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
 api.route("/", domain("openapi", openapiRoutes(app)));
 app.route("/api/v4", api);

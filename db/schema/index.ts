@@ -23,3 +23,4 @@ export * from "./uploads";
 export * from "./lfs";
 export * from "./user_profile";
 export * from "./boards";
+export * from "./topics";

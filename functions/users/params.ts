@@ -29,7 +29,14 @@ export type ListParams = z.output<typeof ListUsers>;
  * UsersFinder's params: the declared ones, and two it reads undeclared from the raw params (administrators
  * only): `two_factor` and the `custom_attributes` hash.
  */
-export type UserListFilter = ListParams & { two_factor?: "enabled" | "disabled"; custom_attributes?: Record<string, string> };
+export type UserListFilter = ListParams & {
+  two_factor?: "enabled" | "disabled";
+  custom_attributes?: Record<string, string>;
+  /** Set by the search API in a project, never by a request: the project's team (`project.team.members`). */
+  teamOfProject?: number;
+  /** Set by the search API in a group: `group.direct_and_indirect_users`. */
+  usersOfGroup?: number;
+};
 
 /** What a non-administrator's list may filter by: GitLab drops the rest (`params.except!`, `by_admins`). */
 export function withoutAdminFilters(params: ListParams): UserListFilter {

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-
 import { identities, members, namespaces, users, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
+import { projectAccessLevel } from "../kernel/visibility";
 import type { CustomAttribute, UserIdentity, UserRow } from "../entities/users";
 import type { UserListFilter } from "./params";
 
@@ -118,6 +119,15 @@ function conditions(filter: UserListFilter): SQL[] {
   if (filter.exclude_internal)
     where.push(sql`(${users.userType} IS NULL OR ${users.userType} IN ('human', 'project_bot', 'service_user'))`);
   if (filter.exclude_external) where.push(eq(users.external, false));
+  if (filter.teamOfProject !== undefined)
+    where.push(sql`(SELECT ${projectAccessLevel(usersId)} FROM projects JOIN namespaces ON namespaces.id = projects.namespace_id
+      WHERE projects.id = ${filter.teamOfProject}) >= 10`);
+  if (filter.usersOfGroup !== undefined)
+    where.push(sql`EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${usersId} AND ${active} AND (
+      (m.source_type = 'Namespace' AND m.source_id IN (SELECT g.id FROM namespaces g, namespaces s WHERE s.id = ${filter.usersOfGroup}
+        AND (g.id = ANY(s.traversal_ids) OR g.traversal_ids @> ARRAY[s.id])))
+      OR (m.source_type = 'Project' AND m.source_id IN (SELECT p.id FROM projects p JOIN namespaces d ON d.id = p.namespace_id
+        WHERE d.traversal_ids @> ARRAY[${filter.usersOfGroup}]::integer[]))))`);
   return where;
 }
 
