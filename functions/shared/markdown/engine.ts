@@ -176,7 +176,8 @@ export function parseMarkdown(text: string, gfm: boolean, withReferences: boolea
       const renderEnv: RenderEnv = { slot: (html) => `${OPEN}${nonce}:${fragments.push(html) - 1}${CLOSE}`, link, anchors: new Map() };
       const html = sanitize(md.renderer.render(tokens, md.options, { ...env, ...renderEnv }));
       const pattern = new RegExp(`${OPEN}${nonce}:(\\d+)${CLOSE}`, "g");
-      return html.replace(pattern, (_, n: string) => fragments[Number(n)] ?? "");
+      // Banzai's HTML ends with its last element, without the renderer's final line break.
+      return html.replace(pattern, (_, n: string) => fragments[Number(n)] ?? "").replace(/\n$/, "");
     },
   };
 }

@@ -23,8 +23,7 @@ export async function projectsByPath(db: Executor, actor: Actor | null, paths: s
 }
 
 type Pair = { projectId: number; iid: number };
-const pairsSql = (pairs: Pair[]) =>
-  sql`(SELECT * FROM unnest(${sql.param(pairs.map((p) => p.projectId))}::int[], ${sql.param(pairs.map((p) => p.iid))}::int[]) AS r(project_id, iid))`;
+const pairsSql = (pairs: Pair[]) => sql`unnest(${sql.param(pairs.map((p) => p.projectId))}::int[], ${sql.param(pairs.map((p) => p.iid))}::int[]) AS r(project_id, iid)`;
 
 export type IssueRef = { id: number; iid: number; projectId: number; title: string; state: string; issueType: string; confidential: boolean; authorId: number | null; assigneeIds: number[] };
 
