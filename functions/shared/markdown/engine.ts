@@ -13,9 +13,12 @@
  */
 import markdownIt, { type MarkdownIt, type Token } from "markdown-it";
 import taskLists from "markdown-it-task-lists";
-import { FilterXSS, escapeAttrValue, friendlyAttrValue } from "xss";
+import * as xssModule from "xss";
 import { gemoji } from "gemoji";
 import { escapeHtml, findReferences, type FoundRef } from "./references";
+
+// js-xss is CommonJS: bundlers expose its exports either on the namespace or on its default.
+const { FilterXSS, escapeAttrValue, friendlyAttrValue } = (xssModule as unknown as { default?: typeof xssModule }).default ?? xssModule;
 
 const OPEN = "\uE000";
 const CLOSE = "\uE001";
