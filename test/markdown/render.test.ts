@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseMarkdown } from "../../functions/shared/markdown/engine";
+import { parseMarkdown, type MarkdownMode } from "../../functions/shared/markdown/engine";
 import { findReferences } from "../../functions/shared/markdown/references";
 
 /** The renderer's engine alone (functions/shared/markdown/engine.ts): no database, references given by the test. */
-const render = (text: string, link: (original: string) => string | null = () => null, gfm = true) =>
-  parseMarkdown(text, gfm, true).finish((ref) => link(ref.original));
+const render = (text: string, link: (original: string) => string | null = () => null, mode: MarkdownMode = "gfm") =>
+  parseMarkdown(text, mode, true).finish((ref) => link(ref.original));
 
 /** Every attribute of every tag of the HTML, as [tag, name, decoded value]. */
 function attributes(html: string): [string, string, string][] {
@@ -68,9 +68,9 @@ describe("the Markdown renderer (shared/markdown/engine.ts)", () => {
   it("never emits a script element, an event handler attribute or a javascript: URL, whatever the input", () => {
     const input = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 8 })), { maxLength: 12 }).map((parts) => parts.join(""));
     fc.assert(
-      fc.property(input, fc.boolean(), (text, gfm) => {
+      fc.property(input, fc.constantFrom<MarkdownMode>("gfm", "plain", "single_line"), (text, mode) => {
         // References resolve to a link carrying the text as written, as the real ones do (escaped).
-        const html = render(text, (original) => `<a href="/x" title="${original.replace(/[&<>"']/g, "")}">ref</a>`, gfm);
+        const html = render(text, (original) => `<a href="/x" title="${original.replace(/[&<>"']/g, "")}">ref</a>`, mode);
         expect(html).not.toMatch(/<\s*script/i);
         for (const [tag, name, value] of attributes(html)) {
           expect(name, `${tag} ${name} in ${html}`).not.toMatch(/^on/);
@@ -97,7 +97,13 @@ describe("the Markdown renderer (shared/markdown/engine.ts)", () => {
 
   it("renders emoji as gl-emoji and leaves unknown names as text", () => {
     expect(render(":smile: :not_an_emoji:")).toBe('<p><gl-emoji title="grinning face with smiling eyes" data-name="smile">😄</gl-emoji> :not_an_emoji:</p>');
-    expect(render(":smile:", () => null, false)).toBe("<p>:smile:</p>");
+    expect(render(":smile:", () => null, "plain")).toBe("<p>:smile:</p>");
+  });
+
+  it("renders single-line text as GitLab's SingleLinePipeline: escaped, no Markdown, with emoji, autolinks and references", () => {
+    expect(render("**not bold** <b>x</b> & :tada: #1 http://e.com/a", (original) => `<a class="gfm">${original}</a>`, "single_line")).toBe(
+      '**not bold** &lt;b&gt;x&lt;/b&gt; &amp; <gl-emoji title="party popper" data-name="tada">🎉</gl-emoji> <a class="gfm">#1</a> <a href="http://e.com/a">http://e.com/a</a>',
+    );
   });
 
   it("looks for references in text only: not in code, links or image alt texts", () => {

@@ -59,24 +59,8 @@ function engine(gfm: boolean): MarkdownIt {
       }
     }
   });
+  installTextRule(md);
   const rules = md.renderer.rules;
-  rules.text = (toks, i, _options, env?: unknown) => {
-    const { slot, link } = env as RenderEnv;
-    const segments = toks[i].meta?.segments as Segment[] | undefined;
-    if (!segments) return escapeHtml(toks[i].content);
-    return segments
-      .map((s) => {
-        if (typeof s === "string") return escapeHtml(s);
-        if ("emoji" in s) {
-          // GitLab's EmojiFilter. Differs from GitLab: no `data-unicode-version` (gemoji does not carry it).
-          const e = EMOJI.get(s.emoji)!;
-          return slot(`<gl-emoji title="${escapeHtml(e.description)}" data-name="${escapeHtml(s.emoji)}">${e.emoji}</gl-emoji>`);
-        }
-        const html = link(s.ref);
-        return html === null ? escapeHtml(s.ref.original) : slot(html);
-      })
-      .join("");
-  };
   // GitLab's TableOfContentsFilter: an empty anchor before the heading's text; repeated ids get `-1`, `-2`.
   rules.heading_open = (toks, i, _options, env?: unknown) => {
     const { slot, anchors } = env as RenderEnv;
@@ -101,7 +85,41 @@ function engine(gfm: boolean): MarkdownIt {
   return md;
 }
 
-const engines = { gfm: engine(true), plain: engine(false) };
+/** Emoji and references in text nodes (GitLab's EmojiFilter and reference filters). */
+function installTextRule(md: MarkdownIt) {
+  md.renderer.rules.text = (toks, i, _options, env?: unknown) => {
+    const { slot, link } = env as RenderEnv;
+    const segments = toks[i].meta?.segments as Segment[] | undefined;
+    if (!segments) return escapeHtml(toks[i].content);
+    return segments
+      .map((s) => {
+        if (typeof s === "string") return escapeHtml(s);
+        if ("emoji" in s) {
+          // GitLab's EmojiFilter. Differs from GitLab: no `data-unicode-version` (gemoji does not carry it).
+          const e = EMOJI.get(s.emoji)!;
+          return slot(`<gl-emoji title="${escapeHtml(e.description)}" data-name="${escapeHtml(s.emoji)}">${e.emoji}</gl-emoji>`);
+        }
+        const html = link(s.ref);
+        return html === null ? escapeHtml(s.ref.original) : slot(html);
+      })
+      .join("");
+  };
+}
+
+/**
+ * GitLab's SingleLinePipeline (`cache_markdown_field … pipeline: :single_line`: label descriptions,
+ * merge request titles): no Markdown at all, the text HTML-escaped (HtmlEntityFilter), then emoji,
+ * autolinks and references.
+ */
+function singleLineEngine(): MarkdownIt {
+  const md = markdownIt("zero", { linkify: true }).enable(["linkify", "newline"]);
+  installTextRule(md);
+  return md;
+}
+
+/** `gfm`: GitLab Flavored Markdown; `plain`: GitLab's :plain_markdown (CommonMark and GFM's tables, strikethrough, autolinks); `single_line`: see `singleLineEngine`. */
+export type MarkdownMode = "gfm" | "plain" | "single_line";
+const engines: Record<MarkdownMode, MarkdownIt> = { gfm: engine(true), plain: engine(false), single_line: singleLineEngine() };
 
 /** A text node split into plain strings, references and emoji (GitLab's filters run on text nodes only). */
 type Segment = string | { ref: FoundRef } | { emoji: string };
@@ -148,12 +166,13 @@ export type Parsed = {
   finish(link: (ref: FoundRef) => string | null): string;
 };
 
-/** Parse `text`; with `gfm`, GitLab Flavored Markdown (emoji, anchors, task lists, highlighting, references). */
-export function parseMarkdown(text: string, gfm: boolean, withReferences: boolean): Parsed {
-  const md = gfm ? engines.gfm : engines.plain;
+/** Parse `text` in one of the modes; `gfm` and `single_line` resolve emoji and references. */
+export function parseMarkdown(text: string, mode: MarkdownMode, withReferences: boolean): Parsed {
+  const md = engines[mode];
+  const gfm = mode !== "plain";
   const source = text.replace(/[\uE000\uE001]/g, "\uFFFD");
   const env = {};
-  const tokens = md.parse(source, env);
+  const tokens = mode === "single_line" ? md.parseInline(source, env) : md.parse(source, env);
   const references: FoundRef[] = [];
   if (gfm) {
     for (const block of tokens) {

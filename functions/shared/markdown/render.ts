@@ -15,7 +15,10 @@
  *              actor?: Actor | null         whose rights decide what resolves; default: the request's
  *              gfm?: boolean                false: plain CommonMark (GitLab's :plain_markdown
  *                                           pipeline: no references, emoji, anchors, task lists);
- *                                           default true }
+ *                                           default true
+ *              singleLine?: boolean         GitLab's :single_line pipeline (label descriptions, merge
+ *                                           request titles): no Markdown, the text escaped, then
+ *                                           emoji, autolinks and references }
  *
  * References resolve only to what the actor may read; anything else stays plain text (GitLab's
  * ReferenceRedactor). `renderMarkdownMany` renders many texts with one lookup statement per reference
@@ -36,7 +39,7 @@ import { commitsByPrefix, issuesByIid, labelsOf, mentionables, mergeRequestsByIi
 import type { FoundRef, Parent, ResolvedRef } from "./references";
 
 export type MarkdownScope = Ctx | { db: Executor; baseUrl: string; actor?: Actor | null };
-export type MarkdownOptions = { project?: ProjectWithAccess | null; group?: GroupWithAccess | null; actor?: Actor | null; gfm?: boolean };
+export type MarkdownOptions = { project?: ProjectWithAccess | null; group?: GroupWithAccess | null; actor?: Actor | null; gfm?: boolean; singleLine?: boolean };
 
 let engine: Promise<typeof import("./engine")> | null = null;
 const loadEngine = () => (engine ??= import("./engine"));
@@ -50,8 +53,8 @@ export async function renderMarkdown(scope: MarkdownScope, text: string, options
 export async function renderMarkdownMany(scope: MarkdownScope, texts: (string | null)[], options: MarkdownOptions = {}): Promise<(string | null)[]> {
   if (texts.every((t) => t === null)) return texts.map(() => null);
   const { parseMarkdown } = await loadEngine();
-  const gfm = options.gfm ?? true;
-  const parsed = texts.map((t) => (t === null ? null : parseMarkdown(t, gfm, true)));
+  const mode = options.singleLine ? "single_line" : (options.gfm ?? true) ? "gfm" : "plain";
+  const parsed = texts.map((t) => (t === null ? null : parseMarkdown(t, mode, true)));
   const all = parsed.flatMap((p) => p?.references ?? []);
   const resolved = all.length ? await resolve(scopeOf(scope, options), all, options) : new Map<string, ResolvedRef>();
   const { referenceHtml } = await import("./references");
