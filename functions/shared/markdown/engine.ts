@@ -128,10 +128,16 @@ const EMOJI_PATTERN = /:([a-z0-9_+-]+):/g;
 
 function segmentsOf(text: string, refs: FoundRef[], withReferences: boolean): Segment[] | null {
   const marks: { index: number; length: number; segment: Segment }[] = [];
-  for (const m of text.matchAll(EMOJI_PATTERN)) if (EMOJI.has(m[1])) marks.push({ index: m.index!, length: m[0].length, segment: { emoji: m[1] } });
+  // Characters an emoji covers; a reference overlapping one is not a reference (linear in the text).
+  let covered: Uint8Array | null = null;
+  for (const m of text.matchAll(EMOJI_PATTERN)) {
+    if (!EMOJI.has(m[1])) continue;
+    marks.push({ index: m.index!, length: m[0].length, segment: { emoji: m[1] } });
+    (covered ??= new Uint8Array(text.length)).fill(1, m.index!, m.index! + m[0].length);
+  }
   if (withReferences) {
     for (const ref of findReferences(text)) {
-      if (marks.some((e) => ref.index < e.index + e.length && e.index < ref.index + ref.original.length)) continue;
+      if (covered && (covered[ref.index] || covered[ref.index + ref.original.length - 1])) continue;
       refs.push(ref);
       marks.push({ index: ref.index, length: ref.original.length, segment: { ref } });
     }

@@ -82,8 +82,10 @@ const refKey = (ref: FoundRef) => `${ref.kind}\u0000${(ref.path ?? "").toLowerCa
  * projects named by path, issues, merge requests, labels, milestones, users and groups, commits: at most
  * one each, and none for a kind that does not occur.
  */
-async function resolve(scope: Scope, refs: FoundRef[], options: MarkdownOptions): Promise<Map<string, ResolvedRef>> {
+async function resolve(scope: Scope, found: FoundRef[], options: MarkdownOptions): Promise<Map<string, ResolvedRef>> {
   const { db, actor } = scope;
+  // Each distinct reference once, however often the texts repeat it.
+  const refs = uniqueBy(found, refKey);
   const out = new Map<string, ResolvedRef>();
   const url = (path: string) => `${scope.baseUrl}/${path.replace(/^\/+/, "")}`;
   const context = options.project ?? null;
@@ -146,22 +148,33 @@ async function resolve(scope: Scope, refs: FoundRef[], options: MarkdownOptions)
     commitsByPrefix(db, uniqueBy(commitRefs.map((w) => ({ poolId: w.project.poolId ?? w.project.id, prefix: w.ref.key })), (w) => `${w.poolId}:${w.prefix}`)),
   ]);
 
+  const byIid = <T extends { projectId: number; iid: number }>(rows: T[]) => new Map(rows.map((r) => [`${r.projectId}:${r.iid}`, r]));
+  const issuesByKey = byIid(issueRows);
+  const mrsByKey = byIid(mrRows);
   for (const w of wantedIssues) {
-    const issue = issueRows.find((i) => i.projectId === w.project.id && i.iid === w.iid);
+    const issue = issuesByKey.get(`${w.project.id}:${w.iid}`);
     if (!issue || !canReadIssue(actor, w.project, issue)) continue;
     out.set(refKey(w.ref), { kind: "issue", url: url(`${w.project.fullPath}/-/issues/${issue.iid}`), projectId: w.project.id, projectPath: w.project.fullPath, id: issue.id, iid: issue.iid, title: issue.title, state: issue.state, issueType: issue.issueType });
   }
   for (const w of wantedMrs) {
-    const mr = mrRows.find((m) => m.projectId === w.project.id && m.iid === w.iid);
+    const mr = mrsByKey.get(`${w.project.id}:${w.iid}`);
     if (!mr || !canReadMergeRequest(actor, w.project, mr)) continue;
     out.set(refKey(w.ref), { kind: "merge_request", url: url(`${w.project.fullPath}/-/merge_requests/${mr.iid}`), projectId: w.project.id, projectPath: w.project.fullPath, id: mr.id, iid: mr.iid, title: mr.title, state: mr.state });
   }
+  const groupBy = <T>(rows: T[], keys: (row: T) => string[]) => {
+    const map = new Map<string, T[]>();
+    for (const row of rows) for (const key of keys(row)) map.set(key, [...(map.get(key) ?? []), row]);
+    return map;
+  };
+  const labelsByKey = groupBy(labelRows, (l) => [`t:${l.title}`, `#${l.id}`]);
+  const milestonesByKey = groupBy(milestoneRows, (m) => [`t:${m.title}`, `#${m.iid}`]);
+  const mentionsByKey = new Map(mentionRows.map((m) => [`${m.kind}:${m.path.toLowerCase()}`, m]));
   for (const r of labelRefs) {
     const project = projectOf(r);
     if (project && !allowed(actor, "read_label", project)) continue;
     const groups = ancestry(r);
     // The project's own label wins over a group's; among groups, the nearest.
-    const candidates = labelRows.filter((l) => (r.byId ? l.id === Number(r.key) : l.title === r.key) && ((project && l.projectId === project.id) || (l.groupId !== null && groups.includes(l.groupId))));
+    const candidates = (labelsByKey.get(r.byId ? `#${r.key}` : `t:${r.key}`) ?? []).filter((l) => ((project && l.projectId === project.id) || (l.groupId !== null && groups.includes(l.groupId))));
     candidates.sort((a, b) => rank(a, groups) - rank(b, groups));
     const label = candidates[0];
     if (!label) continue;
@@ -173,7 +186,7 @@ async function resolve(scope: Scope, refs: FoundRef[], options: MarkdownOptions)
     const project = projectOf(r);
     if (project && !allowed(actor, "read_milestone", project)) continue;
     const groups = ancestry(r);
-    const candidates = milestoneRows.filter((m) => (r.byId ? m.iid === Number(r.key) : m.title === r.key) && ((project && m.projectId === project.id) || (m.groupId !== null && groups.includes(m.groupId))));
+    const candidates = (milestonesByKey.get(r.byId ? `#${r.key}` : `t:${r.key}`) ?? []).filter((m) => ((project && m.projectId === project.id) || (m.groupId !== null && groups.includes(m.groupId))));
     candidates.sort((a, b) => rank(a, groups) - rank(b, groups));
     const milestone = candidates[0];
     if (!milestone) continue;
@@ -184,13 +197,14 @@ async function resolve(scope: Scope, refs: FoundRef[], options: MarkdownOptions)
   }
   for (const r of userRefs) {
     const lower = r.key.toLowerCase();
-    const user = mentionRows.find((m) => m.kind === "user" && m.path.toLowerCase() === lower) ?? mentionRows.find((m) => m.kind === "group" && m.path.toLowerCase() === lower);
+    const user = mentionsByKey.get(`user:${lower}`) ?? mentionsByKey.get(`group:${lower}`);
     if (!user) continue;
     out.set(refKey(r), user.kind === "user" ? { kind: "user", url: url(user.path), userId: user.id, name: user.name } : { kind: "group", url: url(`groups/${user.path}`), groupId: user.id, name: user.name });
   }
+  const commitsByKey = new Map<string, typeof commitRows>();
+  for (const c of commitRows) commitsByKey.set(`${c.poolId}:${c.prefix}`, [...(commitsByKey.get(`${c.poolId}:${c.prefix}`) ?? []), c]);
   for (const w of commitRefs) {
-    const pool = w.project.poolId ?? w.project.id;
-    const hits = commitRows.filter((c) => c.poolId === pool && c.prefix === w.ref.key);
+    const hits = commitsByKey.get(`${w.project.poolId ?? w.project.id}:${w.ref.key}`) ?? [];
     // An ambiguous prefix names no commit.
     if (hits.length !== 1) continue;
     const commit = hits[0];
