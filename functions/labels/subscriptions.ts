@@ -7,7 +7,7 @@ import { router } from "../kernel/router";
 import { setSubscription } from "../shared/issuables/subscriptions";
 import { groupLabel, projectLabel } from "../entities/labels";
 import * as q from "./queries";
-import { labelDescriptionsHtml } from "./descriptions";
+import { labelDescriptionsHtml } from "../shared/markdown/label_descriptions";
 
 /**
  * POST /projects/:id/labels/:subscribable_id/subscribe|unsubscribe and

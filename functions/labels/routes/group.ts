@@ -9,7 +9,7 @@ import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { groupLabel, type LabelRow } from "../../entities/labels";
-import { labelDescriptionsHtml } from "../descriptions";
+import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
 

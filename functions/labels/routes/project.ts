@@ -12,7 +12,7 @@ import { groupLabel, projectLabel, type LabelRow } from "../../entities/labels";
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
 import { promoteLabel } from "../services";
-import { labelDescriptionsHtml } from "../descriptions";
+import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
 
 /**
  * Project labels (lib/api/labels.rb, lib/api/helpers/label_helpers.rb). Every endpoint needs a signed-in
