@@ -23,7 +23,8 @@ markdownRoutes.post("/markdown", { params: RenderMarkdown, response: Markdown, s
   const params = await readParams(c, RenderMarkdown);
   let project = null;
   if (params.project !== undefined) {
-    // `Project.find_by_full_path`: a path, never an id.
+    // `Project.find_by_full_path`: a path, never an id. Differs from GitLab: an old path of a renamed or
+    // moved project finds it (kernel/lookup.ts follows redirects), where GitLab's call does not.
     project = params.project.includes("/") ? await projectWithAccess(c.var.db(), c.var.actor?.user.id ?? null, { path: params.project }) : null;
     if (!project || !canReadProject(c.var.actor, project)) throw notFound("Project");
   }

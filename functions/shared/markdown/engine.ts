@@ -10,6 +10,12 @@
  * way: the renderer writes a placeholder (a private-use character, this render's random nonce and an
  * index) where a fragment goes, the sanitiser passes it as plain text, and `finish` puts the fragments
  * in. The nonce is unguessable, so a placeholder spelled in the input (raw or as `&#xE000;`) stays text.
+ *
+ * Differs from GitLab: no `data-sourcepos` or `dir="auto"` attributes; HTML comments are dropped
+ * (GitLab keeps them for browsers other than Internet Explorer); Unicode emoji typed as characters are
+ * not wrapped in `gl-emoji`; not built: `[[_TOC_]]`, footnotes, math, Mermaid and PlantUML, front
+ * matter, relative links rewritten to the repository, and the `$snippet`, `&epic`, `*iteration`,
+ * `[vulnerability:…]`, `[feature_flag:…]` and `@all` references.
  */
 import markdownIt, { type MarkdownIt, type Token } from "markdown-it";
 import taskLists from "markdown-it-task-lists";

@@ -113,6 +113,8 @@ async function resolve(scope: Scope, found: FoundRef[], options: MarkdownOptions
   const labelRefs = ofKind("label").flatMap((r) => (projectOf(r) || (r.path === null && options.group) ? [r] : []));
   const milestoneRefs = ofKind("milestone").flatMap((r) => (projectOf(r) || (r.path === null && options.group) ? [r] : []));
   const userRefs = ofKind("user");
+  // Differs from GitLab: a sha names any commit of the project's object pool (a fork network shares
+  // one), where GitLab asks the project's own repository.
   const commitRefs = ofKind("commit").flatMap((r) => {
     const project = projectOf(r);
     return project && allowed(actor, "read_code", project) ? [{ ref: r, project }] : [];
