@@ -14,6 +14,7 @@ import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
 import { projectsRoutes } from "./projects/routes";
 import { usersRoutes } from "./users/routes";
 import { versionRoutes } from "./version/routes";
+import { markdownRoutes } from "./markdown/routes";
 import { notesRoutes } from "./notes/routes";
 import { discussionsRoutes } from "./discussions/routes";
 import { awardEmojiRoutes } from "./award_emoji/routes";
@@ -122,6 +123,7 @@ app.use("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", domain("version", versionRoutes));
+api.route("/", domain("markdown", markdownRoutes));
 api.route("/", domain("keys", userKeysRoutes));
 api.route("/", domain("users", usersRoutes));
 api.route("/", domain("personal_access_tokens", personalAccessTokensRoutes));

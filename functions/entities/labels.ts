@@ -29,22 +29,28 @@ export function textColor(color: string): string {
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 /**
- * `description_html`, GitLab's single-line Markdown of the description.
- * Differs from GitLab: the text is HTML-escaped, not rendered as Markdown (no links, emphasis or references).
+ * `description_html` where the route did not render it (shared/markdown, the single-line pipeline): the
+ * description HTML-escaped.
+ * Differs from GitLab: where no rendering was passed in (`LabelHtml`; labels nested in issues and merge
+ * requests), no emoji, autolinks or references.
  */
 export function descriptionHtml(description: string | null): string | null {
   if (description === null) return null;
   return description.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
 }
 
+/** Labels' `description_html` as the route rendered it (GitLab's single-line pipeline), by label id. */
+export type LabelHtml = { labelDescriptionsHtml?: Map<number, string | null> };
+
 /** API::Entities::LabelBasic (lib/api/entities/label_basic.rb): also the `labels` of issues with details. */
-export function labelBasic(label: LabelBasicRow, _ctx?: PresentContext) {
+export function labelBasic(label: LabelBasicRow, ctx?: PresentContext & LabelHtml) {
+  const rendered = ctx?.labelDescriptionsHtml;
   return {
     id: label.id,
     name: label.title,
     color: label.color,
     description: label.description,
-    description_html: descriptionHtml(label.description),
+    description_html: rendered?.has(label.id) ? rendered.get(label.id)! : descriptionHtml(label.description),
     text_color: textColor(label.color),
     // Differs from GitLab: labels cannot be set to leave closed issues here, so this is always false.
     remove_on_close: false,
@@ -55,7 +61,7 @@ export function labelBasic(label: LabelBasicRow, _ctx?: PresentContext) {
  * API::Entities::Label (lib/api/entities/label.rb), what project and group labels share: LabelBasic, the
  * counts only with `with_counts`, then `subscribed`.
  */
-function labelWithCounts(row: LabelRow, ctx?: PresentContext) {
+function labelWithCounts(row: LabelRow, ctx?: PresentContext & LabelHtml) {
   return {
     ...labelBasic(row, ctx),
     ...(row.counts
@@ -71,12 +77,12 @@ function labelWithCounts(row: LabelRow, ctx?: PresentContext) {
 }
 
 /** API::Entities::ProjectLabel (lib/api/entities/project_label.rb): Entities::Label, then `priority` and `is_project_label`. */
-export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number }) {
+export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number } & LabelHtml) {
   const own = row.projectId === ctx.projectId;
   return { ...labelWithCounts(row, ctx), priority: own ? row.priority : null, is_project_label: own };
 }
 
 /** API::Entities::GroupLabel (lib/api/entities/group_label.rb): Entities::Label as it is. */
-export function groupLabel(row: LabelRow, ctx?: PresentContext) {
+export function groupLabel(row: LabelRow, ctx?: PresentContext & LabelHtml) {
   return labelWithCounts(row, ctx);
 }

@@ -70,6 +70,8 @@ export type MergeRequestContext = PresentContext & {
   includeSubscribed?: boolean;
   /** `render_html=true` on the single GET: `title_html` and `description_html`. */
   renderHtml?: boolean;
+  /** Their HTML as the route rendered it (shared/markdown: the title single-line, the description GFM). */
+  renderedHtml?: { title: string; description: string | null };
   /** `include_rebase_in_progress` on the single GET. */
   includeRebaseInProgress?: boolean;
 };
@@ -161,8 +163,12 @@ export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, 
     merged_at: isoTime(mr.mergedAt),
     closed_by: user(mr.closedBy, ctx),
     closed_at: isoTime(mr.closedAt),
-    // Differs from GitLab: the HTML is the escaped text, not rendered Markdown.
-    ...(ctx.renderHtml ? { title_html: descriptionHtml(mr.title), description_html: descriptionHtml(mr.description) } : {}),
+    ...(ctx.renderHtml
+      ? {
+          title_html: ctx.renderedHtml ? ctx.renderedHtml.title : descriptionHtml(mr.title),
+          description_html: ctx.renderedHtml ? ctx.renderedHtml.description : descriptionHtml(mr.description),
+        }
+      : {}),
     target_branch: mr.targetBranch,
     source_branch: mr.sourceBranch,
     user_notes_count: mr.userNotesCount,

@@ -16,6 +16,7 @@ import * as q from "../queries";
 import * as services from "../services";
 import { divergedCommitsCount, refreshMergeRequest } from "../merging";
 import { isApproved } from "../../shared/approvals/state";
+import { renderMarkdown } from "../../shared/markdown/render";
 
 export const mergeRequestRoutes = router();
 
@@ -180,9 +181,17 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", { para
       : undefined;
   // `include_diverged_commits_count`: computed only when asked for, as the entity's `if:` does.
   const divergedCommits = params.include_diverged_commits_count ? await divergedCommitsCount(c.var.db(), project, row!) : undefined;
+  // `render_html`: MarkupHelper.markdown_field of the title (single-line pipeline) and the description.
+  const renderedHtml = params.render_html
+    ? {
+        title: (await renderMarkdown(c, row!.title, { project, singleLine: true })),
+        description: row!.description === null ? null : await renderMarkdown(c, row!.description, { project }),
+      }
+    : undefined;
   return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean; divergedCommits?: number }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved, divergedCommits }, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,
+    renderedHtml,
     includeRebaseInProgress: params.include_rebase_in_progress,
   });
 });
