@@ -69,6 +69,7 @@ import { projectImportRoutes } from "./project_import/routes";
 import { approvalsRoutes } from "./approvals/routes";
 import { eventsRoutes } from "./events/routes";
 import { uploadsRoutes } from "./uploads/routes";
+import { wikisRoutes } from "./wikis/routes";
 import { uploadWebRoutes } from "./uploads/web";
 import { userStatusRoutes } from "./user_status/routes";
 import { emailsRoutes } from "./emails/routes";
@@ -186,6 +187,7 @@ api.route("/", domain("external_status_checks", externalStatusChecksRoutes));
 api.route("/", domain("alert_management", alertManagementRoutes));
 api.route("/", domain("events", eventsRoutes));
 api.route("/", domain("uploads", uploadsRoutes));
+api.route("/", domain("wikis", wikisRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
 api.route("/", domain("openapi", openapiRoutes(app)));
 app.route("/api/v4", api);
