@@ -4,6 +4,8 @@ import * as z from "zod";
 export const WikiPageBasic = z.object({ format: z.string(), slug: z.string(), title: z.string() }).meta({ id: "WikiPageBasic" });
 /** API::Entities::WikiPage: the basic fields, the content (raw, or rendered with `render_html`) and its encoding. */
 export const WikiPage = WikiPageBasic.extend({ content: z.string(), encoding: z.string() }).meta({ id: "WikiPage" });
+/** A list's page: WikiPage with `with_content`, else WikiPageBasic. */
+export const WikiPageListed = z.union([WikiPage, WikiPageBasic]).meta({ id: "WikiPageListed" });
 /** API::Entities::WikiAttachment. */
 export const WikiAttachment = z
   .object({

@@ -8,7 +8,7 @@ import { authorizedGroup, authorizedProject } from "../kernel/lookup";
 import { readParams, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { WikiAttachment, WikiPage, WikiPageBasic, wikiAttachment, wikiPage, wikiPageBasic } from "../entities/wikis";
+import { WikiAttachment, WikiPage, WikiPageListed, wikiAttachment, wikiPage, wikiPageBasic } from "../entities/wikis";
 import { hookEvent } from "../shared/webhooks";
 import { renderMarkdown } from "../shared/markdown/render";
 import { ensureWiki, findPage, findWiki, listPages, pageText, type Page, type WikiContainer, type WikiRow } from "../shared/wikis/store";
@@ -65,7 +65,7 @@ for (const kind of ["project", "group"] as const) {
   const base = `/${kind}s/:id/wikis`;
 
   /** GET /{projects,groups}/:id/wikis (lib/api/wikis.rb): every page, in path order; not paginated. */
-  wikisRoutes.get(base, { params: ListWikiPages, response: [WikiPageBasic], paginated: false }, async (c) => {
+  wikisRoutes.get(base, { params: ListWikiPages, response: [WikiPageListed], paginated: false }, async (c) => {
     const params = await readParams(c, ListWikiPages);
     const found = await container(c, kind, "read_wiki");
     const pages = await listPages(c.var.db(), await findWiki(c.var.db(), found.container), params.with_content);
