@@ -5,6 +5,7 @@
 // refuses); a wiki never written clones as an empty repository and a push creates it; a group wiki too.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { createServer } from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gitServer } from "./git-server.mjs";
@@ -14,11 +15,26 @@ const g = gitServer("wiki");
 const { api, call, remote, gitTry, gitOk, newUser, run: RUN } = g;
 const state = {};
 
+/** A local webhook receiver: every POST body with its X-Gitlab-Event header. */
+const deliveries = [];
+const receiver = createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk) => (body += chunk));
+  req.on("end", () => {
+    deliveries.push({ event: req.headers["x-gitlab-event"], body: JSON.parse(body || "null") });
+    res.end("ok");
+  });
+});
+
 before(async () => {
+  await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   await g.start();
 });
 
-after(() => g.stop());
+after(async () => {
+  receiver.close();
+  await g.stop();
+});
 
 describe("wikis over smart HTTP with the git CLI", { timeout: 600_000 }, () => {
   it("sets up a private project with a developer and a reporter, and a page written through the API", STEP, async () => {
@@ -78,6 +94,46 @@ describe("wikis over smart HTTP with the git CLI", { timeout: 600_000 }, () => {
     gitOk(dir, ["pull", "-q", "origin", "main"]);
     assert.equal(readFileSync(path.join(dir, "Home.md"), "utf8"), "Back to the API\n");
     assert.equal(gitOk(dir, ["log", "-1", "--format=%s"]).trim(), `${state.dev.username} updated page: Home`);
+  });
+
+  it("sends the Wiki Page Hook for each page a git push creates, changes or deletes on the default branch", STEP, async () => {
+    await api("PUT", "/application/settings", { allow_local_requests_from_web_hooks_and_services: true });
+    const url = `http://127.0.0.1:${receiver.address().port}/wiki`;
+    await api("POST", `/projects/${state.project.id}/hooks`, { url, wiki_page_events: true, push_events: true });
+    const dir = path.join(g.dataDir, "wiki-dev");
+    const before = gitOk(dir, ["rev-parse", "HEAD"]).trim();
+    writeFileSync(path.join(dir, "Pushed.md"), "pushed\n");
+    writeFileSync(path.join(dir, "Home.md"), "Home from a push\n");
+    gitOk(dir, ["rm", "-q", "guides/Getting-started.md"]);
+    gitOk(dir, ["add", "."]);
+    gitOk(dir, ["commit", "-q", "-m", "three page changes"]);
+    const after = gitOk(dir, ["rev-parse", "HEAD"]).trim();
+    gitOk(dir, ["push", "-q", "origin", "main"]);
+    // Another branch of the wiki holds no pages: no hook.
+    gitOk(dir, ["push", "-q", "origin", "main:side"]);
+    // Events of earlier writes may reach the new hook too (payloads are built when the queue runs), so
+    // the push's own are those at its commit (a deletion shows the page at the commit before).
+    const ofPush = (list) =>
+      list.filter((d) => d.body?.object_attributes?.version_id === (d.body.object_attributes.action === "delete" ? before : after));
+    const until = Date.now() + 60_000;
+    while (ofPush(deliveries).length < 3 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const got = ofPush(deliveries);
+    assert.deepEqual(got.map((d) => d.event), ["Wiki Page Hook", "Wiki Page Hook", "Wiki Page Hook"], JSON.stringify(got));
+    const actions = Object.fromEntries(got.map((d) => [d.body.object_attributes.slug, [d.body.object_attributes.action, d.body.object_attributes.content]]));
+    assert.deepEqual(actions, {
+      Pushed: ["create", "pushed\n"],
+      Home: ["update", "Home from a push\n"],
+      "guides/Getting-started": ["delete", "# Start here\n"],
+    });
+    for (const d of got) {
+      assert.equal(d.body.object_kind, "wiki_page");
+      assert.equal(d.body.user.username, state.dev.username);
+      assert.equal(d.body.project.id, state.project.id);
+      assert.equal(d.body.wiki.path_with_namespace, `${state.project.path_with_namespace}.wiki`);
+    }
+    // No Push Hook: a wiki push is not a push to the project's repository.
+    assert.deepEqual(deliveries.filter((d) => d.event !== "Wiki Page Hook"), []);
   });
 
   it("refuses anonymous callers (401) and a disabled wiki (403); the project's own repository is untouched", STEP, async () => {
