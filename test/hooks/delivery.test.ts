@@ -232,6 +232,9 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     const quiet = `/${unique("quiet")}`;
     expect((await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${quiet}`, push_events: true } })).status).toBe(201);
     const base = `/projects/${project.id}/wikis`;
+    const { id: hookId } = (await (await api.get(`/projects/${project.id}/hooks`)).json() as { id: number; url: string }[]).find((h) => h.url.endsWith(path))!;
+    const trigger = `/projects/${project.id}/hooks/${hookId}/test/wiki_page_events`;
+    expect(await statusAndBody(await api.post(trigger))).toEqual([422, { message: "Ensure the wiki is enabled and has pages." }]);
     expect((await api.post(base, { json: { title: "Awesome", content: "awesome content" } })).status).toBe(201);
     expect((await api.put(`${base}/Awesome`, { json: { content: "more awesome" } })).status).toBe(200);
     expect((await api.delete(`${base}/Awesome`)).status).toBe(204);
@@ -266,6 +269,11 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     expect(by("delete").object_attributes).toMatchObject({ content: "more awesome", slug: "Awesome", action: "delete" });
     // No push hook: wiki commits are not pushes of the project.
     expect(await received(quiet)).toEqual([]);
+    // The test trigger sends the wiki's first page as created (TestHooks::ProjectService#wiki_page_events_data).
+    expect((await api.post(base, { json: { title: "Sample page", content: "s" } })).status).toBe(201);
+    expect(await statusAndBody(await api.post(trigger))).toEqual([201, { message: "201 Created" }]);
+    const samples = (await waitFor(path, 5)).map((d) => JSON.parse(d.body)).filter((p) => p.object_attributes.slug === "Sample-page");
+    expect(samples.map((p) => [p.object_kind, p.object_attributes.action, p.object_attributes.content])).toEqual([["wiki_page", "create", "s"], ["wiki_page", "create", "s"]]);
     await allowLocal(w, false);
   });
 
