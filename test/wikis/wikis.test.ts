@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
+import { queryCount } from "../helpers/api";
 import { rows } from "../helpers/db";
 import { world, type TestProject, type World } from "../helpers/world";
 
@@ -47,6 +48,17 @@ describe("GET /projects/:id/wikis", () => {
     const [, withContent] = (await statusAndBody(await api(guest).get(base, { query: { with_content: true } }))) as [number, Json[]];
     expect(withContent.map((p) => [p.slug, p.content, p.encoding])).toEqual([["Alpha-page", "A *b*", "UTF-8"], ["dir/Nested-page", "N", "UTF-8"], ["zeta", "Z", "UTF-8"]]);
     expect(await statusAndBody(await api(guest).get(base, { query: { with_content: "maybe" } }))).toEqual([400, { error: "with_content is invalid" }]);
+  });
+
+  it("reads a list in a number of statements that does not grow with the pages (one per tree depth, one for the contents)", async () => {
+    const { developer, api, base } = await setup();
+    await api(developer).post(base, { json: { title: "dir/first", content: "1" } });
+    const one = queryCount(await api(developer).get(base, { query: { with_content: true } }));
+    for (let i = 0; i < 6; i++) await api(developer).post(base, { json: { title: `dir/page ${i}`, content: `${i}` } });
+    const seven = await api(developer).get(base, { query: { with_content: true } });
+    expect(((await seven.clone().json()) as Json[]).length).toBe(7);
+    expect(one).toBeGreaterThan(0);
+    expect(queryCount(seven)).toBe(one);
   });
 
   it("answers 404 to whoever cannot read the project, and 403 when the wiki is disabled", async () => {

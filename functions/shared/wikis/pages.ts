@@ -24,10 +24,13 @@ const PAGE_FILE = new RegExp(`\\.(?:${EXTENSIONS})$`, "i");
 
 export const isPagePath = (path: string) => PAGE_FILE.test(path);
 
-/** The format of a page file, from its extension (Wiki#find_page_format). */
+/**
+ * The format of a page file, from its last extension (Wiki#find_page_format: the first markup whose
+ * pattern occurs in it, unanchored as Ruby's `match?`).
+ */
 export function pageFormat(path: string): string {
   const ext = extname(path).slice(1);
-  return MARKUPS.find((m) => new RegExp(`^(?:${m.pattern})$`, "i").test(ext))?.format ?? "markdown";
+  return MARKUPS.find((m) => new RegExp(m.pattern, "i").test(ext))?.format ?? "markdown";
 }
 
 /** The extension a page of `format` is written with (`default_extension`). */
