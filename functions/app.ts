@@ -71,6 +71,7 @@ import { projectImportRoutes } from "./project_import/routes";
 import { approvalsRoutes } from "./approvals/routes";
 import { eventsRoutes } from "./events/routes";
 import { uploadsRoutes } from "./uploads/routes";
+import { wikisRoutes } from "./wikis/routes";
 import { uploadWebRoutes } from "./uploads/web";
 import { userStatusRoutes } from "./user_status/routes";
 import { emailsRoutes } from "./emails/routes";
@@ -194,6 +195,7 @@ api.route("/", domain("events", eventsRoutes));
 api.route("/", domain("uploads", uploadsRoutes));
 api.route("/", domain("topics", topicsRoutes));
 api.route("/", domain("search", searchRoutes));
+api.route("/", domain("wikis", wikisRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
 api.route("/", domain("openapi", openapiRoutes(app)));
 app.route("/api/v4", api);

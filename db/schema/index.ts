@@ -24,3 +24,4 @@ export * from "./lfs";
 export * from "./user_profile";
 export * from "./boards";
 export * from "./topics";
+export * from "./wikis";

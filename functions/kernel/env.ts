@@ -14,7 +14,12 @@ export type HookEvent =
   /** A pipeline status transition, reported by the pipeline coordinator (shared/ci/finished.ts). */
   | { kind: "pipeline"; projectId: number; id: number; status: string }
   /** A job status change, reported by `jobStatusChanged` (shared/ci/finished.ts), the one reporter. */
-  | { kind: "job"; projectId: number; id: number; status: string };
+  | { kind: "job"; projectId: number; id: number; status: string }
+  /**
+   * A wiki page written through the API or pushed with git (WikiPages::*Service#execute_hooks,
+   * Git::WikiPushService): the page file `path` as it is at `sha` (for a deletion, the commit before it).
+   */
+  | { kind: "wiki_page"; projectId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string };
 
 export type WebhookMessage =
   | { type: "event"; baseUrl: string; event: HookEvent }

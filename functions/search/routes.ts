@@ -176,7 +176,7 @@ async function run(c: Ctx, level: Level, params: SearchParams) {
       return presentBlobs(c, page, found.map((b) => ({ ...b, projectId: project.id })));
     }
     case "wiki_blobs": {
-      const wiki = allowed(actor, "read_project", project) && project.wikiEnabled ? await wikiRepository(db, project) : null;
+      const wiki = allowed(actor, "read_wiki", project) ? await wikiRepository(db, project) : null;
       if (!wiki) return emptyCounted(c, page);
       const commit = await resolveSearchRef(db, wiki.repo, wiki.ref);
       if (!commit) return emptyCounted(c, page);

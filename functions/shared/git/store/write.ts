@@ -21,6 +21,8 @@ export type CommitWrite = {
   before: string | null;
   after: string;
   userId: number | null;
+  /** False for a repository without push events (a wiki); default true. */
+  pushEvent?: boolean;
   /** Set when the repository was empty: this branch becomes HEAD and is protected. */
   initializeBranch?: string | null;
   /**
@@ -54,8 +56,10 @@ export async function writeCommitAndMoveRef(db: Executor, write: CommitWrite): P
       : sql`swapped AS (UPDATE git_refs SET target = ${after}, peeled = NULL, updated_at = now()
               WHERE project_id = ${projectId} AND name = ${ref} AND target = ${before} RETURNING name)`,
   );
-  parts.push(sql`ev AS (INSERT INTO push_events (project_id, ref, before, after, user_id)
-    SELECT ${projectId}, ${ref}, ${before ?? ZERO_OID}, ${after}, ${write.userId} FROM swapped)`);
+  if (write.pushEvent !== false) {
+    parts.push(sql`ev AS (INSERT INTO push_events (project_id, ref, before, after, user_id)
+      SELECT ${projectId}, ${ref}, ${before ?? ZERO_OID}, ${after}, ${write.userId} FROM swapped)`);
+  }
   if (write.initializeBranch) {
     parts.push(sql`p AS (UPDATE projects SET empty_repo = false, default_branch = ${write.initializeBranch}
       WHERE id = ${projectId} AND empty_repo = true AND EXISTS (SELECT 1 FROM swapped) RETURNING id)`);
