@@ -181,7 +181,7 @@ async function sourceHead(c: Ctx, mr: MergeRequestWithAssignees): Promise<string
  * GET /projects/:id/merge_requests/:merge_request_iid/status_checks: the checks that apply to the
  * target branch, each with its status at the source branch's head (paginated).
  */
-externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", { paginated: true }, async (c) => {
+externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", { params: Iid, paginated: true }, async (c) => {
   const project = await authorizedProject(c, null, { signedIn: true });
   const params = await readParamsWithPath(c, Iid.extend(pageParams.shape));
   const mr = await findApprovable(c, project, params.merge_request_iid);

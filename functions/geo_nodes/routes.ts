@@ -72,7 +72,7 @@ async function ownStatus(c: Ctx, node: q.GeoNode): Promise<GeoNodeStatusRow> {
 }
 
 /** POST /geo_nodes */
-geoNodesRoutes.post("/geo_nodes", async (c) => {
+geoNodesRoutes.post("/geo_nodes", { params: CreateNode }, async (c) => {
   requireAdmin(c);
   const params = validateParams(await rawParams(c), CreateNode);
   await requirePrimaryInstance(c);
@@ -108,7 +108,7 @@ geoNodesRoutes.get("/geo_nodes/status", { paginated: true }, async (c) => {
 });
 
 /** GET /geo_nodes/:id */
-geoNodesRoutes.get("/geo_nodes/:id", async (c) => {
+geoNodesRoutes.get("/geo_nodes/:id", { params: OneNode }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   return present(c, await findNode(c, id), geoNode, { currentName: currentName(c) });
@@ -129,7 +129,7 @@ geoNodesRoutes.get("/geo_nodes/:id/status", async (c) => {
  * Differs from GitLab: GitLab 15.4 answers with the node's status entity here (null for a secondary that
  * never reported), the spec and GitLab's documentation with the node.
  */
-geoNodesRoutes.post("/geo_nodes/:id/repair", async (c) => {
+geoNodesRoutes.post("/geo_nodes/:id/repair", { params: OneNode }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   const node = await findNode(c, id);
@@ -152,7 +152,7 @@ geoNodesRoutes.put("/geo_nodes/:id", { params: UpdateNode }, async (c) => {
 });
 
 /** DELETE /geo_nodes/:id: 204. */
-geoNodesRoutes.delete("/geo_nodes/:id", async (c) => {
+geoNodesRoutes.delete("/geo_nodes/:id", { params: OneNode }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   const node = await findNode(c, id);

@@ -168,7 +168,7 @@ for (const kind of ["project", "group", "system"] as const) {
  * answers 2xx, else 422 with the receiver's body or the reason (blocked URL, no data to sample).
  * Differs from GitLab: wiki page and release samples are not built (400 for those triggers): Edgeforge has neither.
  */
-hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", async (c) => {
+hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", { params: TestParams }, async (c) => {
   const s = await scopeOf(c, "project");
   const found = await findHook(c, s.scope);
   const { trigger } = validateParams({ trigger: c.req.param("trigger") }, TestParams);

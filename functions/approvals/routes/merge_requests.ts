@@ -98,7 +98,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  * dropped silently (EE BaseService#filter_params keeps it only for `update_approvers`). 201 with the
  * approvals, as `GET …/approvals` shows them.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", { deprecated: true }, async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", { params: ApprovalsRequired, deprecated: true }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   const params = await readParamsWithPath(c, ApprovalsRequired);

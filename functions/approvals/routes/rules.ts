@@ -84,7 +84,7 @@ approvalRuleRoutes.get("/projects/:id/approval_rules", { paginated: true }, asyn
 });
 
 /** GET /projects/:id/approval_rules/:approval_rule_id */
-approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", async (c) => {
+approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", { params: RuleId }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   authorizeReadRules(c, project);

@@ -107,7 +107,7 @@ forkRoutes.delete("/projects/:id/fork", async (c) => {
 const TransferProject = z.object({ namespace: p.string() });
 
 /** PUT /projects/:id/transfer (Projects::TransferService): 200 with the moved project. */
-forkRoutes.put("/projects/:id/transfer", async (c) => {
+forkRoutes.put("/projects/:id/transfer", { params: TransferProject }, async (c) => {
   const params = validateParams(await rawParams(c), TransferProject);
   const actor = requireUser(c);
   const found = await authorizedProject(c, "change_namespace");

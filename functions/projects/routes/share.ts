@@ -18,7 +18,7 @@ const ShareProject = z.object({
 });
 
 /** POST /projects/:id/share (lib/api/projects.rb, app/services/projects/group_links/create_service.rb) */
-shareRoutes.post("/projects/:id/share", async (c) => {
+shareRoutes.post("/projects/:id/share", { params: ShareProject }, async (c) => {
   const params = validateParams(await rawParams(c), ShareProject);
   const found = await authorizedProject(c, "admin_project");
   // Project#allowed_to_share_with_group?
@@ -34,7 +34,7 @@ shareRoutes.post("/projects/:id/share", async (c) => {
 const UnshareProject = z.object({ group_id: p.int() });
 
 /** DELETE /projects/:id/share/:group_id (lib/api/projects.rb): 204, or `404 Group Link Not Found`. */
-shareRoutes.delete("/projects/:id/share/:group_id", async (c) => {
+shareRoutes.delete("/projects/:id/share/:group_id", { params: UnshareProject }, async (c) => {
   const params = validateParams({ group_id: c.req.param("group_id") }, UnshareProject);
   const found = await authorizedProject(c, "admin_project");
   await s.unshareProject(c.var.db(), found.id, params.group_id);

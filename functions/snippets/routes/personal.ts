@@ -90,7 +90,7 @@ personalSnippetRoutes.post("/snippets", { params: CreateSnippet }, async (c) => 
 });
 
 /** PUT /snippets/:id (lib/api/snippets.rb, Snippets::UpdateService): the caller's own snippets. */
-personalSnippetRoutes.put("/snippets/:id", async (c) => {
+personalSnippetRoutes.put("/snippets/:id", { params: UpdateSnippet }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, UpdateSnippet.extend(OneSnippet.shape), UPDATE_RULES, []);
   const db = c.var.db();
@@ -122,7 +122,7 @@ personalSnippetRoutes.get("/snippets/:id/raw", { params: OneSnippet }, async (c)
 });
 
 /** GET /snippets/:id/files/:ref/:file_path/raw (lib/api/snippets.rb) */
-personalSnippetRoutes.get("/snippets/:id/files/:ref/:file_path/raw", async (c) => {
+personalSnippetRoutes.get("/snippets/:id/files/:ref/:file_path/raw", { params: RawFile }, async (c) => {
   const params = await readParamsWithPath(c, RawFile.extend(OneSnippet.shape), [], []);
   const snippet = await q.findAnySnippet(c.var.db(), c.var.actor, params.id);
   if (!snippet) throw notFound("Snippet");
