@@ -117,7 +117,7 @@ for (const kind of ["project", "group", "system"] as const) {
   const base = BASES[kind];
 
   /** GET /projects/:id/hooks, /groups/:id/hooks, /hooks */
-  hooksRoutes.get(base, async (c) => {
+  hooksRoutes.get(base, { params: pageParams }, async (c) => {
     const s = await scopeOf(c, kind);
     const params = await readParams(c, pageParams);
     const page = pageOf(params);

@@ -48,7 +48,7 @@ for (const family of FAMILIES) {
   const member = `${collection}/:note_id`;
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb) */
-  notesRoutes.get(collection, async (c) => {
+  notesRoutes.get(collection, { params: ListNotes }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListNotes);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -59,7 +59,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `get_note`) */
-  notesRoutes.get(member, async (c) => {
+  notesRoutes.get(member, { params: OneNote }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -70,7 +70,7 @@ for (const family of FAMILIES) {
   });
 
   /** POST /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb, `create_note`) */
-  notesRoutes.post(collection, async (c) => {
+  notesRoutes.post(collection, { params: CreateNote }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, CreateNote);
     await checkRateLimit(c.var.db(), "notes_create", actor.user.id);
@@ -90,9 +90,10 @@ for (const family of FAMILIES) {
   });
 
   /** PUT /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `update_note`) */
-  notesRoutes.put(member, async (c) => {
+  const Update = family.type === "Issue" ? UpdateIssueNote : UpdateNote;
+  notesRoutes.put(member, { params: Update }, async (c) => {
     const actor = requireUser(c);
-    const params = await readParamsWithPath(c, family.type === "Issue" ? UpdateIssueNote : UpdateNote);
+    const params = await readParamsWithPath(c, Update);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();
@@ -107,7 +108,7 @@ for (const family of FAMILIES) {
   });
 
   /** DELETE /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `delete_note`) */
-  notesRoutes.delete(member, async (c) => {
+  notesRoutes.delete(member, { params: OneNote }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
