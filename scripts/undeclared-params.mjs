@@ -42,12 +42,20 @@ function helperBodies() {
   return bodies;
 }
 
+/**
+ * `source` without what reads no query or body parameter: a validation of path parameters alone
+ * (`validateParams({ merge_request_iid: c.req.param(…) }, …)`), and a bare `await rawParams(c);`, which
+ * only rejects a malformed body.
+ */
+const withoutPathOnlyReads = (source) => source.replace(/validateParams\(\s*\{[^{}]*\}/g, "").replace(/await rawParams\(c\d*\);/g, "");
+
 /** True when `source`, or a function it calls with the context `c` first, reads parameters. */
-function readsParams(source, bodies) {
+function readsParams(text, bodies) {
+  const source = withoutPathOnlyReads(text);
   if (READS_PARAMS.test(source)) return true;
   // The bundle renames the context (`c3`) and clashing names (`loadPipeline2`).
   for (const m of source.matchAll(/\b(\w+)\(c\d*\b/g)) {
-    if ([m[1], m[1].replace(/\d+$/, "")].some((name) => READS_PARAMS.test(bodies.get(name) ?? ""))) return true;
+    if ([m[1], m[1].replace(/\d+$/, "")].some((name) => READS_PARAMS.test(withoutPathOnlyReads(bodies.get(name) ?? "")))) return true;
   }
   return false;
 }
