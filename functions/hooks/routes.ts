@@ -133,7 +133,7 @@ for (const kind of ["project", "group", "system"] as const) {
   });
 
   /** POST /projects/:id/hooks, /groups/:id/hooks, /hooks: 201 with the hook; a refused URL is 422. */
-  hooksRoutes.post(base, async (c) => {
+  hooksRoutes.post(base, { params: CREATE[kind] }, async (c) => {
     const s = await scopeOf(c, kind);
     const values = valuesOf(await readParams(c, CREATE[kind])) as q.HookValues & { url: string };
     await checkHook(c, kind, values);
@@ -143,7 +143,7 @@ for (const kind of ["project", "group", "system"] as const) {
   });
 
   /** PUT /projects/:id/hooks/:hook_id, /groups/:id/hooks/:hook_id, /hooks/:hook_id */
-  hooksRoutes.put(`${base}/:hook_id`, async (c) => {
+  hooksRoutes.put(`${base}/:hook_id`, { params: UPDATE[kind] }, async (c) => {
     const s = await scopeOf(c, kind);
     const found = await findHook(c, s.scope);
     const values = valuesOf(await readParams(c, UPDATE[kind]));

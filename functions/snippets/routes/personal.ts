@@ -48,19 +48,19 @@ async function canAdminSnippet(c: Ctx, actor: Actor, snippet: SnippetRow): Promi
 }
 
 /** GET /snippets (lib/api/snippets.rb): the caller's own snippets. */
-personalSnippetRoutes.get("/snippets", async (c) => {
+personalSnippetRoutes.get("/snippets", { params: pageParams }, async (c) => {
   const actor = requireUser(c);
   return listed(c, (page) => q.listAuthoredSnippets(c.var.db(), actor, page));
 });
 
 /** GET /snippets/public (lib/api/snippets.rb): public personal snippets. */
-personalSnippetRoutes.get("/snippets/public", async (c) => {
+personalSnippetRoutes.get("/snippets/public", { params: pageParams }, async (c) => {
   requireUser(c);
   return listed(c, (page) => q.listPublicPersonalSnippets(c.var.db(), page));
 });
 
 /** GET /snippets/all (lib/api/snippets.rb, GitLab 16.3): every snippet the caller may read. */
-personalSnippetRoutes.get("/snippets/all", async (c) => {
+personalSnippetRoutes.get("/snippets/all", { params: pageParams }, async (c) => {
   const actor = requireUser(c);
   return listed(c, (page) => q.listAllSnippets(c.var.db(), actor, page));
 });
