@@ -30,18 +30,31 @@ const FAMILIES: { base: string; type: NoteableType }[] = [
   { base: "/groups/:id/epics/:noteable_id", type: "Epic" },
 ];
 
-const OneNote = z.object({ note_id: p.int(), noteable_id: p.int() });
+// GitLab's `desc:` of each parameter (lib/api/notes.rb) describes it in the OpenAPI document.
+const noteId = () => p.int().describe("The ID of a note");
+const noteableId = () => p.int().describe("The ID of the noteable");
+const OneNote = z.object({ note_id: noteId(), noteable_id: noteableId() });
 const CreateNote = z.object({
-  noteable_id: p.int(),
-  body: p.string(),
-  confidential: p.bool().optional(),
-  internal: p.bool().optional(),
-  created_at: p.string().optional(),
-  merge_request_diff_head_sha: p.string().optional(),
+  noteable_id: noteableId(),
+  body: p.string().describe("The content of a note"),
+  confidential: p.bool().optional().describe("[Deprecated in 15.5] Renamed to internal"),
+  internal: p.bool().optional().describe("Internal note flag, default is false"),
+  created_at: p.string().optional().describe("The creation date of the note"),
+  merge_request_diff_head_sha: p.string().optional().describe("The SHA of the head commit"),
 });
 /** `body` is optional on issue notes only. */
-const UpdateIssueNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank().optional(), confidential: p.bool().optional() });
-const UpdateNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank(), confidential: p.bool().optional() });
+const UpdateIssueNote = z.object({
+  noteable_id: noteableId(),
+  note_id: noteId(),
+  body: p.nonBlank().optional().describe("The content of a note"),
+  confidential: p.bool().optional().describe("[Deprecated in 14.10] No longer allowed to update confidentiality of notes"),
+});
+const UpdateNote = z.object({
+  noteable_id: noteableId(),
+  note_id: noteId(),
+  body: p.nonBlank().describe("The content of a note"),
+  confidential: p.bool().optional().describe("[Deprecated in 14.10] No longer allowed to update confidentiality of notes"),
+});
 
 for (const family of FAMILIES) {
   const collection = `${family.base}/notes`;

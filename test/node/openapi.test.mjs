@@ -109,3 +109,21 @@ test("the params check finds a planted route that reads parameters without decla
   const found = undeclaredParamRoutes(planted, routesOf).map((r) => `${r.method} ${r.path}`);
   assert.ok(found.includes("GET /api/v4/planted"), "the planted route is not found");
 });
+
+test("declared parameters carry GitLab's descriptions and kinds (notes)", () => {
+  const create = document.paths["/api/v4/projects/{id}/issues/{noteable_id}/notes"].post;
+  const body = create.requestBody.content["application/json"].schema;
+  assert.deepEqual(body.required, ["body"]);
+  assert.deepEqual(body.properties.body, { type: "string", description: "The content of a note" });
+  assert.deepEqual(body.properties.internal, { type: "boolean", description: "Internal note flag, default is false" });
+  assert.equal(create.parameters.find((p) => p.name === "noteable_id").description, "The ID of the noteable");
+  const list = document.paths["/api/v4/projects/{id}/merge_requests/{noteable_id}/notes"].get.parameters;
+  assert.deepEqual(list.find((p) => p.name === "order_by"), {
+    in: "query",
+    name: "order_by",
+    required: false,
+    schema: { enum: ["created_at", "updated_at"] },
+    description: "Return notes ordered by `created_at` or `updated_at` fields.",
+  });
+  assert.deepEqual(list.find((p) => p.name === "per_page")?.in, "query");
+});
