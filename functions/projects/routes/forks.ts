@@ -104,7 +104,7 @@ forkRoutes.delete("/projects/:id/fork", async (c) => {
   return c.body(null, 204);
 });
 
-const TransferProject = z.object({ namespace: p.string() });
+const TransferProject = z.object({ namespace: p.string().describe("The ID or path of the new namespace") });
 
 /** PUT /projects/:id/transfer (Projects::TransferService): 200 with the moved project. */
 forkRoutes.put("/projects/:id/transfer", { params: TransferProject }, async (c) => {
