@@ -94,7 +94,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   const base = `${parent.path}/milestones`;
 
   /** GET /projects/:id/milestones, GET /groups/:id/milestones (see `q.listMilestones` for the orders) */
-  routes.get(base, async (c) => {
+  routes.get(base, { params: ListMilestones }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListMilestones);
     const owner = await parent.load(c, "read_milestone");
@@ -113,7 +113,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** POST /projects/:id/milestones, POST /groups/:id/milestones (Milestones::CreateService): 201. */
-  routes.post(base, async (c) => {
+  routes.post(base, { params: CreateMilestone }, async (c) => {
     const params = await readParamsWithPath(c, CreateMilestone);
     const owner = await parent.load(c, "admin_milestone");
     const db = c.var.db();
