@@ -321,6 +321,8 @@ export const SETTINGS = {
   custom_http_clone_url_root: str(null),
   email_restrictions_enabled: bool(false),
   email_restrictions: str(null),
+  // Differs from GitLab: only `project_export_limit` acts (POST /projects/:id/export, per user and minute);
+  // the download and import limits (1 and 6 a minute) are stored and answered, not enforced.
   project_import_limit: int(6),
   project_export_limit: int(6),
   project_download_export_limit: int(1),
