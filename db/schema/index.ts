@@ -22,3 +22,4 @@ export * from "./events";
 export * from "./uploads";
 export * from "./lfs";
 export * from "./user_profile";
+export * from "./boards";

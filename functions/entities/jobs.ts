@@ -3,6 +3,7 @@ import { commit } from "./commits";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { pipelineBasic, secondsBetween } from "./pipelines";
 import { user as userEntity } from "./users";
+import { runnerBasic } from "./runners";
 
 export type JobContext = PresentContext & { projectPath: string; projectId: number; commits: Map<string, GitCommitRow> };
 
@@ -44,22 +45,6 @@ export function jobBasic(job: JobRow, ctx: JobContext) {
 /** API::Entities::Ci::JobArtifact. */
 export function jobArtifact(a: CiJobArtifact) {
   return { file_type: a.fileType, size: a.size, filename: a.filename, file_format: a.fileFormat };
-}
-
-/** API::Entities::Ci::Runner as embedded in a job. */
-export function runnerBasic(r: CiRunner) {
-  return {
-    id: r.id,
-    description: r.description,
-    ip_address: r.ipAddress,
-    active: r.active,
-    paused: !r.active,
-    is_shared: r.runnerType === "instance_type",
-    runner_type: r.runnerType,
-    name: r.name,
-    online: !!r.contactedAt && Date.now() - new Date(r.contactedAt).getTime() < 2 * 3600 * 1000,
-    status: !r.contactedAt ? "never_contacted" : r.active ? (Date.now() - new Date(r.contactedAt).getTime() < 2 * 3600 * 1000 ? "online" : "offline") : "paused",
-  };
 }
 
 /** API::Entities::Ci::Job (lib/api/entities/ci/job.rb). */

@@ -305,6 +305,14 @@ export function rebaseAccepted() {
   return { rebase_in_progress: false };
 }
 
+/**
+ * `POST …/cancel_merge_when_pipeline_succeeds`: what AutoMergeService#cancel returns, as Grape writes a
+ * service's result hash (ServiceResponse-style `success` / `error(message, 406)`), not the merge request.
+ */
+export function autoMergeCancelResult(cancelled: boolean) {
+  return cancelled ? { status: "success" } : { status: "error", message: "Can't cancel the automatic merge", http_status: 406 };
+}
+
 /** A pipeline of a merge request's source project, with that project's path for its `web_url`. */
 export type MergeRequestPipelineRow = PipelineRow & { projectPath: string };
 

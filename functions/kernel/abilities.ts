@@ -58,6 +58,10 @@ const PROJECT = {
   admin_label: { level: Access.REPORTER, blockedWhenArchived: true },
   read_milestone: { level: Access.GUEST, readers: true },
   admin_milestone: { level: Access.REPORTER, blockedWhenArchived: true },
+  // Issue boards (ProjectPolicy): readers of the issues read boards; reporters manage boards and lists.
+  read_issue_board: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
+  admin_issue_board: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
+  admin_issue_board_list: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   create_note: { level: Access.GUEST, readers: true, blockedWhenArchived: true },
   read_note: { level: Access.GUEST, readers: true },
   admin_note: { level: Access.MAINTAINER, blockedWhenArchived: true },
@@ -129,6 +133,10 @@ const GROUP = {
   // manage them (GroupPolicy `reporter` enables admin_label and admin_milestone).
   read_label: { level: Access.MINIMAL_ACCESS, readers: true },
   admin_label: { level: Access.REPORTER },
+  // GroupPolicy: whoever reads the group reads its boards; reporters manage boards and lists.
+  read_issue_board: { level: Access.GUEST, readers: true },
+  admin_issue_board: { level: Access.REPORTER },
+  admin_issue_board_list: { level: Access.REPORTER },
   read_milestone: { level: Access.MINIMAL_ACCESS, readers: true },
   admin_milestone: { level: Access.REPORTER },
   // Epics and their notes (ee/app/policies/ee/group_policy.rb, epic_policy.rb): whoever reads the group

@@ -34,7 +34,10 @@ export type Bindings = {
   EXTERNAL_URL?: string;
   /** How long a request waits for its database session before answering 503 (default 1800 ms). */
   DB_CONNECT_TIMEOUT_MS?: string;
-  /** Internal (tests): when set, responses carry `X-Query-Count`. */
+  /**
+   * Internal (tests, benches): when set, responses carry `X-Query-Count` and `X-Retry-Count` (the
+   * deadlock and serialization-failure retries of kernel/db.ts `createDb` during the request).
+   */
   QUERY_COUNT_HEADER?: string;
   /** Internal (tests): when set, responses carry `X-Route: <METHOD> <route pattern>` (the OpenAPI contract test). */
   ROUTE_HEADER?: string;
@@ -70,6 +73,8 @@ export type Variables = {
   actor: Actor | null;
   requestId: string;
   queryCount: number;
+  /** Statements and transactions run again after a deadlock or serialization failure (kernel/db.ts). */
+  retryCount: number;
   /** How the matched route's errors are written (kernel/router.ts `errorFormat`); unset: GitLab's default. */
   errorFormat?: ErrorFormat;
 };

@@ -158,11 +158,21 @@ export async function listMergeRequests(
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .where(where);
   const total = await cappedCount(db, counted, page);
-  const rows = await mergeRequestRowsQuery(db, actor)
+  // The page's ids in a subquery, the rows around it: the rows' per-row subqueries (the latest diff
+  // version, the caller's subscription) then run for the page only. Sorted and limited in one query,
+  // Postgres ran them for every merge request the filter kept before the sort (2,000 merge requests
+  // of one project: 31 ms of a 39 ms statement). Still one statement.
+  const pageIds = db
+    .select({ id: mergeRequests.id })
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .where(where)
     .orderBy(...listOrder(f))
     .limit(page.limit)
     .offset(page.offset);
+  const rows = await mergeRequestRowsQuery(db, actor)
+    .where(inArray(mergeRequests.id, pageIds))
+    .orderBy(...listOrder(f));
   return { rows: rows.map(toMergeRequestRow), total };
 }
 

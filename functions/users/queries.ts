@@ -3,6 +3,7 @@ import { identities, members, namespaces, users, type User } from "../../db/sche
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
 import type { CustomAttribute, UserIdentity, UserRow } from "../entities/users";
+import type { UserListFilter } from "./params";
 
 /** `users.id` qualified: Drizzle leaves selected columns unqualified, which subqueries would capture. */
 const usersId = sql.raw('"users"."id"');
@@ -67,23 +68,6 @@ export async function findUserRow(db: Executor, id: number, opts: { withCustomAt
 // ---------------------------------------------------------------------------------------------
 // GET /users (UsersFinder, app/finders/users_finder.rb)
 
-export type UserListFilter = {
-  username?: string;
-  search?: string;
-  active?: boolean;
-  blocked?: boolean;
-  external?: boolean;
-  excludeExternal?: boolean;
-  excludeInternal?: boolean;
-  admins?: boolean;
-  externUid?: { provider: string; externUid: string };
-  createdAfter?: Date;
-  createdBefore?: Date;
-  withoutProjects?: boolean;
-  twoFactor?: "enabled" | "disabled";
-  customAttributes?: Record<string, string>;
-};
-
 export type UserListOrder =
   | { kind: "default" }
   | { kind: "field"; orderBy: "id" | "name" | "username" | "created_at" | "updated_at"; sort: "asc" | "desc" };
@@ -120,20 +104,20 @@ function conditions(filter: UserListFilter): SQL[] {
   if (filter.admins) where.push(eq(users.admin, true));
   if (filter.blocked) where.push(eq(users.state, "blocked"));
   if (filter.active) where.push(and(eq(users.state, "active"), sql`${users.userType} IS DISTINCT FROM 'ghost'`)!);
-  if (filter.externUid)
+  if (filter.extern_uid && filter.provider)
     where.push(sql`EXISTS (SELECT 1 FROM identities i WHERE i.user_id = ${usersId}
-      AND i.provider = ${filter.externUid.provider} AND lower(i.extern_uid) = lower(${filter.externUid.externUid}))`);
+      AND i.provider = ${filter.provider} AND lower(i.extern_uid) = lower(${filter.extern_uid}))`);
   if (filter.external) where.push(eq(users.external, true));
-  if (filter.twoFactor) where.push(eq(users.twoFactorEnabled, filter.twoFactor === "enabled"));
-  if (filter.createdAfter) where.push(gte(users.createdAt, filter.createdAfter));
-  if (filter.createdBefore) where.push(lte(users.createdAt, filter.createdBefore));
-  if (filter.withoutProjects) where.push(withoutProjects);
-  for (const [key, value] of Object.entries(filter.customAttributes ?? {}))
+  if (filter.two_factor) where.push(eq(users.twoFactorEnabled, filter.two_factor === "enabled"));
+  if (filter.created_after) where.push(gte(users.createdAt, filter.created_after));
+  if (filter.created_before) where.push(lte(users.createdAt, filter.created_before));
+  if (filter.without_projects) where.push(withoutProjects);
+  for (const [key, value] of Object.entries(filter.custom_attributes ?? {}))
     where.push(sql`EXISTS (SELECT 1 FROM user_custom_attributes a WHERE a.user_id = ${usersId}
       AND a.key = ${key} AND a.value = ${value})`);
-  if (filter.excludeInternal)
+  if (filter.exclude_internal)
     where.push(sql`(${users.userType} IS NULL OR ${users.userType} IN ('human', 'project_bot', 'service_user'))`);
-  if (filter.excludeExternal) where.push(eq(users.external, false));
+  if (filter.exclude_external) where.push(eq(users.external, false));
   return where;
 }
 

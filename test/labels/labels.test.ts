@@ -154,6 +154,8 @@ describe("POST /projects/:id/labels", () => {
     const post = (json: Json) => w.as(t.owner).post(`/projects/${t.project.id}/labels`, { json });
     expect(await statusAndBody(await post({}))).toEqual([400, { error: "name is missing, color is missing" }]);
     expect(await statusAndBody(await post({ name: "x", color: "blurple" }))).toEqual([400, { message: { color: ["must be a valid color code"] } }]);
+    // CSS names GitLab's table leaves out are not colours (lib/gitlab/color.rb).
+    expect(await statusAndBody(await post({ name: "x", color: "cyan" }))).toEqual([400, { message: { color: ["must be a valid color code"] } }]);
     expect(await statusAndBody(await post({ name: "a,b", color: "#123" }))).toEqual([400, { message: { title: ["is invalid"] } }]);
     expect(await statusAndBody(await post({ name: " ", color: "" }))).toEqual([
       400,

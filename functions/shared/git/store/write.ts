@@ -8,7 +8,7 @@ import { gitCommitChanges, gitCommits, gitObjects, type GitCommitRow } from "../
 import type { Executor } from "../../../kernel/db";
 import { ZERO_OID, type RawObject } from "../pure/objects";
 import type { CommitChangeRow } from "./commit_index";
-import { objectRows } from "./objects";
+import { cacheStoredTrees, objectRows } from "./objects";
 
 export type CommitWrite = {
   poolId: number;
@@ -29,6 +29,9 @@ export type CommitWrite = {
    */
   requireNoBranches?: boolean;
 };
+
+/** Drizzle's transaction handles (PgTransaction) have `rollback`; the database handle has not. */
+const isTransaction = (db: Executor) => typeof (db as { rollback?: unknown }).rollback === "function";
 
 /** Maintainers push and merge: GitLab's full default-branch protection. */
 const MAINTAINER = 40;
@@ -61,5 +64,9 @@ export async function writeCommitAndMoveRef(db: Executor, write: CommitWrite): P
       SELECT pb.id, a.action, ${MAINTAINER} FROM pb, (VALUES ('push'), ('merge'), ('unprotect')) AS a(action))`);
   }
   const result = await db.execute<{ won: number }>(sql`WITH ${sql.join(parts, sql`, `)} SELECT count(*)::int AS won FROM swapped`);
+  // The objects are stored whether or not the swap won (their CTE always runs), and outside a
+  // transaction the statement has committed: its new trees join the isolate's tree cache. Inside one
+  // (a caller's transaction may still roll back) they do not.
+  if (!isTransaction(db)) cacheStoredTrees(write.poolId, write.objects);
   return Number(result.rows[0]?.won ?? 0) === 1;
 }
