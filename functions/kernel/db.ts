@@ -388,6 +388,25 @@ async function writeWithKnownOutcome(env: Bindings, pool: Pool, config: unknown,
 }
 
 /**
+ * A read (a statement that writes nothing) after this request's write committed: when its session drops,
+ * it runs again on a fresh one once the database answers, for up to OUTCOME_DEADLINE_MS. Why: the write
+ * exists, so answering 503 because the read that presents it failed (seen across PostgreSQL restarts:
+ * a label committed, then the SELECT of its response lost its session) tells the client a write that
+ * happened did not. A read is safe to run again. Before any write, a lost session is the 503 at once.
+ */
+async function readAfterWrite<T>(run: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + OUTCOME_DEADLINE_MS;
+  for (;;) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() + OUTCOME_RETRY_MS > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
+    }
+  }
+}
+
+/**
  * A fresh pool (max 1 connection) and its Drizzle handle; `onQuery` counts statements, `onRetry` the runs
  * again below (the benches read both per request: X-Query-Count, X-Retry-Count).
  *
@@ -405,15 +424,26 @@ export function createDb(env: Bindings, onQuery?: () => void, onRetry?: () => vo
   // Statements outside transactions go through `pool.query`; a transaction takes its own client.
   // A write among them runs as its own pipelined transaction so that a lost answer has a knowable outcome.
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  pool.query = ((...args: unknown[]) =>
-    retrying(
-      () => (args.length <= 2 && WRITE_STATEMENT.test(statementText(args[0])) ? writeWithKnownOutcome(env, pool, args[0], args[1]) : query(...args)),
-      onRetry,
-    )) as typeof pool.query;
+  // Once a write of this handle has committed, a read that loses its session waits for the database and
+  // runs again (`readAfterWrite`): the request must not answer an error for a write that exists.
+  let committed = false;
+  const run = async (args: unknown[]) => {
+    if (args.length <= 2 && WRITE_STATEMENT.test(statementText(args[0]))) {
+      const result = await writeWithKnownOutcome(env, pool, args[0], args[1]);
+      committed = true;
+      return result;
+    }
+    return committed ? readAfterWrite(() => query(...args)) : query(...args);
+  };
+  pool.query = ((...args: unknown[]) => retrying(() => run(args), onRetry)) as typeof pool.query;
   const logger = onQuery ? { logQuery: () => onQuery() } : undefined;
   const db = drizzleOn(pool, logger);
   db.transaction = ((fn: (tx: Transaction) => Promise<unknown>, config?: TransactionConfig) =>
-    retrying(() => transactionWithKnownOutcome(env, pool, logger, fn, config), onRetry)) as typeof db.transaction;
+    retrying(async () => {
+      const result = await transactionWithKnownOutcome(env, pool, logger, fn, config);
+      committed = true;
+      return result;
+    }, onRetry)) as typeof db.transaction;
   return { db, pool };
 }
 
