@@ -390,9 +390,8 @@ async function writeWithKnownOutcome(env: Bindings, pool: Pool, config: unknown,
 /**
  * A read (a statement that writes nothing) after this request's write committed: when its session drops,
  * it runs again on a fresh one once the database answers, for up to OUTCOME_DEADLINE_MS. Why: the write
- * exists, so answering 503 because the read that presents it failed (seen across PostgreSQL restarts:
- * a label committed, then the SELECT of its response lost its session) tells the client a write that
- * happened did not. A read is safe to run again. Before any write, a lost session is the 503 at once.
+ * exists, so answering 503 because the read that presents it failed (a label committed, then the SELECT
+ * of its response lost its session to a PostgreSQL restart) tells the client a write that happened did not. A read is safe to run again. Before any write, a lost session is the 503 at once.
  */
 async function readAfterWrite<T>(run: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + OUTCOME_DEADLINE_MS;
