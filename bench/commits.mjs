@@ -32,7 +32,7 @@ import autocannon from "autocannon";
 import { bootstrap } from "../scripts/bootstrap.mjs";
 import { startServer } from "../test/e2e/server.mjs";
 import { DIRS, FILES_PER_DIR, LINES, buildRepository, fileName, initialContent, loadRepository } from "./repository.mjs";
-import { benchRun, jsonRequest, withDatabase } from "./support.mjs";
+import { benchRun, fmt, jsonRequest, withDatabase } from "./support.mjs";
 
 const COMMITS = Number(process.env.BENCH_COMMITS || 10_000);
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -211,9 +211,6 @@ async function measure(base, scenario) {
   return figures;
 }
 
-function fmt(n, digits = 0) {
-  return n === null || n === undefined || Number.isNaN(n) ? "-" : Number(n).toFixed(digits);
-}
 
 function report(mode, seeded, rows) {
   const header = ["endpoint", "req/s", "p50 ms", "p99 ms", "requests", "non-2xx", "errors", "SQL/req", "1-conn p50", "1-conn p99", "statuses"];

@@ -28,9 +28,9 @@
 // started is stopped and temporary files and databases removed.
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import { bootstrap, generateToken, sha256Hex } from "../scripts/bootstrap.mjs";
+import { bootstrap } from "../scripts/bootstrap.mjs";
 import { startServer } from "../test/e2e/server.mjs";
-import { benchRun, loadavg, withDatabase } from "./support.mjs";
+import { benchRun, fmt, insertUsers, loadavg, table, withDatabase } from "./support.mjs";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS || 32);
 const DURATION = Number(process.env.BENCH_DURATION || 10);
@@ -44,25 +44,7 @@ const ROOT_TOKEN = `glpat-bench${randomBytes(10).toString("hex")}`;
 const { log, cleanups, fail, finish, machine, prepareDatabase } = benchRun({ label: "bench:contention", deadlineMs: DEADLINE_MS });
 
 async function seed(db) {
-  const tokens = Array.from({ length: CLIENTS }, () => generateToken());
-  const users = (
-    await db.query(
-      `INSERT INTO users (username, name, email, state, confirmed_at)
-       SELECT 'writer_' || g, 'Writer ' || g, 'writer_' || g || '@example.com', 'active', now()
-       FROM generate_series(1, $1::int) g RETURNING id`,
-      [CLIENTS],
-    )
-  ).rows.map((r) => Number(r.id));
-  await db.query(
-    `INSERT INTO namespaces (type, name, path, full_path, full_name, owner_id, visibility_level)
-     SELECT 'User', u.name, u.username, u.username, u.name, u.id, 20 FROM users u WHERE u.id = ANY($1::int[])`,
-    [users],
-  );
-  await db.query(
-    `INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes)
-     SELECT u, 'bench', d, ARRAY['api'] FROM unnest($1::int[], $2::text[]) AS t(u, d)`,
-    [users, tokens.map((t) => sha256Hex(t))],
-  );
+  const { users, tokens } = await insertUsers(db, CLIENTS, { prefix: "writer", name: "Writer", scopes: ["api"] });
   const project = Number(
     (
       await db.query(
@@ -178,18 +160,7 @@ async function measure(base, scenario, duration) {
   };
 }
 
-function fmt(n, digits = 0) {
-  return n === null || n === undefined || Number.isNaN(n) ? "-" : Number(n).toFixed(digits);
-}
 
-function table(header, rows) {
-  const lines = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
-  const render = (l) => l.map((cell, i) => (i < 2 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  ");
-  console.log(render(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const l of rows) console.log(render(l));
-}
 
 async function main() {
   process.env.EDGEFORGE_QUERY_COUNT = "1";
@@ -232,6 +203,7 @@ async function main() {
   table(
     ["endpoint", "triggers", "round", "req/s", "p50 ms", "p99 ms", "requests", "non-2xx", "errors", "retries", "retried req", "SQL/req", "load (1 5 15 min)"],
     runs.map((r) => [r.name, r.triggers ? "on" : "off", r.round, fmt(r.rps), fmt(r.p50, 1), fmt(r.p99, 1), r.total, r.non2xx, r.errors, r.retries, r.retried, fmt(r.statements, 1), r.load]),
+    2,
   );
   console.log("");
   let failed = 0;

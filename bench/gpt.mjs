@@ -38,10 +38,10 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import os from "node:os";
-import { bootstrap, generateToken, sha256Hex } from "../scripts/bootstrap.mjs";
+import { bootstrap } from "../scripts/bootstrap.mjs";
 import { startServer } from "../test/e2e/server.mjs";
 import { buildRepository, loadRepository } from "./repository.mjs";
-import { CPU_TICKS, benchRun, groupCpu, jsonRequest, loadavg, pidsCpu, withDatabase } from "./support.mjs";
+import { benchRun, CPU_TICKS, fmt, groupCpu, insertGroup, insertUsers, jsonRequest, loadavg, pidsCpu, table, withDatabase } from "./support.mjs";
 
 const RATE = Number(process.env.BENCH_RATE || 200);
 const DURATION = Number(process.env.BENCH_DURATION || 30);
@@ -68,39 +68,8 @@ const { log, cleanups, fail, finish, machine, prepareDatabase } = benchRun({ lab
 // Seeding, in SQL (the shapes of test/helpers/world.ts, bench/issues.mjs and bench/commits.mjs).
 
 async function seed(db, repo) {
-  const tokens = Array.from({ length: USERS }, () => generateToken());
-  const users = (
-    await db.query(
-      `INSERT INTO users (username, name, email, state, confirmed_at)
-       SELECT 'gpt_user_' || g, 'GPT User ' || g, 'gpt_user_' || g || '@example.com', 'active', now()
-       FROM generate_series(1, $1::int) g RETURNING id`,
-      [USERS],
-    )
-  ).rows.map((r) => Number(r.id));
-  await db.query(
-    `INSERT INTO namespaces (type, name, path, full_path, full_name, owner_id, visibility_level)
-     SELECT 'User', u.name, u.username, u.username, u.name, u.id, 20 FROM users u WHERE u.id = ANY($1::int[])`,
-    [users],
-  );
-  await db.query(
-    `INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes)
-     SELECT u, 'bench', d, ARRAY['api','read_api'] FROM unnest($1::int[], $2::text[]) AS t(u, d)`,
-    [users, tokens.map((t) => sha256Hex(t))],
-  );
-  const group = Number(
-    (
-      await db.query(
-        `INSERT INTO namespaces (type, name, path, full_path, full_name, visibility_level)
-         VALUES ('Group', 'GPT', 'gpt', 'gpt', 'GPT', 20) RETURNING id`,
-      )
-    ).rows[0].id,
-  );
-  await db.query(`UPDATE namespaces SET traversal_ids = ARRAY[id] WHERE id = $1`, [group]);
-  await db.query(
-    `INSERT INTO members (source_type, source_id, user_id, access_level)
-     SELECT 'Namespace', $1::int, u, CASE WHEN u = 1 THEN 50 ELSE 30 END FROM unnest(array_prepend(1, $2::int[])) AS u`,
-    [group, users],
-  );
+  const { users, tokens } = await insertUsers(db, USERS, { prefix: "gpt_user", name: "GPT User" });
+  const group = await insertGroup(db, { name: "GPT", path: "gpt", visibility: 20 }, users);
   const project = Number(
     (
       await db.query(
@@ -346,18 +315,7 @@ function summarize(list, load, seconds) {
 
 // ---------------------------------------------------------------------------------------------
 
-function fmt(n, digits = 0) {
-  return n === null || n === undefined || Number.isNaN(n) ? "-" : Number(n).toFixed(digits);
-}
 
-function table(header, rows) {
-  const lines = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
-  const render = (l) => l.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  ");
-  console.log(render(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const l of rows) console.log(render(l));
-}
 
 async function main() {
   // scripts/start.mjs adds `--var QUERY_COUNT_HEADER:1` with this: responses carry X-Query-Count.

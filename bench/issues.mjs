@@ -37,10 +37,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { bootstrap, sha256Hex, generateToken } from "../scripts/bootstrap.mjs";
+import { bootstrap } from "../scripts/bootstrap.mjs";
 import { migratePglite, migratePostgres } from "../scripts/migrate.mjs";
 import { startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun, jsonRequest, withDatabase } from "./support.mjs";
+import { assertLoopback, benchRun, fmt, insertGroup, insertUsers, jsonRequest, table, withDatabase } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
@@ -64,39 +64,8 @@ const { log, cleanups, fail, finish, machine, createBenchDatabase } = benchRun({
 
 /** Users with tokens, the group, its projects, labels and milestones; returns ids and tokens. */
 async function seedFixtures(db) {
-  const tokens = Array.from({ length: USERS }, () => generateToken());
-  const users = (
-    await db.query(
-      `INSERT INTO users (username, name, email, state, confirmed_at)
-       SELECT 'bench_user_' || g, 'Bench User ' || g, 'bench_user_' || g || '@example.com', 'active', now()
-       FROM generate_series(1, $1::int) g RETURNING id`,
-      [USERS],
-    )
-  ).rows.map((r) => Number(r.id));
-  await db.query(
-    `INSERT INTO namespaces (type, name, path, full_path, full_name, owner_id, visibility_level)
-     SELECT 'User', u.name, u.username, u.username, u.name, u.id, 20 FROM users u WHERE u.id = ANY($1::int[])`,
-    [users],
-  );
-  await db.query(
-    `INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes)
-     SELECT u, 'bench', d, ARRAY['api','read_api'] FROM unnest($1::int[], $2::text[]) AS t(u, d)`,
-    [users, tokens.map((t) => sha256Hex(t))],
-  );
-  const group = Number(
-    (
-      await db.query(
-        `INSERT INTO namespaces (type, name, path, full_path, full_name, visibility_level)
-         VALUES ('Group', 'Bench', 'bench', 'bench', 'Bench', 0) RETURNING id`,
-      )
-    ).rows[0].id,
-  );
-  await db.query(`UPDATE namespaces SET traversal_ids = ARRAY[id] WHERE id = $1`, [group]);
-  await db.query(
-    `INSERT INTO members (source_type, source_id, user_id, access_level)
-     SELECT 'Namespace', $1::int, u, CASE WHEN u = 1 THEN 50 ELSE 30 END FROM unnest(array_prepend(1, $2::int[])) AS u`,
-    [group, users],
-  );
+  const { users, tokens } = await insertUsers(db, USERS, { prefix: "bench_user", name: "Bench User" });
+  const group = await insertGroup(db, { name: "Bench", path: "bench", visibility: 0 }, users);
   const projects = (
     await db.query(
       `INSERT INTO projects (name, path, namespace_id, full_path, name_with_namespace, creator_id, visibility_level)
@@ -330,18 +299,7 @@ function scenarios(fx, issueCount) {
 
 // ---------------------------------------------------------------------------------------------
 
-function fmt(n, digits = 0) {
-  return n === null || n === undefined || Number.isNaN(n) ? "-" : Number(n).toFixed(digits);
-}
 
-function table(header, rows) {
-  const lines = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
-  const render = (l) => l.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  ");
-  console.log(render(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const l of rows) console.log(render(l));
-}
 
 function report(mode, load, latency) {
   console.log("");

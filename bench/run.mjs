@@ -26,7 +26,6 @@
 //              BENCH_BARE_NAMED=0 skips the `bare-named` baseline.
 //
 // Everything listens on and targets 127.0.0.1 only; everything started is stopped, temp files removed.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
@@ -36,8 +35,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
-import { freePort, startServer } from "../test/e2e/server.mjs";
-import { assertLoopback, benchRun, jsonRequest, loadavg } from "./support.mjs";
+import { startServer } from "../test/e2e/server.mjs";
+import { assertLoopback, benchRun, fmt, jsonRequest, loadavg, startBare } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
@@ -197,39 +196,7 @@ async function measure(label, base, scenario, stats) {
 }
 
 /** The bare server as a child process (its own CPU, like workerd); resolves once it listens. */
-async function startBare(env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [bareScript], {
-    env: { ...process.env, ...env, BARE_PORT: String(port), BARE_TOKEN: ROOT_TOKEN },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGINT");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  cleanups.push(stop);
-  await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`bare server did not start: ${out}`)), 30_000);
-    child.stdout.setEncoding("utf8").on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("BARE: ")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    exited.then((code) => reject(new Error(`bare server exited (${code}): ${out}`)));
-  });
-  return { base: `http://127.0.0.1:${port}`, stop };
-}
 
-function fmt(n, digits = 0) {
-  return n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(digits);
-}
 
 function printTable({ rows, mode, load }) {
   const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors", "requests", "bytes/resp", "SQL/req", "conn/req"];
@@ -329,9 +296,9 @@ async function runDatabase(serverUrl) {
   log(`Edgeforge stopped (exit ${stopped.code}${stopped.forced ? ", killed" : ""})`);
 
   const bareEnv = database
-    ? { BARE_DATABASE_URL: database.url, BARE_POOL_MAX: "10" }
-    : { BARE_PGLITE_DIR: path.join(dataDir, "pglite"), BARE_POOL_MAX: "1" };
-  const bare = await startBare(bareEnv);
+    ? { BARE_DATABASE_URL: database.url, BARE_POOL_MAX: "10", BARE_TOKEN: ROOT_TOKEN }
+    : { BARE_PGLITE_DIR: path.join(dataDir, "pglite"), BARE_POOL_MAX: "1", BARE_TOKEN: ROOT_TOKEN };
+  const bare = await startBare(bareScript, bareEnv, cleanups);
   log(`bare server: ${bare.base}`);
   const bareStats = stats && {
     ...stats,
@@ -342,7 +309,7 @@ async function runDatabase(serverUrl) {
   await bare.stop();
   cleanups.pop();
   if (BARE_NAMED) {
-    const again = await startBare({ ...bareEnv, BARE_NAMED: "1" });
+    const again = await startBare(bareScript, { ...bareEnv, BARE_NAMED: "1" }, cleanups);
     log(`bare server with named statements: ${again.base}`);
     const againStats = stats && { ...stats, settle: () => request(again.base, "POST", "/flush-stats", null, 204) };
     for (const [i, scenario] of list.entries()) rows[i].bareNamed = await measure("bare-named", again.base, scenario, againStats);

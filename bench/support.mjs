@@ -1,6 +1,7 @@
 // What every bench script (run.mjs, issues.mjs, commits.mjs) needs around its measurements, kept here so
 // that they stop, clean up and report alike: a timestamped log, a stack of cleanups run on success, failure,
 // Ctrl-C or the deadline, the loopback check, a throw-away PostgreSQL database, and the machine's load.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -9,6 +10,8 @@ import os from "node:os";
 import WebSocket from "ws";
 import path from "node:path";
 import pg from "pg";
+import { generateToken, sha256Hex } from "../scripts/bootstrap.mjs";
+import { freePort } from "../scripts/worker-host.mjs";
 
 /** The 1, 5 and 15 minute load averages: other work on the machine skews the figures, so reports show it. */
 export function loadavg() {
@@ -246,4 +249,97 @@ export async function inspector(port) {
       ws.send(JSON.stringify({ id: messageId, method, params }));
     });
   return { send, close: () => ws.close(), title: target.title };
+}
+
+/**
+ * `count` active users `<prefix>_<n>` ("<Name> <n>"), each with a personal namespace and a personal access
+ * token (`scopes`), written by SQL in the shapes of test/helpers/world.ts. Returns their ids and tokens.
+ */
+export async function insertUsers(db, count, { prefix, name, scopes = ["api", "read_api"] }) {
+  const tokens = Array.from({ length: count }, () => generateToken());
+  const users = (
+    await db.query(
+      `INSERT INTO users (username, name, email, state, confirmed_at)
+       SELECT $2 || '_' || g, $3 || ' ' || g, $2 || '_' || g || '@example.com', 'active', now()
+       FROM generate_series(1, $1::int) g RETURNING id`,
+      [count, prefix, name],
+    )
+  ).rows.map((r) => Number(r.id));
+  await db.query(
+    `INSERT INTO namespaces (type, name, path, full_path, full_name, owner_id, visibility_level)
+     SELECT 'User', u.name, u.username, u.username, u.name, u.id, 20 FROM users u WHERE u.id = ANY($1::int[])`,
+    [users],
+  );
+  await db.query(
+    `INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes)
+     SELECT u, 'bench', d, $3::text[] FROM unnest($1::int[], $2::text[]) AS t(u, d)`,
+    [users, tokens.map((t) => sha256Hex(t)), scopes],
+  );
+  return { users, tokens };
+}
+
+/** A top-level group (`visibility` level) with root as its owner and `developers` as developers; returns its id. */
+export async function insertGroup(db, { name, path, visibility }, developers) {
+  const group = Number(
+    (
+      await db.query(
+        `INSERT INTO namespaces (type, name, path, full_path, full_name, visibility_level)
+         VALUES ('Group', $1, $2, $2, $1, $3) RETURNING id`,
+        [name, path, visibility],
+      )
+    ).rows[0].id,
+  );
+  await db.query(`UPDATE namespaces SET traversal_ids = ARRAY[id] WHERE id = $1`, [group]);
+  await db.query(
+    `INSERT INTO members (source_type, source_id, user_id, access_level)
+     SELECT 'Namespace', $1::int, u, CASE WHEN u = 1 THEN 50 ELSE 30 END FROM unnest(array_prepend(1, $2::int[])) AS u`,
+    [group, developers],
+  );
+  return group;
+}
+
+/** A figure for a table: `-` when missing. */
+export function fmt(n, digits = 0) {
+  return n === null || n === undefined || Number.isNaN(n) ? "-" : Number(n).toFixed(digits);
+}
+
+/** Prints a table: the first `textColumns` columns left-aligned, the rest right-aligned. */
+export function table(header, rows, textColumns = 1) {
+  const lines = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
+  const render = (l) => l.map((cell, i) => (i < textColumns ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  ");
+  console.log(render(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const l of rows) console.log(render(l));
+}
+
+/**
+ * Starts a bare comparison server (`script`, a Node file that prints `BARE: ` once it listens on BARE_PORT) with
+ * `env`; its stop is pushed onto `cleanups`. Returns its base URL and stop.
+ */
+export async function startBare(script, env, cleanups) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env, BARE_PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGINT");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  cleanups.push(stop);
+  await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`bare server did not start: ${out}`)), 30_000);
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("BARE: ")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    exited.then((code) => reject(new Error(`bare server exited (${code}): ${out}`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, stop };
 }

@@ -33,7 +33,6 @@
 //
 // Everything listens on and targets 127.0.0.1 only; the run stops itself after 8 minutes at most; everything
 // started is stopped and temporary files and databases removed.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -41,9 +40,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { bootstrap } from "../scripts/bootstrap.mjs";
-import { freePort, startServer } from "../test/e2e/server.mjs";
+import { startServer } from "../test/e2e/server.mjs";
 import { buildRepository, initialContent, loadRepository } from "./repository.mjs";
-import { benchRun, jsonRequest, loadavg, withDatabase } from "./support.mjs";
+import { benchRun, fmt, jsonRequest, loadavg, startBare, table, withDatabase } from "./support.mjs";
 
 const WRITES = Number(process.env.BENCH_WRITES || 20);
 const WARM = Number(process.env.BENCH_WARM || 3);
@@ -217,45 +216,8 @@ async function admin(serverUrl, sql) {
   }
 }
 
-async function startBare(env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [bareScript], { env: { ...process.env, ...env, BARE_PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGINT");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  cleanups.push(stop);
-  await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`bare server did not start: ${out}`)), 30_000);
-    child.stdout.setEncoding("utf8").on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("BARE: ")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    exited.then((code) => reject(new Error(`bare server exited (${code}): ${out}`)));
-  });
-  return { base: `http://127.0.0.1:${port}`, stop };
-}
 
-function fmt(n, digits = 0) {
-  return n === null || n === undefined || Number.isNaN(n) ? "-" : Number(n).toFixed(digits);
-}
 
-function table(header, rows) {
-  const lines = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
-  const render = (l) => l.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join("  ");
-  console.log(render(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const l of rows) console.log(render(l));
-}
 
 function figures(samples) {
   const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
@@ -338,7 +300,7 @@ async function main() {
     writeFileSync(process.env.BENCH_TRACE_OUT, JSON.stringify(sequence.map((w, i) => ({ ...w, header: recorded[i].statements, statements: traces[i], background: background[i] })), null, 1));
   log(`recorded ${traces.reduce((n, t) => n + t.length, 0)} statements of ${traces.length} requests`);
 
-  const bare = await startBare({ BARE_DATABASE_URL: new URL(`/${copy}`, serverUrl).toString(), BARE_TRACE: traceFile, BARE_POOL_MAX: "1" });
+  const bare = await startBare(bareScript, { BARE_DATABASE_URL: new URL(`/${copy}`, serverUrl).toString(), BARE_TRACE: traceFile, BARE_POOL_MAX: "1" }, cleanups);
   load.bare = loadavg();
   const replayed = [];
   for (const [i, w] of sequence.entries()) {
