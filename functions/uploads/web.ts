@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../kernel/env";
 import { ApiError, notFound } from "../kernel/errors";
 import { findGroup, findProject } from "../kernel/lookup";
@@ -49,15 +49,7 @@ uploadWebRoutes.get("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", asy
 uploadWebRoutes.get("/uploads/-/system/projects/topic/avatar/:id{[0-9]+}/:filename", async (c) => {
   const id = c.req.param("id");
   if (Number(id) > 2147483647) throw notFound();
-  const path = avatarPath("topic", Number(id), c.req.param("filename"));
-  if (!(await avatarOwner(c.var.db(), "topic", Number(id), path))) throw notFound();
-  const object = await c.env.BLOBS.get(path.slice(1));
-  if (!object) throw notFound();
-  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
-  c.header("Content-Length", String(object.size));
-  c.header("Content-Disposition", `inline; filename="${c.req.param("filename").replace(/"/g, "")}"`);
-  c.header("X-Content-Type-Options", "nosniff");
-  return c.body(object.body);
+  return serveAvatar(c, "topic", Number(id));
 });
 
 uploadWebRoutes.get("/uploads/-/system/:model{user|project|group}/avatar/:id{[0-9]+}/:filename", async (c) => {
@@ -70,13 +62,18 @@ uploadWebRoutes.get("/uploads/-/system/:model{user|project|group}/avatar/:id{[0-
   } catch (error) {
     throw error instanceof ApiError && error.status === 404 ? notFound() : error;
   }
-  const path = avatarPath(model, Number(id), c.req.param("filename"));
-  if (!(await avatarOwner(c.var.db(), model, Number(id), path))) throw notFound();
+  return serveAvatar(c, model, Number(id));
+});
+
+/** The owner's current avatar under its `filename`, else 404. */
+async function serveAvatar(c: Context<AppEnv>, model: AvatarModel, id: number) {
+  const path = avatarPath(model, id, c.req.param("filename")!);
+  if (!(await avatarOwner(c.var.db(), model, id, path))) throw notFound();
   const object = await c.env.BLOBS.get(path.slice(1));
   if (!object) throw notFound();
   c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
   c.header("Content-Length", String(object.size));
-  c.header("Content-Disposition", `inline; filename="${c.req.param("filename").replace(/"/g, "")}"`);
+  c.header("Content-Disposition", `inline; filename="${c.req.param("filename")!.replace(/"/g, "")}"`);
   c.header("X-Content-Type-Options", "nosniff");
   return c.body(object.body);
-});
+}
