@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { labelLinks, labels, resourceLabelEvents, subscriptions } from "../../db/schema";
 import { statusAndBody } from "../helpers/client";
@@ -198,7 +198,7 @@ describe("POST /groups/:id/labels/:label_id/subscribe and /unsubscribe", () => {
       remove_on_close: false,
       subscribed: true,
     });
-    const rows = await w.db((db) => db.select().from(subscriptions).where(eq(subscriptions.subscribableId, label.id)));
+    const rows = await w.db((db) => db.select().from(subscriptions).where(and(eq(subscriptions.subscribableType, "Label"), eq(subscriptions.subscribableId, label.id))));
     expect(rows.map((r) => [r.userId, r.subscribableType, r.projectId, r.subscribed])).toEqual([[guest.id, "Label", null, true]]);
     expect(((await (await w.as(guest).get(`${base}/${label.id}`)).json()) as Json).subscribed).toBe(true);
     expect(((await (await w.as(guest).get(base)).json()) as Json[])[0].subscribed).toBe(true);
@@ -222,7 +222,7 @@ describe("POST /groups/:id/labels/:label_id/subscribe and /unsubscribe", () => {
     expect(await inProject()).toBe(true);
     // lib/api/subscriptions.rb checks the project's own level: not subscribed there yet, so 201.
     expect((await w.as(developer).post(`/projects/${project.id}/labels/${label.id}/subscribe`)).status).toBe(201);
-    const rows = await w.db((db) => db.select().from(subscriptions).where(eq(subscriptions.subscribableId, label.id)));
+    const rows = await w.db((db) => db.select().from(subscriptions).where(and(eq(subscriptions.subscribableType, "Label"), eq(subscriptions.subscribableId, label.id))));
     expect(rows.map((r) => [r.projectId, r.subscribed]).sort()).toEqual([
       [project.id, true],
       [null, false],
