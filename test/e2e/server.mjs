@@ -15,8 +15,20 @@ const startScript = fileURLToPath(new URL("../../scripts/start.mjs", import.meta
  *           timeoutMs?: number, verbose?: boolean, env?: Record<string, string> }} options
  *   databaseUrl unset → embedded PGlite under dataDir, as `npm start` without DATABASE_URL.
  */
-export async function startServer({ dataDir, rootToken, databaseUrl, port, timeoutMs = 90_000, verbose = false, env: extraEnv = {} }) {
-  port ??= await freePort();
+export async function startServer(options) {
+  // A port that was free when chosen can be taken before the server listens on it (by another test's server
+  // or by an outgoing connection's ephemeral port): when the test did not choose the port, start again on
+  // another one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce({ ...options, port: options.port ?? (await freePort()) });
+    } catch (error) {
+      if (options.port !== undefined || attempt === 3 || !/EADDRINUSE/.test(String(error?.message))) throw error;
+    }
+  }
+}
+
+async function startServerOnce({ dataDir, rootToken, databaseUrl, port, timeoutMs = 90_000, verbose = false, env: extraEnv = {} }) {
   const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, INITIAL_ROOT_TOKEN: rootToken };
   delete env.DATABASE_URL;
   delete env.EXTERNAL_URL;
