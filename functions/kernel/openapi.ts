@@ -37,7 +37,7 @@ export type RouteDoc = {
   status?: number;
   /** Offset pagination headers (`X-Page`, `X-Total`, `Link`, …) on the success response. */
   paginated?: boolean;
-  /** Statuses the route answers besides 2xx, 400, 401, 403, 404 (409, 422, …), with GitLab's `{"message"}` body. */
+  /** Statuses the route answers besides 2xx, 400, 401, 403, 404 (409, 422, …), with GitLab's `{"message"}` body (304: none). */
   errors?: number[];
   /** A GitLab alias kept for compatibility (`/projects/:id/services`, the labels' 12.4 forms). */
   deprecated?: boolean;
@@ -346,7 +346,10 @@ function operationOf(method: string, honoPath: string, declared: Declared | null
   Object.assign(responses, api ? API_ERRORS : OTHER_ERRORS);
   // A list paged by offset past 50,000 rows answers 405 and asks for keyset pagination (docs/compat.md).
   if (api && paginated) responses["405"] = jsonError('`{"message": "405 Method Not Allowed"}` or the offset limit\'s `{"error": …}`: offset pagination past 50,000 rows');
-  for (const code of doc.errors ?? []) responses[String(code)] = jsonError(`\`{"message": "${code} …"}\``);
+  for (const code of doc.errors ?? []) {
+    // Grape's `not_modified!` (a star that changes nothing): no body.
+    responses[String(code)] = code === 304 ? { description: "Not Modified: nothing changed, no body" } : jsonError(`\`{"message": "${code} …"}\``);
+  }
 
   return {
     operationId: operationId(method, path),

@@ -48,6 +48,30 @@ test("every route the router has is in the document, with its domain, parameters
   assert.equal(count, routes.length, "the document has operations the router does not have");
 });
 
+/** Operations whose success response has a JSON body schema (an entity of functions/entities). */
+function withResponseSchema(doc) {
+  const out = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      if (!METHODS.includes(method.toUpperCase())) continue;
+      const success = Object.entries(operation.responses ?? {}).find(([status]) => /^2\d\d$/.test(status));
+      if (success?.[1].content?.["application/json"]?.schema) out.push(`${method.toUpperCase()} ${path}`);
+    }
+  }
+  return out;
+}
+
+/** The routes that declare a response schema: it only grows as the entities are given schemas. */
+const ROUTES_WITH_RESPONSE_SCHEMA = 45;
+
+test("routes declare their response schemas", () => {
+  const described = withResponseSchema(document);
+  const total = routesOf(app).length;
+  console.log(`routes with a response schema: ${described.length} of ${total}`);
+  assert.ok(described.length >= ROUTES_WITH_RESPONSE_SCHEMA, `only ${described.length} routes with a response schema (was ${ROUTES_WITH_RESPONSE_SCHEMA})`);
+  assert.ok(described.includes("GET /api/v4/version"));
+});
+
 test("the route check fails on a route missing from the document and on a route without a domain", async () => {
   const stale = structuredClone(document);
   delete stale.paths["/api/v4/version"].get;
