@@ -1,3 +1,4 @@
+import { MergeRequestBasic } from "../../entities/merge_requests";
 import { IssueBasic } from "../../entities/issues";
 import * as z from "zod";
 import { authorize, authorizeGroup } from "../../kernel/abilities";
@@ -176,7 +177,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** GET /projects/:id/milestones/:milestone_id/merge_requests, GET /groups/:id/milestones/:milestone_id/merge_requests: MergeRequestBasic. */
-  routes.get(`${base}/:milestone_id/merge_requests`, { params: MilestoneIssuables }, async (c) => {
+  routes.get(`${base}/:milestone_id/merge_requests`, { params: MilestoneIssuables, response: [MergeRequestBasic] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, MilestoneIssuables);
     const owner = await parent.load(c, "read_milestone");
