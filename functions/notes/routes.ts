@@ -10,7 +10,7 @@ import { baseUrl, present } from "../kernel/present";
 import { hookEvent } from "../shared/webhooks";
 import { checkRateLimit } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
-import { note, noteCommands } from "../entities/notes";
+import { note, noteCommands, Note } from "../entities/notes";
 import { ListNotes } from "./params";
 import * as q from "./queries";
 import { createNote } from "./services";
@@ -48,7 +48,7 @@ for (const family of FAMILIES) {
   const member = `${collection}/:note_id`;
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb) */
-  notesRoutes.get(collection, async (c) => {
+  notesRoutes.get(collection, { response: [Note] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListNotes);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -59,7 +59,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `get_note`) */
-  notesRoutes.get(member, async (c) => {
+  notesRoutes.get(member, { response: Note }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -90,7 +90,7 @@ for (const family of FAMILIES) {
   });
 
   /** PUT /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `update_note`) */
-  notesRoutes.put(member, async (c) => {
+  notesRoutes.put(member, { response: Note }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, family.type === "Issue" ? UpdateIssueNote : UpdateNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
