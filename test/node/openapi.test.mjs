@@ -70,6 +70,15 @@ test("routes declare their response schemas", () => {
   console.log(`routes with a response schema: ${described.length} of ${total}`);
   assert.ok(described.length >= ROUTES_WITH_RESPONSE_SCHEMA, `only ${described.length} routes with a response schema (was ${ROUTES_WITH_RESPONSE_SCHEMA})`);
   assert.ok(described.includes("GET /api/v4/version"));
+  // Entities are components, nested ones by reference; a route presenting one of two entities says so.
+  const json = (path, method, status) => document.paths[path][method].responses[status].content["application/json"].schema;
+  assert.deepEqual(json("/api/v4/projects/{id}/issues", "get", "200"), { type: "array", items: { $ref: "#/components/schemas/Issue" } });
+  assert.deepEqual(json("/api/v4/projects/{id}", "get", "200"), {
+    anyOf: [{ $ref: "#/components/schemas/ProjectWithAccess" }, { $ref: "#/components/schemas/BasicProjectDetails" }],
+  });
+  assert.deepEqual(document.components.schemas.Issue.properties.author, { anyOf: [{ $ref: "#/components/schemas/UserBasic" }, { type: "null" }] });
+  // A status below 400 besides the success one has no body (a star that changes nothing).
+  assert.deepEqual(document.paths["/api/v4/projects/{id}/star"].post.responses["304"], { description: "Not Modified: nothing changed, no body" });
 });
 
 test("the route check fails on a route missing from the document and on a route without a domain", async () => {
