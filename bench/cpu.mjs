@@ -7,41 +7,16 @@
 // alternation, BENCH_ROUNDS (2) times each, BENCH_REQUESTS (2,000) requests per endpoint, 10 connections;
 // BENCH_ENDPOINTS (comma-separated) measures other or fewer endpoints.
 import { randomBytes } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import autocannon from "autocannon";
 import { startServer } from "../test/e2e/server.mjs";
-import { benchRun, jsonRequest, loadavg } from "./support.mjs";
+import { CPU_TICKS, benchRun, groupCpu, jsonRequest, loadavg } from "./support.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 2);
 const ROOT_TOKEN = `glpat-cpu${randomBytes(10).toString("hex")}`;
 const { log, cleanups, fail, finish, prepareDatabase } = benchRun({ label: "bench:cpu", deadlineMs: 900_000 });
-const TICKS = 100; // USER_HZ on Linux
-
-/**
- * Processes in the process group `pgid`, by name, with their CPU ticks (user + system), and the PostgreSQL
- * server's processes as "postgres" (its backends serve the stack; other databases on it add noise).
- */
-function groupCpu(pgid) {
-  const out = {};
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const close = stat.lastIndexOf(")");
-    const name = stat.slice(stat.indexOf("(") + 1, close);
-    const fields = stat.slice(close + 2).split(" ");
-    if (name !== "postgres" && Number(fields[2]) !== pgid) continue; // field 5: pgrp
-    out[name] = (out[name] ?? 0) + Number(fields[11]) + Number(fields[12]); // utime + stime
-  }
-  return out;
-}
 
 async function measure(server, path) {
   const before = groupCpu(server.child.pid);
@@ -52,7 +27,7 @@ async function measure(server, path) {
   const after = groupCpu(server.child.pid);
   if (result.errors || result.non2xx) throw new Error(`${path}: ${result.errors} errors, ${result.non2xx} non-2xx`);
   const perRequest = {};
-  for (const [name, ticks] of Object.entries(after)) perRequest[name] = (((ticks - (before[name] ?? 0)) / TICKS) * 1000) / REQUESTS;
+  for (const [name, ticks] of Object.entries(after)) perRequest[name] = (((ticks - (before[name] ?? 0)) / CPU_TICKS) * 1000) / REQUESTS;
   return { perRequest, rps: result.requests.average };
 }
 

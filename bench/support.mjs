@@ -2,6 +2,7 @@
 // that they stop, clean up and report alike: a timestamped log, a stack of cleanups run on success, failure,
 // Ctrl-C or the deadline, the loopback check, a throw-away PostgreSQL database, and the machine's load.
 import { randomBytes } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
@@ -12,6 +13,47 @@ import pg from "pg";
 /** The 1, 5 and 15 minute load averages: other work on the machine skews the figures, so reports show it. */
 export function loadavg() {
   return os.loadavg().map((n) => n.toFixed(2)).join(" ");
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ on Linux). */
+export const CPU_TICKS = 100;
+
+/**
+ * Processes in the process group `pgid`, by name, with their CPU ticks (user + system), and the PostgreSQL
+ * server's processes as "postgres" (its backends serve the stack; other databases on it add noise).
+ */
+export function groupCpu(pgid) {
+  const out = {};
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const close = stat.lastIndexOf(")");
+    const name = stat.slice(stat.indexOf("(") + 1, close);
+    const fields = stat.slice(close + 2).split(" ");
+    if (name !== "postgres" && Number(fields[2]) !== pgid) continue; // field 5: pgrp
+    out[name] = (out[name] ?? 0) + Number(fields[11]) + Number(fields[12]); // utime + stime
+  }
+  return out;
+}
+
+/** The CPU ticks (user + system) of the processes `pids` (those gone are left out). */
+export function pidsCpu(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks;
 }
 
 /** Throws unless `url` names this machine: a bench must never load (or create databases on) another host. */

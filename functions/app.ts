@@ -14,6 +14,7 @@ import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
 import { projectsRoutes } from "./projects/routes";
 import { usersRoutes } from "./users/routes";
 import { versionRoutes } from "./version/routes";
+import { markdownRoutes } from "./markdown/routes";
 import { notesRoutes } from "./notes/routes";
 import { discussionsRoutes } from "./discussions/routes";
 import { awardEmojiRoutes } from "./award_emoji/routes";
@@ -30,6 +31,7 @@ import { metricImagesRoutes } from "./metric_images/routes";
 import { issuesRoutes } from "./issues/routes";
 import { labelsRoutes } from "./labels/routes";
 import { milestonesRoutes } from "./milestones/routes";
+import { boardsRoutes } from "./boards/routes";
 import { metricImageUploadRoutes } from "./metric_images/uploads";
 import { branchesRoutes } from "./branches/routes";
 import { tagsRoutes } from "./tags/routes";
@@ -69,6 +71,7 @@ import { projectImportRoutes } from "./project_import/routes";
 import { approvalsRoutes } from "./approvals/routes";
 import { eventsRoutes } from "./events/routes";
 import { uploadsRoutes } from "./uploads/routes";
+import { wikisRoutes } from "./wikis/routes";
 import { uploadWebRoutes } from "./uploads/web";
 import { userStatusRoutes } from "./user_status/routes";
 import { emailsRoutes } from "./emails/routes";
@@ -77,6 +80,8 @@ import { impersonationTokensRoutes } from "./impersonation_tokens/routes";
 import { customAttributesRoutes } from "./custom_attributes/routes";
 import { externalStatusChecksRoutes } from "./external_status_checks/routes";
 import { openapiRoutes } from "./openapi/routes";
+import { topicsRoutes } from "./topics/routes";
+import { searchRoutes } from "./search/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -119,6 +124,7 @@ app.use("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", authenticate);
 
 const api = new Hono<AppEnv>();
 api.route("/", domain("version", versionRoutes));
+api.route("/", domain("markdown", markdownRoutes));
 api.route("/", domain("keys", userKeysRoutes));
 api.route("/", domain("users", usersRoutes));
 api.route("/", domain("personal_access_tokens", personalAccessTokensRoutes));
@@ -137,6 +143,7 @@ api.route("/", domain("metric_images", metricImagesRoutes));
 api.route("/", domain("issues", issuesRoutes));
 api.route("/", domain("labels", labelsRoutes));
 api.route("/", domain("milestones", milestonesRoutes));
+api.route("/", domain("boards", boardsRoutes));
 api.route("/", domain("merge_requests", mergeRequestsRoutes));
 api.route("/", domain("issue_links", issueLinksRoutes));
 api.route("/", domain("todos", todosRoutes));
@@ -186,6 +193,9 @@ api.route("/", domain("external_status_checks", externalStatusChecksRoutes));
 api.route("/", domain("alert_management", alertManagementRoutes));
 api.route("/", domain("events", eventsRoutes));
 api.route("/", domain("uploads", uploadsRoutes));
+api.route("/", domain("topics", topicsRoutes));
+api.route("/", domain("search", searchRoutes));
+api.route("/", domain("wikis", wikisRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
 api.route("/", domain("openapi", openapiRoutes(app)));
 app.route("/api/v4", api);

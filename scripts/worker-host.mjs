@@ -131,8 +131,8 @@ function endToEnd(raw) {
   return out;
 }
 
-/** A port that was free a moment ago on 127.0.0.1 (workerd's own, behind the front). */
-function freePort() {
+/** A port that was free a moment ago on 127.0.0.1 (workerd's own, behind the front; tests use it too). */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

@@ -22,3 +22,6 @@ export * from "./events";
 export * from "./uploads";
 export * from "./lfs";
 export * from "./user_profile";
+export * from "./boards";
+export * from "./topics";
+export * from "./wikis";

@@ -53,9 +53,11 @@ export const gitObjects = pgTable(
 export const gitRefs = pgTable(
   "git_refs",
   {
-    projectId: integer()
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    /**
+     * The repository: a project's id, or minus a wiki's id (db/schema/wikis.ts). No foreign key since
+     * migration 0044; triggers delete the refs with their project or wiki, as the cascade did.
+     */
+    projectId: integer().notNull(),
     /** Full name: `refs/heads/main`, `refs/tags/v1`, `refs/pipelines/12`. */
     name: text().notNull(),
     target: oidColumn().notNull(),

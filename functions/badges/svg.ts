@@ -13,6 +13,14 @@ export function customKey(defaults: { text: string; width: number }, opts: { key
   return { keyText: text, keyWidth: n >= 1 && n <= 512 ? n : defaults.width };
 }
 
+/** GitLab's template draws each text twice: a shadow one pixel lower, then the text itself. */
+const shadowedText = (x: number, text: string) => `<text x="${x}" y="15" fill="#010101" fill-opacity=".3">
+        ${text}
+      </text>
+      <text x="${x}" y="14">
+        ${text}
+      </text>`;
+
 export function renderBadge(t: Template): string {
   const width = t.keyWidth + t.valueWidth;
   const keyAnchor = t.keyWidth / 2;
@@ -37,18 +45,8 @@ export function renderBadge(t: Template): string {
 
   <g fill="#fff" text-anchor="middle">
     <g font-family="DejaVu Sans,Verdana,Geneva,sans-serif" font-size="11">
-      <text x="${keyAnchor}" y="15" fill="#010101" fill-opacity=".3">
-        ${key}
-      </text>
-      <text x="${keyAnchor}" y="14">
-        ${key}
-      </text>
-      <text x="${valueAnchor}" y="15" fill="#010101" fill-opacity=".3">
-        ${value}
-      </text>
-      <text x="${valueAnchor}" y="14">
-        ${value}
-      </text>
+      ${shadowedText(keyAnchor, key)}
+      ${shadowedText(valueAnchor, value)}
     </g>
   </g>
 </svg>

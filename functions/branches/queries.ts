@@ -18,19 +18,44 @@ export async function listBranchTips(db: Executor, repo: Repo): Promise<BranchTi
   return rows.map((row) => ({ name: row.name.slice("refs/heads/".length), target: row.target, committedAt: row.committedAt }));
 }
 
+// Whether a commit reaches another never changes (a commit names its parents by their hashes), so
+// each answer is kept for the isolate's life, as the decoded trees are (shared/git store/objects.ts):
+// `merged` of a branch list then walks the history once per default-branch tip instead of on every
+// request. GitLab keeps `merged_branch_names` in its repository cache for the same reason. Keys:
+// `<head oid>:<tip oid>`; the oldest go first past the limit.
+const REACHES_LIMIT = 20_000;
+const reaches = new Map<string, boolean>();
+
+/** Empties the reachability cache (tests measure cold reads). */
+export function clearReachabilityCache() {
+  reaches.clear();
+}
+
 /**
  * The tips among `tips` that `head` reaches (its ancestors, itself included). One recursive walk from
- * `head` that never goes below the lowest generation of the tips: a commit cannot reach a commit of a
- * higher generation (docs/git.md, "Tables").
+ * `head` that never goes below the lowest generation of the tips not answered before: a commit cannot
+ * reach a commit of a higher generation (docs/git.md, "Tables"); no statement when all were.
  */
 export async function reachableFrom(db: Executor, repo: Repo, head: string, tips: { oid: string; generation: number }[]): Promise<Set<string>> {
-  if (tips.length === 0) return new Set();
-  const floor = Math.min(...tips.map((t) => t.generation));
+  const out = new Set<string>();
+  const unknown = tips.filter((t) => {
+    const known = reaches.get(`${head}:${t.oid}`);
+    if (known) out.add(t.oid);
+    return known === undefined;
+  });
+  if (unknown.length === 0) return out;
+  const floor = Math.min(...unknown.map((t) => t.generation));
   const walk = commitWalk("walk", repo.poolId, { seeds: sql`c.oid = ${head}`, keep: sql`c.generation >= ${floor}` });
   const result = await db.execute<{ oid: string }>(sql`
     WITH RECURSIVE ${walk}
-    SELECT oid FROM walk WHERE oid = ANY(${sql.param(tips.map((t) => t.oid))}::char(40)[])`);
-  return new Set(result.rows.map((row) => row.oid));
+    SELECT oid FROM walk WHERE oid = ANY(${sql.param(unknown.map((t) => t.oid))}::char(40)[])`);
+  const found = new Set(result.rows.map((row) => row.oid));
+  for (const t of unknown) {
+    if (found.has(t.oid)) out.add(t.oid);
+    if (reaches.size >= REACHES_LIMIT) reaches.delete(reaches.keys().next().value!);
+    reaches.set(`${head}:${t.oid}`, found.has(t.oid));
+  }
+  return out;
 }
 
 /**

@@ -6,8 +6,7 @@ import { ciPipelines } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { matchingPipelines } from "../shared/ci/commit_status";
 import type { CommitStatusRow } from "../entities/commit_statuses";
-
-type Filters = { ref?: string; stage?: string; name?: string; all: boolean };
+import type { ListParams } from "./params";
 
 /**
  * `CommitStatus.where(pipeline: project.ci_pipelines.where(sha:))` (lib/api/commit_statuses.rb): the jobs
@@ -18,28 +17,30 @@ type Filters = { ref?: string; stage?: string; name?: string; all: boolean };
  * Differs from GitLab: jobs and external statuses keep their own id sequences (GitLab's share
  * `ci_builds`), so an id is unique within its kind only; the list is ordered by creation time.
  */
-export async function listStatuses(db: Executor, projectId: number, sha: string, f: Filters): Promise<CommitStatusRow[]> {
+export async function listStatuses(db: Executor, projectId: number, sha: string, f: ListParams): Promise<CommitStatusRow[]> {
+  // `present?`: an empty filter is no filter.
+  const ref = f.ref || null, stage = f.stage || null, name = f.name || null, all = !!f.all;
   const result = await db.execute<Record<string, any>>(sql`
     WITH statuses AS (
       SELECT b.id, b.project_id, b.pipeline_id, p.sha, p.ref, b.name, b.stage, b.status, NULL::text AS description,
              NULL::text AS target_url, b.coverage, b.allow_failure, b.user_id, b.created_at, b.updated_at, b.started_at, b.finished_at, 0 AS kind
         FROM ci_builds b JOIN ci_pipelines p ON p.id = b.pipeline_id
-       WHERE p.project_id = ${projectId} AND p.sha = ${sha} AND (${f.all}::boolean OR NOT b.retried)
+       WHERE p.project_id = ${projectId} AND p.sha = ${sha} AND (${all}::boolean OR NOT b.retried)
       UNION ALL
       SELECT s.id, s.project_id, s.pipeline_id, s.sha, s.ref, s.name, s.stage, s.status, s.description,
              s.target_url, s.coverage, s.allow_failure, s.user_id, s.created_at, s.updated_at, s.started_at, s.finished_at, 1 AS kind
         FROM ci_commit_statuses s
        WHERE s.project_id = ${projectId} AND s.sha = ${sha}
-         AND (${f.all}::boolean OR NOT EXISTS (
+         AND (${all}::boolean OR NOT EXISTS (
            SELECT 1 FROM ci_commit_statuses n
             WHERE n.project_id = s.project_id AND n.sha = s.sha AND n.name = s.name AND n.id > s.id
               AND (n.pipeline_id = s.pipeline_id OR (s.pipeline_id IS NULL AND n.pipeline_id IS NULL AND n.ref IS NOT DISTINCT FROM s.ref))))
     )
     SELECT st.*, u.id AS author_id, u.username, u.name AS author_name, u.state AS author_state, u.avatar_url, u.email
       FROM statuses st LEFT JOIN users u ON u.id = st.user_id
-     WHERE (${f.ref ?? null}::text IS NULL OR st.ref = ${f.ref ?? null}::text)
-       AND (${f.stage ?? null}::text IS NULL OR st.stage = ${f.stage ?? null}::text)
-       AND (${f.name ?? null}::text IS NULL OR st.name = ${f.name ?? null}::text)
+     WHERE (${ref}::text IS NULL OR st.ref = ${ref}::text)
+       AND (${stage}::text IS NULL OR st.stage = ${stage}::text)
+       AND (${name}::text IS NULL OR st.name = ${name}::text)
      ORDER BY st.created_at, st.kind, st.id`);
   return result.rows.map((r) => ({
     id: Number(r.id),

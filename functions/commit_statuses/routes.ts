@@ -1,13 +1,14 @@
 import * as z from "zod";
 import { apiError, notFound, paramsError } from "../kernel/errors";
 import { authorizedProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { refsContaining, repoOf, resolveRevisions } from "../shared/git";
 import { postExternalStatus } from "../shared/ci/coordinator";
 import { commitStatus, CommitStatus } from "../entities/commit_statuses";
+import { ListStatuses } from "./params";
 import * as q from "./queries";
 
 /**
@@ -17,13 +18,6 @@ import * as q from "./queries";
  * (shared/ci/external.ts, written by the pipeline's coordinator).
  */
 export const commitStatusesRoutes = router();
-
-const ListStatuses = pageParams.extend({
-  ref: p.string().optional(),
-  stage: p.string().optional(),
-  name: p.string().optional(),
-  all: p.bool().optional(),
-});
 
 const PostStatus = z.object({
   state: p.oneOf("pending", "running", "success", "failed", "canceled"),
@@ -45,12 +39,7 @@ commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", { par
   const sha = c.req.param("sha")!;
   const oid = (await resolveRevisions(c.var.db(), repoOf(project), [sha])).get(sha);
   if (!oid) throw notFound("Commit");
-  const rows = await q.listStatuses(c.var.db(), project.id, oid, {
-    ref: params.ref || undefined,
-    stage: params.stage || undefined,
-    name: params.name || undefined,
-    all: !!params.all,
-  });
+  const rows = await q.listStatuses(c.var.db(), project.id, oid, params);
   paginate(c, page, rows.length);
   return present(c, rows.slice(page.offset, page.offset + page.limit), commitStatus);
 });

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { Issue as IssueModel, Label as LabelModel, User } from "../../db/schema";
+import { epicBase, type IssueEpic } from "./epic_base";
 import { mentionedUsernames } from "./mentions";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { LabelBasic, labelBasic } from "./labels";
@@ -36,6 +37,8 @@ export type IssueRow = IssueModel & {
   actorCommented: boolean;
   /** The caller's explicit subscription at the issue's project (null: none; see shared/issuables/subscriptions.ts). */
   actorSubscription: boolean | null;
+  /** The issue's epic when the caller may read it (`authorized_epic_for`: `read_epic`), else null. */
+  epic: IssueEpic | null;
 };
 
 /** Where the request comes from, for `references.relative` (IssuableReferences). */
@@ -206,8 +209,8 @@ const EpicBase = z.object({
   title: z.string(),
   url: z.string(),
   group_id: z.int(),
-  human_readable_end_date: z.string().nullable(),
-  human_readable_timestamp: z.string().nullable(),
+  human_readable_end_date: z.string().optional(),
+  human_readable_timestamp: z.string().nullable().optional(),
 });
 export const Issue = IssueBasic.extend({
   has_tasks: z.boolean(),
@@ -249,8 +252,8 @@ export function issue(row: IssueRow, ctx: IssueContext): z.output<typeof Issue> 
     ...(ctx.includeSubscribed === false ? {} : { subscribed: issueSubscribed(row, ctx) }),
     moved_to_id: row.movedToId,
     service_desk_reply_to: null,
-    // EE: epics of the project's group (`read_epic`); issues cannot be added to epics here yet.
-    ...(row.project.namespaceType === "Group" ? { epic_iid: null, epic: null } : {}),
+    // EE::API::Entities::Issue: for projects of a group, the epic the caller may read (`read_epic`).
+    ...(row.project.namespaceType === "Group" ? { epic_iid: row.epic?.iid ?? null, epic: row.epic ? epicBase(row.epic) : null } : {}),
     health_status: row.healthStatus,
   };
 }

@@ -4,6 +4,7 @@ import { Commit, commit } from "./commits";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { PipelineBasic, pipelineBasic, secondsBetween } from "./pipelines";
 import { User, user as userEntity } from "./users";
+import { RunnerBasic, runnerBasic } from "./runners";
 
 export type JobContext = PresentContext & { projectPath: string; projectId: number; commits: Map<string, GitCommitRow> };
 
@@ -72,36 +73,6 @@ export const JobArtifact = z
   .meta({ id: "JobArtifact" });
 export function jobArtifact(a: CiJobArtifact): z.output<typeof JobArtifact> {
   return { file_type: a.fileType, size: a.size, filename: a.filename, file_format: a.fileFormat };
-}
-
-/** API::Entities::Ci::Runner as embedded in a job. */
-export const RunnerBasic = z
-  .object({
-    id: z.int(),
-    description: z.string(),
-    ip_address: z.string().nullable(),
-    active: z.boolean(),
-    paused: z.boolean(),
-    is_shared: z.boolean(),
-    runner_type: z.string(),
-    name: z.string().nullable(),
-    online: z.boolean(),
-    status: z.string(),
-  })
-  .meta({ id: "RunnerBasic" });
-export function runnerBasic(r: CiRunner): z.output<typeof RunnerBasic> {
-  return {
-    id: r.id,
-    description: r.description,
-    ip_address: r.ipAddress,
-    active: r.active,
-    paused: !r.active,
-    is_shared: r.runnerType === "instance_type",
-    runner_type: r.runnerType,
-    name: r.name,
-    online: !!r.contactedAt && Date.now() - new Date(r.contactedAt).getTime() < 2 * 3600 * 1000,
-    status: !r.contactedAt ? "never_contacted" : r.active ? (Date.now() - new Date(r.contactedAt).getTime() < 2 * 3600 * 1000 ? "online" : "offline") : "paused",
-  };
 }
 
 /** API::Entities::Ci::Job (lib/api/entities/ci/job.rb). */

@@ -30,13 +30,18 @@ export function textColor(color: string): string {
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 /**
- * `description_html`, GitLab's single-line Markdown of the description.
- * Differs from GitLab: the text is HTML-escaped, not rendered as Markdown (no links, emphasis or references).
+ * `description_html` where the route did not render it (shared/markdown, the single-line pipeline): the
+ * description HTML-escaped.
+ * Differs from GitLab: where no rendering was passed in (`LabelHtml`; labels nested in issues and merge
+ * requests), no emoji, autolinks or references.
  */
 export function descriptionHtml(description: string | null): string | null {
   if (description === null) return null;
   return description.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
 }
+
+/** Labels' `description_html` as the route rendered it (GitLab's single-line pipeline), by label id. */
+export type LabelHtml = { labelDescriptionsHtml?: Map<number, string | null> };
 
 /** API::Entities::LabelBasic (lib/api/entities/label_basic.rb): also the `labels` of issues with details. */
 export const LabelBasic = z
@@ -50,13 +55,14 @@ export const LabelBasic = z
     remove_on_close: z.boolean(),
   })
   .meta({ id: "LabelBasic" });
-export function labelBasic(label: LabelBasicRow, _ctx?: PresentContext): z.output<typeof LabelBasic> {
+export function labelBasic(label: LabelBasicRow, ctx?: PresentContext & LabelHtml): z.output<typeof LabelBasic> {
+  const rendered = ctx?.labelDescriptionsHtml;
   return {
     id: label.id,
     name: label.title,
     color: label.color,
     description: label.description,
-    description_html: descriptionHtml(label.description),
+    description_html: rendered?.has(label.id) ? rendered.get(label.id)! : descriptionHtml(label.description),
     text_color: textColor(label.color),
     // Differs from GitLab: labels cannot be set to leave closed issues here, so this is always false.
     remove_on_close: false,
@@ -73,7 +79,7 @@ export const Label = LabelBasic.extend({
   open_merge_requests_count: z.int().optional(),
   subscribed: z.boolean(),
 }).meta({ id: "Label" });
-function labelWithCounts(row: LabelRow, ctx?: PresentContext): z.output<typeof Label> {
+function labelWithCounts(row: LabelRow, ctx?: PresentContext & LabelHtml): z.output<typeof Label> {
   return {
     ...labelBasic(row, ctx),
     ...(row.counts
@@ -90,13 +96,13 @@ function labelWithCounts(row: LabelRow, ctx?: PresentContext): z.output<typeof L
 
 /** API::Entities::ProjectLabel (lib/api/entities/project_label.rb): Entities::Label, then `priority` and `is_project_label`. */
 export const ProjectLabel = Label.extend({ priority: z.int().nullable(), is_project_label: z.boolean() }).meta({ id: "ProjectLabel" });
-export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number }): z.output<typeof ProjectLabel> {
+export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number } & LabelHtml): z.output<typeof ProjectLabel> {
   const own = row.projectId === ctx.projectId;
   return { ...labelWithCounts(row, ctx), priority: own ? row.priority : null, is_project_label: own };
 }
 
 /** API::Entities::GroupLabel (lib/api/entities/group_label.rb): Entities::Label as it is. */
 export const GroupLabel = Label;
-export function groupLabel(row: LabelRow, ctx?: PresentContext): z.output<typeof GroupLabel> {
+export function groupLabel(row: LabelRow, ctx?: PresentContext & LabelHtml): z.output<typeof GroupLabel> {
   return labelWithCounts(row, ctx);
 }

@@ -71,6 +71,8 @@ export type MergeRequestContext = PresentContext & {
   includeSubscribed?: boolean;
   /** `render_html=true` on the single GET: `title_html` and `description_html`. */
   renderHtml?: boolean;
+  /** Their HTML as the route rendered it (shared/markdown: the title single-line, the description GFM). */
+  renderedHtml?: { title: string; description: string | null };
   /** `include_rebase_in_progress` on the single GET. */
   includeRebaseInProgress?: boolean;
 };
@@ -221,8 +223,12 @@ export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, 
     merged_at: isoTime(mr.mergedAt),
     closed_by: user(mr.closedBy, ctx),
     closed_at: isoTime(mr.closedAt),
-    // Differs from GitLab: the HTML is the escaped text, not rendered Markdown.
-    ...(ctx.renderHtml ? { title_html: descriptionHtml(mr.title), description_html: descriptionHtml(mr.description) } : {}),
+    ...(ctx.renderHtml
+      ? {
+          title_html: ctx.renderedHtml ? ctx.renderedHtml.title : descriptionHtml(mr.title),
+          description_html: ctx.renderedHtml ? ctx.renderedHtml.description : descriptionHtml(mr.description),
+        }
+      : {}),
     target_branch: mr.targetBranch,
     source_branch: mr.sourceBranch,
     user_notes_count: mr.userNotesCount,
@@ -398,6 +404,14 @@ export function mergeRequestDiffFull(
 export const RebaseInProgress = z.object({ rebase_in_progress: z.boolean() }).meta({ id: "RebaseInProgress" });
 export function rebaseAccepted(): z.output<typeof RebaseInProgress> {
   return { rebase_in_progress: false };
+}
+
+/**
+ * `POST …/cancel_merge_when_pipeline_succeeds`: what AutoMergeService#cancel returns, as Grape writes a
+ * service's result hash (ServiceResponse-style `success` / `error(message, 406)`), not the merge request.
+ */
+export function autoMergeCancelResult(cancelled: boolean) {
+  return cancelled ? { status: "success" } : { status: "error", message: "Can't cancel the automatic merge", http_status: 406 };
 }
 
 /** A pipeline of a merge request's source project, with that project's path for its `web_url`. */

@@ -12,7 +12,9 @@ import { callerOf } from "../shared/protected_branches/access";
 import { branchAllowsCollaboration } from "../shared/protected_branches/collaboration";
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
-import { GitHttpError, gitAccess } from "../shared/git_http/access";
+import { GitHttpError, gitAccess, wikiGitAccess, type GitService, type WikiOwner } from "../shared/git_http/access";
+import { hookEvents } from "../shared/webhooks";
+import { ensureWiki, findWiki, pushedPageChanges, wikiRepo, type WikiContainer } from "../shared/wikis/store";
 import { RECEIVE_CAPABILITIES, receivePack } from "../shared/git_http/receive_pack";
 import { FetchError, lsRefs, packResponse, parseFetchArgs, planFetch, receivePackAdvertisement, v2Advertisement, type Repository } from "../shared/git_http/upload_pack";
 
@@ -41,6 +43,26 @@ function streamResponse(chunks: AsyncGenerator<Uint8Array>, contentType: string,
 
 /** The project path of `/<full_path>.git`. */
 const repoPath = (c: Ctx) => c.req.param("repo")!.replace(/\.git$/, "");
+
+/** `/<full_path>.wiki.git`: the wiki of the project or group at `full_path` (Gitlab::GlRepository::WIKI). */
+const wikiPath = (c: Ctx) => {
+  const path = repoPath(c);
+  return path.endsWith(".wiki") ? path.slice(0, -".wiki".length) : null;
+};
+
+const wikiContainer = (owner: WikiOwner): WikiContainer => (owner.kind === "project" ? { projectId: owner.project.id } : { groupId: owner.group.id });
+
+/**
+ * A wiki's repository for git. Fetching a wiki never written answers as an empty repository (key 0
+ * holds no refs) without creating it; a push creates it (GitLab creates the wiki repository on push).
+ */
+async function wikiRepository(c: Ctx, path: string, service: GitService) {
+  const { owner, actor } = await wikiGitAccess(c, path, service);
+  const container = wikiContainer(owner);
+  const wiki = service === "git-receive-pack" ? await ensureWiki(c.var.db(), container) : await findWiki(c.var.db(), container);
+  const repo: Repository = wiki ? wikiRepo(wiki) : { projectId: 0, poolId: 0, defaultBranch: null };
+  return { owner, actor, wiki, repo };
+}
 
 const repository = (project: { id: number; defaultBranch: string | null; poolId: number | null }): Repository => ({
   projectId: project.id,
@@ -75,6 +97,13 @@ gitHttpRoutes.get("/:repo{.+\\.git}/info/refs", (c) =>
       // Dumb HTTP is not served (GitLab's Workhorse refuses it too).
       return c.text("Dumb HTTP is not supported", 403);
     }
+    const wiki = wikiPath(c);
+    if (wiki !== null) {
+      const { repo } = await wikiRepository(c, wiki, service);
+      if (service === "git-receive-pack") return bytesResponse(await receivePackAdvertisement(c.var.db(), repo, RECEIVE_CAPABILITIES), "application/x-git-receive-pack-advertisement");
+      if (!wantsV2(c)) return c.text("git-upload-pack: protocol v2 is required (git 2.18 or later, protocol.version=2)", 403);
+      return bytesResponse(v2Advertisement(), "application/x-git-upload-pack-advertisement");
+    }
     const { project } = await gitAccess(c, repoPath(c), service);
     if (service === "git-upload-pack") {
       // Differs from GitLab: protocol v0/v1 fetches are not served (git 2.18+ asks for v2 by default).
@@ -88,7 +117,8 @@ gitHttpRoutes.get("/:repo{.+\\.git}/info/refs", (c) =>
 /** POST /<path>.git/git-upload-pack: a v2 command (`ls-refs` or `fetch`). */
 gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
   guarded(async () => {
-    const { project } = await gitAccess(c, repoPath(c), "git-upload-pack");
+    const wiki = wikiPath(c);
+    const repo = wiki !== null ? (await wikiRepository(c, wiki, "git-upload-pack")).repo : repository((await gitAccess(c, repoPath(c), "git-upload-pack")).project);
     const type = "application/x-git-upload-pack-result";
     const reader = new ByteReader(requestBody(c));
     let head: string[];
@@ -101,7 +131,6 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
       return bytesResponse([pkt(`ERR ${error.message}\n`)], type);
     }
     const command = head.find((line) => line.startsWith("command="))?.slice(8);
-    const repo = repository(project);
     if (command === "ls-refs") return bytesResponse(await lsRefs(c.var.db(), repo, args), type);
     if (command !== "fetch") return bytesResponse([pkt(`ERR unknown command '${command ?? ""}'\n`)], type);
     const fetchArgs = parseFetchArgs(args);
@@ -125,9 +154,37 @@ async function maxInputSize(c: Ctx): Promise<number | null> {
   return Number.isInteger(mb) && mb > 0 ? mb * 1024 * 1024 : null;
 }
 
+/**
+ * A push to a wiki (`<path>.wiki.git`): no protected branches, LFS locks, pipelines or push hooks; the
+ * pages it changes on the default branch become Wiki Page Hook events (project wikis).
+ */
+async function wikiReceivePack(c: Ctx, path: string): Promise<Response> {
+  const { owner, actor, wiki, repo } = await wikiRepository(c, path, "git-receive-pack");
+  const result = await receivePack(
+    c.var.db(),
+    { ...repo, emptyRepo: false, fullPath: `${path}.wiki`, membersUrl: "", lfsEnabled: false, maxInputSize: await maxInputSize(c), wiki: true },
+    actor!.user.id,
+    // Wikis have no protected branches: the caller is not asked about (receivePack skips the branch checks).
+    callerOf(actor, { accessLevel: 0 }),
+    requestBody(c),
+  );
+  if (result.changes.length && wiki && owner.kind === "project") {
+    const events = [];
+    for (const change of result.changes) {
+      for (const page of await pushedPageChanges(c.var.db(), wiki, change)) {
+        events.push({ kind: "wiki_page" as const, projectId: owner.project.id, wikiId: wiki.id, userId: actor!.user.id, ...page });
+      }
+    }
+    await hookEvents(c.env, baseUrl(c), events);
+  }
+  return bytesResponse(result.body, "application/x-git-receive-pack-result");
+}
+
 /** POST /<path>.git/git-receive-pack: commands and a pack; answers report-status. */
 gitHttpRoutes.post("/:repo{.+\\.git}/git-receive-pack", (c) =>
   guarded(async () => {
+    const wiki = wikiPath(c);
+    if (wiki !== null) return wikiReceivePack(c, wiki);
     const { project, actor, collaborator } = await gitAccess(c, repoPath(c), "git-receive-pack");
     // Without push_code, each branch needs a merge request allowing the caller's collaboration.
     const mayPushBranch = collaborator ? (branch: string) => branchAllowsCollaboration(c.var.db(), actor, project, branch) : null;

@@ -170,7 +170,7 @@ for (const kind of ["project", "group", "system"] as const) {
  * POST /projects/:id/hooks/:hook_id/test/:trigger (lib/api/project_hooks.rb, 16.11+): delivers a sample
  * built from the project's data to this hook now; 201 `{"message":"201 Created"}` when the receiver
  * answers 2xx, else 422 with the receiver's body or the reason (blocked URL, no data to sample).
- * Differs from GitLab: wiki page and release samples are not built (400 for those triggers): Edgeforge has neither.
+ * Differs from GitLab: release samples are not built (400 for that trigger): Edgeforge has no releases.
  */
 hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", async (c) => {
   const s = await scopeOf(c, "project");

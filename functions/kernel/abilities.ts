@@ -13,7 +13,7 @@ type Rule = {
   readers?: true;
   blockedWhenArchived?: true;
   /** The project feature the ability needs (`issues_disabled` prevents every issue ability). */
-  feature?: "issuesEnabled" | "mergeRequestsEnabled" | "snippetsEnabled" | "jobsEnabled";
+  feature?: "issuesEnabled" | "mergeRequestsEnabled" | "snippetsEnabled" | "jobsEnabled" | "wikiEnabled";
 };
 
 /**
@@ -58,6 +58,10 @@ const PROJECT = {
   admin_label: { level: Access.REPORTER, blockedWhenArchived: true },
   read_milestone: { level: Access.GUEST, readers: true },
   admin_milestone: { level: Access.REPORTER, blockedWhenArchived: true },
+  // Issue boards (ProjectPolicy): readers of the issues read boards; reporters manage boards and lists.
+  read_issue_board: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
+  admin_issue_board: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
+  admin_issue_board_list: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
   create_note: { level: Access.GUEST, readers: true, blockedWhenArchived: true },
   read_note: { level: Access.GUEST, readers: true },
   admin_note: { level: Access.MAINTAINER, blockedWhenArchived: true },
@@ -76,6 +80,12 @@ const PROJECT = {
   // deleting a merge request is for owners (`destroy_merge_request`).
   create_merge_request_from: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "mergeRequestsEnabled" },
   destroy_merge_request: { level: Access.OWNER, feature: "mergeRequestsEnabled" },
+  // Wikis (ProjectPolicy: guests read, developers write, maintainers delete pages; `wiki_disabled`
+  // prevents them all). Differs from GitLab: `wiki_access_level` is enabled or disabled only (the
+  // `projects.wiki_enabled` column), never "private".
+  read_wiki: { level: Access.GUEST, readers: true, feature: "wikiEnabled" },
+  create_wiki: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "wikiEnabled" },
+  admin_wiki: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "wikiEnabled" },
   read_snippet: { level: Access.GUEST, readers: true, feature: "snippetsEnabled" },
   create_snippet: { level: Access.REPORTER, blockedWhenArchived: true, feature: "snippetsEnabled" },
   admin_snippet: { level: Access.MAINTAINER, blockedWhenArchived: true, feature: "snippetsEnabled" },
@@ -129,6 +139,10 @@ const GROUP = {
   // manage them (GroupPolicy `reporter` enables admin_label and admin_milestone).
   read_label: { level: Access.MINIMAL_ACCESS, readers: true },
   admin_label: { level: Access.REPORTER },
+  // GroupPolicy: whoever reads the group reads its boards; reporters manage boards and lists.
+  read_issue_board: { level: Access.GUEST, readers: true },
+  admin_issue_board: { level: Access.REPORTER },
+  admin_issue_board_list: { level: Access.REPORTER },
   read_milestone: { level: Access.MINIMAL_ACCESS, readers: true },
   admin_milestone: { level: Access.REPORTER },
   // Epics and their notes (ee/app/policies/ee/group_policy.rb, epic_policy.rb): whoever reads the group
@@ -142,6 +156,12 @@ const GROUP = {
   create_note: { level: Access.GUEST, readers: true },
   admin_note: { level: Access.MAINTAINER },
   set_note_created_at: { level: Access.OWNER },
+  // Group wikis (ee/app/policies/ee/group_policy.rb): readers of the group and guests read, developers
+  // write, maintainers delete pages. Differs from GitLab: groups have no `wiki_access_level` here
+  // (always enabled) and the `group_wikis` license feature is not checked.
+  read_wiki: { level: Access.GUEST, readers: true },
+  create_wiki: { level: Access.DEVELOPER },
+  admin_wiki: { level: Access.MAINTAINER },
 } as const satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT;

@@ -181,12 +181,13 @@ async function impersonate(c: Ctx, actor: Actor, identifier: string): Promise<Ac
 
 /**
  * The scope a matched route needs (A3): `api` for writes; `api` or `read_api` for reads, and
- * `read_user` also for the endpoints about users that GitLab opens to it.
+ * `read_user` also for the endpoints about users that GitLab opens to it. `readOnly`: a POST that only
+ * reads (`allow_access_with_scope :read_api`, e.g. POST /markdown) takes `read_api` too.
  */
-export function checkScope(c: Ctx, opts: { readUser?: boolean }): void {
+export function checkScope(c: Ctx, opts: { readUser?: boolean; readOnly?: boolean }): void {
   const actor = c.var.actor;
   if (!actor) return;
-  const read = c.req.method === "GET" || c.req.method === "HEAD";
+  const read = opts.readOnly || c.req.method === "GET" || c.req.method === "HEAD";
   const scopes = actor.scopes;
   if (scopes.includes("api")) return;
   if (read && scopes.includes("read_api")) return;

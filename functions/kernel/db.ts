@@ -79,12 +79,14 @@ function isRetryable(err: unknown): boolean {
   return false;
 }
 
-async function retrying<T>(run: () => Promise<T>): Promise<T> {
+/** Runs `run`, and again (up to ATTEMPTS in all) after a retryable abort; `onRetry` counts each run again. */
+async function retrying<T>(run: () => Promise<T>, onRetry?: () => void): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (err) {
       if (attempt >= ATTEMPTS || !isRetryable(err)) throw err;
+      onRetry?.();
     }
   }
 }
@@ -191,7 +193,8 @@ async function transactionWithKnownOutcome<T>(
 }
 
 /**
- * A fresh pool (max 1 connection) and its Drizzle handle; `onQuery` counts statements.
+ * A fresh pool (max 1 connection) and its Drizzle handle; `onQuery` counts statements, `onRetry` the runs
+ * again below (the benches read both per request: X-Query-Count, X-Retry-Count).
  *
  * A statement outside a transaction, and a whole transaction, that Postgres aborts as a deadlock or a
  * serialization failure runs again (up to 3 times): Postgres rolled it back, and two requests that lock
@@ -199,18 +202,18 @@ async function transactionWithKnownOutcome<T>(
  * input's fault. Seen by the fuzz's discovery pass as 500s (40P01) on concurrent deletes. Differs from
  * GitLab, which answers 500 to ActiveRecord::Deadlocked.
  */
-export function createDb(env: Bindings, onQuery?: () => void) {
+export function createDb(env: Bindings, onQuery?: () => void, onRetry?: () => void) {
   configureNeon(env);
   const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: connectTimeout(env) });
   // A session that drops while idle emits 'error' on the pool; the next query reports it instead.
   pool.on("error", () => {});
   // Statements outside transactions go through `pool.query`; a transaction takes its own client.
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  pool.query = ((...args: unknown[]) => retrying(() => query(...args))) as typeof pool.query;
+  pool.query = ((...args: unknown[]) => retrying(() => query(...args), onRetry)) as typeof pool.query;
   const logger = onQuery ? { logQuery: () => onQuery() } : undefined;
   const db = drizzleOn(pool, logger);
   db.transaction = ((fn: (tx: Transaction) => Promise<unknown>, config?: TransactionConfig) =>
-    retrying(() => transactionWithKnownOutcome(env, pool, logger, fn, config))) as typeof db.transaction;
+    retrying(() => transactionWithKnownOutcome(env, pool, logger, fn, config), onRetry)) as typeof db.transaction;
   return { db, pool };
 }
 
@@ -384,8 +387,13 @@ export const UNAVAILABLE_RETRY_AFTER = "2";
 export const lazyDatabase: MiddlewareHandler<AppEnv> = async (c, next) => {
   let opened: ReturnType<typeof createDb> | undefined;
   c.set("queryCount", 0);
+  c.set("retryCount", 0);
   c.set("db", () => {
-    opened ??= createDb(c.env, () => c.set("queryCount", c.var.queryCount + 1));
+    opened ??= createDb(
+      c.env,
+      () => c.set("queryCount", c.var.queryCount + 1),
+      () => c.set("retryCount", c.var.retryCount + 1),
+    );
     return opened.db;
   });
   try {
@@ -405,5 +413,8 @@ export const lazyDatabase: MiddlewareHandler<AppEnv> = async (c, next) => {
       }
     }
   }
-  if (c.env.QUERY_COUNT_HEADER) c.header("X-Query-Count", String(c.var.queryCount));
+  if (c.env.QUERY_COUNT_HEADER) {
+    c.header("X-Query-Count", String(c.var.queryCount));
+    c.header("X-Retry-Count", String(c.var.retryCount));
+  }
 };

@@ -14,7 +14,12 @@ export type HookEvent =
   /** A pipeline status transition, reported by the pipeline coordinator (shared/ci/finished.ts). */
   | { kind: "pipeline"; projectId: number; id: number; status: string }
   /** A job status change, reported by `jobStatusChanged` (shared/ci/finished.ts), the one reporter. */
-  | { kind: "job"; projectId: number; id: number; status: string };
+  | { kind: "job"; projectId: number; id: number; status: string }
+  /**
+   * A wiki page written through the API or pushed with git (WikiPages::*Service#execute_hooks,
+   * Git::WikiPushService): the page file `path` as it is at `sha` (for a deletion, the commit before it).
+   */
+  | { kind: "wiki_page"; projectId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string };
 
 export type WebhookMessage =
   | { type: "event"; baseUrl: string; event: HookEvent }
@@ -34,7 +39,10 @@ export type Bindings = {
   EXTERNAL_URL?: string;
   /** How long a request waits for its database session before answering 503 (default 1800 ms). */
   DB_CONNECT_TIMEOUT_MS?: string;
-  /** Internal (tests): when set, responses carry `X-Query-Count`. */
+  /**
+   * Internal (tests, benches): when set, responses carry `X-Query-Count` and `X-Retry-Count` (the
+   * deadlock and serialization-failure retries of kernel/db.ts `createDb` during the request).
+   */
   QUERY_COUNT_HEADER?: string;
   /** Internal (tests): when set, responses carry `X-Route: <METHOD> <route pattern>` (the OpenAPI contract test). */
   ROUTE_HEADER?: string;
@@ -70,6 +78,8 @@ export type Variables = {
   actor: Actor | null;
   requestId: string;
   queryCount: number;
+  /** Statements and transactions run again after a deadlock or serialization failure (kernel/db.ts). */
+  retryCount: number;
   /** How the matched route's errors are written (kernel/router.ts `errorFormat`); unset: GitLab's default. */
   errorFormat?: ErrorFormat;
 };

@@ -28,3 +28,33 @@ export function fuzzySearch(columns: SQLWrapper[], query: string | undefined): S
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
+
+/**
+ * Gitlab::Search::SortOptions.sort_and_direction: `order_by` with `sort` (the API's spelling), or a bare
+ * `sort` such as `created_desc` (the web's); anything else is GitLab's default, `created_at` descending.
+ * `popularity` (upvotes) applies to issues and merge requests only (SCOPE_ONLY_SORT); elsewhere the
+ * default applies.
+ */
+export type SearchOrder = { column: "created_at" | "updated_at" | "popularity"; dir: "asc" | "desc" };
+
+export function searchOrder(orderBy: string | undefined, sort: string | undefined): SearchOrder {
+  const key = orderBy !== undefined ? `${orderBy} ${sort ?? ""}` : `- ${sort ?? ""}`;
+  const known: Record<string, SearchOrder> = {
+    "created_at asc": { column: "created_at", dir: "asc" },
+    "- created_asc": { column: "created_at", dir: "asc" },
+    "created_at desc": { column: "created_at", dir: "desc" },
+    "- created_desc": { column: "created_at", dir: "desc" },
+    "updated_at asc": { column: "updated_at", dir: "asc" },
+    "- updated_asc": { column: "updated_at", dir: "asc" },
+    "updated_at desc": { column: "updated_at", dir: "desc" },
+    "- updated_desc": { column: "updated_at", dir: "desc" },
+    "popularity asc": { column: "popularity", dir: "asc" },
+    "- popularity_asc": { column: "popularity", dir: "asc" },
+    "popularity desc": { column: "popularity", dir: "desc" },
+    "- popularity_desc": { column: "popularity", dir: "desc" },
+  };
+  return known[key] ?? { column: "created_at", dir: "desc" };
+}
+
+/** A search page without a count (Kaminari's `without_count`): one row past the page says whether a next one exists. */
+export type SearchPage<T> = { rows: T[]; hasNext: boolean };

@@ -169,6 +169,15 @@ export function paginateWithoutCount(c: Ctx, page: Page, rowsOnPage: number): vo
   writeHeaders(c, page, { next, prev, total: null, totalPages: null });
 }
 
+/**
+ * Kaminari's `without_count` (the search API's issues, merge requests, projects, …): the next page is
+ * known from one row read past the page; no `X-Total`, `X-Total-Pages` or `rel="last"`
+ * (Gitlab::Pagination::OffsetPagination#data_without_counts?).
+ */
+export function paginateWithoutTotal(c: Ctx, page: Page, hasNext: boolean): void {
+  writeHeaders(c, page, { next: hasNext ? page.page + 1 : null, prev: page.page > 1 ? page.page - 1 : null, total: null, totalPages: null });
+}
+
 function writeHeaders(
   c: Ctx,
   page: Page,

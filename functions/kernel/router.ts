@@ -19,7 +19,7 @@ type Handler = MiddlewareHandler<AppEnv>;
  * path and its handlers: `routes.get("/projects/:id/issues", { params: ListIssues, response: [Issue] }, handler)`,
  * with the very schemas the handler reads and presents. Undeclared routes are in the document all the same.
  */
-export function router(opts: { readUserScope?: boolean; anyScope?: boolean; tokenInBody?: boolean; errorFormat?: ErrorFormat } = {}) {
+export function router(opts: { readUserScope?: boolean; readApiWrites?: boolean; anyScope?: boolean; tokenInBody?: boolean; errorFormat?: ErrorFormat } = {}) {
   const app = new Hono<AppEnv>();
   const guard: Handler = async (c, next) => {
     if (opts.errorFormat) c.set("errorFormat", opts.errorFormat);
@@ -28,7 +28,8 @@ export function router(opts: { readUserScope?: boolean; anyScope?: boolean; toke
     if (!opts.tokenInBody && c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
     // `anyScope`: `allow_access_with_scope(Gitlab::Auth.all_available_scopes)`, e.g. a token reading
     // or revoking itself (lib/api/personal_access_tokens/self_*.rb).
-    if (!opts.anyScope) checkScope(c, { readUser: opts.readUserScope });
+    // `readApiWrites`: the API's writes only read (`allow_access_with_scope :read_api`), so `read_api` tokens may call them.
+    if (!opts.anyScope) checkScope(c, { readUser: opts.readUserScope, readOnly: opts.readApiWrites });
     await next();
   };
   for (const method of ["get", "post", "put", "delete", "patch"] as const) {

@@ -68,7 +68,7 @@ function sharedGroupAccess(userId: number | SQL, traversalIds: SQL): SQL {
 }
 
 /** The user's access level on the group row `g` (inherited from ancestors); 5 for a member of a descendant or of a project inside. */
-export function groupAccessLevel(userId: number | null, group = namespaces): SQL<number> {
+export function groupAccessLevel(userId: number | SQL | null, group = namespaces): SQL<number> {
   if (userId === null) return sql<number>`0`;
   const groupId = qualified(group, "id");
   return sql<number>`GREATEST(

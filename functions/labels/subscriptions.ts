@@ -7,6 +7,7 @@ import { router } from "../kernel/router";
 import { setSubscription } from "../shared/issuables/subscriptions";
 import { groupLabel, projectLabel, ProjectLabel, GroupLabel } from "../entities/labels";
 import * as q from "./queries";
+import { labelDescriptionsHtml } from "../shared/markdown/label_descriptions";
 
 /**
  * POST /projects/:id/labels/:subscribable_id/subscribe|unsubscribe and
@@ -39,7 +40,8 @@ async function toggle(c: Ctx, parent: "project" | "group", subscribed: boolean) 
   await setSubscription(db, { type: "Label", subscribableId: label.id, userId: actor.user.id, projectId, subscribed });
   // Subscribable#subscribe/unsubscribe set the other levels to unsubscribed: the entity shows `subscribed`.
   const row = { ...label, counts: null, subscribed };
-  return owner.kind === "project" ? present(c, row, projectLabel, { projectId: owner.project.id }, 201) : present(c, row, groupLabel, {}, 201);
+  const html = await labelDescriptionsHtml(c, [row], owner.kind === "project" ? { project: owner.project } : { group: owner.group });
+  return owner.kind === "project" ? present(c, row, projectLabel, { projectId: owner.project.id, ...html }, 201) : present(c, row, groupLabel, html, 201);
 }
 
 /** POST /projects/:id/labels/:subscribable_id/subscribe (lib/api/subscriptions.rb) */

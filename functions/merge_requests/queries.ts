@@ -3,7 +3,7 @@ import { mergeRequests, projects } from "../../db/schema";
 import { Access } from "../kernel/access";
 import type { Executor } from "../kernel/db";
 import type { Actor } from "../kernel/env";
-import { fuzzySearch } from "../kernel/fuzzy_search";
+import { fuzzySearch, type SearchOrder } from "../kernel/fuzzy_search";
 import { issueIsVisible } from "../shared/issuables/policy";
 import { loadMergeRequestRows, mergeRequestRowsQuery, toMergeRequestRow, type MergeRequestRow } from "../shared/issuables/merge_request_preload";
 import { cappedCount, type Page } from "../kernel/pagination";
@@ -158,11 +158,21 @@ export async function listMergeRequests(
     .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .where(where);
   const total = await cappedCount(db, counted, page);
-  const rows = await mergeRequestRowsQuery(db, actor)
+  // The page's ids in a subquery, the rows around it: the rows' per-row subqueries (the latest diff
+  // version, the caller's subscription) then run for the page only. Sorted and limited in one query,
+  // Postgres ran them for every merge request the filter kept before the sort (2,000 merge requests
+  // of one project: 31 ms of a 39 ms statement). Still one statement.
+  const pageIds = db
+    .select({ id: mergeRequests.id })
+    .from(mergeRequests)
+    .innerJoin(projects, eq(projects.id, mergeRequests.projectId))
     .where(where)
     .orderBy(...listOrder(f))
     .limit(page.limit)
     .offset(page.offset);
+  const rows = await mergeRequestRowsQuery(db, actor)
+    .where(inArray(mergeRequests.id, pageIds))
+    .orderBy(...listOrder(f));
   return { rows: rows.map(toMergeRequestRow), total };
 }
 
@@ -332,4 +342,26 @@ export async function lookupForWrite(db: Executor, input: WriteLookup): Promise<
     labelIds: (row.label_ids ?? []).map(Number),
     referencedIssueIds: (row.referenced ?? []).map(Number),
   };
+}
+
+/**
+ * The search API's merge requests (Gitlab::SearchResults#merge_requests: MergeRequestsFinder with
+ * `search` or `iids`, and `state`), in `apply_sort`'s order, without a count (`limit + 1` rows).
+ */
+export async function searchMergeRequests(
+  db: Executor,
+  actor: Actor | null,
+  owner: MergeRequestOwner,
+  f: ListParams,
+  order: SearchOrder,
+  page: Page,
+): Promise<{ rows: MergeRequestRow[]; hasNext: boolean }> {
+  const direction = order.dir === "asc" ? asc : desc;
+  const column = order.column === "updated_at" ? mergeRequests.updatedAt : order.column === "popularity" ? mergeRequests.upvotes : mergeRequests.createdAt;
+  const rows = await mergeRequestRowsQuery(db, actor)
+    .where(listCondition(actor, owner, f))
+    .orderBy(direction(column), direction(mergeRequests.id))
+    .limit(page.limit + 1)
+    .offset(page.offset);
+  return { rows: rows.slice(0, page.limit).map(toMergeRequestRow), hasNext: rows.length > page.limit };
 }

@@ -6,7 +6,9 @@ import { projectIsVisible } from "../kernel/visibility";
 import { issueIsVisible } from "../shared/issuables/policy";
 import type { Executor } from "../kernel/db";
 import { isUniqueViolation } from "../kernel/errors";
-import { fuzzySearch } from "../kernel/fuzzy_search";
+import { fuzzySearch, type SearchPage } from "../kernel/fuzzy_search";
+import { alias } from "drizzle-orm/pg-core";
+import { projects } from "../../db/schema";
 import { loadIssueRows, milestoneJson } from "../shared/issuables/issue_preload";
 import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload";
 import { nextIidSql } from "../shared/issuables/iids";
@@ -214,4 +216,33 @@ export async function promoteMilestone(db: Executor, milestone: MilestoneRow, gr
   await db.execute(sql`UPDATE merge_requests SET milestone_id = ${groupMilestoneId} WHERE source_project_id IN ${groupProjects} AND milestone_id = ${list}`);
   await db.execute(sql`DELETE FROM resource_milestone_events WHERE milestone_id = ${list}`);
   await db.execute(sql`DELETE FROM milestones WHERE id = ${list}`);
+}
+
+/** Where a search looks for milestones: every project, a group's projects (subgroups included), or one project. */
+export type MilestoneSearchScope = { kind: "all" } | { kind: "group"; groupId: number } | { kind: "project"; projectId: number };
+
+const mp = alias(projects, "mp");
+
+/**
+ * The search API's milestones (Gitlab::SearchResults#milestones): project milestones matching the query
+ * (`Milestone.search`: title and description) in projects whose issues or merge requests the caller may
+ * read (`filter_milestones_by_project`, `ids_with_issuables_available_for`), newest update first; no
+ * count (`limit + 1` rows).
+ */
+export async function searchMilestones(db: Executor, actor: Actor | null, scope: MilestoneSearchScope, query: string, page: Page): Promise<SearchPage<MilestoneRow>> {
+  const project = mp as unknown as typeof projects;
+  const within =
+    scope.kind === "project"
+      ? sql`AND mp.id = ${scope.projectId}`
+      : scope.kind === "group"
+        ? sql`AND mp.namespace_id IN (SELECT g.id FROM namespaces g WHERE g.traversal_ids @> ARRAY[${scope.groupId}]::integer[])`
+        : sql``;
+  const readable = sql`m.project_id IN (SELECT mp.id FROM projects mp WHERE ${projectIsVisible(actor, project)}
+    AND (mp.issues_enabled OR (mp.merge_requests_enabled AND ${projectIsVisible(actor, project, Access.REPORTER)})) ${within})`;
+  const conditions: SQL[] = [readable];
+  const search = fuzzySearch([ref("title"), ref("description")], query);
+  if (search) conditions.push(search);
+  const rows = await db.execute<{ m: MilestoneRow }>(sql`SELECT ${milestoneJson("m")} AS m FROM milestones m
+    WHERE ${sql.join(conditions, sql` AND `)} ORDER BY m.updated_at DESC, m.id DESC LIMIT ${page.limit + 1} OFFSET ${page.offset}`);
+  return { rows: rows.rows.slice(0, page.limit).map((r) => r.m), hasNext: rows.rows.length > page.limit };
 }

@@ -2,25 +2,16 @@ import { and, asc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
 import { personalAccessTokens, users, type PersonalAccessToken, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
+import type { ListParams } from "./params";
 
 /** The only Drizzle code of personal access tokens; tokens are found by id or listed by owner. */
 
 /** Whose tokens a list shows: one user's, or (administrators) everybody's. */
 export type TokenOwner = { userId: number } | { all: true } | { userIdIfExists: number };
 
-export type TokenFilter = {
-  revoked?: boolean;
-  state?: "active" | "inactive";
-  createdBefore?: Date;
-  createdAfter?: Date;
-  lastUsedBefore?: Date;
-  lastUsedAfter?: Date;
-  search?: string;
-};
-
 const notExpired = sql`(${personalAccessTokens.expiresAt} IS NULL OR ${personalAccessTokens.expiresAt} > current_date)`;
 
-function conditions(owner: TokenOwner, filter: TokenFilter): SQL | undefined {
+function conditions(owner: TokenOwner, filter: ListParams): SQL | undefined {
   const where: (SQL | undefined)[] = [];
   // A user's own list leaves out the impersonation tokens administrators made for them (`impersonation: false`).
   if ("userId" in owner) where.push(eq(personalAccessTokens.userId, owner.userId), eq(personalAccessTokens.impersonation, false));
@@ -35,10 +26,10 @@ function conditions(owner: TokenOwner, filter: TokenFilter): SQL | undefined {
   if (filter.revoked !== undefined) where.push(eq(personalAccessTokens.revoked, filter.revoked));
   if (filter.state === "active") where.push(and(eq(personalAccessTokens.revoked, false), notExpired));
   if (filter.state === "inactive") where.push(or(eq(personalAccessTokens.revoked, true), sql`NOT ${notExpired}`));
-  if (filter.createdBefore) where.push(lte(personalAccessTokens.createdAt, filter.createdBefore));
-  if (filter.createdAfter) where.push(gte(personalAccessTokens.createdAt, filter.createdAfter));
-  if (filter.lastUsedBefore) where.push(lte(personalAccessTokens.lastUsedAt, filter.lastUsedBefore));
-  if (filter.lastUsedAfter) where.push(gte(personalAccessTokens.lastUsedAt, filter.lastUsedAfter));
+  if (filter.created_before) where.push(lte(personalAccessTokens.createdAt, filter.created_before));
+  if (filter.created_after) where.push(gte(personalAccessTokens.createdAt, filter.created_after));
+  if (filter.last_used_before) where.push(lte(personalAccessTokens.lastUsedAt, filter.last_used_before));
+  if (filter.last_used_after) where.push(gte(personalAccessTokens.lastUsedAt, filter.last_used_after));
   if (filter.search) where.push(ilike(personalAccessTokens.name, `%${filter.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`));
   return and(...where);
 }
@@ -47,7 +38,7 @@ function conditions(owner: TokenOwner, filter: TokenFilter): SQL | undefined {
 export async function listTokens(
   db: Executor,
   owner: TokenOwner,
-  filter: TokenFilter,
+  filter: ListParams,
   page: Page,
 ): Promise<{ rows: PersonalAccessToken[]; total: number }> {
   const where = conditions(owner, filter);

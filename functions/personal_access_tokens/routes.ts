@@ -2,11 +2,12 @@ import * as z from "zod";
 import { generateToken, requireAdmin, requireUser, sha256Hex, TOKEN_SCOPES } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { apiError, badRequest, notFound, recordNotFound, unauthorized } from "../kernel/errors";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { personalAccessToken, personalAccessTokenWithToken } from "../entities/personal_access_tokens";
+import { ListTokens } from "./params";
 import * as q from "./queries";
 
 const idOf = (raw: string) => pathRowId(raw);
@@ -55,18 +56,6 @@ async function restrictNonAdmins(c: Ctx): Promise<Actor> {
   return actor;
 }
 
-const ListTokens = z.object({
-  user_id: p.int().optional(),
-  revoked: p.bool().optional(),
-  state: p.oneOf("active", "inactive").optional(),
-  created_before: p.datetime().optional(),
-  created_after: p.datetime().optional(),
-  last_used_before: p.datetime().optional(),
-  last_used_after: p.datetime().optional(),
-  search: p.string().optional(),
-  ...pageParams.shape,
-});
-
 /**
  * GET /personal_access_tokens (lib/api/personal_access_tokens.rb): the caller's tokens; administrators
  * see every user's, or one user's with `user_id`. The filters after `user_id` are 15.5's.
@@ -80,20 +69,7 @@ personalAccessTokensRoutes.get("/personal_access_tokens", { params: ListTokens, 
       ? { userIdIfExists: params.user_id }
       : { all: true };
   const page = pageOf(params);
-  const { rows, total } = await q.listTokens(
-    c.var.db(),
-    owner,
-    {
-      revoked: params.revoked,
-      state: params.state,
-      createdBefore: params.created_before,
-      createdAfter: params.created_after,
-      lastUsedBefore: params.last_used_before,
-      lastUsedAfter: params.last_used_after,
-      search: params.search,
-    },
-    page,
-  );
+  const { rows, total } = await q.listTokens(c.var.db(), owner, params, page);
   paginate(c, page, total);
   return present(c, rows, personalAccessToken);
 });

@@ -11,7 +11,7 @@ import { newDiscussionId } from "../shared/issuables/system_notes";
 // Deliberate exception to the import rules: an import creates its project with Projects::CreateService
 // (GitLab's GitlabProjectsImportService does exactly that), so the project's validations, namespace
 // permissions and personal-project limit are the projects domain's own, not a copy.
-import { createProject, replaceProject } from "../projects/public";
+import { assignTopics, createProject, replaceProject } from "../projects/public";
 import type { ProjectRow } from "../entities/projects";
 import { EXPORT_VERSION } from "../entities/project_export";
 import { ArchiveError, parseBundle, readArchive, relation, type ImportRecord } from "./archive";
@@ -583,7 +583,10 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
     const settings = projectSettings(projectJson, override, target.namespace);
     // `default_branch` moves with the repository (restoreRepository picked it); never to a missing branch.
     if (defaultBranch) settings.defaultBranch = defaultBranch;
-    await q.updateProjectSettings(tx, projectId, settings);
+    // The topics go through the one writer of a project's topics (which keeps `tag_list`).
+    const { tagList: topics, ...columns } = settings;
+    await q.updateProjectSettings(tx, projectId, columns);
+    if (topics) await assignTopics(tx, projectId, topics);
     await q.recount(tx, projectId);
   });
 

@@ -5,6 +5,7 @@ import { p, readParams } from "../kernel/params";
 import { router } from "../kernel/router";
 import { streamOf } from "../kernel/stream";
 import { planSnapshot, repoOf, snapshotTar } from "../shared/git";
+import { findWiki, wikiRepo } from "../shared/wikis/store";
 
 /** lib/api/project_snapshots.rb: a raw copy of a repository, for administrators (Geo, backups). */
 export const projectSnapshotsRoutes = router();
@@ -27,13 +28,14 @@ projectSnapshotsRoutes.get("/projects/:id/snapshot", async (c) => {
   requireAdmin(c);
   const params = await readParams(c, Snapshot);
   const project = await findProject(c, c.req.param("id")!);
-  if (params.wiki) {
-    // Edgeforge has no wiki repositories. GitLab asks Gitaly for the snapshot of a wiki repository that
-    // was never created all the same; Workhorse has sent 200 and the headers before Gitaly's "not
-    // found" arrives, so the answer is an empty body. Edgeforge answers that too.
+  const wiki = params.wiki ? await findWiki(c.var.db(), { projectId: project.id }) : null;
+  if (params.wiki && !wiki) {
+    // A wiki never written has no repository. GitLab asks Gitaly for its snapshot all the same;
+    // Workhorse has sent 200 and the headers before Gitaly's "not found" arrives, so the answer is an
+    // empty body. Edgeforge answers that too.
     return new Response(null, { status: 200, headers: HEADERS });
   }
-  const repo = repoOf(project);
+  const repo = wiki ? wikiRepo(wiki) : repoOf(project);
   const plan = await planSnapshot(c.var.db(), repo);
   return new Response(streamOf(c, snapshotTar(c.env, repo.poolId, plan, Math.floor(Date.now() / 1000)), "snapshot"), { headers: HEADERS });
 });

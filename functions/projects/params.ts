@@ -41,6 +41,7 @@ export const ListProjects = z.object({
     .strings({ comma: true })
     .transform((topics) => topics.filter((t) => t !== ""))
     .optional(),
+  topic_id: p.id().optional(),
   ...pageParams.shape,
   ...collectionTail,
   cursor: p.string().optional(),

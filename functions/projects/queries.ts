@@ -274,6 +274,7 @@ function conditions(actor: Actor | null, source: ProjectSource, f: ListParams): 
   }
   if (f.starred && userId !== null) where.push(sql`${projects.id} IN (SELECT s.project_id FROM users_star_projects s WHERE s.user_id = ${userId})`);
   if (f.visibility !== undefined) where.push(eq(projects.visibilityLevel, visibilityLevel(f.visibility)));
+  if (f.topic_id !== undefined) where.push(sql`${projects.id} IN (SELECT pt.project_id FROM project_topics pt WHERE pt.topic_id = ${f.topic_id})`);
   if (f.topic && f.topic.length > 0) where.push(sql`${projects.tagList} @> ${`{${f.topic.map((t) => JSON.stringify(t)).join(",")}}`}::text[]`);
   if (f.search) {
     const columns = f.search_namespaces
@@ -461,6 +462,17 @@ export async function insertProjectWithOwner(db: Executor, id: number, values: N
   const insert = ownerId === null ? db.insert(projects) : db.with(owner).insert(projects);
   const [row] = await insert.overridingSystemValue().values({ ...values, id }).returning();
   return row;
+}
+
+/**
+ * Project#topic_list= and `save_topics`: the project's topics become `names` (found by lower(name), else
+ * created with the name as title), in their order. The database function is the one writer of
+ * `project_topics`; its triggers keep `tag_list` and the topics' counters (migration 0043). Returns the
+ * project's topic names as stored.
+ */
+export async function assignTopics(db: Executor, projectId: number, names: string[]): Promise<string[]> {
+  const result = await db.execute<{ names: string[] }>(sql`SELECT project_topics_assign(${projectId}::int, ${sql.param(names)}::text[]) AS names`);
+  return result.rows[0]?.names ?? [];
 }
 
 export async function insertOwnerMember(db: Executor, projectId: number, userId: number, createdById: number) {

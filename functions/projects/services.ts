@@ -187,7 +187,6 @@ export async function createProject(
     publicJobs: input.publicJobs ?? true,
     requestAccessEnabled: input.requestAccessEnabled ?? true,
     lfsEnabled: input.lfsEnabled ?? null,
-    tagList: topicList(input.topics ?? []),
     forkedFromProjectId: input.forkOf?.id ?? null,
     poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
     mrDefaultTargetSelf: input.mrDefaultTargetSelf ?? false,
@@ -195,14 +194,22 @@ export async function createProject(
     squashOption: input.squashOption ?? "default_off",
   };
   const forkOf = input.forkOf;
+  const topics = topicList(input.topics ?? []);
   const created = forkOf
     ? await inTransaction(db, async (tx) => {
         const row = await q.insertProject(tx, values);
         if (ownerId !== null) await q.insertOwnerMember(tx, row.id, ownerId, creator.id);
         await copyFork(tx, forkOf, row);
+        if (topics.length) row.tagList = await q.assignTopics(tx, row.id, topics);
         return row;
       })
-    : await uniquePath(() => q.insertProjectWithOwner(db, taken.nextId!, values, ownerId, creator.id));
+    : topics.length
+      ? await inTransaction(db, async (tx) => {
+          const row = await q.insertProjectWithOwner(tx, taken.nextId!, values, ownerId, creator.id);
+          row.tagList = await q.assignTopics(tx, row.id, topics);
+          return row;
+        })
+      : await uniquePath(() => q.insertProjectWithOwner(db, taken.nextId!, values, ownerId, creator.id));
   if (input.initializeWithReadme) await createReadme(db, created, creator, input, opts.baseUrl ?? "");
   return {
     ...created,
@@ -311,11 +318,18 @@ export async function updateProject(db: Database, current: Project & { namespace
   if (input.publicJobs !== undefined) changes.publicJobs = input.publicJobs;
   if (input.requestAccessEnabled !== undefined) changes.requestAccessEnabled = input.requestAccessEnabled;
   if (input.lfsEnabled !== undefined) changes.lfsEnabled = input.lfsEnabled;
-  if (input.topics !== undefined) changes.tagList = topicList(input.topics);
+
   if (input.mergeMethod !== undefined) changes.mergeMethod = input.mergeMethod;
   if (input.squashOption !== undefined) changes.squashOption = input.squashOption;
   try {
-    await q.updateProject(db, current.id, changes);
+    // The topics (Project#topic_list=, `save_topics`) are written with the columns, in one transaction.
+    if (input.topics !== undefined) {
+      const topics = topicList(input.topics);
+      await db.transaction(async (tx) => {
+        await q.updateProject(tx, current.id, changes);
+        await q.assignTopics(tx, current.id, topics);
+      });
+    } else await q.updateProject(db, current.id, changes);
   } catch (err) {
     if (isUniqueViolation(err)) throw validation({ path: [TAKEN] });
     throw err;

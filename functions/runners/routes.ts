@@ -10,7 +10,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { runnerBasic } from "../entities/jobs";
+import { runnerBasic, runnerDetails } from "../entities/runners";
 import { parseDuration } from "../shared/ci/yaml";
 import { dependencyIds, FAILURE_REASONS, jobPayload } from "./payload";
 import { listProtections } from "../shared/protected_branches/access";
@@ -391,28 +391,10 @@ async function manageableRunner(c: Ctx) {
   throw forbidden("No access granted");
 }
 
-function runnerDetails(r: NonNullable<Awaited<ReturnType<typeof q.findRunner>>>) {
-  return {
-    ...runnerBasic(r),
-    tag_list: r.tagList,
-    run_untagged: r.runUntagged,
-    locked: r.locked,
-    maximum_timeout: r.maximumTimeout,
-    access_level: r.accessLevel,
-    version: r.version,
-    revision: r.revision,
-    platform: r.platform,
-    architecture: r.architecture,
-    contacted_at: r.contactedAt ? new Date(r.contactedAt).toISOString() : null,
-    projects: r.projectIds.map((id) => ({ id })),
-    groups: [],
-  };
-}
-
 /** GET /runners/:id */
 runnersRoutes.get("/runners/:id", async (c) => {
   const runner = await manageableRunner(c);
-  return c.json(runnerDetails(runner));
+  return present(c, runner, runnerDetails);
 });
 
 /** DELETE /runners/:id: 204. */

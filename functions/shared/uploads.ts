@@ -21,7 +21,7 @@ const IMAGE_TYPES: Record<string, string> = {
   tiff: "image/tiff", ico: "image/vnd.microsoft.icon", webp: "image/webp",
 };
 
-export type AvatarModel = "user" | "project" | "group";
+export type AvatarModel = "user" | "project" | "group" | "topic";
 
 /** Avatarable::MAXIMUM_FILE_SIZE (200 KiB). */
 const MAXIMUM_AVATAR_SIZE = 200 * 1024;
@@ -39,13 +39,26 @@ export function avatarErrors(file: File): string[] {
 }
 
 /** AvatarUploader's path (`uploads/-/system/<model>/avatar/<id>/<filename>`), also the R2 key without the slash. */
-export const avatarPath = (model: AvatarModel, id: number, fileName: string) => `/uploads/-/system/${model}/avatar/${id}/${fileName}`;
+export const avatarPath = (model: AvatarModel, id: number, fileName: string) => `/uploads/-/system/${MODEL_DIR[model]}/avatar/${id}/${fileName}`;
+
+/** AvatarUploader's model folder (`Projects::Topic` is `projects/topic`). */
+const MODEL_DIR: Record<AvatarModel, string> = { user: "user", project: "project", group: "group", topic: "projects/topic" };
 
 const COLUMN_OF: Record<AvatarModel, ReturnType<typeof sql.raw>> = {
   user: sql.raw("users"),
   project: sql.raw("projects"),
   group: sql.raw("namespaces"),
+  topic: sql.raw("topics"),
 };
+
+/** Removes the model's avatar (`remove_avatar!`): the column cleared, then the stored object. */
+export async function removeAvatar(db: Executor, blobs: R2Bucket, model: AvatarModel, id: number): Promise<void> {
+  const result = await db.execute<{ old: string | null }>(sql`
+    WITH old AS (SELECT avatar_url FROM ${COLUMN_OF[model]} WHERE id = ${id}::int)
+    UPDATE ${COLUMN_OF[model]} SET avatar_url = NULL WHERE id = ${id}::int RETURNING (SELECT avatar_url FROM old) AS old`);
+  const old = result.rows[0]?.old;
+  if (old && old.startsWith("/uploads/-/system/")) await blobs.delete(old.slice(1));
+}
 
 /**
  * Stores an avatar (validated by the caller with `avatarErrors`): the bytes in R2 at the path's key,

@@ -8,6 +8,8 @@ import { cappedCount, type Page } from "../kernel/pagination";
 import { Visibility } from "../kernel/access";
 import type { SnippetRow } from "../entities/snippets";
 import { isRowId } from "../kernel/params";
+import { fuzzySearch, type SearchPage } from "../kernel/fuzzy_search";
+import { authorizedProjectIds } from "../kernel/visibility";
 
 export type { SnippetRow };
 /** A snippet's files as a map from path to content (what the file actions work on). */
@@ -174,4 +176,22 @@ export async function findUserAgentDetail(db: Executor, snippetId: number) {
     .where(and(eq(userAgentDetails.subjectType, "Snippet"), eq(userAgentDetails.subjectId, snippetId)))
     .limit(1);
   return row ?? null;
+}
+
+/**
+ * The search API's `snippet_titles` (Gitlab::SnippetSearchResults: SnippetsFinder with
+ * `authorized_and_user_personal`: the caller's own personal snippets and the snippets of projects they are
+ * a member of, each still readable by `anySnippetIsVisible`; then `Snippet.search`: title, description
+ * and file name), newest first; no count (`limit + 1` rows).
+ */
+export async function searchSnippets(db: Executor, actor: Actor, query: string, page: Page): Promise<SearchPage<SnippetRow>> {
+  const match = fuzzySearch([snippets.title, snippets.description, snippets.fileName], query);
+  const mine = sql`((${snippets.projectId} IS NULL AND ${snippets.authorId} = ${actor.user.id})
+    OR ${snippets.projectId} IN ${authorizedProjectIds(actor.user.id)})`;
+  const rows = await selectSnippets(db)
+    .where(and(anySnippetIsVisible(actor), mine, match ?? undefined))
+    .orderBy(desc(snippets.id))
+    .limit(page.limit + 1)
+    .offset(page.offset);
+  return { rows: rows.slice(0, page.limit).map(toRow), hasNext: rows.length > page.limit };
 }

@@ -11,6 +11,7 @@ import { loadEpicRows } from "../shared/issuables/epic_preload";
 import { cappedCount, type Page } from "../kernel/pagination";
 import { groupAccessLevel, groupIsVisible, projectIsVisible } from "../kernel/visibility";
 import type { TodoRow, TodoTarget } from "../entities/todos";
+import type { ListParams } from "./params";
 
 const todoGroup = alias(namespaces, "todo_group");
 
@@ -32,24 +33,16 @@ function targetReadable(actor: Actor): SQL {
 }
 
 /** TodosFinder's filters (app/finders/todos_finder.rb). */
-export type TodoFilter = {
-  action?: string;
-  authorId?: number;
-  projectId?: number;
-  groupId?: number;
-  state?: "pending" | "done";
-  type?: string;
-};
 
-function condition(actor: Actor, f: TodoFilter): SQL {
+function condition(actor: Actor, f: ListParams): SQL {
   const conditions: SQL[] = [eq(todos.userId, actor.user.id), eq(todos.state, f.state ?? "pending"), targetReadable(actor)];
   if (f.action !== undefined) conditions.push(eq(todos.action, TodoAction[f.action as keyof typeof TodoAction] ?? -1));
-  if (f.authorId !== undefined) conditions.push(eq(todos.authorId, f.authorId));
-  if (f.projectId !== undefined) conditions.push(eq(todos.projectId, f.projectId));
+  if (f.author_id !== undefined) conditions.push(eq(todos.authorId, f.author_id));
+  if (f.project_id !== undefined) conditions.push(eq(todos.projectId, f.project_id));
   if (f.type !== undefined) conditions.push(eq(todos.targetType, f.type));
-  if (f.groupId !== undefined) {
+  if (f.group_id !== undefined) {
     // `for_group_ids_and_descendants`: to-dos of the group's subtree and of the projects inside it.
-    const subtree = sql`SELECT g.id FROM namespaces g WHERE g.traversal_ids @> ARRAY[${f.groupId}]::int[]`;
+    const subtree = sql`SELECT g.id FROM namespaces g WHERE g.traversal_ids @> ARRAY[${f.group_id}]::int[]`;
     conditions.push(sql`(${todos.groupId} IN (${subtree}) OR ${todos.projectId} IN (SELECT p.id FROM projects p WHERE p.namespace_id IN (${subtree})))`);
   }
   return and(...conditions)!;
@@ -93,7 +86,7 @@ async function withTargets(db: Executor, actor: Actor, selected: Selected[]): Pr
 }
 
 /** `GET /todos`: one page, newest first (`order_id_desc`), with the capped total. */
-export async function listTodos(db: Executor, actor: Actor, f: TodoFilter, page: Page): Promise<{ rows: TodoRow[]; total: number }> {
+export async function listTodos(db: Executor, actor: Actor, f: ListParams, page: Page): Promise<{ rows: TodoRow[]; total: number }> {
   const where = condition(actor, f);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(todos).where(where), page);
   const selected = await selectTodos(db).where(where).orderBy(desc(todos.id)).limit(page.limit).offset(page.offset);

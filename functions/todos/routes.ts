@@ -4,37 +4,25 @@ import type { Ctx } from "../kernel/env";
 import { recordNotFound } from "../kernel/errors";
 import { findIssue, findMergeRequest } from "../shared/issuables/find";
 import { findProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
+import { pageOf, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { ACTION_NAMES, todo, Todo } from "../entities/todos";
+import { todo, Todo } from "../entities/todos";
+import { ListTodos } from "./params";
 import * as q from "./queries";
 import * as services from "./services";
 
 /** To-dos (lib/api/todos.rb): every endpoint needs a signed-in user, reads included (`authenticate!`). */
 export const todosRoutes = router();
 
-/** TodosFinder.todo_types of 15.4 with EE's `Epic`. */
-const TYPES = ["Issue", "MergeRequest", "DesignManagement::Design", "AlertManagement::Alert", "Epic"] as const;
-
-/** `use :pagination, :todo_filters`, in Grape's order. */
-const ListParams = pageParams.extend({
-  action: p.oneOf(...Object.values(ACTION_NAMES)).optional(),
-  author_id: p.int().optional(),
-  project_id: p.int().optional(),
-  group_id: p.int().optional(),
-  state: p.oneOf("pending", "done").optional(),
-  type: p.oneOf(...TYPES).optional(),
-});
-
 const MAX_INT = 2147483647;
 const inRange = (n: number | undefined) => n === undefined || Math.abs(n) <= MAX_INT;
 
 /** GET /todos (lib/api/todos.rb): the caller's pending to-dos by default, newest first. */
-todosRoutes.get("/todos", { params: ListParams, response: [Todo] }, async (c) => {
+todosRoutes.get("/todos", { params: ListTodos, response: [Todo] }, async (c) => {
   const actor = requireUser(c);
-  const params = await readParams(c, ListParams);
+  const params = await readParams(c, ListTodos);
   if (params.author_id !== undefined && params.author_id !== 0) {
     if (!inRange(params.author_id) || !(await q.userExists(c.var.db(), params.author_id))) throw recordNotFound();
   }
@@ -42,19 +30,7 @@ todosRoutes.get("/todos", { params: ListParams, response: [Todo] }, async (c) =>
   const outOfRange = !inRange(params.project_id) || !inRange(params.group_id);
   const { rows, total } = outOfRange
     ? { rows: [], total: 0 }
-    : await q.listTodos(
-        c.var.db(),
-        actor,
-        {
-          action: params.action,
-          authorId: params.author_id,
-          projectId: params.project_id,
-          groupId: params.group_id,
-          state: params.state,
-          type: params.type,
-        },
-        page,
-      );
+    : await q.listTodos(c.var.db(), actor, params, page);
   paginate(c, page, total);
   return present(c, rows, todo);
 });

@@ -45,6 +45,21 @@ uploadWebRoutes.get("/:project{.+}/uploads/:secret{[0-9a-f]{32}}/:filename", asy
  * `GET /uploads/-/system/<model>/avatar/<id>/<filename>`, the current avatar only; user avatars are
  * public, a project's or group's are readable as the project or group is (else 404).
  */
+/** Topic avatars (`Projects::Topic`, AvatarUploader's `projects/topic` folder): public, as topics are. */
+uploadWebRoutes.get("/uploads/-/system/projects/topic/avatar/:id{[0-9]+}/:filename", async (c) => {
+  const id = c.req.param("id");
+  if (Number(id) > 2147483647) throw notFound();
+  const path = avatarPath("topic", Number(id), c.req.param("filename"));
+  if (!(await avatarOwner(c.var.db(), "topic", Number(id), path))) throw notFound();
+  const object = await c.env.BLOBS.get(path.slice(1));
+  if (!object) throw notFound();
+  c.header("Content-Type", object.httpMetadata?.contentType ?? "application/octet-stream");
+  c.header("Content-Length", String(object.size));
+  c.header("Content-Disposition", `inline; filename="${c.req.param("filename").replace(/"/g, "")}"`);
+  c.header("X-Content-Type-Options", "nosniff");
+  return c.body(object.body);
+});
+
 uploadWebRoutes.get("/uploads/-/system/:model{user|project|group}/avatar/:id{[0-9]+}/:filename", async (c) => {
   const model = c.req.param("model") as AvatarModel;
   const id = c.req.param("id");

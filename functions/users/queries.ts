@@ -2,7 +2,9 @@ import { and, asc, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-
 import { identities, members, namespaces, users, type User } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
+import { projectAccessLevel } from "../kernel/visibility";
 import type { CustomAttribute, UserIdentity, UserRow } from "../entities/users";
+import type { UserListFilter } from "./params";
 
 /** `users.id` qualified: Drizzle leaves selected columns unqualified, which subqueries would capture. */
 const usersId = sql.raw('"users"."id"');
@@ -67,23 +69,6 @@ export async function findUserRow(db: Executor, id: number, opts: { withCustomAt
 // ---------------------------------------------------------------------------------------------
 // GET /users (UsersFinder, app/finders/users_finder.rb)
 
-export type UserListFilter = {
-  username?: string;
-  search?: string;
-  active?: boolean;
-  blocked?: boolean;
-  external?: boolean;
-  excludeExternal?: boolean;
-  excludeInternal?: boolean;
-  admins?: boolean;
-  externUid?: { provider: string; externUid: string };
-  createdAfter?: Date;
-  createdBefore?: Date;
-  withoutProjects?: boolean;
-  twoFactor?: "enabled" | "disabled";
-  customAttributes?: Record<string, string>;
-};
-
 export type UserListOrder =
   | { kind: "default" }
   | { kind: "field"; orderBy: "id" | "name" | "username" | "created_at" | "updated_at"; sort: "asc" | "desc" };
@@ -120,20 +105,29 @@ function conditions(filter: UserListFilter): SQL[] {
   if (filter.admins) where.push(eq(users.admin, true));
   if (filter.blocked) where.push(eq(users.state, "blocked"));
   if (filter.active) where.push(and(eq(users.state, "active"), sql`${users.userType} IS DISTINCT FROM 'ghost'`)!);
-  if (filter.externUid)
+  if (filter.extern_uid && filter.provider)
     where.push(sql`EXISTS (SELECT 1 FROM identities i WHERE i.user_id = ${usersId}
-      AND i.provider = ${filter.externUid.provider} AND lower(i.extern_uid) = lower(${filter.externUid.externUid}))`);
+      AND i.provider = ${filter.provider} AND lower(i.extern_uid) = lower(${filter.extern_uid}))`);
   if (filter.external) where.push(eq(users.external, true));
-  if (filter.twoFactor) where.push(eq(users.twoFactorEnabled, filter.twoFactor === "enabled"));
-  if (filter.createdAfter) where.push(gte(users.createdAt, filter.createdAfter));
-  if (filter.createdBefore) where.push(lte(users.createdAt, filter.createdBefore));
-  if (filter.withoutProjects) where.push(withoutProjects);
-  for (const [key, value] of Object.entries(filter.customAttributes ?? {}))
+  if (filter.two_factor) where.push(eq(users.twoFactorEnabled, filter.two_factor === "enabled"));
+  if (filter.created_after) where.push(gte(users.createdAt, filter.created_after));
+  if (filter.created_before) where.push(lte(users.createdAt, filter.created_before));
+  if (filter.without_projects) where.push(withoutProjects);
+  for (const [key, value] of Object.entries(filter.custom_attributes ?? {}))
     where.push(sql`EXISTS (SELECT 1 FROM user_custom_attributes a WHERE a.user_id = ${usersId}
       AND a.key = ${key} AND a.value = ${value})`);
-  if (filter.excludeInternal)
+  if (filter.exclude_internal)
     where.push(sql`(${users.userType} IS NULL OR ${users.userType} IN ('human', 'project_bot', 'service_user'))`);
-  if (filter.excludeExternal) where.push(eq(users.external, false));
+  if (filter.exclude_external) where.push(eq(users.external, false));
+  if (filter.teamOfProject !== undefined)
+    where.push(sql`(SELECT ${projectAccessLevel(usersId)} FROM projects JOIN namespaces ON namespaces.id = projects.namespace_id
+      WHERE projects.id = ${filter.teamOfProject}) >= 10`);
+  if (filter.usersOfGroup !== undefined)
+    where.push(sql`EXISTS (SELECT 1 FROM members m WHERE m.user_id = ${usersId} AND ${active} AND (
+      (m.source_type = 'Namespace' AND m.source_id IN (SELECT g.id FROM namespaces g, namespaces s WHERE s.id = ${filter.usersOfGroup}
+        AND (g.id = ANY(s.traversal_ids) OR g.traversal_ids @> ARRAY[s.id])))
+      OR (m.source_type = 'Project' AND m.source_id IN (SELECT p.id FROM projects p JOIN namespaces d ON d.id = p.namespace_id
+        WHERE d.traversal_ids @> ARRAY[${filter.usersOfGroup}]::integer[]))))`);
   return where;
 }
 

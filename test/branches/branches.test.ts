@@ -6,7 +6,7 @@ import { followPages, forbidsRoles, hidesPrivateProject, requiresAuthentication 
 import { world } from "../helpers/world";
 import { commitTo, projectRow, smallRepo, tagAt } from "../helpers/git";
 import { withDb } from "../helpers/db";
-import { type Json } from "../helpers/api";
+import { queryCount, type Json } from "../helpers/api";
 
 const branchesPath = (project: { id: number }) => `/projects/${project.id}/repository/branches`;
 
@@ -134,6 +134,37 @@ describe("GET /projects/:id/repository/branches", () => {
 
   hidesPrivateProject((w, project) => w.as(w.stranger).get(branchesPath(project)));
   forbidsRoles(["guest"], (w, project, user) => w.as(user).get(branchesPath(project)));
+});
+
+describe("GET /projects/:id/repository/branches: merged", () => {
+  it("walks the history once per default-branch tip: a second page read asks the database one statement less, with the same answer", async () => {
+    const w = await world();
+    const { project, api, topic } = await branchyRepo(w);
+    // A tip no other test has: the isolate's reachability cache knows nothing of it yet.
+    const tip = await commitTo(project, "main", [{ action: "create", filePath: `fresh-${Date.now()}-${Math.random()}.txt`, content: "x\n" }]);
+    const list = async () => {
+      const res = await api.get(branchesPath(project));
+      expect(res.status).toBe(200);
+      return { statements: queryCount(res), merged: ((await res.json()) as Json[]).map((b) => [b.name, b.merged]) };
+    };
+    const first = await list();
+    expect(first.merged).toEqual([
+      ["feature/x", true],
+      ["main", false],
+      ["same", true],
+      ["topic", false],
+    ]);
+    const second = await list();
+    expect(second.merged).toEqual(first.merged);
+    expect(second.statements).toBe(first.statements - 1);
+    // The default branch moves on: its new tip is walked once more.
+    const next = await commitTo(project, "main", [{ action: "create", filePath: "next.txt", content: "n\n" }]);
+    expect(next).not.toBe(tip);
+    const moved = await list();
+    expect(moved.statements).toBe(first.statements);
+    expect(moved.merged).toEqual(first.merged);
+    void topic;
+  });
 });
 
 describe("GET /projects/:id/repository/branches/:branch", () => {

@@ -60,4 +60,23 @@ describe("statement counts of git writes", () => {
     expect(counts["revert"]).toBeLessThanOrEqual(4);
     expect(counts["project create with README"]).toBeLessThanOrEqual(5);
   });
+
+  it("a commit reads no tree the previous commit wrote: updating a file two directories deep after creating it reads only the replaced blob", async () => {
+    const w = await world();
+    const { api, project } = await smallRepo(w);
+    // Contents no other test writes: the trees are new to the isolate's cache.
+    const mark = `${Date.now()}-${Math.random()}`;
+    const path = "deep/er/file.txt";
+    const created = await api.post(commitsPath(project), { json: { branch: "main", commit_message: "create", actions: [{ action: "create", file_path: path, content: `${mark}\n` }] } });
+    expect(created.status).toBe(201);
+    const updated = await api.post(commitsPath(project), { json: { branch: "main", commit_message: "update", actions: [{ action: "update", file_path: path, content: `${mark}\nmore\n` }] } });
+    expect(updated.status).toBe(201);
+    // The token, the project, the state read (with the root tree), the replaced blob, the write: `deep`
+    // and `deep/er` were written by the commit before (one statement each otherwise).
+    expect(queryCount(updated)).toBeLessThanOrEqual(5);
+    const file = await api.get(`/projects/${project.id}/repository/files/${encodeURIComponent(path)}/raw`, { query: { ref: "main" } });
+    expect(file.status).toBe(200);
+    expect(await file.text()).toBe(`${mark}\nmore\n`);
+    expect(((await updated.json()) as { stats: { additions: number; deletions: number } }).stats).toMatchObject({ additions: 1, deletions: 0 });
+  });
 });

@@ -2,24 +2,13 @@
 // loopback port, waits for its `API:` line, and stops it with SIGINT. Used by the end-to-end test and
 // by `npm run bench`. Not a test file itself (node --test only picks up `*.test.mjs` here).
 import { spawn } from "node:child_process";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../../scripts/worker-host.mjs";
+
+export { freePort };
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const startScript = fileURLToPath(new URL("../../scripts/start.mjs", import.meta.url));
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * @param {{ dataDir: string, rootToken: string, databaseUrl?: string, port?: number,

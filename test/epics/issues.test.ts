@@ -110,3 +110,39 @@ describe("DELETE /groups/:id/epics/:epic_iid/issues/:epic_issue_id", () => {
     expect(await statusAndBody(await w.as(reporter).delete(`${issuesOf(epic)}/${link.id}`))).toEqual([404, { message: "404 Not found" }]);
   });
 });
+
+describe("GET /projects/:id/issues/:issue_iid (the issue's epic, EE::API::Entities::Issue)", () => {
+  it("shows the epic's iid and EpicBaseEntity, and nothing for a confidential epic the caller may not read", async () => {
+    const epic = await newEpic("parent of an issue");
+    const issue = await newIssue("in an epic");
+    const path = `/projects/${project.id}/issues/${issue.iid}`;
+    expect(await (await w.as(reporter).get(path)).json()).toMatchObject({ epic_iid: null, epic: null });
+    expect((await w.as(reporter).post(`${issuesOf(epic)}/${issue.id}`)).status).toBe(201);
+    const shown = (await (await w.as(reporter).get(path)).json()) as Json;
+    expect(shown.epic_iid).toBe(epic.iid);
+    expect(shown.epic).toEqual({ id: epic.id, iid: epic.iid, title: "parent of an issue", url: `/groups/${group.fullPath}/-/epics/${epic.iid}`, group_id: group.id });
+    // The lists load issues the same way.
+    const listed = (await (await w.as(reporter).get(`/projects/${project.id}/issues`, { query: { iids: [issue.iid] } })).json()) as Json[];
+    expect(listed.map((i) => i.epic_iid)).toEqual([epic.iid]);
+
+    // Dates: fixed ones, in EpicBaseEntity's words.
+    const dated = await newEpic("dated");
+    await w.as(reporter).put(`/groups/${group.id}/epics/${dated.iid}`, { json: { due_date_is_fixed: true, due_date_fixed: "2000-01-31" } });
+    const old = await newIssue("under a dated epic");
+    await w.as(reporter).post(`${issuesOf(dated)}/${old.id}`);
+    expect(((await (await w.as(reporter).get(`/projects/${project.id}/issues/${old.iid}`)).json()) as Json).epic).toMatchObject({
+      human_readable_end_date: "Jan 31, 2000",
+      human_readable_timestamp: "<strong>Past due</strong>",
+    });
+
+    // A confidential epic is for reporters: a guest reads their own confidential issue, not its epic.
+    const secret = (await (await w.as(reporter).post(`/groups/${group.id}/epics`, { json: { title: "secret", confidential: true } })).json()) as Json;
+    const created = await w.as(guest).post(`/projects/${project.id}/issues`, { json: { title: "under a confidential epic", confidential: true } });
+    expect(created.status).toBe(201);
+    const hidden = (await created.json()) as Json;
+    expect((await w.as(reporter).post(`${issuesOf(secret)}/${hidden.id}`)).status).toBe(201);
+    expect(await (await w.as(reporter).get(`/projects/${project.id}/issues/${hidden.iid}`)).json()).toMatchObject({ epic_iid: secret.iid });
+    const asGuest = (await (await w.as(guest).get(`/projects/${project.id}/issues/${hidden.iid}`)).json()) as Json;
+    expect(asGuest).toMatchObject({ id: hidden.id, epic_iid: null, epic: null });
+  });
+});

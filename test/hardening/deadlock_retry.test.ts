@@ -12,8 +12,9 @@ describe("createDb: deadlocked transactions run again", () => {
   it("two transactions locking two rows in opposite orders both commit", async () => {
     const w = await world();
     const [a, b] = await Promise.all([w.user(), w.user()]);
-    const one = createDb(env as never);
-    const two = createDb(env as never);
+    let retries = 0;
+    const one = createDb(env as never, undefined, () => (retries += 1));
+    const two = createDb(env as never, undefined, () => (retries += 1));
     let attempts = 0;
     const lockBoth = (db: typeof one.db, first: number, second: number, name: string) =>
       db.transaction(async (tx) => {
@@ -27,8 +28,21 @@ describe("createDb: deadlocked transactions run again", () => {
       expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
       // Postgres broke the deadlock by aborting one of them, which ran a second time.
       expect(attempts).toBeGreaterThanOrEqual(3);
+      // Each run again is counted (what X-Retry-Count reports per request).
+      expect(retries).toBe(attempts - 2);
     } finally {
       await Promise.all([one.pool.end(), two.pool.end()]);
     }
+  });
+});
+
+describe("X-Retry-Count", () => {
+  it("is sent beside X-Query-Count when the QUERY_COUNT_HEADER binding is set: 0 for a request nothing aborted", async () => {
+    const w = await world();
+    const user = await w.user();
+    const res = await w.as(user).get("/user");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-query-count")).not.toBeNull();
+    expect(res.headers.get("x-retry-count")).toBe("0");
   });
 });

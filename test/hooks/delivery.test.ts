@@ -227,6 +227,56 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     await allowLocal(w, false);
   });
 
+  it("sends the Wiki Page Hook for wiki pages created, updated and deleted through the API, and nothing to hooks without wiki_page_events", async () => {
+    const { w, owner, project, path, api } = await hookedProject({ wiki_page_events: true, push_events: true });
+    const quiet = `/${unique("quiet")}`;
+    expect((await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${quiet}`, push_events: true } })).status).toBe(201);
+    const base = `/projects/${project.id}/wikis`;
+    const { id: hookId } = (await (await api.get(`/projects/${project.id}/hooks`)).json() as { id: number; url: string }[]).find((h) => h.url.endsWith(path))!;
+    const trigger = `/projects/${project.id}/hooks/${hookId}/test/wiki_page_events`;
+    expect(await statusAndBody(await api.post(trigger))).toEqual([422, { message: "Ensure the wiki is enabled and has pages." }]);
+    expect((await api.post(base, { json: { title: "Awesome", content: "awesome content" } })).status).toBe(201);
+    expect((await api.put(`${base}/Awesome`, { json: { content: "more awesome" } })).status).toBe(200);
+    expect((await api.delete(`${base}/Awesome`)).status).toBe(204);
+    const list = await waitFor(path, 3);
+    expect(list.map((d) => d.headers["x-gitlab-event"])).toEqual(["Wiki Page Hook", "Wiki Page Hook", "Wiki Page Hook"]);
+    const payloads = list.map((d) => JSON.parse(d.body));
+    const by = (action: string) => payloads.find((p) => p.object_attributes.action === action);
+    const webUrl = by("create").project.web_url as string;
+    expect(by("create")).toMatchObject({
+      object_kind: "wiki_page",
+      user: { id: owner.id, username: owner.username, name: owner.name },
+      project: { id: project.id, path_with_namespace: project.fullPath },
+      wiki: {
+        web_url: `${webUrl}/-/wikis/home`,
+        git_http_url: `${webUrl}.wiki.git`,
+        path_with_namespace: `${project.fullPath}.wiki`,
+        default_branch: "main",
+      },
+      object_attributes: {
+        title: "Awesome",
+        content: "awesome content",
+        format: "markdown",
+        message: `${owner.username} created page: Awesome`,
+        slug: "Awesome",
+        url: `${webUrl}/-/wikis/Awesome`,
+        action: "create",
+      },
+    });
+    expect(by("create").object_attributes.version_id).toMatch(/^[0-9a-f]{40}$/);
+    expect(by("update").object_attributes).toMatchObject({ content: "more awesome", message: `${owner.username} updated page: Awesome` });
+    // The deleted page as it was before its deletion.
+    expect(by("delete").object_attributes).toMatchObject({ content: "more awesome", slug: "Awesome", action: "delete" });
+    // No push hook: wiki commits are not pushes of the project.
+    expect(await received(quiet)).toEqual([]);
+    // The test trigger sends the wiki's first page as created (TestHooks::ProjectService#wiki_page_events_data).
+    expect((await api.post(base, { json: { title: "Sample page", content: "s" } })).status).toBe(201);
+    expect(await statusAndBody(await api.post(trigger))).toEqual([201, { message: "201 Created" }]);
+    const samples = (await waitFor(path, 5)).map((d) => JSON.parse(d.body)).filter((p) => p.object_attributes.slug === "Sample-page");
+    expect(samples.map((p) => [p.object_kind, p.object_attributes.action, p.object_attributes.content])).toEqual([["wiki_page", "create", "s"], ["wiki_page", "create", "s"]]);
+    await allowLocal(w, false);
+  });
+
   it("sends the Issue Hook with action close for each issue a merge closes, besides the merge's own hook", async () => {
     const { w, project, path, api } = await hookedProject({ merge_requests_events: true, issues_events: true, push_events: false });
     await api.post(`/projects/${project.id}/repository/commits`, {

@@ -80,6 +80,24 @@ describe("GET /projects/:id/issues", () => {
     expect(await iids(await w.as(f.guest).get(`/projects/${f.project.id}/issues`))).toEqual([3, 1, 4]);
   });
 
+  it("renders the labels' description_html with_labels_details: emoji and references in the project's context, for the page at once", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owners: [owner] });
+    const target = await w.issue(project, { title: "Target" });
+    await createLabel(w, owner, project, { name: "bug", color: "#FF0000", description: ":bug: see #1" });
+    await createLabel(w, owner, project, { name: "ui", color: "#FF0000", description: "also #1" });
+    for (const labels of ["bug", "ui", "bug,ui"]) await createIssue(w, owner, project, { labels });
+    const one = await w.as(owner).get(`/projects/${project.id}/issues`, { query: { with_labels_details: true, per_page: 1 } });
+    const res = await w.as(owner).get(`/projects/${project.id}/issues`, { query: { with_labels_details: true, per_page: 3 } });
+    const labels = ((await res.json()) as Json[]).flatMap((i) => i.labels as Json[]);
+    const bug = labels.find((l) => l.name === "bug")!;
+    expect(bug.description_html).toMatch(/^<gl-emoji title="bug" data-name="bug">🐛<\/gl-emoji> see <a href="[^"]+\/-\/issues\/1" /);
+    expect(bug.description_html).toContain(`data-issue="${target.id}"`);
+    expect(labels.find((l) => l.name === "ui")!.description_html).toContain('title="Target" class="gfm gfm-issue">#1</a>');
+    expect(queryCount(res)).toBe(queryCount(one));
+  });
+
   it("filters by state, labels, milestone, iids, search, author, assignee and confidentiality", async () => {
     const { w, f } = await sharedFixture();
     const get = async (query: Json) => sorted(await iids(await w.as(f.owner).get(`/projects/${f.project.id}/issues`, { query })));

@@ -42,6 +42,39 @@ describe("GET /projects/:id/labels", () => {
     ]);
   });
 
+  it("renders description_html with GitLab's single-line pipeline: emoji, autolinks and the references the caller may read", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owners: [owner], visibility: "public" });
+    const issue = await w.issue(project, { title: "Tracked" });
+    const secret = await w.issue(project, { title: "Secret", confidential: true });
+    await createLabel(w, owner, project, { name: "a", color: "#FFFFFF", description: `:tada: *see* #${issue.iid} and #${secret.iid} at https://e.com` });
+    await createLabel(w, owner, project, { name: "b", color: "#FFFFFF", description: `also #${issue.iid}` });
+    const html = async (who: typeof owner) => ((await (await w.as(who).get(`/projects/${project.id}/labels`)).json()) as Json[]).map((l) => l.description_html as string);
+    const [a, b] = await html(owner);
+    expect(a).toMatch(/^<gl-emoji title="party popper" data-name="tada">🎉<\/gl-emoji> \*see\* <a href="[^"]+\/-\/issues\/1" data-reference-type="issue"/);
+    expect(a).toContain('title="Secret" class="gfm gfm-issue">#2</a>');
+    expect(a).toContain('<a href="https://e.com">https://e.com</a>');
+    expect(b).toContain('title="Tracked" class="gfm gfm-issue">#1</a>');
+    // A stranger reads the public project's labels, but not the confidential issue.
+    const [forStranger] = await html(w.stranger);
+    expect(forStranger).toContain('title="Tracked" class="gfm gfm-issue">#1</a>');
+    expect(forStranger).toContain(" and #2 at ");
+    expect(forStranger).not.toContain("Secret");
+  });
+
+  it("renders the descriptions of a page of labels in as many statements as of one", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owners: [owner] });
+    await w.issue(project);
+    for (const name of ["a", "b", "c", "d"]) await createLabel(w, owner, project, { name, color: "#FFFFFF", description: `#1 ~${name} @${owner.username}` });
+    const one = await w.as(owner).get(`/projects/${project.id}/labels`, { query: { per_page: 1 } });
+    const four = await w.as(owner).get(`/projects/${project.id}/labels`, { query: { per_page: 4 } });
+    expect(((await four.json()) as Json[]).every((l) => l.description_html.includes("gfm-issue"))).toBe(true);
+    expect(queryCount(four)).toBe(queryCount(one));
+  });
+
   it("searches titles and descriptions, and counts issues and merge requests with with_counts", async () => {
     const w = await world();
     const t = await team(w);
@@ -154,6 +187,8 @@ describe("POST /projects/:id/labels", () => {
     const post = (json: Json) => w.as(t.owner).post(`/projects/${t.project.id}/labels`, { json });
     expect(await statusAndBody(await post({}))).toEqual([400, { error: "name is missing, color is missing" }]);
     expect(await statusAndBody(await post({ name: "x", color: "blurple" }))).toEqual([400, { message: { color: ["must be a valid color code"] } }]);
+    // CSS names GitLab's table leaves out are not colours (lib/gitlab/color.rb).
+    expect(await statusAndBody(await post({ name: "x", color: "cyan" }))).toEqual([400, { message: { color: ["must be a valid color code"] } }]);
     expect(await statusAndBody(await post({ name: "a,b", color: "#123" }))).toEqual([400, { message: { title: ["is invalid"] } }]);
     expect(await statusAndBody(await post({ name: " ", color: "" }))).toEqual([
       400,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { forbidsRoles, hidesPrivateProject, requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
-import { branch, createMergeRequest } from "../helpers/api";
+import { branch, commit, createMergeRequest, type Json } from "../helpers/api";
 import { insertIssue } from "../helpers/noteables";
 import { rows } from "../helpers/db";
 
@@ -71,6 +71,25 @@ describe("POST /projects/:id/merge_requests", () => {
     expect(events).toEqual([{ action: "add" }, { action: "add" }]);
     const milestoneEvents = await rows(w, sql`SELECT action, milestone_id FROM resource_milestone_events WHERE merge_request_id = ${body.id}`);
     expect(milestoneEvents).toEqual([{ action: "add", milestone_id: milestone.id }]);
+  });
+
+  it("answers the first diff version: sha, diff_refs and changes_count (15.4's after_create ensure_merge_request_diff)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner });
+    const base = await commit(w, owner, project, "main", "Initial commit", [{ action: "create", file_path: "a.txt", content: "a\n" }]);
+    const source = branch();
+    const head = await commit(w, owner, project, source, "Add b", [{ action: "create", file_path: "b.txt", content: "b\n" }], { start_branch: "main" });
+    const res = await w.as(owner).post(`/projects/${project.id}/merge_requests`, { json: { title: "Add b", source_branch: source, target_branch: "main" } });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Json;
+    expect(body).toMatchObject({ sha: head, diff_refs: { base_sha: base, start_sha: base, head_sha: head }, changes_count: "1", merge_status: "can_be_merged" });
+    const versions = await rows(w, sql`SELECT head_commit_sha, base_commit_sha, start_commit_sha FROM merge_request_diffs WHERE merge_request_id = ${body.id}`);
+    expect(versions).toEqual([{ head_commit_sha: head, base_commit_sha: base, start_commit_sha: base }]);
+    // The first read finds nothing moved: the same version, no second one.
+    const read = (await (await w.as(owner).get(`/projects/${project.id}/merge_requests/${body.iid}`)).json()) as Json;
+    expect(read).toMatchObject({ sha: head, diff_refs: body.diff_refs, merge_status: "can_be_merged" });
+    expect(await rows(w, sql`SELECT count(*)::int AS n FROM merge_request_diffs WHERE merge_request_id = ${body.id}`)).toEqual([{ n: 1 }]);
   });
 
   it("creates to-dos for assignees, reviewers and mentioned users, one each", async () => {

@@ -71,6 +71,17 @@ describe("GET /projects/:id/merge_requests", () => {
     ]);
   });
 
+  it("renders the labels' description_html with_labels_details through the Markdown renderer", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const project = await w.project({ developers: [dev] });
+    await w.issue(project, { title: "Target" });
+    await createMergeRequest(w, dev, project, { labels: "bug" });
+    await rows(w, sql`UPDATE labels SET description = ${":tada: fixes #1"} WHERE project_id = ${project.id} AND title = 'bug'`);
+    const [mr] = (await (await w.as(dev).get(`/projects/${project.id}/merge_requests`, { query: { with_labels_details: true } })).json()) as Json[];
+    expect(mr.labels[0].description_html).toMatch(/^<gl-emoji title="party popper" data-name="tada">🎉<\/gl-emoji> fixes <a href="[^"]+\/-\/issues\/1" [^>]*title="Target" class="gfm gfm-issue">#1<\/a>$/);
+  });
+
   it("answers 400 for bad filters", async () => {
     const w = await world();
     const dev = await w.user();

@@ -41,11 +41,27 @@ describe("GET /projects/:id/merge_requests/:merge_request_iid", () => {
     });
     expect(await res.json()).toMatchObject({
       title_html: "A &lt;b&gt;bold&lt;/b&gt; move",
-      description_html: "x &amp; y",
+      description_html: "<p>x &amp; y</p>",
       rebase_in_progress: false,
       diverged_commits_count: 0,
     });
     expect(await statusAndBody(await w.as(dev).get(`/projects/${project.id}/merge_requests/abc`))).toEqual([400, { error: "merge_request_iid is invalid" }]);
+  });
+
+  it("renders title_html on one line and description_html as GitLab Flavored Markdown, references resolved for the caller", async () => {
+    const w = await world();
+    const dev = await w.user();
+    const project = await w.project({ developers: [dev] });
+    const issue = await w.issue(project, { title: "The bug" });
+    const mr = await createMergeRequest(w, dev, project, { title: "Fix #1 :tada: **now**", description: "Closes #1\n\n- [x] tested" });
+    const res = await w.as(dev).get(`/projects/${project.id}/merge_requests/${mr.iid}`, { query: { render_html: true } });
+    const body = (await res.json()) as Json;
+    const link = `data-issue="${issue.id}" data-project-path="${project.fullPath}" data-iid="1" data-issue-type="issue" data-container="body" data-placement="top" title="The bug" class="gfm gfm-issue">#1</a>`;
+    expect(body.title_html).toContain(link);
+    expect(body.title_html).toContain('<gl-emoji title="party popper" data-name="tada">🎉</gl-emoji> **now**');
+    expect(body.description_html).toMatch(/^<p>Closes <a href="[^"]+\/-\/issues\/1" /);
+    expect(body.description_html).toContain(link);
+    expect(body.description_html).toContain('<ul class="task-list">\n<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox" checked disabled> tested</li>');
   });
 
   it("answers 404 for a missing merge request and 403 in a project without merge requests", async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { rows } from "../helpers/db";
 import { statusAndBody } from "../helpers/client";
 import { smallRepo, tagAt } from "../helpers/git";
 import { world } from "../helpers/world";
@@ -93,6 +95,24 @@ describe("GET /projects/:id/snapshot", () => {
     expect(res.status).toBe(200);
     expectSnapshotHeaders(res);
     expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it("`wiki=true` of a written wiki: the wiki's own repository (its branch and commit), not the project's", async () => {
+    const w = await world();
+    const { project } = await smallRepo(w);
+    const created = await w.root.post(`/projects/${project.id}/wikis`, { json: { title: "home", content: "hi" } });
+    expect(created.status).toBe(201);
+    const [{ target }] = await rows<{ target: string }>(
+      w,
+      sql`SELECT r.target FROM git_refs r JOIN wikis k ON r.project_id = -k.id WHERE k.project_id = ${project.id}`,
+    );
+    const res = await w.root.get(snapshotPath(project.id, "?wiki=true"));
+    expect(res.status).toBe(200);
+    expectSnapshotHeaders(res);
+    const entries = readTar(new Uint8Array(await res.arrayBuffer()));
+    const body = (name: string) => text(entries.find((e) => e.name === name)!.body);
+    expect(body("HEAD")).toBe("ref: refs/heads/main\n");
+    expect(body("packed-refs")).toBe(`# pack-refs with: sorted \n${target.trim()} refs/heads/main\n`);
   });
 
   it("an empty repository: HEAD and the folders, no packed-refs and no pack", async () => {

@@ -2,7 +2,7 @@ import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { issueCounts, issues } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
-import { fuzzySearch } from "../../kernel/fuzzy_search";
+import { fuzzySearch, type SearchOrder } from "../../kernel/fuzzy_search";
 import { countedIssuesAreVisible, countedIssuesAreVisibleForShape, issueIsVisible, issueIsVisibleForShape } from "../../shared/issuables/policy";
 import { pageIdsWithCount, preparedPageIds, type Page } from "../../kernel/pagination";
 import { actorPlaceholders, actorShape, type ActorShape } from "../../kernel/visibility";
@@ -413,4 +413,33 @@ export async function issueStatistics(
     .from(issues)
     .where(where);
   return { all: Number(row?.all ?? 0), closed: Number(row?.closed ?? 0), opened: Number(row?.opened ?? 0) };
+}
+
+/**
+ * The search API's issues (Gitlab::SearchResults#issues: IssuesFinder with `search`, or `iids` for a
+ * `#<iid>` query, `state` and `confidential`), in `apply_sort`'s order; no count: `limit + 1` ids say
+ * whether another page exists (Kaminari's `without_count`). Visibility is the lists' (`issueIsVisible`).
+ * A rare term is found through the trigram indexes, then sorted; a common one by walking the order's
+ * index (`index_issues_on_created_at_and_id`, `…updated_at_and_id`) until the page is full (migration 0043).
+ */
+export async function searchIssueIds(
+  db: Executor,
+  owner: IssueOwner,
+  filters: ListParams,
+  order: SearchOrder,
+  actor: Actor | null,
+  page: Page,
+  now: Date,
+): Promise<{ ids: number[]; hasNext: boolean }> {
+  const where = listCondition(owner, filters, actor, now, new Map());
+  const dir = sql.raw(order.dir === "asc" ? "ASC" : "DESC");
+  const column = order.column === "updated_at" ? issues.updatedAt : order.column === "popularity" ? issues.upvotes : issues.createdAt;
+  const rows = await db
+    .select({ id: issues.id })
+    .from(issues)
+    .where(where)
+    .orderBy(sql`${column} ${dir}`, sql`${issues.id} ${dir}`)
+    .limit(page.limit + 1)
+    .offset(page.offset);
+  return { ids: rows.slice(0, page.limit).map((r) => r.id), hasNext: rows.length > page.limit };
 }

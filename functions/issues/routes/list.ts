@@ -9,6 +9,8 @@ import { router } from "../../kernel/router";
 import { issue, type ReferenceFrom, Issue } from "../../entities/issues";
 import { LIST_RULES, ListAllIssues, ListGroupIssues, ListIssues, type ListParams } from "../params";
 import * as q from "../queries";
+import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
+import type { MarkdownOptions } from "../../shared/markdown/render";
 
 export const listRoutes = router();
 
@@ -16,7 +18,7 @@ export const listRoutes = router();
  * Lists are paginated, with the page's relations in one statement, presented with Entities::Issue. The
  * declared parameters are IssuesFinder's params (`issue_finder`, lib/api/helpers/issues_helpers.rb).
  */
-async function listIssues(c: Ctx, owner: q.IssueOwner, params: ListParams, from: ReferenceFrom) {
+async function listIssues(c: Ctx, owner: q.IssueOwner, params: ListParams, from: ReferenceFrom, context: Pick<MarkdownOptions, "project" | "group"> = {}) {
   const page = pageOf(params);
   const now = new Date();
   const sort = { orderBy: params.order_by ?? "created_at", sort: params.sort ?? "desc" } as const;
@@ -24,7 +26,9 @@ async function listIssues(c: Ctx, owner: q.IssueOwner, params: ListParams, from:
   const { ids, total } = await q.listIssueIds(db, owner, params, sort, c.var.actor, page, now);
   const rows = await loadIssueRows(db, ids, c.var.actor);
   paginate(c, page, total);
-  return present(c, rows, issue, { from, withLabelsDetails: !!params.with_labels_details, includeSubscribed: false });
+  // `with_labels_details`: the labels' description_html, rendered for the whole page at once.
+  const labelHtml = params.with_labels_details ? await labelDescriptionsHtml(c, rows.flatMap((r) => r.labels), context) : {};
+  return present(c, rows, issue, { from, withLabelsDetails: !!params.with_labels_details, includeSubscribed: false, ...labelHtml });
 }
 
 /** GET /issues (lib/api/issues.rb): `scope` defaults to `created_by_me`; `scope=all` works anonymously. */
@@ -38,7 +42,7 @@ listRoutes.get("/issues", { params: ListAllIssues, response: [Issue] }, async (c
 listRoutes.get("/groups/:id/issues", { params: ListGroupIssues, response: [Issue] }, async (c) => {
   const params = await readParams(c, ListGroupIssues, LIST_RULES);
   const group = await findGroup(c, c.req.param("id"));
-  return listIssues(c, { kind: "group", groupId: group.id }, params, { kind: "group", id: group.id });
+  return listIssues(c, { kind: "group", groupId: group.id }, params, { kind: "group", id: group.id }, { group });
 });
 
 /** GET /projects/:id/issues (lib/api/issues.rb) */
@@ -46,5 +50,5 @@ listRoutes.get("/projects/:id/issues", { params: ListIssues, response: [Issue] }
   const params = await readParams(c, ListIssues, LIST_RULES);
   const project = await findProject(c, c.req.param("id"));
   const from = { kind: "project", id: project.id, namespaceId: project.namespaceId } as const;
-  return listIssues(c, { kind: "project", projectId: project.id }, params, from);
+  return listIssues(c, { kind: "project", projectId: project.id }, params, from, { project });
 });

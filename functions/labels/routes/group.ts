@@ -9,6 +9,7 @@ import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { groupLabel, type LabelRow, GroupLabel } from "../../entities/labels";
+import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
 
@@ -78,7 +79,7 @@ groupLabelRoutes.get("/groups/:id/labels", { params: ListLabels, response: [Grou
   const opts = { search: params.search, withCounts: params.with_counts ?? false };
   const list = await q.listLabels(c.var.db(), { kind: "group", group, scope: scopeOf(params) }, opts, c.var.actor, page);
   paginate(c, page, list.total);
-  return present(c, list.rows, groupLabel);
+  return present(c, list.rows, groupLabel, await labelDescriptionsHtml(c, list.rows, { group }));
 });
 
 /** GET /groups/:id/labels/:name (lib/api/group_labels.rb): by id, else by title. */
@@ -87,7 +88,7 @@ groupLabelRoutes.get("/groups/:id/labels/:name", { params: GetLabel, response: G
   const params = await readParams(c, GetLabel);
   const group = await authorizedGroup(c, "read_label");
   const label = withLabel(await q.findLabel(c.var.db(), { kind: "group", group, scope: scopeOf(params) }, c.req.param("name"), c.var.actor));
-  return present(c, label, groupLabel);
+  return present(c, label, groupLabel, await labelDescriptionsHtml(c, [label], { group }));
 });
 
 /** POST /groups/:id/labels (lib/api/group_labels.rb, `create_label`): 201. */
@@ -102,7 +103,7 @@ groupLabelRoutes.post("/groups/:id/labels", { params: CreateLabel, response: Gro
   if (Object.keys(errors).length) throw validation(errors);
   const created = await q.insertLabel(db, { groupId: group.id }, { title: values.title!, color: values.color, description: params.description ?? null, priority: null });
   if (!created) throw conflict("Label already exists");
-  return present(c, { ...created, counts: null, subscribed: false }, groupLabel, {}, 201);
+  return present(c, { ...created, counts: null, subscribed: false }, groupLabel, await labelDescriptionsHtml(c, [created], { group }), 201);
 });
 
 type UpdateParams = z.output<typeof UpdateLabel>;
@@ -120,10 +121,10 @@ async function updateLabel(c: Ctx, group: GroupWithAccess, idOrTitle: string, pa
   if (params.description !== undefined) changes.description = params.description;
   const errors = labelErrors({ title: changes.title ?? label.title, color: changes.color ?? label.color });
   if (Object.keys(errors).length) throw validation(errors);
-  if (Object.keys(changes).length === 0) return present(c, label, groupLabel);
+  if (Object.keys(changes).length === 0) return present(c, label, groupLabel, await labelDescriptionsHtml(c, [label], { group }));
   const updated = await q.updateLabel(db, label.id, changes);
   if (!updated) throw validation({ title: ["has already been taken"] });
-  return present(c, { ...updated, counts: null, subscribed: label.subscribed }, groupLabel);
+  return present(c, { ...updated, counts: null, subscribed: label.subscribed }, groupLabel, await labelDescriptionsHtml(c, [updated], { group }));
 }
 
 /** PUT /groups/:id/labels/:name (lib/api/group_labels.rb): `:name` is the id or the title. */

@@ -12,6 +12,7 @@ import { groupLabel, projectLabel, type LabelRow, ProjectLabel, GroupLabel } fro
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
 import { promoteLabel } from "../services";
+import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
 
 /**
  * Project labels (lib/api/labels.rb, lib/api/helpers/label_helpers.rb). Every endpoint needs a signed-in
@@ -59,8 +60,8 @@ function withLabel(row: Awaited<ReturnType<typeof q.findLabel>>): LabelRow {
   return { ...row, counts: null };
 }
 
-function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, status: 200 | 201 = 200) {
-  return present(c, row, projectLabel, { projectId: project.id }, status);
+async function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, status: 200 | 201 = 200) {
+  return present(c, row, projectLabel, { projectId: project.id, ...(await labelDescriptionsHtml(c, [row], { project })) }, status);
 }
 
 /** GET /projects/:id/labels (lib/api/labels.rb) */
@@ -72,7 +73,7 @@ projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, response: [
   const opts = { search: params.search, withCounts: params.with_counts ?? false };
   const list = await q.listLabels(c.var.db(), owner(project, params.include_ancestor_groups ?? true), opts, c.var.actor, page);
   paginate(c, page, list.total);
-  return present(c, list.rows, projectLabel, { projectId: project.id });
+  return present(c, list.rows, projectLabel, { projectId: project.id, ...(await labelDescriptionsHtml(c, list.rows, { project })) });
 });
 
 /** GET /projects/:id/labels/:name (lib/api/labels.rb): by id, else by title. */
@@ -133,7 +134,7 @@ async function promote(c: Ctx, idOrTitle: string) {
   if (project.namespace.type !== "Group") throw apiError("Failed to promote project label to group label", 400);
   const label = withLabel(await q.findLabel(c.var.db(), owner(project, false), idOrTitle));
   const promoted = await promoteLabel(c.var.db(), label, project.namespace);
-  return present(c, { ...promoted, counts: null, subscribed: false }, groupLabel);
+  return present(c, { ...promoted, counts: null, subscribed: false }, groupLabel, await labelDescriptionsHtml(c, [promoted], { project }));
 }
 
 const PromoteLabelByParam = z.object({ name: p.string() });

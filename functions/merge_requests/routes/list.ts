@@ -11,11 +11,13 @@ import { mergeRequestBasic, mergeRequestSimple, type MergeRequestContext, type M
 import { refreshListed } from "../merging";
 import { LIST_RULES, ListGroupMergeRequests, ListMergeRequests, ListProjectMergeRequests, type ListParams } from "../params";
 import * as q from "../queries";
+import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
+import type { MarkdownOptions } from "../../shared/markdown/render";
 
 export const listRoutes = router();
 
 /** `serializer_options_for`: MergeRequestBasic (or MergeRequestSimple with `view=simple`). */
-async function respond(c: Ctx, params: ListParams, owner: q.MergeRequestOwner, from: Partial<MergeRequestContext>) {
+async function respond(c: Ctx, params: ListParams, owner: q.MergeRequestOwner, from: Partial<MergeRequestContext>, context: Pick<MarkdownOptions, "project" | "group"> = {}) {
   const page = pageOf(params);
   const { rows, total } = await q.listMergeRequests(c.var.db(), c.var.actor, owner, params, page);
   paginate(c, page, total);
@@ -23,7 +25,9 @@ async function respond(c: Ctx, params: ListParams, owner: q.MergeRequestOwner, f
   // The simple view shows no merge status; the basic one shows what the single GET would.
   const shown = simple ? rows : await refreshListed(c.var.db(), rows);
   const entity = simple ? mergeRequestSimple : mergeRequestBasic;
-  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, shown, entity, { ...from, withLabelsDetails: params.with_labels_details });
+  // `with_labels_details`: the labels' description_html, rendered for the whole page at once.
+  const labelHtml = params.with_labels_details && !simple ? await labelDescriptionsHtml(c, shown.flatMap((r) => r.labels), context) : {};
+  return present<MergeRequestRow, Partial<MergeRequestContext>>(c, shown, entity, { ...from, withLabelsDetails: params.with_labels_details, ...labelHtml });
 }
 
 /** GET /merge_requests (lib/api/merge_requests.rb): `scope` defaults to created_by_me; `scope=all` works anonymously. */
@@ -37,7 +41,7 @@ listRoutes.get("/merge_requests", { params: ListMergeRequests, response: [z.unio
 listRoutes.get("/groups/:id/merge_requests", { params: ListGroupMergeRequests, response: [z.union([MergeRequestBasic, MergeRequestSimple])] }, async (c) => {
   const params = await readParams(c, ListGroupMergeRequests, LIST_RULES);
   const group = await findGroup(c, c.req.param("id"));
-  return respond(c, params, { groupId: group.id }, { fromGroup: { id: group.id } });
+  return respond(c, params, { groupId: group.id }, { fromGroup: { id: group.id } }, { group });
 });
 
 /** GET /projects/:id/merge_requests (lib/api/merge_requests.rb) */
@@ -45,5 +49,5 @@ listRoutes.get("/projects/:id/merge_requests", { params: ListProjectMergeRequest
   const params = await readParams(c, ListProjectMergeRequests, LIST_RULES);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "read_merge_request", project);
-  return respond(c, params, { projectId: project.id }, { fromProject: { id: project.id, namespaceId: project.namespaceId } });
+  return respond(c, params, { projectId: project.id }, { fromProject: { id: project.id, namespaceId: project.namespaceId } }, { project });
 });

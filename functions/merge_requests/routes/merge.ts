@@ -11,7 +11,7 @@ import { router } from "../../kernel/router";
 import { findProjectMergeRequest } from "../../shared/issuables/find";
 import { mergeToRef } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
-import { mergeRequest, type MergeRequestContext, type MergeRequestRow, MergeRequestEntity } from "../../entities/merge_requests";
+import { autoMergeCancelResult, mergeRequest, type MergeRequestContext, type MergeRequestRow, MergeRequestEntity } from "../../entities/merge_requests";
 import * as mq from "../merge_queries";
 import { mergeMergeRequest } from "../merge_service";
 import { afterMergeHooks, branchPair, canMergeInto, defaultMergeMessage } from "../merging";
@@ -102,21 +102,22 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", { param
 
 /**
  * POST /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds
- * (lib/api/merge_requests.rb, doc/api/merge_requests.md): 401 unless the caller may merge or asked for
- * the automatic merge (`can_cancel_auto_merge?`), 405 for a merge request that is not open, 406 when
- * no automatic merge is set; 201 with the merge request (Grape's POST status).
+ * (lib/api/merge_requests.rb 15.4): 401 unless the caller may merge or asked for the automatic merge
+ * (`can_cancel_auto_merge?`), then AutoMergeService#cancel's own result with Grape's POST status 201:
+ * `{"status":"success"}`, or, when no automatic merge is set (a merged or closed merge request has
+ * none), `{"status":"error","message":"Can't cancel the automatic merge","http_status":406}`, still 201.
+ * python-gitlab's `cancel_merge_when_pipeline_succeeds()` returns that body.
  */
-mergeRoutes.post("/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds", { response: MergeRequestEntity, errors: [405, 406] }, async (c) => {
+mergeRoutes.post("/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds", async (c) => {
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
   const mr = await findProjectMergeRequest(c, project, iid);
   const actor = requireUser(c);
   const protections = await listProtections(c.var.db(), project.id);
   if (!canMergeInto(actor, project, protections, mr.targetBranch) && mr.mergeUserId !== actor.user.id) throw unauthorized();
-  if (mr.state !== "opened") throw notAllowed();
-  if (!mr.mergeWhenPipelineSucceeds) throw apiError("406 Not Acceptable", 406);
+  if (!mr.mergeWhenPipelineSucceeds) return c.json(autoMergeCancelResult(false), 201);
   await mq.cancelAutoMerge(c.var.db(), mr.id);
-  return presentMergeRequest(c, project, mr.id, 201);
+  return c.json(autoMergeCancelResult(true), 201);
 });
 
 /**

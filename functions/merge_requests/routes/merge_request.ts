@@ -16,6 +16,7 @@ import * as q from "../queries";
 import * as services from "../services";
 import { divergedCommitsCount, refreshMergeRequest } from "../merging";
 import { isApproved } from "../../shared/approvals/state";
+import { renderMarkdown } from "../../shared/markdown/render";
 
 export const mergeRequestRoutes = router();
 
@@ -148,8 +149,15 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", { params: CreateParams, 
     allowCollaboration: collaboration,
   });
   await hookEvent(c.env, baseUrl(c), { kind: "merge_request", projectId: project.id, id, action: "open", userId: actor.user.id });
+  // GitLab 15.4 writes the first diff version in the model's `after_create :ensure_merge_request_diff`,
+  // so the answer has `sha`, `diff_refs` and `changes_count` (python-gitlab's users read `mr.sha` off
+  // it). Ours comes with the mergeability check the first read would run anyway.
+  // Differs from GitLab: `merge_status` is then the check's outcome (`can_be_merged` or
+  // `cannot_be_merged`); GitLab answers `checking` while its worker prepares the merge request.
+  const created = await q.mergeRequestById(c.var.db(), c.var.actor, id);
+  const row = (await refreshMergeRequest(c.var.db(), project, created)) === created ? created : await q.mergeRequestById(c.var.db(), c.var.actor, id);
   // `present merge_request, project: user_project`: references are relative to the source project.
-  return presentOne(c, await q.mergeRequestById(c.var.db(), c.var.actor, id), source, 201);
+  return presentOne(c, row, source, 201);
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb) */
@@ -173,9 +181,17 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", { para
       : undefined;
   // `include_diverged_commits_count`: computed only when asked for, as the entity's `if:` does.
   const divergedCommits = params.include_diverged_commits_count ? await divergedCommitsCount(c.var.db(), project, row!) : undefined;
+  // `render_html`: MarkupHelper.markdown_field of the title (single-line pipeline) and the description.
+  const renderedHtml = params.render_html
+    ? {
+        title: (await renderMarkdown(c, row!.title, { project, singleLine: true })),
+        description: row!.description === null ? null : await renderMarkdown(c, row!.description, { project }),
+      }
+    : undefined;
   return present<MergeRequestRow & { headPipeline: MergeRequestPipelineRow | null; approved?: boolean; divergedCommits?: number }, Partial<MergeRequestContext>>(c, { ...row!, headPipeline, approved, divergedCommits }, mergeRequest, {
     ...fromProject(project),
     renderHtml: params.render_html,
+    renderedHtml,
     includeRebaseInProgress: params.include_rebase_in_progress,
   });
 });

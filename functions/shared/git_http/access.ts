@@ -2,11 +2,11 @@
 // lib/gitlab/git_access.rb): HTTP Basic with a personal access token as the password (any user name),
 // or user `gitlab-ci-token` with a running job's CI job token (clone and fetch only); anonymous reads
 // of public projects; everyone else learns nothing about a project they cannot read.
-import { allowed, canReadProject, type ProjectWithAccess } from "../../kernel/abilities";
+import { allowed, allowedOnGroup, canReadGroup, canReadProject, type GroupWithAccess, type ProjectWithAccess } from "../../kernel/abilities";
 import { sha256Hex } from "../../kernel/auth";
 import { Access, Visibility } from "../../kernel/access";
 import type { Actor, Ctx } from "../../kernel/env";
-import { loadProject } from "../../kernel/lookup";
+import { loadGroup, loadProject } from "../../kernel/lookup";
 import { branchAllowsCollaboration } from "../protected_branches/collaboration";
 import * as q from "./queries";
 
@@ -128,4 +128,40 @@ export async function gitAccess(
     }
   }
   return { project, actor };
+}
+
+/** Gitlab::GitAccessWiki's refusals. */
+const WIKI_DOWNLOAD_FORBIDDEN = "You are not allowed to download files from this wiki.";
+const WIKI_WRITE_FORBIDDEN = "You are not allowed to write to this project's wiki.";
+
+export type WikiOwner = { kind: "project"; project: ProjectWithAccess } | { kind: "group"; group: GroupWithAccess };
+
+/**
+ * The container behind `/<full_path>.wiki.git` (a project's wiki, else a top-level or nested group's)
+ * if the caller may run `service` on its wiki (Gitlab::GitAccessWiki: `read_wiki` to fetch,
+ * `create_wiki` to push), else a GitHttpError with the same rules as a project's repository: 401 for
+ * anonymous callers unless they fetch a wiki anyone may read, 404 for what they cannot see, 403 for
+ * what their role lacks.
+ */
+export async function wikiGitAccess(c: Ctx, fullPath: string, service: GitService): Promise<{ owner: WikiOwner; actor: Actor | null }> {
+  const actor = await actorFromBasic(c);
+  c.set("actor", actor);
+  const project = fullPath.includes("/") ? await loadProject(c, fullPath) : null;
+  const group = project ? null : await loadGroup(c, fullPath);
+  const owner: WikiOwner | null = project ? { kind: "project", project } : group ? { kind: "group", group } : null;
+  const readable = owner ? (owner.kind === "project" ? canReadProject(actor, owner.project) : canReadGroup(actor, owner.group)) : false;
+  const may = (ability: "read_wiki" | "create_wiki") =>
+    owner ? (owner.kind === "project" ? allowed(actor, ability, owner.project) : allowedOnGroup(actor, ability, owner.group)) : false;
+  if (!actor) {
+    if (service === "git-upload-pack" && owner && readable && may("read_wiki")) return { owner, actor };
+    throw denied();
+  }
+  if (!owner || !readable) throw new GitHttpError(404, PROJECT_NOT_FOUND);
+  if (service === "git-upload-pack") {
+    if (!scopeAllows(actor, service) || !may("read_wiki")) throw new GitHttpError(403, WIKI_DOWNLOAD_FORBIDDEN);
+  } else {
+    if (!scopeAllows(actor, service)) throw new GitHttpError(403, AUTH_UPLOAD);
+    if (!may("create_wiki")) throw new GitHttpError(403, WIKI_WRITE_FORBIDDEN);
+  }
+  return { owner, actor };
 }

@@ -28,8 +28,8 @@ const INDEX_CHUNK = 200;
  */
 export const RECEIVE_CAPABILITIES = `report-status delete-refs side-band-64k quiet ofs-delta no-thin push-options object-format=sha1 ${AGENT}`;
 
-/** The outcome of a push: the response body, whether any ref moved, and the push options sent. */
-export type PushResult = { body: Uint8Array[]; moved: boolean; options: string[] };
+/** The outcome of a push: the response body, whether any ref moved (and which: `changes`), and the push options sent. */
+export type PushResult = { body: Uint8Array[]; moved: boolean; options: string[]; changes: { ref: string; before: string; after: string }[] };
 
 type Command = { old: string; new: string; ref: string };
 
@@ -206,7 +206,11 @@ async function typeOf(db: Database, poolId: number, oid: string, received: Recei
  */
 export async function receivePack(
   db: Database,
-  repo: Repository & { emptyRepo: boolean; fullPath: string; membersUrl: string; lfsEnabled: boolean; maxInputSize: number | null },
+  /**
+   * `wiki`: a wiki repository (Gitlab::GitAccessWiki): no protected branches, LFS locks or push events,
+   * and its HEAD is its row's default branch.
+   */
+  repo: Repository & { emptyRepo: boolean; fullPath: string; membersUrl: string; lfsEnabled: boolean; maxInputSize: number | null; wiki?: boolean },
   userId: number,
   caller: Caller,
   body: ReadableStream<Uint8Array> | null,
@@ -255,7 +259,8 @@ export async function receivePack(
     if (useSideband) progress.push(...sideband(2, new TextEncoder().encode(`${text}\n`)));
   };
   let moved = false;
-  const respond = (lines: string[]): PushResult => ({ body: reportBody(lines), moved, options });
+  const changes: PushResult["changes"] = [];
+  const respond = (lines: string[]): PushResult => ({ body: reportBody(lines), moved, options, changes });
   const reportBody = (lines: string[]) => {
     const report = [...lines.map((line) => pkt(`${line}\n`)), FLUSH];
     if (!useSideband) return report;
@@ -268,7 +273,7 @@ export async function receivePack(
     return [...progress, ...sideband(1, joined), FLUSH];
   };
   if (badRequest) return respond([`unpack ${badRequest}`]);
-  if (commands.length === 0) return { body: [FLUSH], moved, options };
+  if (commands.length === 0) return { body: [FLUSH], moved, options, changes };
 
   let received: Received = { types: new Map(), commits: [], tags: new Map() };
   let unpackError: string | null = null;
@@ -314,12 +319,12 @@ export async function receivePack(
       if (!allowed) pushCheck.push(PUSH_FORBIDDEN);
     }
   }
-  const decisions = pushCheck.length
+  const decisions = pushCheck.length || repo.wiki
     ? []
     : await checkPush(db, { id: repo.projectId, poolId: repo.poolId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
   const declined = [...pushCheck, ...decisions.flatMap((d) => (d.allowed ? [] : [d.message]))];
   // DiffCheck comes after the ref checks, as in GitLab's ChangeAccess: paths locked in LFS by others.
-  if (!declined.length && repo.lfsEnabled && !disconnected && commands.some((c) => c.new !== ZERO_OID)) {
+  if (!declined.length && repo.lfsEnabled && !repo.wiki && !disconnected && commands.some((c) => c.new !== ZERO_OID)) {
     const locked = await lfsLockViolation(db, repo.poolId, repo.projectId, userId, received.commits);
     if (locked) declined.push(locked);
   }
@@ -365,6 +370,7 @@ export async function receivePack(
       newTarget: command.new === ZERO_OID ? null : command.new,
       peeled,
       userId,
+      pushEvent: !repo.wiki,
     });
     if (!won) {
       fail("failed to update ref");
@@ -372,9 +378,10 @@ export async function receivePack(
     }
     lines.push(`ok ${ref}`);
     moved = true;
+    changes.push({ ref, before: command.old, after: command.new });
     if (ref.startsWith("refs/heads/") && command.old === ZERO_OID && command.new !== ZERO_OID) createdBranches.push(ref.slice(11));
   }
-  if (repo.emptyRepo && createdBranches.length) {
+  if (repo.emptyRepo && !repo.wiki && createdBranches.length) {
     // Gitaly's FindDefaultBranchName: HEAD's branch if it came, else main, else master, else the first.
     const pick = [repo.defaultBranch, "main", "master"].find((b) => b && createdBranches.includes(b)) ?? createdBranches[0];
     await q.setFirstBranch(db, repo.projectId, pick!);

@@ -24,8 +24,9 @@ const epicLabels = sql<LabelBasicRow[]>`(SELECT coalesce(json_agg(json_build_obj
  * through epics whose date is not fixed; a fixed child gives its fixed date, an unfixed one the
  * milestones of its issues and, below it, its children's. Returns
  * [start from own milestones, start inherited, due from own milestones, due inherited] (ISO dates or null).
+ * It reads the epic as `epics` (the table's own name): a caller selecting from `epics` gets that epic's.
  */
-const inheritedDates = sql<(string | null)[]>`(WITH RECURSIVE walk(id, depth, via_start, via_due, start_fixed, due_fixed, start_date, due_date) AS (
+export const inheritedDates = sql<(string | null)[]>`(WITH RECURSIVE walk(id, depth, via_start, via_due, start_fixed, due_fixed, start_date, due_date) AS (
     SELECT e.id, 0, true, true, e.start_date_is_fixed, e.due_date_is_fixed, e.start_date, e.due_date FROM epics e WHERE e.id = ${epics.id}
     UNION ALL
     SELECT c.id, w.depth + 1, w.via_start AND (w.depth = 0 OR NOT w.start_fixed), w.via_due AND (w.depth = 0 OR NOT w.due_fixed),

@@ -1,13 +1,15 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { issues, namespaces, projects, type Issue } from "../../../db/schema";
+import { epics, issues, namespaces, projects, type Issue } from "../../../db/schema";
 import { subscriptionSql } from "./subscriptions";
 import { preparedQuery, type Executor } from "../../kernel/db";
 import type { Actor } from "../../kernel/env";
-import { actorPlaceholders, actorShape, projectIsVisibleForShape, type ActorShape } from "../../kernel/visibility";
+import { actorPlaceholders, actorShape, groupAccessLevel, groupIsVisibleForShape, projectIsVisibleForShape, userIdPlaceholder, type ActorShape } from "../../kernel/visibility";
 import { isRowId } from "../../kernel/params";
 import type { IssueLabel, IssueRow, IssueUser } from "../../entities/issues";
 import type { IssueMilestone } from "../../entities/milestones";
+import type { IssueEpic } from "../../entities/epic_base";
+import { inheritedDates } from "./epic_preload";
 
 export type { IssueLabel, IssueMilestone, IssueRow, IssueUser };
 
@@ -18,7 +20,8 @@ export type { IssueLabel, IssueMilestone, IssueRow, IssueUser };
  * milestones) select the ids they need, then call `loadIssueRows`; they never query relations themselves.
  */
 
-const userJson = (alias: string) =>
+/** SQL for user `alias` as the JSON object `IssueUser` (UserBasic's columns). */
+export const userJson = (alias: string) =>
   sql.raw(`json_build_object('id', ${alias}.id, 'username', ${alias}.username, 'name', ${alias}.name,
     'state', ${alias}.state, 'avatarUrl', ${alias}.avatar_url, 'email', ${alias}.email)`);
 
@@ -34,6 +37,32 @@ export function milestoneJson(alias: string): SQL {
     'webPath', CASE WHEN ${m}.project_id IS NOT NULL
       THEN (SELECT wp.full_path FROM projects wp WHERE wp.id = ${m}.project_id) || '/-/milestones/' || ${m}.iid
       ELSE 'groups/' || (SELECT wg.full_path FROM namespaces wg WHERE wg.id = ${m}.group_id) || '/-/milestones/' || ${m}.iid END)`);
+}
+
+/** The group of an issue's epic, named apart from the issue's own namespace. */
+// (Its FROM item is written out, `namespaces eg`: Drizzle writes an alias as its bare name.)
+const epicGroup = alias(namespaces, "eg") as unknown as typeof namespaces;
+
+/** EpicPolicy `read_epic` on the issue's epic: its group readable; a confidential epic for reporters. */
+function epicReadable(shape: ActorShape): SQL {
+  if (shape === "admin") return sql`true`;
+  if (shape === "anonymous") return sql`(${epicGroup.visibilityLevel} = 20 AND NOT ${epics.confidential})`;
+  return sql`(${groupIsVisibleForShape(shape, epicGroup)} AND (NOT ${epics.confidential} OR ${groupAccessLevel(userIdPlaceholder, epicGroup)} >= 20))`;
+}
+
+/**
+ * The issue's epic (epic_issues) as `IssueEpic`, when readable, with Epic#start_date / #end_date: the
+ * fixed dates, else those inherited from milestones and child epics (epic_preload.ts `inheritedDates`,
+ * which reads the epic as `epics`).
+ */
+function issueEpicJson(shape: ActorShape): SQL<IssueEpic | null> {
+  return sql<IssueEpic | null>`(SELECT json_build_object('id', ${epics.id}, 'iid', ${epics.iid}, 'title', ${epics.title},
+      'groupId', ${epics.groupId}, 'groupFullPath', ${epicGroup.fullPath},
+      'startDate', CASE WHEN ${epics.startDateIsFixed} THEN ${epics.startDate}::text ELSE dates.d[2] END,
+      'endDate', CASE WHEN ${epics.dueDateIsFixed} THEN ${epics.dueDate}::text ELSE dates.d[4] END)
+    FROM epic_issues ei JOIN ${epics} ON ${epics.id} = ei.epic_id JOIN namespaces eg ON eg.id = ${epics.groupId}
+      CROSS JOIN LATERAL (SELECT ${inheritedDates} AS d) dates
+    WHERE ei.issue_id = ${issues.id} AND ${epicReadable(shape)})`;
 }
 
 /** The project of a closing merge request, named so that the visibility SQL can address it. */
@@ -72,6 +101,7 @@ function selection(shape: ActorShape) {
         : sql<boolean>`EXISTS (SELECT 1 FROM notes n WHERE n.noteable_type = 'Issue' AND n.noteable_id = ${issues.id}
             AND n.author_id = ${sql.placeholder("userId")}::int AND NOT n.system)`,
     actorSubscription: subscriptionSql("Issue", sql`${issues.id}`, shape === "anonymous" ? null : sql`${sql.placeholder("userId")}::int`, sql`${issues.projectId}`),
+    epic: issueEpicJson(shape),
   };
 }
 
@@ -90,6 +120,7 @@ function toRow(r: Selected): IssueRow {
     blockingIssuesCount: Number(r.blockingIssuesCount),
     actorCommented: !!r.actorCommented,
     actorSubscription: r.actorSubscription ?? null,
+    epic: r.epic ? { ...r.epic, id: Number(r.epic.id), iid: Number(r.epic.iid), groupId: Number(r.epic.groupId) } : null,
   };
 }
 

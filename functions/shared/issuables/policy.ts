@@ -19,7 +19,7 @@ export type IssueWithAssignees = Issue & { assigneeIds: number[] };
  * IssuePolicy (app/policies/issue_policy.rb): whoever may read the project's issues reads a
  * non-confidential issue; a confidential one only reporters and up, its author, its assignees and admins.
  */
-export function canReadIssue(actor: Actor | null, project: ProjectWithAccess, issue: IssueWithAssignees): boolean {
+export function canReadIssue(actor: Actor | null, project: ProjectWithAccess, issue: Pick<IssueWithAssignees, "confidential" | "authorId" | "assigneeIds">): boolean {
   if (!allowed(actor, "read_issue", project)) return false;
   if (!issue.confidential) return true;
   if (!actor) return false;

@@ -7,7 +7,8 @@ import { loadSettings } from "../settings/load";
 import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
 import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
-import { EVENT_HEADER, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload } from "./payloads";
+import { EVENT_HEADER, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload, wikiPagePayload } from "./payloads";
+import { findPage, findWiki, listPages, wikiPageAt } from "../wikis/store";
 import * as q from "./queries";
 
 /**
@@ -117,6 +118,7 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
   if (event.kind === "note") return noteEvent(db, project, ctx, { id: event.id }, event.userId);
   if (event.kind === "pipeline") return pipelineEvent(db, project, ctx, { id: event.id }, event.status);
   if (event.kind === "job") return jobEvent(db, project, ctx, { id: event.id }, event.status);
+  if (event.kind === "wiki_page") return wikiPageEvent(db, project, ctx, event);
   const built: BuiltEvent[] = [];
   for (const e of await q.claimPushEvents(db, project.id)) built.push(await pushEvent(db, project, ctx, e));
   return built;
@@ -148,6 +150,16 @@ export async function noteEvent(db: Executor, project: q.HookProject, ctx: Prese
   return [confidential
     ? { flag: "confidentialNoteEvents", header: EVENT_HEADER.confidential_note, payload }
     : { flag: "noteEvents", header: EVENT_HEADER.note, payload }];
+}
+
+/** Gitlab::DataBuilder::WikiPage of one page write (the page as it is at the event's commit). */
+async function wikiPageEvent(db: Executor, project: q.HookProject, ctx: PresentContext, event: Extract<HookEvent, { kind: "wiki_page" }>): Promise<BuiltEvent[]> {
+  const found = await wikiPageAt(db, event.wikiId, event.path, event.sha);
+  if (!found) return [];
+  const user = (await q.loadUsers(db, [event.userId])).get(event.userId);
+  if (!user) return [];
+  const payload = wikiPagePayload(found.page, project, ctx, user, event.action, found.defaultBranch);
+  return [{ flag: "wikiPageEvents", header: EVENT_HEADER.wiki_page, payload }];
 }
 
 /** Gitlab::DataBuilder::Pipeline of one pipeline (`which`), with the status of the transition it reports. */
@@ -380,7 +392,7 @@ export function updateAction(before: string, after: string): "update" | "close" 
 }
 
 /** The triggers `POST /projects/:id/hooks/:hook_id/test/:trigger` builds samples for. */
-export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events", "job_events", "pipeline_events"] as const;
+export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events", "job_events", "pipeline_events", "wiki_page_events"] as const;
 export type TestTrigger = (typeof TEST_TRIGGERS)[number];
 
 /**
@@ -417,6 +429,16 @@ export async function testSample(db: Executor, projectId: number, trigger: TestT
     // TestHooks::ProjectService#job_events_data: the project's newest job.
     const [built] = await jobEvent(db, project, ctx, "newest");
     return built ?? { error: "Ensure the project has CI jobs." };
+  }
+  if (trigger === "wiki_page_events") {
+    // TestHooks::ProjectService#wiki_page_events_data: the wiki's first page, as created.
+    const wiki = project.wikiEnabled ? await findWiki(db, { projectId }) : null;
+    const [first] = await listPages(db, wiki, false);
+    const page = first ? await findPage(db, wiki, first.slug) : null;
+    const found = page ? await wikiPageAt(db, wiki!.id, page.path, page.commit.oid) : null;
+    const user = (await q.loadUsers(db, [userId])).get(userId);
+    if (!found || !user) return { error: "Ensure the wiki is enabled and has pages." };
+    return { flag: "wikiPageEvents", header: EVENT_HEADER.wiki_page, payload: wikiPagePayload(found.page, project, ctx, user, "create", found.defaultBranch) };
   }
   if (trigger === "merge_requests_events") {
     const mr = await q.loadMergeRequest(db, project.id, "first");

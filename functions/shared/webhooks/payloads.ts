@@ -386,7 +386,41 @@ export const EVENT_HEADER = {
   merge_request: "Merge Request Hook",
   pipeline: "Pipeline Hook",
   job: "Job Hook",
+  wiki_page: "Wiki Page Hook",
 } as const;
+
+/** A wiki page as its hook sees it (WikiPage#hook_attrs, Gitlab::HookData::WikiPageBuilder). */
+export type HookWikiPage = { title: string; content: string; format: string; slug: string; message: string; versionId: string };
+
+/**
+ * Gitlab::DataBuilder::WikiPage (15.4): the user, the project, the wiki's own attributes (Wiki#hook_attrs)
+ * and the page's with its URL and the action (`create`, `update`, `delete`).
+ */
+export function wikiPagePayload(page: HookWikiPage, p: HookProject, ctx: Ctx, user: User, action: string, wikiDefaultBranch: string) {
+  const wikiUrl = `${projectUrl(ctx, p)}/-/wikis`;
+  return {
+    object_kind: "wiki_page",
+    user: userAttrs(user, ctx),
+    project: projectAttrs(p, ctx),
+    wiki: {
+      web_url: `${wikiUrl}/home`,
+      git_ssh_url: `git@${new URL(ctx.baseUrl).hostname}:${p.fullPath}.wiki.git`,
+      git_http_url: `${projectUrl(ctx, p)}.wiki.git`,
+      path_with_namespace: `${p.fullPath}.wiki`,
+      default_branch: wikiDefaultBranch,
+    },
+    object_attributes: {
+      title: page.title,
+      content: page.content,
+      format: page.format,
+      message: page.message,
+      slug: page.slug,
+      url: `${wikiUrl}/${page.slug}`,
+      action,
+      version_id: page.versionId,
+    },
+  };
+}
 
 /**
  * `detailed_status(nil).label` of a pipeline (Gitlab::Ci::Status::Pipeline::Factory: Blocked, Delayed).

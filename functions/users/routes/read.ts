@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { requireUser } from "../../kernel/auth";
 import { forbidden, notFound, unauthorized } from "../../kernel/errors";
-import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { pageOf, paginate } from "../../kernel/pagination";
 import { INT32, p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
@@ -20,6 +20,7 @@ import {
   UserWithAdmin,
   userWithAdmin,
 } from "../../entities/users";
+import { ListUsers, withoutAdminFilters, type UserListFilter } from "../params";
 import * as q from "../queries";
 
 /** The reads of lib/api/users.rb, open to `read_user` tokens. */
@@ -32,26 +33,6 @@ readRoutes.get("/user", { response: z.union([UserWithAdmin, UserPublic]) }, asyn
   const row = await q.findUserRow(c.var.db(), actor.user.id);
   if (!row) throw unauthorized();
   return present(c, row, actor.isAdmin ? userWithAdmin : userPublic);
-});
-
-const ListUsers = z.object({
-  username: p.string().optional(),
-  extern_uid: p.string().optional(),
-  provider: p.string().optional(),
-  search: p.string().optional(),
-  active: p.bool().optional(),
-  external: p.bool().optional(),
-  exclude_external: p.bool().optional(),
-  blocked: p.bool().optional(),
-  created_after: p.datetime().optional(),
-  created_before: p.datetime().optional(),
-  without_projects: p.bool().optional(),
-  exclude_internal: p.bool().optional(),
-  admins: p.bool().optional(),
-  order_by: p.oneOf("id", "name", "username", "created_at", "updated_at").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  ...pageParams.shape,
-  with_custom_attributes: p.bool().optional(),
 });
 
 /** GET /users (lib/api/users.rb, app/finders/users_finder.rb) */
@@ -70,25 +51,11 @@ readRoutes.get("/users", { params: ListUsers, response: [z.union([UserWithAdmin,
   const customAttributes = admin ? stringHash(raw.custom_attributes) : undefined;
   const twoFactor = admin && (raw.two_factor === "enabled" || raw.two_factor === "disabled") ? raw.two_factor : undefined;
   const page = pageOf(params);
+  // Filters GitLab drops for non-admins (`params.except!`, `by_admins`); the last two are read from the raw params.
+  const filter: UserListFilter = admin ? { ...params, two_factor: twoFactor, custom_attributes: customAttributes } : withoutAdminFilters(params);
   const { rows, total } = await q.listUsers(
     c.var.db(),
-    {
-      username: params.username,
-      search: params.search,
-      active: params.active,
-      blocked: params.blocked,
-      external: params.external,
-      excludeExternal: params.exclude_external,
-      excludeInternal: params.exclude_internal,
-      // Filters GitLab drops for non-admins (`params.except!`, `by_admins`).
-      admins: admin ? params.admins : undefined,
-      externUid: admin && params.extern_uid && params.provider ? { provider: params.provider, externUid: params.extern_uid } : undefined,
-      createdAfter: admin ? params.created_after : undefined,
-      createdBefore: admin ? params.created_before : undefined,
-      withoutProjects: admin ? params.without_projects : undefined,
-      twoFactor,
-      customAttributes,
-    },
+    filter,
     admin ? { kind: "field", orderBy: params.order_by ?? "id", sort: params.sort ?? "desc" } : { kind: "default" },
     page,
     { withCustomAttributes: admin && !!params.with_custom_attributes },

@@ -98,6 +98,7 @@ async function commitFilesOrThrow(db: Executor, repo: Repo, input: CommitFilesIn
       ref: plan.targetRef,
       before: plan.before,
       userId: input.userId ?? null,
+      pushEvent: repo.pushEvents !== false,
       // The first branch of an empty repository becomes its HEAD (Gitaly's FindDefaultBranchName), protected.
       initializeBranch: plan.initializeBranch,
       // A state assumed rather than read: the swap also requires that the project still has no branch.

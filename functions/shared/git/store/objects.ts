@@ -152,6 +152,15 @@ export function primeTrees(poolId: number, rows: { oid: string; zdata: Uint8Arra
   }
 }
 
+/**
+ * Caches the trees among `objects` once a statement has stored them: the next commit on the same
+ * directories (a commit bursts, a merge after the commit that made its source) reads the parent's
+ * subtrees without a statement. Only for a committed write: the cache only ever holds what the pool holds.
+ */
+export function cacheStoredTrees(poolId: number, objects: RawObject[]) {
+  for (const object of objects) if (object.type === "tree" && !treeCache.has(`${poolId}:${object.oid}`)) cacheTree(`${poolId}:${object.oid}`, decodeTree(object.body));
+}
+
 /** Decoded trees by id, one statement for those not cached. Throws if an id is not a tree of the pool. */
 export async function readTrees(db: Executor, poolId: number, oids: Iterable<string>): Promise<Map<string, TreeEntry[]>> {
   const out = new Map<string, TreeEntry[]>();

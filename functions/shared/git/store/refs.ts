@@ -120,7 +120,7 @@ export async function recordPushEvent(
  */
 export async function swapRefWithEvent(
   db: Executor,
-  input: { projectId: number; name: string; oldTarget: string | null; newTarget: string | null; peeled?: string | null; userId: number | null },
+  input: { projectId: number; name: string; oldTarget: string | null; newTarget: string | null; peeled?: string | null; userId: number | null; pushEvent?: boolean },
 ): Promise<boolean> {
   const { projectId, name, oldTarget, newTarget } = input;
   if (oldTarget === null && newTarget === null) return false;
@@ -132,6 +132,8 @@ export async function swapRefWithEvent(
         ? sql`DELETE FROM git_refs WHERE project_id = ${projectId} AND name = ${name} AND target = ${oldTarget} RETURNING name`
         : sql`UPDATE git_refs SET target = ${newTarget}, peeled = ${input.peeled ?? null}, updated_at = now()
             WHERE project_id = ${projectId} AND name = ${name} AND target = ${oldTarget} RETURNING name`;
+  // A repository without push events (a wiki): the swap alone.
+  if (input.pushEvent === false) return (await db.execute(swap)).rows.length === 1;
   const result = await db.execute<{ id: number }>(sql`
     WITH swapped AS (${swap})
     INSERT INTO push_events (project_id, ref, before, after, user_id)

@@ -10,8 +10,12 @@ import { compareRefNames, listRefs, readRefs, refCommit, type Ref } from "./refs
 import { readObject } from "./objects";
 import type { GitCommitRow } from "../../../../db/schema";
 
-/** A project's repository: its refs live under `projectId`, its objects and commits under `poolId`. */
-export type Repo = { projectId: number; poolId: number; defaultBranch: string | null };
+/**
+ * A repository: its refs live under `projectId`, its objects and commits under `poolId`. A wiki's key is
+ * minus its row's id (db/schema/wikis.ts) and it records no push events (`pushEvents: false`): those
+ * drive a project's pipelines, push hooks and events.
+ */
+export type Repo = { projectId: number; poolId: number; defaultBranch: string | null; pushEvents?: boolean };
 
 /** A project's refs are its own; its objects are its fork network's pool (`pool_id`, else itself; docs/git.md, "Tables"). */
 export const repoOf = (project: { id: number; defaultBranch: string | null; poolId?: number | null }): Repo => ({

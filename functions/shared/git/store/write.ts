@@ -8,7 +8,7 @@ import { gitCommitChanges, gitCommits, gitObjects, type GitCommitRow } from "../
 import type { Executor } from "../../../kernel/db";
 import { ZERO_OID, type RawObject } from "../pure/objects";
 import type { CommitChangeRow } from "./commit_index";
-import { objectRows } from "./objects";
+import { cacheStoredTrees, objectRows } from "./objects";
 
 export type CommitWrite = {
   poolId: number;
@@ -21,6 +21,8 @@ export type CommitWrite = {
   before: string | null;
   after: string;
   userId: number | null;
+  /** False for a repository without push events (a wiki); default true. */
+  pushEvent?: boolean;
   /** Set when the repository was empty: this branch becomes HEAD and is protected. */
   initializeBranch?: string | null;
   /**
@@ -29,6 +31,9 @@ export type CommitWrite = {
    */
   requireNoBranches?: boolean;
 };
+
+/** Drizzle's transaction handles (PgTransaction) have `rollback`; the database handle has not. */
+const isTransaction = (db: Executor) => typeof (db as { rollback?: unknown }).rollback === "function";
 
 /** Maintainers push and merge: GitLab's full default-branch protection. */
 const MAINTAINER = 40;
@@ -51,8 +56,10 @@ export async function writeCommitAndMoveRef(db: Executor, write: CommitWrite): P
       : sql`swapped AS (UPDATE git_refs SET target = ${after}, peeled = NULL, updated_at = now()
               WHERE project_id = ${projectId} AND name = ${ref} AND target = ${before} RETURNING name)`,
   );
-  parts.push(sql`ev AS (INSERT INTO push_events (project_id, ref, before, after, user_id)
-    SELECT ${projectId}, ${ref}, ${before ?? ZERO_OID}, ${after}, ${write.userId} FROM swapped)`);
+  if (write.pushEvent !== false) {
+    parts.push(sql`ev AS (INSERT INTO push_events (project_id, ref, before, after, user_id)
+      SELECT ${projectId}, ${ref}, ${before ?? ZERO_OID}, ${after}, ${write.userId} FROM swapped)`);
+  }
   if (write.initializeBranch) {
     parts.push(sql`p AS (UPDATE projects SET empty_repo = false, default_branch = ${write.initializeBranch}
       WHERE id = ${projectId} AND empty_repo = true AND EXISTS (SELECT 1 FROM swapped) RETURNING id)`);
@@ -61,5 +68,9 @@ export async function writeCommitAndMoveRef(db: Executor, write: CommitWrite): P
       SELECT pb.id, a.action, ${MAINTAINER} FROM pb, (VALUES ('push'), ('merge'), ('unprotect')) AS a(action))`);
   }
   const result = await db.execute<{ won: number }>(sql`WITH ${sql.join(parts, sql`, `)} SELECT count(*)::int AS won FROM swapped`);
+  // The objects are stored whether or not the swap won (their CTE always runs), and outside a
+  // transaction the statement has committed: its new trees join the isolate's tree cache. Inside one
+  // (a caller's transaction may still roll back) they do not.
+  if (!isTransaction(db)) cacheStoredTrees(write.poolId, write.objects);
   return Number(result.rows[0]?.won ?? 0) === 1;
 }

@@ -1,0 +1,64 @@
+import type { Board, BoardList, Namespace } from "../../db/schema";
+import type { ProjectWithAccess } from "../kernel/abilities";
+import type { PresentContext } from "../kernel/present";
+import { groupBasic } from "./groups";
+import type { IssueLabel, IssueUser } from "./issues";
+import { labelBasic } from "./labels";
+import { milestone, type IssueMilestone } from "./milestones";
+import { projectBasic } from "./projects";
+import { userBasic } from "./users";
+
+/** GitLab's `List.list_types`. */
+export const LIST_TYPES = { backlog: 0, label: 1, closed: 2, assignee: 3, milestone: 4, iteration: 5 } as const;
+
+/** A list with what it lists by: its label, user or milestone (loaded as JSON with the list). */
+export type BoardListRow = BoardList & { label: IssueLabel | null; assignee: IssueUser | null; milestone: IssueMilestone | null };
+
+/** A board with its scope and its destroyable lists (label, assignee and milestone lists, by position). */
+export type BoardRow = Board & {
+  lists: BoardListRow[];
+  scopeMilestone: IssueMilestone | null;
+  scopeAssignee: IssueUser | null;
+  scopeLabels: IssueLabel[];
+};
+
+/** Whose boards they are: the project (presented as BasicProjectDetails) or the group. */
+export type BoardParent = { project?: ProjectWithAccess; group?: Namespace };
+export type BoardParentContext = PresentContext & BoardParent;
+
+/**
+ * API::Entities::List (lib/api/entities/list.rb) with EE's fields (ee/lib/ee/api/entities/list.rb): the
+ * assignee or milestone only on lists of that kind; the work-in-progress limits always (we are EE).
+ */
+export function boardList(row: BoardListRow, ctx: PresentContext) {
+  return {
+    id: row.id,
+    label: row.label ? labelBasic(row.label, ctx) : null,
+    position: row.position,
+    ...(row.listType === LIST_TYPES.milestone && row.milestone ? { milestone: milestone(row.milestone, ctx) } : {}),
+    ...(row.listType === LIST_TYPES.assignee && row.assignee ? { assignee: userBasic(row.assignee, ctx) } : {}),
+    max_issue_count: row.maxIssueCount,
+    max_issue_weight: row.maxIssueWeight,
+    limit_metric: row.limitMetric,
+  };
+}
+
+/**
+ * API::Entities::Board (lib/api/entities/board.rb) with EE's group and scope
+ * (ee/lib/ee/api/entities/board.rb): `project` is null on a group board, `group` on a project board.
+ */
+export function board(row: BoardRow, ctx: BoardParentContext) {
+  return {
+    id: row.id,
+    name: row.name,
+    hide_backlog_list: row.hideBacklogList,
+    hide_closed_list: row.hideClosedList,
+    project: ctx.project ? projectBasic({ ...ctx.project, owner: null, sharedWithGroups: [] }, ctx) : null,
+    lists: row.lists.map((list) => boardList(list, ctx)),
+    group: ctx.group ? groupBasic(ctx.group, ctx) : null,
+    milestone: row.scopeMilestone ? milestone(row.scopeMilestone, ctx) : null,
+    assignee: row.scopeAssignee ? userBasic(row.scopeAssignee, ctx) : null,
+    labels: row.scopeLabels.map((label) => labelBasic(label, ctx)),
+    weight: row.weight,
+  };
+}

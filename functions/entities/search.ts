@@ -1,0 +1,18 @@
+import type { PresentContext } from "../kernel/present";
+
+/** A code search result (Gitlab::Search::FoundBlob) with the project it was found in. */
+export type BlobRow = { basename: string; data: string; path: string; id: string | null; ref: string; startline: number; projectId: number };
+
+/** API::Entities::Blob (lib/api/entities/blob.rb): `filename` repeats `path` (kept for older clients). */
+export function blob(row: BlobRow, _ctx?: PresentContext) {
+  return {
+    basename: row.basename,
+    data: row.data,
+    path: row.path,
+    filename: row.path,
+    id: row.id,
+    ref: row.ref,
+    startline: row.startline,
+    project_id: row.projectId,
+  };
+}
