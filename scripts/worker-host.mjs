@@ -27,6 +27,7 @@ import net from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildAssets } from "./assets.mjs";
 
 // wrangler and miniflare are loaded when used, by Node itself: test/global-setup.ts imports this module
 // through Vite's module runner, which would otherwise transform both packages (about a minute).
@@ -99,10 +100,13 @@ export function cachedBundle(outDir) {
 
 /**
  * The Miniflare options of the bundled Worker: wrangler.toml's bindings (Durable Objects, queues, R2,
- * crons) as wrangler reads them, the bundle as the script, and `vars` as string bindings. `npm start`
+ * crons, the static assets) as wrangler reads them, the bundle as the script, and `vars` as string bindings. `npm start`
  * serves it; the vitest suite runs it as an auxiliary Worker (test/vitest.config.ts).
  */
 export function bundledWorkerOptions(scriptPath, vars) {
+  // wrangler.toml's `[assets]` directory must exist before wrangler reads the config, and be current
+  // (a reused bundle skipped wrangler's `[build]` step, which builds it too).
+  buildAssets();
   const { unstable_getMiniflareWorkerOptions } = require("wrangler");
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, "wrangler.toml"));
   return {

@@ -73,7 +73,7 @@ alertManagementRoutes.get(INTEGRATIONS, async (c) => {
 });
 
 /** POST /projects/:id/alert_management/http_integrations (HttpIntegrations::CreateService): a new endpoint and key. */
-alertManagementRoutes.post(INTEGRATIONS, async (c) => {
+alertManagementRoutes.post(INTEGRATIONS, { params: CreateIntegration }, async (c) => {
   const params = await readParams(c, CreateIntegration);
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   checkName(params.name);
@@ -237,7 +237,7 @@ async function imageOf(c: Ctx, alertId: number, imageId: number) {
  * invalid image answers 400 with the validation message (GitLab 15.4 renders it without a status, a 500;
  * later versions answer 400).
  */
-alertManagementRoutes.post(METRIC_IMAGES, async (c) => {
+alertManagementRoutes.post(METRIC_IMAGES, { params: UploadImage }, async (c) => {
   const params = await readParamsWithPath(c, UploadImage);
   // `bad_request!('File is too large') if max_file_size_exceeded?` comes before the alert lookup.
   if (params.file.size > MAX_FILE_SIZE) throw badRequest("File is too large");
@@ -250,7 +250,7 @@ alertManagementRoutes.post(METRIC_IMAGES, async (c) => {
 });
 
 /** GET /projects/:id/alert_management_alerts/:alert_iid/metric_images: oldest first, not paginated. */
-alertManagementRoutes.get(METRIC_IMAGES, async (c) => {
+alertManagementRoutes.get(METRIC_IMAGES, { params: AlertImages }, async (c) => {
   const params = await readParamsWithPath(c, AlertImages);
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw apiError("Alert not found", 404);

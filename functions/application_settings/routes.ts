@@ -5,7 +5,8 @@ import { p, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { rememberThrottleSettings } from "../shared/settings/throttle";
 import { router } from "../kernel/router";
-import { IMPORT_SOURCES, SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef, type SettingName } from "../entities/settings_catalog";
+import { IMPORT_SOURCES, RAW_LISTS, SETTINGS, SETTING_NAMES, rawToList, settingsFromRow, type SettingDef, type SettingName } from "../entities/settings_catalog";
+import { loadGroup } from "../kernel/lookup";
 import { applicationSetting } from "../entities/application_settings";
 import * as q from "./queries";
 import { parseDuration, validateSettings, visibilityLevels } from "./rules";
@@ -45,6 +46,10 @@ function paramOf(name: SettingName, def: SettingDef): z.ZodType {
     }
     case "hash":
       return p.hash();
+    case "integers":
+      return p.ints({ comma: true });
+    case "datetime":
+      return p.datetime().transform((d) => d.toISOString());
     default:
       return def.values ? p.oneOf(...(def.values as string[])) : p.string();
   }
@@ -58,6 +63,7 @@ for (const name of SETTING_NAMES) {
   shape[name] = (def.type === "string" ? schema.nullable() : schema).optional();
   if (def.alias) shape[def.alias] = (def.type === "string" ? schema.nullable() : schema).optional();
 }
+for (const raw of Object.keys(RAW_LISTS)) shape[raw] = p.string().nullable().optional();
 const UpdateSettings = z.object(shape);
 const SETTABLE = Object.keys(shape);
 
@@ -76,6 +82,9 @@ const DEPENDENTS: [string, string[]][] = [
   ["spam_check_endpoint_enabled", ["spam_check_endpoint_url"]],
   ["mailgun_events_enabled", ["mailgun_signing_key"]],
   ["snowplow_enabled", ["snowplow_collector_hostname"]],
+  // ee/lib/ee/api/helpers/settings_helpers.rb
+  ["elasticsearch_indexing", ["elasticsearch_url"]],
+  ["secret_detection_token_revocation_enabled", ["secret_detection_token_revocation_url", "secret_detection_revocation_token_types_url"]],
 ];
 
 /** GET /application/settings */
@@ -101,6 +110,17 @@ applicationSettingsRoutes.put("/application/settings", { params: UpdateSettings 
     const alias = (SETTINGS[name] as SettingDef).alias;
     if (alias && params[alias] !== undefined) params[name] = params[alias];
   }
+  // The `*_raw` texts write their lists.
+  for (const [raw, list] of Object.entries(RAW_LISTS)) if (params[raw] !== undefined) params[list] = rawToList(params[raw] as string | null);
+  // `performance_bar_allowed_group_path=` and `performance_bar_enabled=` write `performance_bar_allowed_group_id`:
+  // the group at that path (none when there is no such group or the path is blank); disabling clears it.
+  if (params.performance_bar_allowed_group_path !== undefined) {
+    const path = ((params.performance_bar_allowed_group_path as string | null) ?? "").trim();
+    params.performance_bar_allowed_group_id = path === "" ? null : ((await loadGroup(c, path))?.id ?? null);
+  }
+  if (params.performance_bar_enabled === false) params.performance_bar_allowed_group_id = null;
+  delete params.performance_bar_allowed_group_path;
+  delete params.performance_bar_enabled;
   const errors: Record<string, string[]> = {};
   if (params.restricted_visibility_levels !== undefined) {
     const levels = visibilityLevels(params.restricted_visibility_levels as string[]);

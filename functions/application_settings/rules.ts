@@ -73,7 +73,7 @@ export function validateSettings(s: Settings & Record<string, unknown>): ModelEr
   if ((s.recaptcha_enabled || s.login_recaptcha_protection_enabled) && blank(s.recaptcha_site_key)) add("recaptcha_site_key", "can't be blank");
   if ((s.recaptcha_enabled || s.login_recaptcha_protection_enabled) && blank(s.recaptcha_private_key)) add("recaptcha_private_key", "can't be blank");
   if (s.mailgun_events_enabled && blank(s.mailgun_signing_key)) add("mailgun_signing_key", "can't be blank");
-  for (const name of ["home_page_url", "after_sign_out_path", "asset_proxy_url", "diagram_a_url", "diagram_b_url", "external_authorization_service_url",
+  for (const name of ["static_objects_external_storage_url", "custom_http_clone_url_root", "home_page_url", "after_sign_out_path", "asset_proxy_url", "diagram_a_url", "diagram_b_url", "external_authorization_service_url",
     "gitpod_url", "sourcegraph_url", "help_page_support_url", "help_page_documentation_base_url"]) {
     const v = s[name];
     if (typeof v === "string" && v !== "" && !isUrl(v)) add(name, "must be a valid URL");
@@ -120,6 +120,51 @@ export function validateSettings(s: Settings & Record<string, unknown>): ModelEr
     if (!allowed.includes(Number(s[name])))
       add(name, `must be ${exclusiveSentence(["forbidden", "allowed", ...KEY_SIZES[kind]])}`);
   }
+  // The settings of visible_attributes (GitLab 15.4 app/models/application_setting.rb, ee/app/models/ee/application_setting.rb).
+  if (s.hashed_storage_enabled === false) add("hashed_storage_enabled", "Hashed storage can't be disabled anymore for new projects");
+  range(errors, "max_yaml_size_bytes", s.max_yaml_size_bytes, 0, null, true);
+  range(errors, "max_yaml_depth", s.max_yaml_depth, 0, null, true);
+  if (s.unique_ips_limit_enabled) {
+    range(errors, "unique_ips_limit_per_user", s.unique_ips_limit_per_user, 1, null);
+    range(errors, "unique_ips_limit_time_window", s.unique_ips_limit_time_window, 0, null);
+  }
+  // Commit::DEFAULT_MAX_DIFF_{FILES,LINES}_SETTING and MAX_DIFF_{FILES,LINES}_SETTING_UPPER_BOUND.
+  range(errors, "diff_max_files", s.diff_max_files, 1000, 3000);
+  range(errors, "diff_max_lines", s.diff_max_lines, 50000, 100000);
+  for (const name of ["project_import_limit", "project_export_limit", "project_download_export_limit", "group_import_limit", "group_export_limit",
+    "group_download_export_limit", "search_rate_limit", "search_rate_limit_unauthenticated"])
+    range(errors, name, s[name], 0, MAX_INT);
+  for (const name of ["container_registry_delete_tags_service_timeout", "container_registry_expiration_policies_worker_capacity",
+    "container_registry_cleanup_tags_service_max_list_size", "container_registry_import_max_tags_count", "container_registry_import_max_retries",
+    "container_registry_import_start_max_retries", "container_registry_import_max_step_duration", "container_registry_pre_import_timeout",
+    "container_registry_import_timeout", "sidekiq_job_limiter_compression_threshold_bytes", "sidekiq_job_limiter_limit_bytes",
+    "elasticsearch_indexed_field_length_limit", "elasticsearch_client_request_timeout", "elasticsearch_shards", "elasticsearch_replicas",
+    "repository_size_limit", "shared_runners_minutes"])
+    range(errors, name, s[name], 0, null);
+  range(errors, "deactivate_dormant_users_period", s.deactivate_dormant_users_period, 0, null, true);
+  if (s.sentry_enabled && blank(s.sentry_dsn)) add("sentry_dsn", "can't be blank");
+  if (s.sentry_enabled && blank(s.sentry_environment)) add("sentry_environment", "can't be blank");
+  if (typeof s.email_restrictions === "string" && s.email_restrictions !== "") {
+    try {
+      new RegExp(s.email_restrictions);
+    } catch (e) {
+      // Differs from GitLab: the reason after the prefix is JavaScript's wording, not RE2's.
+      add("email_restrictions", `not valid RE2 syntax: ${(e as Error).message}`);
+    }
+  }
+  // app/validators/json_schemas/application_setting_kroki_formats.json: only these formats, each a boolean.
+  const kroki = s.kroki_formats;
+  if (kroki !== null && typeof kroki === "object" && Object.entries(kroki).some(([k, v]) => !["blockdiag", "bpmn", "excalidraw"].includes(k) || typeof v !== "boolean"))
+    add("kroki_formats", "must be a valid json schema");
+  for (const name of ["elasticsearch_indexed_file_size_limit_kb", "elasticsearch_max_bulk_concurrency", "elasticsearch_max_bulk_size_mb"])
+    range(errors, name, s[name], 0, null, true);
+  for (const name of ["max_personal_access_token_lifetime", "max_ssh_key_lifetime"]) range(errors, name, s[name], 0, 365, true);
+  for (const name of ["mirror_max_capacity", "mirror_max_delay", "mirror_capacity_threshold"]) range(errors, name, s[name], 0, null, true);
+  if (typeof s.mirror_capacity_threshold === "number" && typeof s.mirror_max_capacity === "number" && s.mirror_capacity_threshold > s.mirror_max_capacity)
+    add("mirror_capacity_threshold", "Project's mirror capacity threshold can't be higher than it's maximum capacity");
+  range(errors, "git_two_factor_session_expiry", s.git_two_factor_session_expiry, 1, 10080);
+  if (typeof s.email_additional_text === "string" && s.email_additional_text.length > 10000)
+    add("email_additional_text", "is too long (maximum is 10000 characters)");
   const prefix = s.personal_access_token_prefix;
   if (typeof prefix === "string" && prefix !== "") {
     if (!/^[a-zA-Z0-9_+=/@:.-]+$/.test(prefix))

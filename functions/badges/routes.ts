@@ -58,7 +58,7 @@ for (const kind of ["project", "group"] as const) {
   const base = `/${kind}s/:id/badges`;
 
   /** GET /{projects,groups}/:id/badges (lib/api/badges.rb) */
-  badgesRoutes.get(base, async (c) => {
+  badgesRoutes.get(base, { params: ListBadges }, async (c) => {
     const params = await readParams(c, ListBadges);
     const s = await findSource(c, kind, false);
     const page = pageOf(params);
@@ -86,7 +86,7 @@ for (const kind of ["project", "group"] as const) {
   });
 
   /** POST /{projects,groups}/:id/badges (lib/api/badges.rb) */
-  badgesRoutes.post(base, async (c) => {
+  badgesRoutes.post(base, { params: CreateBadge }, async (c) => {
     const params = await readParams(c, CreateBadge);
     const s = await findSource(c, kind, true);
     const values = { name: params.name ?? null, linkUrl: params.link_url, imageUrl: params.image_url };

@@ -254,7 +254,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", { params: pa
  * (matched on its new position, as GitLab does), a LegacyDiffNote on that line, else a plain note.
  * Differs from GitLab: no note webhook and no mention to-dos for commit notes yet.
  */
-commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", { response: CommitNote }, async (c) => {
+commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", { params: [PostLineComment, PostComment], response: CommitNote }, async (c) => {
   // A note needs an author: anonymous callers get the 401 of `authenticate!`.
   const user = requireUser(c).user;
   const project = await authorizedProject(c, "download_code");
@@ -293,10 +293,10 @@ commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", { response:
 });
 
 /** POST /projects/:id/repository/commits/:sha/cherry_pick (lib/api/commits.rb, Commits::CherryPickService) */
-commitsRoutes.post("/projects/:id/repository/commits/:sha/cherry_pick", (c) => pick(c, "cherry_pick"));
+commitsRoutes.post("/projects/:id/repository/commits/:sha/cherry_pick", { params: CherryPick }, (c) => pick(c, "cherry_pick"));
 
 /** POST /projects/:id/repository/commits/:sha/revert (lib/api/commits.rb, Commits::RevertService) */
-commitsRoutes.post("/projects/:id/repository/commits/:sha/revert", (c) => pick(c, "revert"));
+commitsRoutes.post("/projects/:id/repository/commits/:sha/revert", { params: Revert }, (c) => pick(c, "revert"));
 
 async function pick(c: Ctx, kind: PickKind) {
   const project = await authorizedProject(c, "download_code");

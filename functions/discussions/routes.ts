@@ -91,7 +91,7 @@ for (const family of FAMILIES) {
   const { base, type } = family;
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions (lib/api/discussions.rb) */
-  discussionsRoutes.get(base, { response: [Discussion] }, async (c) => {
+  discussionsRoutes.get(base, { params: List, response: [Discussion] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, List);
     const n = await noteable(c, type, params.noteable_id);
@@ -112,7 +112,7 @@ for (const family of FAMILIES) {
   });
 
   /** POST /:parent/:id/:noteables/:noteable_id/discussions: a new thread (lib/api/discussions.rb) */
-  discussionsRoutes.post(base, { response: Discussion }, async (c) => {
+  discussionsRoutes.post(base, { params: CreateThread, response: Discussion }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, CreateThread);
     const n = await noteable(c, type, params.noteable_id);

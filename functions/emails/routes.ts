@@ -82,7 +82,7 @@ emailsRoutes.get("/user/emails", { params: pageParams, paginated: true }, async 
 });
 
 /** GET /user/emails/:email_id */
-emailsRoutes.get("/user/emails/:email_id", async (c) => {
+emailsRoutes.get("/user/emails/:email_id", { params: EmailId }, async (c) => {
   const actor = requireUser(c);
   const emailId = await readEmailId(c);
   const row = emailId === null ? null : await q.findEmail(c.var.db(), actor.user.id, emailId);
@@ -98,7 +98,7 @@ emailsRoutes.post("/user/emails", { params: AddEmail }, async (c) => {
 });
 
 /** DELETE /user/emails/:email_id: 204. */
-emailsRoutes.delete("/user/emails/:email_id", async (c) => {
+emailsRoutes.delete("/user/emails/:email_id", { params: EmailId }, async (c) => {
   const actor = requireUser(c);
   return deleteOne(c, actor.user);
 });
@@ -125,7 +125,7 @@ emailsRoutes.post("/users/:id{[0-9]+}/emails", { params: AdminAddEmail }, async 
 });
 
 /** DELETE /users/:id/emails/:email_id: 204. */
-emailsRoutes.delete("/users/:id{[0-9]+}/emails/:email_id", async (c) => {
+emailsRoutes.delete("/users/:id{[0-9]+}/emails/:email_id", { params: EmailId }, async (c) => {
   await readEmailId(c);
   requireAdmin(c);
   const user = await findTarget(c);

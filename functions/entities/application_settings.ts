@@ -1,6 +1,6 @@
 import type { ApplicationSettings } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef } from "./settings_catalog";
+import { RAW_LISTS, SETTINGS, SETTING_NAMES, settingsFromRow, type SettingDef } from "./settings_catalog";
 
 /** `archive_builds_in_human_readable`: ChronicDuration.output(seconds, format: :long): "15 days", "1 month", "2 years 3 days". */
 function formatDuration(seconds: number): string {
@@ -25,7 +25,7 @@ export function applicationSetting(row: ApplicationSettings | null, ctx: Present
   const out: Record<string, unknown> = { id: 1 };
   for (const name of SETTING_NAMES) {
     const def: SettingDef = SETTINGS[name];
-    if (def.secret) continue;
+    if (def.secret || def.hidden) continue;
     let value = s[name];
     if (name === "restricted_visibility_levels") value = (value as number[]).map((l) => VISIBILITY_NAMES[l]);
     // Stored as seconds (`archive_builds_in_seconds`), answered as ChronicDuration's long form.
@@ -34,6 +34,8 @@ export function applicationSetting(row: ApplicationSettings | null, ctx: Present
     out[name] = value;
     if (def.alias) out[def.alias] = value;
   }
+  // `*_raw`: the list as one text, a line per entry (`array_to_string`).
+  for (const [raw, list] of Object.entries(RAW_LISTS)) out[raw] = ((s[list] as string[] | null) ?? []).join("\n");
   out.created_at = isoTime(row?.createdAt ?? null);
   out.updated_at = isoTime(row?.updatedAt ?? null);
   return out;

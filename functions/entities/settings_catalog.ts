@@ -7,7 +7,7 @@
  * It lives with the presenters because it is what API::Entities::ApplicationSetting exposes (GitLab's
  * entity reads `ApplicationSetting.defaults.keys` too); loading, validation and key rules import it.
  */
-export type SettingType = "boolean" | "integer" | "float" | "string" | "strings" | "integers" | "visibility" | "visibilities" | "hash";
+export type SettingType = "boolean" | "integer" | "float" | "string" | "strings" | "integers" | "visibility" | "visibilities" | "hash" | "datetime";
 
 export type SettingDef = {
   type: SettingType;
@@ -18,7 +18,33 @@ export type SettingDef = {
   secret?: true;
   /** Another (deprecated) name the API also takes for this setting. */
   alias?: string;
+  /**
+   * Not answered by GET (API::Entities::ApplicationSetting leaves it out) though it is stored and taken:
+   * `performance_bar_enabled`, and the lists GitLab 15.4 takes only as their `*_raw` text.
+   */
+  hidden?: true;
 };
+
+/**
+ * The `*_raw` settings of ApplicationSettingImplementation: a list setting written and read as one text.
+ * Writing splits it (`strings_to_array`: commas, semicolons and line breaks, blanks dropped, each once);
+ * reading joins the list with line breaks (`array_to_string`).
+ */
+export const RAW_LISTS = {
+  domain_denylist_raw: "domain_denylist",
+  domain_allowlist_raw: "domain_allowlist",
+  outbound_local_requests_allowlist_raw: "outbound_local_requests_whitelist",
+  protected_paths_raw: "protected_paths",
+  notes_create_limit_allowlist_raw: "notes_create_limit_allowlist",
+  users_get_by_id_limit_allowlist_raw: "users_get_by_id_limit_allowlist",
+} as const;
+export type RawListName = keyof typeof RAW_LISTS;
+
+/** `strings_to_array`: split on `,`, `;` and line breaks, stripped, blanks dropped, duplicates once. */
+export function rawToList(text: string | null): string[] {
+  if (!text) return [];
+  return [...new Set(text.split(/\s*[,;]\s*|\s*\n\s*/).map((v) => v.trim()).filter((v) => v !== ""))];
+}
 
 export const IMPORT_SOURCES = ["github", "bitbucket", "bitbucket_server", "gitlab", "fogbugz", "git", "gitlab_project", "gitea", "manifest", "phabricator"] as const;
 
@@ -162,8 +188,9 @@ export const SETTINGS = {
   throttle_unauthenticated_deprecated_api_enabled: bool(false),
   throttle_unauthenticated_deprecated_api_period_in_seconds: int(3600),
   throttle_unauthenticated_deprecated_api_requests_per_period: int(3600),
-  // Stored and answered; Edgeforge serves no web pages, LFS batch or protected sign-in paths under these
-  // names, so no request falls under them (deliberate difference: nothing to throttle).
+  // Stored and answered; Edgeforge serves no web pages or protected sign-in paths under these names, so
+  // no request falls under them (deliberate difference: nothing to throttle). The Git LFS family acts on
+  // signed-in LFS requests (shared/settings/throttle.ts `throttleGitLfs`).
   throttle_authenticated_web_enabled: bool(false),
   throttle_authenticated_web_period_in_seconds: int(3600),
   throttle_authenticated_web_requests_per_period: int(7200),
@@ -259,6 +286,140 @@ export const SETTINGS = {
   inactive_projects_min_size_mb: int(0),
   inactive_projects_send_warning_email_after_months: int(1),
   valid_runner_registrars: strs(["project", "group"], { values: ["project", "group"] }),
+
+  // GitLab 15.4's `optional(*Helpers::SettingsHelpers.optional_attributes)`: the settings of
+  // ApplicationSettingsHelper#visible_attributes, #external_authorization_service_attributes and
+  // EE::ApplicationSettingsHelper (#visible_attributes, .possible_licensed_attributes) that the explicit
+  // parameters above do not name. Defaults: ApplicationSettingImplementation.defaults and
+  // db/structure.sql. Those Edgeforge acts on say so; the others are stored and answered only.
+  static_objects_external_storage_url: str(null),
+  // Write-only in Edgeforge: a credential (GitLab's entity answers it).
+  static_objects_external_storage_auth_token: str(null, { secret: true }),
+  container_registry_expiration_policies_caching: bool(true),
+  force_pages_access_control: bool(false),
+  hashed_storage_enabled: bool(true),
+  hide_third_party_offers: bool(false),
+  max_yaml_size_bytes: int(1048576),
+  max_yaml_depth: int(100),
+  mirror_available: bool(true),
+  notify_on_unknown_sign_in: bool(true),
+  pages_domain_verification_enabled: bool(true),
+  // Write-only (the entity leaves both out): they set `performance_bar_allowed_group_id`.
+  performance_bar_allowed_group_path: str(null, { hidden: true }),
+  performance_bar_enabled: bool(false, { hidden: true }),
+  kroki_formats: { type: "hash", default: {} },
+  time_tracking_limit_to_hours: bool(false),
+  unique_ips_limit_enabled: bool(false),
+  unique_ips_limit_per_user: int(10),
+  unique_ips_limit_time_window: int(3600),
+  usage_ping_features_enabled: bool(false),
+  version_check_enabled: bool(true),
+  web_ide_clientside_preview_enabled: bool(false),
+  diff_max_files: int(1000),
+  diff_max_lines: int(50000),
+  protected_ci_variables: bool(true),
+  custom_http_clone_url_root: str(null),
+  email_restrictions_enabled: bool(false),
+  email_restrictions: str(null),
+  // Differs from GitLab: only `project_export_limit` acts (POST /projects/:id/export, per user and minute);
+  // the download and import limits (1 and 6 a minute) are stored and answered, not enforced.
+  project_import_limit: int(6),
+  project_export_limit: int(6),
+  project_download_export_limit: int(1),
+  group_import_limit: int(6),
+  group_export_limit: int(6),
+  group_download_export_limit: int(1),
+  container_registry_delete_tags_service_timeout: int(250),
+  container_registry_expiration_policies_worker_capacity: int(4),
+  container_registry_cleanup_tags_service_max_list_size: int(200),
+  container_registry_import_max_tags_count: int(100),
+  container_registry_import_max_retries: int(3),
+  container_registry_import_start_max_retries: int(50),
+  container_registry_import_max_step_duration: int(300),
+  container_registry_pre_import_timeout: int(1800),
+  container_registry_import_timeout: int(600),
+  container_registry_import_target_plan: str("free"),
+  container_registry_import_created_before: { type: "datetime", default: "2022-01-23T00:00:00.000Z" },
+  sentry_enabled: bool(false),
+  sentry_dsn: str(null),
+  sentry_clientside_dsn: str(null),
+  sentry_environment: str(null),
+  // Differs from GitLab: a name outside the enum is Grape's 400 (`does not have a valid value`); GitLab's
+  // enum setter raises ArgumentError.
+  sidekiq_job_limiter_mode: str("compress", { values: ["track", "compress"] }),
+  sidekiq_job_limiter_compression_threshold_bytes: int(100000),
+  sidekiq_job_limiter_limit_bytes: int(0),
+  search_rate_limit: int(30),
+  search_rate_limit_unauthenticated: int(10),
+  deactivate_dormant_users: bool(false),
+  deactivate_dormant_users_period: int(90),
+  // Only through `*_raw` in 15.4 (RAW_LISTS); not answered under these names.
+  notes_create_limit_allowlist: strs([], { hidden: true }),
+  users_get_by_id_limit_allowlist: strs([], { hidden: true }),
+  external_auth_client_cert: str(null),
+  // Write-only in Edgeforge: credentials (GitLab's entity answers them).
+  external_auth_client_key: str(null, { secret: true }),
+  external_auth_client_key_pass: str(null, { secret: true }),
+  // EE::ApplicationSettingsHelper#visible_attributes.
+  elasticsearch_aws: bool(false),
+  elasticsearch_aws_access_key: str(null),
+  elasticsearch_aws_region: str("us-east-1"),
+  // Write-only in Edgeforge: a credential.
+  elasticsearch_aws_secret_access_key: str(null, { secret: true }),
+  elasticsearch_client_request_timeout: int(0),
+  elasticsearch_indexed_field_length_limit: int(0),
+  elasticsearch_indexed_file_size_limit_kb: int(1024),
+  elasticsearch_indexing: bool(false),
+  elasticsearch_limit_indexing: bool(false),
+  elasticsearch_max_bulk_concurrency: int(10),
+  elasticsearch_max_bulk_size_mb: int(10),
+  elasticsearch_namespace_ids: { type: "integers", default: [] },
+  elasticsearch_pause_indexing: bool(false),
+  elasticsearch_project_ids: { type: "integers", default: [] },
+  elasticsearch_replicas: int(1),
+  elasticsearch_search: bool(false),
+  elasticsearch_shards: int(5),
+  elasticsearch_url: str("http://localhost:9200"),
+  elasticsearch_username: str(null),
+  // Write-only in Edgeforge: a credential.
+  elasticsearch_password: str(null, { secret: true }),
+  elasticsearch_analyzers_smartcn_enabled: bool(false),
+  elasticsearch_analyzers_smartcn_search: bool(false),
+  elasticsearch_analyzers_kuromoji_enabled: bool(false),
+  elasticsearch_analyzers_kuromoji_search: bool(false),
+  enforce_namespace_storage_limit: bool(false),
+  help_text: str(null),
+  lock_memberships_to_ldap: bool(false),
+  max_personal_access_token_lifetime: int(null),
+  max_ssh_key_lifetime: int(null),
+  repository_size_limit: int(0),
+  secret_detection_token_revocation_enabled: bool(false),
+  secret_detection_token_revocation_url: str(null),
+  // Write-only in Edgeforge: a credential.
+  secret_detection_token_revocation_token: str(null, { secret: true }),
+  secret_detection_revocation_token_types_url: str(null),
+  shared_runners_minutes: int(0),
+  // EE::ApplicationSettingsHelper.possible_licensed_attributes.
+  mirror_max_capacity: int(100),
+  mirror_max_delay: int(300),
+  mirror_capacity_threshold: int(50),
+  disable_overriding_approvers_per_merge_request: bool(false),
+  prevent_merge_requests_author_approval: bool(false),
+  prevent_merge_requests_committers_approval: bool(false),
+  // Acted on: users' passwords (users/model.ts), as EE's Password::ComplexityValidator.
+  password_number_required: bool(false),
+  password_symbol_required: bool(false),
+  password_uppercase_required: bool(false),
+  password_lowercase_required: bool(false),
+  email_additional_text: str(null),
+  git_two_factor_session_expiry: int(15),
+  group_owners_can_manage_default_branch_protection: bool(true),
+  default_project_deletion_protection: bool(false),
+  updating_name_disabled_for_users: bool(false),
+  maven_package_requests_forwarding: bool(true),
+  pypi_package_requests_forwarding: bool(true),
+  maintenance_mode: bool(false),
+  maintenance_mode_message: str(null),
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingName = keyof typeof SETTINGS;

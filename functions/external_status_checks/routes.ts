@@ -108,7 +108,7 @@ for (const { prefix, id } of CHECK_PATHS) {
   const Update = ItemId.extend(UpdateFields);
 
   /** GET …/external_status_checks: Maintainers (`admin_project`), else 401; paginated. */
-  externalStatusChecksRoutes.get(base, async (c) => {
+  externalStatusChecksRoutes.get(base, { params: pageParams }, async (c) => {
     const project = await authorizedProject(c, null, { signedIn: true });
     const page = pageOf(await readParams(c, pageParams));
     if (!allowed(c.var.actor, "admin_project", project)) throw unauthorized();
@@ -118,7 +118,7 @@ for (const { prefix, id } of CHECK_PATHS) {
   });
 
   /** POST …/external_status_checks (ExternalStatusChecks::CreateService): 201. */
-  externalStatusChecksRoutes.post(base, async (c) => {
+  externalStatusChecksRoutes.post(base, { params: CreateCheck }, async (c) => {
     const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParams(c, CreateCheck);
     if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
@@ -130,7 +130,7 @@ for (const { prefix, id } of CHECK_PATHS) {
   });
 
   /** PUT …/external_status_checks/:check_id (ExternalStatusChecks::UpdateService): what was sent changes. */
-  externalStatusChecksRoutes.put(item, async (c) => {
+  externalStatusChecksRoutes.put(item, { params: Update }, async (c) => {
     const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParamsWithPath(c, Update);
     if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
@@ -148,7 +148,7 @@ for (const { prefix, id } of CHECK_PATHS) {
    * `{"message": ["Not allowed"]}`; GitLab 15.4's `destroy_conditionally!` ignores the service's refusal
    * and answers 204 without deleting anything.
    */
-  externalStatusChecksRoutes.delete(item, async (c) => {
+  externalStatusChecksRoutes.delete(item, { params: ItemId }, async (c) => {
     const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParamsWithPath(c, ItemId);
     const check = await findCheck(c, project, params[id]);
@@ -181,9 +181,10 @@ async function sourceHead(c: Ctx, mr: MergeRequestWithAssignees): Promise<string
  * GET /projects/:id/merge_requests/:merge_request_iid/status_checks: the checks that apply to the
  * target branch, each with its status at the source branch's head (paginated).
  */
-externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", { paginated: true }, async (c) => {
+const ListStatusChecks = Iid.extend(pageParams.shape);
+externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", { params: ListStatusChecks, paginated: true }, async (c) => {
   const project = await authorizedProject(c, null, { signedIn: true });
-  const params = await readParamsWithPath(c, Iid.extend(pageParams.shape));
+  const params = await readParamsWithPath(c, ListStatusChecks);
   const mr = await findApprovable(c, project, params.merge_request_iid);
   const page = pageOf(params);
   const db = c.var.db();

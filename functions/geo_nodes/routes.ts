@@ -72,7 +72,7 @@ async function ownStatus(c: Ctx, node: q.GeoNode): Promise<GeoNodeStatusRow> {
 }
 
 /** POST /geo_nodes */
-geoNodesRoutes.post("/geo_nodes", async (c) => {
+geoNodesRoutes.post("/geo_nodes", { params: CreateNode }, async (c) => {
   requireAdmin(c);
   const params = validateParams(await rawParams(c), CreateNode);
   await requirePrimaryInstance(c);
@@ -83,7 +83,7 @@ geoNodesRoutes.post("/geo_nodes", async (c) => {
 });
 
 /** GET /geo_nodes */
-geoNodesRoutes.get("/geo_nodes", { paginated: true }, async (c) => {
+geoNodesRoutes.get("/geo_nodes", { params: pageParams, paginated: true }, async (c) => {
   requireAdmin(c);
   const page = pageOf(validateParams(await rawParams(c), pageParams));
   const list = await q.listGeoNodes(c.var.db(), page);
@@ -96,7 +96,7 @@ geoNodesRoutes.get("/geo_nodes", { paginated: true }, async (c) => {
  * each request; secondaries report theirs to their primary over the Geo API, which is not built, so
  * only this instance's own node (when it is registered) has one.
  */
-geoNodesRoutes.get("/geo_nodes/status", { paginated: true }, async (c) => {
+geoNodesRoutes.get("/geo_nodes/status", { params: pageParams, paginated: true }, async (c) => {
   requireAdmin(c);
   const page = pageOf(validateParams(await rawParams(c), pageParams));
   const list = await q.listGeoNodes(c.var.db(), { page: 1, perPage: 100, offset: 0, limit: 100 });
@@ -108,16 +108,17 @@ geoNodesRoutes.get("/geo_nodes/status", { paginated: true }, async (c) => {
 });
 
 /** GET /geo_nodes/:id */
-geoNodesRoutes.get("/geo_nodes/:id", async (c) => {
+geoNodesRoutes.get("/geo_nodes/:id", { params: OneNode }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   return present(c, await findNode(c, id), geoNode, { currentName: currentName(c) });
 });
 
 /** GET /geo_nodes/:id/status: the own node's live status; another node has none here. */
-geoNodesRoutes.get("/geo_nodes/:id/status", async (c) => {
+const NodeStatus = z.object({ id: p.id(), refresh: p.bool().optional() });
+geoNodesRoutes.get("/geo_nodes/:id/status", { params: NodeStatus }, async (c) => {
   requireAdmin(c);
-  const { id } = await readParamsWithPath(c, z.object({ id: p.id(), refresh: p.bool().optional() }), [], []);
+  const { id } = await readParamsWithPath(c, NodeStatus, [], []);
   const node = await findNode(c, id);
   if (!isCurrent(node, currentName(c))) throw notFound("Status for Geo node not found");
   return present(c, await ownStatus(c, node), geoNodeStatus);
@@ -129,7 +130,7 @@ geoNodesRoutes.get("/geo_nodes/:id/status", async (c) => {
  * Differs from GitLab: GitLab 15.4 answers with the node's status entity here (null for a secondary that
  * never reported), the spec and GitLab's documentation with the node.
  */
-geoNodesRoutes.post("/geo_nodes/:id/repair", async (c) => {
+geoNodesRoutes.post("/geo_nodes/:id/repair", { params: OneNode }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   const node = await findNode(c, id);
@@ -152,7 +153,7 @@ geoNodesRoutes.put("/geo_nodes/:id", { params: UpdateNode }, async (c) => {
 });
 
 /** DELETE /geo_nodes/:id: 204. */
-geoNodesRoutes.delete("/geo_nodes/:id", async (c) => {
+geoNodesRoutes.delete("/geo_nodes/:id", { params: OneNode }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   const node = await findNode(c, id);

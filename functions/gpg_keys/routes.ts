@@ -75,10 +75,10 @@ async function revoke(c: Ctx, user: User) {
 // The caller's keys: /user/gpg_keys
 
 /** GET /user/gpg_keys */
-gpgKeysRoutes.get("/user/gpg_keys", async (c) => list(c, requireUser(c).user));
+gpgKeysRoutes.get("/user/gpg_keys", { params: pageParams }, async (c) => list(c, requireUser(c).user));
 
 /** GET /user/gpg_keys/:key_id */
-gpgKeysRoutes.get("/user/gpg_keys/:key_id", async (c) => present(c, await findKey(c, requireUser(c).user), gpgKey));
+gpgKeysRoutes.get("/user/gpg_keys/:key_id", { params: KeyId }, async (c) => present(c, await findKey(c, requireUser(c).user), gpgKey));
 
 /** POST /user/gpg_keys: 201, or 400 with the model's errors. */
 gpgKeysRoutes.post("/user/gpg_keys", { params: AddKey }, async (c) => {
@@ -88,10 +88,10 @@ gpgKeysRoutes.post("/user/gpg_keys", { params: AddKey }, async (c) => {
 });
 
 /** POST /user/gpg_keys/:key_id/revoke: 202. */
-gpgKeysRoutes.post("/user/gpg_keys/:key_id/revoke", async (c) => revoke(c, requireUser(c).user));
+gpgKeysRoutes.post("/user/gpg_keys/:key_id/revoke", { params: KeyId }, async (c) => revoke(c, requireUser(c).user));
 
 /** DELETE /user/gpg_keys/:key_id: 204. */
-gpgKeysRoutes.delete("/user/gpg_keys/:key_id", async (c) => destroy(c, requireUser(c).user));
+gpgKeysRoutes.delete("/user/gpg_keys/:key_id", { params: KeyId }, async (c) => destroy(c, requireUser(c).user));
 
 // ---------------------------------------------------------------------------------------------
 // A user's keys: /users/:id/gpg_keys
@@ -103,7 +103,7 @@ gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys", { params: pageParams }, async (
 });
 
 /** GET /users/:id/gpg_keys/:key_id */
-gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys/:key_id", async (c) => {
+gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys/:key_id", { params: KeyId }, async (c) => {
   await readKeyId(c);
   return present(c, await findKey(c, await findTarget(c)), gpgKey);
 });
@@ -116,14 +116,14 @@ gpgKeysRoutes.post("/users/:id{[0-9]+}/gpg_keys", { params: AddKey }, async (c) 
 });
 
 /** DELETE /users/:id/gpg_keys/:key_id: administrators; 204. */
-gpgKeysRoutes.delete("/users/:id{[0-9]+}/gpg_keys/:key_id", async (c) => {
+gpgKeysRoutes.delete("/users/:id{[0-9]+}/gpg_keys/:key_id", { params: KeyId }, async (c) => {
   await readKeyId(c);
   requireAdmin(c);
   return destroy(c, await findTarget(c));
 });
 
 /** POST /users/:id/gpg_keys/:key_id/revoke: administrators; 202. */
-gpgKeysRoutes.post("/users/:id{[0-9]+}/gpg_keys/:key_id/revoke", async (c) => {
+gpgKeysRoutes.post("/users/:id{[0-9]+}/gpg_keys/:key_id/revoke", { params: KeyId }, async (c) => {
   await readKeyId(c);
   requireAdmin(c);
   return revoke(c, await findTarget(c));

@@ -121,7 +121,7 @@ for (const kind of ["project", "group", "system"] as const) {
   const schema = SCHEMAS[kind];
 
   /** GET /projects/:id/hooks, /groups/:id/hooks, /hooks */
-  hooksRoutes.get(base, { response: [schema] }, async (c) => {
+  hooksRoutes.get(base, { params: pageParams, response: [schema] }, async (c) => {
     const s = await scopeOf(c, kind);
     const params = await readParams(c, pageParams);
     const page = pageOf(params);
@@ -137,7 +137,7 @@ for (const kind of ["project", "group", "system"] as const) {
   });
 
   /** POST /projects/:id/hooks, /groups/:id/hooks, /hooks: 201 with the hook; a refused URL is 422. */
-  hooksRoutes.post(base, { response: schema, errors: [422] }, async (c) => {
+  hooksRoutes.post(base, { params: CREATE[kind], response: schema, errors: [422] }, async (c) => {
     const s = await scopeOf(c, kind);
     const values = valuesOf(await readParams(c, CREATE[kind])) as q.HookValues & { url: string };
     await checkHook(c, kind, values);
@@ -147,7 +147,7 @@ for (const kind of ["project", "group", "system"] as const) {
   });
 
   /** PUT /projects/:id/hooks/:hook_id, /groups/:id/hooks/:hook_id, /hooks/:hook_id */
-  hooksRoutes.put(`${base}/:hook_id`, { response: schema, errors: [422] }, async (c) => {
+  hooksRoutes.put(`${base}/:hook_id`, { params: UPDATE[kind], response: schema, errors: [422] }, async (c) => {
     const s = await scopeOf(c, kind);
     const found = await findHook(c, s.scope);
     const values = valuesOf(await readParams(c, UPDATE[kind]));
@@ -172,7 +172,7 @@ for (const kind of ["project", "group", "system"] as const) {
  * answers 2xx, else 422 with the receiver's body or the reason (blocked URL, no data to sample).
  * Differs from GitLab: release samples are not built (400 for that trigger): Edgeforge has no releases.
  */
-hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", async (c) => {
+hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", { params: TestParams }, async (c) => {
   const s = await scopeOf(c, "project");
   const found = await findHook(c, s.scope);
   const { trigger } = validateParams({ trigger: c.req.param("trigger") }, TestParams);

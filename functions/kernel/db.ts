@@ -141,8 +141,8 @@ async function committedOutcome(env: Bindings, xid: string): Promise<boolean | n
  * one simple-protocol query of two statements), and after a connection-level failure of COMMIT the id's
  * status is read on a fresh session: committed → the callback's result; aborted → the error. When the
  * database does not come back within OUTCOME_DEADLINE_MS the error stands (503): the outcome is
- * unknown, as GitLab's own answer is then. Statements outside transactions (one autocommit statement)
- * have no id to ask about and keep the plain error.
+ * unknown, as GitLab's own answer is then. A write outside a transaction gets the same treatment
+ * (`writeWithKnownOutcome`).
  */
 async function transactionWithKnownOutcome<T>(
   env: Bindings,
@@ -193,6 +193,219 @@ async function transactionWithKnownOutcome<T>(
 }
 
 /**
+ * Whether a statement run outside a transaction may write: INSERT, UPDATE, DELETE or MERGE, or a WITH
+ * whose text holds one (a data-modifying CTE). A `SELECT … FOR UPDATE` behind a WITH is taken as one too,
+ * which costs nothing but the pipelined BEGIN/COMMIT below.
+ */
+const WRITE_STATEMENT = /^\s*(insert|update|delete|merge)\b|^\s*with\b[\s\S]*\b(insert\s+into|update|delete\s+from)\b/i;
+
+function statementText(config: unknown): string {
+  if (typeof config === "string") return config;
+  const text = (config as { text?: unknown } | null)?.text;
+  return typeof text === "string" ? text : "";
+}
+
+/** What the driver's client exposes of its query queue (pg's Client, bundled by @neondatabase/serverless). */
+type PgClient = {
+  query(config: unknown, values?: unknown): unknown;
+  readyForQuery: boolean;
+  queryQueue: unknown[];
+  activeQuery: unknown;
+  release(error?: Error | boolean): void;
+};
+/** pg's Query, as the client drives it. */
+type PgQuery = {
+  name?: string;
+  text?: string;
+  callback?: (error: Error | null, result?: unknown) => void;
+  submit(connection: PgConnection): Error | null;
+  handleRowDescription(msg: unknown): void;
+  handleDataRow(msg: unknown): void;
+  handleCommandComplete(msg: unknown, connection: PgConnection): void;
+  handleEmptyQuery(connection: PgConnection): void;
+  handlePortalSuspended(connection: PgConnection): void;
+  handleCopyInResponse(connection: PgConnection): void;
+  handleError(error: Error, connection: PgConnection): void;
+  handleReadyForQuery(connection: PgConnection): void;
+};
+type PgConnection = { query(text: string): void };
+
+type StatementOutcome = {
+  xid: string | null;
+  /** The statement's own answer arrived in full (its rows, or its error). */
+  answered: boolean;
+  result?: unknown;
+  statementError?: Error;
+  commitError?: Error;
+  /** The session ended before the last answer: the outcome is not known from it. */
+  lost?: Error;
+};
+
+/**
+ * One statement in its own transaction, sent in one round trip: `begin; select txid_current()` (simple
+ * protocol), the statement as the driver sends it (extended protocol, its own Sync), then `commit`, all
+ * written before any answer is read. Postgres answers each in turn and flushes each answer at its
+ * ReadyForQuery, so the transaction's id and the statement's rows reach the client before the COMMIT
+ * runs, as they do in a transaction (`transactionWithKnownOutcome`). A failed statement turns the
+ * COMMIT into a ROLLBACK. Driven as a pg "submittable": the client hands it every message; it stays the
+ * client's active query until the last ReadyForQuery (the client would otherwise let go of it at the
+ * first ReadyForQuery or error).
+ */
+class PipelinedStatement {
+  private phase: 0 | 1 | 2 = 0;
+  private xid: string | null = null;
+  private answered = false;
+  private result: unknown;
+  private statementError?: Error;
+  private commitError?: Error;
+  private settled = false;
+  private settle!: (outcome: StatementOutcome) => void;
+  readonly done = new Promise<StatementOutcome>((resolve) => (this.settle = resolve));
+  private readonly inner: PgQuery;
+
+  constructor(
+    private readonly client: PgClient,
+    config: unknown,
+    values: unknown,
+  ) {
+    // The driver's own Query for the statement (its parsing of rows and types), built by `client.query`
+    // while the client is held busy so that it is queued, not sent; it is taken back from the queue.
+    client.readyForQuery = false;
+    (client.query(config, values) as Promise<unknown>).catch(() => {});
+    this.inner = client.queryQueue.pop() as PgQuery;
+    client.readyForQuery = true;
+    this.inner.callback = (error, result) => {
+      this.answered = true;
+      if (error) this.statementError = error;
+      else this.result = result;
+    };
+  }
+
+  /** The client records a named statement's ParseComplete under the active query's name and text. */
+  get name() {
+    return this.phase === 1 ? this.inner.name : undefined;
+  }
+  get text() {
+    return this.inner.text;
+  }
+
+  submit(connection: PgConnection): null {
+    connection.query("begin; select txid_current()::text as xid");
+    const refused = this.inner.submit(connection);
+    if (refused) this.inner.callback?.(refused);
+    connection.query("commit");
+    return null;
+  }
+
+  /** Stays the client's active query: more answers of this round trip follow. */
+  private hold() {
+    this.client.activeQuery = this;
+    this.client.readyForQuery = false;
+  }
+
+  private finish(lost?: Error) {
+    if (this.settled) return;
+    this.settled = true;
+    const { xid, answered, result, statementError, commitError } = this;
+    this.settle({ xid, answered, result, statementError, commitError, lost });
+  }
+
+  handleRowDescription(msg: unknown) {
+    if (this.phase === 1) this.inner.handleRowDescription(msg);
+  }
+  handleDataRow(msg: { fields: (string | null)[] }) {
+    if (this.phase === 0) this.xid = msg.fields[0] ?? null;
+    else if (this.phase === 1) this.inner.handleDataRow(msg);
+  }
+  handleCommandComplete(msg: unknown, connection: PgConnection) {
+    if (this.phase === 1) this.inner.handleCommandComplete(msg, connection);
+  }
+  handleEmptyQuery(connection: PgConnection) {
+    if (this.phase === 1) this.inner.handleEmptyQuery(connection);
+  }
+  handlePortalSuspended(connection: PgConnection) {
+    if (this.phase === 1) this.inner.handlePortalSuspended(connection);
+  }
+  handleCopyInResponse(connection: PgConnection) {
+    this.inner.handleCopyInResponse(connection);
+  }
+  handleCopyData() {}
+
+  handleError(error: Error, connection: PgConnection) {
+    if (this.settled) return;
+    const severity = (error as { severity?: unknown }).severity;
+    // FATAL or PANIC, or no ErrorResponse at all (the socket closed): the session is gone.
+    if (typeof severity !== "string" || severity === "FATAL" || severity === "PANIC") return this.finish(error);
+    if (this.phase === 1) this.inner.handleError(error, connection);
+    else if (this.phase === 2) this.commitError = error;
+    // An error in phase 0 (BEGIN itself) leaves the statement in autocommit: its own answer says it all.
+    this.hold();
+  }
+
+  handleReadyForQuery(connection: PgConnection) {
+    if (this.phase === 0) {
+      this.phase = 1;
+      this.hold();
+    } else if (this.phase === 1) {
+      if (!this.answered) this.inner.handleReadyForQuery(connection);
+      this.phase = 2;
+      this.hold();
+    } else {
+      this.finish();
+    }
+  }
+}
+
+/**
+ * A write outside a transaction whose answer may be lost must not be reported as failed when it took
+ * effect (as a Postgres restart under load did). It runs as `PipelinedStatement` (no round trip more
+ * than the statement alone); when the session drops after the statement's answer arrived, the
+ * transaction's status is read on a fresh session (`committedOutcome`), as after a lost COMMIT.
+ * When the session dropped before the statement's own answer arrived, the error stands: Postgres sends
+ * that answer before it reads the COMMIT, so only a cut that lost bytes already sent (a network or
+ * proxy cut, not a restart) could have committed such a write.
+ */
+async function writeWithKnownOutcome(env: Bindings, pool: Pool, config: unknown, values: unknown): Promise<unknown> {
+  const client = (await pool.connect()) as unknown as PgClient;
+  let broken: Error | undefined;
+  try {
+    const statement = new PipelinedStatement(client, config, values);
+    client.query(statement);
+    const outcome = await statement.done;
+    if (outcome.lost) {
+      broken = outcome.lost;
+      if (outcome.statementError) throw outcome.statementError;
+      if (!outcome.answered || !outcome.xid || !isDatabaseUnavailable(outcome.lost)) throw outcome.lost;
+      if ((await committedOutcome(env, outcome.xid)) === true) return outcome.result;
+      throw outcome.lost;
+    }
+    if (outcome.statementError) throw outcome.statementError;
+    if (outcome.commitError) throw outcome.commitError;
+    return outcome.result;
+  } finally {
+    client.release(broken ?? undefined);
+  }
+}
+
+/**
+ * A read (a statement that writes nothing) after this request's write committed: when its session drops,
+ * it runs again on a fresh one once the database answers, for up to OUTCOME_DEADLINE_MS. Why: the write
+ * exists, so answering 503 because the read that presents it failed (a label committed, then the SELECT
+ * of its response lost its session to a PostgreSQL restart) tells the client a write that happened did not. A read is safe to run again. Before any write, a lost session is the 503 at once.
+ */
+async function readAfterWrite<T>(run: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + OUTCOME_DEADLINE_MS;
+  for (;;) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() + OUTCOME_RETRY_MS > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
+    }
+  }
+}
+
+/**
  * A fresh pool (max 1 connection) and its Drizzle handle; `onQuery` counts statements, `onRetry` the runs
  * again below (the benches read both per request: X-Query-Count, X-Retry-Count).
  *
@@ -208,12 +421,28 @@ export function createDb(env: Bindings, onQuery?: () => void, onRetry?: () => vo
   // A session that drops while idle emits 'error' on the pool; the next query reports it instead.
   pool.on("error", () => {});
   // Statements outside transactions go through `pool.query`; a transaction takes its own client.
+  // A write among them runs as its own pipelined transaction so that a lost answer has a knowable outcome.
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  pool.query = ((...args: unknown[]) => retrying(() => query(...args), onRetry)) as typeof pool.query;
+  // Once a write of this handle has committed, a read that loses its session waits for the database and
+  // runs again (`readAfterWrite`): the request must not answer an error for a write that exists.
+  let committed = false;
+  const run = async (args: unknown[]) => {
+    if (args.length <= 2 && WRITE_STATEMENT.test(statementText(args[0]))) {
+      const result = await writeWithKnownOutcome(env, pool, args[0], args[1]);
+      committed = true;
+      return result;
+    }
+    return committed ? readAfterWrite(() => query(...args)) : query(...args);
+  };
+  pool.query = ((...args: unknown[]) => retrying(() => run(args), onRetry)) as typeof pool.query;
   const logger = onQuery ? { logQuery: () => onQuery() } : undefined;
   const db = drizzleOn(pool, logger);
   db.transaction = ((fn: (tx: Transaction) => Promise<unknown>, config?: TransactionConfig) =>
-    retrying(() => transactionWithKnownOutcome(env, pool, logger, fn, config), onRetry)) as typeof db.transaction;
+    retrying(async () => {
+      const result = await transactionWithKnownOutcome(env, pool, logger, fn, config);
+      committed = true;
+      return result;
+    }, onRetry)) as typeof db.transaction;
   return { db, pool };
 }
 

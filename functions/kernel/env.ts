@@ -59,6 +59,8 @@ export type Bindings = {
   /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (docs/architecture.md, "Queues, crons and Durable Objects"). */
   ALERTS_QUEUE: Queue<{ receiptId: number }>;
   EXPORTS_QUEUE: Queue<{ kind: "export" | "import"; id: number }>;
+  /** Static assets (wrangler.toml `[assets]`, built by scripts/assets.mjs): the reference page's script. */
+  ASSETS?: Fetcher;
 };
 
 /** Who is calling: the user, through which token, with which scopes. */

@@ -22,17 +22,21 @@ export async function hit(db: Executor, scope: string, period: number, extra: SQ
 }
 
 /** Limits stored as instance settings, checked by the endpoint (`check_rate_limit!`). */
-export type RateLimitKey = "issues_create" | "notes_create";
+export type RateLimitKey = "issues_create" | "notes_create" | "project_export";
 
-const SETTING_COLUMN: Record<RateLimitKey, string> = {
-  issues_create: "issues_create_limit",
-  notes_create: "notes_create_limit",
+/** Gitlab::ApplicationRateLimiter.rate_limits: each key's threshold (its setting, or the setting's default), per minute. */
+const LIMIT_OF: Record<RateLimitKey, SQL> = {
+  issues_create: sql`COALESCE((SELECT issues_create_limit FROM application_settings WHERE id = 1), 300)`,
+  notes_create: sql`COALESCE((SELECT notes_create_limit FROM application_settings WHERE id = 1), 300)`,
+  project_export: sql`COALESCE((SELECT (settings->>'project_export_limit')::int FROM application_settings WHERE id = 1), 6)`,
 };
 
-/** `check_rate_limit!(key, scope: [user])`: 429 with GitLab's body and `Retry-After` when over the limit (0 = unlimited). */
-export async function checkRateLimit(db: Executor, key: RateLimitKey, userId: number): Promise<void> {
-  const limitOf = sql`COALESCE((SELECT ${sql.raw(SETTING_COLUMN[key])} FROM application_settings WHERE id = 1), 300)`;
-  const { count, extra, resetEpoch, nowEpoch } = await hit(db, `${key}:${userId}`, 60, limitOf);
+/**
+ * `check_rate_limit!(key, scope:)`: 429 with GitLab's body and `Retry-After` when over the limit (0 = unlimited).
+ * `scope` is what the limit is counted per (a user's id).
+ */
+export async function checkRateLimit(db: Executor, key: RateLimitKey, scope: number): Promise<void> {
+  const { count, extra, resetEpoch, nowEpoch } = await hit(db, `${key}:${scope}`, 60, LIMIT_OF[key]);
   const limit = Number(extra);
   if (limit > 0 && count > limit)
     throw tooManyRequests(Math.max(1, resetEpoch - nowEpoch), {

@@ -155,9 +155,10 @@ keysRoutes.get("/keys/:id", async (c) => {
  * as GitLab's lib/api/keys.rb does (`key.type == "DeployKey"`): DeployKeyWithUser, the stored key with
  * its projects; any other key as SSHKeyWithUser.
  */
-keysRoutes.get("/keys", async (c) => {
+const KeyByFingerprint = z.object({ fingerprint: p.string() });
+keysRoutes.get("/keys", { params: KeyByFingerprint }, async (c) => {
   requireAdmin(c);
-  const { fingerprint } = await readParams(c, z.object({ fingerprint: p.string() }));
+  const { fingerprint } = await readParams(c, KeyByFingerprint);
   const by = fingerprintQuery(fingerprint);
   if (!by) throw apiError("Failed to return the key", 400);
   const key = await q.findKeyByFingerprint(c.var.db(), by);
@@ -190,9 +191,10 @@ function fingerprintQuery(value: string): { md5: string } | { sha256: string } |
 // Deploy keys
 
 /** GET /deploy_keys: administrators; every deploy key with the projects it may push to. */
-keysRoutes.get("/deploy_keys", { paginated: true }, async (c) => {
+const ListDeployKeys = pageParams.extend({ public: p.bool().optional() });
+keysRoutes.get("/deploy_keys", { params: ListDeployKeys, paginated: true }, async (c) => {
   requireAdmin(c);
-  const params = await readParams(c, pageParams.extend({ public: p.bool().optional() }));
+  const params = await readParams(c, ListDeployKeys);
   const page = pageOf(params);
   const list = await q.listDeployKeys(c.var.db(), !!params.public, page);
   paginate(c, page, list.total);
@@ -261,9 +263,10 @@ keysRoutes.post("/projects/:id/deploy_keys", { params: AddDeployKey }, async (c)
 });
 
 /** PUT /projects/:id/deploy_keys/:key_id: title and `can_push`; the key must be private and the caller maintain a project of it. */
-keysRoutes.put("/projects/:id/deploy_keys/:key_id", async (c) => {
+const UpdateDeployKey = z.object({ title: p.string().optional(), can_push: p.bool().optional() });
+keysRoutes.put("/projects/:id/deploy_keys/:key_id", { params: UpdateDeployKey }, async (c) => {
   const keyId = await readKeyId(c);
-  const params = await readParams(c, z.object({ title: p.string().optional(), can_push: p.bool().optional() }), [
+  const params = await readParams(c, UpdateDeployKey, [
     { atLeastOneOf: ["title", "can_push"] },
   ]);
   const project = await authorizedProject(c, "admin_project", { signedIn: true });

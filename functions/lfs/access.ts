@@ -9,6 +9,7 @@ import { baseUrl } from "../kernel/present";
 import { GitHttpError, actorFromBasic, denied, scopeAllows } from "../shared/git_http/access";
 import { projectLfsEnabled } from "../entities/projects";
 import { lfsMessage } from "../entities/lfs";
+import { throttleGitLfs } from "../shared/settings/throttle";
 
 export type LfsOperation = "download" | "upload";
 
@@ -46,6 +47,7 @@ const lfsEnabled = (project: ProjectWithAccess) => projectLfsEnabled(project);
 export async function lfsAccess(c: Ctx, fullPath: string, operation: LfsOperation): Promise<{ project: ProjectWithAccess; actor: Actor | null }> {
   const actor = await actorFromBasic(c);
   c.set("actor", actor);
+  await throttleGitLfs(c, actor);
   const project = fullPath.includes("/") ? await loadProject(c, fullPath) : null;
   if (!actor) {
     if (operation !== "download" || !project || project.visibilityLevel < Visibility.PUBLIC) throw denied();

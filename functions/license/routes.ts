@@ -27,9 +27,10 @@ licenseRoutes.get("/licenses", async (c) => {
 });
 
 /** POST /license: a license signed with the key of `LICENSE_PUBLIC_KEY`; 201, or 400 with GitLab's message. */
-licenseRoutes.post("/license", async (c) => {
+const AddLicense = z.object({ license: p.string() });
+licenseRoutes.post("/license", { params: AddLicense }, async (c) => {
   requireUser(c);
-  const { license } = await readParams(c, z.object({ license: p.string() }));
+  const { license } = await readParams(c, AddLicense);
   requireAdmin(c);
   const payload = await verifyLicense(license.trim(), c.env.LICENSE_PUBLIC_KEY);
   if (!payload) throw apiError("The license key is invalid. Make sure it is exactly as you received it from GitLab Inc.", 400);

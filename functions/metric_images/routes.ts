@@ -35,7 +35,7 @@ async function loadIssue(c: Ctx) {
 }
 
 /** POST /projects/:id/issues/:issue_iid/metric_images (ee/lib/ee/api/issues.rb) */
-metricImagesRoutes.post(BASE, async (c) => {
+metricImagesRoutes.post(BASE, { params: Upload }, async (c) => {
   const params = await validateParams(await rawParams(c), Upload);
   // `bad_request!('File is too large') if max_file_size_exceeded?` comes before the issue lookup.
   if (params.file.size > MAX_FILE_SIZE) throw badRequest("File is too large");

@@ -8,10 +8,10 @@ import { p } from "../kernel/params";
  * comments, only system notes.
  */
 export const ListNotes = z.object({
-  noteable_id: p.int(),
-  order_by: p.oneOf("created_at", "updated_at").default("created_at"),
-  sort: p.oneOf("asc", "desc").default("desc"),
-  activity_filter: p.oneOf("all_notes", "only_comments", "only_activity").default("all_notes"),
+  noteable_id: p.int().describe("The ID of the noteable"),
+  order_by: p.oneOf("created_at", "updated_at").default("created_at").describe("Return notes ordered by `created_at` or `updated_at` fields."),
+  sort: p.oneOf("asc", "desc").default("desc").describe("Return notes sorted in `asc` or `desc` order."),
+  activity_filter: p.oneOf("all_notes", "only_comments", "only_activity").default("all_notes").describe("The type of notables which are returned."),
   ...pageParams.shape,
 });
 

@@ -30,25 +30,38 @@ const FAMILIES: { base: string; type: NoteableType }[] = [
   { base: "/groups/:id/epics/:noteable_id", type: "Epic" },
 ];
 
-const OneNote = z.object({ note_id: p.int(), noteable_id: p.int() });
+// GitLab's `desc:` of each parameter (lib/api/notes.rb) describes it in the OpenAPI document.
+const noteId = () => p.int().describe("The ID of a note");
+const noteableId = () => p.int().describe("The ID of the noteable");
+const OneNote = z.object({ note_id: noteId(), noteable_id: noteableId() });
 const CreateNote = z.object({
-  noteable_id: p.int(),
-  body: p.string(),
-  confidential: p.bool().optional(),
-  internal: p.bool().optional(),
-  created_at: p.string().optional(),
-  merge_request_diff_head_sha: p.string().optional(),
+  noteable_id: noteableId(),
+  body: p.string().describe("The content of a note"),
+  confidential: p.bool().optional().describe("[Deprecated in 15.5] Renamed to internal"),
+  internal: p.bool().optional().describe("Internal note flag, default is false"),
+  created_at: p.string().optional().describe("The creation date of the note"),
+  merge_request_diff_head_sha: p.string().optional().describe("The SHA of the head commit"),
 });
 /** `body` is optional on issue notes only. */
-const UpdateIssueNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank().optional(), confidential: p.bool().optional() });
-const UpdateNote = z.object({ noteable_id: p.int(), note_id: p.int(), body: p.nonBlank(), confidential: p.bool().optional() });
+const UpdateIssueNote = z.object({
+  noteable_id: noteableId(),
+  note_id: noteId(),
+  body: p.nonBlank().optional().describe("The content of a note"),
+  confidential: p.bool().optional().describe("[Deprecated in 14.10] No longer allowed to update confidentiality of notes"),
+});
+const UpdateNote = z.object({
+  noteable_id: noteableId(),
+  note_id: noteId(),
+  body: p.nonBlank().describe("The content of a note"),
+  confidential: p.bool().optional().describe("[Deprecated in 14.10] No longer allowed to update confidentiality of notes"),
+});
 
 for (const family of FAMILIES) {
   const collection = `${family.base}/notes`;
   const member = `${collection}/:note_id`;
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb) */
-  notesRoutes.get(collection, { response: [Note] }, async (c) => {
+  notesRoutes.get(collection, { params: ListNotes, response: [Note] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListNotes);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -59,7 +72,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `get_note`) */
-  notesRoutes.get(member, { response: Note }, async (c) => {
+  notesRoutes.get(member, { params: OneNote, response: Note }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -70,7 +83,7 @@ for (const family of FAMILIES) {
   });
 
   /** POST /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb, `create_note`) */
-  notesRoutes.post(collection, async (c) => {
+  notesRoutes.post(collection, { params: CreateNote }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, CreateNote);
     await checkRateLimit(c.var.db(), "notes_create", actor.user.id);
@@ -90,9 +103,10 @@ for (const family of FAMILIES) {
   });
 
   /** PUT /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `update_note`) */
-  notesRoutes.put(member, { response: Note }, async (c) => {
+  const Update = family.type === "Issue" ? UpdateIssueNote : UpdateNote;
+  notesRoutes.put(member, { params: Update, response: Note }, async (c) => {
     const actor = requireUser(c);
-    const params = await readParamsWithPath(c, family.type === "Issue" ? UpdateIssueNote : UpdateNote);
+    const params = await readParamsWithPath(c, Update);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
     const found = await findNote(c.var.db(), n, params.note_id);
     if (!found) throw recordNotFound();
@@ -107,7 +121,7 @@ for (const family of FAMILIES) {
   });
 
   /** DELETE /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `delete_note`) */
-  notesRoutes.delete(member, async (c) => {
+  notesRoutes.delete(member, { params: OneNote }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);

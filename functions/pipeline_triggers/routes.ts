@@ -61,8 +61,8 @@ async function triggerPipeline(c: Ctx) {
   return present(c, (await q.pipelineForEntity(c.var.db(), id))!, pipeline, { projectPath: project.fullPath }, 201);
 }
 
-pipelineTriggersRoutes.post("/projects/:id/trigger/pipeline", triggerPipeline);
-pipelineTriggersRoutes.post("/projects/:id/ref/:ref{.+}/trigger/pipeline", triggerPipeline);
+pipelineTriggersRoutes.post("/projects/:id/trigger/pipeline", { params: TriggerPipeline }, triggerPipeline);
+pipelineTriggersRoutes.post("/projects/:id/ref/:ref{.+}/trigger/pipeline", { params: TriggerPipeline }, triggerPipeline);
 
 /** GET /projects/:id/triggers */
 pipelineTriggersRoutes.get("/projects/:id/triggers", { params: pageParams, paginated: true }, async (c) => {

@@ -5,6 +5,7 @@ import { acceptedBody, apiError, paramsError } from "../kernel/errors";
 import { findProject, authorizedProject } from "../kernel/lookup";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
+import { checkRateLimit } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
 import { exportStatus, projectExportStatus } from "../entities/project_export";
 import * as q from "./queries";
@@ -37,6 +38,9 @@ projectExportRoutes.post("/projects/:id/export", { params: StartExport }, async 
     uploadUrl = url;
     uploadMethod = method;
   }
+  // `check_rate_limit! :project_export, scope: current_user` (application setting `project_export_limit`),
+  // once Grape has validated the parameters.
+  await checkRateLimit(c.var.db(), "project_export", actor.user.id);
   const job = await q.createExportJob(c.var.db(), {
     projectId: project.id,
     userId: actor.user.id,

@@ -51,7 +51,7 @@ const StartImport = z.object({
 const ALLOWED_EXTENSIONS = ["gz"];
 
 /** POST /projects/import: 201 with ProjectImportStatus (`import_status: "scheduled"`). */
-projectImportRoutes.post("/projects/import", async (c) => {
+projectImportRoutes.post("/projects/import", { params: StartImport }, async (c) => {
   const actor = requireUser(c);
   // `before { forbidden! unless import_sources.include?('gitlab_project') }`, ahead of the parameters.
   const settings = await loadSettings(c.var.db());

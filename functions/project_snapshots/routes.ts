@@ -21,7 +21,7 @@ const HEADERS = {
 };
 
 /** GET /projects/:id/snapshot: the tar of the bare repository (`wiki=true`: of the wiki's). */
-projectSnapshotsRoutes.get("/projects/:id/snapshot", async (c) => {
+projectSnapshotsRoutes.get("/projects/:id/snapshot", { params: Snapshot }, async (c) => {
   // `before { authorize_read_git_snapshot! }` (authenticated_with_can_read_all_resources!) runs before
   // the parameters are validated and the project is looked up: 401, then 403 even for a project that
   // does not exist, then 400 for a bad `wiki`, then 404.

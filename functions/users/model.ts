@@ -90,13 +90,32 @@ export type UserChanges = {
 
 export type ValidationErrors = Record<string, string[]>;
 
+/** The application settings `password_{number,lowercase,uppercase,symbol}_required`. */
+export type PasswordComplexity = { number: boolean; lowercase: boolean; uppercase: boolean; symbol: boolean };
+
+/** EE's Password::ComplexityValidator::COMPLEXITY_RULES, in its order. */
+const COMPLEXITY_RULES: [keyof PasswordComplexity, RegExp, string][] = [
+  ["number", /\p{N}/u, "requires at least one number"],
+  ["lowercase", /\p{Ll}/u, "requires at least one lowercase letter"],
+  ["uppercase", /\p{Lu}/u, "requires at least one uppercase letter"],
+  ["symbol", /[^\p{N}\p{Lu}\p{Ll}]/u, "requires at least one symbol character"],
+];
+
+/** The complexity rules the settings turn on. */
+export const passwordComplexity = (settings: Record<string, unknown>): PasswordComplexity => ({
+  number: settings.password_number_required === true,
+  lowercase: settings.password_lowercase_required === true,
+  uppercase: settings.password_uppercase_required === true,
+  symbol: settings.password_symbol_required === true,
+});
+
 /**
  * Validates the changes. `verifiedEmails` are the e-mails the user owns (the primary one once
  * confirmed): `public_email` must be one of them. `passwordRequired` is Devise's `password_required?`.
  */
 export function validateUser(
   changes: UserChanges,
-  opts: { passwordRequired: boolean; verifiedEmails: string[]; minimumPasswordLength?: number },
+  opts: { passwordRequired: boolean; verifiedEmails: string[]; minimumPasswordLength?: number; passwordComplexity?: PasswordComplexity },
 ): ValidationErrors {
   // The application setting `minimum_password_length` (Devise's `password_length` lower bound).
   const passwordMin = opts.minimumPasswordLength ?? PASSWORD_MIN;
@@ -112,6 +131,8 @@ export function validateUser(
     if (password === "") add("password", "can't be blank");
     else if (password.length < passwordMin) add("password", `is too short (minimum is ${passwordMin} characters)`);
     else if (password.length > PASSWORD_MAX) add("password", `is too long (maximum is ${PASSWORD_MAX} characters)`);
+    if (password !== "" && opts.passwordComplexity)
+      for (const [rule, pattern, message] of COMPLEXITY_RULES) if (opts.passwordComplexity[rule] && !pattern.test(password)) add("password", message);
   }
   if (changes.name !== undefined) {
     if (changes.name.trim() === "") add("name", "can't be blank");

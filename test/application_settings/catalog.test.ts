@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { SETTINGS, SETTING_NAMES, type SettingDef } from "../../functions/entities/settings_catalog";
 import { statusAndBody } from "../helpers/client";
@@ -70,6 +71,112 @@ const CHANGED: Record<string, unknown> = {
   inactive_projects_min_size_mb: 10,
   inactive_projects_send_warning_email_after_months: 12,
   valid_runner_registrars: ["group"],
+  // GitLab 15.4's settings taken through `optional_attributes` (visible_attributes and EE's).
+  static_objects_external_storage_url: "https://static.example.com",
+  static_objects_external_storage_auth_token: "static-token",
+  container_registry_expiration_policies_caching: false,
+  force_pages_access_control: true,
+  hide_third_party_offers: true,
+  max_yaml_size_bytes: 2097152,
+  max_yaml_depth: 50,
+  mirror_available: false,
+  notify_on_unknown_sign_in: false,
+  pages_domain_verification_enabled: false,
+  kroki_formats: { blockdiag: true, bpmn: false, excalidraw: true },
+  time_tracking_limit_to_hours: true,
+  unique_ips_limit_enabled: true,
+  unique_ips_limit_per_user: 20,
+  unique_ips_limit_time_window: 7200,
+  usage_ping_features_enabled: true,
+  version_check_enabled: false,
+  web_ide_clientside_preview_enabled: true,
+  diff_max_files: 2000,
+  diff_max_lines: 80000,
+  protected_ci_variables: false,
+  custom_http_clone_url_root: "https://git.example.com",
+  email_restrictions_enabled: true,
+  email_restrictions: "\\+",
+  project_import_limit: 7,
+  project_export_limit: 8,
+  project_download_export_limit: 2,
+  group_import_limit: 9,
+  group_export_limit: 10,
+  group_download_export_limit: 3,
+  container_registry_delete_tags_service_timeout: 300,
+  container_registry_expiration_policies_worker_capacity: 5,
+  container_registry_cleanup_tags_service_max_list_size: 300,
+  container_registry_import_max_tags_count: 150,
+  container_registry_import_max_retries: 4,
+  container_registry_import_start_max_retries: 60,
+  container_registry_import_max_step_duration: 400,
+  container_registry_pre_import_timeout: 2000,
+  container_registry_import_timeout: 700,
+  container_registry_import_target_plan: "premium",
+  container_registry_import_created_before: "2022-05-01T12:00:00.000Z",
+  sentry_enabled: true,
+  sentry_dsn: "https://key@sentry.example.com/1",
+  sentry_clientside_dsn: "https://key@sentry.example.com/2",
+  sentry_environment: "production",
+  sidekiq_job_limiter_mode: "track",
+  sidekiq_job_limiter_compression_threshold_bytes: 200000,
+  sidekiq_job_limiter_limit_bytes: 1000000,
+  search_rate_limit: 40,
+  search_rate_limit_unauthenticated: 20,
+  deactivate_dormant_users: true,
+  deactivate_dormant_users_period: 180,
+  external_auth_client_cert: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+  external_auth_client_key: "client-key",
+  external_auth_client_key_pass: "client-pass",
+  elasticsearch_aws: true,
+  elasticsearch_aws_access_key: "aws-key",
+  elasticsearch_aws_region: "eu-west-1",
+  elasticsearch_aws_secret_access_key: "aws-secret",
+  elasticsearch_client_request_timeout: 30,
+  elasticsearch_indexed_field_length_limit: 100,
+  elasticsearch_indexed_file_size_limit_kb: 2048,
+  elasticsearch_indexing: true,
+  elasticsearch_limit_indexing: true,
+  elasticsearch_max_bulk_concurrency: 5,
+  elasticsearch_max_bulk_size_mb: 20,
+  elasticsearch_namespace_ids: [1, 2],
+  elasticsearch_pause_indexing: true,
+  elasticsearch_project_ids: [3],
+  elasticsearch_replicas: 2,
+  elasticsearch_search: true,
+  elasticsearch_shards: 3,
+  elasticsearch_url: "http://search.example.com:9200",
+  elasticsearch_username: "elastic",
+  elasticsearch_password: "elastic-password",
+  elasticsearch_analyzers_smartcn_enabled: true,
+  elasticsearch_analyzers_smartcn_search: true,
+  elasticsearch_analyzers_kuromoji_enabled: true,
+  elasticsearch_analyzers_kuromoji_search: true,
+  enforce_namespace_storage_limit: true,
+  help_text: "Ask the administrators",
+  lock_memberships_to_ldap: true,
+  max_personal_access_token_lifetime: 30,
+  max_ssh_key_lifetime: 60,
+  repository_size_limit: 1000,
+  secret_detection_token_revocation_enabled: true,
+  secret_detection_token_revocation_url: "https://revoke.example.com",
+  secret_detection_token_revocation_token: "revocation-token",
+  secret_detection_revocation_token_types_url: "https://revoke.example.com/types",
+  shared_runners_minutes: 400,
+  mirror_max_capacity: 200,
+  mirror_max_delay: 600,
+  mirror_capacity_threshold: 100,
+  disable_overriding_approvers_per_merge_request: true,
+  prevent_merge_requests_author_approval: true,
+  prevent_merge_requests_committers_approval: true,
+  email_additional_text: "Legal text",
+  git_two_factor_session_expiry: 30,
+  group_owners_can_manage_default_branch_protection: false,
+  default_project_deletion_protection: true,
+  updating_name_disabled_for_users: true,
+  maven_package_requests_forwarding: false,
+  pypi_package_requests_forwarding: false,
+  maintenance_mode: true,
+  maintenance_mode_message: "Upgrading",
 };
 
 /** A valid value of a write-only setting (never answered, so never to be read back). */
@@ -173,5 +280,115 @@ describe("the whole catalog", () => {
       { message: { inactive_projects_send_warning_email_after_months: ["must be less than 3"] } },
     ]);
     expect(await statusAndBody(await put(w, { gitpod_url: "not a url" }))).toEqual([400, { message: { gitpod_url: ["must be a valid URL"] } }]);
+  });
+});
+
+describe("the settings GitLab 15.4 takes through optional_attributes (visible_attributes)", () => {
+  it("takes the `*_raw` lists as one text and answers both forms", async () => {
+    const w = await world();
+    const before = (await (await w.root.get("/application/settings")).json()) as Record<string, unknown>;
+    // The outbound allowlist is read by webhooks elsewhere: it is sent back as it is, in its raw form.
+    const outbound = (before.outbound_local_requests_whitelist as string[]).join("\n");
+    const res = await put(w, {
+      domain_allowlist_raw: "example.com, *.example.org;\nexample.com",
+      domain_denylist_raw: "spam.example\nworse.example",
+      protected_paths_raw: "/users/sign_in\n/oauth/token",
+      notes_create_limit_allowlist_raw: "alice, bob",
+      users_get_by_id_limit_allowlist_raw: "carol",
+      outbound_local_requests_allowlist_raw: outbound,
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({
+      domain_allowlist: ["example.com", "*.example.org"],
+      domain_allowlist_raw: "example.com\n*.example.org",
+      domain_denylist: ["spam.example", "worse.example"],
+      domain_denylist_raw: "spam.example\nworse.example",
+      protected_paths: ["/users/sign_in", "/oauth/token"],
+      protected_paths_raw: "/users/sign_in\n/oauth/token",
+      notes_create_limit_allowlist_raw: "alice\nbob",
+      users_get_by_id_limit_allowlist_raw: "carol",
+      outbound_local_requests_whitelist: before.outbound_local_requests_whitelist,
+    });
+    // The lists GitLab takes only as text are not answered under their own names.
+    expect(body).not.toHaveProperty("notes_create_limit_allowlist");
+    expect(body).not.toHaveProperty("users_get_by_id_limit_allowlist");
+    const restore = await put(w, {
+      domain_allowlist_raw: null,
+      domain_denylist_raw: "",
+      protected_paths: SETTINGS.protected_paths.default,
+      notes_create_limit_allowlist_raw: "",
+      users_get_by_id_limit_allowlist_raw: "",
+    });
+    expect(await restore.json()).toMatchObject({ domain_allowlist: [], domain_allowlist_raw: "", notes_create_limit_allowlist_raw: "" });
+    // `domain_allowlist` defaults to null, which no parameter writes back (GitLab's `_raw=` writes []).
+    await w.db((db) => db.execute(sql`UPDATE application_settings SET settings = settings - 'domain_allowlist' WHERE id = 1`));
+  });
+
+  it("sets performance_bar_allowed_group_id from performance_bar_allowed_group_path, and clears it with performance_bar_enabled=false", async () => {
+    const w = await world();
+    const group = await w.group();
+    const set = (await (await put(w, { performance_bar_allowed_group_path: group.fullPath })).json()) as Record<string, unknown>;
+    expect(set.performance_bar_allowed_group_id).toBe(group.id);
+    expect(set).not.toHaveProperty("performance_bar_allowed_group_path");
+    expect(set).not.toHaveProperty("performance_bar_enabled");
+    expect(((await (await put(w, { performance_bar_enabled: true })).json()) as Record<string, unknown>).performance_bar_allowed_group_id).toBe(group.id);
+    expect(((await (await put(w, { performance_bar_enabled: false })).json()) as Record<string, unknown>).performance_bar_allowed_group_id).toBeNull();
+    await put(w, { performance_bar_allowed_group_path: group.fullPath });
+    expect(((await (await put(w, { performance_bar_allowed_group_path: "no/such/group" })).json()) as Record<string, unknown>).performance_bar_allowed_group_id).toBeNull();
+  });
+
+  it("answers Grape's 400 for a bad value or a missing dependent setting", async () => {
+    const w = await world();
+    expect(await statusAndBody(await put(w, { sidekiq_job_limiter_mode: "zip" }))).toEqual([400, { error: "sidekiq_job_limiter_mode does not have a valid value" }]);
+    expect(await statusAndBody(await put(w, { elasticsearch_namespace_ids: "1,x" }))).toEqual([400, { error: "elasticsearch_namespace_ids is invalid" }]);
+    expect(await statusAndBody(await put(w, { diff_max_lines: "many" }))).toEqual([400, { error: "diff_max_lines is invalid" }]);
+    expect(await statusAndBody(await put(w, { mirror_available: "sometimes" }))).toEqual([400, { error: "mirror_available is invalid" }]);
+    expect(await statusAndBody(await put(w, { container_registry_import_created_before: "yesterday-ish" }))).toEqual([
+      400,
+      { error: "container_registry_import_created_before is invalid" },
+    ]);
+    expect(await statusAndBody(await put(w, { elasticsearch_indexing: true }))).toEqual([400, { error: "elasticsearch_url is missing" }]);
+    expect(await statusAndBody(await put(w, { secret_detection_token_revocation_enabled: true, secret_detection_token_revocation_url: "https://r.example.com" }))).toEqual([
+      400,
+      { error: "secret_detection_revocation_token_types_url is missing" },
+    ]);
+  });
+
+  it("answers the model's 400 for values it refuses", async () => {
+    const w = await world();
+    expect(await statusAndBody(await put(w, { hashed_storage_enabled: false }))).toEqual([
+      400,
+      { message: { hashed_storage_enabled: ["Hashed storage can't be disabled anymore for new projects"] } },
+    ]);
+    expect(await statusAndBody(await put(w, { diff_max_files: 100, diff_max_lines: 200000, git_two_factor_session_expiry: 0 }))).toEqual([
+      400,
+      {
+        message: {
+          diff_max_files: ["must be greater than or equal to 1000"],
+          diff_max_lines: ["must be less than or equal to 100000"],
+          git_two_factor_session_expiry: ["must be greater than or equal to 1"],
+        },
+      },
+    ]);
+    expect(await statusAndBody(await put(w, { mirror_capacity_threshold: 300 }))).toEqual([
+      400,
+      { message: { mirror_capacity_threshold: ["Project's mirror capacity threshold can't be higher than it's maximum capacity"] } },
+    ]);
+    expect(await statusAndBody(await put(w, { kroki_formats: { blockdiag: true, mermaid: true } }))).toEqual([400, { message: { kroki_formats: ["must be a valid json schema"] } }]);
+    expect(await statusAndBody(await put(w, { max_personal_access_token_lifetime: 400, elasticsearch_max_bulk_size_mb: 0 }))).toEqual([
+      400,
+      {
+        message: {
+          elasticsearch_max_bulk_size_mb: ["must be greater than 0"],
+          max_personal_access_token_lifetime: ["must be less than or equal to 365"],
+        },
+      },
+    ]);
+    expect(await statusAndBody(await put(w, { sentry_enabled: true }))).toEqual([
+      400,
+      { message: { sentry_dsn: ["can't be blank"], sentry_environment: ["can't be blank"] } },
+    ]);
+    expect(await statusAndBody(await put(w, { custom_http_clone_url_root: "not a url" }))).toEqual([400, { message: { custom_http_clone_url_root: ["must be a valid URL"] } }]);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { requiresAuthentication } from "../helpers/shared";
 import { world } from "../helpers/world";
+import { batch, lfsContent } from "../helpers/lfs";
 
 // Settings are instance-wide and test files run in parallel: these tests only change settings that no
 // other test reads, and put them back.
@@ -226,5 +227,39 @@ describe("the user and IP rate limits (throttle_*)", () => {
       await w.db((db) => db.execute(sql`DELETE FROM application_rate_limits WHERE key IN (${userKey}, ${ipKey})`));
     }
     expect((await w.as(user).get("/user")).status).toBe(200);
+  });
+
+  it("throttle signed-in Git LFS requests per user (throttle_authenticated_git_lfs)", async () => {
+    const w = await world();
+    const user = await w.user();
+    const project = await w.project({ developers: [user] });
+    const a = await lfsContent();
+    const ask = { operation: "download", objects: [{ oid: a.oid, size: a.size }] };
+    // As above: the counters of this user's current and next 60-second window start one below the limit.
+    const key = `throttle_authenticated_git_lfs:user:${user.id}`;
+    await w.db((db) =>
+      db.execute(sql`INSERT INTO application_rate_limits (key, window_start, count)
+        SELECT ${key}, to_timestamp(floor(extract(epoch FROM now()) / 60) * 60 + s * 60), 999 FROM generate_series(0, 1) s`),
+    );
+    try {
+      // Off (the default), the counter is not consulted.
+      expect((await batch(project, user, ask)).status).toBe(200);
+      const on = await w.root.put("/application/settings", { json: { throttle_authenticated_git_lfs_enabled: true } });
+      expect(on.status).toBe(200);
+      const first = await batch(project, user, ask);
+      const limited = await batch(project, user, ask);
+      expect([first.status, limited.status]).toContain(429);
+      expect(limited.status).toBe(429);
+      expect(await limited.text()).toBe("Retry later\n");
+      expect(limited.headers.get("ratelimit-name")).toBe("throttle_authenticated_git_lfs");
+      expect(limited.headers.get("ratelimit-limit")).toBe("1000");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      // The API throttle is another family: the same user's API requests go on.
+      expect((await w.as(user).get("/user")).status).toBe(200);
+    } finally {
+      await w.root.put("/application/settings", { json: { throttle_authenticated_git_lfs_enabled: false } });
+      await w.db((db) => db.execute(sql`DELETE FROM application_rate_limits WHERE key = ${key}`));
+    }
+    expect((await batch(project, user, ask)).status).toBe(200);
   });
 });

@@ -35,11 +35,18 @@ const answers = (host, port) =>
 function relay(port) {
   let armed = 0;
   let cut = 0;
+  /** `cutWrites`: the statement text that marks the write whose committing answer is dropped. */
+  let writePattern = null;
   const server = net.createServer((client) => {
     const upstream = net.connect({ host: "127.0.0.1", port: 5432 });
     let buffer = Buffer.alloc(0);
     let startup = true;
     let cutting = false;
+    // `cutWrites`: whether this connection sent the marked statement since its last idle ReadyForQuery,
+    // PostgreSQL's messages not yet passed on, and a CommandComplete held until the message after it.
+    let marked = false;
+    let answers = Buffer.alloc(0);
+    let held = null;
     const close = () => { client.destroy(); upstream.destroy(); };
     client.on("error", close);
     upstream.on("error", close);
@@ -52,7 +59,37 @@ function relay(port) {
         close();
         return;
       }
-      client.write(chunk);
+      if (!writePattern && !held && answers.length === 0) {
+        client.write(chunk);
+        return;
+      }
+      // PostgreSQL's messages one by one: the CommandComplete of a write (INSERT, UPDATE, DELETE or
+      // COMMIT) that a ReadyForQuery 'I' follows ended a transaction that committed. On a marked
+      // connection that answer and everything after it are dropped; everything before it passes.
+      answers = Buffer.concat([answers, chunk]);
+      while (answers.length >= 5) {
+        const length = 1 + answers.readInt32BE(1);
+        if (answers.length < length) break;
+        const message = answers.subarray(0, length);
+        answers = answers.subarray(length);
+        if (held) {
+          const idle = message[0] === 0x5a && message[5] === 0x49; // ReadyForQuery 'I'
+          if (idle && marked && writePattern && /^(INSERT|UPDATE|DELETE|COMMIT)\b/.test(held.subarray(5, held.length - 1).toString())) {
+            writePattern = null;
+            cut += 1;
+            close();
+            return;
+          }
+          client.write(held);
+          held = null;
+        }
+        if (message[0] === 0x43) {
+          held = Buffer.from(message); // CommandComplete: passed on with the message after it
+          continue;
+        }
+        if (message[0] === 0x5a && message[5] === 0x49) marked = false;
+        client.write(message);
+      }
     });
     client.on("data", (chunk) => {
       if (cutting) return;
@@ -68,6 +105,8 @@ function relay(port) {
         if (startup) {
           const code = message.readInt32BE(4);
           startup = code === 80877103 || code === 80877104; // SSLRequest / GSSENCRequest: a start-up follows
+        } else if (writePattern && (message[0] === 0x50 || message[0] === 0x51) && message.includes(writePattern)) {
+          marked = true; // a Parse or Query of the marked statement
         } else if (armed > 0 && message[0] === 0x51 && /^\s*commit\s*;?\s*$/i.test(message.subarray(5, length - 1).toString())) {
           armed -= 1;
           cutting = true;
@@ -82,8 +121,10 @@ function relay(port) {
     listen: () => new Promise((resolve, reject) => { server.once("error", reject); server.listen(port, "127.0.0.1", () => resolve(undefined)); }),
     close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
     cutCommits(n) { armed = n; cut = 0; },
+    /** The next write whose statement text holds `pattern` commits, and its committing answer is lost. */
+    cutWrite(pattern) { writePattern = Buffer.from(pattern); cut = 0; },
     get cut() { return cut; },
-    disarm() { armed = 0; },
+    disarm() { armed = 0; writePattern = null; },
   };
 }
 
@@ -139,5 +180,28 @@ describe("a COMMIT whose answer is lost", { skip: !(await answers("127.0.0.1", 5
     assert.deepEqual(milestones.body.map((m) => m.title).sort(), ["M0", "M1", "M2"]);
     // …and each was answered as done.
     assert.deepEqual(outcomes.map((o) => o.status), [200, 200, 200], JSON.stringify(outcomes));
+  });
+
+  it("answers a single-statement write that committed as done, never as failed", { timeout: 120_000 }, async () => {
+    // PUT /users/:id/custom_attributes/:key is one statement (an upsert) outside any transaction.
+    const user = await call("GET", "/user");
+    assert.equal(user.status, 200, JSON.stringify(user.body));
+    const outcomes = [];
+    for (let i = 0; i < 3; i++) {
+      link.cutWrite("user_custom_attributes");
+      const put = await call("PUT", `/users/${user.body.id}/custom_attributes/outcome${i}`, { value: `v${i}` });
+      link.disarm();
+      outcomes.push({ cut: link.cut, status: put.status, body: put.body });
+    }
+    // Every write's committing answer was dropped after PostgreSQL executed it…
+    assert.deepEqual(outcomes.map((o) => o.cut), [1, 1, 1], JSON.stringify(outcomes));
+    // …every value is stored…
+    const stored = await call("GET", `/users/${user.body.id}/custom_attributes`);
+    assert.deepEqual(
+      stored.body.filter((a) => a.key.startsWith("outcome")).map((a) => [a.key, a.value]).sort(),
+      [["outcome0", "v0"], ["outcome1", "v1"], ["outcome2", "v2"]],
+    );
+    // …and each write was answered as done, with what it wrote.
+    assert.deepEqual(outcomes.map((o) => [o.status, o.body.value]), [[200, "v0"], [200, "v1"], [200, "v2"]], JSON.stringify(outcomes));
   });
 });

@@ -35,8 +35,43 @@ describe("GET /api/v4/openapi.json", () => {
 });
 
 describe("GET /api/v4/docs", () => {
-  it("is not built yet, and answers like an unknown route", async () => {
+  it("is the reference page over the document, loading Scalar's script from this Worker only", async () => {
     const res = await get("/api/v4/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.headers.get("content-security-policy")).toMatch(/default-src 'none'; script-src 'self';/);
+    const html = await res.text();
+    expect(html).toContain('data-url="/api/v4/openapi.json"');
+    expect(html).toContain('<script src="/api/v4/docs/scalar.js"></script>');
+    // Nothing from elsewhere: no URL with a host in the page.
+    expect(html).not.toMatch(/https?:\/\//);
+    const configuration = JSON.parse(/data-configuration='([^']*)'/.exec(html)![1].replaceAll("&#39;", "'").replaceAll("&amp;", "&"));
+    expect(configuration).toMatchObject({ withDefaultFonts: false, hideClientButton: true, agent: { disabled: true } });
+  });
+
+  it("is in the document, with the script's route", async () => {
+    const doc = (await (await get("/api/v4/openapi.json")).json()) as { paths: Record<string, Record<string, { tags?: string[] }>> };
+    expect(doc.paths["/api/v4/docs"].get.tags).toEqual(["openapi"]);
+    expect(doc.paths["/api/v4/docs/scalar.js"].get.tags).toEqual(["openapi"]);
+  });
+});
+
+describe("GET /api/v4/docs/scalar.js", () => {
+  it("is @scalar/api-reference's standalone script, a static asset (ASSETS), with its ETag", async () => {
+    const res = await get("/api/v4/docs/scalar.js");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/javascript/);
+    const etag = res.headers.get("etag");
+    expect(etag).toBeTruthy();
+    const script = await res.text();
+    expect(script.length).toBeGreaterThan(1_000_000);
+    expect(script).toContain("@scalar/api-reference@");
+    const again = await worker.fetch(new Request(`${BASE}/api/v4/docs/scalar.js`, { headers: { "If-None-Match": etag! } }));
+    expect(again.status).toBe(304);
+  });
+
+  it("leaves other paths under /docs to the router: an unknown route", async () => {
+    const res = await get("/api/v4/docs/other.js");
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: "404 Not Found" });
   });

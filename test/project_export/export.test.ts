@@ -1,5 +1,5 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { gunzipSync, strFromU8 } from "fflate";
 import { describe, expect, it } from "vitest";
 import { projectTransferJobs } from "../../db/schema";
@@ -93,6 +93,27 @@ describe("POST /projects/:id/export", () => {
     // Miniflare's queue delivers the message to the Worker's consumer, as Cloudflare does.
     const status = await settledStatus(w, maintainer, project.id);
     expect(status).toMatchObject({ id: project.id, path_with_namespace: project.fullPath, export_status: "finished" });
+  });
+
+  it("answers 429 past the application setting project_export_limit (6 a minute per user), after the parameters are checked", async () => {
+    const w = await world();
+    const { maintainer, project } = await exportableProject(w);
+    // The counters of this user's current and next minute start at the limit, so the request is the 7th of
+    // its minute whichever minute it lands in (the setting itself is instance-wide and stays at 6).
+    const key = `project_export:${maintainer.id}`;
+    await w.db((db) =>
+      db.execute(sql`INSERT INTO application_rate_limits (key, window_start, count)
+        SELECT ${key}, to_timestamp(floor(extract(epoch FROM now()) / 60) * 60 + s * 60), 6 FROM generate_series(0, 1) s`),
+    );
+    const path = `/projects/${project.id}/export`;
+    expect(await statusAndBody(await w.as(maintainer).post(path, { json: { upload: { http_method: "PUT" } } }))).toEqual([400, { error: "upload[url] is missing" }]);
+    const limited = await w.as(maintainer).post(path, { json: {} });
+    expect(await statusAndBody(limited)).toEqual([429, { message: { error: "This endpoint has been requested too many times. Try again later." } }]);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await jobsOf(w, project.id)).toEqual([]);
+    // Below the limit again, the export is queued.
+    await w.db((db) => db.execute(sql`DELETE FROM application_rate_limits WHERE key = ${key}`));
+    expect((await w.as(maintainer).post(path, { json: {} })).status).toBe(202);
   });
 
   it("answers GitLab's 400 bodies for a bad upload hash", async () => {

@@ -268,4 +268,17 @@ describe("GET /projects/:id/search", () => {
     expect(await ids(users)).toEqual([member.id]);
     expect(users.headers.get("x-total")).toBe("1");
   });
+
+  it("finds wiki pages by content once the wiki is written, for readers of the wiki only", async () => {
+    const w = await world();
+    const key = word();
+    const [developer, stranger] = [await w.user(), await w.user()];
+    const project = await w.project({ visibility: "private", developers: [developer] });
+    const created = await w.as(developer).post(`/projects/${project.id}/wikis`, { json: { title: "Runbook", content: `line one\nrestart ${key} here\n` } });
+    expect(created.status).toBe(201);
+    const res = await w.as(developer).get(`/projects/${project.id}/search`, { query: { scope: "wiki_blobs", search: key } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([expect.objectContaining({ path: "Runbook.md", startline: 1, data: expect.stringContaining(`restart ${key} here`) })]);
+    expect((await w.as(stranger).get(`/projects/${project.id}/search`, { query: { scope: "wiki_blobs", search: key } })).status).toBe(404);
+  });
 });

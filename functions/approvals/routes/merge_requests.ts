@@ -45,13 +45,13 @@ async function findBoth(c: Ctx) {
 }
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/approvals */
-mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approvals", async (c) => {
+mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approvals", { params: Iid }, async (c) => {
   const { project, mr } = await findBoth(c);
   return present(c, mr, mergeRequestApprovals, await loadState(c, project, mr));
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/approval_state */
-mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_state", async (c) => {
+mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_state", { params: Iid }, async (c) => {
   const { project, mr } = await findBoth(c);
   const { state } = await loadState(c, project, mr);
   return present(c, state, approvalStateEntity);
@@ -82,7 +82,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
 });
 
 /** POST /projects/:id/merge_requests/:merge_request_iid/unapprove (MergeRequests::RemoveApprovalService) */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/unapprove", async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/unapprove", { params: Iid }, async (c) => {
   const actor = requireUser(c);
   const { project, mr } = await findBoth(c);
   if (!(await q.unapprove(c.var.db(), mr, actor.user.id))) throw notFound();
@@ -98,7 +98,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  * dropped silently (EE BaseService#filter_params keeps it only for `update_approvers`). 201 with the
  * approvals, as `GET …/approvals` shows them.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", { deprecated: true }, async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", { params: ApprovalsRequired, deprecated: true }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   const params = await readParamsWithPath(c, ApprovalsRequired);

@@ -72,7 +72,7 @@ async function detailed(c: Ctx, project: ProjectWithAccess, rule: q.ApprovalProj
 }
 
 /** GET /projects/:id/approval_rules (paginated since 15.3) */
-approvalRuleRoutes.get("/projects/:id/approval_rules", { paginated: true }, async (c) => {
+approvalRuleRoutes.get("/projects/:id/approval_rules", { params: pageParams, paginated: true }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   authorizeReadRules(c, project);
@@ -84,7 +84,7 @@ approvalRuleRoutes.get("/projects/:id/approval_rules", { paginated: true }, asyn
 });
 
 /** GET /projects/:id/approval_rules/:approval_rule_id */
-approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", async (c) => {
+approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", { params: RuleId }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   authorizeReadRules(c, project);

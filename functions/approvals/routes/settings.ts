@@ -43,7 +43,7 @@ approvalSettingsRoutes.get("/projects/:id/approvals", async (c) => {
 });
 
 /** POST /projects/:id/approvals (at least one of the six fields) */
-approvalSettingsRoutes.post("/projects/:id/approvals", async (c) => {
+approvalSettingsRoutes.post("/projects/:id/approvals", { params: ChangeSettings }, async (c) => {
   requireUser(c);
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, ChangeSettings, [{ atLeastOneOf: FIELDS }]);

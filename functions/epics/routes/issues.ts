@@ -37,7 +37,7 @@ const Move = z.object({ epic_iid: p.int(), epic_issue_id: p.id(), move_before_id
 
 for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics/:epic_iid/issues"]) {
   /** GET …/issues: readable issues in the epic's order, paginated over the list (Kaminari.paginate_array). */
-  epicIssueRoutes.get(prefix, { response: [EpicIssue] }, async (c) => {
+  epicIssueRoutes.get(prefix, { params: List, response: [EpicIssue] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, List);
     const { group, found } = await findEpicOf(c, params.epic_iid);

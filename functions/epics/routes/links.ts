@@ -48,7 +48,7 @@ const Reorder = z.object({
 
 for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/:epic_iid/epics"]) {
   /** GET …/epics/:epic_iid/epics: the readable children, in their order. */
-  epicLinkRoutes.get(prefix, { response: [Epic], paginated: false }, async (c) => {
+  epicLinkRoutes.get(prefix, { params: OneEpic, response: [Epic], paginated: false }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneEpic);
     const { group, parent } = await findParentEpic(c, params.epic_iid);
@@ -73,7 +73,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** POST …/epics/:epic_iid/epics (Epics::CreateService with `parent_id`): a new child, compact. */
-  epicLinkRoutes.post(prefix, { response: LinkedEpic }, async (c) => {
+  epicLinkRoutes.post(prefix, { params: NewChild, response: LinkedEpic }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, NewChild);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);

@@ -136,7 +136,7 @@ groupLabelRoutes.put("/groups/:id/labels/:name", { params: UpdateLabel, response
 });
 
 /** PUT /groups/:id/labels (lib/api/group_labels.rb, deprecated in 12.4): by `label_id` or `name`. */
-groupLabelRoutes.put("/groups/:id/labels", { deprecated: true, response: GroupLabel }, async (c) => {
+groupLabelRoutes.put("/groups/:id/labels", { params: UpdateLabelByParam, deprecated: true, response: GroupLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
   const group = await findGroup(c, c.req.param("id"));
@@ -161,7 +161,7 @@ groupLabelRoutes.delete("/groups/:id/labels/:name", async (c) => {
 });
 
 /** DELETE /groups/:id/labels (lib/api/group_labels.rb, deprecated in 12.4): by `name`. */
-groupLabelRoutes.delete("/groups/:id/labels", { deprecated: true }, async (c) => {
+groupLabelRoutes.delete("/groups/:id/labels", { params: DeleteLabelByParam, deprecated: true }, async (c) => {
   requireUser(c);
   const params = validateParams(await rawParams(c), DeleteLabelByParam);
   return deleteLabel(c, params.name);

@@ -143,7 +143,7 @@ const PromoteLabelByParam = z.object({ name: p.string() });
  * PUT /projects/:id/labels/promote (lib/api/labels.rb, deprecated in 12.4 but still routed): the label
  * by `name`. Registered before `PUT /projects/:id/labels/:name`, as Grape declares it, so that it wins.
  */
-projectLabelRoutes.put("/projects/:id/labels/promote", { deprecated: true, response: GroupLabel }, async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/promote", { params: PromoteLabelByParam, deprecated: true, response: GroupLabel }, async (c) => {
   requireUser(c);
   const params = validateParams(await rawParams(c), PromoteLabelByParam);
   return promote(c, params.name);
@@ -156,7 +156,7 @@ projectLabelRoutes.put("/projects/:id/labels/:name", { params: UpdateLabel, resp
 });
 
 /** PUT /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): the label by `label_id` or `name`. */
-projectLabelRoutes.put("/projects/:id/labels", { deprecated: true, response: ProjectLabel }, async (c) => {
+projectLabelRoutes.put("/projects/:id/labels", { params: UpdateLabelByParam, deprecated: true, response: ProjectLabel }, async (c) => {
   const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
   return updateLabel(c, String(params.label_id ?? params.name), params);
 });
@@ -178,7 +178,7 @@ projectLabelRoutes.delete("/projects/:id/labels/:name", async (c) => {
 });
 
 /** DELETE /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): by `label_id` or `name`. */
-projectLabelRoutes.delete("/projects/:id/labels", { deprecated: true }, async (c) => {
+projectLabelRoutes.delete("/projects/:id/labels", { params: DeleteLabelByParam, deprecated: true }, async (c) => {
   const params = validateParams(await rawParams(c), DeleteLabelByParam, [{ exactlyOneOf: ["label_id", "name"] }]);
   return deleteLabel(c, String(params.label_id ?? params.name));
 });

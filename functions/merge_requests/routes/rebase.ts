@@ -36,7 +36,7 @@ const RebaseParams = z.object({ skip_ci: p.bool().optional() });
  * project, `can_collaborate?`: `push_code` there or a merge request allowing the caller's
  * collaboration), and the rebased branch is the fork's.
  */
-rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", { response: RebaseInProgress, status: 202, errors: [409] }, async (c) => {
+rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", { params: RebaseParams, response: RebaseInProgress, errors: [409], status: 202 }, async (c) => {
   // `authenticate_non_get!` comes before everything.
   const actor = requireUser(c);
   const iid = iidParam(c);

@@ -96,7 +96,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   const base = `${parent.path}/milestones`;
 
   /** GET /projects/:id/milestones, GET /groups/:id/milestones (see `q.listMilestones` for the orders) */
-  routes.get(base, { response: [Milestone] }, async (c) => {
+  routes.get(base, { params: ListMilestones, response: [Milestone] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListMilestones);
     const owner = await parent.load(c, "read_milestone");
@@ -115,7 +115,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** POST /projects/:id/milestones, POST /groups/:id/milestones (Milestones::CreateService): 201. */
-  routes.post(base, { response: Milestone }, async (c) => {
+  routes.post(base, { params: CreateMilestone, response: Milestone }, async (c) => {
     const params = await readParamsWithPath(c, CreateMilestone);
     const owner = await parent.load(c, "admin_milestone");
     const db = c.var.db();

@@ -104,10 +104,10 @@ forkRoutes.delete("/projects/:id/fork", async (c) => {
   return c.body(null, 204);
 });
 
-const TransferProject = z.object({ namespace: p.string() });
+const TransferProject = z.object({ namespace: p.string().describe("The ID or path of the new namespace") });
 
 /** PUT /projects/:id/transfer (Projects::TransferService): 200 with the moved project. */
-forkRoutes.put("/projects/:id/transfer", { response: Project }, async (c) => {
+forkRoutes.put("/projects/:id/transfer", { params: TransferProject, response: Project }, async (c) => {
   const params = validateParams(await rawParams(c), TransferProject);
   const actor = requireUser(c);
   const found = await authorizedProject(c, "change_namespace");

@@ -165,7 +165,7 @@ const UpdateProject = z.object({
  * Differs from GitLab: settings Edgeforge does not store yet (build_timeout, …) are
  * ignored like unknown parameters, so sending only those answers the at-least-one 400.
  */
-projectRoutes.put("/projects/:id", { response: Project }, async (c) => {
+projectRoutes.put("/projects/:id", { params: UpdateProject, response: Project }, async (c) => {
   const raw = await rawParams(c);
   const declared = Object.fromEntries(Object.entries(raw).filter(([key]) => key in UpdateProject.shape));
   // Grape counts a key sent as null (`description: null` clears it), so presence is checked on keys.

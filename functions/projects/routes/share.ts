@@ -12,13 +12,13 @@ export const shareRoutes = router();
 
 /** `group_access` takes Gitlab::Access.values (guest to maintainer) in 15.4. */
 const ShareProject = z.object({
-  group_id: p.int(),
-  group_access: p.intOneOf(10, 20, 30, 40),
-  expires_at: p.date().optional(),
+  group_id: p.int().describe("The ID of a group"),
+  group_access: p.intOneOf(10, 20, 30, 40).describe("The group access level"),
+  expires_at: p.date().optional().describe("Share expiration date"),
 });
 
 /** POST /projects/:id/share (lib/api/projects.rb, app/services/projects/group_links/create_service.rb) */
-shareRoutes.post("/projects/:id/share", { response: ProjectGroupLinkEntity, errors: [409] }, async (c) => {
+shareRoutes.post("/projects/:id/share", { params: ShareProject, response: ProjectGroupLinkEntity, errors: [409] }, async (c) => {
   const params = validateParams(await rawParams(c), ShareProject);
   const found = await authorizedProject(c, "admin_project");
   // Project#allowed_to_share_with_group?
@@ -31,10 +31,10 @@ shareRoutes.post("/projects/:id/share", { response: ProjectGroupLinkEntity, erro
   return present(c, link, projectGroupLink, {}, 201);
 });
 
-const UnshareProject = z.object({ group_id: p.int() });
+const UnshareProject = z.object({ group_id: p.int().describe("The ID of the group") });
 
 /** DELETE /projects/:id/share/:group_id (lib/api/projects.rb): 204, or `404 Group Link Not Found`. */
-shareRoutes.delete("/projects/:id/share/:group_id", async (c) => {
+shareRoutes.delete("/projects/:id/share/:group_id", { params: UnshareProject }, async (c) => {
   const params = validateParams({ group_id: c.req.param("group_id") }, UnshareProject);
   const found = await authorizedProject(c, "admin_project");
   await s.unshareProject(c.var.db(), found.id, params.group_id);

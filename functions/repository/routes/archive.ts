@@ -48,7 +48,7 @@ async function archive(c: Ctx, pathFormat: string | null) {
 }
 
 /** GET /projects/:id/repository/archive[.format] (lib/api/repositories.rb) */
-archiveRoutes.get("/projects/:id/repository/archive", (c) => archive(c, null));
-archiveRoutes.get("/projects/:id/repository/:file{archive\\.(?:zip|tar|tar\\.gz|tgz|gz|tar\\.bz2|tbz|tbz2|tb2|bz2)}", (c) =>
+archiveRoutes.get("/projects/:id/repository/archive", { params: Archive }, (c) => archive(c, null));
+archiveRoutes.get("/projects/:id/repository/:file{archive\\.(?:zip|tar|tar\\.gz|tgz|gz|tar\\.bz2|tbz|tbz2|tb2|bz2)}", { params: Archive }, (c) =>
   archive(c, c.req.param("file")!.slice("archive.".length)),
 );

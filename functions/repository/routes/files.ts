@@ -161,7 +161,7 @@ async function fileRow(c: Ctx, repo: Repo, rev: string, ref: string | null, path
  * GET /projects/:id/repository/files/:file_path (lib/api/files.rb). HEAD answers the same headers
  * (`X-Gitlab-File-Name`, …) without a body.
  */
-fileRoutes.get("/projects/:id/repository/files/:file_path", { response: RepositoryFile }, async (c) => {
+fileRoutes.get("/projects/:id/repository/files/:file_path", { params: GetFile, response: RepositoryFile }, async (c) => {
   const params = await fileParams(c, GetFile);
   const project = await authorizedProject(c, "read_code");
   const { row, content } = await fileRow(c, repoOf(project), params.ref, params.ref, params.file_path);
@@ -173,7 +173,7 @@ fileRoutes.get("/projects/:id/repository/files/:file_path", { response: Reposito
  * GET /projects/:id/repository/files/:file_path/raw (lib/api/files.rb): the bytes, typed as Workhorse
  * types them; `ref` defaults to the default branch. HEAD answers the headers only.
  */
-fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
+fileRoutes.get("/projects/:id/repository/files/:file_path/raw", { params: GetRawFile }, async (c) => {
   const params = await fileParams(c, GetRawFile);
   const project = await authorizedProject(c, "read_code");
   // `user_project.commit(nil)` is the default branch's head; an empty repository has none.
@@ -216,7 +216,7 @@ fileRoutes.get("/projects/:id/repository/files/:file_path/raw", async (c) => {
  * Differs from GitLab: only exact renames are followed (see the git core), and a file changed by more
  * than MAX_BLAME_SUSPECTS commits answers 503 instead of running until Gitaly's deadline.
  */
-fileRoutes.get("/projects/:id/repository/files/:file_path/blame", { response: [BlameRange], paginated: false }, async (c) => {
+fileRoutes.get("/projects/:id/repository/files/:file_path/blame", { params: GetBlame, response: [BlameRange], paginated: false }, async (c) => {
   const head = c.req.method === "HEAD";
   const params = head ? { ...(await fileParams(c, GetFile)), range: undefined } : await fileParams(c, GetBlame);
   const project = await authorizedProject(c, "read_code");

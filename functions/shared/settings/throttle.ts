@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { createDb } from "../../kernel/db";
-import type { AppEnv, Bindings, Ctx } from "../../kernel/env";
+import type { Actor, AppEnv, Bindings, Ctx } from "../../kernel/env";
 import { ApiError } from "../../kernel/errors";
 import { hit } from "../../kernel/rate_limit";
 import { settingsFromRow, type Settings } from "../../entities/settings_catalog";
@@ -114,3 +114,21 @@ export const throttleRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (count > limit) throw throttled(prefix, settings, count, limit, period, resetEpoch, nowEpoch);
   return next();
 };
+
+/**
+ * Rack::Attack's `throttle_authenticated_git_lfs` (lib/gitlab/rack_attack.rb, GitLab 15.4): a request to
+ * a Git LFS path (`/<full_path>.git/info/lfs/…`, `/<full_path>.git/gitlab-lfs/…`) by a signed-in user
+ * counts against `throttle_authenticated_git_lfs_requests_per_period` per period, per user.
+ * Differs from GitLab: counted once git's Basic credentials are read (functions/lfs/access.ts), not
+ * before the request reaches the application; an anonymous LFS request is not throttled (GitLab counts
+ * it under `throttle_unauthenticated_web`, which has no other request here).
+ */
+export async function throttleGitLfs(c: Ctx, actor: Actor | null): Promise<void> {
+  const settings = currentSettings(c);
+  if (!actor || !settings || settings.throttle_authenticated_git_lfs_enabled !== true) return;
+  const prefix = "throttle_authenticated_git_lfs";
+  const period = Math.max(1, Number(settings.throttle_authenticated_git_lfs_period_in_seconds));
+  const limit = Number(settings.throttle_authenticated_git_lfs_requests_per_period);
+  const { count, resetEpoch, nowEpoch } = await hit(c.var.db(), `${prefix}:user:${actor.user.id}`, period);
+  if (count > limit) throw throttled(prefix, settings, count, limit, period, resetEpoch, nowEpoch);
+}

@@ -48,19 +48,19 @@ async function canAdminSnippet(c: Ctx, actor: Actor, snippet: SnippetRow): Promi
 }
 
 /** GET /snippets (lib/api/snippets.rb): the caller's own snippets. */
-personalSnippetRoutes.get("/snippets", { response: [Snippet] }, async (c) => {
+personalSnippetRoutes.get("/snippets", { params: pageParams, response: [Snippet] }, async (c) => {
   const actor = requireUser(c);
   return listed(c, (page) => q.listAuthoredSnippets(c.var.db(), actor, page));
 });
 
 /** GET /snippets/public (lib/api/snippets.rb): public personal snippets. */
-personalSnippetRoutes.get("/snippets/public", { response: [Snippet] }, async (c) => {
+personalSnippetRoutes.get("/snippets/public", { params: pageParams, response: [Snippet] }, async (c) => {
   requireUser(c);
   return listed(c, (page) => q.listPublicPersonalSnippets(c.var.db(), page));
 });
 
 /** GET /snippets/all (lib/api/snippets.rb, GitLab 16.3): every snippet the caller may read. */
-personalSnippetRoutes.get("/snippets/all", { response: [Snippet] }, async (c) => {
+personalSnippetRoutes.get("/snippets/all", { params: pageParams, response: [Snippet] }, async (c) => {
   const actor = requireUser(c);
   return listed(c, (page) => q.listAllSnippets(c.var.db(), actor, page));
 });
@@ -90,7 +90,7 @@ personalSnippetRoutes.post("/snippets", { params: CreateSnippet, response: Snipp
 });
 
 /** PUT /snippets/:id (lib/api/snippets.rb, Snippets::UpdateService): the caller's own snippets. */
-personalSnippetRoutes.put("/snippets/:id", { response: Snippet }, async (c) => {
+personalSnippetRoutes.put("/snippets/:id", { params: UpdateSnippet, response: Snippet }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, UpdateSnippet.extend(OneSnippet.shape), UPDATE_RULES, []);
   const db = c.var.db();
@@ -122,7 +122,7 @@ personalSnippetRoutes.get("/snippets/:id/raw", { params: OneSnippet }, async (c)
 });
 
 /** GET /snippets/:id/files/:ref/:file_path/raw (lib/api/snippets.rb) */
-personalSnippetRoutes.get("/snippets/:id/files/:ref/:file_path/raw", async (c) => {
+personalSnippetRoutes.get("/snippets/:id/files/:ref/:file_path/raw", { params: RawFile }, async (c) => {
   const params = await readParamsWithPath(c, RawFile.extend(OneSnippet.shape), [], []);
   const snippet = await q.findAnySnippet(c.var.db(), c.var.actor, params.id);
   if (!snippet) throw notFound("Snippet");

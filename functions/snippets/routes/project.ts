@@ -82,7 +82,7 @@ projectSnippetRoutes.post("/projects/:id/snippets", { params: CreateSnippet, res
 });
 
 /** PUT /projects/:id/snippets/:snippet_id (lib/api/project_snippets.rb, Snippets::UpdateService) */
-projectSnippetRoutes.put("/projects/:id/snippets/:snippet_id", { response: Snippet }, async (c) => {
+projectSnippetRoutes.put("/projects/:id/snippets/:snippet_id", { params: UpdateSnippet, response: Snippet }, async (c) => {
   const actor = requireUser(c);
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, UpdateSnippet.extend(OneSnippet.shape), UPDATE_RULES);
@@ -117,7 +117,7 @@ projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/raw", { params: One
 });
 
 /** GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw (lib/api/project_snippets.rb) */
-projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw", async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw", { params: RawFile }, async (c) => {
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, RawFile.extend(OneSnippet.shape));
   const snippet = await q.findSnippet(c.var.db(), project, c.var.actor, params.snippet_id);
@@ -126,7 +126,7 @@ projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/files/:ref/:file_pa
 });
 
 /** GET /projects/:id/snippets/:snippet_id/user_agent_detail (lib/api/project_snippets.rb): admins. */
-projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/user_agent_detail", async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/user_agent_detail", { params: OneSnippet }, async (c) => {
   // `before { check_snippets_enabled }` looks the project up first (404 for who may not read it), then
   // the parameters, then `authenticated_as_admin!` (401 anonymous, 403 other users).
   const project = await snippetsProject(c);

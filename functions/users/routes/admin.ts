@@ -6,8 +6,8 @@ import { apiError, checkUnmodifiedSince, conflict, forbidden, notFound, validati
 import { INT32, p, type ParamRule, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { isInternal, UserWithAdmin, userWithAdmin, type UserRow } from "../../entities/users";
-import { hasErrors, validateUser, type ValidationErrors } from "../model";
+import { isInternal, userWithAdmin, type UserRow, UserWithAdmin } from "../../entities/users";
+import { hasErrors, passwordComplexity, validateUser, type ValidationErrors } from "../model";
 import { hashPassword, randomPassword } from "../password";
 import * as q from "../queries";
 import { loadSettings } from "../../shared/settings/load";
@@ -165,7 +165,7 @@ adminRoutes.post("/users", { params: CreateUser, response: UserWithAdmin, errors
   const settings = await loadSettings(c.var.db());
   const errors = validateUser(
     { email, password: password ?? null, name: params.name, username: params.username, ...modelFields(set) },
-    { passwordRequired: true, verifiedEmails: params.skip_confirmation ? [email] : [], minimumPasswordLength: settings.minimum_password_length },
+    { passwordRequired: true, verifiedEmails: params.skip_confirmation ? [email] : [], minimumPasswordLength: settings.minimum_password_length, passwordComplexity: passwordComplexity(settings) },
   );
   // GitLab answers a taken e-mail or username with 409 before any validation error. Asked on every
   // create: an e-mail can be taken by another user's secondary address (`emails`), which no unique
@@ -238,7 +238,7 @@ adminRoutes.put("/users/:id{[0-9]+}", { params: UpdateUser, response: UserWithAd
       username: set.username,
       ...modelFields(set),
     },
-    { passwordRequired: false, verifiedEmails: row.confirmedAt ? [finalEmail] : [], minimumPasswordLength: settings.minimum_password_length },
+    { passwordRequired: false, verifiedEmails: row.confirmedAt ? [finalEmail] : [], minimumPasswordLength: settings.minimum_password_length, passwordComplexity: passwordComplexity(settings) },
   );
   addAvatarErrors(errors, params.avatar);
   throwValidation(errors, conflicts.namespace && set.username !== undefined);

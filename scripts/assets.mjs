@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The Worker's static assets (wrangler.toml `[assets]`, directory dist/assets): files served beside the
+// Worker, outside its bundle and its 1 MiB gzip budget (test/node/bundle_size.test.mjs). Today one file:
+// @scalar/api-reference's standalone script (3.4 MiB, about 1 MiB gzipped), which the reference page
+// GET /api/v4/docs loads from /api/v4/docs/scalar.js (functions/openapi/routes.ts).
+//
+// Run by wrangler's `[build]` step (`wrangler deploy`, `wrangler dev`), and by scripts/worker-host.mjs
+// before Miniflare reads wrangler.toml (`npm start`, the vitest harness), whose `[assets]` directory must
+// exist. Each asset's path under the directory is its URL path: the Worker runs first
+// (`run_worker_first = true`, so the API keeps every path) and hands the asset routes' requests to the
+// ASSETS binding as they came. Copies only what changed; `node scripts/assets.mjs` prints what it did.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** wrangler.toml's `[assets] directory`. */
+export const ASSETS_DIR = path.join(root, "dist/assets");
+
+/** URL path (under ASSETS_DIR) → the installed file it is a copy of. */
+function assetSources() {
+  return {
+    "api/v4/docs/scalar.js": require.resolve("@scalar/api-reference/browser/standalone.js"),
+  };
+}
+
+/** Same size and contents: nothing to copy. */
+function same(a, b) {
+  if (!existsSync(b) || statSync(a).size !== statSync(b).size) return false;
+  return readFileSync(a).equals(readFileSync(b));
+}
+
+/** Writes the assets that are missing or stale under ASSETS_DIR; returns the URL paths it copied. */
+export function buildAssets() {
+  const copied = [];
+  mkdirSync(ASSETS_DIR, { recursive: true });
+  for (const [urlPath, source] of Object.entries(assetSources())) {
+    const target = path.join(ASSETS_DIR, urlPath);
+    if (same(source, target)) continue;
+    mkdirSync(path.dirname(target), { recursive: true });
+    copyFileSync(source, target);
+    copied.push(urlPath);
+  }
+  return copied;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const copied = buildAssets();
+  console.log(`[assets] ${path.relative(root, ASSETS_DIR)}: ${copied.length ? `copied ${copied.join(", ")}` : "up to date"}`);
+}
