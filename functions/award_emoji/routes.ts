@@ -10,7 +10,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { awardEmoji } from "../entities/award_emoji";
+import { awardEmoji, AwardEmoji } from "../entities/award_emoji";
 import * as q from "./queries";
 
 /**
@@ -60,7 +60,7 @@ for (const { base, type, key } of FAMILIES) {
 
   for (const collection of [`${base}/award_emoji`, `${base}/notes/:note_id/award_emoji`]) {
     /** GET /projects/:id/:awardables/:awardable_id[/notes/:note_id]/award_emoji (lib/api/award_emoji.rb) */
-    awardEmojiRoutes.get(collection, { params: List }, async (c) => {
+    awardEmojiRoutes.get(collection, { params: List, response: [AwardEmoji] }, async (c) => {
       const params = await readParamsWithPath(c, List, [], ["id", "note_id"]);
       const target = await findTarget(c, type, keyOf(params));
       if (!target.readable) throw notFound("Award Emoji");
@@ -71,7 +71,7 @@ for (const { base, type, key } of FAMILIES) {
     });
 
     /** GET /projects/:id/:awardables/:awardable_id[/notes/:note_id]/award_emoji/:award_id (lib/api/award_emoji.rb) */
-    awardEmojiRoutes.get(`${collection}/:award_id`, { params: One }, async (c) => {
+    awardEmojiRoutes.get(`${collection}/:award_id`, { params: One, response: AwardEmoji }, async (c) => {
       requireUser(c);
       const params = await readParamsWithPath(c, One, [], ["id", "note_id"]);
       const target = await findTarget(c, type, keyOf(params));
@@ -82,7 +82,7 @@ for (const { base, type, key } of FAMILIES) {
     });
 
     /** POST /projects/:id/:awardables/:awardable_id[/notes/:note_id]/award_emoji (AwardEmojis::AddService) */
-    awardEmojiRoutes.post(collection, { params: Create }, async (c) => {
+    awardEmojiRoutes.post(collection, { params: Create, response: AwardEmoji }, async (c) => {
       const actor = requireUser(c);
       const params = await readParamsWithPath(c, Create, [], ["id", "note_id"]);
       const target = await findTarget(c, type, keyOf(params));

@@ -11,7 +11,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { branchesAccess, callerOf } from "../shared/protected_branches/access";
-import { branch, type BranchRow } from "../entities/branches";
+import { branch, type BranchRow, Branch } from "../entities/branches";
 import * as q from "./queries";
 import * as s from "./services";
 
@@ -72,7 +72,7 @@ function presentBranches(c: Ctx, project: ProjectWithAccess, rows: BranchRow | B
 }
 
 /** GET /projects/:id/repository/branches (lib/api/branches.rb) */
-branchesRoutes.get("/projects/:id/repository/branches", { params: ListBranches, paginated: true }, async (c) => {
+branchesRoutes.get("/projects/:id/repository/branches", { params: ListBranches, response: [Branch] }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListBranches);
   const page = pageOf(params);
@@ -104,7 +104,7 @@ branchesRoutes.get("/projects/:id/repository/branches", { params: ListBranches, 
  * GET /projects/:id/repository/branches/:branch (lib/api/branches.rb). HEAD answers 204 when the branch
  * exists and 404 otherwise, without validating the name (`branch_exists?`).
  */
-branchesRoutes.get("/projects/:id/repository/branches/:branch", async (c) => {
+branchesRoutes.get("/projects/:id/repository/branches/:branch", { response: Branch, errors: [204] }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const repo = repoOf(project);
   const name = c.req.param("branch")!;
@@ -124,7 +124,7 @@ branchesRoutes.get("/projects/:id/repository/branches/:branch", async (c) => {
 });
 
 /** POST /projects/:id/repository/branches (lib/api/branches.rb, app/services/branches/create_service.rb) */
-branchesRoutes.post("/projects/:id/repository/branches", { params: CreateBranch }, async (c) => {
+branchesRoutes.post("/projects/:id/repository/branches", { params: CreateBranch, response: Branch }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, CreateBranch);
   authorize(c, "push_code", project);

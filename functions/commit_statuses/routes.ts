@@ -7,7 +7,7 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { refsContaining, repoOf, resolveRevisions } from "../shared/git";
 import { postExternalStatus } from "../shared/ci/coordinator";
-import { commitStatus } from "../entities/commit_statuses";
+import { commitStatus, CommitStatus } from "../entities/commit_statuses";
 import { ListStatuses } from "./params";
 import * as q from "./queries";
 
@@ -31,7 +31,7 @@ const PostStatus = z.object({
 });
 
 /** GET /projects/:id/repository/commits/:sha/statuses */
-commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", { params: ListStatuses, paginated: true }, async (c) => {
+commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", { params: ListStatuses, response: [CommitStatus] }, async (c) => {
   // `read_commit_status`: reporters, and readers of a public project (`download_code` here).
   const project = await authorizedProject(c, "download_code", { signedIn: true });
   const params = await readParams(c, ListStatuses);
@@ -45,7 +45,7 @@ commitStatusesRoutes.get("/projects/:id/repository/commits/:sha/statuses", { par
 });
 
 /** POST /projects/:id/statuses/:sha */
-commitStatusesRoutes.post("/projects/:id/statuses/:sha", { params: PostStatus }, async (c) => {
+commitStatusesRoutes.post("/projects/:id/statuses/:sha", { params: PostStatus, response: CommitStatus }, async (c) => {
   // `create_commit_status`: developers (`push_code` here).
   const project = await authorizedProject(c, "push_code", { signedIn: true });
   const params = await readParams(c, PostStatus);

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { canCollaborate } from "../shared/protected_branches/collaboration";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
@@ -7,7 +8,7 @@ import { commitDiffs, commitFiles, countCommits, findCommit, isOid, listCommits,
 import { findProject, authorizedProject } from "../kernel/lookup";
 import { requireUser } from "../kernel/auth";
 import { pageOf, pageParams, paginate, paginateWithoutCount } from "../kernel/pagination";
-import { diff } from "../entities/repository";
+import { diff, Diff } from "../entities/repository";
 import { rawParams, readParams, validateParams } from "../kernel/params";
 import { baseUrl, present, type PresentContext } from "../kernel/present";
 import { router } from "../kernel/router";
@@ -16,8 +17,8 @@ import { hookEvent } from "../shared/webhooks";
 import { callerOf, pushGuard } from "../shared/protected_branches/access";
 import { commitFailureMessage, pickFailureMessage } from "../shared/git/operations/messages";
 import { commitSignature } from "./signature";
-import { basicRef, commit, commitDetail, commitSignatureEntity, commitNote, commitSequence, type CommitNoteRow, commitWithStats, dryRunSuccess, pickFailure, type CommitContext } from "../entities/commits";
-import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../entities/merge_requests";
+import { basicRef, commit, commitDetail, commitSignatureEntity, commitNote, commitSequence, type CommitNoteRow, commitWithStats, dryRunSuccess, pickFailure, type CommitContext, Commit, CommitWithStats, CommitDetail, BasicRef, CommitSignature, CommitNote, CommitSequence as CommitSequenceEntity } from "../entities/commits";
+import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow, MergeRequestBasic } from "../entities/merge_requests";
 import { diffLines, lineCode, lineNumber } from "./diff_lines";
 import { insertCommitNote } from "../shared/issuables/note_writes";
 import { newDiscussionId } from "../shared/issuables/system_notes";
@@ -55,7 +56,7 @@ function commitContext(project: ProjectWithAccess, extra: Omit<Partial<CommitCon
 }
 
 /** GET /projects/:id/repository/commits (lib/api/commits.rb) */
-commitsRoutes.get("/projects/:id/repository/commits", { params: ListCommits, paginated: true }, async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits", { params: ListCommits, response: [z.union([CommitWithStats, Commit])] }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, ListCommits);
   const page = pageOf(params);
@@ -85,7 +86,7 @@ commitsRoutes.get("/projects/:id/repository/commits", { params: ListCommits, pag
 });
 
 /** POST /projects/:id/repository/commits (lib/api/commits.rb, Files::MultiService) */
-commitsRoutes.post("/projects/:id/repository/commits", { params: CreateCommit }, async (c) => {
+commitsRoutes.post("/projects/:id/repository/commits", { params: CreateCommit, response: CommitDetail }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CreateCommit, createCommitRules);
   if (params.start_project !== undefined) {
@@ -118,7 +119,7 @@ commitsRoutes.post("/projects/:id/repository/commits", { params: CreateCommit },
 });
 
 /** GET /projects/:id/repository/commits/:sha (lib/api/commits.rb): a sha, branch or tag name */
-commitsRoutes.get("/projects/:id/repository/commits/:sha", { params: GetCommit }, async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha", { params: GetCommit, response: CommitDetail }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, GetCommit);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
@@ -132,7 +133,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha", { params: GetCommit }
  * GET /projects/:id/repository/commits/:sha/diff (lib/api/commits.rb): the commit's diffs against its
  * first parent, `Kaminari.paginate_array` (offset headers with totals).
  */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", { params: pageParams, paginated: true }, async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", { params: pageParams, response: [Diff] }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   const repo = repoOf(project);
@@ -145,7 +146,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/diff", { params: pagePa
 });
 
 /** GET /projects/:id/repository/commits/:sha/refs (lib/api/commits.rb): branches, then tags */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/refs", { params: CommitRefs, paginated: true }, async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/refs", { params: CommitRefs, response: [BasicRef] }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CommitRefs);
   const repo = repoOf(project);
@@ -172,7 +173,7 @@ async function commitOid(c: Ctx, project: ProjectWithAccess): Promise<string> {
  * GET /projects/:id/repository/commits/:sha/signature (lib/api/commits.rb): `404 Commit Not Found`,
  * then `404 Signature Not Found` for an unsigned commit; else Entities::CommitSignature.
  */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", { response: CommitSignature }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const oid = await commitOid(c, project);
   const object = await readCommitObject(c.var.db(), repoOf(project).poolId, oid);
@@ -189,7 +190,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/signature", async (c) =
  * newest diff version contains the commit (`git log head ^base`), or the commit is its merge or
  * squash commit. Newest id first, offset pagination with totals.
  */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", { params: pageParams, paginated: true }, async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", { params: pageParams, response: [MergeRequestBasic] }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   authorize(c, "read_merge_request", project);
@@ -213,7 +214,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/merge_requests", { para
  * GET /projects/:id/repository/commits/:sha/sequence (lib/api/commits.rb): `git rev-list --count`.
  * Differs from GitLab 15.4: this endpoint came with GitLab 16.9; it is built as 16.9 answers it.
  */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/sequence", { params: CommitSequence }, async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/sequence", { params: CommitSequence, response: CommitSequenceEntity }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, CommitSequence);
   const oid = await commitOid(c, project);
@@ -234,7 +235,7 @@ async function diffLinesByCode(c: Ctx, project: ProjectWithAccess, row: GitCommi
 }
 
 /** GET /projects/:id/repository/commits/:sha/comments (lib/api/commits.rb): `commit.notes.fresh`, paginated */
-commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", { params: pageParams, paginated: true }, async (c) => {
+commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", { params: pageParams, response: [CommitNote] }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, pageParams);
   const row = await findCommit(c.var.db(), repoOf(project), c.req.param("sha")!);
@@ -253,7 +254,7 @@ commitsRoutes.get("/projects/:id/repository/commits/:sha/comments", { params: pa
  * (matched on its new position, as GitLab does), a LegacyDiffNote on that line, else a plain note.
  * Differs from GitLab: no note webhook and no mention to-dos for commit notes yet.
  */
-commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", { params: [PostLineComment, PostComment] }, async (c) => {
+commitsRoutes.post("/projects/:id/repository/commits/:sha/comments", { params: [PostLineComment, PostComment], response: CommitNote }, async (c) => {
   // A note needs an author: anonymous callers get the 401 of `authenticate!`.
   const user = requireUser(c).user;
   const project = await authorizedProject(c, "download_code");

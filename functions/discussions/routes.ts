@@ -11,8 +11,8 @@ import { p, type ParamRule, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { hookEvent } from "../shared/webhooks";
 import { router } from "../kernel/router";
-import { isResolvable, note } from "../entities/notes";
-import { discussion } from "../entities/discussions";
+import { isResolvable, note, Note } from "../entities/notes";
+import { discussion, Discussion } from "../entities/discussions";
 import * as q from "./queries";
 
 /**
@@ -91,7 +91,7 @@ for (const family of FAMILIES) {
   const { base, type } = family;
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions (lib/api/discussions.rb) */
-  discussionsRoutes.get(base, { params: List }, async (c) => {
+  discussionsRoutes.get(base, { params: List, response: [Discussion] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, List);
     const n = await noteable(c, type, params.noteable_id);
@@ -102,7 +102,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id (lib/api/discussions.rb) */
-  discussionsRoutes.get(`${base}/:discussion_id`, { params: One }, async (c) => {
+  discussionsRoutes.get(`${base}/:discussion_id`, { params: One, response: Discussion }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, One);
     const n = await noteable(c, type, params.noteable_id);
@@ -112,7 +112,7 @@ for (const family of FAMILIES) {
   });
 
   /** POST /:parent/:id/:noteables/:noteable_id/discussions: a new thread (lib/api/discussions.rb) */
-  discussionsRoutes.post(base, { params: CreateThread }, async (c) => {
+  discussionsRoutes.post(base, { params: CreateThread, response: Discussion }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, CreateThread);
     const n = await noteable(c, type, params.noteable_id);
@@ -137,7 +137,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes (lib/api/discussions.rb) */
-  discussionsRoutes.get(`${base}/:discussion_id/notes`, { params: One }, async (c) => {
+  discussionsRoutes.get(`${base}/:discussion_id/notes`, { params: One, response: [Note], paginated: false }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, One);
     const n = await noteable(c, type, params.noteable_id);
@@ -147,7 +147,7 @@ for (const family of FAMILIES) {
   });
 
   /** POST /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes: a reply (lib/api/discussions.rb) */
-  discussionsRoutes.post(`${base}/:discussion_id/notes`, { params: Reply }, async (c) => {
+  discussionsRoutes.post(`${base}/:discussion_id/notes`, { params: Reply, response: Note }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, Reply);
     const n = await noteable(c, type, params.noteable_id);
@@ -177,7 +177,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`get_note`) */
-  discussionsRoutes.get(`${base}/:discussion_id/notes/:note_id`, { params: OneNote }, async (c) => {
+  discussionsRoutes.get(`${base}/:discussion_id/notes/:note_id`, { params: OneNote, response: Note }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await noteable(c, type, params.noteable_id);
@@ -188,7 +188,7 @@ for (const family of FAMILIES) {
   });
 
   /** PUT /:parent/:id/:noteables/:noteable_id/discussions/:discussion_id/notes/:note_id (`update_note` / `resolve_note`) */
-  discussionsRoutes.put(`${base}/:discussion_id/notes/:note_id`, { params: UpdateNote }, async (c) => {
+  discussionsRoutes.put(`${base}/:discussion_id/notes/:note_id`, { params: UpdateNote, response: Note }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, UpdateNote, [{ exactlyOneOf: ["body", "resolved"] }]);
     const n = await noteable(c, type, params.noteable_id);
@@ -219,7 +219,7 @@ for (const family of FAMILIES) {
 
   if (type === "MergeRequest") {
     /** PUT /projects/:id/merge_requests/:noteable_id/discussions/:discussion_id: resolve a thread (lib/api/discussions.rb) */
-    discussionsRoutes.put(`${base}/:discussion_id`, { params: ResolveDiscussion }, async (c) => {
+    discussionsRoutes.put(`${base}/:discussion_id`, { params: ResolveDiscussion, response: Discussion }, async (c) => {
       const actor = requireUser(c);
       const params = await readParamsWithPath(c, ResolveDiscussion);
       const n = await noteable(c, type, params.noteable_id);

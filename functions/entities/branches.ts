@@ -1,5 +1,6 @@
+import * as z from "zod";
 import type { GitCommitRow } from "../../db/schema";
-import { commit, type CommitContext } from "./commits";
+import { Commit, commit, type CommitContext } from "./commits";
 import { webUrl } from "../kernel/present";
 
 /** A branch as the entity needs it: its name, tip commit and what the caller may do. */
@@ -32,7 +33,20 @@ export function escapeRefPath(ref: string): string {
 /**
  * API::Entities::Branch (lib/api/entities/branch.rb).
  */
-export function branch(row: BranchRow, ctx: CommitContext) {
+export const Branch = z
+  .object({
+    name: z.string(),
+    commit: Commit,
+    merged: z.boolean(),
+    protected: z.boolean(),
+    developers_can_push: z.boolean(),
+    developers_can_merge: z.boolean(),
+    can_push: z.boolean(),
+    default: z.boolean(),
+    web_url: z.string(),
+  })
+  .meta({ id: "Branch" });
+export function branch(row: BranchRow, ctx: CommitContext): z.output<typeof Branch> {
   return {
     name: row.name,
     commit: commit(row.commit, ctx),

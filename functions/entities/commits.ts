@@ -1,8 +1,9 @@
+import * as z from "zod";
 import type { CiPipeline, GitCommitRow } from "../../db/schema";
-import { pipelineBasic } from "./pipelines";
+import { PipelineBasic, pipelineBasic } from "./pipelines";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import type { NoteRow } from "./notes";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 import { parseTrailers } from "./commit_trailers";
 
 /** What every commit entity needs besides the row: where the project lives. */
@@ -42,7 +43,8 @@ export function fullTitle(message: string): string {
 }
 
 /** API::Entities::CommitStats (lib/api/entities/commit_stats.rb). */
-export function commitStats(row: GitCommitRow) {
+export const CommitStats = z.object({ additions: z.int(), deletions: z.int(), total: z.int() }).meta({ id: "CommitStats" });
+export function commitStats(row: GitCommitRow): z.output<typeof CommitStats> {
   return {
     additions: row.additions,
     deletions: row.deletions,
@@ -51,7 +53,25 @@ export function commitStats(row: GitCommitRow) {
 }
 
 /** API::Entities::Commit (lib/api/entities/commit.rb). */
-export function commit(row: GitCommitRow, ctx: CommitContext) {
+export const Commit = z
+  .object({
+    id: z.string(),
+    short_id: z.string(),
+    created_at: z.string(),
+    parent_ids: z.array(z.string()),
+    title: z.string(),
+    message: z.string(),
+    author_name: z.string(),
+    author_email: z.string(),
+    authored_date: z.string(),
+    committer_name: z.string(),
+    committer_email: z.string(),
+    committed_date: z.string(),
+    trailers: z.record(z.string(), z.string()),
+    web_url: z.string(),
+  })
+  .meta({ id: "Commit" });
+export function commit(row: GitCommitRow, ctx: CommitContext): z.output<typeof Commit> {
   const committedDate = signatureDate(row.committedAt, row.committerTz);
   return {
     id: row.oid,
@@ -73,7 +93,8 @@ export function commit(row: GitCommitRow, ctx: CommitContext) {
 }
 
 /** API::Entities::CommitWithStats (`with_stats=true` on the list). */
-export function commitWithStats(row: GitCommitRow, ctx: CommitContext) {
+export const CommitWithStats = Commit.extend({ stats: CommitStats }).meta({ id: "CommitWithStats" });
+export function commitWithStats(row: GitCommitRow, ctx: CommitContext): z.output<typeof CommitWithStats> {
   return { ...commit(row, ctx), stats: commitStats(row) };
 }
 
@@ -82,7 +103,13 @@ export function commitWithStats(row: GitCommitRow, ctx: CommitContext) {
  * last pipeline's status) and `last_pipeline` (PipelineBasic, for callers who may `read_pipeline`).
  * A commit just created (POST) has no pipeline yet: both null.
  */
-export function commitDetail(row: GitCommitRow, ctx: CommitContext) {
+export const CommitDetail = Commit.extend({
+  stats: CommitStats.optional(),
+  status: z.string().nullable(),
+  project_id: z.int(),
+  last_pipeline: PipelineBasic.nullable(),
+}).meta({ id: "CommitDetail" });
+export function commitDetail(row: GitCommitRow, ctx: CommitContext): z.output<typeof CommitDetail> {
   const last = ctx.lastPipeline ?? null;
   return {
     ...commit(row, ctx),
@@ -94,7 +121,8 @@ export function commitDetail(row: GitCommitRow, ctx: CommitContext) {
 }
 
 /** API::Entities::BasicRef (lib/api/entities/basic_ref.rb). */
-export function basicRef(ref: { type: "branch" | "tag"; name: string }) {
+export const BasicRef = z.object({ type: z.enum(["branch", "tag"]), name: z.string() }).meta({ id: "BasicRef" });
+export function basicRef(ref: { type: "branch" | "tag"; name: string }): z.output<typeof BasicRef> {
   return { type: ref.type, name: ref.name };
 }
 
@@ -105,7 +133,17 @@ export type CommitNoteRow = NoteRow & { diffLine: { path: string; line: number; 
  * API::Entities::CommitNote (lib/api/entities/commit_note.rb): `path`, `line` and `line_type` of a
  * diff note (LegacyDiffNote) come from the commit's diff line its line code names.
  */
-export function commitNote(row: CommitNoteRow, ctx: PresentContext) {
+export const CommitNote = z
+  .object({
+    note: z.string(),
+    path: z.string().nullable(),
+    line: z.int().nullable(),
+    line_type: z.enum(["new", "old"]).nullable(),
+    author: UserBasic.nullable(),
+    created_at: z.string().nullable(),
+  })
+  .meta({ id: "CommitNote" });
+export function commitNote(row: CommitNoteRow, ctx: PresentContext): z.output<typeof CommitNote> {
   const diffLine = row.type === "LegacyDiffNote" ? row.diffLine : null;
   return {
     note: row.note,
@@ -118,7 +156,8 @@ export function commitNote(row: CommitNoteRow, ctx: PresentContext) {
 }
 
 /** API::Entities::CommitSequence (GitLab 16.9). */
-export function commitSequence(sequence: { count: number }) {
+export const CommitSequence = z.object({ count: z.int() }).meta({ id: "CommitSequence" });
+export function commitSequence(sequence: { count: number }): z.output<typeof CommitSequence> {
   return { count: sequence.count };
 }
 
@@ -142,7 +181,31 @@ export function pickFailure(message: string, errorCode: string | null, dryRun: b
  * from the key's user ids); one whose issuer no key matches answers `unknown_key`, as GitLab does. An
  * X.509 signature has no certificate to show (`x509_certificate` null).
  */
-export function commitSignatureEntity(sig: { type: "PGP" | "X509"; keyid: string | null; key: { id: number; primaryKeyid: string } | null }) {
+export const CommitSignature = z
+  .union([
+    z.object({
+      signature_type: z.literal("PGP"),
+      verification_status: z.string(),
+      gpg_key_id: z.int().nullable(),
+      gpg_key_primary_keyid: z.string().nullable(),
+      gpg_key_user_name: z.string().nullable(),
+      gpg_key_user_email: z.string().nullable(),
+      gpg_key_subkey_id: z.int().nullable(),
+      commit_source: z.string(),
+    }),
+    z.object({
+      signature_type: z.literal("X509"),
+      verification_status: z.string(),
+      x509_certificate: z.record(z.string(), z.unknown()).nullable(),
+      commit_source: z.string(),
+    }),
+  ])
+  .meta({ id: "CommitSignature" });
+export function commitSignatureEntity(sig: {
+  type: "PGP" | "X509";
+  keyid: string | null;
+  key: { id: number; primaryKeyid: string } | null;
+}): z.output<typeof CommitSignature> {
   if (sig.type === "PGP") {
     return {
       signature_type: "PGP",

@@ -1,15 +1,16 @@
-import type { Epic } from "../../db/schema";
+import * as z from "zod";
+import type { Epic as EpicModel } from "../../db/schema";
 import type { NoteUser } from "./notes";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
-import { labelBasic, type LabelBasicRow } from "./labels";
-import { issue, type IssueContext, type IssueRow } from "./issues";
+import { UserBasic, userBasic } from "./users";
+import { LabelBasic, labelBasic, type LabelBasicRow } from "./labels";
+import { IssuableReferences, Issue, issue, type IssueContext, type IssueRow } from "./issues";
 
 /** An issue of an epic, with the link (GitLab's epic_issues row) it came through. */
 export type EpicIssueRow = IssueRow & { epicIssue: { id: number; relativePosition: number | null } };
 
 /** An epic with its author, its group's full path, its parent's iid and its vote counts. */
-export type EpicRow = Epic & {
+export type EpicRow = EpicModel & {
   author: NoteUser | null;
   groupFullPath: string;
   parentIid: number | null;
@@ -44,7 +45,45 @@ const DEFAULT_TEXT_COLOR = "#FFFFFF";
  * epic's own issues, `*_from_inherited_source` also from its child epics; `start_date`/`due_date` are
  * the fixed dates when `*_is_fixed`, else the inherited ones.
  */
-export function epic(row: EpicRow, ctx: EpicContext) {
+export const Epic = z
+  .object({
+    id: z.int(),
+    iid: z.int(),
+    color: z.string(),
+    text_color: z.string(),
+    group_id: z.int(),
+    parent_id: z.int().nullable(),
+    parent_iid: z.int().nullable(),
+    title: z.string(),
+    description: z.string().nullable(),
+    confidential: z.boolean(),
+    author: UserBasic.nullable(),
+    start_date: z.string().nullable(),
+    start_date_is_fixed: z.boolean(),
+    start_date_fixed: z.string().nullable(),
+    start_date_from_milestones: z.string().nullable(),
+    start_date_from_inherited_source: z.string().nullable(),
+    end_date: z.string().nullable(),
+    due_date: z.string().nullable(),
+    due_date_is_fixed: z.boolean(),
+    due_date_fixed: z.string().nullable(),
+    due_date_from_milestones: z.string().nullable(),
+    due_date_from_inherited_source: z.string().nullable(),
+    state: z.string(),
+    web_edit_url: z.string(),
+    web_url: z.string(),
+    references: IssuableReferences,
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    closed_at: z.string().nullable(),
+    /** Names, or LabelBasic with `with_labels_details=true`. */
+    labels: z.union([z.array(z.string()), z.array(LabelBasic)]),
+    upvotes: z.int(),
+    downvotes: z.int(),
+    _links: z.object({ self: z.string(), epic_issues: z.string(), group: z.string(), parent: z.string().nullable() }),
+  })
+  .meta({ id: "Epic" });
+export function epic(row: EpicRow, ctx: EpicContext): z.output<typeof Epic> {
   const reference = `&${row.iid}`;
   const full = `${row.groupFullPath}${reference}`;
   const api = `${ctx.baseUrl}/api/v4/groups/${row.groupId}`;
@@ -103,7 +142,21 @@ export type LinkedEpicRow = EpicRow & {
 };
 
 /** EE::API::Entities::LinkedEpic: the compact answer of "create and relate a child epic". */
-export function linkedEpic(row: LinkedEpicRow, ctx: PresentContext) {
+export const LinkedEpic = z
+  .object({
+    id: z.int(),
+    iid: z.int(),
+    title: z.string(),
+    group_id: z.int(),
+    parent_id: z.int().nullable(),
+    has_children: z.boolean(),
+    has_issues: z.boolean(),
+    reference: z.string(),
+    url: z.string(),
+    relation_url: z.string(),
+  })
+  .meta({ id: "LinkedEpic" });
+export function linkedEpic(row: LinkedEpicRow, ctx: PresentContext): z.output<typeof LinkedEpic> {
   const short = `&${row.iid}`;
   return {
     id: row.id,
@@ -121,12 +174,19 @@ export function linkedEpic(row: LinkedEpicRow, ctx: PresentContext) {
 }
 
 /** EE::API::Entities::EpicIssue: the Issue entity with the link's id and position. */
-export function epicIssue(row: EpicIssueRow, ctx: IssueContext) {
+export const EpicIssue = Issue.extend({ epic_issue_id: z.int(), relative_position: z.int().nullable() }).meta({ id: "EpicIssue" });
+export function epicIssue(row: EpicIssueRow, ctx: IssueContext): z.output<typeof EpicIssue> {
   return { ...issue(row, ctx), epic_issue_id: row.epicIssue.id, relative_position: row.epicIssue.relativePosition };
 }
 
 /** EE::API::Entities::EpicIssueLink: the link with its epic and its issue. */
-export function epicIssueLink(row: { id: number; relativePosition: number | null; epic: EpicRow; issue: IssueRow }, ctx: EpicContext & IssueContext) {
+export const EpicIssueLink = z
+  .object({ id: z.int(), relative_position: z.int().nullable(), epic: Epic, issue: Issue })
+  .meta({ id: "EpicIssueLink" });
+export function epicIssueLink(
+  row: { id: number; relativePosition: number | null; epic: EpicRow; issue: IssueRow },
+  ctx: EpicContext & IssueContext,
+): z.output<typeof EpicIssueLink> {
   return { id: row.id, relative_position: row.relativePosition, epic: epic(row.epic, ctx), issue: issue(row.issue, ctx) };
 }
 

@@ -1,6 +1,7 @@
+import * as z from "zod";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { note as noteEntity, type Noteable, type NoteRow } from "./notes";
-import { userBasic } from "./users";
+import { Note, note as noteEntity, type Noteable, type NoteRow } from "./notes";
+import { UserBasic, userBasic } from "./users";
 
 /** A push event's `push_event_payload` row. */
 export type PushData = {
@@ -70,7 +71,19 @@ export function actionName(row: Pick<EventRow, "action" | "targetType" | "pushDa
 }
 
 /** API::Entities::PushEventPayload. */
-export function pushEventPayload(p: PushData) {
+export const PushEventPayload = z
+  .object({
+    commit_count: z.int(),
+    action: z.string(),
+    ref_type: z.string(),
+    commit_from: z.string().nullable(),
+    commit_to: z.string().nullable(),
+    ref: z.string().nullable(),
+    commit_title: z.string().nullable(),
+    ref_count: z.int().nullable(),
+  })
+  .meta({ id: "PushEventPayload" });
+export function pushEventPayload(p: PushData): z.output<typeof PushEventPayload> {
   return {
     commit_count: p.commitCount,
     action: PUSH_ACTIONS[p.action] ?? "pushed",
@@ -88,7 +101,24 @@ export function pushEventPayload(p: PushData) {
  * target's iid, else its id (notes). `note` only for note events, `push_data` only for pushes.
  * Differs from GitLab: 15.4 has no `imported`/`imported_from` (16.x); they are not shown.
  */
-export function event(row: EventRow, ctx: PresentContext) {
+export const Event = z
+  .object({
+    id: z.int(),
+    project_id: z.int().nullable(),
+    action_name: z.string(),
+    target_id: z.int().nullable(),
+    target_iid: z.int().nullable(),
+    target_type: z.string().nullable(),
+    author_id: z.int(),
+    target_title: z.string().nullable(),
+    created_at: z.string().nullable(),
+    note: Note.optional(),
+    author: UserBasic,
+    push_data: PushEventPayload.optional(),
+    author_username: z.string(),
+  })
+  .meta({ id: "Event" });
+export function event(row: EventRow, ctx: PresentContext): z.output<typeof Event> {
   const noteable = row.note
     ? ({
         type: row.note.noteableType as Noteable["type"],

@@ -1,10 +1,12 @@
+import * as z from "zod";
 import type { GroupGroupLink, Namespace } from "../../db/schema";
 import { visibilityName } from "../kernel/access";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { project, type ProjectRow } from "./projects";
+import { Project, project, type ProjectRow } from "./projects";
+import { CustomAttribute } from "./users";
 
 /** `{key, value}` of group_custom_attributes (API::Entities::CustomAttribute). */
-export type CustomAttribute = { key: string; value: string };
+export type { CustomAttribute };
 
 /** The sizes of `Namespace.with_statistics` (app/models/namespace.rb), in bytes. */
 export type GroupStatistics = {
@@ -45,6 +47,18 @@ export function subgroupCreationLevelName(level: number): string | null {
   return found ? found[0] : null;
 }
 
+const GroupStatisticsSchema = z.object({
+  storage_size: z.number(),
+  repository_size: z.number(),
+  wiki_size: z.number(),
+  lfs_objects_size: z.number(),
+  job_artifacts_size: z.number(),
+  pipeline_artifacts_size: z.number(),
+  packages_size: z.number(),
+  snippets_size: z.number(),
+  uploads_size: z.number(),
+});
+
 /** `group_url(group)` (Gitlab::UrlBuilder): `<base>/groups/<full_path>`. */
 export function groupWebUrl(group: Pick<Namespace, "fullPath">, ctx: PresentContext): string {
   return webUrl(ctx, `groups/${group.fullPath}`);
@@ -57,7 +71,8 @@ function groupAvatarUrl(group: Pick<Namespace, "avatarUrl">, ctx: PresentContext
 }
 
 /** API::Entities::BasicGroupDetails (lib/api/entities/basic_group_details.rb). */
-export function groupBasic(group: Namespace, ctx: PresentContext) {
+export const BasicGroupDetails = z.object({ id: z.int(), web_url: z.string(), name: z.string() }).meta({ id: "BasicGroupDetails" });
+export function groupBasic(group: Namespace, ctx: PresentContext): z.output<typeof BasicGroupDetails> {
   return {
     id: group.id,
     web_url: groupWebUrl(group, ctx),
@@ -72,7 +87,31 @@ export function groupBasic(group: Namespace, ctx: PresentContext) {
  * `file_template_project_id` is always present (the spec lists it); GitLab omits it unless the caller
  * can read the template project, and nothing here sets it yet, so it is null.
  */
-export function group(row: GroupRow, ctx: PresentContext) {
+export const Group = BasicGroupDetails.extend({
+  path: z.string(),
+  description: z.string().nullable(),
+  visibility: z.enum(["private", "internal", "public"]),
+  share_with_group_lock: z.boolean(),
+  require_two_factor_authentication: z.boolean(),
+  two_factor_grace_period: z.int(),
+  project_creation_level: z.string().nullable(),
+  auto_devops_enabled: z.boolean().nullable(),
+  subgroup_creation_level: z.string().nullable(),
+  emails_disabled: z.boolean().nullable(),
+  mentions_disabled: z.boolean().nullable(),
+  lfs_enabled: z.boolean(),
+  default_branch_protection: z.int(),
+  avatar_url: z.string().nullable(),
+  request_access_enabled: z.boolean(),
+  full_name: z.string(),
+  full_path: z.string(),
+  created_at: z.string().nullable(),
+  parent_id: z.int().nullable(),
+  file_template_project_id: z.int().nullable(),
+  custom_attributes: z.array(CustomAttribute).optional(),
+  statistics: GroupStatisticsSchema.optional(),
+}).meta({ id: "Group" });
+export function group(row: GroupRow, ctx: PresentContext): z.output<typeof Group> {
   return {
     ...groupBasic(row, ctx),
     path: row.path,
@@ -101,12 +140,12 @@ export function group(row: GroupRow, ctx: PresentContext) {
 }
 
 /** API::Entities::CustomAttribute. */
-function customAttribute(attribute: CustomAttribute) {
+function customAttribute(attribute: CustomAttribute): CustomAttribute {
   return { key: attribute.key, value: attribute.value };
 }
 
 /** The `statistics` block of API::Entities::Group (admins, `statistics=true`). */
-function groupStatistics(stats: GroupStatistics) {
+function groupStatistics(stats: GroupStatistics): z.output<typeof GroupStatisticsSchema> {
   return {
     storage_size: stats.storageSize,
     repository_size: stats.repositorySize,
@@ -135,7 +174,16 @@ export type GroupDetailContext = PresentContext & {
 export type SharedWithGroup = GroupGroupLink & { sharedWithGroup: Namespace };
 
 /** API::Entities::SharedGroupWithGroup (lib/api/entities/shared_group_with_group.rb). */
-export function sharedGroupWithGroup(link: SharedWithGroup) {
+export const SharedGroupWithGroup = z
+  .object({
+    group_id: z.int(),
+    group_name: z.string(),
+    group_full_path: z.string(),
+    group_access_level: z.int(),
+    expires_at: z.string().nullable(),
+  })
+  .meta({ id: "SharedGroupWithGroup" });
+export function sharedGroupWithGroup(link: SharedWithGroup): z.output<typeof SharedGroupWithGroup> {
   return {
     group_id: link.sharedWithGroupId,
     group_name: link.sharedWithGroup.name,
@@ -154,7 +202,12 @@ export function sharedGroupWithGroup(link: SharedWithGroup) {
  * either: the setting does not exist here. EE's GroupDetail fields (`shared_runners_minutes_limit`,
  * `prevent_forking_outside_group`, …) belong to features that do not exist here.
  */
-export function groupDetail(row: GroupRow, ctx: GroupDetailContext) {
+export const GroupDetail = Group.extend({
+  shared_with_groups: z.array(SharedGroupWithGroup),
+  projects: z.array(Project).optional(),
+  shared_projects: z.array(Project).optional(),
+}).meta({ id: "GroupDetail" });
+export function groupDetail(row: GroupRow, ctx: GroupDetailContext): z.output<typeof GroupDetail> {
   return {
     ...group(row, ctx),
     shared_with_groups: (ctx.sharedWithGroups ?? []).map(sharedGroupWithGroup),

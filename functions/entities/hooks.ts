@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { WebHook } from "../../db/schema";
 import { isoTime } from "../kernel/present";
 
@@ -6,7 +7,21 @@ import { isoTime } from "../kernel/present";
  * `alert_status` and `disabled_until` come from automatic disabling, which Edgeforge does not do: a hook
  * is always `executable`.
  */
-export function hook(row: WebHook) {
+export const Hook = z
+  .object({
+    id: z.int(),
+    url: z.string(),
+    created_at: z.string().nullable(),
+    push_events: z.boolean(),
+    tag_push_events: z.boolean(),
+    merge_requests_events: z.boolean(),
+    repository_update_events: z.boolean(),
+    enable_ssl_verification: z.boolean(),
+    alert_status: z.string(),
+    disabled_until: z.string().nullable(),
+  })
+  .meta({ id: "Hook" });
+export function hook(row: WebHook): z.output<typeof Hook> {
   return {
     id: row.id,
     url: row.url,
@@ -22,7 +37,15 @@ export function hook(row: WebHook) {
 }
 
 /** The flags ProjectHook and GroupHook both expose first, in their order. */
-function issuableHookEvents(row: WebHook) {
+const IssuableHookEvents = z.object({
+  issues_events: z.boolean(),
+  confidential_issues_events: z.boolean(),
+  note_events: z.boolean(),
+  confidential_note_events: z.boolean(),
+  pipeline_events: z.boolean(),
+  wiki_page_events: z.boolean(),
+});
+function issuableHookEvents(row: WebHook): z.output<typeof IssuableHookEvents> {
   return {
     issues_events: row.issuesEvents,
     confidential_issues_events: row.confidentialIssuesEvents,
@@ -34,7 +57,15 @@ function issuableHookEvents(row: WebHook) {
 }
 
 /** API::Entities::ProjectHook */
-export function projectHook(row: WebHook) {
+export const ProjectHook = Hook.extend({
+  project_id: z.int().nullable(),
+  ...IssuableHookEvents.shape,
+  deployment_events: z.boolean(),
+  job_events: z.boolean(),
+  releases_events: z.boolean(),
+  push_events_branch_filter: z.string().nullable(),
+}).meta({ id: "ProjectHook" });
+export function projectHook(row: WebHook): z.output<typeof ProjectHook> {
   return {
     ...hook(row),
     project_id: row.projectId,
@@ -47,7 +78,16 @@ export function projectHook(row: WebHook) {
 }
 
 /** EE::API::Entities::GroupHook (15.4) */
-export function groupHook(row: WebHook) {
+export const GroupHook = Hook.extend({
+  group_id: z.int().nullable(),
+  ...IssuableHookEvents.shape,
+  job_events: z.boolean(),
+  deployment_events: z.boolean(),
+  releases_events: z.boolean(),
+  subgroup_events: z.boolean(),
+  push_events_branch_filter: z.string().nullable(),
+}).meta({ id: "GroupHook" });
+export function groupHook(row: WebHook): z.output<typeof GroupHook> {
   return {
     ...hook(row),
     group_id: row.groupId,

@@ -1,11 +1,12 @@
-import type { Issue, Label, User } from "../../db/schema";
+import * as z from "zod";
+import type { Issue as IssueModel, Label as LabelModel, User } from "../../db/schema";
 import { epicBase, type IssueEpic } from "./epic_base";
 import { mentionedUsernames } from "./mentions";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { labelBasic } from "./labels";
-import { milestone, type IssueMilestone, type MilestoneRow } from "./milestones";
-import { timeStats } from "./time_tracking";
-import { userBasic } from "./users";
+import { LabelBasic, labelBasic } from "./labels";
+import { Milestone, milestone, type IssueMilestone, type MilestoneRow } from "./milestones";
+import { IssuableTimeStats, timeStats } from "./time_tracking";
+import { UserBasic, userBasic } from "./users";
 
 /**
  * The issue entities of lib/api/entities/issue_basic.rb and issue.rb with their EE prepends. Rows come
@@ -16,10 +17,10 @@ import { userBasic } from "./users";
 /** The user columns `userBasic` reads (functions/entities/users.ts `UserBasicRow`). */
 export type IssueUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
 /** A label as the issue entities show it (LabelBasic). */
-export type IssueLabel = Pick<Label, "id" | "title" | "color" | "description" | "projectId" | "groupId" | "priority">;
+export type IssueLabel = Pick<LabelModel, "id" | "title" | "color" | "description" | "projectId" | "groupId" | "priority">;
 
 /** An issue with everything its entities show, as `loadIssueRows` loads it. */
-export type IssueRow = Issue & {
+export type IssueRow = IssueModel & {
   project: { id: number; path: string; fullPath: string; namespaceId: number; namespaceType: string };
   author: IssueUser | null;
   closedBy: IssueUser | null;
@@ -91,7 +92,9 @@ function reference(row: IssueRow, from: ReferenceFrom | "full"): string {
   return from.id === row.project.namespaceId ? `${row.project.path}${local}` : `${row.project.fullPath}${local}`;
 }
 
-export function issueReferences(row: IssueRow, ctx: IssueContext) {
+/** API::Entities::IssuableReferences. */
+export const IssuableReferences = z.object({ short: z.string(), relative: z.string(), full: z.string() }).meta({ id: "IssuableReferences" });
+export function issueReferences(row: IssueRow, ctx: IssueContext): z.output<typeof IssuableReferences> {
   return { short: reference(row, null), relative: reference(row, ctx.from ?? null), full: reference(row, "full") };
 }
 
@@ -114,7 +117,41 @@ export function issueWebUrl(row: Pick<IssueRow, "iid" | "project">, ctx: Present
  * API::Entities::IssueBasic with EE::API::Entities::IssueBasic (`weight` unless the issue type has
  * no weight, `blocking_issues_count`). What milestone issue lists and other embeddings show.
  */
-export function issueBasic(row: IssueRow, ctx: IssueContext) {
+export const IssueBasic = z
+  .object({
+    id: z.int(),
+    iid: z.int(),
+    project_id: z.int(),
+    title: z.string(),
+    description: z.string().nullable(),
+    state: z.string(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    closed_at: z.string().nullable(),
+    closed_by: UserBasic.nullable(),
+    /** Names, or LabelBasic with `with_labels_details=true`. */
+    labels: z.union([z.array(z.string()), z.array(LabelBasic)]),
+    milestone: Milestone.nullable(),
+    assignees: z.array(UserBasic),
+    author: UserBasic.nullable(),
+    type: z.string(),
+    assignee: UserBasic.nullable(),
+    user_notes_count: z.int(),
+    merge_requests_count: z.int(),
+    upvotes: z.int(),
+    downvotes: z.int(),
+    due_date: z.string().nullable(),
+    confidential: z.boolean(),
+    discussion_locked: z.boolean().nullable(),
+    issue_type: z.string(),
+    web_url: z.string(),
+    time_stats: IssuableTimeStats,
+    task_completion_status: z.object({ count: z.int(), completed_count: z.int() }),
+    weight: z.int().nullable().optional(),
+    blocking_issues_count: z.int(),
+  })
+  .meta({ id: "IssueBasic" });
+export function issueBasic(row: IssueRow, ctx: IssueContext): z.output<typeof IssueBasic> {
   const labels = [...row.labels].sort(byTitle);
   const tasks = taskSummary(row.description);
   return {
@@ -165,7 +202,36 @@ export function issueSubscribed(row: IssueRow, ctx: Pick<PresentContext, "actor"
 }
 
 /** API::Entities::Issue (lib/api/entities/issue.rb) with EE::API::Entities::Issue. */
-export function issue(row: IssueRow, ctx: IssueContext) {
+/** EE's EpicBaseEntity (lib/ee/api/entities/epic_base_entity.rb), as an issue's `epic`. */
+const EpicBase = z.object({
+  id: z.int(),
+  iid: z.int(),
+  title: z.string(),
+  url: z.string(),
+  group_id: z.int(),
+  human_readable_end_date: z.string().optional(),
+  human_readable_timestamp: z.string().nullable().optional(),
+});
+export const Issue = IssueBasic.extend({
+  has_tasks: z.boolean(),
+  task_status: z.string().optional(),
+  _links: z.object({
+    self: z.string(),
+    notes: z.string(),
+    award_emoji: z.string(),
+    project: z.string(),
+    closed_as_duplicate_of: z.string().nullable(),
+  }),
+  references: IssuableReferences,
+  severity: z.string(),
+  subscribed: z.boolean().optional(),
+  moved_to_id: z.int().nullable(),
+  service_desk_reply_to: z.string().nullable(),
+  epic_iid: z.int().nullable().optional(),
+  epic: EpicBase.nullable().optional(),
+  health_status: z.string().nullable(),
+}).meta({ id: "Issue" });
+export function issue(row: IssueRow, ctx: IssueContext): z.output<typeof Issue> {
   const tasks = taskSummary(row.description);
   const api = `${ctx.baseUrl}/api/v4/projects/${row.projectId}`;
   return {
@@ -198,7 +264,14 @@ export function issue(row: IssueRow, ctx: IssueContext) {
 
 type EventRow = { id: number; user: IssueUser | null; createdAt: Date | string; resourceType: "Issue" | "MergeRequest" | "Epic"; resourceId: number };
 
-function eventBase(row: EventRow, ctx: PresentContext) {
+const ResourceEventBase = z.object({
+  id: z.int(),
+  user: UserBasic.nullable(),
+  created_at: z.string().nullable(),
+  resource_type: z.enum(["Issue", "MergeRequest", "Epic"]),
+  resource_id: z.int(),
+});
+function eventBase(row: EventRow, ctx: PresentContext): z.output<typeof ResourceEventBase> {
   return {
     id: row.id,
     user: row.user ? userBasic(row.user, ctx) : null,
@@ -208,15 +281,25 @@ function eventBase(row: EventRow, ctx: PresentContext) {
   };
 }
 
-export function resourceLabelEvent(row: EventRow & { action: string; label: IssueLabel | null }, ctx: PresentContext) {
+export const ResourceLabelEvent = ResourceEventBase.extend({ label: LabelBasic.nullable(), action: z.string() }).meta({ id: "ResourceLabelEvent" });
+export function resourceLabelEvent(row: EventRow & { action: string; label: IssueLabel | null }, ctx: PresentContext): z.output<typeof ResourceLabelEvent> {
   return { ...eventBase(row, ctx), label: row.label ? labelBasic(row.label, ctx) : null, action: row.action };
 }
 
-export function resourceStateEvent(row: EventRow & { state: string }, ctx: PresentContext) {
+export const ResourceStateEvent = ResourceEventBase.extend({ state: z.string() }).meta({ id: "ResourceStateEvent" });
+export function resourceStateEvent(row: EventRow & { state: string }, ctx: PresentContext): z.output<typeof ResourceStateEvent> {
   return { ...eventBase(row, ctx), state: row.state };
 }
 
-export function resourceMilestoneEvent(row: EventRow & { action: string; state: string; milestone: MilestoneRow | null }, ctx: PresentContext) {
+export const ResourceMilestoneEvent = ResourceEventBase.extend({
+  milestone: Milestone.nullable(),
+  action: z.string(),
+  state: z.string(),
+}).meta({ id: "ResourceMilestoneEvent" });
+export function resourceMilestoneEvent(
+  row: EventRow & { action: string; state: string; milestone: MilestoneRow | null },
+  ctx: PresentContext,
+): z.output<typeof ResourceMilestoneEvent> {
   return {
     ...eventBase(row, ctx),
     milestone: row.milestone ? milestone(row.milestone, ctx) : null,
@@ -226,6 +309,9 @@ export function resourceMilestoneEvent(row: EventRow & { action: string; state: 
 }
 
 /** `issues_statistics` (lib/api/issues.rb), presented as a plain hash. */
-export function issuesStatistics(counts: { all: number; closed: number; opened: number }) {
+export const IssuesStatistics = z
+  .object({ statistics: z.object({ counts: z.object({ all: z.int(), closed: z.int(), opened: z.int() }) }) })
+  .meta({ id: "IssuesStatistics" });
+export function issuesStatistics(counts: { all: number; closed: number; opened: number }): z.output<typeof IssuesStatistics> {
   return { statistics: { counts: { all: counts.all, closed: counts.closed, opened: counts.opened } } };
 }

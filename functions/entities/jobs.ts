@@ -1,22 +1,47 @@
-import type { CiBuild, CiJobArtifact, CiPipeline, CiRunner, GitCommitRow, User } from "../../db/schema";
-import { commit } from "./commits";
+import * as z from "zod";
+import type { CiBuild, CiJobArtifact, CiPipeline, CiRunner, GitCommitRow, User as UserModel } from "../../db/schema";
+import { Commit, commit } from "./commits";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { pipelineBasic, secondsBetween } from "./pipelines";
-import { user as userEntity } from "./users";
-import { runnerBasic } from "./runners";
+import { PipelineBasic, pipelineBasic, secondsBetween } from "./pipelines";
+import { User, user as userEntity } from "./users";
+import { RunnerBasic, runnerBasic } from "./runners";
 
 export type JobContext = PresentContext & { projectPath: string; projectId: number; commits: Map<string, GitCommitRow> };
 
 export type JobRow = CiBuild & {
   pipeline: CiPipeline;
-  user: User | null;
+  user: UserModel | null;
   artifacts: CiJobArtifact[];
   runner: CiRunner | null;
   downstream?: CiPipeline | null;
 };
 
 /** API::Entities::Ci::JobBasic (lib/api/entities/ci/job_basic.rb). */
-export function jobBasic(job: JobRow, ctx: JobContext) {
+export const JobBasic = z
+  .object({
+    id: z.int(),
+    status: z.string(),
+    stage: z.string(),
+    name: z.string(),
+    ref: z.string(),
+    tag: z.boolean(),
+    coverage: z.number().nullable(),
+    allow_failure: z.boolean(),
+    created_at: z.string().nullable(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    erased_at: z.string().nullable(),
+    duration: z.number().nullable(),
+    queued_duration: z.number().nullable(),
+    user: User.nullable(),
+    commit: Commit.nullable(),
+    pipeline: PipelineBasic,
+    failure_reason: z.string().optional(),
+    web_url: z.string(),
+    project: z.object({ ci_job_token_scope_enabled: z.boolean() }),
+  })
+  .meta({ id: "JobBasic" });
+export function jobBasic(job: JobRow, ctx: JobContext): z.output<typeof JobBasic> {
   const row = ctx.commits.get(job.pipeline.sha);
   return {
     id: job.id,
@@ -43,12 +68,22 @@ export function jobBasic(job: JobRow, ctx: JobContext) {
 }
 
 /** API::Entities::Ci::JobArtifact. */
-export function jobArtifact(a: CiJobArtifact) {
+export const JobArtifact = z
+  .object({ file_type: z.string(), size: z.number(), filename: z.string(), file_format: z.string() })
+  .meta({ id: "JobArtifact" });
+export function jobArtifact(a: CiJobArtifact): z.output<typeof JobArtifact> {
   return { file_type: a.fileType, size: a.size, filename: a.filename, file_format: a.fileFormat };
 }
 
 /** API::Entities::Ci::Job (lib/api/entities/ci/job.rb). */
-export function job(row: JobRow, ctx: JobContext) {
+export const Job = JobBasic.extend({
+  artifacts_file: z.object({ filename: z.string(), size: z.number() }).optional(),
+  artifacts: z.array(JobArtifact),
+  runner: RunnerBasic.nullable(),
+  artifacts_expire_at: z.string().nullable(),
+  tag_list: z.array(z.string()),
+}).meta({ id: "Job" });
+export function job(row: JobRow, ctx: JobContext): z.output<typeof Job> {
   const archive = row.artifacts.find((a) => a.fileType === "archive");
   return {
     ...jobBasic(row, ctx),
@@ -61,7 +96,8 @@ export function job(row: JobRow, ctx: JobContext) {
 }
 
 /** API::Entities::Ci::Bridge (lib/api/entities/ci/bridge.rb). */
-export function bridge(row: JobRow, ctx: JobContext) {
+export const Bridge = JobBasic.extend({ downstream_pipeline: PipelineBasic.nullable() }).meta({ id: "Bridge" });
+export function bridge(row: JobRow, ctx: JobContext): z.output<typeof Bridge> {
   return {
     ...jobBasic(row, ctx),
     downstream_pipeline: row.downstream ? pipelineBasic(row.downstream, ctx) : null,

@@ -1,14 +1,15 @@
-import type { Label } from "../../db/schema";
+import * as z from "zod";
+import type { Label as LabelModel } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
 
 /** The columns LabelBasic reads: issue rows carry labels in this shape (shared/issuables/issue_preload.ts). */
-export type LabelBasicRow = Pick<Label, "id" | "title" | "color" | "description">;
+export type LabelBasicRow = Pick<LabelModel, "id" | "title" | "color" | "description">;
 
 /**
  * A label of a project list: the row, whether it is the project's own (else an ancestor group's),
  * and the counts of `with_counts=true` (null when not asked for).
  */
-export type LabelRow = Label & {
+export type LabelRow = LabelModel & {
   counts: { openIssues: number; closedIssues: number; openMergeRequests: number } | null;
   /** The caller's subscription at the project, or at the group level for a group label (no row: false). */
   subscribed: boolean;
@@ -43,7 +44,18 @@ export function descriptionHtml(description: string | null): string | null {
 export type LabelHtml = { labelDescriptionsHtml?: Map<number, string | null> };
 
 /** API::Entities::LabelBasic (lib/api/entities/label_basic.rb): also the `labels` of issues with details. */
-export function labelBasic(label: LabelBasicRow, ctx?: PresentContext & LabelHtml) {
+export const LabelBasic = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    color: z.string(),
+    description: z.string().nullable(),
+    description_html: z.string().nullable(),
+    text_color: z.string(),
+    remove_on_close: z.boolean(),
+  })
+  .meta({ id: "LabelBasic" });
+export function labelBasic(label: LabelBasicRow, ctx?: PresentContext & LabelHtml): z.output<typeof LabelBasic> {
   const rendered = ctx?.labelDescriptionsHtml;
   return {
     id: label.id,
@@ -61,7 +73,13 @@ export function labelBasic(label: LabelBasicRow, ctx?: PresentContext & LabelHtm
  * API::Entities::Label (lib/api/entities/label.rb), what project and group labels share: LabelBasic, the
  * counts only with `with_counts`, then `subscribed`.
  */
-function labelWithCounts(row: LabelRow, ctx?: PresentContext & LabelHtml) {
+export const Label = LabelBasic.extend({
+  open_issues_count: z.int().optional(),
+  closed_issues_count: z.int().optional(),
+  open_merge_requests_count: z.int().optional(),
+  subscribed: z.boolean(),
+}).meta({ id: "Label" });
+function labelWithCounts(row: LabelRow, ctx?: PresentContext & LabelHtml): z.output<typeof Label> {
   return {
     ...labelBasic(row, ctx),
     ...(row.counts
@@ -77,12 +95,14 @@ function labelWithCounts(row: LabelRow, ctx?: PresentContext & LabelHtml) {
 }
 
 /** API::Entities::ProjectLabel (lib/api/entities/project_label.rb): Entities::Label, then `priority` and `is_project_label`. */
-export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number } & LabelHtml) {
+export const ProjectLabel = Label.extend({ priority: z.int().nullable(), is_project_label: z.boolean() }).meta({ id: "ProjectLabel" });
+export function projectLabel(row: LabelRow, ctx: PresentContext & { projectId: number } & LabelHtml): z.output<typeof ProjectLabel> {
   const own = row.projectId === ctx.projectId;
   return { ...labelWithCounts(row, ctx), priority: own ? row.priority : null, is_project_label: own };
 }
 
 /** API::Entities::GroupLabel (lib/api/entities/group_label.rb): Entities::Label as it is. */
-export function groupLabel(row: LabelRow, ctx?: PresentContext & LabelHtml) {
+export const GroupLabel = Label;
+export function groupLabel(row: LabelRow, ctx?: PresentContext & LabelHtml): z.output<typeof GroupLabel> {
   return labelWithCounts(row, ctx);
 }

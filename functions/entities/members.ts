@@ -1,10 +1,11 @@
-import type { Member, User } from "../../db/schema";
+import * as z from "zod";
+import type { Member as MemberModel, User } from "../../db/schema";
 import { isoDate, isoTime, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 
 /** A member as the queries load it: the row, its user, who added it, and the level to show. */
 export type MemberRow = {
-  member: Member;
+  member: MemberModel;
   user: User;
   createdBy: User | null;
   /** The stored level for direct members; for `/members/all`, the effective (highest) level. */
@@ -21,7 +22,15 @@ export type MemberContext = PresentContext & { showSeatInfo?: boolean };
  * accounts; neither exists here, so both are absent, as GitLab omits them. `override` is for LDAP
  * members only. Members have no awaiting state here, so `membership_state` is always `active`.
  */
-export function member(row: MemberRow, ctx: MemberContext) {
+export const Member = UserBasic.extend({
+  access_level: z.int(),
+  created_at: z.string().nullable(),
+  created_by: UserBasic.optional(),
+  expires_at: z.string().nullable(),
+  is_using_seat: z.boolean().optional(),
+  membership_state: z.string(),
+}).meta({ id: "Member" });
+export function member(row: MemberRow, ctx: MemberContext): z.output<typeof Member> {
   return {
     ...userBasic(row.user, ctx),
     access_level: row.accessLevel,
@@ -34,6 +43,9 @@ export function member(row: MemberRow, ctx: MemberContext) {
 }
 
 /** The answer of a multi-user add (Members::CreateService result, presented as is). */
-export function createResult(errors: string | null) {
+export const MemberCreateResult = z
+  .object({ status: z.enum(["success", "error"]), message: z.string().optional() })
+  .meta({ id: "MemberCreateResult" });
+export function createResult(errors: string | null): z.output<typeof MemberCreateResult> {
   return errors === null ? { status: "success" } : { message: errors, status: "error" };
 }

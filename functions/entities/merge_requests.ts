@@ -1,13 +1,14 @@
+import * as z from "zod";
 import { Access, Visibility } from "../kernel/access";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { taskSummary, type IssueLabel, type IssueUser } from "./issues";
-import { descriptionHtml, labelBasic } from "./labels";
-import { milestone, type IssueMilestone } from "./milestones";
-import { pipeline, pipelineBasic, type PipelineRow } from "./pipelines";
-import { timeStats } from "./time_tracking";
-import { userBasic, type UserBasicRow } from "./users";
-import { commit, type CommitContext } from "./commits";
-import { diff, type FileDiff } from "./repository";
+import { IssuableReferences, taskSummary, type IssueLabel, type IssueUser } from "./issues";
+import { descriptionHtml, LabelBasic, labelBasic } from "./labels";
+import { Milestone, milestone, type IssueMilestone } from "./milestones";
+import { Pipeline, pipeline, PipelineBasic, pipelineBasic, type PipelineRow } from "./pipelines";
+import { IssuableTimeStats, timeStats } from "./time_tracking";
+import { UserBasic, userBasic, type UserBasicRow } from "./users";
+import { Commit, commit, type CommitContext } from "./commits";
+import { Diff, diff, type FileDiff } from "./repository";
 import type { GitCommitRow, MergeRequest } from "../../db/schema";
 // A version is a merge_request_diffs row (version_queries.ts names it `Version` too).
 import type { MergeRequestDiff as Version } from "../../db/schema";
@@ -86,7 +87,7 @@ function referenceBase(project: MergeRequestProject, from: MergeRequestContext, 
 }
 
 /** API::Entities::IssuableReferences for a merge request (`!1`, `proj!1`, `group/proj!1`). */
-export function mergeRequestReferences(mr: MergeRequestRow, ctx: MergeRequestContext) {
+export function mergeRequestReferences(mr: MergeRequestRow, ctx: MergeRequestContext): z.output<typeof IssuableReferences> {
   const short = `!${mr.iid}`;
   return {
     short,
@@ -100,7 +101,8 @@ export function mergeRequestUrl(mr: { iid: number; project: { fullPath: string }
 }
 
 /** `Taskable#task_completion_status`, counted as the issue entities count task list items. */
-export function taskCompletionStatus(description: string | null) {
+const TaskCompletionStatus = z.object({ count: z.int(), completed_count: z.int() });
+export function taskCompletionStatus(description: string | null): z.output<typeof TaskCompletionStatus> {
   const tasks = taskSummary(description);
   return { count: tasks.count, completed_count: tasks.completed };
 }
@@ -108,7 +110,19 @@ export function taskCompletionStatus(description: string | null) {
 const user = (row: UserBasicRow | null, ctx: PresentContext) => (row ? userBasic(row, ctx) : null);
 
 /** API::Entities::IssuableEntity's head, shared by the simple and the full views (and the approvals answers). */
-export function issuableHead(mr: Pick<MergeRequestRow, "id" | "iid" | "projectId" | "title" | "description" | "state" | "createdAt" | "updatedAt">) {
+export const IssuableHead = z.object({
+  id: z.int(),
+  iid: z.int(),
+  project_id: z.int(),
+  title: z.string(),
+  description: z.string().nullable(),
+  state: z.string(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+export function issuableHead(
+  mr: Pick<MergeRequestRow, "id" | "iid" | "projectId" | "title" | "description" | "state" | "createdAt" | "updatedAt">,
+): z.output<typeof IssuableHead> {
   return {
     id: mr.id,
     iid: mr.iid,
@@ -122,7 +136,8 @@ export function issuableHead(mr: Pick<MergeRequestRow, "id" | "iid" | "projectId
 }
 
 /** API::Entities::MergeRequestSimple (`view=simple`). */
-export function mergeRequestSimple(mr: MergeRequestRow, ctx: MergeRequestContext) {
+export const MergeRequestSimple = IssuableHead.extend({ web_url: z.string() }).meta({ id: "MergeRequestSimple" });
+export function mergeRequestSimple(mr: MergeRequestRow, ctx: MergeRequestContext): z.output<typeof MergeRequestSimple> {
   return { ...issuableHead(mr), web_url: mergeRequestUrl(mr, ctx) };
 }
 
@@ -153,7 +168,52 @@ export const DIFF_MAX_FILES = 1000;
  * the stored result of the last mergeability check (the single GET, the merge and the lists run one
  * when a head moved: merging.ts#refreshMergeRequest, #refreshListed).
  */
-export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, ctx: MergeRequestContext) {
+export const MergeRequestBasic = IssuableHead.extend({
+  merged_by: UserBasic.nullable(),
+  merge_user: UserBasic.nullable(),
+  merged_at: z.string().nullable(),
+  closed_by: UserBasic.nullable(),
+  closed_at: z.string().nullable(),
+  title_html: z.string().nullable().optional(),
+  description_html: z.string().nullable().optional(),
+  target_branch: z.string(),
+  source_branch: z.string(),
+  user_notes_count: z.int(),
+  upvotes: z.int(),
+  downvotes: z.int(),
+  author: UserBasic.nullable(),
+  assignees: z.array(UserBasic),
+  assignee: UserBasic.nullable(),
+  reviewers: z.array(UserBasic),
+  source_project_id: z.int(),
+  target_project_id: z.int(),
+  /** Names, or LabelBasic with `with_labels_details=true`. */
+  labels: z.union([z.array(z.string()), z.array(LabelBasic)]),
+  draft: z.boolean(),
+  work_in_progress: z.boolean(),
+  milestone: Milestone.nullable(),
+  merge_when_pipeline_succeeds: z.boolean(),
+  merge_status: z.string(),
+  detailed_merge_status: z.string(),
+  sha: z.string().nullable(),
+  merge_commit_sha: z.string().nullable(),
+  squash_commit_sha: z.string().nullable(),
+  discussion_locked: z.boolean().nullable(),
+  should_remove_source_branch: z.boolean().nullable(),
+  force_remove_source_branch: z.boolean().nullable(),
+  allow_collaboration: z.boolean().optional(),
+  allow_maintainer_to_push: z.boolean().optional(),
+  reference: z.string(),
+  references: IssuableReferences,
+  web_url: z.string(),
+  time_stats: IssuableTimeStats,
+  squash: z.boolean(),
+  task_completion_status: TaskCompletionStatus,
+  has_conflicts: z.boolean(),
+  blocking_discussions_resolved: z.boolean(),
+  approvals_before_merge: z.int().nullable(),
+}).meta({ id: "MergeRequestBasic" });
+export function mergeRequestBasic(mr: MergeRequestRow & { approved?: boolean }, ctx: MergeRequestContext): z.output<typeof MergeRequestBasic> {
   const labels = [...mr.labels].sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
   const short = `!${mr.iid}`;
   return {
@@ -244,10 +304,24 @@ export function mergeRequestSubscribed(mr: MergeRequestRow, ctx: Pick<PresentCon
  * Differs from GitLab: participants are the author, assignees and reviewers; commenters and mentioned
  * users do not count.
  */
+export const MergeRequestEntity = MergeRequestBasic.extend({
+  subscribed: z.boolean().optional(),
+  changes_count: z.string().nullable(),
+  latest_build_started_at: z.string().nullable().optional(),
+  latest_build_finished_at: z.string().nullable().optional(),
+  first_deployed_to_production_at: z.string().nullable().optional(),
+  pipeline: PipelineBasic.nullable().optional(),
+  head_pipeline: Pipeline.nullable().optional(),
+  diff_refs: z.object({ base_sha: z.string().nullable(), head_sha: z.string(), start_sha: z.string().nullable() }).nullable(),
+  merge_error: z.string().nullable(),
+  rebase_in_progress: z.boolean().optional(),
+  diverged_commits_count: z.int().optional(),
+  user: z.object({ can_merge: z.boolean() }),
+}).meta({ id: "MergeRequest" });
 export function mergeRequest(
   mr: MergeRequestRow & { headPipeline?: MergeRequestPipelineRow | null; approved?: boolean; divergedCommits?: number },
   ctx: MergeRequestContext,
-) {
+): z.output<typeof MergeRequestEntity> {
   const head = mr.headPipeline ?? null;
   const ran = head && (head.startedAt || head.finishedAt) ? head : null;
   const builds = ctx.fromProject ? mr.project.jobsEnabled : false;
@@ -278,12 +352,28 @@ export function mergeRequest(
 }
 
 /** API::Entities::MergeRequestChanges: the merge request with its diffs as `changes` and `overflow`. */
-export function mergeRequestChanges(mr: MergeRequestRow & { changes: FileDiff[]; overflow: boolean }, ctx: MergeRequestContext) {
+export const MergeRequestChanges = MergeRequestEntity.extend({ changes: z.array(Diff), overflow: z.boolean() }).meta({ id: "MergeRequestChanges" });
+export function mergeRequestChanges(
+  mr: MergeRequestRow & { changes: FileDiff[]; overflow: boolean },
+  ctx: MergeRequestContext,
+): z.output<typeof MergeRequestChanges> {
   return { ...mergeRequest(mr, ctx), changes: mr.changes.map((file) => diff(file)), overflow: mr.overflow };
 }
 
 /** API::Entities::MergeRequestDiff (lib/api/entities/merge_request_diff.rb): one version. */
-export function mergeRequestDiff(version: Version, _ctx?: PresentContext) {
+export const MergeRequestDiff = z
+  .object({
+    id: z.int(),
+    head_commit_sha: z.string(),
+    base_commit_sha: z.string().nullable(),
+    start_commit_sha: z.string().nullable(),
+    created_at: z.string().nullable(),
+    merge_request_id: z.int(),
+    state: z.string(),
+    real_size: z.string(),
+  })
+  .meta({ id: "MergeRequestDiff" });
+export function mergeRequestDiff(version: Version, _ctx?: PresentContext): z.output<typeof MergeRequestDiff> {
   return {
     id: version.id,
     head_commit_sha: version.headCommitSha,
@@ -298,7 +388,11 @@ export function mergeRequestDiff(version: Version, _ctx?: PresentContext) {
 }
 
 /** API::Entities::MergeRequestDiffFull: the version with its commits (newest first) and all its diffs. */
-export function mergeRequestDiffFull(version: Version & { commits: GitCommitRow[]; diffs: FileDiff[] }, ctx: CommitContext) {
+export const MergeRequestDiffFull = MergeRequestDiff.extend({ commits: z.array(Commit), diffs: z.array(Diff) }).meta({ id: "MergeRequestDiffFull" });
+export function mergeRequestDiffFull(
+  version: Version & { commits: GitCommitRow[]; diffs: FileDiff[] },
+  ctx: CommitContext,
+): z.output<typeof MergeRequestDiffFull> {
   return {
     ...mergeRequestDiff(version, ctx),
     commits: version.commits.map((row) => commit(row, ctx)),
@@ -307,7 +401,8 @@ export function mergeRequestDiffFull(version: Version & { commits: GitCommitRow[
 }
 
 /** The body of `PUT …/rebase`: `rebase_in_progress?`, false once our synchronous rebase has finished. */
-export function rebaseAccepted() {
+export const RebaseInProgress = z.object({ rebase_in_progress: z.boolean() }).meta({ id: "RebaseInProgress" });
+export function rebaseAccepted(): z.output<typeof RebaseInProgress> {
   return { rebase_in_progress: false };
 }
 
@@ -323,6 +418,6 @@ export function autoMergeCancelResult(cancelled: boolean) {
 export type MergeRequestPipelineRow = PipelineRow & { projectPath: string };
 
 /** `GET …/merge_requests/:iid/pipelines`: API::Entities::Ci::PipelineBasic. */
-export function mergeRequestPipeline(row: MergeRequestPipelineRow, ctx: PresentContext) {
+export function mergeRequestPipeline(row: MergeRequestPipelineRow, ctx: PresentContext): z.output<typeof PipelineBasic> {
   return pipelineBasic(row, { ...ctx, projectPath: row.projectPath });
 }

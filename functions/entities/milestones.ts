@@ -1,11 +1,12 @@
-import type { Milestone } from "../../db/schema";
+import * as z from "zod";
+import type { Milestone as MilestoneModel } from "../../db/schema";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 
 /**
  * A milestone as loaded through JSON (timestamps arrive as strings), with the path of its web page
  * (`<project>/-/milestones/<iid>` or `groups/<group>/-/milestones/<iid>`).
  */
-export type IssueMilestone = Omit<Milestone, "createdAt" | "updatedAt"> & {
+export type IssueMilestone = Omit<MilestoneModel, "createdAt" | "updatedAt"> & {
   createdAt: Date | string;
   updatedAt: Date | string;
   webPath: string;
@@ -24,7 +25,24 @@ function expired(dueDate: string | null, now: Date): boolean | null {
  * API::Entities::Milestone (lib/api/entities/milestone.rb): `project_id` for project milestones,
  * `group_id` for group milestones, each only when set.
  */
-export function milestone(row: MilestoneRow, ctx: PresentContext) {
+export const Milestone = z
+  .object({
+    id: z.int(),
+    iid: z.int(),
+    project_id: z.int().optional(),
+    group_id: z.int().optional(),
+    title: z.string(),
+    description: z.string().nullable(),
+    state: z.string(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    due_date: z.string().nullable(),
+    start_date: z.string().nullable(),
+    expired: z.boolean().nullable(),
+    web_url: z.string(),
+  })
+  .meta({ id: "Milestone" });
+export function milestone(row: MilestoneRow, ctx: PresentContext): z.output<typeof Milestone> {
   return {
     id: row.id,
     iid: row.iid,

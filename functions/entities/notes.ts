@@ -1,7 +1,8 @@
-import type { Note, User } from "../../db/schema";
+import * as z from "zod";
+import type { Note as NoteModel, User } from "../../db/schema";
 import type { GroupWithAccess, ProjectWithAccess } from "../kernel/abilities";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 
 // The rows note presenters read; shared/issuables/noteables loads them and holds the read and write rules.
 
@@ -30,7 +31,7 @@ export type Noteable = {
 
 /** The user columns `userBasic` reads. */
 export type NoteUser = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email">;
-export type NoteRow = Note & { author: NoteUser | null; resolvedBy: NoteUser | null };
+export type NoteRow = NoteModel & { author: NoteUser | null; resolvedBy: NoteUser | null };
 
 export type NoteContext = PresentContext & { noteable: Noteable };
 
@@ -49,7 +50,29 @@ export function isResolvable(row: Pick<NoteRow, "type" | "system" | "noteableTyp
 export type PresentedNote = NoteRow & { commandsChanges?: Record<string, string> };
 
 /** API::Entities::Note (lib/api/entities/note.rb). */
-export function note(row: PresentedNote, ctx: NoteContext) {
+export const Note = z
+  .object({
+    id: z.int(),
+    type: z.string().nullable(),
+    body: z.string(),
+    attachment: z.string().nullable(),
+    author: UserBasic.nullable(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    system: z.boolean(),
+    noteable_id: z.int().nullable(),
+    noteable_type: z.string(),
+    resolvable: z.boolean(),
+    resolved: z.boolean().optional(),
+    resolved_by: UserBasic.nullable().optional(),
+    resolved_at: z.string().nullable().optional(),
+    confidential: z.boolean(),
+    internal: z.boolean(),
+    noteable_iid: z.int().nullable(),
+    commands_changes: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "Note" });
+export function note(row: PresentedNote, ctx: NoteContext): z.output<typeof Note> {
   const resolvable = isResolvable(row);
   return {
     id: row.id,
@@ -79,6 +102,9 @@ export function note(row: PresentedNote, ctx: NoteContext) {
 }
 
 /** API::Entities::NoteCommands: what a note made only of quick actions answers (202). */
-export function noteCommands(row: { commandsChanges: Record<string, string>; summary: string[] }) {
+export const NoteCommands = z
+  .object({ commands_changes: z.record(z.string(), z.unknown()), summary: z.array(z.string()) })
+  .meta({ id: "NoteCommands" });
+export function noteCommands(row: { commandsChanges: Record<string, string>; summary: string[] }): z.output<typeof NoteCommands> {
   return { commands_changes: row.commandsChanges, summary: row.summary };
 }

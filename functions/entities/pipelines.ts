@@ -1,6 +1,7 @@
+import * as z from "zod";
 import type { CiPipeline, CiPipelineVariable, User } from "../../db/schema";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 
 export type PipelineContext = PresentContext & { projectPath: string };
 export type PipelineRow = CiPipeline & { user?: User | null; committedAt?: Date | null };
@@ -20,7 +21,20 @@ const LABELS: Record<string, { text: string; label: string; icon: string }> = {
 };
 
 /** Gitlab::Ci::Status::Pipeline factories, rendered by DetailedStatusEntity (the common subset). */
-export function detailedStatus(status: string, detailsPath: string) {
+export const DetailedStatus = z
+  .object({
+    icon: z.string(),
+    text: z.string(),
+    label: z.string(),
+    group: z.string(),
+    tooltip: z.string(),
+    has_details: z.boolean(),
+    details_path: z.string(),
+    illustration: z.record(z.string(), z.unknown()).nullable(),
+    favicon: z.string(),
+  })
+  .meta({ id: "DetailedStatus" });
+export function detailedStatus(status: string, detailsPath: string): z.output<typeof DetailedStatus> {
   const l = LABELS[status] ?? { text: status, label: status, icon: `status_${status}` };
   return {
     icon: l.icon,
@@ -36,7 +50,21 @@ export function detailedStatus(status: string, detailsPath: string) {
 }
 
 /** API::Entities::Ci::PipelineBasic (lib/api/entities/ci/pipeline_basic.rb). */
-export function pipelineBasic(row: CiPipeline, ctx: PipelineContext) {
+export const PipelineBasic = z
+  .object({
+    id: z.int(),
+    iid: z.int(),
+    project_id: z.int(),
+    sha: z.string(),
+    ref: z.string(),
+    status: z.string(),
+    source: z.string(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    web_url: z.string(),
+  })
+  .meta({ id: "PipelineBasic" });
+export function pipelineBasic(row: CiPipeline, ctx: PipelineContext): z.output<typeof PipelineBasic> {
   return {
     id: row.id,
     iid: row.iid,
@@ -58,7 +86,20 @@ export function secondsBetween(from: Date | string | null, to: Date | string | n
 }
 
 /** API::Entities::Ci::Pipeline (lib/api/entities/ci/pipeline.rb). */
-export function pipeline(row: PipelineRow, ctx: PipelineContext) {
+export const Pipeline = PipelineBasic.extend({
+  before_sha: z.string(),
+  tag: z.boolean(),
+  yaml_errors: z.string().nullable(),
+  user: UserBasic.nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  committed_at: z.string().nullable(),
+  duration: z.int().nullable(),
+  queued_duration: z.number().nullable(),
+  coverage: z.string().nullable(),
+  detailed_status: DetailedStatus,
+}).meta({ id: "Pipeline" });
+export function pipeline(row: PipelineRow, ctx: PipelineContext): z.output<typeof Pipeline> {
   const queued = row.startedAt ? Math.round(secondsBetween(row.createdAt, row.startedAt)!) : null;
   return {
     ...pipelineBasic(row, ctx),
@@ -77,6 +118,7 @@ export function pipeline(row: PipelineRow, ctx: PipelineContext) {
 }
 
 /** API::Entities::Ci::Variable as the pipeline variables list shows it. */
-export function pipelineVariable(row: CiPipelineVariable) {
+export const PipelineVariable = z.object({ variable_type: z.string(), key: z.string(), value: z.string() }).meta({ id: "PipelineVariable" });
+export function pipelineVariable(row: CiPipelineVariable): z.output<typeof PipelineVariable> {
   return { variable_type: row.variableType, key: row.key, value: row.value };
 }

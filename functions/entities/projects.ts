@@ -1,8 +1,9 @@
-import type { Namespace, Project, ProjectGroupLink, User } from "../../db/schema";
+import * as z from "zod";
+import type { Namespace, Project as ProjectModel, ProjectGroupLink, User } from "../../db/schema";
 import { allowed, canReadProject } from "../kernel/abilities";
 import { visibilityName } from "../kernel/access";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 
 /**
  * Project#lfs_enabled? (GitLab 15.4): the project's own `lfs_enabled` when set, else its namespace's
@@ -27,7 +28,7 @@ export type SharedGroup = Pick<ProjectGroupLink, "groupId" | "groupAccess" | "ex
 /** The namespace owner's columns the project entities show (UserBasic). */
 export type ProjectOwnerRow = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl">;
 
-export type ProjectRow = Project & {
+export type ProjectRow = ProjectModel & {
   namespace: Namespace;
   owner: ProjectOwnerRow | null;
   accessLevel: number;
@@ -43,7 +44,7 @@ export type ProjectWithPermissionsRow = ProjectRow & {
   permissions: { projectAccess: number | null; groupAccess: number | null };
 };
 
-const projectUrl = (ctx: PresentContext, row: Project) => webUrl(ctx, row.fullPath);
+const projectUrl = (ctx: PresentContext, row: ProjectModel) => webUrl(ctx, row.fullPath);
 
 function sshPrefix(ctx: PresentContext): string {
   return `git@${new URL(ctx.baseUrl).hostname}:`;
@@ -58,7 +59,19 @@ function readsCode(row: ProjectRow, ctx: PresentContext): boolean {
 /** `avatar_url(only_path: false)`: an uploaded avatar is stored as a path and shown as an absolute URL. */
 const absoluteAvatar = (ctx: PresentContext, url: string | null | undefined) => (url?.startsWith("/") ? webUrl(ctx, url) : (url ?? null));
 
-export function namespaceBasic(ns: Namespace, owner: ProjectOwnerRow | null, ctx: PresentContext) {
+export const NamespaceBasic = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    path: z.string(),
+    kind: z.enum(["user", "group"]),
+    full_path: z.string(),
+    parent_id: z.int().nullable(),
+    avatar_url: z.string().nullable(),
+    web_url: z.string(),
+  })
+  .meta({ id: "NamespaceBasic" });
+export function namespaceBasic(ns: Namespace, owner: ProjectOwnerRow | null, ctx: PresentContext): z.output<typeof NamespaceBasic> {
   const isUser = ns.type === "User";
   return {
     id: ns.id,
@@ -73,7 +86,7 @@ export function namespaceBasic(ns: Namespace, owner: ProjectOwnerRow | null, ctx
 }
 
 /** API::Entities::UserBasic, as `owner` of a personal project. */
-export function projectOwner(user: ProjectOwnerRow, ctx: PresentContext) {
+export function projectOwner(user: ProjectOwnerRow, ctx: PresentContext): z.output<typeof UserBasic> {
   return {
     id: user.id,
     username: user.username,
@@ -84,8 +97,19 @@ export function projectOwner(user: ProjectOwnerRow, ctx: PresentContext) {
   };
 }
 
-/** API::Entities::ProjectIdentity (todos, events, exports). */
-export function projectIdentity(row: Project & { namespace?: Namespace }, _ctx?: PresentContext) {
+/** API::Entities::ProjectIdentity (lib/api/entities/project_identity.rb): todos, events, exports. */
+export const ProjectIdentity = z
+  .object({
+    id: z.int(),
+    description: z.string().nullable(),
+    name: z.string(),
+    name_with_namespace: z.string(),
+    path: z.string(),
+    path_with_namespace: z.string(),
+    created_at: z.string().nullable(),
+  })
+  .meta({ id: "ProjectIdentity" });
+export function projectIdentity(row: ProjectModel & { namespace?: Namespace }, _ctx?: PresentContext): z.output<typeof ProjectIdentity> {
   return {
     id: row.id,
     description: row.description,
@@ -113,7 +137,21 @@ export function defaultBranchOf(row: ProjectRow): string | null {
  * API::Entities::BasicProjectDetails (lib/api/entities/basic_project_details.rb): the `simple=true`
  * view and what anonymous callers get from `GET /projects`.
  */
-export function projectBasic(row: ProjectRow, ctx: PresentContext) {
+export const BasicProjectDetails = ProjectIdentity.extend({
+  default_branch: z.string().nullable().optional(),
+  tag_list: z.array(z.string()),
+  topics: z.array(z.string()),
+  ssh_url_to_repo: z.string(),
+  http_url_to_repo: z.string(),
+  web_url: z.string(),
+  readme_url: z.string().nullable().optional(),
+  forks_count: z.int().optional(),
+  avatar_url: z.string().nullable(),
+  star_count: z.int(),
+  last_activity_at: z.string().nullable(),
+  namespace: NamespaceBasic,
+}).meta({ id: "BasicProjectDetails" });
+export function projectBasic(row: ProjectRow, ctx: PresentContext): z.output<typeof BasicProjectDetails> {
   const code = readsCode(row, ctx);
   return {
     ...projectIdentity(row),
@@ -139,7 +177,16 @@ export const projectSimple = projectBasic;
 const accessLevelName = (enabled: boolean) => (enabled ? "enabled" : "disabled");
 
 /** API::Entities::SharedGroupWithProject. */
-export function sharedGroupWithProject(link: SharedGroup) {
+export const SharedGroupWithProject = z
+  .object({
+    group_id: z.int(),
+    group_name: z.string(),
+    group_full_path: z.string(),
+    group_access_level: z.int(),
+    expires_at: z.string().nullable(),
+  })
+  .meta({ id: "SharedGroupWithProject" });
+export function sharedGroupWithProject(link: SharedGroup): z.output<typeof SharedGroupWithProject> {
   return {
     group_id: link.groupId,
     group_name: link.group.name,
@@ -149,7 +196,16 @@ export function sharedGroupWithProject(link: SharedGroup) {
   };
 }
 
-function links(row: ProjectRow, ctx: PresentContext) {
+const ProjectLinks = z.object({
+  self: z.string(),
+  issues: z.string().optional(),
+  merge_requests: z.string().optional(),
+  repo_branches: z.string(),
+  labels: z.string(),
+  events: z.string(),
+  members: z.string(),
+});
+function links(row: ProjectRow, ctx: PresentContext): z.output<typeof ProjectLinks> {
   const api = (suffix: string) => webUrl(ctx, `api/v4/projects/${row.id}${suffix}`);
   return {
     self: api(""),
@@ -166,7 +222,38 @@ function links(row: ProjectRow, ctx: PresentContext) {
  * API::Entities::Project (lib/api/entities/project.rb), limited to the settings Edgeforge stores;
  * settings that are not built yet are left out rather than shown with values nobody can change.
  */
-export function project(row: ProjectRow, ctx: PresentContext) {
+const ACCESS_LEVEL = z.enum(["disabled", "private", "enabled", "public"]);
+export const Project = BasicProjectDetails.extend({
+  _links: ProjectLinks,
+  empty_repo: z.boolean(),
+  archived: z.boolean(),
+  visibility: z.enum(["private", "internal", "public"]),
+  owner: UserBasic.optional(),
+  issues_enabled: z.boolean(),
+  merge_requests_enabled: z.boolean(),
+  wiki_enabled: z.boolean(),
+  jobs_enabled: z.boolean(),
+  snippets_enabled: z.boolean(),
+  issues_access_level: ACCESS_LEVEL,
+  repository_access_level: ACCESS_LEVEL,
+  merge_requests_access_level: ACCESS_LEVEL,
+  wiki_access_level: ACCESS_LEVEL,
+  builds_access_level: ACCESS_LEVEL,
+  snippets_access_level: ACCESS_LEVEL,
+  shared_runners_enabled: z.boolean(),
+  lfs_enabled: z.boolean(),
+  creator_id: z.int().nullable(),
+  import_status: z.string(),
+  open_issues_count: z.int().optional(),
+  public_jobs: z.boolean(),
+  shared_with_groups: z.array(SharedGroupWithProject),
+  request_access_enabled: z.boolean(),
+  merge_method: z.string(),
+  squash_option: z.string(),
+  forked_from_project: BasicProjectDetails.optional(),
+  mr_default_target_self: z.boolean().optional(),
+}).meta({ id: "Project" });
+export function project(row: ProjectRow, ctx: PresentContext): z.output<typeof Project> {
   return {
     ...projectBasic(row, ctx),
     _links: links(row, ctx),
@@ -203,7 +290,7 @@ export function project(row: ProjectRow, ctx: PresentContext) {
  * `forked_from_project` (BasicProjectDetails) when the project is a fork whose source the caller may
  * read, and `mr_default_target_self` on forks (lib/api/entities/project.rb).
  */
-function forkFields(row: ProjectRow, ctx: PresentContext) {
+function forkFields(row: ProjectRow, ctx: PresentContext): Pick<z.output<typeof Project>, "forked_from_project" | "mr_default_target_self"> {
   if (row.forkedFromProjectId === null || row.forkedFromProjectId === undefined) return {};
   const source = row.forkedFrom;
   return {
@@ -213,14 +300,18 @@ function forkFields(row: ProjectRow, ctx: PresentContext) {
 }
 
 /** API::Entities::MemberAccess / GroupAccess. */
-function memberAccess(level: number | null) {
+const MemberAccess = z.object({ access_level: z.int(), notification_level: z.int() }).meta({ id: "MemberAccess" });
+function memberAccess(level: number | null): z.output<typeof MemberAccess> | null {
   // Differs from GitLab: notification settings are not stored per source yet; 3 is "global", the
   // level every new membership starts with.
   return level === null ? null : { access_level: level, notification_level: 3 };
 }
 
 /** API::Entities::ProjectWithAccess: `GET /projects` and `GET /projects/:id` for signed-in callers. */
-export function projectWithAccess(row: ProjectWithPermissionsRow, ctx: PresentContext) {
+export const ProjectWithAccess = Project.extend({
+  permissions: z.object({ project_access: MemberAccess.nullable(), group_access: MemberAccess.nullable() }),
+}).meta({ id: "ProjectWithAccess" });
+export function projectWithAccess(row: ProjectWithPermissionsRow, ctx: PresentContext): z.output<typeof ProjectWithAccess> {
   return {
     ...project(row, ctx),
     permissions: {
@@ -231,7 +322,10 @@ export function projectWithAccess(row: ProjectWithPermissionsRow, ctx: PresentCo
 }
 
 /** API::Entities::ProjectGroupLink (`POST /projects/:id/share`). */
-export function projectGroupLink(link: ProjectGroupLink, _ctx?: PresentContext) {
+export const ProjectGroupLinkEntity = z
+  .object({ id: z.int(), project_id: z.int(), group_id: z.int(), group_access: z.int(), expires_at: z.string().nullable() })
+  .meta({ id: "ProjectGroupLink" });
+export function projectGroupLink(link: ProjectGroupLink, _ctx?: PresentContext): z.output<typeof ProjectGroupLinkEntity> {
   return {
     id: link.id,
     project_id: link.projectId,
@@ -245,7 +339,10 @@ export function projectGroupLink(link: ProjectGroupLink, _ctx?: PresentContext) 
 export type PublicGroupRow = Pick<Namespace, "id" | "name" | "fullPath" | "fullName" | "avatarUrl">;
 
 /** API::Entities::PublicGroupDetails (BasicGroupDetails + avatar_url, full_name, full_path): `GET /projects/:id/groups`. */
-export function publicGroupDetails(group: PublicGroupRow, ctx: PresentContext) {
+export const PublicGroupDetails = z
+  .object({ id: z.int(), web_url: z.string(), name: z.string(), avatar_url: z.string().nullable(), full_name: z.string(), full_path: z.string() })
+  .meta({ id: "PublicGroupDetails" });
+export function publicGroupDetails(group: PublicGroupRow, ctx: PresentContext): z.output<typeof PublicGroupDetails> {
   return {
     id: group.id,
     web_url: webUrl(ctx, `groups/${group.fullPath}`),
@@ -258,7 +355,13 @@ export function publicGroupDetails(group: PublicGroupRow, ctx: PresentContext) {
 }
 
 /** API::Entities::ProjectRepositoryStorage (`GET /projects/:id/storage`). */
-export function projectRepositoryStorage(row: { id: number; diskPath: string; createdAt: Date | string }, _ctx?: PresentContext) {
+export const ProjectRepositoryStorage = z
+  .object({ project_id: z.int(), disk_path: z.string(), created_at: z.string().nullable(), repository_storage: z.string() })
+  .meta({ id: "ProjectRepositoryStorage" });
+export function projectRepositoryStorage(
+  row: { id: number; diskPath: string; createdAt: Date | string },
+  _ctx?: PresentContext,
+): z.output<typeof ProjectRepositoryStorage> {
   return {
     project_id: row.id,
     disk_path: row.diskPath,
@@ -270,7 +373,8 @@ export function projectRepositoryStorage(row: { id: number; diskPath: string; cr
 export type StarrerRow = { starredSince: Date | string; user: User };
 
 /** API::Entities::UserStarsProject (lib/api/entities/user_stars_project.rb). */
-export function userStarsProject(row: StarrerRow, ctx: PresentContext) {
+export const UserStarsProject = z.object({ starred_since: z.string().nullable(), user: UserBasic }).meta({ id: "UserStarsProject" });
+export function userStarsProject(row: StarrerRow, ctx: PresentContext): z.output<typeof UserStarsProject> {
   return {
     starred_since: isoTime(row.starredSince),
     user: userBasic(row.user, ctx),

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { Access } from "../kernel/access";
 
 /** The protections of a project as the presenter reads them; the rules (shared/protected_branches) decide on them. */
@@ -49,7 +50,17 @@ export function levelDescription(level: ProtectionLevel): string {
 
 
 /** EE's ProtectedRefAccess entity: a role level, or a user's (their name) or a group's (its name). */
-const levels = (row: Protection, action: ProtectionAction) =>
+/** API::Entities::ProtectedRefAccess (EE: `user_id`, `group_id`). */
+const ProtectedRefAccess = z
+  .object({
+    id: z.int(),
+    access_level: z.int().nullable(),
+    access_level_description: z.string(),
+    user_id: z.int().nullable(),
+    group_id: z.int().nullable(),
+  })
+  .meta({ id: "ProtectedRefAccess" });
+const levels = (row: Protection, action: ProtectionAction): z.output<typeof ProtectedRefAccess>[] =>
   row.levels
     .filter((l) => l.action === action)
     .map((l) => ({ id: l.id, access_level: l.accessLevel, access_level_description: levelDescription(l), user_id: l.userId ?? null, group_id: l.groupId ?? null }));
@@ -58,7 +69,18 @@ const levels = (row: Protection, action: ProtectionAction) =>
  * API::Entities::ProtectedBranch (lib/api/entities/protected_branch.rb, with the EE fields GitLab.com
  * shows: `unprotect_access_levels`, `code_owner_approval_required`, and `user_id`/`group_id` on each level).
  */
-export function protectedBranch(row: Protection) {
+export const ProtectedBranch = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    push_access_levels: z.array(ProtectedRefAccess),
+    merge_access_levels: z.array(ProtectedRefAccess),
+    allow_force_push: z.boolean(),
+    unprotect_access_levels: z.array(ProtectedRefAccess),
+    code_owner_approval_required: z.boolean(),
+  })
+  .meta({ id: "ProtectedBranch" });
+export function protectedBranch(row: Protection): z.output<typeof ProtectedBranch> {
   return {
     id: row.id,
     name: row.name,

@@ -1,6 +1,7 @@
+import * as z from "zod";
 import { webUrl, type PresentContext } from "../kernel/present";
 import type { GitCommitRow } from "../../db/schema";
-import { commit, signatureDate, type CommitContext } from "./commits";
+import { Commit, commit, signatureDate, type CommitContext } from "./commits";
 
 /** One file's change between two trees (Gitlab::Git::Diff). */
 export type FileDiff = {
@@ -53,7 +54,19 @@ export type FileRow = {
 };
 
 /** `blob_data` (lib/api/files.rb): the file's metadata, in GitLab's key order. */
-export function blobData(row: FileRow) {
+const BlobData = z.object({
+  file_name: z.string(),
+  file_path: z.string(),
+  size: z.int(),
+  encoding: z.string(),
+  content_sha256: z.string(),
+  ref: z.string().nullable(),
+  blob_id: z.string(),
+  commit_id: z.string(),
+  last_commit_id: z.string(),
+  execute_filemode: z.boolean(),
+});
+export function blobData(row: FileRow): z.output<typeof BlobData> {
   return {
     file_name: row.path.slice(row.path.lastIndexOf("/") + 1),
     file_path: row.path,
@@ -69,7 +82,8 @@ export function blobData(row: FileRow) {
 }
 
 /** `GET /projects/:id/repository/files/:file_path`: `blob_data` plus the content, base64-encoded. */
-export function fileWithContent(row: FileRow & { contentBase64: string }, _ctx?: PresentContext) {
+export const RepositoryFile = BlobData.extend({ content: z.string() }).meta({ id: "RepositoryFile" });
+export function fileWithContent(row: FileRow & { contentBase64: string }, _ctx?: PresentContext): z.output<typeof RepositoryFile> {
   return { ...blobData(row), content: row.contentBase64 };
 }
 
@@ -90,7 +104,10 @@ export function blobHeaders(row: FileRow): Record<string, string> {
 }
 
 /** API::Entities::TreeObject (lib/api/entities/tree_object.rb): modes are six digits (`040000`). */
-export function treeObject(entry: TreeListing, _ctx?: PresentContext) {
+export const TreeObject = z
+  .object({ id: z.string(), name: z.string(), type: z.enum(["tree", "blob", "commit"]), path: z.string(), mode: z.string() })
+  .meta({ id: "TreeObject" });
+export function treeObject(entry: TreeListing, _ctx?: PresentContext): z.output<typeof TreeObject> {
   return {
     id: entry.oid,
     name: entry.name,
@@ -104,7 +121,19 @@ export function treeObject(entry: TreeListing, _ctx?: PresentContext) {
  * API::Entities::Diff (lib/api/entities/diff.rb, GitLab 15.4): `diff` is the patch without its
  * `---`/`+++` header. Shared by commit diffs, compare and merge request diffs.
  */
-export function diff(file: FileDiff, _ctx?: PresentContext) {
+export const Diff = z
+  .object({
+    diff: z.string(),
+    new_path: z.string(),
+    old_path: z.string(),
+    a_mode: z.string(),
+    b_mode: z.string(),
+    new_file: z.boolean(),
+    renamed_file: z.boolean(),
+    deleted_file: z.boolean(),
+  })
+  .meta({ id: "Diff" });
+export function diff(file: FileDiff, _ctx?: PresentContext): z.output<typeof Diff> {
   return {
     diff: file.diff,
     new_path: file.newPath,
@@ -121,7 +150,17 @@ export function diff(file: FileDiff, _ctx?: PresentContext) {
  * API::Entities::Compare (lib/api/entities/compare.rb): `commit` is the newest commit of the range
  * (`commits.last`), `compare_timeout` whether the diffs overflowed (never: we do not cut the list).
  */
-export function compare(result: Comparison, ctx: CommitContext) {
+export const Compare = z
+  .object({
+    commit: Commit.nullable(),
+    commits: z.array(Commit),
+    diffs: z.array(Diff),
+    compare_timeout: z.boolean(),
+    compare_same_ref: z.boolean(),
+    web_url: z.string(),
+  })
+  .meta({ id: "Compare" });
+export function compare(result: Comparison, ctx: CommitContext): z.output<typeof Compare> {
   const commits = result.commits.map((row) => commit(row, ctx));
   return {
     commit: commits.length ? commits[commits.length - 1] : null,
@@ -134,12 +173,16 @@ export function compare(result: Comparison, ctx: CommitContext) {
 }
 
 /** The body of `GET /repository/blobs/:sha` (a hash in lib/api/repositories.rb). */
-export function blob(row: { size: number; content: string; sha: string }, _ctx?: PresentContext) {
+export const Blob = z.object({ size: z.int(), encoding: z.string(), content: z.string(), sha: z.string() }).meta({ id: "Blob" });
+export function blob(row: { size: number; content: string; sha: string }, _ctx?: PresentContext): z.output<typeof Blob> {
   return { size: row.size, encoding: "base64", content: row.content, sha: row.sha };
 }
 
 /** API::Entities::Contributor: Gitlab::Contributor's additions and deletions are always 0. */
-export function contributor(row: Contributor, _ctx?: PresentContext) {
+export const ContributorEntity = z
+  .object({ name: z.string(), email: z.string(), commits: z.int(), additions: z.int(), deletions: z.int() })
+  .meta({ id: "Contributor" });
+export function contributor(row: Contributor, _ctx?: PresentContext): z.output<typeof ContributorEntity> {
   return { name: row.name, email: row.email, commits: row.commits, additions: 0, deletions: 0 };
 }
 
@@ -147,7 +190,23 @@ export function contributor(row: Contributor, _ctx?: PresentContext) {
 export type BlameGroup = { commit: GitCommitRow; lines: string[] };
 
 /** API::Entities::BlameRange with API::Entities::BlameRangeCommit (lib/api/entities/blame_range*.rb). */
-export function blameRange(group: BlameGroup, _ctx?: PresentContext) {
+export const BlameRange = z
+  .object({
+    commit: z.object({
+      id: z.string(),
+      parent_ids: z.array(z.string()),
+      message: z.string(),
+      authored_date: z.string(),
+      author_name: z.string(),
+      author_email: z.string(),
+      committed_date: z.string(),
+      committer_name: z.string(),
+      committer_email: z.string(),
+    }),
+    lines: z.array(z.string()),
+  })
+  .meta({ id: "BlameRange" });
+export function blameRange(group: BlameGroup, _ctx?: PresentContext): z.output<typeof BlameRange> {
   const row = group.commit;
   return {
     commit: {

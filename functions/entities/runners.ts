@@ -1,10 +1,25 @@
+import * as z from "zod";
 import type { CiRunner } from "../../db/schema";
 
 /** A runner with the ids of the projects it is assigned to. */
 export type RunnerDetailsRow = CiRunner & { projectIds: number[] };
 
 /** API::Entities::Ci::Runner (lib/api/entities/ci/runner.rb), as listed and as embedded in a job. */
-export function runnerBasic(r: CiRunner) {
+export const RunnerBasic = z
+  .object({
+    id: z.int(),
+    description: z.string(),
+    ip_address: z.string().nullable(),
+    active: z.boolean(),
+    paused: z.boolean(),
+    is_shared: z.boolean(),
+    runner_type: z.string(),
+    name: z.string().nullable(),
+    online: z.boolean(),
+    status: z.string(),
+  })
+  .meta({ id: "RunnerBasic" });
+export function runnerBasic(r: CiRunner): z.output<typeof RunnerBasic> {
   return {
     id: r.id,
     description: r.description,

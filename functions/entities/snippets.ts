@@ -1,8 +1,9 @@
-import type { Snippet } from "../../db/schema";
+import * as z from "zod";
+import type { Snippet as SnippetModel } from "../../db/schema";
 import { visibilityName } from "../kernel/access";
 import type { NoteUser } from "./notes";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 
 /**
  * The one ref of a snippet's files (GitLab: the snippet repository's root ref, `Gitlab::DefaultBranch`).
@@ -15,7 +16,7 @@ export const SNIPPET_REF = "main";
  * A snippet with its author, its project's full path (null for a personal snippet, for URLs) and the
  * paths of its files, sorted as `git ls-files` lists them (empty: a snippet without a repository).
  */
-export type SnippetRow = Snippet & { author: NoteUser | null; projectFullPath: string | null; filePaths: string[] };
+export type SnippetRow = SnippetModel & { author: NoteUser | null; projectFullPath: string | null; filePaths: string[] };
 
 function snippetUrl(row: SnippetRow, ctx: PresentContext): string {
   return row.projectFullPath === null
@@ -30,7 +31,23 @@ function snippetUrl(row: SnippetRow, ctx: PresentContext): string {
  * Differs from GitLab: snippets have no git repository here (their files are rows), so
  * `ssh_url_to_repo` / `http_url_to_repo` are absent, as GitLab shows a snippet without a repository.
  */
-export function snippetEntity(row: SnippetRow, ctx: PresentContext) {
+export const Snippet = z
+  .object({
+    id: z.int(),
+    title: z.string(),
+    description: z.string().nullable(),
+    visibility: z.enum(["private", "internal", "public"]),
+    author: UserBasic.nullable(),
+    updated_at: z.string().nullable(),
+    created_at: z.string().nullable(),
+    project_id: z.int().nullable(),
+    web_url: z.string(),
+    raw_url: z.string(),
+    file_name: z.string().nullable(),
+    files: z.array(z.object({ path: z.string(), raw_url: z.string() })),
+  })
+  .meta({ id: "Snippet" });
+export function snippetEntity(row: SnippetRow, ctx: PresentContext): z.output<typeof Snippet> {
   const url = snippetUrl(row, ctx);
   return {
     id: row.id,

@@ -1,5 +1,6 @@
+import * as z from "zod";
 import type { GitCommitRow } from "../../db/schema";
-import { commit, type CommitContext } from "./commits";
+import { Commit, commit, type CommitContext } from "./commits";
 
 /** A tag as the entity needs it: `target` is the tag object for an annotated tag, else the commit. */
 export type TagRow = { name: string; message: string; target: string; commit: GitCommitRow | null };
@@ -8,7 +9,19 @@ export type TagRow = { name: string; message: string; target: string; commit: Gi
  * API::Entities::Tag (lib/api/entities/tag.rb). A lightweight tag's message is empty, as Gitaly reports it.
  * Differs from GitLab: releases and protected tags are not built, so `release` is null and `protected` false.
  */
-export function tag(row: TagRow, ctx: CommitContext) {
+/** API::Entities::Release as a tag's `release`, reduced to what a tag shows. */
+const TagRelease = z.object({ tag_name: z.string(), description: z.string().nullable() });
+export const Tag = z
+  .object({
+    name: z.string(),
+    message: z.string(),
+    target: z.string(),
+    commit: Commit.nullable(),
+    release: TagRelease.nullable(),
+    protected: z.boolean(),
+  })
+  .meta({ id: "Tag" });
+export function tag(row: TagRow, ctx: CommitContext): z.output<typeof Tag> {
   return {
     name: row.name,
     message: row.message,

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { humanDuration } from "./time_tracking_duration";
 
 export { humanDuration, parseDuration } from "./time_tracking_duration";
@@ -9,7 +10,15 @@ export type TimeTracked = { timeEstimate: number; totalTimeSpent: number };
  * Entities::IssuableTimeStats (lib/api/entities/issuable_time_stats.rb), also the `time_stats` of the
  * issue and merge request entities. Human values are null for zero.
  */
-export function timeStats(row: TimeTracked) {
+export const IssuableTimeStats = z
+  .object({
+    time_estimate: z.int(),
+    total_time_spent: z.int(),
+    human_time_estimate: z.string().nullable(),
+    human_total_time_spent: z.string().nullable(),
+  })
+  .meta({ id: "IssuableTimeStats" });
+export function timeStats(row: TimeTracked): z.output<typeof IssuableTimeStats> {
   return {
     time_estimate: row.timeEstimate,
     total_time_spent: row.totalTimeSpent,

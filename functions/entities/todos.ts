@@ -1,10 +1,11 @@
-import type { Namespace, Project, Todo } from "../../db/schema";
+import * as z from "zod";
+import type { Namespace, Project, Todo as TodoModel } from "../../db/schema";
 import { webUrl, isoTime, type PresentContext } from "../kernel/present";
-import { epic, type EpicRow } from "./epics";
-import { issue, type IssueRow } from "./issues";
-import { mergeRequest, type MergeRequestRow } from "./merge_requests";
-import { namespaceBasic, projectIdentity } from "./projects";
-import { userBasic, type UserBasicRow } from "./users";
+import { Epic, epic, type EpicRow } from "./epics";
+import { Issue, issue, type IssueRow } from "./issues";
+import { MergeRequestEntity, mergeRequest, type MergeRequestRow } from "./merge_requests";
+import { NamespaceBasic, namespaceBasic, ProjectIdentity, projectIdentity } from "./projects";
+import { UserBasic, userBasic, type UserBasicRow } from "./users";
 
 /** Todo::ACTION_NAMES (app/models/todo.rb, 15.4). */
 export const ACTION_NAMES: Record<number, string> = {
@@ -25,7 +26,7 @@ export type TodoTarget =
   | { type: "Epic"; row: EpicRow };
 
 /** A to-do with what its entity shows: project, group, author, the note's text and the target. */
-export type TodoRow = Todo & {
+export type TodoRow = TodoModel & {
   project: Project | null;
   group: Namespace | null;
   author: UserBasicRow | null;
@@ -34,7 +35,8 @@ export type TodoRow = Todo & {
 };
 
 /** The target as Entities::Todo represents it: the full issue, merge request or epic entity, without `subscribed`. */
-function target(t: TodoTarget | null, ctx: PresentContext) {
+const TodoTargetEntity = z.union([Issue, MergeRequestEntity, Epic]);
+function target(t: TodoTarget | null, ctx: PresentContext): z.output<typeof TodoTargetEntity> | null {
   if (!t) return null;
   if (t.type === "Issue") return issue(t.row, { ...ctx, from: null, includeSubscribed: false });
   if (t.type === "MergeRequest") return mergeRequest(t.row, { ...ctx, includeSubscribed: false });
@@ -56,7 +58,23 @@ function targetUrl(row: TodoRow, ctx: PresentContext): string | null {
  * `group` (NamespaceBasic) only for group to-dos; `body` is the note's text, else the target's title
  * (Todo#body).
  */
-export function todo(row: TodoRow, ctx: PresentContext) {
+export const Todo = z
+  .object({
+    id: z.int(),
+    project: ProjectIdentity.optional(),
+    group: NamespaceBasic.optional(),
+    author: UserBasic.nullable(),
+    action_name: z.string().nullable(),
+    target_type: z.string(),
+    target: TodoTargetEntity.nullable(),
+    target_url: z.string().nullable(),
+    body: z.string().nullable(),
+    state: z.string(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: "Todo" });
+export function todo(row: TodoRow, ctx: PresentContext): z.output<typeof Todo> {
   const title = row.target ? row.target.row.title : null;
   return {
     id: row.id,

@@ -1,10 +1,12 @@
-import type { User } from "../../db/schema";
+import * as z from "zod";
+import type { User as UserModel } from "../../db/schema";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { md5 } from "@noble/hashes/legacy.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 
 /** `{key, value}` of user_custom_attributes (API::Entities::CustomAttribute). */
-export type CustomAttribute = { key: string; value: string };
+export const CustomAttribute = z.object({ key: z.string(), value: z.string() }).meta({ id: "CustomAttribute" });
+export type CustomAttribute = z.output<typeof CustomAttribute>;
 
 /** An identity as loaded with its user (`identities` rows, snake_case from json_agg). */
 export type UserIdentity = { provider: string; extern_uid: string; saml_provider_id: number | null };
@@ -14,7 +16,7 @@ export type UserIdentity = { provider: string; extern_uid: string; saml_provider
  * the count of personal projects (`can_create_project`), the highest membership level, and the custom
  * attributes when `with_custom_attributes` was asked for by an admin (else null: not exposed).
  */
-export type UserRow = User & {
+export type UserRow = UserModel & {
   identities: UserIdentity[];
   personalProjectsCount: number;
   highestRole: number;
@@ -34,12 +36,12 @@ const BOT_TYPES = new Set([
 /** Types that are not internal: humans (null), project bots and service users. */
 const NON_INTERNAL_TYPES = new Set(["human", "project_bot", "service_user"]);
 
-export function isBot(user: Pick<User, "userType">): boolean {
+export function isBot(user: Pick<UserModel, "userType">): boolean {
   return user.userType !== null && BOT_TYPES.has(user.userType);
 }
 
 /** `User#internal?`: ghost and bots other than project bots. */
-export function isInternal(user: Pick<User, "userType">): boolean {
+export function isInternal(user: Pick<UserModel, "userType">): boolean {
   return user.userType !== null && !NON_INTERNAL_TYPES.has(user.userType);
 }
 
@@ -49,35 +51,52 @@ export function isInternal(user: Pick<User, "userType">): boolean {
  * at scale 2, MD5 of the downcased e-mail as in 15.4).
  * Differs from GitLab: always the https Gravatar URL; GitLab uses the http one on an http instance.
  */
-export function avatarUrl(user: Pick<User, "avatarUrl" | "email">, ctx: PresentContext, size = 40): string {
+export function avatarUrl(user: Pick<UserModel, "avatarUrl" | "email">, ctx: PresentContext, size = 40): string {
   if (user.avatarUrl) return user.avatarUrl.startsWith("/") ? webUrl(ctx, user.avatarUrl) : user.avatarUrl;
   // GravatarService: `s` is the size at scale 2.
   return `https://www.gravatar.com/avatar/${bytesToHex(md5(utf8ToBytes(user.email.trim().toLowerCase())))}?s=${size * 2}&d=identicon`;
 }
 
 /** API::Entities::Avatar (lib/api/entities/avatar.rb): `avatar_url(only_path: false, size:)`. */
-export function avatar(row: { user: Pick<User, "avatarUrl" | "email">; size: number | undefined }, ctx: PresentContext) {
+export const Avatar = z.object({ avatar_url: z.string() }).meta({ id: "Avatar" });
+export function avatar(row: { user: Pick<UserModel, "avatarUrl" | "email">; size: number | undefined }, ctx: PresentContext): z.output<typeof Avatar> {
   return { avatar_url: avatarUrl(row.user, ctx, row.size ?? 40) };
 }
 
 /** `Gitlab::PrivateCommitEmail.for_user`: `<id>-<username>@users.noreply.<host>`. */
-function commitEmail(user: User, ctx: PresentContext): string {
+function commitEmail(user: UserModel, ctx: PresentContext): string {
   if (user.commitEmail === "_private") return `${user.id}-${user.username}@users.noreply.${new URL(ctx.baseUrl).hostname}`;
   return user.commitEmail || user.email;
 }
 
 /** `read_user_profile` (app/policies/user_policy.rb): public profiles, or yourself, or an admin. */
-function canReadProfile(user: User, ctx: PresentContext): boolean {
+function canReadProfile(user: UserModel, ctx: PresentContext): boolean {
   return !user.privateProfile || !!ctx.actor?.isAdmin || ctx.actor?.user.id === user.id;
 }
 
+/** API::Entities::Identity (lib/api/entities/identity.rb; EE's `saml_provider_id`). */
+export const Identity = z
+  .object({ provider: z.string(), extern_uid: z.string(), saml_provider_id: z.int().nullable().optional() })
+  .meta({ id: "Identity" });
+
 /** The columns `userBasic` reads: other domains may load just these. */
-export type UserBasicRow = Pick<User, "id" | "username" | "name" | "state" | "avatarUrl" | "email"> & {
+export type UserBasicRow = Pick<UserModel, "id" | "username" | "name" | "state" | "avatarUrl" | "email"> & {
   customAttributes?: CustomAttribute[] | null;
 };
 
-/** API::Entities::UserBasic (lib/api/entities/user_basic.rb): what other domains embed. */
-export function userBasic(user: UserBasicRow, ctx: PresentContext) {
+/** API::Entities::UserBasic (lib/api/entities/user_basic.rb, over UserSafe): what other domains embed. */
+export const UserBasic = z
+  .object({
+    id: z.int(),
+    username: z.string(),
+    name: z.string(),
+    state: z.string(),
+    avatar_url: z.string().nullable(),
+    web_url: z.string(),
+    custom_attributes: z.array(CustomAttribute).optional(),
+  })
+  .meta({ id: "UserBasic" });
+export function userBasic(user: UserBasicRow, ctx: PresentContext): z.output<typeof UserBasic> {
   return {
     id: user.id,
     username: user.username,
@@ -89,7 +108,7 @@ export function userBasic(user: UserBasicRow, ctx: PresentContext) {
   };
 }
 
-export function customAttribute(attribute: CustomAttribute) {
+export function customAttribute(attribute: CustomAttribute): CustomAttribute {
   return { key: attribute.key, value: attribute.value };
 }
 
@@ -97,7 +116,23 @@ export function customAttribute(attribute: CustomAttribute) {
  * API::Entities::User (lib/api/entities/user.rb): `GET /users/:id` for non-admins. The spec's neutral
  * names `messenger`, `professional_profile`, `social_handle` stand for GitLab's skype, linkedin, twitter.
  */
-export function user(row: User & { customAttributes?: CustomAttribute[] | null }, ctx: PresentContext) {
+export const User = UserBasic.extend({
+  created_at: z.string().nullable().optional(),
+  bio: z.string(),
+  bio_html: z.string(),
+  bot: z.boolean(),
+  location: z.string(),
+  public_email: z.string().nullable(),
+  messenger: z.string(),
+  professional_profile: z.string(),
+  social_handle: z.string(),
+  website_url: z.string(),
+  organization: z.string(),
+  job_title: z.string(),
+  followers: z.int().optional(),
+  following: z.int().optional(),
+}).meta({ id: "User" });
+export function user(row: UserModel & { customAttributes?: CustomAttribute[] | null }, ctx: PresentContext): z.output<typeof User> {
   const profile = canReadProfile(row, ctx);
   return {
     ...userBasic(row, ctx),
@@ -119,7 +154,24 @@ export function user(row: User & { customAttributes?: CustomAttribute[] | null }
 }
 
 /** API::Entities::UserPublic (lib/api/entities/user_public.rb): `GET /user` for non-admins. */
-export function userPublic(row: UserRow, ctx: PresentContext) {
+export const UserPublic = User.extend({
+  last_sign_in_at: z.string().nullable(),
+  confirmed_at: z.string().nullable(),
+  last_activity_on: z.string().nullable(),
+  email: z.string(),
+  theme_id: z.int().nullable(),
+  color_scheme_id: z.int(),
+  projects_limit: z.int(),
+  current_sign_in_at: z.string().nullable(),
+  identities: z.array(Identity),
+  can_create_group: z.boolean(),
+  can_create_project: z.boolean(),
+  two_factor_enabled: z.boolean(),
+  external: z.boolean(),
+  private_profile: z.boolean(),
+  commit_email: z.string(),
+}).meta({ id: "UserPublic" });
+export function userPublic(row: UserRow, ctx: PresentContext): z.output<typeof UserPublic> {
   return {
     ...user(row, ctx),
     last_sign_in_at: isoTime(row.lastSignInAt),
@@ -144,7 +196,16 @@ export function userPublic(row: UserRow, ctx: PresentContext) {
  * API::Entities::UserWithAdmin (lib/api/entities/user_with_admin.rb, with EE's additions): the
  * administrator view of lists, `GET /user` for admins, and the answer of create and update.
  */
-export function userWithAdmin(row: UserRow, ctx: PresentContext) {
+export const UserWithAdmin = UserPublic.extend({
+  is_admin: z.boolean(),
+  note: z.string().nullable(),
+  current_sign_in_ip: z.string().nullable(),
+  last_sign_in_ip: z.string().nullable(),
+  using_license_seat: z.boolean(),
+  shared_runners_minutes_limit: z.int().nullable(),
+  extra_shared_runners_minutes_limit: z.int().nullable(),
+}).meta({ id: "UserWithAdmin" });
+export function userWithAdmin(row: UserRow, ctx: PresentContext): z.output<typeof UserWithAdmin> {
   return {
     ...userPublic(row, ctx),
     is_admin: row.admin,
@@ -158,7 +219,13 @@ export function userWithAdmin(row: UserRow, ctx: PresentContext) {
 }
 
 /** API::Entities::UserDetailsWithAdmin (lib/api/entities/user_details_with_admin.rb): `GET /users/:id` for admins. */
-export function userDetailsWithAdmin(row: UserRow, ctx: PresentContext) {
+export const UserDetailsWithAdmin = UserWithAdmin.extend({
+  highest_role: z.int(),
+  sign_in_count: z.int(),
+  plan: z.string().nullable(),
+  trial: z.boolean(),
+}).meta({ id: "UserDetailsWithAdmin" });
+export function userDetailsWithAdmin(row: UserRow, ctx: PresentContext): z.output<typeof UserDetailsWithAdmin> {
   return {
     ...userWithAdmin(row, ctx),
     highest_role: row.highestRole,
@@ -170,7 +237,7 @@ export function userDetailsWithAdmin(row: UserRow, ctx: PresentContext) {
 }
 
 /** API::Entities::Identity (EE adds `saml_provider_id`, shown for group SAML identities). */
-export function identity(row: UserIdentity) {
+export function identity(row: UserIdentity): z.output<typeof Identity> {
   return {
     provider: row.provider,
     extern_uid: row.extern_uid,
@@ -184,6 +251,12 @@ function stripTags(text: string): string {
 }
 
 /** API::Entities::Membership (`GET /users/:user_id/memberships`). */
-export function membership(row: { sourceId: number; sourceName: string; sourceType: string; accessLevel: number }, _ctx?: PresentContext) {
+export const Membership = z
+  .object({ source_id: z.int(), source_name: z.string(), source_type: z.string(), access_level: z.int() })
+  .meta({ id: "Membership" });
+export function membership(
+  row: { sourceId: number; sourceName: string; sourceType: string; accessLevel: number },
+  _ctx?: PresentContext,
+): z.output<typeof Membership> {
   return { source_id: row.sourceId, source_name: row.sourceName, source_type: row.sourceType, access_level: row.accessLevel };
 }

@@ -6,7 +6,7 @@ import { pageOf, paginate } from "../kernel/pagination";
 import { readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { event } from "../entities/events";
+import { event, Event } from "../entities/events";
 import { ListEvents, ListOwnEvents, type ListParams } from "./params";
 import * as q from "./queries";
 
@@ -24,7 +24,7 @@ async function listAndPresent(c: Ctx, source: q.EventSource, params: ListParams)
 }
 
 /** GET /events: the caller's own events, or with `scope=all` those of every project they are authorized on. */
-eventsRoutes.get("/events", { params: ListOwnEvents }, async (c) => {
+eventsRoutes.get("/events", { params: ListOwnEvents, response: [Event] }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, ListOwnEvents);
   const source: q.EventSource =
@@ -38,7 +38,7 @@ eventsRoutes.get("/events", { params: ListOwnEvents }, async (c) => {
  * `:id` is the id or the username (`requires :id, type: String`, `find_user`): R3's digits-only rule is
  * lib/api/users.rb's, not lib/api/events.rb's.
  */
-eventsRoutes.get("/users/:id/events", { params: ListEvents, paginated: true }, async (c) => {
+eventsRoutes.get("/users/:id/events", { params: ListEvents, response: [Event] }, async (c) => {
   const params = await readParams(c, ListEvents);
   const user = await findUserByIdOrUsername(c, c.req.param("id")!);
   const actor = c.var.actor;
@@ -51,7 +51,7 @@ eventsRoutes.get("/users/:id/events", { params: ListEvents, paginated: true }, a
 });
 
 /** GET /projects/:id/events: the project's events the caller may see. */
-eventsRoutes.get("/projects/:id/events", { params: ListEvents }, async (c) => {
+eventsRoutes.get("/projects/:id/events", { params: ListEvents, response: [Event] }, async (c) => {
   const params = await readParams(c, ListEvents);
   const project = await findProject(c, c.req.param("id")!);
   return listAndPresent(c, { kind: "project", projectId: project.id }, params);

@@ -13,7 +13,7 @@ import { deliverNow, TEST_TRIGGERS, testSample } from "../shared/webhooks";
 import { deliver } from "../shared/webhooks/deliver";
 import { validBranchFilter } from "../shared/webhooks/events";
 import { validHookUrl } from "../shared/webhooks/url_guard";
-import { groupHook, hook, projectHook } from "../entities/hooks";
+import { GroupHook, groupHook, Hook, hook, ProjectHook, projectHook } from "../entities/hooks";
 import * as q from "./queries";
 
 /**
@@ -113,11 +113,15 @@ const BASES: Record<Kind, string> = { project: "/projects/:id/hooks", group: "/g
 const CREATE: Record<Kind, z.ZodObject> = { project: ProjectHookParams, group: GroupHookParams, system: SystemHookParams };
 const UPDATE: Record<Kind, z.ZodObject> = { project: ProjectHookParams, group: GroupHookParams, system: UpdateSystemHookParams };
 
+/** Each kind's entity schema (the presenters are chosen by `scopeOf`). */
+const SCHEMAS = { project: ProjectHook, group: GroupHook, system: Hook } as const;
+
 for (const kind of ["project", "group", "system"] as const) {
   const base = BASES[kind];
+  const schema = SCHEMAS[kind];
 
   /** GET /projects/:id/hooks, /groups/:id/hooks, /hooks */
-  hooksRoutes.get(base, { params: pageParams }, async (c) => {
+  hooksRoutes.get(base, { params: pageParams, response: [schema] }, async (c) => {
     const s = await scopeOf(c, kind);
     const params = await readParams(c, pageParams);
     const page = pageOf(params);
@@ -127,13 +131,13 @@ for (const kind of ["project", "group", "system"] as const) {
   });
 
   /** GET /projects/:id/hooks/:hook_id, /groups/:id/hooks/:hook_id, /hooks/:hook_id (14.9+) */
-  hooksRoutes.get(`${base}/:hook_id`, async (c) => {
+  hooksRoutes.get(`${base}/:hook_id`, { response: schema }, async (c) => {
     const s = await scopeOf(c, kind);
     return present(c, await findHook(c, s.scope), s.entity);
   });
 
   /** POST /projects/:id/hooks, /groups/:id/hooks, /hooks: 201 with the hook; a refused URL is 422. */
-  hooksRoutes.post(base, { params: CREATE[kind] }, async (c) => {
+  hooksRoutes.post(base, { params: CREATE[kind], response: schema, errors: [422] }, async (c) => {
     const s = await scopeOf(c, kind);
     const values = valuesOf(await readParams(c, CREATE[kind])) as q.HookValues & { url: string };
     await checkHook(c, kind, values);
@@ -143,7 +147,7 @@ for (const kind of ["project", "group", "system"] as const) {
   });
 
   /** PUT /projects/:id/hooks/:hook_id, /groups/:id/hooks/:hook_id, /hooks/:hook_id */
-  hooksRoutes.put(`${base}/:hook_id`, { params: UPDATE[kind] }, async (c) => {
+  hooksRoutes.put(`${base}/:hook_id`, { params: UPDATE[kind], response: schema, errors: [422] }, async (c) => {
     const s = await scopeOf(c, kind);
     const found = await findHook(c, s.scope);
     const values = valuesOf(await readParams(c, UPDATE[kind]));

@@ -12,7 +12,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { bridge, job, type JobRow } from "../entities/jobs";
+import { bridge, job, type JobRow, Job, Bridge } from "../entities/jobs";
 import { ListJobs, ListPipelineJobs } from "./params";
 import * as q from "./queries";
 
@@ -78,16 +78,16 @@ async function listJobs(c: Ctx, type: "build" | "bridge", schema: typeof ListJob
 }
 
 /** GET /projects/:id/jobs */
-jobsRoutes.get("/projects/:id/jobs", { params: ListJobs, paginated: true }, (c) => listJobs(c, "build", ListJobs, false));
+jobsRoutes.get("/projects/:id/jobs", { params: ListJobs, response: [Job] }, (c) => listJobs(c, "build", ListJobs, false));
 
 /** GET /projects/:id/pipelines/:pipeline_id/jobs */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", { params: ListPipelineJobs, paginated: true }, (c) => listJobs(c, "build", ListPipelineJobs, true));
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/jobs", { params: ListPipelineJobs, response: [Job] }, (c) => listJobs(c, "build", ListPipelineJobs, true));
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges */
-jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", { params: ListJobs, paginated: true }, (c) => listJobs(c, "bridge", ListJobs, true));
+jobsRoutes.get("/projects/:id/pipelines/:pipeline_id/bridges", { params: ListJobs, response: [Bridge] }, (c) => listJobs(c, "bridge", ListJobs, true));
 
 /** GET /job: the job of a job token (`JOB-TOKEN` header or `job_token`). */
-jobsRoutes.get("/job", async (c) => {
+jobsRoutes.get("/job", { response: Job }, async (c) => {
   const token = await jobTokenOf(c);
   if (!token) {
     if (c.var.actor) throw notFound("Job");
@@ -100,14 +100,14 @@ jobsRoutes.get("/job", async (c) => {
 });
 
 /** GET /projects/:id/jobs/:job_id */
-jobsRoutes.get("/projects/:id/jobs/:job_id", async (c) => {
+jobsRoutes.get("/projects/:id/jobs/:job_id", { response: Job }, async (c) => {
   const project = await projectFor(c, "read_build", { signedIn: true });
   const found = await loadJob(c, project);
   return present(c, found.row, job, ctxOf(project, found.commits));
 });
 
 /** POST /projects/:id/jobs/:job_id/cancel: 201, a no-op on finished jobs. */
-jobsRoutes.post("/projects/:id/jobs/:job_id/cancel", async (c) => {
+jobsRoutes.post("/projects/:id/jobs/:job_id/cancel", { response: Job }, async (c) => {
   const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   await pipelineStub(c.env, found.row.pipelineId).cancelJob(found.row.id);
@@ -116,7 +116,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/cancel", async (c) => {
 });
 
 /** POST /projects/:id/jobs/:job_id/retry: 201 with the new job. */
-jobsRoutes.post("/projects/:id/jobs/:job_id/retry", async (c) => {
+jobsRoutes.post("/projects/:id/jobs/:job_id/retry", { response: Job }, async (c) => {
   const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   const retryable = !found.row.retried && ["success", "failed", "canceled"].includes(found.row.status) && found.row.type === "build";
@@ -128,7 +128,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/retry", async (c) => {
 });
 
 /** POST /projects/:id/jobs/:job_id/play: a manual job is enqueued (200). */
-jobsRoutes.post("/projects/:id/jobs/:job_id/play", async (c) => {
+jobsRoutes.post("/projects/:id/jobs/:job_id/play", { response: Job, status: 200 }, async (c) => {
   const project = await authorizedProject(c, "update_build");
   const found = await loadJob(c, project);
   if (found.row.status !== "manual") throw badRequest("Unplayable Job");
@@ -139,7 +139,7 @@ jobsRoutes.post("/projects/:id/jobs/:job_id/play", async (c) => {
 });
 
 /** POST /projects/:id/jobs/:job_id/erase: 201; trace and artifacts removed. */
-jobsRoutes.post("/projects/:id/jobs/:job_id/erase", async (c) => {
+jobsRoutes.post("/projects/:id/jobs/:job_id/erase", { response: Job }, async (c) => {
   const project = await authorizedProject(c, "erase_build");
   const found = await loadJob(c, project);
   const finished = ["success", "failed", "canceled", "skipped"].includes(found.row.status);

@@ -37,7 +37,7 @@ export type RouteDoc = {
   status?: number;
   /** Offset pagination headers (`X-Page`, `X-Total`, `Link`, …) on the success response. */
   paginated?: boolean;
-  /** Statuses the route answers besides 2xx, 400, 401, 403, 404 (409, 422, …), with GitLab's `{"message"}` body. */
+  /** Statuses the route answers besides 2xx, 400, 401, 403, 404 (409, 422, …), with GitLab's `{"message"}` body (none below 400: 204, 304). */
   errors?: number[];
   /** A GitLab alias kept for compatibility (`/projects/:id/services`, the labels' 12.4 forms). */
   deprecated?: boolean;
@@ -346,7 +346,10 @@ function operationOf(method: string, honoPath: string, declared: Declared | null
   Object.assign(responses, api ? API_ERRORS : OTHER_ERRORS);
   // A list paged by offset past 50,000 rows answers 405 and asks for keyset pagination (docs/compat.md).
   if (api && paginated) responses["405"] = jsonError('`{"message": "405 Method Not Allowed"}` or the offset limit\'s `{"error": …}`: offset pagination past 50,000 rows');
-  for (const code of doc.errors ?? []) responses[String(code)] = jsonError(`\`{"message": "${code} …"}\``);
+  for (const code of doc.errors ?? []) {
+    // Below 400, a status without a body: Grape's `not_modified!` (304), a HEAD request's 204.
+    responses[String(code)] = code < 400 ? { description: code === 304 ? "Not Modified: nothing changed, no body" : "No body" } : jsonError(`\`{"message": "${code} …"}\``);
+  }
 
   return {
     operationId: operationId(method, path),

@@ -5,7 +5,7 @@ import { findGroup, findProject } from "../kernel/lookup";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { setSubscription } from "../shared/issuables/subscriptions";
-import { groupLabel, projectLabel } from "../entities/labels";
+import { groupLabel, projectLabel, ProjectLabel, GroupLabel } from "../entities/labels";
 import * as q from "./queries";
 import { labelDescriptionsHtml } from "../shared/markdown/label_descriptions";
 
@@ -45,13 +45,13 @@ async function toggle(c: Ctx, parent: "project" | "group", subscribed: boolean) 
 }
 
 /** POST /projects/:id/labels/:subscribable_id/subscribe (lib/api/subscriptions.rb) */
-labelSubscriptionRoutes.post("/projects/:id/labels/:subscribable_id/subscribe", (c) => toggle(c, "project", true));
+labelSubscriptionRoutes.post("/projects/:id/labels/:subscribable_id/subscribe", { response: ProjectLabel, errors: [304] }, (c) => toggle(c, "project", true));
 
 /** POST /projects/:id/labels/:subscribable_id/unsubscribe (lib/api/subscriptions.rb) */
-labelSubscriptionRoutes.post("/projects/:id/labels/:subscribable_id/unsubscribe", (c) => toggle(c, "project", false));
+labelSubscriptionRoutes.post("/projects/:id/labels/:subscribable_id/unsubscribe", { response: ProjectLabel, errors: [304] }, (c) => toggle(c, "project", false));
 
 /** POST /groups/:id/labels/:subscribable_id/subscribe (lib/api/subscriptions.rb) */
-labelSubscriptionRoutes.post("/groups/:id/labels/:subscribable_id/subscribe", (c) => toggle(c, "group", true));
+labelSubscriptionRoutes.post("/groups/:id/labels/:subscribable_id/subscribe", { response: GroupLabel, errors: [304] }, (c) => toggle(c, "group", true));
 
 /** POST /groups/:id/labels/:subscribable_id/unsubscribe (lib/api/subscriptions.rb) */
-labelSubscriptionRoutes.post("/groups/:id/labels/:subscribable_id/unsubscribe", (c) => toggle(c, "group", false));
+labelSubscriptionRoutes.post("/groups/:id/labels/:subscribable_id/unsubscribe", { response: GroupLabel, errors: [304] }, (c) => toggle(c, "group", false));

@@ -8,7 +8,7 @@ import { pageOf, paginate } from "../kernel/pagination";
 import { p, rawParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { createResult, member } from "../entities/members";
+import { createResult, member, Member, MemberCreateResult } from "../entities/members";
 import { ListAllMembers, ListMembers } from "./params";
 import * as q from "./queries";
 import { groupSource, projectSource, type MemberSource } from "./rules";
@@ -73,7 +73,7 @@ const RemoveMember = z.object({
 
 for (const { plural, find } of SOURCES) {
   /** GET /:source/:id/members (lib/api/members.rb): direct members. */
-  membersRoutes.get(`/${plural}/:id/members`, { params: ListMembers, paginated: true }, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members`, { params: ListMembers, response: [Member] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListMembers);
     const source = await find(c, c.req.param("id"));
@@ -86,7 +86,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** GET /:source/:id/members/all (lib/api/members.rb): direct and inherited, highest level per user. */
-  membersRoutes.get(`/${plural}/:id/members/all`, { params: ListAllMembers, paginated: true }, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members/all`, { params: ListAllMembers, response: [Member] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListAllMembers);
     const source = await find(c, c.req.param("id"));
@@ -99,7 +99,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** GET /:source/:id/members/all/:user_id (lib/api/members.rb): a member, inherited ones included. */
-  membersRoutes.get(`/${plural}/:id/members/all/:user_id`, { params: OneMember }, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members/all/:user_id`, { params: OneMember, response: Member }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneMember);
     const source = await find(c, c.req.param("id"));
@@ -110,7 +110,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** GET /:source/:id/members/:user_id (lib/api/members.rb): a direct member. */
-  membersRoutes.get(`/${plural}/:id/members/:user_id`, { params: OneMember }, async (c) => {
+  membersRoutes.get(`/${plural}/:id/members/:user_id`, { params: OneMember, response: Member }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneMember);
     const source = await find(c, c.req.param("id"));
@@ -121,7 +121,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** POST /:source/:id/members (lib/api/members.rb): one user, or comma-separated ids. */
-  membersRoutes.post(`/${plural}/:id/members`, { params: AddMember }, async (c) => {
+  membersRoutes.post(`/${plural}/:id/members`, { params: AddMember, response: z.union([Member, MemberCreateResult]), errors: [409] }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, AddMember);
     const source = await find(c, c.req.param("id"));
@@ -141,7 +141,7 @@ for (const { plural, find } of SOURCES) {
   });
 
   /** PUT /:source/:id/members/:user_id (lib/api/members.rb) */
-  membersRoutes.put(`/${plural}/:id/members/:user_id`, { params: UpdateMember }, async (c) => {
+  membersRoutes.put(`/${plural}/:id/members/:user_id`, { params: UpdateMember, response: Member }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, UpdateMember);
     const source = await find(c, c.req.param("id"));

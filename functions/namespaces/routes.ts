@@ -6,7 +6,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { namespace, namespaceExistence } from "../entities/namespaces";
+import { namespace, namespaceExistence, Namespace, NamespaceExistence } from "../entities/namespaces";
 import * as q from "./queries";
 
 /** The namespaces API (lib/api/namespaces.rb): every endpoint needs a signed-in caller (`authenticate!`). */
@@ -15,7 +15,7 @@ export const namespacesRoutes = router();
 const ListNamespaces = pageParams.extend({ search: p.string().optional(), owned_only: p.bool().optional() });
 
 /** GET /namespaces (lib/api/namespaces.rb) */
-namespacesRoutes.get("/namespaces", { params: ListNamespaces, paginated: true }, async (c) => {
+namespacesRoutes.get("/namespaces", { params: ListNamespaces, response: [Namespace] }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, ListNamespaces);
   const page = pageOf(params);
@@ -27,7 +27,7 @@ namespacesRoutes.get("/namespaces", { params: ListNamespaces, paginated: true },
 const NamespaceExists = z.object({ namespace: p.string(), parent_id: p.int().optional() });
 
 /** GET /namespaces/:namespace/exists (lib/api/namespaces.rb): `{exists, suggests}`. */
-namespacesRoutes.get("/namespaces/:namespace/exists", { params: NamespaceExists }, async (c) => {
+namespacesRoutes.get("/namespaces/:namespace/exists", { params: NamespaceExists, response: NamespaceExistence }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, NamespaceExists);
   const db = c.var.db();
@@ -39,7 +39,7 @@ namespacesRoutes.get("/namespaces/:namespace/exists", { params: NamespaceExists 
 });
 
 /** GET /namespaces/:id (lib/api/namespaces.rb): by id or full path. */
-namespacesRoutes.get("/namespaces/:id", async (c) => {
+namespacesRoutes.get("/namespaces/:id", { response: Namespace }, async (c) => {
   requireUser(c);
   const found = await findNamespace(c, c.req.param("id")!);
   const row = await q.loadNamespace(c.var.db(), c.var.actor, found.id);

@@ -10,7 +10,7 @@ import { baseUrl, present } from "../kernel/present";
 import { hookEvent } from "../shared/webhooks";
 import { checkRateLimit } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
-import { note, noteCommands } from "../entities/notes";
+import { note, noteCommands, Note } from "../entities/notes";
 import { ListNotes } from "./params";
 import * as q from "./queries";
 import { createNote } from "./services";
@@ -61,7 +61,7 @@ for (const family of FAMILIES) {
   const member = `${collection}/:note_id`;
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb) */
-  notesRoutes.get(collection, { params: ListNotes }, async (c) => {
+  notesRoutes.get(collection, { params: ListNotes, response: [Note] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListNotes);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -72,7 +72,7 @@ for (const family of FAMILIES) {
   });
 
   /** GET /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `get_note`) */
-  notesRoutes.get(member, { params: OneNote }, async (c) => {
+  notesRoutes.get(member, { params: OneNote, response: Note }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneNote);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);
@@ -104,7 +104,7 @@ for (const family of FAMILIES) {
 
   /** PUT /:parent/:id/:noteables/:noteable_id/notes/:note_id (lib/api/notes.rb, `update_note`) */
   const Update = family.type === "Issue" ? UpdateIssueNote : UpdateNote;
-  notesRoutes.put(member, { params: Update }, async (c) => {
+  notesRoutes.put(member, { params: Update, response: Note }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, Update);
     const n = await findNoteable(c, family.type, c.req.param("id") ?? "", params.noteable_id);

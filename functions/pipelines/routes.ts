@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { pipeline, pipelineBasic, pipelineVariable } from "../entities/pipelines";
+import { pipeline, pipelineBasic, pipelineVariable, Pipeline, PipelineBasic, PipelineVariable } from "../entities/pipelines";
 import { buildSuite, testReport } from "./junit";
 import { ListPipelines } from "./params";
 import * as q from "./queries";
@@ -35,7 +35,7 @@ async function loadPipeline(c: Ctx, project: ProjectWithAccess) {
 }
 
 /** GET /projects/:id/pipelines (lib/api/ci/pipelines.rb) */
-pipelinesRoutes.get("/projects/:id/pipelines", { params: ListPipelines, paginated: true }, async (c) => {
+pipelinesRoutes.get("/projects/:id/pipelines", { params: ListPipelines, response: [PipelineBasic] }, async (c) => {
   const params = await readParams(c, ListPipelines);
   const project = await authorizedProject(c, "read_pipeline");
   const page = pageOf(params);
@@ -45,7 +45,7 @@ pipelinesRoutes.get("/projects/:id/pipelines", { params: ListPipelines, paginate
 });
 
 /** POST /projects/:id/pipeline (lib/api/ci/pipelines.rb): created, processed, then answered (`pending`). */
-pipelinesRoutes.post("/projects/:id/pipeline", { params: CreatePipeline }, async (c) => {
+pipelinesRoutes.post("/projects/:id/pipeline", { params: CreatePipeline, response: Pipeline }, async (c) => {
   const params = await readParams(c, CreatePipeline);
   const project = await authorizedProject(c, "create_pipeline");
   const actor = c.var.actor!;
@@ -70,14 +70,14 @@ pipelinesRoutes.post("/projects/:id/pipeline", { params: CreatePipeline }, async
 });
 
 /** GET /projects/:id/pipelines/:pipeline_id */
-pipelinesRoutes.get("/projects/:id/pipelines/:pipeline_id", async (c) => {
+pipelinesRoutes.get("/projects/:id/pipelines/:pipeline_id", { response: Pipeline }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
   return present(c, await loadPipeline(c, project), pipeline, ctxOf(project));
 });
 
 /** GET /projects/:id/pipelines/:pipeline_id/variables */
-pipelinesRoutes.get("/projects/:id/pipelines/:pipeline_id/variables", async (c) => {
+pipelinesRoutes.get("/projects/:id/pipelines/:pipeline_id/variables", { response: [PipelineVariable], paginated: false }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline_variable", project);
   const row = await loadPipeline(c, project);
@@ -102,7 +102,7 @@ pipelinesRoutes.get("/projects/:id/pipelines/:pipeline_id/test_report", async (c
 });
 
 /** POST /projects/:id/pipelines/:pipeline_id/retry */
-pipelinesRoutes.post("/projects/:id/pipelines/:pipeline_id/retry", async (c) => {
+pipelinesRoutes.post("/projects/:id/pipelines/:pipeline_id/retry", { response: Pipeline }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "update_pipeline", project);
   const row = await loadPipeline(c, project);
@@ -111,7 +111,7 @@ pipelinesRoutes.post("/projects/:id/pipelines/:pipeline_id/retry", async (c) => 
 });
 
 /** POST /projects/:id/pipelines/:pipeline_id/cancel */
-pipelinesRoutes.post("/projects/:id/pipelines/:pipeline_id/cancel", async (c) => {
+pipelinesRoutes.post("/projects/:id/pipelines/:pipeline_id/cancel", { response: Pipeline, status: 200 }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "update_pipeline", project);
   const row = await loadPipeline(c, project);

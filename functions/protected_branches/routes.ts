@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { protectedBranch, type ProtectionAction } from "../entities/protected_branches";
+import { protectedBranch, type ProtectionAction, ProtectedBranch } from "../entities/protected_branches";
 import * as q from "./queries";
 import { ALLOWED_ACCESS_LEVELS } from "../shared/protected_branches/rules";
 import { Access } from "../kernel/access";
@@ -83,7 +83,7 @@ async function findProtection(c: Ctx, project: ProjectWithAccess) {
 }
 
 /** GET /projects/:id/protected_branches */
-protectedBranchesRoutes.get("/projects/:id/protected_branches", { params: ListProtected, paginated: true }, async (c) => {
+protectedBranchesRoutes.get("/projects/:id/protected_branches", { params: ListProtected, response: [ProtectedBranch] }, async (c) => {
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, ListProtected);
   const page = pageOf(params);
@@ -95,13 +95,13 @@ protectedBranchesRoutes.get("/projects/:id/protected_branches", { params: ListPr
 });
 
 /** GET /projects/:id/protected_branches/:name */
-protectedBranchesRoutes.get("/projects/:id/protected_branches/:name", async (c) => {
+protectedBranchesRoutes.get("/projects/:id/protected_branches/:name", { response: ProtectedBranch }, async (c) => {
   const project = await authorizedProject(c, "admin_project");
   return present(c, await findProtection(c, project), protectedBranch, {});
 });
 
 /** POST /projects/:id/protected_branches (ProtectedBranches::CreateService) */
-protectedBranchesRoutes.post("/projects/:id/protected_branches", { params: CreateProtected }, async (c) => {
+protectedBranchesRoutes.post("/projects/:id/protected_branches", { params: CreateProtected, response: ProtectedBranch, errors: [409, 422] }, async (c) => {
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, CreateProtected);
   if (params.name.trim() === "") throw apiError(["Name can't be blank"], 422);
@@ -130,7 +130,7 @@ protectedBranchesRoutes.post("/projects/:id/protected_branches", { params: Creat
  * without `id` adds one). Levels named by an `id` the protection does not have are ignored, as
  * nested attributes are.
  */
-protectedBranchesRoutes.patch("/projects/:id/protected_branches/:name", { params: UpdateProtected }, async (c) => {
+protectedBranchesRoutes.patch("/projects/:id/protected_branches/:name", { params: UpdateProtected, response: ProtectedBranch, errors: [422] }, async (c) => {
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, UpdateProtected);
   const found = await findProtection(c, project);

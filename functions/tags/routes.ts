@@ -9,7 +9,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { tag, type TagRow } from "../entities/tags";
+import { tag, type TagRow, Tag } from "../entities/tags";
 import * as q from "./queries";
 import * as s from "./services";
 import { versionCompare } from "./versioncmp";
@@ -53,7 +53,7 @@ async function annotations(c: Ctx, repo: Repo, tagObjects: string[]): Promise<Ma
 }
 
 /** GET /projects/:id/repository/tags (lib/api/tags.rb, app/finders/tags_finder.rb) */
-tagsRoutes.get("/projects/:id/repository/tags", { params: ListTags, paginated: true }, async (c) => {
+tagsRoutes.get("/projects/:id/repository/tags", { params: ListTags, response: [Tag] }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListTags);
   const page = pageOf(params);
@@ -86,7 +86,7 @@ tagsRoutes.get("/projects/:id/repository/tags", { params: ListTags, paginated: t
 });
 
 /** GET /projects/:id/repository/tags/:tag_name (lib/api/tags.rb) */
-tagsRoutes.get("/projects/:id/repository/tags/:tag_name", async (c) => {
+tagsRoutes.get("/projects/:id/repository/tags/:tag_name", { response: Tag }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const repo = repoOf(project);
   const name = c.req.param("tag_name")!;
@@ -97,7 +97,7 @@ tagsRoutes.get("/projects/:id/repository/tags/:tag_name", async (c) => {
 });
 
 /** POST /projects/:id/repository/tags (lib/api/tags.rb, app/services/tags/create_service.rb) */
-tagsRoutes.post("/projects/:id/repository/tags", { params: CreateTag }, async (c) => {
+tagsRoutes.post("/projects/:id/repository/tags", { params: CreateTag, response: Tag }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, CreateTag);
   authorize(c, "push_code", project);

@@ -7,7 +7,7 @@ import { findProject } from "../kernel/lookup";
 import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { parseDuration, timeStats } from "../entities/time_tracking";
+import { parseDuration, timeStats, IssuableTimeStats } from "../entities/time_tracking";
 import * as services from "./services";
 
 /**
@@ -54,7 +54,7 @@ for (const kind of KINDS) {
   const params = schemas(kind);
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/time_estimate (lib/api/time_tracking_endpoints.rb) */
-  timeTrackingRoutes.post(`${base}/time_estimate`, { params: params.duration }, async (c) => {
+  timeTrackingRoutes.post(`${base}/time_estimate`, { params: params.duration, response: IssuableTimeStats, status: 200 }, async (c) => {
     const input = await readParamsWithPath(c, params.duration);
     const { project, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
@@ -66,7 +66,7 @@ for (const kind of KINDS) {
   });
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/reset_time_estimate (lib/api/time_tracking_endpoints.rb) */
-  timeTrackingRoutes.post(`${base}/reset_time_estimate`, { params: params.iidOnly }, async (c) => {
+  timeTrackingRoutes.post(`${base}/reset_time_estimate`, { params: params.iidOnly, response: IssuableTimeStats, status: 200 }, async (c) => {
     await readParamsWithPath(c, params.iidOnly);
     const { project, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
@@ -75,7 +75,7 @@ for (const kind of KINDS) {
   });
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/add_spent_time (lib/api/time_tracking_endpoints.rb) */
-  timeTrackingRoutes.post(`${base}/add_spent_time`, { params: params.spent }, async (c) => {
+  timeTrackingRoutes.post(`${base}/add_spent_time`, { params: params.spent, response: IssuableTimeStats }, async (c) => {
     const input = await readParamsWithPath(c, params.spent);
     const { project, issuable, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
@@ -93,7 +93,7 @@ for (const kind of KINDS) {
   });
 
   /** POST /projects/:id/(issues|merge_requests)/:iid/reset_spent_time (lib/api/time_tracking_endpoints.rb) */
-  timeTrackingRoutes.post(`${base}/reset_spent_time`, { params: params.iidOnly }, async (c) => {
+  timeTrackingRoutes.post(`${base}/reset_spent_time`, { params: params.iidOnly, response: IssuableTimeStats, status: 200 }, async (c) => {
     await readParamsWithPath(c, params.iidOnly);
     const { project, target } = await loadIssuable(c, kind);
     authorize(c, kind.admin, project);
@@ -102,7 +102,7 @@ for (const kind of KINDS) {
   });
 
   /** GET /projects/:id/(issues|merge_requests)/:iid/time_stats (lib/api/time_tracking_endpoints.rb) */
-  timeTrackingRoutes.get(`${base}/time_stats`, { params: params.iidOnly }, async (c) => {
+  timeTrackingRoutes.get(`${base}/time_stats`, { params: params.iidOnly, response: IssuableTimeStats }, async (c) => {
     await readParamsWithPath(c, params.iidOnly);
     const { issuable } = await loadIssuable(c, kind);
     return present(c, issuable, timeStats);

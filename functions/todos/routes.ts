@@ -8,7 +8,7 @@ import { pageOf, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { todo } from "../entities/todos";
+import { todo, Todo } from "../entities/todos";
 import { ListTodos } from "./params";
 import * as q from "./queries";
 import * as services from "./services";
@@ -20,7 +20,7 @@ const MAX_INT = 2147483647;
 const inRange = (n: number | undefined) => n === undefined || Math.abs(n) <= MAX_INT;
 
 /** GET /todos (lib/api/todos.rb): the caller's pending to-dos by default, newest first. */
-todosRoutes.get("/todos", { params: ListTodos, paginated: true }, async (c) => {
+todosRoutes.get("/todos", { params: ListTodos, response: [Todo] }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, ListTodos);
   if (params.author_id !== undefined && params.author_id !== 0) {
@@ -43,7 +43,7 @@ todosRoutes.post("/todos/mark_as_done", async (c) => {
 });
 
 /** POST /todos/:id/mark_as_done (lib/api/todos.rb): 201 with the to-do; another user's is `404 Not found`. */
-todosRoutes.post("/todos/:id/mark_as_done", async (c) => {
+todosRoutes.post("/todos/:id/mark_as_done", { response: Todo }, async (c) => {
   const actor = requireUser(c);
   const { id } = validateParams({ id: c.req.param("id") }, z.object({ id: p.int() }));
   if (!inRange(id) || !(await services.markDone(c.var.db(), actor.user.id, id))) throw recordNotFound();
@@ -62,7 +62,7 @@ async function mark(c: Ctx, target: { type: "Issue" | "MergeRequest"; id: number
 }
 
 /** POST /projects/:id/issues/:issue_iid/todo (lib/api/todos.rb) */
-todosRoutes.post("/projects/:id/issues/:issue_iid/todo", async (c) => {
+todosRoutes.post("/projects/:id/issues/:issue_iid/todo", { response: Todo, errors: [304] }, async (c) => {
   validateParams({ issue_iid: c.req.param("issue_iid") }, z.object({ issue_iid: p.id() }));
   const project = await findProject(c, c.req.param("id"));
   const issue = await findIssue(c, project, c.req.param("issue_iid"));
@@ -70,7 +70,7 @@ todosRoutes.post("/projects/:id/issues/:issue_iid/todo", async (c) => {
 });
 
 /** POST /projects/:id/merge_requests/:merge_request_iid/todo (lib/api/todos.rb) */
-todosRoutes.post("/projects/:id/merge_requests/:merge_request_iid/todo", async (c) => {
+todosRoutes.post("/projects/:id/merge_requests/:merge_request_iid/todo", { response: Todo, errors: [304] }, async (c) => {
   validateParams({ merge_request_iid: c.req.param("merge_request_iid") }, z.object({ merge_request_iid: p.int() }));
   const project = await findProject(c, c.req.param("id"));
   const mr = await findMergeRequest(c, project, c.req.param("merge_request_iid"));

@@ -8,7 +8,7 @@ import { pageOf, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParamsWithPath, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { epic } from "../../entities/epics";
+import { epic, Epic } from "../../entities/epics";
 import { labelTitles, ListEpics } from "../params";
 import * as q from "../queries";
 import { castDate, parentError, planEpicLabels, planEpicUpdate, relationNotes, stateEventOf, updateNotes } from "../services";
@@ -61,7 +61,7 @@ const CreateEpic = z.object({
 
 for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   /** GET /groups/:id/epics (ee/lib/api/epics.rb) */
-  epicRoutes.get(prefix, { params: ListEpics }, async (c) => {
+  epicRoutes.get(prefix, { params: ListEpics, response: [Epic] }, async (c) => {
     const params = await readParamsWithPath(c, ListEpics);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const page = pageOf(params);
@@ -74,7 +74,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
    * GET /groups/:id/epics/:epic_iid (ee/lib/api/epics.rb). `authorize!(:read_epic, epic)` with a nil
    * epic is forbidden: GitLab answers 403, not 404, to a missing or unreadable epic.
    */
-  epicRoutes.get(`${prefix}/:epic_iid`, { params: OneEpic }, async (c) => {
+  epicRoutes.get(`${prefix}/:epic_iid`, { params: OneEpic, response: Epic }, async (c) => {
     const params = await readParamsWithPath(c, OneEpic);
     const group = await findGroup(c, c.req.param("id") ?? "");
     const found = await q.findEpic(c.var.db(), group, params.epic_iid);
@@ -83,7 +83,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
   });
 
   /** POST /groups/:id/epics (ee/lib/api/epics.rb, Epics::CreateService) */
-  epicRoutes.post(prefix, { params: CreateEpic }, async (c) => {
+  epicRoutes.post(prefix, { params: CreateEpic, response: Epic }, async (c) => {
     const actor = requireUser(c);
     const raw = await rawParams(c);
     // `start_date` and `end_date` are declared `as: :start_date_fixed` / `as: :due_date_fixed`.
@@ -130,7 +130,7 @@ for (const prefix of ["/groups/:id/epics", "/groups/:id/-/epics"]) {
     return present(c, row, epic, { group }, 201);
   });
   /** PUT /groups/:id/epics/:epic_iid (Epics::UpdateService): at least one change; owners may set updated_at. */
-  epicRoutes.put(`${prefix}/:epic_iid`, { params: UpdateEpic }, async (c) => {
+  epicRoutes.put(`${prefix}/:epic_iid`, { params: UpdateEpic, response: Epic }, async (c) => {
     const actor = requireUser(c);
     const raw = await rawParams(c);
     const aliased = { ...raw, start_date_fixed: raw.start_date_fixed ?? raw.start_date, due_date_fixed: raw.due_date_fixed ?? raw.end_date };

@@ -10,7 +10,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { loadIssueRows } from "../../shared/issuables/issue_preload";
 import { canReadEpic } from "../../shared/issuables/policy";
-import { epicIssue, epicIssueLink, type EpicRow } from "../../entities/epics";
+import { epicIssue, epicIssueLink, type EpicRow, EpicIssue, EpicIssueLink } from "../../entities/epics";
 import * as q from "../queries";
 import { epicIssueNotes, orderAfterMove } from "../services";
 
@@ -37,7 +37,7 @@ const Move = z.object({ epic_iid: p.int(), epic_issue_id: p.id(), move_before_id
 
 for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics/:epic_iid/issues"]) {
   /** GET …/issues: readable issues in the epic's order, paginated over the list (Kaminari.paginate_array). */
-  epicIssueRoutes.get(prefix, { params: List }, async (c) => {
+  epicIssueRoutes.get(prefix, { params: List, response: [EpicIssue] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, List);
     const { group, found } = await findEpicOf(c, params.epic_iid);
@@ -48,7 +48,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   });
 
   /** POST …/issues/:issue_id (EpicIssues::CreateService): assigns the issue (by global id), first in the epic. */
-  epicIssueRoutes.post(`${prefix}/:issue_id`, { params: Assign }, async (c) => {
+  epicIssueRoutes.post(`${prefix}/:issue_id`, { params: Assign, response: EpicIssueLink, errors: [409] }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, Assign);
     const { group, found } = await findEpicOf(c, params.epic_iid);
@@ -71,7 +71,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   });
 
   /** DELETE …/issues/:epic_issue_id (EpicIssues::DestroyService): answers the removed link. */
-  epicIssueRoutes.delete(`${prefix}/:epic_issue_id`, { params: Link }, async (c) => {
+  epicIssueRoutes.delete(`${prefix}/:epic_issue_id`, { params: Link, response: EpicIssueLink, status: 200 }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, Link);
     const { group, found } = await findEpicOf(c, params.epic_iid);
@@ -87,7 +87,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/issues", "/groups/:id/-/epics
   });
 
   /** PUT …/issues/:epic_issue_id (EpicIssues::UpdateService): reorders, then answers the epic's issues. */
-  epicIssueRoutes.put(`${prefix}/:epic_issue_id`, { params: Move }, async (c) => {
+  epicIssueRoutes.put(`${prefix}/:epic_issue_id`, { params: Move, response: [EpicIssue], paginated: false }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, Move);
     const { group, found } = await findEpicOf(c, params.epic_iid);

@@ -8,7 +8,7 @@ import { p, readParamsWithPath, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadEpic } from "../../shared/issuables/policy";
-import { epic, linkedEpic, type EpicRow } from "../../entities/epics";
+import { epic, linkedEpic, type EpicRow, Epic, LinkedEpic } from "../../entities/epics";
 import * as q from "../queries";
 import { DEPTH_EXCEEDED, MAX_HIERARCHY_DEPTH, orderAfterMove, parentError, relationNotes } from "../services";
 
@@ -48,7 +48,7 @@ const Reorder = z.object({
 
 for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/:epic_iid/epics"]) {
   /** GET …/epics/:epic_iid/epics: the readable children, in their order. */
-  epicLinkRoutes.get(prefix, { params: OneEpic }, async (c) => {
+  epicLinkRoutes.get(prefix, { params: OneEpic, response: [Epic], paginated: false }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneEpic);
     const { group, parent } = await findParentEpic(c, params.epic_iid);
@@ -57,7 +57,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** POST …/epics/:epic_iid/epics/:child_epic_id (EpicLinks::CreateService): relate, moving it from another parent. */
-  epicLinkRoutes.post(`${prefix}/:child_epic_id`, { params: ChildEpic }, async (c) => {
+  epicLinkRoutes.post(`${prefix}/:child_epic_id`, { params: ChildEpic, response: Epic, errors: [409] }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);
@@ -73,7 +73,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** POST …/epics/:epic_iid/epics (Epics::CreateService with `parent_id`): a new child, compact. */
-  epicLinkRoutes.post(prefix, { params: NewChild }, async (c) => {
+  epicLinkRoutes.post(prefix, { params: NewChild, response: LinkedEpic }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, NewChild);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);
@@ -96,7 +96,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** PUT …/epics/:epic_iid/epics/:child_epic_id (EpicLinks::UpdateService): reorder among its siblings. */
-  epicLinkRoutes.put(`${prefix}/:child_epic_id`, { params: Reorder }, async (c) => {
+  epicLinkRoutes.put(`${prefix}/:child_epic_id`, { params: Reorder, response: [Epic], paginated: false }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, Reorder);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);
@@ -114,7 +114,7 @@ for (const prefix of ["/groups/:id/epics/:epic_iid/epics", "/groups/:id/-/epics/
   });
 
   /** DELETE …/epics/:epic_iid/epics/:child_epic_id (Epics::UpdateService with `parent: nil`). */
-  epicLinkRoutes.delete(`${prefix}/:child_epic_id`, { params: ChildEpic }, async (c) => {
+  epicLinkRoutes.delete(`${prefix}/:child_epic_id`, { params: ChildEpic, response: Epic, status: 200 }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, ChildEpic);
     const { group, parent } = await adminParentEpic(c, params.epic_iid);

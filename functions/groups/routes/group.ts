@@ -16,14 +16,7 @@ import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeep
 import { p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import {
-  group,
-  groupDetail,
-  PROJECT_CREATION_LEVELS,
-  SUBGROUP_CREATION_LEVELS,
-  type GroupRow,
-  type GroupStatistics,
-} from "../../entities/groups";
+import { group, groupDetail, PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS, type GroupRow, type GroupStatistics, Group, GroupDetail } from "../../entities/groups";
 import { ListChildGroups, ListGroups, type ListParams } from "../params";
 import * as q from "../queries";
 import {
@@ -79,7 +72,7 @@ async function offsetList(c: Ctx, params: ListParams, source: q.GroupSource) {
 }
 
 /** GET /groups (lib/api/groups.rb) */
-groupRoutes.get("/groups", { params: ListGroups }, async (c) => {
+groupRoutes.get("/groups", { params: ListGroups, response: [Group] }, async (c) => {
   const params = await readParams(c, ListGroups);
   if (c.var.actor) return offsetList(c, params, {});
 
@@ -105,14 +98,14 @@ groupRoutes.get("/groups", { params: ListGroups }, async (c) => {
 });
 
 /** GET /groups/:id/subgroups (lib/api/groups.rb) */
-groupRoutes.get("/groups/:id/subgroups", { params: ListChildGroups }, async (c) => {
+groupRoutes.get("/groups/:id/subgroups", { params: ListChildGroups, response: [Group] }, async (c) => {
   const params = await readParams(c, ListChildGroups);
   const parent = await findGroup(c, c.req.param("id"));
   return offsetList(c, params, { parentId: parent.id });
 });
 
 /** GET /groups/:id/descendant_groups (lib/api/groups.rb) */
-groupRoutes.get("/groups/:id/descendant_groups", { params: ListChildGroups }, async (c) => {
+groupRoutes.get("/groups/:id/descendant_groups", { params: ListChildGroups, response: [Group] }, async (c) => {
   const params = await readParams(c, ListChildGroups);
   const ancestor = await findGroup(c, c.req.param("id"));
   return offsetList(c, params, { ancestorId: ancestor.id });
@@ -180,7 +173,7 @@ const CreateParams = z.object({
 });
 
 /** POST /groups (lib/api/groups.rb, app/services/groups/create_service.rb) */
-groupRoutes.post("/groups", { params: CreateParams }, async (c) => {
+groupRoutes.post("/groups", { params: CreateParams, response: GroupDetail }, async (c) => {
   const params = await readParams(c, CreateParams);
   const actor = requireUser(c);
   const parent = params.parent_id !== undefined ? await findGroup(c, String(params.parent_id)) : null;
@@ -256,7 +249,7 @@ export async function presentDetail(c: Ctx, row: GroupRow, opts: { withProjects:
 }
 
 /** GET /groups/:id (lib/api/groups.rb) */
-groupRoutes.get("/groups/:id", { params: ShowParams }, async (c) => {
+groupRoutes.get("/groups/:id", { params: ShowParams, response: GroupDetail }, async (c) => {
   const params = await readParams(c, ShowParams);
   const found = await findGroup(c, c.req.param("id"));
   return presentDetail(c, found, {
@@ -272,7 +265,7 @@ const UpdateParams = z.object({
 });
 
 /** PUT /groups/:id (lib/api/groups.rb, app/services/groups/update_service.rb) */
-groupRoutes.put("/groups/:id", { params: UpdateParams }, async (c) => {
+groupRoutes.put("/groups/:id", { params: UpdateParams, response: GroupDetail }, async (c) => {
   const params = await readParams(c, UpdateParams);
   const actor = requireUser(c);
   const found = await authorizedGroup(c, "admin_group");

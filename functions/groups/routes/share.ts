@@ -1,3 +1,4 @@
+import { GroupDetail } from "../../entities/groups";
 import * as z from "zod";
 import { allowedOnGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
@@ -24,7 +25,7 @@ const ShareGroup = z.object({
 });
 
 /** POST /groups/:id/share (lib/api/groups.rb): GroupDetail of the shared group, 201. */
-shareRoutes.post("/groups/:id/share", { params: ShareGroup }, async (c) => {
+shareRoutes.post("/groups/:id/share", { params: ShareGroup, response: GroupDetail, errors: [409] }, async (c) => {
   requireUser(c);
   const params = await readParamsWithPath(c, ShareGroup);
   const shared = await findGroup(c, c.req.param("id"));

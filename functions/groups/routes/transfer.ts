@@ -1,3 +1,4 @@
+import { GroupDetail } from "../../entities/groups";
 import * as z from "zod";
 import { authorizeGroup } from "../../kernel/abilities";
 import { requireAdmin, requireUser } from "../../kernel/auth";
@@ -7,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { publicGroupDetails } from "../../entities/projects";
+import { publicGroupDetails, PublicGroupDetails } from "../../entities/projects";
 import { transferProject } from "../../shared/project_transfer";
 import * as q from "../queries";
 import { canCreateGroup, canCreateSubgroup } from "../rules";
@@ -32,7 +33,7 @@ const failed = (text: string) => apiError(`Transfer failed: ${text}`, 400);
  * the transfer with the same message (GitLab fails later on the route's uniqueness); the check for
  * registry images is not made (there is no container registry).
  */
-transferRoutes.post("/groups/:id/transfer", { params: TransferGroup }, async (c) => {
+transferRoutes.post("/groups/:id/transfer", { params: TransferGroup, response: GroupDetail }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, TransferGroup);
   const group = await authorizedGroup(c, "admin_group");
@@ -59,7 +60,7 @@ transferRoutes.post("/groups/:id/transfer", { params: TransferGroup }, async (c)
  * `PUT /projects/:id/transfer` does it (same refusals, `Failed to transfer project {…}`, 400);
  * GroupDetail with its projects, 201. `:project_id` is the id or the full path, slashes allowed.
  */
-transferRoutes.post("/groups/:id/projects/:project_id{.+}", async (c) => {
+transferRoutes.post("/groups/:id/projects/:project_id{.+}", { response: GroupDetail }, async (c) => {
   const actor = requireAdmin(c);
   await rawParams(c);
   const group = await findGroup(c, c.req.param("id"));
@@ -75,7 +76,7 @@ const TransferLocations = z.object({ search: p.string().optional(), ...pageParam
  * groups it may move under (Groups::AcceptingGroupTransfersFinder), paginated, PublicGroupDetails.
  * Differs from GitLab: groups shared with the caller's groups are not offered (15.5, behind a flag).
  */
-transferRoutes.get("/groups/:id/transfer_locations", { params: TransferLocations, paginated: true }, async (c) => {
+transferRoutes.get("/groups/:id/transfer_locations", { params: TransferLocations, response: [PublicGroupDetails] }, async (c) => {
   const params = await readParams(c, TransferLocations);
   const group = await findGroup(c, c.req.param("id"));
   // A GET: anonymous callers reach `authorize!` (403 on a public group), not `authenticate!`.

@@ -7,7 +7,14 @@ import { pageOf, paginate } from "../../kernel/pagination";
 import { pathRowId, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { resourceLabelEvent, resourceMilestoneEvent, resourceStateEvent } from "../../entities/issues";
+import {
+  ResourceLabelEvent,
+  resourceLabelEvent,
+  ResourceMilestoneEvent,
+  resourceMilestoneEvent,
+  ResourceStateEvent,
+  resourceStateEvent,
+} from "../../entities/issues";
 import { EventsList } from "../params";
 import * as q from "../queries";
 
@@ -20,9 +27,9 @@ import * as q from "../queries";
 export const eventRoutes = router();
 
 const KINDS = [
-  { path: "resource_label_events", kind: "label", entity: resourceLabelEvent },
-  { path: "resource_state_events", kind: "state", entity: resourceStateEvent },
-  { path: "resource_milestone_events", kind: "milestone", entity: resourceMilestoneEvent },
+  { path: "resource_label_events", kind: "label", entity: resourceLabelEvent, schema: ResourceLabelEvent },
+  { path: "resource_state_events", kind: "state", entity: resourceStateEvent, schema: ResourceStateEvent },
+  { path: "resource_milestone_events", kind: "milestone", entity: resourceMilestoneEvent, schema: ResourceMilestoneEvent },
 ] as const;
 
 const EVENTABLES = [
@@ -37,11 +44,11 @@ for (const { collection, type, find } of EVENTABLES) {
     return { type, id: found.id };
   }
 
-  for (const { path, kind, entity } of KINDS) {
+  for (const { path, kind, entity, schema } of KINDS) {
     const present_ = entity as (row: never, ctx: never) => unknown;
 
     /** GET /projects/:id/{issues,merge_requests}/:eventable_id/resource_{label,state,milestone}_events */
-    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}`, { params: EventsList, paginated: true }, async (c) => {
+    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}`, { params: EventsList, response: [schema] }, async (c) => {
       requireUser(c);
       const params = await readParams(c, EventsList);
       const eventable = await eventableOf(c);
@@ -52,7 +59,7 @@ for (const { collection, type, find } of EVENTABLES) {
     });
 
     /** GET /projects/:id/{issues,merge_requests}/:eventable_id/resource_{label,state,milestone}_events/:event_id */
-    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}/:event_id`, async (c) => {
+    eventRoutes.get(`/projects/:id/${collection}/:eventable_id/${path}/:event_id`, { response: schema }, async (c) => {
       // `before { authenticate! }` covers the single event too.
       requireUser(c);
       const eventable = await eventableOf(c);

@@ -13,7 +13,7 @@ import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { checkRateLimit } from "../../kernel/rate_limit";
 import { router } from "../../kernel/router";
-import { issue } from "../../entities/issues";
+import { issue, Issue } from "../../entities/issues";
 import { CREATE_RULES, CreateIssue, UPDATE_RULES, UpdateIssue } from "../params";
 import { clientIp } from "../rules";
 import * as services from "../services";
@@ -41,7 +41,7 @@ async function reload(c: Ctx, project: ProjectWithAccess, where: { iid: number }
 }
 
 /** GET /issues/:id (lib/api/issues.rb): any issue by global id, administrators only. */
-issueRoutes.get("/issues/:id", async (c) => {
+issueRoutes.get("/issues/:id", { response: Issue }, async (c) => {
   requireAdmin(c);
   const id = c.req.param("id");
   if (pathRowId(id) === null) throw recordNotFound();
@@ -52,7 +52,7 @@ issueRoutes.get("/issues/:id", async (c) => {
 });
 
 /** GET /projects/:id/issues/:issue_iid (lib/api/issues.rb, `find_project_issue`) */
-issueRoutes.get("/projects/:id/issues/:issue_iid", { params: OneIssue }, async (c) => {
+issueRoutes.get("/projects/:id/issues/:issue_iid", { params: OneIssue, response: Issue }, async (c) => {
   const params = await readParamsWithPath(c, OneIssue);
   const project = await findProject(c, c.req.param("id"));
   const row = await loadProjectIssue(c.var.db(), project.id, params.issue_iid, c.var.actor);
@@ -64,7 +64,7 @@ issueRoutes.get("/projects/:id/issues/:issue_iid", { params: OneIssue }, async (
  * POST /projects/:id/issues (lib/api/issues.rb, Issues::CreateService): rate limited per user
  * (`issues_create`), after the permission check as the service does it.
  */
-issueRoutes.post("/projects/:id/issues", { params: CreateIssue }, async (c) => {
+issueRoutes.post("/projects/:id/issues", { params: CreateIssue, response: Issue, errors: [409] }, async (c) => {
   const params = await readParamsWithPath(c, CreateIssue, CREATE_RULES);
   const project = await authorizedProject(c, "create_issue");
   const actor = c.var.actor!;
@@ -84,7 +84,7 @@ issueRoutes.post("/projects/:id/issues", { params: CreateIssue }, async (c) => {
  * `find_by!`'s `404 Not found`.
  * Differs from GitLab: a confidential issue the caller may not read is that same 404, not a 403.
  */
-issueRoutes.put("/projects/:id/issues/:issue_iid", { params: UpdateIssue }, async (c) => {
+issueRoutes.put("/projects/:id/issues/:issue_iid", { params: UpdateIssue, response: Issue }, async (c) => {
   const params = await readParamsWithPath(c, UpdateIssue, UPDATE_RULES);
   const raw = await rawParams(c);
   const project = await findProject(c, c.req.param("id"));

@@ -6,7 +6,7 @@ import { pageOf, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { issue, type ReferenceFrom } from "../../entities/issues";
+import { issue, type ReferenceFrom, Issue } from "../../entities/issues";
 import { LIST_RULES, ListAllIssues, ListGroupIssues, ListIssues, type ListParams } from "../params";
 import * as q from "../queries";
 import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
@@ -32,21 +32,21 @@ async function listIssues(c: Ctx, owner: q.IssueOwner, params: ListParams, from:
 }
 
 /** GET /issues (lib/api/issues.rb): `scope` defaults to `created_by_me`; `scope=all` works anonymously. */
-listRoutes.get("/issues", { params: ListAllIssues, paginated: true }, async (c) => {
+listRoutes.get("/issues", { params: ListAllIssues, response: [Issue] }, async (c) => {
   const params = await readParams(c, ListAllIssues, LIST_RULES);
   if (params.scope !== "all") requireUser(c);
   return listIssues(c, { kind: "all" }, params, null);
 });
 
 /** GET /groups/:id/issues (lib/api/issues.rb): the group's and its subgroups' projects. */
-listRoutes.get("/groups/:id/issues", { params: ListGroupIssues, paginated: true }, async (c) => {
+listRoutes.get("/groups/:id/issues", { params: ListGroupIssues, response: [Issue] }, async (c) => {
   const params = await readParams(c, ListGroupIssues, LIST_RULES);
   const group = await findGroup(c, c.req.param("id"));
   return listIssues(c, { kind: "group", groupId: group.id }, params, { kind: "group", id: group.id }, { group });
 });
 
 /** GET /projects/:id/issues (lib/api/issues.rb) */
-listRoutes.get("/projects/:id/issues", { params: ListIssues, paginated: true }, async (c) => {
+listRoutes.get("/projects/:id/issues", { params: ListIssues, response: [Issue] }, async (c) => {
   const params = await readParams(c, ListIssues, LIST_RULES);
   const project = await findProject(c, c.req.param("id"));
   const from = { kind: "project", id: project.id, namespaceId: project.namespaceId } as const;

@@ -8,7 +8,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadIssue, canUpdateIssue } from "../../shared/issuables/policy";
 import { loadIssueById, loadProjectIssue, type IssueRow } from "../../shared/issuables/issue_preload";
-import { issue } from "../../entities/issues";
+import { issue, Issue } from "../../entities/issues";
 import * as services from "../services";
 
 /** Move, clone and reorder (lib/api/issues.rb). */
@@ -44,7 +44,7 @@ const Move = z.object({ issue_iid: p.id(), to_project_id: p.int() });
 const Clone = Move.extend({ with_notes: p.bool().default(false) });
 
 /** POST /projects/:id/issues/:issue_iid/move (Issues::MoveService): 201 with the new issue, refusals 400. */
-moveRoutes.post("/projects/:id/issues/:issue_iid/move", { params: Move }, async (c) => {
+moveRoutes.post("/projects/:id/issues/:issue_iid/move", { params: Move, response: Issue }, async (c) => {
   const params = await readParamsWithPath(c, Move);
   const project = await findProject(c, c.req.param("id"));
   const original = await findReadable(c, project, params.issue_iid);
@@ -54,7 +54,7 @@ moveRoutes.post("/projects/:id/issues/:issue_iid/move", { params: Move }, async 
 });
 
 /** POST /projects/:id/issues/:issue_iid/clone (Issues::CloneService): 201 with the new issue, refusals 400. */
-moveRoutes.post("/projects/:id/issues/:issue_iid/clone", { params: Clone }, async (c) => {
+moveRoutes.post("/projects/:id/issues/:issue_iid/clone", { params: Clone, response: Issue }, async (c) => {
   const params = await readParamsWithPath(c, Clone);
   const project = await findProject(c, c.req.param("id"));
   const original = await findReadable(c, project, params.issue_iid);
@@ -69,7 +69,7 @@ const Reorder = z.object({ issue_iid: p.id(), move_after_id: p.int().optional(),
  * PUT /projects/:id/issues/:issue_iid/reorder (Issues::ReorderService): `update_issue` or 403; a
  * neighbour outside the issue's positioning scope, or none, is 422 `{"error": "Unprocessable Entity"}`.
  */
-moveRoutes.put("/projects/:id/issues/:issue_iid/reorder", { params: Reorder }, async (c) => {
+moveRoutes.put("/projects/:id/issues/:issue_iid/reorder", { params: Reorder, response: Issue, errors: [422] }, async (c) => {
   const params = await readParamsWithPath(c, Reorder, [{ atLeastOneOf: ["move_after_id", "move_before_id"] }]);
   const project = await findProject(c, c.req.param("id"));
   const row = await findReadable(c, project, params.issue_iid);

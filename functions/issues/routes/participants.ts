@@ -1,4 +1,4 @@
-import { userBasic } from "../../entities/users";
+import { userBasic, UserBasic } from "../../entities/users";
 import { findIssue } from "../../shared/issuables/find";
 import { mentionedUsernames } from "../../entities/mentions";
 import { findProject } from "../../kernel/lookup";
@@ -16,7 +16,7 @@ export const participantRoutes = router();
  * (Participable: the author, the assignees, note authors and users @mentioned in the description and
  * the notes), kept to those who may read the issue, in that order, paginated as an array.
  */
-participantRoutes.get("/projects/:id/issues/:issue_iid/participants", { params: pageParams, paginated: true }, async (c) => {
+participantRoutes.get("/projects/:id/issues/:issue_iid/participants", { params: pageParams, response: [UserBasic] }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id"));
   const issue = await findIssue(c, project, c.req.param("issue_iid"));

@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { groupLabel, type LabelRow } from "../../entities/labels";
+import { groupLabel, type LabelRow, GroupLabel } from "../../entities/labels";
 import { labelDescriptionsHtml } from "../../shared/markdown/label_descriptions";
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
@@ -71,7 +71,7 @@ function withLabel(row: Awaited<ReturnType<typeof q.findLabel>>): LabelRow {
 }
 
 /** GET /groups/:id/labels (lib/api/group_labels.rb) */
-groupLabelRoutes.get("/groups/:id/labels", { params: ListLabels, paginated: true }, async (c) => {
+groupLabelRoutes.get("/groups/:id/labels", { params: ListLabels, response: [GroupLabel] }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
   const group = await authorizedGroup(c, "read_label");
@@ -83,7 +83,7 @@ groupLabelRoutes.get("/groups/:id/labels", { params: ListLabels, paginated: true
 });
 
 /** GET /groups/:id/labels/:name (lib/api/group_labels.rb): by id, else by title. */
-groupLabelRoutes.get("/groups/:id/labels/:name", { params: GetLabel }, async (c) => {
+groupLabelRoutes.get("/groups/:id/labels/:name", { params: GetLabel, response: GroupLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
   const group = await authorizedGroup(c, "read_label");
@@ -92,7 +92,7 @@ groupLabelRoutes.get("/groups/:id/labels/:name", { params: GetLabel }, async (c)
 });
 
 /** POST /groups/:id/labels (lib/api/group_labels.rb, `create_label`): 201. */
-groupLabelRoutes.post("/groups/:id/labels", { params: CreateLabel }, async (c) => {
+groupLabelRoutes.post("/groups/:id/labels", { params: CreateLabel, response: GroupLabel, errors: [409] }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
   const group = await authorizedGroup(c, "admin_label");
@@ -128,7 +128,7 @@ async function updateLabel(c: Ctx, group: GroupWithAccess, idOrTitle: string, pa
 }
 
 /** PUT /groups/:id/labels/:name (lib/api/group_labels.rb): `:name` is the id or the title. */
-groupLabelRoutes.put("/groups/:id/labels/:name", { params: UpdateLabel }, async (c) => {
+groupLabelRoutes.put("/groups/:id/labels/:name", { params: UpdateLabel, response: GroupLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
   const group = await findGroup(c, c.req.param("id"));
@@ -136,7 +136,7 @@ groupLabelRoutes.put("/groups/:id/labels/:name", { params: UpdateLabel }, async 
 });
 
 /** PUT /groups/:id/labels (lib/api/group_labels.rb, deprecated in 12.4): by `label_id` or `name`. */
-groupLabelRoutes.put("/groups/:id/labels", { params: UpdateLabelByParam, deprecated: true }, async (c) => {
+groupLabelRoutes.put("/groups/:id/labels", { params: UpdateLabelByParam, deprecated: true, response: GroupLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
   const group = await findGroup(c, c.req.param("id"));

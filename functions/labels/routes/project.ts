@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { groupLabel, projectLabel, type LabelRow } from "../../entities/labels";
+import { groupLabel, projectLabel, type LabelRow, ProjectLabel, GroupLabel } from "../../entities/labels";
 import * as q from "../queries";
 import { labelErrors, labelTitle, normalizeColor } from "../rules";
 import { promoteLabel } from "../services";
@@ -65,7 +65,7 @@ async function presentLabel(c: Ctx, row: LabelRow, project: ProjectWithAccess, s
 }
 
 /** GET /projects/:id/labels (lib/api/labels.rb) */
-projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, paginated: true }, async (c) => {
+projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, response: [ProjectLabel] }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListLabels);
   const project = await authorizedProject(c, "read_label");
@@ -77,7 +77,7 @@ projectLabelRoutes.get("/projects/:id/labels", { params: ListLabels, paginated: 
 });
 
 /** GET /projects/:id/labels/:name (lib/api/labels.rb): by id, else by title. */
-projectLabelRoutes.get("/projects/:id/labels/:name", { params: GetLabel }, async (c) => {
+projectLabelRoutes.get("/projects/:id/labels/:name", { params: GetLabel, response: ProjectLabel }, async (c) => {
   requireUser(c);
   const params = await readParams(c, GetLabel);
   const project = await authorizedProject(c, "read_label");
@@ -86,7 +86,7 @@ projectLabelRoutes.get("/projects/:id/labels/:name", { params: GetLabel }, async
 });
 
 /** POST /projects/:id/labels (lib/api/labels.rb, `create_label`) */
-projectLabelRoutes.post("/projects/:id/labels", { params: CreateLabel }, async (c) => {
+projectLabelRoutes.post("/projects/:id/labels", { params: CreateLabel, response: ProjectLabel, errors: [409] }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateLabel);
   const project = await authorizedProject(c, "admin_label");
@@ -143,20 +143,20 @@ const PromoteLabelByParam = z.object({ name: p.string() });
  * PUT /projects/:id/labels/promote (lib/api/labels.rb, deprecated in 12.4 but still routed): the label
  * by `name`. Registered before `PUT /projects/:id/labels/:name`, as Grape declares it, so that it wins.
  */
-projectLabelRoutes.put("/projects/:id/labels/promote", { params: PromoteLabelByParam, deprecated: true }, async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/promote", { params: PromoteLabelByParam, deprecated: true, response: GroupLabel }, async (c) => {
   requireUser(c);
   const params = validateParams(await rawParams(c), PromoteLabelByParam);
   return promote(c, params.name);
 });
 
 /** PUT /projects/:id/labels/:name (lib/api/labels.rb): `:name` is the id or the title. */
-projectLabelRoutes.put("/projects/:id/labels/:name", { params: UpdateLabel }, async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/:name", { params: UpdateLabel, response: ProjectLabel }, async (c) => {
   const params = await readParams(c, UpdateLabel, [{ atLeastOneOf: UPDATE_KEYS }]);
   return updateLabel(c, c.req.param("name")!, params);
 });
 
 /** PUT /projects/:id/labels (lib/api/labels.rb, deprecated in 12.4): the label by `label_id` or `name`. */
-projectLabelRoutes.put("/projects/:id/labels", { params: UpdateLabelByParam, deprecated: true }, async (c) => {
+projectLabelRoutes.put("/projects/:id/labels", { params: UpdateLabelByParam, deprecated: true, response: ProjectLabel }, async (c) => {
   const params = await readParams(c, UpdateLabelByParam, [{ atLeastOneOf: UPDATE_KEYS }, { exactlyOneOf: ["label_id", "name"] }]);
   return updateLabel(c, String(params.label_id ?? params.name), params);
 });
@@ -188,7 +188,7 @@ projectLabelRoutes.delete("/projects/:id/labels", { params: DeleteLabelByParam, 
  * the project label becomes a label of the project's group; labels of that title in the group's other
  * projects merge into it. GroupLabel, 200.
  */
-projectLabelRoutes.put("/projects/:id/labels/:name/promote", async (c) => {
+projectLabelRoutes.put("/projects/:id/labels/:name/promote", { response: GroupLabel }, async (c) => {
   requireUser(c);
   await rawParams(c);
   return promote(c, c.req.param("name")!);

@@ -9,9 +9,9 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { repoOf } from "../../shared/git";
 import { findMergeRequest } from "../../shared/issuables/find";
-import { commit } from "../../entities/commits";
-import { diff } from "../../entities/repository";
-import { mergeRequestChanges, mergeRequestDiff, mergeRequestDiffFull, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
+import { commit, Commit } from "../../entities/commits";
+import { diff, Diff } from "../../entities/repository";
+import { mergeRequestChanges, mergeRequestDiff, mergeRequestDiffFull, type MergeRequestContext, type MergeRequestRow, MergeRequestChanges, MergeRequestDiff, MergeRequestDiffFull } from "../../entities/merge_requests";
 import { refreshMergeRequest } from "../merging";
 import * as q from "../queries";
 import * as vq from "../version_queries";
@@ -39,7 +39,7 @@ async function findWithVersion(c: Ctx) {
 }
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/commits (lib/api/merge_requests.rb): the newest version's commits, newest first. */
-diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/commits", { params: pageParams, paginated: true }, async (c) => {
+diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/commits", { params: pageParams, response: [Commit] }, async (c) => {
   const params = await readParams(c, pageParams);
   const { project, version } = await findWithVersion(c);
   const page = pageOf(params);
@@ -55,7 +55,7 @@ const ChangesParams = z.object({ access_raw_diffs: p.bool().optional() });
  * request with the newest version's diffs, cut at the diff limits unless `access_raw_diffs=true`.
  * `overflow` says whether the limits cut the list (GitLab reads it from the stored version).
  */
-diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/changes", { params: ChangesParams }, async (c) => {
+diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/changes", { params: ChangesParams, response: MergeRequestChanges }, async (c) => {
   const params = await readParams(c, ChangesParams);
   const { project, mr, version } = await findWithVersion(c);
   const [row, diffs] = await Promise.all([q.mergeRequestById(c.var.db(), c.var.actor, mr.id), versionDiffs(c.var.db(), repoOf(project), version)]);
@@ -70,7 +70,7 @@ diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/changes", { para
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/diffs (lib/api/merge_requests.rb, 15.7+): the newest version's diffs, a page at a time. */
-diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/diffs", { params: pageParams, paginated: true }, async (c) => {
+diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/diffs", { params: pageParams, response: [Diff] }, async (c) => {
   const params = await readParams(c, pageParams);
   const { project, version } = await findWithVersion(c);
   const page = pageOf(params);
@@ -80,7 +80,7 @@ diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/diffs", { params
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/versions (lib/api/merge_requests.rb): newest first. */
-diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/versions", { params: pageParams, paginated: true }, async (c) => {
+diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/versions", { params: pageParams, response: [MergeRequestDiff] }, async (c) => {
   const params = await readParams(c, pageParams);
   const { mr } = await findWithVersion(c);
   const page = pageOf(params);
@@ -92,7 +92,7 @@ diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/versions", { par
 const VersionParams = z.object({ merge_request_iid: p.int(), version_id: p.int() });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/versions/:version_id (lib/api/merge_requests.rb): with its commits and diffs. */
-diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/versions/:version_id", { params: VersionParams }, async (c) => {
+diffRoutes.get("/projects/:id/merge_requests/:merge_request_iid/versions/:version_id", { params: VersionParams, response: MergeRequestDiffFull }, async (c) => {
   const params = await readParamsWithPath(c, VersionParams);
   const iid = String(params.merge_request_iid);
   const project = await findProject(c, c.req.param("id"));

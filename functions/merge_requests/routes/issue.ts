@@ -6,7 +6,7 @@ import * as z from "zod";
 import { p, readParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { mergeRequest, mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
+import { mergeRequest, mergeRequestBasic, type MergeRequestContext, type MergeRequestRow, MergeRequestEntity, MergeRequestBasic } from "../../entities/merge_requests";
 import { refreshListed } from "../merging";
 import * as q from "../queries";
 
@@ -25,7 +25,7 @@ async function listParams(c: Ctx) {
  * by the caller, presented with Entities::MergeRequest without `subscribed`.
  * Differs from GitLab: references made in the issue's own description and comments are not counted.
  */
-issueRoutes.get("/projects/:id/issues/:issue_iid/related_merge_requests", { params: pageParams, paginated: true }, async (c) => {
+issueRoutes.get("/projects/:id/issues/:issue_iid/related_merge_requests", { params: pageParams, response: [MergeRequestEntity] }, async (c) => {
   const params = await listParams(c);
   const project = await findProject(c, c.req.param("id"));
   const issue = await findIssue(c, project, c.req.param("issue_iid"));
@@ -40,7 +40,7 @@ issueRoutes.get("/projects/:id/issues/:issue_iid/related_merge_requests", { para
 });
 
 /** GET /projects/:id/issues/:issue_iid/closed_by (lib/api/issues.rb): this project's merge requests that close the issue. */
-issueRoutes.get("/projects/:id/issues/:issue_iid/closed_by", { params: pageParams, paginated: true }, async (c) => {
+issueRoutes.get("/projects/:id/issues/:issue_iid/closed_by", { params: pageParams, response: [MergeRequestBasic] }, async (c) => {
   const params = await listParams(c);
   const project = await findProject(c, c.req.param("id"));
   const issue = await findIssue(c, project, c.req.param("issue_iid"));

@@ -7,7 +7,7 @@ import { pageOf, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { mergeRequestBasic, mergeRequestSimple, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
+import { mergeRequestBasic, mergeRequestSimple, type MergeRequestContext, type MergeRequestRow, MergeRequestBasic, MergeRequestSimple } from "../../entities/merge_requests";
 import { refreshListed } from "../merging";
 import { LIST_RULES, ListGroupMergeRequests, ListMergeRequests, ListProjectMergeRequests, type ListParams } from "../params";
 import * as q from "../queries";
@@ -31,21 +31,21 @@ async function respond(c: Ctx, params: ListParams, owner: q.MergeRequestOwner, f
 }
 
 /** GET /merge_requests (lib/api/merge_requests.rb): `scope` defaults to created_by_me; `scope=all` works anonymously. */
-listRoutes.get("/merge_requests", { description: "Get all merge requests the authenticated user has access to.", params: ListMergeRequests }, async (c) => {
+listRoutes.get("/merge_requests", { description: "Get all merge requests the authenticated user has access to.", params: ListMergeRequests, response: [z.union([MergeRequestBasic, MergeRequestSimple])] }, async (c) => {
   const params = await readParams(c, ListMergeRequests, LIST_RULES);
   if (!c.var.actor && params.scope !== "all") throw unauthorized();
   return respond(c, params, {}, {});
 });
 
 /** GET /groups/:id/merge_requests (lib/api/merge_requests.rb): the group and its subgroups, `non_archived` by default. */
-listRoutes.get("/groups/:id/merge_requests", { description: "Get all merge requests for this group and its subgroups.", params: ListGroupMergeRequests }, async (c) => {
+listRoutes.get("/groups/:id/merge_requests", { description: "Get all merge requests for this group and its subgroups.", params: ListGroupMergeRequests, response: [z.union([MergeRequestBasic, MergeRequestSimple])] }, async (c) => {
   const params = await readParams(c, ListGroupMergeRequests, LIST_RULES);
   const group = await findGroup(c, c.req.param("id"));
   return respond(c, params, { groupId: group.id }, { fromGroup: { id: group.id } }, { group });
 });
 
 /** GET /projects/:id/merge_requests (lib/api/merge_requests.rb) */
-listRoutes.get("/projects/:id/merge_requests", { description: "Get all merge requests for this project.", params: ListProjectMergeRequests }, async (c) => {
+listRoutes.get("/projects/:id/merge_requests", { description: "Get all merge requests for this project.", params: ListProjectMergeRequests, response: [z.union([MergeRequestBasic, MergeRequestSimple])] }, async (c) => {
   const params = await readParams(c, ListProjectMergeRequests, LIST_RULES);
   const project = await findProject(c, c.req.param("id"));
   authorize(c, "read_merge_request", project);

@@ -11,7 +11,7 @@ import { router } from "../../kernel/router";
 import { findProjectMergeRequest } from "../../shared/issuables/find";
 import { mergeToRef } from "../../shared/git";
 import { listProtections } from "../../shared/protected_branches/access";
-import { autoMergeCancelResult, mergeRequest, type MergeRequestContext, type MergeRequestRow } from "../../entities/merge_requests";
+import { autoMergeCancelResult, mergeRequest, type MergeRequestContext, type MergeRequestRow, MergeRequestEntity } from "../../entities/merge_requests";
 import * as mq from "../merge_queries";
 import { mergeMergeRequest } from "../merge_service";
 import { afterMergeHooks, branchPair, canMergeInto, defaultMergeMessage } from "../merging";
@@ -60,7 +60,7 @@ const MergeParams = z.object({
  * `POST /projects/:id/statuses/:sha` (commit_statuses/). The checks and the merge are the merge
  * service's (merge_service.ts), which auto-merge runs too.
  */
-mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", { params: MergeParams }, async (c) => {
+mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", { params: MergeParams, response: MergeRequestEntity, errors: [405, 406, 409] }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, MergeParams);
   const project = await findProject(c, c.req.param("id"));

@@ -10,7 +10,7 @@ import { p, pathRowId, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { hookAttrsBefore, hookEvent, updateAction } from "../../shared/webhooks";
 import { router } from "../../kernel/router";
-import { mergeRequest, type MergeRequestContext, type MergeRequestPipelineRow, type MergeRequestRow } from "../../entities/merge_requests";
+import { mergeRequest, type MergeRequestContext, type MergeRequestPipelineRow, type MergeRequestRow, MergeRequestEntity } from "../../entities/merge_requests";
 import { headPipelineRow } from "../pipeline_queries";
 import * as q from "../queries";
 import * as services from "../services";
@@ -116,7 +116,7 @@ async function presentOne(c: Ctx, row: MergeRequestRow, project: { id: number; n
  * different pools answer the 422 of a project outside the network (GitLab fetches the source branch
  * into the target's repository).
  */
-mergeRequestRoutes.post("/projects/:id/merge_requests", { params: CreateParams }, async (c) => {
+mergeRequestRoutes.post("/projects/:id/merge_requests", { params: CreateParams, response: MergeRequestEntity, errors: [409, 422] }, async (c) => {
   const params = await readParams(c, CreateParams);
   const source = await findProject(c, c.req.param("id"));
   authorize(c, "create_merge_request_from", source);
@@ -161,7 +161,7 @@ mergeRequestRoutes.post("/projects/:id/merge_requests", { params: CreateParams }
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb) */
-mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", { params: GetParams }, async (c) => {
+mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", { params: GetParams, response: MergeRequestEntity }, async (c) => {
   const params = await readParams(c, GetParams);
   const iid = iidParam(c);
   const project = await findProject(c, c.req.param("id"));
@@ -197,7 +197,7 @@ mergeRequestRoutes.get("/projects/:id/merge_requests/:merge_request_iid", { para
 });
 
 /** PUT /projects/:id/merge_requests/:merge_request_iid (lib/api/merge_requests.rb), with `state_event` close/reopen. */
-mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", { params: UpdateParams }, async (c) => {
+mergeRequestRoutes.put("/projects/:id/merge_requests/:merge_request_iid", { params: UpdateParams, response: MergeRequestEntity, errors: [409, 422] }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, UpdateParams, [{ atLeastOneOf: UPDATE_AT_LEAST_ONE }]);
   const project = await findProject(c, c.req.param("id"));

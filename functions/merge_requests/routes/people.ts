@@ -5,8 +5,8 @@ import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { repoOf } from "../../shared/git";
 import { findMergeRequest } from "../../shared/issuables/find";
-import { issueBasic, type IssueContext, type IssueRow } from "../../entities/issues";
-import { userBasic } from "../../entities/users";
+import { issueBasic, type IssueContext, type IssueRow, IssueBasic } from "../../entities/issues";
+import { userBasic, UserBasic } from "../../entities/users";
 import { refreshMergeRequest } from "../merging";
 import { closingIssueReferences, type IssueRef } from "../references";
 import * as vq from "../version_queries";
@@ -22,7 +22,7 @@ export const peopleRoutes = router();
  * Differs from GitLab: users @-mentioned in the description or in notes are not counted (only the
  * notes' authors are).
  */
-peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/participants", { params: pageParams, paginated: true }, async (c) => {
+peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/participants", { params: pageParams, response: [UserBasic] }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id"));
@@ -40,7 +40,7 @@ peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/participants",
  * from the newest version's commits, as `closes_issues` does, only towards the default branch.
  * Differs from GitLab: no external issue tracker, so no ExternalIssue entries.
  */
-peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/closes_issues", { params: pageParams, paginated: true }, async (c) => {
+peopleRoutes.get("/projects/:id/merge_requests/:merge_request_iid/closes_issues", { params: pageParams, response: [IssueBasic] }, async (c) => {
   const iid = iidParam(c);
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id"));

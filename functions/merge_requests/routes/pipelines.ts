@@ -1,3 +1,4 @@
+import { PipelineBasic } from "../../entities/pipelines";
 import { allowed } from "../../kernel/abilities";
 import { findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
@@ -17,7 +18,7 @@ export const pipelinesRoutes = router();
  * merge request's pipelines, newest first, as PipelineBasic; an empty list for whoever reads the
  * merge request but not the project's pipelines (Ci::PipelinesForMergeRequestFinder answers `none`).
  */
-pipelinesRoutes.get("/projects/:id/merge_requests/:merge_request_iid/pipelines", { params: pageParams, paginated: true }, async (c) => {
+pipelinesRoutes.get("/projects/:id/merge_requests/:merge_request_iid/pipelines", { params: pageParams, response: [PipelineBasic] }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await findProject(c, c.req.param("id"));
   const found = await findMergeRequest(c, project, c.req.param("merge_request_iid"));

@@ -11,7 +11,7 @@ import { pipelinesForPush } from "../../shared/ci/coordinator";
 import { rebaseBranch } from "../../shared/git";
 import { findProjectMergeRequest } from "../../shared/issuables/find";
 import { branchAccess, callerOf, listProtections } from "../../shared/protected_branches/access";
-import { rebaseAccepted } from "../../entities/merge_requests";
+import { rebaseAccepted, RebaseInProgress } from "../../entities/merge_requests";
 import * as mq from "../merge_queries";
 import { branchPair } from "../merging";
 import { iidParam } from "./merge";
@@ -36,7 +36,7 @@ const RebaseParams = z.object({ skip_ci: p.bool().optional() });
  * project, `can_collaborate?`: `push_code` there or a merge request allowing the caller's
  * collaboration), and the rebased branch is the fork's.
  */
-rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", { params: RebaseParams }, async (c) => {
+rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", { params: RebaseParams, response: RebaseInProgress, errors: [409], status: 202 }, async (c) => {
   // `authenticate_non_get!` comes before everything.
   const actor = requireUser(c);
   const iid = iidParam(c);

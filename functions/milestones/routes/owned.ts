@@ -1,3 +1,5 @@
+import { MergeRequestBasic } from "../../entities/merge_requests";
+import { IssueBasic } from "../../entities/issues";
 import * as z from "zod";
 import { authorize, authorizeGroup } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
@@ -8,7 +10,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { milestone } from "../../entities/milestones";
+import { milestone, Milestone } from "../../entities/milestones";
 import { ListMilestones } from "../params";
 import * as q from "../queries";
 import { castDate, inspectErrors, milestoneErrors, milestoneTitle } from "../rules";
@@ -94,7 +96,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   const base = `${parent.path}/milestones`;
 
   /** GET /projects/:id/milestones, GET /groups/:id/milestones (see `q.listMilestones` for the orders) */
-  routes.get(base, { params: ListMilestones }, async (c) => {
+  routes.get(base, { params: ListMilestones, response: [Milestone] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListMilestones);
     const owner = await parent.load(c, "read_milestone");
@@ -105,7 +107,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** GET /projects/:id/milestones/:milestone_id, GET /groups/:id/milestones/:milestone_id */
-  routes.get(`${base}/:milestone_id`, { params: OneMilestone }, async (c) => {
+  routes.get(`${base}/:milestone_id`, { params: OneMilestone, response: Milestone }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneMilestone);
     const owner = await parent.load(c, "read_milestone");
@@ -113,7 +115,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** POST /projects/:id/milestones, POST /groups/:id/milestones (Milestones::CreateService): 201. */
-  routes.post(base, { params: CreateMilestone }, async (c) => {
+  routes.post(base, { params: CreateMilestone, response: Milestone }, async (c) => {
     const params = await readParamsWithPath(c, CreateMilestone);
     const owner = await parent.load(c, "admin_milestone");
     const db = c.var.db();
@@ -132,7 +134,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** PUT /projects/:id/milestones/:milestone_id, PUT /groups/:id/milestones/:milestone_id (Milestones::UpdateService) */
-  routes.put(`${base}/:milestone_id`, { params: UpdateMilestone }, async (c) => {
+  routes.put(`${base}/:milestone_id`, { params: UpdateMilestone, response: Milestone }, async (c) => {
     const params = await readParamsWithPath(c, UpdateMilestone, [{ atLeastOneOf: ["title", "description", "start_date", "due_date", "state_event"] }]);
     const owner = await parent.load(c, "admin_milestone");
     const db = c.var.db();
@@ -165,7 +167,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** GET /projects/:id/milestones/:milestone_id/issues, GET /groups/:id/milestones/:milestone_id/issues: IssueBasic. */
-  routes.get(`${base}/:milestone_id/issues`, { params: MilestoneIssuables }, async (c) => {
+  routes.get(`${base}/:milestone_id/issues`, { params: MilestoneIssuables, response: [IssueBasic] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, MilestoneIssuables);
     const owner = await parent.load(c, "read_milestone");
@@ -175,7 +177,7 @@ export function milestoneRoutes(parent: MilestoneParent) {
   });
 
   /** GET /projects/:id/milestones/:milestone_id/merge_requests, GET /groups/:id/milestones/:milestone_id/merge_requests: MergeRequestBasic. */
-  routes.get(`${base}/:milestone_id/merge_requests`, { params: MilestoneIssuables }, async (c) => {
+  routes.get(`${base}/:milestone_id/merge_requests`, { params: MilestoneIssuables, response: [MergeRequestBasic] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, MilestoneIssuables);
     const owner = await parent.load(c, "read_milestone");

@@ -8,7 +8,7 @@ import { keysetUnavailable, pageOf, pageParams, paginate } from "../../kernel/pa
 import { p, rawParams, readParams, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project, projectBasic, projectWithAccess, publicGroupDetails } from "../../entities/projects";
+import { project, projectBasic, projectWithAccess, publicGroupDetails, ProjectWithAccess, BasicProjectDetails, Project, PublicGroupDetails } from "../../entities/projects";
 import * as q from "../queries";
 import { ListForks } from "../params";
 import { columnOrder } from "./list";
@@ -40,7 +40,7 @@ const ForkProject = z.object({
  * not fork is `404 Not Found` (`not_found! unless can?(:fork_project)`).
  * Differs from GitLab: `branches` (fork only some branches, 15.8+) is not a parameter of 15.4.
  */
-forkRoutes.post("/projects/:id/fork", { params: ForkProject }, async (c) => {
+forkRoutes.post("/projects/:id/fork", { params: ForkProject, response: Project, errors: [409] }, async (c) => {
   const params = await readParams(c, ForkProject);
   const actor = requireUser(c);
   const source = await findProject(c, c.req.param("id")!);
@@ -69,7 +69,7 @@ forkRoutes.post("/projects/:id/fork", { params: ForkProject }, async (c) => {
  * Differs from GitLab: `pagination=keyset` answers 405 (contract P6), `order_by=similarity` orders by
  * created_at.
  */
-forkRoutes.get("/projects/:id/forks", { params: ListForks, paginated: true }, async (c) => {
+forkRoutes.get("/projects/:id/forks", { params: ListForks, response: [z.union([ProjectWithAccess, BasicProjectDetails])] }, async (c) => {
   const params = await readParams(c, ListForks);
   const actor = c.var.actor;
   const source = await findProject(c, c.req.param("id")!);
@@ -84,7 +84,7 @@ forkRoutes.get("/projects/:id/forks", { params: ListForks, paginated: true }, as
  * POST /projects/:id/fork/:forked_from_id: marks an existing project as a fork (201 with it); `409
  * Project already forked` when it is one already.
  */
-forkRoutes.post("/projects/:id/fork/:forked_from_id", async (c) => {
+forkRoutes.post("/projects/:id/fork/:forked_from_id", { response: Project, errors: [409] }, async (c) => {
   const actor = requireUser(c);
   const target = await authorizedProject(c, "admin_project");
   const source = await findProject(c, c.req.param("forked_from_id")!);
@@ -107,7 +107,7 @@ forkRoutes.delete("/projects/:id/fork", async (c) => {
 const TransferProject = z.object({ namespace: p.string().describe("The ID or path of the new namespace") });
 
 /** PUT /projects/:id/transfer (Projects::TransferService): 200 with the moved project. */
-forkRoutes.put("/projects/:id/transfer", { params: TransferProject }, async (c) => {
+forkRoutes.put("/projects/:id/transfer", { params: TransferProject, response: Project }, async (c) => {
   const params = validateParams(await rawParams(c), TransferProject);
   const actor = requireUser(c);
   const found = await authorizedProject(c, "change_namespace");
@@ -124,7 +124,7 @@ const TransferLocations = z.object({ search: p.string().optional(), ...pageParam
  * paginated. Differs from GitLab: groups reached through group shares (15.5, behind a flag) are not
  * offered; `with_custom_attributes` is not read.
  */
-forkRoutes.get("/projects/:id/transfer_locations", { params: TransferLocations, paginated: true }, async (c) => {
+forkRoutes.get("/projects/:id/transfer_locations", { params: TransferLocations, response: [PublicGroupDetails] }, async (c) => {
   const params = await readParams(c, TransferLocations);
   const found = await authorizedProject(c, "change_namespace");
   const page = pageOf(params);

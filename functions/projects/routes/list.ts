@@ -7,7 +7,7 @@ import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeep
 import { rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project, projectBasic, projectWithAccess, type ProjectRow } from "../../entities/projects";
+import { project, projectBasic, projectWithAccess, type ProjectRow, ProjectWithAccess, BasicProjectDetails, Project } from "../../entities/projects";
 import * as q from "../queries";
 import { ListGroupProjects, ListProjects, ListSharedProjects, ListUserProjects, type ListParams } from "../params";
 
@@ -89,7 +89,7 @@ function listOrder(params: { order_by?: string; sort?: "asc" | "desc"; search?: 
 }
 
 /** GET /projects (lib/api/projects.rb, app/finders/projects_finder.rb) */
-listRoutes.get("/projects", { params: ListProjects, paginated: true }, async (c) => {
+listRoutes.get("/projects", { params: ListProjects, response: [z.union([ProjectWithAccess, BasicProjectDetails])] }, async (c) => {
   const params = await readParams(c, ListProjects);
   const actor = c.var.actor;
   const source: Extract<q.ProjectSource, { kind: "all" }> = { kind: "all" };
@@ -142,7 +142,7 @@ async function groupProjects(c: Ctx, params: z.output<typeof ListGroupProjects>,
 }
 
 /** GET /groups/:id/projects (lib/api/groups.rb, app/finders/group_projects_finder.rb) */
-listRoutes.get("/groups/:id/projects", { params: ListGroupProjects }, async (c) => {
+listRoutes.get("/groups/:id/projects", { params: ListGroupProjects, response: [z.union([Project, BasicProjectDetails])] }, async (c) => {
   const params = await readParams(c, ListGroupProjects);
   return groupProjects(c, params, {
     includeSubgroups: params.include_subgroups ?? false,
@@ -152,7 +152,7 @@ listRoutes.get("/groups/:id/projects", { params: ListGroupProjects }, async (c) 
 });
 
 /** GET /groups/:id/projects/shared (lib/api/groups.rb) */
-listRoutes.get("/groups/:id/projects/shared", { params: ListSharedProjects }, async (c) => {
+listRoutes.get("/groups/:id/projects/shared", { params: ListSharedProjects, response: [z.union([Project, BasicProjectDetails])] }, async (c) => {
   const params = await readParams(c, ListSharedProjects);
   return groupProjects(c, { ...params, owned: undefined }, { includeSubgroups: false, withShared: true, onlyShared: true });
 });
@@ -164,7 +164,7 @@ listRoutes.get("/groups/:id/projects/shared", { params: ListSharedProjects }, as
  * `:user_id` is the id or the username (`find_user`, as GitLab).
  * Differs from GitLab: `pagination=keyset` answers 405 (contract P6).
  */
-listRoutes.get("/users/:user_id/projects", { params: ListUserProjects, paginated: true }, async (c) => {
+listRoutes.get("/users/:user_id/projects", { params: ListUserProjects, response: [z.union([ProjectWithAccess, BasicProjectDetails])] }, async (c) => {
   const params = await readParams(c, ListUserProjects);
   return userProjects(c, params, (userId) => ({ kind: "all", personalOf: userId }), listOrder(params, c.var.actor));
 });

@@ -9,7 +9,7 @@ import { findProject, findUser, authorizedProject } from "../../kernel/lookup";
 import { p, rawParams, readParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project, projectBasic, projectWithAccess, type ProjectRow } from "../../entities/projects";
+import { project, projectBasic, projectWithAccess, type ProjectRow, ProjectWithAccess, BasicProjectDetails, Project } from "../../entities/projects";
 import * as q from "../queries";
 import * as s from "../services";
 
@@ -93,7 +93,7 @@ function settingsInput(params: SettingsParams): s.UpdateInput {
 const creatorLevel = (namespace: ProjectRow["namespace"], memberLevel: number) => (namespace.type === "User" ? Access.OWNER : memberLevel);
 
 /** POST /projects (lib/api/projects.rb, app/services/projects/create_service.rb) */
-projectRoutes.post("/projects", { params: CreateProject }, async (c) => {
+projectRoutes.post("/projects", { params: CreateProject, response: Project }, async (c) => {
   const params = await readParams(c, CreateProject, [{ atLeastOneOf: ["name", "path"] }]);
   const actor = requireUser(c);
   checkAvatar(params.avatar);
@@ -107,7 +107,7 @@ projectRoutes.post("/projects", { params: CreateProject }, async (c) => {
 });
 
 /** POST /projects/user/:user_id (lib/api/projects.rb): an admin creates a project for a user. */
-projectRoutes.post("/projects/user/:user_id", { params: CreateProjectForUser }, async (c) => {
+projectRoutes.post("/projects/user/:user_id", { params: CreateProjectForUser, response: Project }, async (c) => {
   const params = await readParamsWithPath(c, CreateProjectForUser);
   requireAdmin(c);
   const user = await findUser(c, String(params.user_id));
@@ -122,7 +122,7 @@ projectRoutes.post("/projects/user/:user_id", { params: CreateProjectForUser }, 
 });
 
 /** GET /projects/:id (lib/api/projects.rb): ProjectWithAccess when signed in, BasicProjectDetails otherwise. */
-projectRoutes.get("/projects/:id", async (c) => {
+projectRoutes.get("/projects/:id", { response: z.union([ProjectWithAccess, BasicProjectDetails]) }, async (c) => {
   // `find_project!` and the row in one read (the hottest endpoint: one statement where the lookup, the row and
   // its shared groups were three).
   const actor = c.var.actor;
@@ -165,7 +165,7 @@ const UpdateProject = z.object({
  * Differs from GitLab: settings Edgeforge does not store yet (build_timeout, …) are
  * ignored like unknown parameters, so sending only those answers the at-least-one 400.
  */
-projectRoutes.put("/projects/:id", { params: UpdateProject }, async (c) => {
+projectRoutes.put("/projects/:id", { params: UpdateProject, response: Project }, async (c) => {
   const raw = await rawParams(c);
   const declared = Object.fromEntries(Object.entries(raw).filter(([key]) => key in UpdateProject.shape));
   // Grape counts a key sent as null (`description: null` clears it), so presence is checked on keys.
@@ -181,7 +181,7 @@ projectRoutes.put("/projects/:id", { params: UpdateProject }, async (c) => {
 });
 
 /** POST /projects/:id/archive (lib/api/projects.rb): 201 with the project, archived or not before. */
-projectRoutes.post("/projects/:id/archive", async (c) => {
+projectRoutes.post("/projects/:id/archive", { response: Project }, async (c) => {
   const found = await findProject(c, c.req.param("id"));
   authorize(c, "archive_project", found);
   await s.setArchived(c.var.db(), found.id, true);
@@ -189,7 +189,7 @@ projectRoutes.post("/projects/:id/archive", async (c) => {
 });
 
 /** POST /projects/:id/unarchive (lib/api/projects.rb) */
-projectRoutes.post("/projects/:id/unarchive", async (c) => {
+projectRoutes.post("/projects/:id/unarchive", { response: Project }, async (c) => {
   const found = await findProject(c, c.req.param("id"));
   authorize(c, "archive_project", found);
   await s.setArchived(c.var.db(), found.id, false);

@@ -5,7 +5,7 @@ import { findProject, authorizedProject } from "../../kernel/lookup";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { findCommit, listTree, objectSizes, repoOf } from "../../shared/git";
-import { projectRepositoryStorage } from "../../entities/projects";
+import { projectRepositoryStorage, ProjectRepositoryStorage } from "../../entities/projects";
 import { languageShares } from "../languages";
 
 /** `languages`, `storage` and `housekeeping` of lib/api/projects.rb. */
@@ -35,7 +35,7 @@ repositoryInfoRoutes.get("/projects/:id/languages", async (c) => {
  * storage; `disk_path` is the hashed-storage name GitLab would give the repository
  * (`@hashed/<sha256(id)>`), an identifier rather than a path, and `repository_storage` is "default".
  */
-repositoryInfoRoutes.get("/projects/:id/storage", async (c) => {
+repositoryInfoRoutes.get("/projects/:id/storage", { response: ProjectRepositoryStorage }, async (c) => {
   requireAdmin(c);
   const project = await findProject(c, c.req.param("id")!);
   const hash = bytesToHex(sha256(utf8ToBytes(String(project.id))));

@@ -5,7 +5,7 @@ import { authorizedProject } from "../../kernel/lookup";
 import { p, rawParams, validateParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { projectGroupLink } from "../../entities/projects";
+import { projectGroupLink, ProjectGroupLinkEntity } from "../../entities/projects";
 import * as s from "../services";
 
 export const shareRoutes = router();
@@ -18,7 +18,7 @@ const ShareProject = z.object({
 });
 
 /** POST /projects/:id/share (lib/api/projects.rb, app/services/projects/group_links/create_service.rb) */
-shareRoutes.post("/projects/:id/share", { params: ShareProject }, async (c) => {
+shareRoutes.post("/projects/:id/share", { params: ShareProject, response: ProjectGroupLinkEntity, errors: [409] }, async (c) => {
   const params = validateParams(await rawParams(c), ShareProject);
   const found = await authorizedProject(c, "admin_project");
   // Project#allowed_to_share_with_group?

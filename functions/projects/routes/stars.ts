@@ -6,7 +6,7 @@ import { findProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { project as projectEntity, userStarsProject } from "../../entities/projects";
+import { project as projectEntity, userStarsProject, ProjectWithAccess, BasicProjectDetails, Project, UserStarsProject } from "../../entities/projects";
 import { ListStarredProjects } from "../params";
 import * as projectQueries from "../queries";
 import * as q from "../star_queries";
@@ -33,15 +33,15 @@ async function starOrUnstar(c: Ctx, on: boolean) {
 }
 
 /** POST /projects/:id/star: 201 with the project, 304 when the caller already starred it. */
-starsRoutes.post("/projects/:id/star", (c) => starOrUnstar(c, true));
+starsRoutes.post("/projects/:id/star", { response: Project, errors: [304] }, (c) => starOrUnstar(c, true));
 
 /** POST /projects/:id/unstar: 201 with the project, 304 when the caller had not starred it. */
-starsRoutes.post("/projects/:id/unstar", (c) => starOrUnstar(c, false));
+starsRoutes.post("/projects/:id/unstar", { response: Project, errors: [304] }, (c) => starOrUnstar(c, false));
 
 const ListStarrers = pageParams.extend({ search: p.string().optional() });
 
 /** GET /projects/:id/starrers (UsersStarProjectsFinder; API::Entities::UserStarsProject) */
-starsRoutes.get("/projects/:id/starrers", { params: ListStarrers, paginated: true }, async (c) => {
+starsRoutes.get("/projects/:id/starrers", { params: ListStarrers, response: [UserStarsProject] }, async (c) => {
   const params = await readParams(c, ListStarrers);
   const project = await findProject(c, c.req.param("id")!);
   const page = pageOf(params);
@@ -51,7 +51,7 @@ starsRoutes.get("/projects/:id/starrers", { params: ListStarrers, paginated: tru
 });
 
 /** GET /users/:user_id/starred_projects (StarredProjectsFinder) */
-starsRoutes.get("/users/:user_id/starred_projects", { params: ListStarredProjects }, async (c) => {
+starsRoutes.get("/users/:user_id/starred_projects", { params: ListStarredProjects, response: [z.union([ProjectWithAccess, BasicProjectDetails])] }, async (c) => {
   const params = await readParams(c, ListStarredProjects);
   return userProjects(c, params, (userId) => ({ kind: "all", starredBy: userId }), columnOrder(params));
 });

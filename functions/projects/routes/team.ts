@@ -3,8 +3,8 @@ import { pageOf, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { userBasic } from "../../entities/users";
-import { publicGroupDetails } from "../../entities/projects";
+import { userBasic, UserBasic } from "../../entities/users";
+import { publicGroupDetails, PublicGroupDetails } from "../../entities/projects";
 import { ListProjectGroups, ListProjectUsers } from "../params";
 import * as q from "../team_queries";
 
@@ -12,7 +12,7 @@ import * as q from "../team_queries";
 export const teamRoutes = router();
 
 /** GET /projects/:id/users: the project's team (UserBasic), for whoever may read the project. */
-teamRoutes.get("/projects/:id/users", { params: ListProjectUsers, paginated: true }, async (c) => {
+teamRoutes.get("/projects/:id/users", { params: ListProjectUsers, response: [UserBasic] }, async (c) => {
   const params = await readParams(c, ListProjectUsers);
   const project = await findProject(c, c.req.param("id")!);
   const page = pageOf(params);
@@ -22,7 +22,7 @@ teamRoutes.get("/projects/:id/users", { params: ListProjectUsers, paginated: tru
 });
 
 /** GET /projects/:id/groups (Projects::GroupsFinder; Entities::PublicGroupDetails). */
-teamRoutes.get("/projects/:id/groups", { params: ListProjectGroups, paginated: true }, async (c) => {
+teamRoutes.get("/projects/:id/groups", { params: ListProjectGroups, response: [PublicGroupDetails] }, async (c) => {
   const params = await readParams(c, ListProjectGroups);
   const project = await findProject(c, c.req.param("id")!);
   const page = pageOf(params);

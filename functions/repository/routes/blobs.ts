@@ -9,7 +9,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { contributors, isOid, readObject, repoOf, toBase64 } from "../../shared/git";
 import { detectContentType } from "../content_type";
-import { blob, contributor } from "../../entities/repository";
+import { blob, contributor, Blob, ContributorEntity } from "../../entities/repository";
 
 /** Blobs and contributors (lib/api/repositories.rb, GitLab 15.4), behind `authorize! :download_code`. */
 export const blobRoutes = router();
@@ -27,7 +27,7 @@ async function findBlob(c: Ctx, project: ProjectWithAccess): Promise<{ oid: stri
 }
 
 /** GET /projects/:id/repository/blobs/:sha (lib/api/repositories.rb) */
-blobRoutes.get("/projects/:id/repository/blobs/:sha", async (c) => {
+blobRoutes.get("/projects/:id/repository/blobs/:sha", { response: Blob }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const found = await findBlob(c, project);
   return present(c, { size: found.content.length, content: toBase64(found.content), sha: found.oid }, blob);
@@ -62,7 +62,7 @@ const ListContributors = pageParams.extend({
  * GET /projects/:id/repository/contributors (lib/api/repositories.rb, Repository#contributors): an
  * array paginated with totals (`Kaminari.paginate_array`); an empty repository lists nothing.
  */
-blobRoutes.get("/projects/:id/repository/contributors", { params: ListContributors, paginated: true }, async (c) => {
+blobRoutes.get("/projects/:id/repository/contributors", { params: ListContributors, response: [ContributorEntity] }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, ListContributors);
   const rev = params.ref || project.defaultBranch;

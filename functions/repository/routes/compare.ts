@@ -5,9 +5,9 @@ import { authorizedProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { commit } from "../../entities/commits";
+import { commit, Commit } from "../../entities/commits";
 import { compareCommits, mergeBase, readCommitRows, repoOf, resolveCommitRows, resolveRevisions } from "../../shared/git";
-import { compare } from "../../entities/repository";
+import { compare, Compare as CompareEntity } from "../../entities/repository";
 
 /** Compare and merge base (lib/api/repositories.rb, GitLab 15.4), behind `authorize! :download_code`. */
 export const compareRoutes = router();
@@ -22,7 +22,7 @@ const Compare = z.object({
 });
 
 /** GET /projects/:id/repository/compare (lib/api/repositories.rb, CompareService, Gitlab::Git::Compare) */
-compareRoutes.get("/projects/:id/repository/compare", { params: Compare }, async (c) => {
+compareRoutes.get("/projects/:id/repository/compare", { params: Compare, response: CompareEntity }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, Compare);
   // MergeRequestTargetProjectFinder. Differs from GitLab: only the project itself is accepted, not the
@@ -42,7 +42,7 @@ compareRoutes.get("/projects/:id/repository/compare", { params: Compare }, async
 const MergeBase = z.object({ refs: p.strings({ comma: true }) });
 
 /** GET /projects/:id/repository/merge_base (lib/api/repositories.rb, Gitlab::Git::MergeBase) */
-compareRoutes.get("/projects/:id/repository/merge_base", { params: MergeBase }, async (c) => {
+compareRoutes.get("/projects/:id/repository/merge_base", { params: MergeBase, response: Commit }, async (c) => {
   const project = await authorizedProject(c, "download_code");
   const params = await readParams(c, MergeBase);
   if (params.refs.length < 2) throw apiError("Provide at least 2 refs", 400);

@@ -31,7 +31,7 @@ import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { contentDisposition, detectContentType } from "../content_type";
-import { blameRange, blobHeaders, fileWithContent, treeObject, type BlameGroup, type FileRow } from "../../entities/repository";
+import { blameRange, blobHeaders, fileWithContent, treeObject, type BlameGroup, type FileRow, RepositoryFile, TreeObject, BlameRange } from "../../entities/repository";
 import * as q from "../queries";
 
 /**
@@ -161,7 +161,7 @@ async function fileRow(c: Ctx, repo: Repo, rev: string, ref: string | null, path
  * GET /projects/:id/repository/files/:file_path (lib/api/files.rb). HEAD answers the same headers
  * (`X-Gitlab-File-Name`, …) without a body.
  */
-fileRoutes.get("/projects/:id/repository/files/:file_path", { params: GetFile }, async (c) => {
+fileRoutes.get("/projects/:id/repository/files/:file_path", { params: GetFile, response: RepositoryFile }, async (c) => {
   const params = await fileParams(c, GetFile);
   const project = await authorizedProject(c, "read_code");
   const { row, content } = await fileRow(c, repoOf(project), params.ref, params.ref, params.file_path);
@@ -216,7 +216,7 @@ fileRoutes.get("/projects/:id/repository/files/:file_path/raw", { params: GetRaw
  * Differs from GitLab: only exact renames are followed (see the git core), and a file changed by more
  * than MAX_BLAME_SUSPECTS commits answers 503 instead of running until Gitaly's deadline.
  */
-fileRoutes.get("/projects/:id/repository/files/:file_path/blame", { params: GetBlame }, async (c) => {
+fileRoutes.get("/projects/:id/repository/files/:file_path/blame", { params: GetBlame, response: [BlameRange], paginated: false }, async (c) => {
   const head = c.req.method === "HEAD";
   const params = head ? { ...(await fileParams(c, GetFile)), range: undefined } : await fileParams(c, GetBlame);
   const project = await authorizedProject(c, "read_code");
@@ -323,7 +323,7 @@ fileRoutes.put("/projects/:id/repository/files/:file_path", (c) => writeFile(c, 
 fileRoutes.delete("/projects/:id/repository/files/:file_path", (c) => writeFile(c, "delete"));
 
 /** GET /projects/:id/repository/tree (lib/api/repositories.rb, app/finders/repositories/tree_finder.rb) */
-fileRoutes.get("/projects/:id/repository/tree", { params: ListTree, paginated: true }, async (c) => {
+fileRoutes.get("/projects/:id/repository/tree", { params: ListTree, response: [TreeObject] }, async (c) => {
   const project = await authorizedProject(c, "read_code");
   const params = await readParams(c, ListTree);
   if (params.pagination === "none" && !params.recursive) throw paramsError('pagination cannot be "none" unless "recursive" is true');

@@ -9,7 +9,7 @@ import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { userAgentDetail } from "../../entities/user_agent_details";
-import { snippetEntity, type SnippetRow } from "../../entities/snippets";
+import { snippetEntity, type SnippetRow, Snippet } from "../../entities/snippets";
 import { CREATE_FILE_RULES, createFileParams, RawFile, UPDATE_RULES, UpdateSnippet } from "../params";
 import * as q from "../queries";
 import { canAdminProjectSnippet } from "./project";
@@ -48,25 +48,25 @@ async function canAdminSnippet(c: Ctx, actor: Actor, snippet: SnippetRow): Promi
 }
 
 /** GET /snippets (lib/api/snippets.rb): the caller's own snippets. */
-personalSnippetRoutes.get("/snippets", { params: pageParams }, async (c) => {
+personalSnippetRoutes.get("/snippets", { params: pageParams, response: [Snippet] }, async (c) => {
   const actor = requireUser(c);
   return listed(c, (page) => q.listAuthoredSnippets(c.var.db(), actor, page));
 });
 
 /** GET /snippets/public (lib/api/snippets.rb): public personal snippets. */
-personalSnippetRoutes.get("/snippets/public", { params: pageParams }, async (c) => {
+personalSnippetRoutes.get("/snippets/public", { params: pageParams, response: [Snippet] }, async (c) => {
   requireUser(c);
   return listed(c, (page) => q.listPublicPersonalSnippets(c.var.db(), page));
 });
 
 /** GET /snippets/all (lib/api/snippets.rb, GitLab 16.3): every snippet the caller may read. */
-personalSnippetRoutes.get("/snippets/all", { params: pageParams }, async (c) => {
+personalSnippetRoutes.get("/snippets/all", { params: pageParams, response: [Snippet] }, async (c) => {
   const actor = requireUser(c);
   return listed(c, (page) => q.listAllSnippets(c.var.db(), actor, page));
 });
 
 /** GET /snippets/:id (lib/api/snippets.rb): any snippet the caller may read. */
-personalSnippetRoutes.get("/snippets/:id", { params: OneSnippet }, async (c) => {
+personalSnippetRoutes.get("/snippets/:id", { params: OneSnippet, response: Snippet }, async (c) => {
   const params = await readParamsWithPath(c, OneSnippet, [], []);
   const snippet = await q.findAnySnippet(c.var.db(), c.var.actor, params.id);
   if (!snippet) throw notFound("Snippet");
@@ -74,7 +74,7 @@ personalSnippetRoutes.get("/snippets/:id", { params: OneSnippet }, async (c) => 
 });
 
 /** POST /snippets (lib/api/snippets.rb, Snippets::CreateService without a project) */
-personalSnippetRoutes.post("/snippets", { params: CreateSnippet }, async (c) => {
+personalSnippetRoutes.post("/snippets", { params: CreateSnippet, response: Snippet }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, CreateSnippet, CREATE_FILE_RULES);
   if (!mayCreatePersonalSnippet(actor)) throw forbidden();
@@ -90,7 +90,7 @@ personalSnippetRoutes.post("/snippets", { params: CreateSnippet }, async (c) => 
 });
 
 /** PUT /snippets/:id (lib/api/snippets.rb, Snippets::UpdateService): the caller's own snippets. */
-personalSnippetRoutes.put("/snippets/:id", { params: UpdateSnippet }, async (c) => {
+personalSnippetRoutes.put("/snippets/:id", { params: UpdateSnippet, response: Snippet }, async (c) => {
   const actor = requireUser(c);
   const params = await readParamsWithPath(c, UpdateSnippet.extend(OneSnippet.shape), UPDATE_RULES, []);
   const db = c.var.db();

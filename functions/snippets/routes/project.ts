@@ -10,7 +10,7 @@ import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { userAgentDetail } from "../../entities/user_agent_details";
-import { snippetEntity } from "../../entities/snippets";
+import { snippetEntity, Snippet } from "../../entities/snippets";
 import { CREATE_FILE_RULES, createFileParams, RawFile, UPDATE_RULES, UpdateSnippet } from "../params";
 import * as q from "../queries";
 import { filesToCreate, rawContent, rawFile, requestDetail, updateSnippet } from "./shared";
@@ -45,7 +45,7 @@ const CreateSnippet = z.object({
 });
 
 /** GET /projects/:id/snippets (lib/api/project_snippets.rb) */
-projectSnippetRoutes.get("/projects/:id/snippets", { params: pageParams, paginated: true }, async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets", { params: pageParams, response: [Snippet] }, async (c) => {
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, pageParams);
   // No `authenticate!`: anonymous callers list the public snippets of a public project.
@@ -56,7 +56,7 @@ projectSnippetRoutes.get("/projects/:id/snippets", { params: pageParams, paginat
 });
 
 /** GET /projects/:id/snippets/:snippet_id (lib/api/project_snippets.rb): `find` raises, so `404 Not found`. */
-projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id", { params: OneSnippet }, async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id", { params: OneSnippet, response: Snippet }, async (c) => {
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, OneSnippet);
   const snippet = await q.findSnippet(c.var.db(), project, c.var.actor, params.snippet_id);
@@ -65,7 +65,7 @@ projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id", { params: OneSnip
 });
 
 /** POST /projects/:id/snippets (lib/api/project_snippets.rb, Snippets::CreateService) */
-projectSnippetRoutes.post("/projects/:id/snippets", { params: CreateSnippet }, async (c) => {
+projectSnippetRoutes.post("/projects/:id/snippets", { params: CreateSnippet, response: Snippet }, async (c) => {
   const actor = requireUser(c);
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, CreateSnippet, CREATE_FILE_RULES);
@@ -82,7 +82,7 @@ projectSnippetRoutes.post("/projects/:id/snippets", { params: CreateSnippet }, a
 });
 
 /** PUT /projects/:id/snippets/:snippet_id (lib/api/project_snippets.rb, Snippets::UpdateService) */
-projectSnippetRoutes.put("/projects/:id/snippets/:snippet_id", { params: UpdateSnippet }, async (c) => {
+projectSnippetRoutes.put("/projects/:id/snippets/:snippet_id", { params: UpdateSnippet, response: Snippet }, async (c) => {
   const actor = requireUser(c);
   const project = await snippetsProject(c);
   const params = await readParamsWithPath(c, UpdateSnippet.extend(OneSnippet.shape), UPDATE_RULES);

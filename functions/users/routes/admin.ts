@@ -6,7 +6,7 @@ import { apiError, checkUnmodifiedSince, conflict, forbidden, notFound, validati
 import { INT32, p, type ParamRule, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { isInternal, userWithAdmin, type UserRow } from "../../entities/users";
+import { isInternal, userWithAdmin, type UserRow, UserWithAdmin } from "../../entities/users";
 import { hasErrors, passwordComplexity, validateUser, type ValidationErrors } from "../model";
 import { hashPassword, randomPassword } from "../password";
 import * as q from "../queries";
@@ -152,7 +152,7 @@ const CreateUser = z.object({
 });
 
 /** POST /users (lib/api/users.rb): administrators create a user and their personal namespace; 201. */
-adminRoutes.post("/users", { params: CreateUser }, async (c) => {
+adminRoutes.post("/users", { params: CreateUser, response: UserWithAdmin, errors: [409] }, async (c) => {
   const params = await readParams(c, CreateUser, [
     { atLeastOneOf: ["password", "reset_password", "force_random_password"], before: "name" },
     identityRule,
@@ -217,7 +217,7 @@ const UpdateUser = z.object({
  * PUT /users/:id (lib/api/users.rb): administrators change any field; only the keys sent change.
  * A changed e-mail waits in `unconfirmed_email` unless `skip_reconfirmation` (Devise reconfirmable).
  */
-adminRoutes.put("/users/:id{[0-9]+}", { params: UpdateUser }, async (c) => {
+adminRoutes.put("/users/:id{[0-9]+}", { params: UpdateUser, response: UserWithAdmin, errors: [409] }, async (c) => {
   const params = await readParams(c, UpdateUser, [identityRule]);
   const actor = requireAdmin(c);
   const id = userId(c.req.param("id"));

@@ -6,7 +6,20 @@ import { INT32, p, rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { loadSettings } from "../../shared/settings/load";
-import { avatar, user, userBasic, userDetailsWithAdmin, userPublic, userWithAdmin } from "../../entities/users";
+import {
+  Avatar,
+  avatar,
+  User,
+  user,
+  UserBasic,
+  userBasic,
+  UserDetailsWithAdmin,
+  userDetailsWithAdmin,
+  UserPublic,
+  userPublic,
+  UserWithAdmin,
+  userWithAdmin,
+} from "../../entities/users";
 import { ListUsers, withoutAdminFilters, type UserListFilter } from "../params";
 import * as q from "../queries";
 
@@ -15,7 +28,7 @@ export const readRoutes = router({ readUserScope: true });
 
 
 /** GET /user (lib/api/users.rb): the caller, with private fields; admins get the administrator view. */
-readRoutes.get("/user", async (c) => {
+readRoutes.get("/user", { response: z.union([UserWithAdmin, UserPublic]) }, async (c) => {
   const actor = requireUser(c);
   const row = await q.findUserRow(c.var.db(), actor.user.id);
   if (!row) throw unauthorized();
@@ -23,7 +36,7 @@ readRoutes.get("/user", async (c) => {
 });
 
 /** GET /users (lib/api/users.rb, app/finders/users_finder.rb) */
-readRoutes.get("/users", { params: ListUsers, paginated: true }, async (c) => {
+readRoutes.get("/users", { params: ListUsers, response: [z.union([UserWithAdmin, UserBasic])] }, async (c) => {
   const params = await readParams(c, ListUsers, [{ allOrNoneOf: ["extern_uid", "provider"], before: "order_by" }]);
   const actor = c.var.actor;
   const admin = !!actor?.isAdmin;
@@ -62,7 +75,7 @@ function stringHash(value: unknown): Record<string, string> | undefined {
 const GetUser = z.object({ with_custom_attributes: p.bool().optional() });
 
 /** GET /users/:id (lib/api/users.rb): open to anonymous callers; admins get UserDetailsWithAdmin. */
-readRoutes.get("/users/:id{[0-9]+}", { params: GetUser }, async (c) => {
+readRoutes.get("/users/:id{[0-9]+}", { params: GetUser, response: z.union([UserDetailsWithAdmin, User]) }, async (c) => {
   const params = await readParams(c, GetUser);
   const id = Number(c.req.param("id"));
   const admin = !!c.var.actor?.isAdmin;
@@ -77,7 +90,7 @@ const AvatarParams = z.object({ email: p.string(), size: p.int().optional() });
  * GET /avatar (lib/api/avatar.rb): the avatar URL of the user whose public e-mail this is, else the
  * Gravatar URL of the address itself (`User.new(email:)`), `size` scaling the Gravatar image.
  */
-readRoutes.get("/avatar", { params: AvatarParams }, async (c) => {
+readRoutes.get("/avatar", { params: AvatarParams, response: Avatar }, async (c) => {
   const params = await readParams(c, AvatarParams);
   // `read_users_list` (GlobalPolicy): anonymous callers lose it when the public level is restricted.
   if (!c.var.actor && (await loadSettings(c.var.db())).restricted_visibility_levels.includes(20)) throw forbidden("Unauthorized access");

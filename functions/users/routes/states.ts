@@ -6,7 +6,7 @@ import { INT32, p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import type { User } from "../queries";
-import { isInternal, membership } from "../../entities/users";
+import { isInternal, Membership, membership } from "../../entities/users";
 import * as q from "../queries";
 
 /**
@@ -81,7 +81,7 @@ stateRoutes.post("/users/:id{[0-9]+}/unban", async (c) => {
 const ListMemberships = pageParams.extend({ type: p.oneOf("Project", "Namespace").optional() });
 
 /** GET /users/:user_id/memberships (Entities::Membership): admins only. */
-stateRoutes.get("/users/:user_id{[0-9]+}/memberships", { params: ListMemberships, paginated: true }, async (c) => {
+stateRoutes.get("/users/:user_id{[0-9]+}/memberships", { params: ListMemberships, response: [Membership] }, async (c) => {
   const params = await readParams(c, ListMemberships);
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("user_id"));
