@@ -2,7 +2,7 @@ import * as z from "zod";
 import type { GroupGroupLink, Namespace } from "../../db/schema";
 import { visibilityName } from "../kernel/access";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { Project, project, type ProjectRow } from "./projects";
+import { Project, project, SharedGroupFields, type ProjectRow } from "./projects";
 import { CustomAttribute } from "./users";
 
 /** `{key, value}` of group_custom_attributes (API::Entities::CustomAttribute). */
@@ -174,15 +174,7 @@ export type GroupDetailContext = PresentContext & {
 export type SharedWithGroup = GroupGroupLink & { sharedWithGroup: Namespace };
 
 /** API::Entities::SharedGroupWithGroup (lib/api/entities/shared_group_with_group.rb). */
-export const SharedGroupWithGroup = z
-  .object({
-    group_id: z.int(),
-    group_name: z.string(),
-    group_full_path: z.string(),
-    group_access_level: z.int(),
-    expires_at: z.string().nullable(),
-  })
-  .meta({ id: "SharedGroupWithGroup" });
+export const SharedGroupWithGroup = SharedGroupFields.meta({ id: "SharedGroupWithGroup" });
 export function sharedGroupWithGroup(link: SharedWithGroup): z.output<typeof SharedGroupWithGroup> {
   return {
     group_id: link.sharedWithGroupId,

@@ -113,44 +113,46 @@ export function issueWebUrl(row: Pick<IssueRow, "iid" | "project">, ctx: Present
   return webUrl(ctx, `${row.project.fullPath}/-/issues/${row.iid}`);
 }
 
+/** API::Entities::IssuableEntity's head: the fields issues and merge requests both start with. */
+export const IssuableHead = z.object({
+  id: z.int(),
+  iid: z.int(),
+  project_id: z.int(),
+  title: z.string(),
+  description: z.string().nullable(),
+  state: z.string(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+
 /**
  * API::Entities::IssueBasic with EE::API::Entities::IssueBasic (`weight` unless the issue type has
  * no weight, `blocking_issues_count`). What milestone issue lists and other embeddings show.
  */
-export const IssueBasic = z
-  .object({
-    id: z.int(),
-    iid: z.int(),
-    project_id: z.int(),
-    title: z.string(),
-    description: z.string().nullable(),
-    state: z.string(),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-    closed_at: z.string().nullable(),
-    closed_by: UserBasic.nullable(),
-    /** Names, or LabelBasic with `with_labels_details=true`. */
-    labels: z.union([z.array(z.string()), z.array(LabelBasic)]),
-    milestone: Milestone.nullable(),
-    assignees: z.array(UserBasic),
-    author: UserBasic.nullable(),
-    type: z.string(),
-    assignee: UserBasic.nullable(),
-    user_notes_count: z.int(),
-    merge_requests_count: z.int(),
-    upvotes: z.int(),
-    downvotes: z.int(),
-    due_date: z.string().nullable(),
-    confidential: z.boolean(),
-    discussion_locked: z.boolean().nullable(),
-    issue_type: z.string(),
-    web_url: z.string(),
-    time_stats: IssuableTimeStats,
-    task_completion_status: z.object({ count: z.int(), completed_count: z.int() }),
-    weight: z.int().nullable().optional(),
-    blocking_issues_count: z.int(),
-  })
-  .meta({ id: "IssueBasic" });
+export const IssueBasic = IssuableHead.extend({
+  closed_at: z.string().nullable(),
+  closed_by: UserBasic.nullable(),
+  /** Names, or LabelBasic with `with_labels_details=true`. */
+  labels: z.union([z.array(z.string()), z.array(LabelBasic)]),
+  milestone: Milestone.nullable(),
+  assignees: z.array(UserBasic),
+  author: UserBasic.nullable(),
+  type: z.string(),
+  assignee: UserBasic.nullable(),
+  user_notes_count: z.int(),
+  merge_requests_count: z.int(),
+  upvotes: z.int(),
+  downvotes: z.int(),
+  due_date: z.string().nullable(),
+  confidential: z.boolean(),
+  discussion_locked: z.boolean().nullable(),
+  issue_type: z.string(),
+  web_url: z.string(),
+  time_stats: IssuableTimeStats,
+  task_completion_status: z.object({ count: z.int(), completed_count: z.int() }),
+  weight: z.int().nullable().optional(),
+  blocking_issues_count: z.int(),
+}).meta({ id: "IssueBasic" });
 export function issueBasic(row: IssueRow, ctx: IssueContext): z.output<typeof IssueBasic> {
   const labels = [...row.labels].sort(byTitle);
   const tasks = taskSummary(row.description);

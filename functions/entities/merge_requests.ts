@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { Access, Visibility } from "../kernel/access";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { IssuableReferences, taskSummary, type IssueLabel, type IssueUser } from "./issues";
+import { IssuableHead, IssuableReferences, taskSummary, type IssueLabel, type IssueUser } from "./issues";
 import { descriptionHtml, LabelBasic, labelBasic } from "./labels";
 import { Milestone, milestone, type IssueMilestone } from "./milestones";
 import { Pipeline, pipeline, PipelineBasic, pipelineBasic, type PipelineRow } from "./pipelines";
@@ -109,17 +109,7 @@ export function taskCompletionStatus(description: string | null): z.output<typeo
 
 const user = (row: UserBasicRow | null, ctx: PresentContext) => (row ? userBasic(row, ctx) : null);
 
-/** API::Entities::IssuableEntity's head, shared by the simple and the full views (and the approvals answers). */
-export const IssuableHead = z.object({
-  id: z.int(),
-  iid: z.int(),
-  project_id: z.int(),
-  title: z.string(),
-  description: z.string().nullable(),
-  state: z.string(),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-});
+/** API::Entities::IssuableEntity's head (`IssuableHead`), shared by the simple and the full views (and the approvals answers). */
 export function issuableHead(
   mr: Pick<MergeRequestRow, "id" | "iid" | "projectId" | "title" | "description" | "state" | "createdAt" | "updatedAt">,
 ): z.output<typeof IssuableHead> {

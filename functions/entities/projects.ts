@@ -176,16 +176,17 @@ export const projectSimple = projectBasic;
 
 const accessLevelName = (enabled: boolean) => (enabled ? "enabled" : "disabled");
 
+/** The fields of a share with a group, as a project's (SharedGroupWithProject) and a group's (SharedGroupWithGroup) show it. */
+export const SharedGroupFields = z.object({
+  group_id: z.int(),
+  group_name: z.string(),
+  group_full_path: z.string(),
+  group_access_level: z.int(),
+  expires_at: z.string().nullable(),
+});
+
 /** API::Entities::SharedGroupWithProject. */
-export const SharedGroupWithProject = z
-  .object({
-    group_id: z.int(),
-    group_name: z.string(),
-    group_full_path: z.string(),
-    group_access_level: z.int(),
-    expires_at: z.string().nullable(),
-  })
-  .meta({ id: "SharedGroupWithProject" });
+export const SharedGroupWithProject = SharedGroupFields.meta({ id: "SharedGroupWithProject" });
 export function sharedGroupWithProject(link: SharedGroup): z.output<typeof SharedGroupWithProject> {
   return {
     group_id: link.groupId,
