@@ -37,23 +37,16 @@ export function escapeLike(value: string): string {
  */
 export type SearchOrder = { column: "created_at" | "updated_at" | "popularity"; dir: "asc" | "desc" };
 
+/** Each column with the short name a bare `sort` uses (`created_desc`). */
+const SEARCH_ORDER_COLUMNS = { created_at: "created", updated_at: "updated", popularity: "popularity" } as const;
+
 export function searchOrder(orderBy: string | undefined, sort: string | undefined): SearchOrder {
-  const key = orderBy !== undefined ? `${orderBy} ${sort ?? ""}` : `- ${sort ?? ""}`;
-  const known: Record<string, SearchOrder> = {
-    "created_at asc": { column: "created_at", dir: "asc" },
-    "- created_asc": { column: "created_at", dir: "asc" },
-    "created_at desc": { column: "created_at", dir: "desc" },
-    "- created_desc": { column: "created_at", dir: "desc" },
-    "updated_at asc": { column: "updated_at", dir: "asc" },
-    "- updated_asc": { column: "updated_at", dir: "asc" },
-    "updated_at desc": { column: "updated_at", dir: "desc" },
-    "- updated_desc": { column: "updated_at", dir: "desc" },
-    "popularity asc": { column: "popularity", dir: "asc" },
-    "- popularity_asc": { column: "popularity", dir: "asc" },
-    "popularity desc": { column: "popularity", dir: "desc" },
-    "- popularity_desc": { column: "popularity", dir: "desc" },
-  };
-  return known[key] ?? { column: "created_at", dir: "desc" };
+  for (const [column, short] of Object.entries(SEARCH_ORDER_COLUMNS) as [SearchOrder["column"], string][]) {
+    for (const dir of ["asc", "desc"] as const) {
+      if (orderBy === undefined ? sort === `${short}_${dir}` : orderBy === column && sort === dir) return { column, dir };
+    }
+  }
+  return { column: "created_at", dir: "desc" };
 }
 
 /** A search page without a count (Kaminari's `without_count`): one row past the page says whether a next one exists. */
