@@ -2,7 +2,7 @@ import * as z from "zod";
 import type { GroupGroupLink, Namespace } from "../../db/schema";
 import { visibilityName } from "../kernel/access";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { Project, project, SharedGroupFields, type ProjectRow } from "./projects";
+import { Project, project, SharedGroupFields, sharedGroupFields, type ProjectRow } from "./projects";
 import { CustomAttribute } from "./users";
 
 /** `{key, value}` of group_custom_attributes (API::Entities::CustomAttribute). */
@@ -176,13 +176,7 @@ export type SharedWithGroup = GroupGroupLink & { sharedWithGroup: Namespace };
 /** API::Entities::SharedGroupWithGroup (lib/api/entities/shared_group_with_group.rb). */
 export const SharedGroupWithGroup = SharedGroupFields.meta({ id: "SharedGroupWithGroup" });
 export function sharedGroupWithGroup(link: SharedWithGroup): z.output<typeof SharedGroupWithGroup> {
-  return {
-    group_id: link.sharedWithGroupId,
-    group_name: link.sharedWithGroup.name,
-    group_full_path: link.sharedWithGroup.fullPath,
-    group_access_level: link.groupAccess,
-    expires_at: isoDate(link.expiresAt),
-  };
+  return sharedGroupFields(link.sharedWithGroupId, link.sharedWithGroup, link);
 }
 
 /**

@@ -188,10 +188,19 @@ export const SharedGroupFields = z.object({
 /** API::Entities::SharedGroupWithProject. */
 export const SharedGroupWithProject = SharedGroupFields.meta({ id: "SharedGroupWithProject" });
 export function sharedGroupWithProject(link: SharedGroup): z.output<typeof SharedGroupWithProject> {
+  return sharedGroupFields(link.groupId, link.group, link);
+}
+
+/** A share's fields: the group it is shared with, the access it grants and until when. */
+export function sharedGroupFields(
+  groupId: number,
+  group: Pick<Namespace, "name" | "fullPath">,
+  link: { groupAccess: number; expiresAt: string | null },
+): z.output<typeof SharedGroupFields> {
   return {
-    group_id: link.groupId,
-    group_name: link.group.name,
-    group_full_path: link.group.fullPath,
+    group_id: groupId,
+    group_name: group.name,
+    group_full_path: group.fullPath,
     group_access_level: link.groupAccess,
     expires_at: isoDate(link.expiresAt),
   };
