@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { GroupGroupLink, Namespace } from "../../db/schema";
 import { visibilityName } from "../kernel/access";
-import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
+import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { Project, project, SharedGroupFields, sharedGroupFields, type ProjectRow } from "./projects";
 import { CustomAttribute } from "./users";
 
