@@ -156,9 +156,13 @@ export function freePort() {
  */
 export function startFront({ port, upstreamPort }) {
   const agent = new http.Agent({ keepAlive: true, timeout: UPSTREAM_REUSE_MS, scheduling: "lifo" });
+  // Requests that cannot be replayed never ride a kept connection: workerd may have closed it (idle, or
+  // after a response whose request it did not read to the end), and a write sent on it would be lost with
+  // no way to know whether it ran. A new loopback connection per write costs well under a millisecond.
+  const freshAgent = new http.Agent({ keepAlive: false });
   const server = http.createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, requestTimeout: 0, maxHeaderSize: MAX_HEADER_SIZE }, (req, res) => {
-    // A request without a body that met a kept connection workerd had just closed is sent once more
-    // on a new one (nothing of it reached the Worker); one with a body cannot be replayed.
+    // A GET or HEAD without a body that met a kept connection workerd had just closed is sent once more
+    // on a new one (nothing of it reached the Worker); any other request goes on a new connection.
     const replayable = (req.method === "GET" || req.method === "HEAD") && !req.headers["content-length"] && !req.headers["transfer-encoding"];
     const forward = (retried) => {
       const upstream = http.request({
@@ -167,7 +171,7 @@ export function startFront({ port, upstreamPort }) {
         method: req.method,
         path: req.url,
         headers: endToEnd(req.rawHeaders),
-        agent,
+        agent: replayable ? agent : freshAgent,
         maxHeaderSize: MAX_HEADER_SIZE,
       });
       upstream.on("response", (answer) => {
@@ -204,6 +208,7 @@ export function startFront({ port, upstreamPort }) {
             server.close(() => done(undefined));
             server.closeAllConnections();
             agent.destroy();
+            freshAgent.destroy();
           }),
       });
     });
