@@ -16,8 +16,7 @@ const FORMAT_MESSAGE = `is invalid. A valid public GPG key begins with '${KEY_PR
 export async function createGpgKey(db: Executor, userId: number, raw: string): Promise<{ key: GpgKey } | { errors: Record<string, string[]> }> {
   // `GpgKey#key=`: stored stripped.
   const key = raw.trim();
-  // OpenPGP.js (the largest library in the bundle) is imported on first use: esbuild keeps it in the
-  // bundle but defers its module evaluation, so a Worker's start-up and every other request skip it.
+  // The key reader is imported on first use: only this request evaluates it.
   const primary = KEY_FORMAT.test(key) ? await (await import("./openpgp")).primaryKeyOf(key) : null;
   const taken = key === "" ? { key: false, fingerprint: false, keyid: false } : await q.takenBy(db, key, primary?.fingerprint ?? null, primary?.keyid ?? null);
   const keyErrors = [
