@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
-import { commit, type Json } from "../helpers/api";
+import { commit, queryCount, type Json } from "../helpers/api";
 import { hidesPrivateProject } from "../helpers/shared";
 import { world } from "../helpers/world";
 
@@ -208,6 +208,20 @@ describe("GET /projects/:id/templates/:type", () => {
     const res = await w.as(owner).get(`/projects/${project.id}/templates/issues`, { query: { per_page: 1, page: 2 } });
     expect(await res.json()).toEqual([{ key: "Feature request", name: "Feature request" }]);
     expect([res.headers.get("x-total"), res.headers.get("x-prev-page")]).toEqual(["2", "1"]);
+  });
+
+  it("runs as many statements for one template as for a hundred, at most 6, and none for the vendored ones", async () => {
+    const { w, owner, project } = await projectWithTemplates();
+    const one = await w.as(owner).get(`/projects/${project.id}/templates/issues`, { query: { per_page: 1 } });
+    const hundred = await w.as(owner).get(`/projects/${project.id}/templates/issues`, { query: { per_page: 100 } });
+    expect(queryCount(one)).toBe(queryCount(hundred));
+    expect(queryCount(hundred)).toBeLessThanOrEqual(6);
+    // The vendored templates cost nothing beyond authentication (and the project's lookup).
+    const global = await w.anonymous.get("/templates/licenses", { query: { per_page: 100 } });
+    expect(queryCount(global)).toBe(0);
+    const signedIn = await w.as(owner).get("/templates/licenses", { query: { per_page: 100 } });
+    const licenses = await w.as(owner).get(`/projects/${project.id}/templates/licenses`, { query: { per_page: 100 } });
+    expect(queryCount(licenses)).toBe(queryCount(signedIn) + 1);
   });
 
   it("answers 400 for an unknown type", async () => {
