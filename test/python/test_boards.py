@@ -38,3 +38,18 @@ def test_project_boards(project):
 
 def test_group_boards(group):
     exercise_boards(group, group.labels)
+
+
+def test_group_board_lists_by_milestone_and_assignee(gl, group, user):
+    group.members.create({"user_id": user.id, "access_level": 30})
+    board = group.boards.create({"name": unique("board")})
+    milestone = group.milestones.create({"title": unique("milestone")})
+    by_milestone = board.lists.create({"milestone_id": milestone.id})
+    by_assignee = board.lists.create({"assignee_id": user.id})
+    lists = board.lists.list()
+    assert [lst.id for lst in lists] == [by_milestone.id, by_assignee.id]
+    assert lists[0].milestone["id"] == milestone.id
+    assert lists[1].assignee["id"] == user.id
+    board.name = "renamed"
+    board.save()
+    assert group.boards.get(board.id).name == "renamed"

@@ -43,3 +43,16 @@ def test_merge_topics(gl):
     finally:
         project.delete()
         gl.topics.delete(target.id)
+
+
+def test_topic_avatar(gl, tmp_path):
+    png = tmp_path / "avatar.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 32)
+    topic = gl.topics.create({"name": unique("avatar"), "title": "With avatar", "avatar": open(png, "rb")})
+    try:
+        assert topic.avatar_url.endswith("/avatar.png")
+        topic.avatar = open(png, "rb")
+        topic.save()
+        assert gl.topics.get(topic.id).avatar_url
+    finally:
+        gl.topics.delete(topic.id)

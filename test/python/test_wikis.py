@@ -50,3 +50,14 @@ def test_wiki_page_errors(project):
     with pytest.raises(gitlab.exceptions.GitlabCreateError) as raised:
         project.wikis.create({"title": "", "content": "x"})
     assert raised.value.response_code == 400
+
+
+def test_wiki_formats_and_render(project):
+    title = unique("formats")
+    page = project.wikis.create({"title": title, "content": "= Heading", "format": "asciidoc"})
+    assert page.format == "asciidoc"
+    markdown = project.wikis.create({"title": unique("md"), "content": "**bold**"})
+    rendered = project.wikis.get(markdown.slug, render_html=True)
+    assert "<strong>bold</strong>" in rendered.content
+    page.delete()
+    markdown.delete()
