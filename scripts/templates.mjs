@@ -1,6 +1,6 @@
 // The file templates of GET /templates/:type and GET /projects/:id/templates/:type (functions/templates),
 // built into static assets by scripts/assets.mjs: the Worker reads them through its ASSETS binding, so
-// their text stays out of the bundle (the license texts alone are about 170 KB).
+// their text stays out of the bundle (the license texts alone are about 180 KB).
 //
 // - gitignores, gitlab_ci_ymls, dockerfiles: our own curated files under functions/templates/data/<type>/,
 //   one folder per GitLab category (GitLab's Gitlab::Template::*Template `categories`: the folder "" is
