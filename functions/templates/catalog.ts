@@ -16,7 +16,7 @@ const loaded = new Map<keyof Catalogs, unknown>();
 
 /**
  * A catalog from the Worker's static assets (the ASSETS binding; the license texts alone are about
- * 170 KB, kept out of the bundle). Null when the Worker was deployed without its assets: the template
+ * 180 KB, kept out of the bundle). Null when the Worker was deployed without its assets: the template
  * routes then answer as unknown routes.
  */
 export async function readCatalog<K extends keyof Catalogs>(c: Ctx, type: K): Promise<Catalogs[K] | null> {
