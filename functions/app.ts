@@ -81,6 +81,7 @@ import { customAttributesRoutes } from "./custom_attributes/routes";
 import { externalStatusChecksRoutes } from "./external_status_checks/routes";
 import { openapiRoutes } from "./openapi/routes";
 import { topicsRoutes } from "./topics/routes";
+import { templatesRoutes } from "./templates/routes";
 import { searchRoutes } from "./search/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -194,6 +195,7 @@ api.route("/", domain("alert_management", alertManagementRoutes));
 api.route("/", domain("events", eventsRoutes));
 api.route("/", domain("uploads", uploadsRoutes));
 api.route("/", domain("topics", topicsRoutes));
+api.route("/", domain("templates", templatesRoutes));
 api.route("/", domain("search", searchRoutes));
 api.route("/", domain("wikis", wikisRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).

@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 // The Worker's static assets (wrangler.toml `[assets]`, directory dist/assets): files served beside the
-// Worker, outside its bundle and its 1 MiB gzip budget (test/node/bundle_size.test.mjs). Today one file:
-// @scalar/api-reference's standalone script (3.4 MiB, about 1 MiB gzipped), which the reference page
-// GET /api/v4/docs loads from /api/v4/docs/scalar.js (functions/openapi/routes.ts).
+// Worker, outside its bundle and its 1 MiB gzip budget (test/node/bundle_size.test.mjs):
+// - @scalar/api-reference's standalone script (3.4 MiB, about 1 MiB gzipped), which the reference page
+//   GET /api/v4/docs loads from /api/v4/docs/scalar.js (functions/openapi/routes.ts);
+// - the file templates' catalogs, `templates/<type>.json` (scripts/templates.mjs), which only the Worker
+//   reads, through the binding (functions/templates/catalog.ts).
 //
 // Run by wrangler's `[build]` step (`wrangler deploy`, `wrangler dev`), and by scripts/worker-host.mjs
 // before Miniflare reads wrangler.toml (`npm start`, the vitest harness), whose `[assets]` directory must
 // exist. Each asset's path under the directory is its URL path: the Worker runs first
 // (`run_worker_first = true`, so the API keeps every path) and hands the asset routes' requests to the
 // ASSETS binding as they came. Copies only what changed; `node scripts/assets.mjs` prints what it did.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { templateAssets } from "./templates.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
@@ -33,7 +36,7 @@ function same(a, b) {
   return readFileSync(a).equals(readFileSync(b));
 }
 
-/** Writes the assets that are missing or stale under ASSETS_DIR; returns the URL paths it copied. */
+/** Writes the assets that are missing or stale under ASSETS_DIR; returns the URL paths it copied or wrote. */
 export function buildAssets() {
   const copied = [];
   mkdirSync(ASSETS_DIR, { recursive: true });
@@ -42,6 +45,13 @@ export function buildAssets() {
     if (same(source, target)) continue;
     mkdirSync(path.dirname(target), { recursive: true });
     copyFileSync(source, target);
+    copied.push(urlPath);
+  }
+  for (const [urlPath, text] of Object.entries(templateAssets())) {
+    const target = path.join(ASSETS_DIR, urlPath);
+    if (existsSync(target) && readFileSync(target, "utf8") === text) continue;
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, text);
     copied.push(urlPath);
   }
   return copied;
