@@ -1,10 +1,23 @@
+import * as z from "zod";
 import type { PresentContext } from "../kernel/present";
 
 /** A code search result (Gitlab::Search::FoundBlob) with the project it was found in. */
 export type BlobRow = { basename: string; data: string; path: string; id: string | null; ref: string; startline: number; projectId: number };
 
 /** API::Entities::Blob (lib/api/entities/blob.rb): `filename` repeats `path` (kept for older clients). */
-export function blob(row: BlobRow, _ctx?: PresentContext) {
+export const Blob = z
+  .object({
+    basename: z.string(),
+    data: z.string(),
+    path: z.string(),
+    filename: z.string(),
+    id: z.string().nullable(),
+    ref: z.string(),
+    startline: z.int(),
+    project_id: z.int(),
+  })
+  .meta({ id: "Blob" });
+export function blob(row: BlobRow, _ctx?: PresentContext): z.output<typeof Blob> {
   return {
     basename: row.basename,
     data: row.data,
