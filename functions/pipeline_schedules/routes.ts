@@ -9,6 +9,7 @@ import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { variableErrors } from "../shared/ci/variable_rules";
 import { PipelineSchedule, pipelineSchedule, PipelineScheduleDetails, pipelineScheduleDetails, PipelineScheduleVariable, scheduleVariable } from "../entities/pipeline_schedules";
+import { StatusMessage } from "../entities/status_message";
 import * as q from "./queries";
 import { nextRunAt, runSchedule, scheduleErrors } from "./services";
 
@@ -118,7 +119,7 @@ pipelineSchedulesRoutes.delete("/projects/:id/pipeline_schedules/:pipeline_sched
  * POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/play: 201 `{"message":"201 Created"}`.
  * Differs from GitLab: the pipeline is created before answering rather than by a background worker.
  */
-pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/play", async (c) => {
+pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/play", { response: StatusMessage }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
   const schedule = await loadSchedule(c, project);
