@@ -160,3 +160,27 @@ test("declared parameters carry GitLab's descriptions and kinds (notes)", () => 
   });
   assert.deepEqual(list.find((p) => p.name === "per_page")?.in, "query");
 });
+
+/** Parameters (query, path and body fields) with a description: it only grows as GitLab's `desc:` texts are added. */
+const PARAMS_WITH_DESCRIPTION = 770;
+
+test("declared parameters of the most used domains carry GitLab's descriptions", () => {
+  let described = 0;
+  for (const methods of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      if (!METHODS.includes(method.toUpperCase())) continue;
+      const body = operation.requestBody?.content?.["multipart/form-data"]?.schema;
+      const fields = [...(operation.parameters ?? []), ...Object.values(body?.properties ?? {})];
+      described += fields.filter((field) => field.description).length;
+    }
+  }
+  console.log(`parameters with a description: ${described}`);
+  assert.ok(described >= PARAMS_WITH_DESCRIPTION, `only ${described} parameters with a description (was ${PARAMS_WITH_DESCRIPTION})`);
+  const issues = document.paths["/api/v4/projects/{id}/issues"];
+  assert.equal(issues.get.parameters.find((p) => p.name === "labels").description, "Comma-separated list of label names");
+  assert.equal(issues.post.requestBody.content["application/json"].schema.properties.title.description, "The title of an issue");
+  const mergeRequests = document.paths["/api/v4/projects/{id}/merge_requests"].get.parameters;
+  assert.equal(mergeRequests.find((p) => p.name === "source_branch").description, "Returns merge requests with the given source branch");
+  const pipelines = document.paths["/api/v4/projects/{id}/pipelines"].get.parameters;
+  assert.equal(pipelines.find((p) => p.name === "yaml_errors").description, "Returns pipelines with invalid configurations");
+});
