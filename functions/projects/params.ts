@@ -9,7 +9,7 @@ import { p } from "../kernel/params";
  * that their 400 messages come in GitLab's order. The list queries read them as declared (`ListParams`).
  */
 const collectionFilters = {
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional().describe("Return projects ordered by field. storage_size, repository_size, wiki_size, packages_size are only available to admins. Similarity is available when searching and is limited to projects the user has access to."),
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional().describe("Return projects ordered by field"),
   sort: p.oneOf("asc", "desc").optional().describe("Return projects sorted in ascending and descending order"),
   archived: p.bool().optional().describe("Limit by archived status"),
   visibility: p.oneOf("private", "internal", "public").optional().describe("Limit by visibility"),
@@ -57,7 +57,7 @@ export const ListForks = z.object({ ...collectionFilters, ...pageParams.shape, .
 export const ListStarredProjects = z.object({
   ...collectionFilters,
   // StarredProjectsFinder has no similarity order.
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional().describe("Return projects ordered by field. storage_size, repository_size, wiki_size, packages_size are only available to admins. Similarity is available when searching and is limited to projects the user has access to."),
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at").optional().describe("Return projects ordered by field"),
   ...pageParams.shape,
   ...collectionTail,
 });
@@ -67,7 +67,7 @@ export const ListGroupProjects = z.object({
   archived: p.bool().optional().describe("Limit by archived status"),
   visibility: p.oneOf("private", "internal", "public").optional().describe("Limit by visibility"),
   search: p.string().optional().describe("Return list of authorized projects matching the search criteria"),
-  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional().describe("Return projects ordered by field. storage_size, repository_size, wiki_size, packages_size are only available to admins. Similarity is available when searching and is limited to projects the user has access to."),
+  order_by: p.oneOf("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity").optional().describe("Return projects ordered by field"),
   sort: p.oneOf("asc", "desc").optional().describe("Return projects sorted in ascending and descending order"),
   simple: p.bool().optional().describe("Return only the ID, URL, name, and path of each project"),
   owned: p.bool().optional().describe("Return only projects owned by the authenticated user"),

@@ -162,7 +162,7 @@ test("declared parameters carry GitLab's descriptions and kinds (notes)", () => 
 });
 
 /** Parameters (query, path and body fields) with a description: it only grows as GitLab's `desc:` texts are added. */
-const PARAMS_WITH_DESCRIPTION = 770;
+const PARAMS_WITH_DESCRIPTION = 774;
 
 test("declared parameters of the most used domains carry GitLab's descriptions", () => {
   let described = 0;
@@ -180,7 +180,7 @@ test("declared parameters of the most used domains carry GitLab's descriptions",
   assert.equal(issues.get.parameters.find((p) => p.name === "labels").description, "Comma-separated list of label names");
   assert.equal(issues.post.requestBody.content["application/json"].schema.properties.title.description, "The title of an issue");
   const mergeRequests = document.paths["/api/v4/projects/{id}/merge_requests"].get.parameters;
-  assert.equal(mergeRequests.find((p) => p.name === "source_branch").description, "Returns merge requests with the given source branch");
+  assert.equal(mergeRequests.find((p) => p.name === "source_branch").description, "Return merge requests with the given source branch");
   const pipelines = document.paths["/api/v4/projects/{id}/pipelines"].get.parameters;
   assert.equal(pipelines.find((p) => p.name === "yaml_errors").description, "Returns pipelines with invalid configurations");
 });

@@ -27,26 +27,26 @@ export const mergeRequestRoutes = router();
  * wins when both come); services.ts#allowCollaboration decides whether it is kept.
  */
 const optional = {
-  assignee_id: p.int().optional().describe("Assignee user ID."),
-  assignee_ids: p.ints({ comma: true }).optional().describe("The IDs of the users to assign the merge request to, as a comma-separated list. Set to 0 or provide an empty value to unassign all assignees."),
-  reviewer_ids: p.ints({ comma: true }).optional().describe("The IDs of the users to review the merge request, as a comma-separated list. Set to 0 or provide an empty value to unassign all reviewers."),
-  description: p.string().optional().describe("Description of the merge request. Limited to 1,048,576 characters."),
-  labels: p.strings({ comma: true }).optional().describe("Comma-separated label names for a merge request. Set to an empty string to unassign all labels."),
-  add_labels: p.strings({ comma: true }).optional().describe("Comma-separated label names to add to a merge request."),
-  remove_labels: p.strings({ comma: true }).optional().describe("Comma-separated label names to remove from a merge request."),
-  milestone_id: p.int().optional().describe("The global ID of a milestone to assign the merge request to."),
-  remove_source_branch: p.bool().optional().describe("Flag indicating if a merge request should remove the source branch when merging."),
-  allow_collaboration: p.bool().optional().describe("Allow commits from members who can merge to the target branch."),
+  assignee_id: p.int().optional().describe("The ID of a user to assign the merge request"),
+  assignee_ids: p.ints({ comma: true }).optional().describe("Comma-separated list of assignee ids"),
+  reviewer_ids: p.ints({ comma: true }).optional().describe("Comma-separated list of reviewer ids"),
+  description: p.string().optional().describe("The description of the merge request"),
+  labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  add_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  remove_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  milestone_id: p.int().optional().describe("The ID of a milestone to assign the merge request"),
+  remove_source_branch: p.bool().optional().describe("Remove source branch when merging"),
+  allow_collaboration: p.bool().optional().describe("Allow commits from members who can merge to the target branch"),
   allow_maintainer_to_push: p.bool().optional().describe("[deprecated] See allow_collaboration"),
-  squash: p.bool().optional().describe("Squash commits into a single commit when merging."),
+  squash: p.bool().optional().describe("When true, the commits will be squashed into a single commit on merge"),
   approvals_before_merge: p.int().optional().describe("Number of approvals required before this can be merged"),
 };
 
 const CreateParams = z.object({
-  title: p.string(),
-  source_branch: p.string().describe("The source branch."),
-  target_branch: p.string(),
-  target_project_id: p.int().optional().describe("The target project of the merge request defaults to the :id of the project."),
+  title: p.string().describe("The title of the merge request"),
+  source_branch: p.string().describe("The source branch"),
+  target_branch: p.string().describe("The target branch"),
+  target_project_id: p.int().optional().describe("The target project of the merge request defaults to the :id of the project"),
   ...optional,
 });
 
@@ -71,17 +71,17 @@ const UPDATE_AT_LEAST_ONE = [
 ];
 
 const UpdateParams = z.object({
-  title: p.nonBlank().optional(),
-  target_branch: p.nonBlank().optional(),
-  state_event: p.oneOf("close", "reopen").optional().describe("New state (close/reopen)."),
-  discussion_locked: p.bool().optional().describe("Flag indicating if the merge request's discussion is locked. If the discussion is locked only project members can add, edit or resolve comments."),
+  title: p.nonBlank().optional().describe("The title of the merge request"),
+  target_branch: p.nonBlank().optional().describe("The target branch"),
+  state_event: p.oneOf("close", "reopen").optional().describe("Status of the merge request"),
+  discussion_locked: p.bool().optional().describe("Whether the MR discussion is locked"),
   ...optional,
 });
 
 const GetParams = z.object({
-  render_html: p.bool().optional().describe("If `true`, response includes rendered HTML for title and description."),
-  include_diverged_commits_count: p.bool().optional().describe("If `true`, response includes the commits behind the target branch."),
-  include_rebase_in_progress: p.bool().optional().describe("If `true`, response includes whether a rebase operation is in progress."),
+  render_html: p.bool().optional().describe("Returns the description and title rendered HTML"),
+  include_diverged_commits_count: p.bool().optional().describe("Returns the commits count behind the target branch"),
+  include_rebase_in_progress: p.bool().optional().describe("Returns whether a rebase operation is ongoing"),
 });
 
 /** `requires :merge_request_iid, type: Integer`: `merge_request_iid is invalid` before any lookup. */
