@@ -15,7 +15,7 @@ import { MergeRequestBasic, mergeRequestBasic, type MergeRequestContext, type Me
 import { Milestone, milestone } from "../entities/milestones";
 import { Note, note, type Noteable } from "../entities/notes";
 import { BasicProjectDetails, projectBasic } from "../entities/projects";
-import { Blob, blob, type BlobRow } from "../entities/search";
+import { blob, SearchBlob, type BlobRow } from "../entities/search";
 import { Snippet, snippetEntity } from "../entities/snippets";
 import { UserBasic, userBasic } from "../entities/users";
 import { CommitDetail, commitDetail, type CommitContext } from "../entities/commits";
@@ -199,7 +199,7 @@ function emptyCounted(c: Ctx, page: Page) {
 }
 
 /** What a search answers: a list of the scope's entity (API::Search `SCOPE_ENTITY`). */
-const SearchResult = z.union([BasicProjectDetails, IssueBasic, MergeRequestBasic, Milestone, Snippet, UserBasic, Note, CommitDetail, Blob]);
+const SearchResult = z.union([BasicProjectDetails, IssueBasic, MergeRequestBasic, Milestone, Snippet, UserBasic, Note, CommitDetail, SearchBlob]);
 
 /** GET /search */
 searchRoutes.get("/search", { params: GlobalSearch, response: [SearchResult] }, async (c) => {

@@ -184,3 +184,20 @@ test("declared parameters of the most used domains carry GitLab's descriptions",
   const pipelines = document.paths["/api/v4/projects/{id}/pipelines"].get.parameters;
   assert.equal(pipelines.find((p) => p.name === "yaml_errors").description, "Returns pipelines with invalid configurations");
 });
+
+// Two entity schemas under one component name would share one entry of the document: the second's
+// routes would be documented (and contract-checked) with the first's shape.
+test("entity schemas have distinct component names", async () => {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const dir = new URL("../../functions/entities/", import.meta.url);
+  const seen = new Map();
+  const twice = [];
+  for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
+    for (const m of readFileSync(new URL(file, dir), "utf8").matchAll(/\.meta\(\{\s*id: "(\w+)"/g)) {
+      if (seen.has(m[1])) twice.push(`${m[1]}: ${seen.get(m[1])} and ${file}`);
+      else seen.set(m[1], file);
+    }
+  }
+  assert.deepEqual(twice, []);
+  assert.ok(seen.size > 100, `only ${seen.size} named entity schemas`);
+});
