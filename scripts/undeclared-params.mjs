@@ -7,8 +7,8 @@
 //
 // A handler is read as the router holds it (its source text in the Node bundle of functions/app.ts,
 // scripts/docs-api.mjs `loadApp`), with the functions it calls with the context (`helper(c, …)`) one
-// level down, found by name among the top-level functions of functions/ (a name defined twice counts
-// if either reads). Each route declares the schema object its handler passes to the reader, never a copy.
+// level down, found by name among the top-level functions of functions/: those of the route's own domain
+// folder when it defines that name, else every definition (a name defined twice counts if either reads). Each route declares the schema object its handler passes to the reader, never a copy.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,7 +21,7 @@ export const READS_PARAMS = /\b(?:readParams|readParamsWithPath|validateParams|r
 /** Hono wraps the handlers of a sub-app with its own error handler (hono/utils/handler `findTargetHandler`). */
 const target = (handler) => (handler && handler.__COMPOSED_HANDLER ? target(handler.__COMPOSED_HANDLER) : handler);
 
-/** Top-level function name → the source of its body (every definition of that name under functions/). */
+/** Top-level function name → its definitions under functions/: `{ dir, body }`, `dir` the folder under functions/. */
 function helperBodies() {
   const bodies = new Map();
   const walk = (dir) => {
@@ -30,10 +30,12 @@ function helperBodies() {
       if (entry.isDirectory()) walk(file);
       else if (entry.name.endsWith(".ts")) {
         const text = readFileSync(file, "utf8");
-        // A top-level definition runs to the first line that closes it at column 0.
-        for (const m of text.matchAll(/^(?:export )?(?:async )?(?:function\*? (\w+)|const (\w+) = (?:async )?\()[^]*?^\}/gm)) {
+        // A top-level definition runs over the indented (or blank) lines that follow it, and the line that
+        // closes it at column 0 if any: an arrow function's expression body ends before the next statement.
+        for (const m of text.matchAll(/^(?:export )?(?:async )?(?:function\*? (\w+)|const (\w+) = (?:async )?\().*(?:\n(?:[ \t].*)?)*(?:\n\}.*)?/gm)) {
           const name = m[1] ?? m[2];
-          bodies.set(name, `${bodies.get(name) ?? ""}\n${m[0]}`);
+          const dir = path.relative(path.join(root, "functions"), file).split(path.sep)[0];
+          bodies.set(name, [...(bodies.get(name) ?? []), { dir, body: m[0] }]);
         }
       }
     }
@@ -49,13 +51,23 @@ function helperBodies() {
  */
 const withoutPathOnlyReads = (source) => source.replace(/validateParams\(\s*\{[^{}]*\}/g, "").replace(/await rawParams\(c\d*\);/g, "");
 
+/**
+ * The body of the helper `name` as `domain`'s routes call it: the domain folder's own definition when it has
+ * one (the bundle keeps a module's local helper beside another module's of the same name), else all of them.
+ */
+function helperBody(bodies, name, domain) {
+  const all = bodies.get(name) ?? [];
+  const own = all.filter((def) => def.dir === domain);
+  return (own.length ? own : all).map((def) => def.body).join("\n");
+}
+
 /** True when `source`, or a function it calls with the context `c` first, reads parameters. */
-function readsParams(text, bodies) {
+function readsParams(text, bodies, domain) {
   const source = withoutPathOnlyReads(text);
   if (READS_PARAMS.test(source)) return true;
   // The bundle renames the context (`c3`) and clashing names (`loadPipeline2`).
   for (const m of source.matchAll(/\b(\w+)\(c\d*\b/g)) {
-    if ([m[1], m[1].replace(/\d+$/, "")].some((name) => READS_PARAMS.test(withoutPathOnlyReads(bodies.get(name) ?? "")))) return true;
+    if ([m[1], m[1].replace(/\d+$/, "")].some((name) => READS_PARAMS.test(withoutPathOnlyReads(helperBody(bodies, name, domain))))) return true;
   }
   return false;
 }
@@ -73,7 +85,7 @@ export function undeclaredParamRoutes(app, routesOf) {
   }
   const bodies = helperBodies();
   return routesOf(app)
-    .filter((route) => route.doc?.doc.params === undefined && readsParams(sources.get(`${route.method} ${route.path}`) ?? "", bodies))
+    .filter((route) => route.doc?.doc.params === undefined && readsParams(sources.get(`${route.method} ${route.path}`) ?? "", bodies, route.domain))
     .map(({ method, path: routePath, domain }) => ({ method, path: routePath, domain }));
 }
 

@@ -22,7 +22,8 @@ import {
   updateMetricImage,
   uploadMetricImage,
 } from "../shared/metric_images";
-import { alert, alertMetricImage, httpIntegration, incidentSettings, STATUSES } from "../entities/alert_management";
+import { alert, AlertEntity, AlertHttpIntegration, alertMetricImage, httpIntegration, IncidentSettings, incidentSettings, STATUSES } from "../entities/alert_management";
+import { MetricImage } from "../entities/metric_images";
 import * as q from "./queries";
 import * as services from "./services";
 import { MAPPABLE_FIELDS, randomHex, RESOLVED, type AttributeMapping } from "./rules";
@@ -67,13 +68,13 @@ const presentIntegration = (c: Ctx, project: ProjectWithAccess, row: Parameters<
 const INTEGRATIONS = "/projects/:id/alert_management/http_integrations";
 
 /** GET /projects/:id/alert_management/http_integrations */
-alertManagementRoutes.get(INTEGRATIONS, async (c) => {
+alertManagementRoutes.get(INTEGRATIONS, { response: [AlertHttpIntegration], paginated: false }, async (c) => {
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   return presentIntegration(c, project, await q.listIntegrations(c.var.db(), project.id));
 });
 
 /** POST /projects/:id/alert_management/http_integrations (HttpIntegrations::CreateService): a new endpoint and key. */
-alertManagementRoutes.post(INTEGRATIONS, { params: CreateIntegration }, async (c) => {
+alertManagementRoutes.post(INTEGRATIONS, { params: CreateIntegration, response: AlertHttpIntegration }, async (c) => {
   const params = await readParams(c, CreateIntegration);
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   checkName(params.name);
@@ -88,13 +89,13 @@ alertManagementRoutes.post(INTEGRATIONS, { params: CreateIntegration }, async (c
 });
 
 /** GET /projects/:id/alert_management/http_integrations/:integration_id */
-alertManagementRoutes.get(`${INTEGRATIONS}/:integration_id`, async (c) => {
+alertManagementRoutes.get(`${INTEGRATIONS}/:integration_id`, { response: AlertHttpIntegration }, async (c) => {
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   return presentIntegration(c, project, await integrationOf(c, project));
 });
 
 /** PUT /projects/:id/alert_management/http_integrations/:integration_id */
-alertManagementRoutes.put(`${INTEGRATIONS}/:integration_id`, { params: UpdateIntegration }, async (c) => {
+alertManagementRoutes.put(`${INTEGRATIONS}/:integration_id`, { params: UpdateIntegration, response: AlertHttpIntegration }, async (c) => {
   const params = await readParams(c, UpdateIntegration);
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   const found = await integrationOf(c, project);
@@ -116,20 +117,20 @@ alertManagementRoutes.delete(`${INTEGRATIONS}/:integration_id`, async (c) => {
 });
 
 /** POST …/:integration_id/reset_token (`httpIntegrationResetToken`): a new key; the old one stops working. */
-alertManagementRoutes.post(`${INTEGRATIONS}/:integration_id/reset_token`, async (c) => {
+alertManagementRoutes.post(`${INTEGRATIONS}/:integration_id/reset_token`, { response: AlertHttpIntegration, status: 200 }, async (c) => {
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   const found = await integrationOf(c, project);
   return presentIntegration(c, project, await q.updateIntegration(c.var.db(), found.id, { token: randomHex(16) }));
 });
 
 /** GET /projects/:id/alert_management/settings: the alert part of the incident settings. */
-alertManagementRoutes.get("/projects/:id/alert_management/settings", async (c) => {
+alertManagementRoutes.get("/projects/:id/alert_management/settings", { response: IncidentSettings }, async (c) => {
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
   return c.json(incidentSettings(await q.loadSettings(c.var.db(), project.id)));
 });
 
 /** PUT /projects/:id/alert_management/settings (`create_issue`, `auto_close_incident`, `send_email`). */
-alertManagementRoutes.put("/projects/:id/alert_management/settings", { params: Settings }, async (c) => {
+alertManagementRoutes.put("/projects/:id/alert_management/settings", { params: Settings, response: IncidentSettings }, async (c) => {
   // Grape's `at_least_one_of`, as GitLab's REST update endpoints declare it: an empty update is a 400.
   const params = await readParams(c, Settings, [{ atLeastOneOf: ["create_issue", "auto_close_incident", "send_email"] }]);
   const project = await authorizedProject(c, "admin_operations", { signedIn: true });
@@ -142,7 +143,7 @@ alertManagementRoutes.put("/projects/:id/alert_management/settings", { params: S
 });
 
 /** GET /projects/:id/alert_management/alerts (AlertManagement::AlertsFinder: `status`, `search`), newest first. */
-alertManagementRoutes.get("/projects/:id/alert_management/alerts", { params: ListAlerts, paginated: true }, async (c) => {
+alertManagementRoutes.get("/projects/:id/alert_management/alerts", { params: ListAlerts, response: [AlertEntity] }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListAlerts);
   const project = await authorizedProject(c, "read_alert_management_alert");
@@ -161,7 +162,7 @@ async function alertOf(c: Ctx, project: ProjectWithAccess) {
 }
 
 /** GET /projects/:id/alert_management/alerts/:alert_iid */
-alertManagementRoutes.get("/projects/:id/alert_management/alerts/:alert_iid", async (c) => {
+alertManagementRoutes.get("/projects/:id/alert_management/alerts/:alert_iid", { response: AlertEntity }, async (c) => {
   const project = await authorizedProject(c, "read_alert_management_alert", { signedIn: true });
   return present(c, await alertOf(c, project), alert, { fullPath: project.fullPath });
 });
@@ -171,7 +172,7 @@ alertManagementRoutes.get("/projects/:id/alert_management/alerts/:alert_iid", as
  * `status` with its system note (resolving sets `ended_at`), `assignee_ids` (members who may read
  * alerts; each new assignee gets an `assigned` to-do on the alert).
  */
-alertManagementRoutes.put("/projects/:id/alert_management/alerts/:alert_iid", { params: UpdateAlert }, async (c) => {
+alertManagementRoutes.put("/projects/:id/alert_management/alerts/:alert_iid", { params: UpdateAlert, response: AlertEntity, errors: [409] }, async (c) => {
   const params = await readParams(c, UpdateAlert);
   const project = await authorizedProject(c, "update_alert_management_alert");
   const found = await alertOf(c, project);
@@ -237,7 +238,7 @@ async function imageOf(c: Ctx, alertId: number, imageId: number) {
  * invalid image answers 400 with the validation message (GitLab 15.4 renders it without a status, a 500;
  * later versions answer 400).
  */
-alertManagementRoutes.post(METRIC_IMAGES, { params: UploadImage }, async (c) => {
+alertManagementRoutes.post(METRIC_IMAGES, { params: UploadImage, response: MetricImage }, async (c) => {
   const params = await readParamsWithPath(c, UploadImage);
   // `bad_request!('File is too large') if max_file_size_exceeded?` comes before the alert lookup.
   if (params.file.size > MAX_FILE_SIZE) throw badRequest("File is too large");
@@ -250,7 +251,7 @@ alertManagementRoutes.post(METRIC_IMAGES, { params: UploadImage }, async (c) => 
 });
 
 /** GET /projects/:id/alert_management_alerts/:alert_iid/metric_images: oldest first, not paginated. */
-alertManagementRoutes.get(METRIC_IMAGES, { params: AlertImages }, async (c) => {
+alertManagementRoutes.get(METRIC_IMAGES, { params: AlertImages, response: [MetricImage], paginated: false }, async (c) => {
   const params = await readParamsWithPath(c, AlertImages);
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw apiError("Alert not found", 404);
@@ -258,7 +259,7 @@ alertManagementRoutes.get(METRIC_IMAGES, { params: AlertImages }, async (c) => {
 });
 
 /** PUT /projects/:id/alert_management_alerts/:alert_iid/metric_images/:metric_image_id (`url`, `url_text`). */
-alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, { params: UpdateImage }, async (c) => {
+alertManagementRoutes.put(`${METRIC_IMAGES}/:metric_image_id`, { params: UpdateImage, response: MetricImage, errors: [422] }, async (c) => {
   const params = await readParamsWithPath(c, UpdateImage);
   const found = await readableAlert(c, params.alert_iid);
   if (!found) throw forbidden();

@@ -7,7 +7,7 @@ import { rememberThrottleSettings } from "../shared/settings/throttle";
 import { router } from "../kernel/router";
 import { IMPORT_SOURCES, RAW_LISTS, SETTINGS, SETTING_NAMES, rawToList, settingsFromRow, type SettingDef, type SettingName } from "../entities/settings_catalog";
 import { loadGroup } from "../kernel/lookup";
-import { applicationSetting } from "../entities/application_settings";
+import { applicationSetting, ApplicationSetting } from "../entities/application_settings";
 import * as q from "./queries";
 import { parseDuration, validateSettings, visibilityLevels } from "./rules";
 
@@ -88,14 +88,14 @@ const DEPENDENTS: [string, string[]][] = [
 ];
 
 /** GET /application/settings */
-applicationSettingsRoutes.get("/application/settings", async (c) => {
+applicationSettingsRoutes.get("/application/settings", { response: ApplicationSetting }, async (c) => {
   requireAdmin(c);
   const row = await q.findSettingsRow(c.var.db());
   return present(c, row, applicationSetting);
 });
 
 /** PUT /application/settings: any subset of the settings; 400 with Grape's or the model's messages. */
-applicationSettingsRoutes.put("/application/settings", { params: UpdateSettings }, async (c) => {
+applicationSettingsRoutes.put("/application/settings", { params: UpdateSettings, response: ApplicationSetting }, async (c) => {
   requireUser(c);
   const params = (await readParams(c, UpdateSettings, [{ atLeastOneOf: SETTABLE }])) as Record<string, unknown>;
   const raw = await rawParams(c);

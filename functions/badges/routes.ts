@@ -10,7 +10,7 @@ import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { Badge } from "./queries";
-import { badge, basicBadgeDetails, type PlaceholderSource } from "../entities/badges";
+import { badge, BadgeEntity, basicBadgeDetails, BasicBadgeDetails, type PlaceholderSource } from "../entities/badges";
 import * as q from "./queries";
 import { badgeErrors } from "./rules";
 import { coverageBadge, pipelineBadge } from "./svg";
@@ -58,7 +58,7 @@ for (const kind of ["project", "group"] as const) {
   const base = `/${kind}s/:id/badges`;
 
   /** GET /{projects,groups}/:id/badges (lib/api/badges.rb) */
-  badgesRoutes.get(base, { params: ListBadges }, async (c) => {
+  badgesRoutes.get(base, { params: ListBadges, response: [BadgeEntity] }, async (c) => {
     const params = await readParams(c, ListBadges);
     const s = await findSource(c, kind, false);
     const page = pageOf(params);
@@ -68,7 +68,7 @@ for (const kind of ["project", "group"] as const) {
   });
 
   /** GET /{projects,groups}/:id/badges/render (lib/api/badges.rb): the URLs rendered, nothing saved. */
-  badgesRoutes.get(`${base}/render`, { params: RenderBadge }, async (c) => {
+  badgesRoutes.get(`${base}/render`, { params: RenderBadge, response: BasicBadgeDetails }, async (c) => {
     requireUser(c);
     const params = await readParams(c, RenderBadge);
     const s = await findSource(c, kind, true);
@@ -79,14 +79,14 @@ for (const kind of ["project", "group"] as const) {
   });
 
   /** GET /{projects,groups}/:id/badges/:badge_id (lib/api/badges.rb) */
-  badgesRoutes.get(`${base}/:badge_id`, async (c) => {
+  badgesRoutes.get(`${base}/:badge_id`, { response: BadgeEntity }, async (c) => {
     const s = await findSource(c, kind, false);
     const found = await findBadge(c, s);
     return present(c, found, badge, { placeholders: await s.placeholders() });
   });
 
   /** POST /{projects,groups}/:id/badges (lib/api/badges.rb) */
-  badgesRoutes.post(base, { params: CreateBadge }, async (c) => {
+  badgesRoutes.post(base, { params: CreateBadge, response: BadgeEntity }, async (c) => {
     const params = await readParams(c, CreateBadge);
     const s = await findSource(c, kind, true);
     const values = { name: params.name ?? null, linkUrl: params.link_url, imageUrl: params.image_url };
@@ -100,7 +100,7 @@ for (const kind of ["project", "group"] as const) {
    * PUT /{projects,groups}/:id/badges/:badge_id (lib/api/badges.rb).
    * Differs from GitLab: through a project only its own badges change; a group badge is 404 there.
    */
-  badgesRoutes.put(`${base}/:badge_id`, { params: UpdateBadge }, async (c) => {
+  badgesRoutes.put(`${base}/:badge_id`, { params: UpdateBadge, response: BadgeEntity }, async (c) => {
     const params = await readParams(c, UpdateBadge);
     const s = await findSource(c, kind, true);
     const found = await findBadge(c, s, true);

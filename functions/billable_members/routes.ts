@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { billableMember, membership } from "../entities/billable_members";
+import { billableMember, BillableMember, BillableMembership, membership } from "../entities/billable_members";
 import * as q from "./queries";
 import { ensureSnapshot } from "./services";
 
@@ -31,7 +31,7 @@ function userIdParam(c: Ctx): number {
 }
 
 /** GET /groups/:id/billable_members: the snapshot (made on first read), searched and sorted. */
-billableMembersRoutes.get("/groups/:id/billable_members", { params: ListParams, paginated: true }, async (c) => {
+billableMembersRoutes.get("/groups/:id/billable_members", { params: ListParams, response: [BillableMember] }, async (c) => {
   const params = await readParams(c, ListParams);
   const group = await rootGroup(c);
   const db = c.var.db();
@@ -47,7 +47,7 @@ billableMembersRoutes.get("/groups/:id/billable_members", { params: ListParams, 
  * Whether the user is billed is decided on the hierarchy as it is now (as GitLab's `billed_user_ids`),
  * not on the list's daily snapshot.
  */
-billableMembersRoutes.get("/groups/:id/billable_members/:user_id/memberships", { params: pageParams, paginated: true }, async (c) => {
+billableMembersRoutes.get("/groups/:id/billable_members/:user_id/memberships", { params: pageParams, response: [BillableMembership] }, async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   const userId = userIdParam(c);
   const group = await rootGroup(c);

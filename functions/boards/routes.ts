@@ -7,7 +7,7 @@ import { pageOf, paginate } from "../kernel/pagination";
 import { readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { board, boardList, type BoardParent } from "../entities/boards";
+import { board, BoardEntity, boardList, List, type BoardParent } from "../entities/boards";
 import { CreateBoard, CreateList, LIST_TARGETS, ListBoards, ListLists, MoveList, OneBoard, OneList, UpdateBoard } from "./params";
 import * as q from "./queries";
 import * as services from "./services";
@@ -60,7 +60,7 @@ async function loadList(c: Ctx, boardId: number, listId: number) {
 
 for (const { path, load } of PARENTS) {
   /** GET /:parent/:id/boards */
-  boardsRoutes.get(`${path}/boards`, { params: ListBoards, paginated: true }, async (c) => {
+  boardsRoutes.get(`${path}/boards`, { params: ListBoards, response: [BoardEntity] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListBoards);
     const { parent, ctx } = await load(c, "read_issue_board");
@@ -71,7 +71,7 @@ for (const { path, load } of PARENTS) {
   });
 
   /** GET /:parent/:id/boards/:board_id */
-  boardsRoutes.get(`${path}/boards/:board_id`, { params: OneBoard }, async (c) => {
+  boardsRoutes.get(`${path}/boards/:board_id`, { params: OneBoard, response: BoardEntity }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneBoard);
     const { parent, ctx } = await load(c, "read_issue_board");
@@ -79,7 +79,7 @@ for (const { path, load } of PARENTS) {
   });
 
   /** POST /:parent/:id/boards: Boards::CreateService, with the backlog and closed lists. */
-  boardsRoutes.post(`${path}/boards`, { params: CreateBoard }, async (c) => {
+  boardsRoutes.post(`${path}/boards`, { params: CreateBoard, response: BoardEntity }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, CreateBoard);
     const { parent, ctx } = await load(c, "admin_issue_board");
@@ -91,7 +91,7 @@ for (const { path, load } of PARENTS) {
   });
 
   /** PUT /:parent/:id/boards/:board_id: Boards::UpdateService with EE's scope filters. */
-  boardsRoutes.put(`${path}/boards/:board_id`, { params: UpdateBoard }, async (c) => {
+  boardsRoutes.put(`${path}/boards/:board_id`, { params: UpdateBoard, response: BoardEntity }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, UpdateBoard);
     const { parent, ctx } = await load(c, "admin_issue_board");
@@ -125,7 +125,7 @@ for (const { path, load } of PARENTS) {
   });
 
   /** GET /:parent/:id/boards/:board_id/lists: the label, assignee and milestone lists by position. */
-  boardsRoutes.get(`${path}/boards/:board_id/lists`, { params: ListLists, paginated: true }, async (c) => {
+  boardsRoutes.get(`${path}/boards/:board_id/lists`, { params: ListLists, response: [List] }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, ListLists);
     const { parent } = await load(c, "read_issue_board");
@@ -137,7 +137,7 @@ for (const { path, load } of PARENTS) {
   });
 
   /** GET /:parent/:id/boards/:board_id/lists/:list_id */
-  boardsRoutes.get(`${path}/boards/:board_id/lists/:list_id`, { params: OneList }, async (c) => {
+  boardsRoutes.get(`${path}/boards/:board_id/lists/:list_id`, { params: OneList, response: List }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, OneList);
     const { parent } = await load(c, "read_issue_board");
@@ -146,7 +146,7 @@ for (const { path, load } of PARENTS) {
   });
 
   /** POST /:parent/:id/boards/:board_id/lists: a label, assignee or milestone list after the others. */
-  boardsRoutes.post(`${path}/boards/:board_id/lists`, { params: CreateList }, async (c) => {
+  boardsRoutes.post(`${path}/boards/:board_id/lists`, { params: CreateList, response: List }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, CreateList, [{ exactlyOneOf: LIST_TARGETS }]);
     const { parent } = await load(c, "admin_issue_board_list");
@@ -167,7 +167,7 @@ for (const { path, load } of PARENTS) {
   });
 
   /** PUT /:parent/:id/boards/:board_id/lists/:list_id: Boards::Lists::MoveService. */
-  boardsRoutes.put(`${path}/boards/:board_id/lists/:list_id`, { params: MoveList }, async (c) => {
+  boardsRoutes.put(`${path}/boards/:board_id/lists/:list_id`, { params: MoveList, response: List }, async (c) => {
     requireUser(c);
     const params = await readParamsWithPath(c, MoveList);
     const { parent } = await load(c, "read_issue_board");

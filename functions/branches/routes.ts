@@ -25,12 +25,12 @@ export const branchesRoutes = router();
 // Differs from GitLab: page 1 is not served through Gitaly's keyset pager (GitLab's
 // `branch_list_keyset_pagination` flag is off by default in 15.4); every page has offset headers.
 const ListBranches = pageParams.extend({
-  search: p.string().optional(),
-  sort: p.oneOf("name_asc", "updated_asc", "updated_desc").optional(),
-  page_token: p.string().optional(),
+  search: p.string().optional().describe("Return list of branches matching the search criteria"),
+  sort: p.oneOf("name_asc", "updated_asc", "updated_desc").optional().describe("Return list of branches sorted by the given field"),
+  page_token: p.string().optional().describe("Name of branch to start the pagination from"),
 });
 
-const CreateBranch = z.object({ branch: p.nonBlank(), ref: p.nonBlank() });
+const CreateBranch = z.object({ branch: p.nonBlank().describe("The name of the branch"), ref: p.nonBlank().describe("Create branch from commit sha or existing branch") });
 
 /** `find_branch!` (lib/api/helpers.rb): an invalid name is a 400, not a 404. */
 function branchParam(c: Ctx): string {

@@ -5,22 +5,22 @@ import { pageParams } from "../kernel/pagination";
 import { p } from "../kernel/params";
 
 export const ListCommits = z.object({
-  ref_name: p.string().optional(),
-  since: p.datetime().optional(),
-  until: p.datetime().optional(),
-  path: p.string().optional(),
-  all: p.bool().optional(),
-  with_stats: p.bool().optional(),
-  first_parent: p.bool().optional(),
-  order: p.oneOf("default", "topo").optional(),
-  trailers: p.bool().optional(),
+  ref_name: p.string().optional().describe("The name of a repository branch or tag, if not given the default branch is used"),
+  since: p.datetime().optional().describe("Only commits after or on this date will be returned"),
+  until: p.datetime().optional().describe("Only commits before or on this date will be returned"),
+  path: p.string().optional().describe("The file path"),
+  all: p.bool().optional().describe("Every commit will be returned"),
+  with_stats: p.bool().optional().describe("Stats about each commit will be added to the response"),
+  first_parent: p.bool().optional().describe("Only include the first parent of merges"),
+  order: p.oneOf("default", "topo").optional().describe("List commits in order"),
+  trailers: p.bool().optional().describe("Parse and include Git trailers for every commit"),
   ...pageParams.shape,
 });
 
 export const GetCommit = z.object({ stats: p.bool().optional() });
 
 export const CommitRefs = z.object({
-  type: p.oneOf("branch", "tag", "all").optional(),
+  type: p.oneOf("branch", "tag", "all").optional().describe("Scope"),
   ...pageParams.shape,
 });
 
@@ -29,21 +29,21 @@ export const CommitSequence = z.object({ first_parent: p.bool().optional() });
 /** `requires :note`, `optional :path`; `given :path` also `requires :line` and `line_type` (default "new"). */
 export const PostComment = z.object({ note: p.string(), path: p.string().optional() });
 export const PostLineComment = z.object({
-  note: p.string(),
-  path: p.string(),
-  line: p.int(),
-  line_type: p.oneOf("new", "old").optional(),
+  note: p.string().describe("The text of the comment"),
+  path: p.string().describe("The file path"),
+  line: p.int().describe("The line number"),
+  line_type: p.oneOf("new", "old").optional().describe("The type of the line"),
 });
 
 export const CherryPick = z.object({
-  branch: p.nonBlank(),
-  dry_run: p.bool().optional(),
-  message: p.string().optional(),
+  branch: p.nonBlank().describe("The name of the branch"),
+  dry_run: p.bool().optional().describe("Does not commit any changes"),
+  message: p.string().optional().describe("A custom commit message to use for the picked commit"),
 });
 
 export const Revert = z.object({
-  branch: p.nonBlank(),
-  dry_run: p.bool().optional(),
+  branch: p.nonBlank().describe("Target branch name"),
+  dry_run: p.bool().optional().describe("Does not commit any changes"),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -157,16 +157,16 @@ const actionsParam = z.any().transform((raw, ctx): CommitAction[] => {
 });
 
 export const CreateCommit = z.object({
-  branch: p.nonBlank(),
-  commit_message: p.string(),
-  actions: actionsParam,
-  start_branch: p.string().optional(),
-  start_sha: p.string().optional(),
-  start_project: p.string().optional(),
-  author_email: p.string().optional(),
-  author_name: p.string().optional(),
-  stats: p.bool().optional(),
-  force: p.bool().optional(),
+  branch: p.nonBlank().describe("Name of the branch to commit into. To create a new branch, also provide either `start_branch` or `start_sha`, and optionally `start_project`."),
+  commit_message: p.string().describe("Commit message"),
+  actions: actionsParam.describe("Actions to perform in commit"),
+  start_branch: p.string().optional().describe("Name of the branch to start the new branch from"),
+  start_sha: p.string().optional().describe("SHA of the commit to start the new branch from"),
+  start_project: p.string().optional().describe("The ID or path of the project to start the new branch from"),
+  author_email: p.string().optional().describe("Author email for commit"),
+  author_name: p.string().optional().describe("Author name for commit"),
+  stats: p.bool().optional().describe("Include commit stats"),
+  force: p.bool().optional().describe("When `true` overwrites the target branch with a new commit based on the `start_branch` or `start_sha`"),
 });
 
 /** `mutually_exclusive :start_branch, :start_sha`, declared right after them. */

@@ -7,6 +7,7 @@ import { p, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { customAttribute } from "../entities/custom_attributes";
+import { CustomAttribute } from "../entities/users";
 import * as q from "./queries";
 
 /**
@@ -40,14 +41,14 @@ for (const segment of Object.keys(KIND_OF_SEGMENT) as Segment[]) {
   const routes = segment === "users" ? userAttributesRoutes : resourceAttributesRoutes;
 
   /** GET /{users,groups,projects}/:id/custom_attributes: every attribute, unpaginated. */
-  routes.get(`${base}/custom_attributes`, async (c) => {
+  routes.get(`${base}/custom_attributes`, { response: [CustomAttribute], paginated: false }, async (c) => {
     requireAdmin(c);
     const owner = await findOwner(c, segment);
     return present(c, await q.listAttributes(c.var.db(), owner), customAttribute);
   });
 
   /** GET …/custom_attributes/:key: `find_by!(key:)`, so a missing key is `404 Not found`. */
-  routes.get(`${base}/custom_attributes/:key`, { params: Key }, async (c) => {
+  routes.get(`${base}/custom_attributes/:key`, { params: Key, response: CustomAttribute }, async (c) => {
     requireAdmin(c);
     const params = await readParamsWithPath(c, Key);
     const owner = await findOwner(c, segment);
@@ -57,7 +58,7 @@ for (const segment of Object.keys(KIND_OF_SEGMENT) as Segment[]) {
   });
 
   /** PUT …/custom_attributes/:key: creates or changes the value (200). */
-  routes.put(`${base}/custom_attributes/:key`, { params: SetValue }, async (c) => {
+  routes.put(`${base}/custom_attributes/:key`, { params: SetValue, response: CustomAttribute }, async (c) => {
     requireAdmin(c);
     const params = await readParamsWithPath(c, SetValue);
     const owner = await findOwner(c, segment);

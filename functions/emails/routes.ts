@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { email as emailEntity } from "../entities/emails";
+import { email as emailEntity, EmailEntity } from "../entities/emails";
 import * as q from "./queries";
 
 /**
@@ -73,7 +73,7 @@ async function deleteOne(c: Ctx, user: User) {
 // The caller's addresses: /user/emails
 
 /** GET /user/emails */
-emailsRoutes.get("/user/emails", { params: pageParams, paginated: true }, async (c) => {
+emailsRoutes.get("/user/emails", { params: pageParams, response: [EmailEntity] }, async (c) => {
   const actor = requireUser(c);
   const page = pageOf(await readParams(c, pageParams));
   const { rows, total } = await q.listEmails(c.var.db(), actor.user.id, page);
@@ -82,7 +82,7 @@ emailsRoutes.get("/user/emails", { params: pageParams, paginated: true }, async 
 });
 
 /** GET /user/emails/:email_id */
-emailsRoutes.get("/user/emails/:email_id", { params: EmailId }, async (c) => {
+emailsRoutes.get("/user/emails/:email_id", { params: EmailId, response: EmailEntity }, async (c) => {
   const actor = requireUser(c);
   const emailId = await readEmailId(c);
   const row = emailId === null ? null : await q.findEmail(c.var.db(), actor.user.id, emailId);
@@ -91,7 +91,7 @@ emailsRoutes.get("/user/emails/:email_id", { params: EmailId }, async (c) => {
 });
 
 /** POST /user/emails: 201, unconfirmed; 400 with the model's errors. */
-emailsRoutes.post("/user/emails", { params: AddEmail }, async (c) => {
+emailsRoutes.post("/user/emails", { params: AddEmail, response: EmailEntity }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, AddEmail);
   return addEmail(c, actor.user, params.email, false);
@@ -107,7 +107,7 @@ emailsRoutes.delete("/user/emails/:email_id", { params: EmailId }, async (c) => 
 // Another user's addresses (administrators): /users/:id/emails
 
 /** GET /users/:id/emails */
-emailsRoutes.get("/users/:id{[0-9]+}/emails", { params: pageParams, paginated: true }, async (c) => {
+emailsRoutes.get("/users/:id{[0-9]+}/emails", { params: pageParams, response: [EmailEntity] }, async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   requireAdmin(c);
   const user = await findTarget(c);
@@ -117,7 +117,7 @@ emailsRoutes.get("/users/:id{[0-9]+}/emails", { params: pageParams, paginated: t
 });
 
 /** POST /users/:id/emails: `skip_confirmation` confirms the address at once (an administrator adds it). */
-emailsRoutes.post("/users/:id{[0-9]+}/emails", { params: AdminAddEmail }, async (c) => {
+emailsRoutes.post("/users/:id{[0-9]+}/emails", { params: AdminAddEmail, response: EmailEntity }, async (c) => {
   const params = await readParams(c, AdminAddEmail);
   requireAdmin(c);
   const user = await findTarget(c);

@@ -1,5 +1,6 @@
+import * as z from "zod";
 import type { Alert, AlertIntegration, AlertMetricImage } from "../../db/schema";
-import { metricImageOf, metricImagePath } from "./metric_images";
+import { MetricImage, metricImageOf, metricImagePath } from "./metric_images";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 
 /** AlertManagement::Alert severities and statuses, GitLab's enum values (the stored integer indexes them). */
@@ -26,7 +27,20 @@ export function integrationUrl(ctx: PresentContext, fullPath: string, row: Pick<
   return webUrl(ctx, `${fullPath}/-/alerts/notify/${nameSlug(row.name)}/${row.endpointIdentifier}.json`);
 }
 
-export function httpIntegration(row: AlertIntegration, ctx: PresentContext & { fullPath: string }) {
+export const AlertHttpIntegration = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    active: z.boolean(),
+    type: z.literal("http"),
+    url: z.string(),
+    token: z.string(),
+    payload_attribute_mappings: z.array(z.object({ field_name: z.string(), path: z.array(z.string()), type: z.string() })),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: "AlertHttpIntegration" });
+export function httpIntegration(row: AlertIntegration, ctx: PresentContext & { fullPath: string }): z.output<typeof AlertHttpIntegration> {
   return {
     id: row.id,
     name: row.name,
@@ -44,7 +58,31 @@ export function httpIntegration(row: AlertIntegration, ctx: PresentContext & { f
   };
 }
 
-export function alert(row: AlertRow, ctx: PresentContext & { fullPath: string }) {
+export const AlertEntity = z
+  .object({
+    id: z.int(),
+    iid: z.int(),
+    title: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(STATUSES),
+    severity: z.enum(SEVERITIES),
+    events: z.int(),
+    fingerprint: z.string().nullable(),
+    service: z.string().nullable(),
+    monitoring_tool: z.string().nullable(),
+    hosts: z.array(z.string()),
+    environment: z.string().nullable(),
+    started_at: z.string().nullable(),
+    ended_at: z.string().nullable(),
+    issue_iid: z.int().nullable(),
+    assignees: z.array(z.object({ id: z.int(), username: z.string(), name: z.string(), state: z.string(), avatar_url: z.string().nullable(), web_url: z.string() })),
+    details: z.unknown(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    web_url: z.string(),
+  })
+  .meta({ id: "Alert" });
+export function alert(row: AlertRow, ctx: PresentContext & { fullPath: string }): z.output<typeof AlertEntity> {
   return {
     id: row.id,
     iid: row.iid,
@@ -76,7 +114,10 @@ export function alert(row: AlertRow, ctx: PresentContext & { fullPath: string })
   };
 }
 
-export function incidentSettings(row: { createIssue: boolean; autoCloseIncident: boolean; sendEmail: boolean }) {
+export const IncidentSettings = z
+  .object({ create_issue: z.boolean(), auto_close_incident: z.boolean(), send_email: z.boolean() })
+  .meta({ id: "IncidentSettings" });
+export function incidentSettings(row: { createIssue: boolean; autoCloseIncident: boolean; sendEmail: boolean }): z.output<typeof IncidentSettings> {
   return { create_issue: row.createIssue, auto_close_incident: row.autoCloseIncident, send_email: row.sendEmail };
 }
 
@@ -86,6 +127,6 @@ export function alertMetricImagePath(row: AlertMetricImage): string {
 }
 
 /** Entities::MetricImage (lib/api/entities/metric_image.rb) of an alert. */
-export function alertMetricImage(row: AlertMetricImage, ctx: PresentContext) {
+export function alertMetricImage(row: AlertMetricImage, ctx: PresentContext): z.output<typeof MetricImage> {
   return metricImageOf("alert_management_metric_image", row, ctx);
 }

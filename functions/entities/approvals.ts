@@ -1,9 +1,11 @@
+import * as z from "zod";
 import type { MergeRequest, Namespace, ProjectApprovalSettings } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
-import { group } from "./groups";
+import { Group, group } from "./groups";
+import { IssuableHead } from "./issues";
 import { issuableHead } from "./merge_requests";
-import { protectedBranch, type Protection } from "./protected_branches";
-import { userBasic, type UserBasicRow } from "./users";
+import { ProtectedBranch, protectedBranch, type Protection } from "./protected_branches";
+import { UserBasic, userBasic, type UserBasicRow } from "./users";
 
 /**
  * The rows the approval presenters read; shared/approvals loads them and computes the state.
@@ -64,7 +66,19 @@ export type ApprovalState = {
  * EE::API::Entities::ApprovalSettings (GET/POST /projects/:id/approvals). `approvers` and
  * `approver_groups` are deprecated since 12.3 and always empty, as GitLab answers them.
  */
-export function approvalSettings(s: ApprovalSettings) {
+export const ApprovalSettingsEntity = z
+  .object({
+    approvers: z.array(z.never()),
+    approver_groups: z.array(z.never()),
+    approvals_before_merge: z.int(),
+    reset_approvals_on_push: z.boolean(),
+    disable_overriding_approvers_per_merge_request: z.boolean(),
+    merge_requests_author_approval: z.boolean(),
+    merge_requests_disable_committers_approval: z.boolean(),
+    require_password_to_approve: z.boolean(),
+  })
+  .meta({ id: "ApprovalSettings" });
+export function approvalSettings(s: ApprovalSettings): z.output<typeof ApprovalSettingsEntity> {
   return {
     approvers: [],
     approver_groups: [],
@@ -78,7 +92,17 @@ export function approvalSettings(s: ApprovalSettings) {
 }
 
 /** EE::API::Entities::ApprovalRule's head (id, name, rule_type, eligible approvers, users, groups). */
-function ruleHead(rule: RuleDetails, eligible: RuleDetails["eligibleApprovers"], ctx: PresentContext) {
+const RuleHead = z.object({
+  id: z.int(),
+  name: z.string(),
+  rule_type: z.string(),
+  eligible_approvers: z.array(UserBasic),
+  approvals_required: z.int(),
+  users: z.array(UserBasic),
+  groups: z.array(Group),
+  contains_hidden_groups: z.boolean(),
+});
+function ruleHead(rule: RuleDetails, eligible: RuleDetails["eligibleApprovers"], ctx: PresentContext): z.output<typeof RuleHead> {
   return {
     id: rule.id,
     name: rule.name,
@@ -92,7 +116,10 @@ function ruleHead(rule: RuleDetails, eligible: RuleDetails["eligibleApprovers"],
 }
 
 /** EE::API::Entities::ProjectApprovalRule: the rule with its protected branches. */
-export function projectApprovalRule(rule: RuleDetails, ctx: PresentContext) {
+export const ProjectApprovalRule = RuleHead.extend({ protected_branches: z.array(ProtectedBranch), applies_to_all_protected_branches: z.boolean() }).meta({
+  id: "ProjectApprovalRule",
+});
+export function projectApprovalRule(rule: RuleDetails, ctx: PresentContext): z.output<typeof ProjectApprovalRule> {
   return {
     ...ruleHead(rule, rule.eligibleApprovers, ctx),
     protected_branches: rule.protectedBranches.map(protectedBranch),
@@ -101,7 +128,8 @@ export function projectApprovalRule(rule: RuleDetails, ctx: PresentContext) {
 }
 
 /** EE::API::Entities::ApprovalRuleShort. */
-function ruleShort(w: WrappedRule) {
+const ApprovalRuleShort = z.object({ id: z.int(), name: z.string(), rule_type: z.string() });
+function ruleShort(w: WrappedRule): z.output<typeof ApprovalRuleShort> {
   return { id: w.rule.id, name: w.rule.name, rule_type: w.rule.ruleType };
 }
 
@@ -116,7 +144,25 @@ export type ApprovalsContext = PresentContext & {
  * EE::API::Entities::ApprovalState as the merge request's `approvals`, `approve` and `unapprove`
  * answer it: the issuable head, then the state.
  */
-export function mergeRequestApprovals(mr: MergeRequest, ctx: ApprovalsContext) {
+export const MergeRequestApprovals = IssuableHead.extend({
+  merge_status: z.string(),
+  approved: z.boolean(),
+  approvals_required: z.int(),
+  approvals_left: z.int(),
+  require_password_to_approve: z.boolean(),
+  approved_by: z.array(z.object({ user: UserBasic })),
+  suggested_approvers: z.array(UserBasic),
+  approvers: z.array(z.never()),
+  approver_groups: z.array(z.never()),
+  user_has_approved: z.boolean(),
+  user_can_approve: z.boolean(),
+  approval_rules_left: z.array(ApprovalRuleShort),
+  has_approval_rules: z.boolean(),
+  merge_request_approvers_available: z.boolean(),
+  multiple_approval_rules_available: z.boolean(),
+  invalid_approvers_rules: z.array(ApprovalRuleShort),
+}).meta({ id: "ApprovalState" });
+export function mergeRequestApprovals(mr: MergeRequest, ctx: ApprovalsContext): z.output<typeof MergeRequestApprovals> {
   const { state } = ctx;
   const userId = ctx.actor?.user.id;
   return {
@@ -142,12 +188,14 @@ export function mergeRequestApprovals(mr: MergeRequest, ctx: ApprovalsContext) {
 }
 
 /** EE::API::Entities::MergeRequestApprovalRule::SourceRule and `overridden?`. */
-function sourceFields(rule: RuleDetails) {
+const SourceFields = z.object({ source_rule: z.object({ approvals_required: z.int() }).nullable(), overridden: z.boolean() });
+function sourceFields(rule: RuleDetails): z.output<typeof SourceFields> {
   return { source_rule: rule.sourceRule ? { approvals_required: rule.sourceRule.approvalsRequired } : null, overridden: rule.overridden };
 }
 
 /** EE::API::Entities::MergeRequestApprovalRule (`…/merge_requests/:iid/approval_rules`). */
-export function mergeRequestApprovalRule(rule: RuleDetails, ctx: PresentContext) {
+export const MergeRequestApprovalRule = RuleHead.extend(SourceFields.shape).meta({ id: "MergeRequestApprovalRule" });
+export function mergeRequestApprovalRule(rule: RuleDetails, ctx: PresentContext): z.output<typeof MergeRequestApprovalRule> {
   return { ...ruleHead(rule, rule.eligibleApprovers, ctx), ...sourceFields(rule) };
 }
 
@@ -159,7 +207,13 @@ export function mergeRequestApprovalRule(rule: RuleDetails, ctx: PresentContext)
  * requests made through the API have no copies of the project's rules (ApprovalState wraps the
  * project's own rules then).
  */
-export function approvalStateEntity(state: ApprovalState, ctx: PresentContext) {
+export const MergeRequestApprovalState = z
+  .object({
+    approval_rules_overwritten: z.boolean(),
+    rules: z.array(RuleHead.extend({ approved_by: z.array(UserBasic), ...SourceFields.shape, approved: z.boolean() })),
+  })
+  .meta({ id: "MergeRequestApprovalState" });
+export function approvalStateEntity(state: ApprovalState, ctx: PresentContext): z.output<typeof MergeRequestApprovalState> {
   return {
     approval_rules_overwritten: state.overwritten,
     rules: state.rules.map((w) => ({

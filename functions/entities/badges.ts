@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { Badge } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
 
@@ -19,7 +20,10 @@ export function renderUrl(url: string, project: PlaceholderSource | null): strin
 type BadgeContext = PresentContext & { placeholders: PlaceholderSource | null };
 
 /** API::Entities::BasicBadgeDetails: the URLs as given and as rendered for the project. */
-export function basicBadgeDetails(badge: Pick<Badge, "name" | "linkUrl" | "imageUrl">, ctx: BadgeContext) {
+export const BasicBadgeDetails = z
+  .object({ name: z.string().nullable(), link_url: z.string(), image_url: z.string(), rendered_link_url: z.string(), rendered_image_url: z.string() })
+  .meta({ id: "BasicBadgeDetails" });
+export function basicBadgeDetails(badge: Pick<Badge, "name" | "linkUrl" | "imageUrl">, ctx: BadgeContext): z.output<typeof BasicBadgeDetails> {
   return {
     name: badge.name,
     link_url: badge.linkUrl,
@@ -30,6 +34,7 @@ export function basicBadgeDetails(badge: Pick<Badge, "name" | "linkUrl" | "image
 }
 
 /** API::Entities::Badge */
-export function badge(row: Badge, ctx: BadgeContext) {
+export const BadgeEntity = BasicBadgeDetails.extend({ id: z.int(), kind: z.enum(["project", "group"]) }).meta({ id: "Badge" });
+export function badge(row: Badge, ctx: BadgeContext): z.output<typeof BadgeEntity> {
   return { ...basicBadgeDetails(row, ctx), id: row.id, kind: row.type === "ProjectBadge" ? "project" : "group" };
 }

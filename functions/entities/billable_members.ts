@@ -1,6 +1,7 @@
+import * as z from "zod";
 import type { User } from "../../db/schema";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 
 export type BillableRow = User & { membershipType: string; maxAccessLevel: number; isLastOwner: boolean };
 
@@ -16,7 +17,16 @@ export type MembershipRow = {
 };
 
 /** EE::API::Entities::BillableMember. */
-export function billableMember(row: BillableRow, ctx: PresentContext) {
+export const BillableMember = UserBasic.extend({
+  email: z.string().nullable(),
+  last_activity_on: z.string().nullable(),
+  membership_type: z.string(),
+  removable: z.boolean(),
+  created_at: z.string().nullable(),
+  is_last_owner: z.boolean(),
+  last_login_at: z.string().nullable(),
+}).meta({ id: "BillableMember" });
+export function billableMember(row: BillableRow, ctx: PresentContext): z.output<typeof BillableMember> {
   return {
     ...userBasic(row, ctx),
     email: row.publicEmail || null,
@@ -33,7 +43,18 @@ export function billableMember(row: BillableRow, ctx: PresentContext) {
 const ROLE_NAMES: Record<number, string> = { 5: "Minimal Access", 10: "Guest", 20: "Reporter", 30: "Developer", 40: "Maintainer", 50: "Owner" };
 
 /** API::Entities::Membership. */
-export function membership(row: MembershipRow, ctx: PresentContext) {
+export const BillableMembership = z
+  .object({
+    id: z.int(),
+    source_id: z.int(),
+    source_full_name: z.string(),
+    source_members_url: z.string(),
+    created_at: z.string().nullable(),
+    expires_at: z.string().nullable(),
+    access_level: z.object({ string_value: z.string(), integer_value: z.int() }),
+  })
+  .meta({ id: "BillableMembership" });
+export function membership(row: MembershipRow, ctx: PresentContext): z.output<typeof BillableMembership> {
   const members = row.sourceType === "Namespace" ? `groups/${row.sourceFullPath}/-/group_members` : `${row.sourceFullPath}/-/project_members`;
   return {
     id: row.id,

@@ -1,12 +1,13 @@
+import * as z from "zod";
 import type { Board, BoardList, Namespace } from "../../db/schema";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import type { PresentContext } from "../kernel/present";
-import { groupBasic } from "./groups";
+import { BasicGroupDetails, groupBasic } from "./groups";
 import type { IssueLabel, IssueUser } from "./issues";
-import { labelBasic } from "./labels";
-import { milestone, type IssueMilestone } from "./milestones";
-import { projectBasic } from "./projects";
-import { userBasic } from "./users";
+import { LabelBasic, labelBasic } from "./labels";
+import { Milestone, milestone, type IssueMilestone } from "./milestones";
+import { BasicProjectDetails, projectBasic } from "./projects";
+import { UserBasic, userBasic } from "./users";
 
 /** GitLab's `List.list_types`. */
 export const LIST_TYPES = { backlog: 0, label: 1, closed: 2, assignee: 3, milestone: 4, iteration: 5 } as const;
@@ -30,7 +31,19 @@ export type BoardParentContext = PresentContext & BoardParent;
  * API::Entities::List (lib/api/entities/list.rb) with EE's fields (ee/lib/ee/api/entities/list.rb): the
  * assignee or milestone only on lists of that kind; the work-in-progress limits always (we are EE).
  */
-export function boardList(row: BoardListRow, ctx: PresentContext) {
+export const List = z
+  .object({
+    id: z.int(),
+    label: LabelBasic.nullable(),
+    position: z.int().nullable(),
+    milestone: Milestone.optional(),
+    assignee: UserBasic.optional(),
+    max_issue_count: z.int(),
+    max_issue_weight: z.int(),
+    limit_metric: z.string().nullable(),
+  })
+  .meta({ id: "List" });
+export function boardList(row: BoardListRow, ctx: PresentContext): z.output<typeof List> {
   return {
     id: row.id,
     label: row.label ? labelBasic(row.label, ctx) : null,
@@ -47,7 +60,22 @@ export function boardList(row: BoardListRow, ctx: PresentContext) {
  * API::Entities::Board (lib/api/entities/board.rb) with EE's group and scope
  * (ee/lib/ee/api/entities/board.rb): `project` is null on a group board, `group` on a project board.
  */
-export function board(row: BoardRow, ctx: BoardParentContext) {
+export const BoardEntity = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    hide_backlog_list: z.boolean(),
+    hide_closed_list: z.boolean(),
+    project: BasicProjectDetails.nullable(),
+    lists: z.array(List),
+    group: BasicGroupDetails.nullable(),
+    milestone: Milestone.nullable(),
+    assignee: UserBasic.nullable(),
+    labels: z.array(LabelBasic),
+    weight: z.int().nullable(),
+  })
+  .meta({ id: "Board" });
+export function board(row: BoardRow, ctx: BoardParentContext): z.output<typeof BoardEntity> {
   return {
     id: row.id,
     name: row.name,

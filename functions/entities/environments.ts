@@ -1,10 +1,14 @@
+import * as z from "zod";
 import type { Environment } from "../../db/schema";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { projectBasic } from "./projects";
+import { BasicProjectDetails, projectBasic } from "./projects";
 
 /** API::Entities::EnvironmentBasic */
-export function environmentBasic(env: Environment) {
+export const EnvironmentBasic = z
+  .object({ id: z.int(), name: z.string(), slug: z.string(), external_url: z.string().nullable(), created_at: z.string().nullable(), updated_at: z.string().nullable() })
+  .meta({ id: "EnvironmentBasic" });
+export function environmentBasic(env: Environment): z.output<typeof EnvironmentBasic> {
   return {
     id: env.id,
     name: env.name,
@@ -19,7 +23,13 @@ export function environmentBasic(env: Environment) {
  * API::Entities::Environment, with its project (BasicProjectDetails). `last_deployment` on a single
  * read: there are no deployments yet, so it is null.
  */
-export function environment(env: Environment, ctx: PresentContext & { project: ProjectWithAccess; single?: boolean }) {
+export const EnvironmentEntity = EnvironmentBasic.extend({
+  tier: z.string().nullable(),
+  project: BasicProjectDetails,
+  last_deployment: z.null().optional(),
+  state: z.string(),
+}).meta({ id: "Environment" });
+export function environment(env: Environment, ctx: PresentContext & { project: ProjectWithAccess; single?: boolean }): z.output<typeof EnvironmentEntity> {
   return {
     ...environmentBasic(env),
     tier: env.tier,

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { FeatureFlag, LegacyScope, UserList } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
 
@@ -11,12 +12,20 @@ export type StrategyRow = {
 export type FeatureFlagRow = FeatureFlag & { strategies: StrategyRow[]; legacyScopes: LegacyScope[] };
 
 /** API::Entities::FeatureFlag::BasicUserList */
-export function basicUserList(list: Pick<UserList, "id" | "iid" | "name" | "userXids">) {
+export const BasicUserList = z.object({ id: z.int(), iid: z.int(), name: z.string(), user_xids: z.string() }).meta({ id: "BasicUserList" });
+export function basicUserList(list: Pick<UserList, "id" | "iid" | "name" | "userXids">): z.output<typeof BasicUserList> {
   return { id: list.id, iid: list.iid, name: list.name, user_xids: list.userXids };
 }
 
 /** API::Entities::FeatureFlag::UserList (with the web paths of the list). */
-export function userList(list: UserList, ctx: PresentContext & { projectFullPath: string }) {
+export const UserListEntity = BasicUserList.extend({
+  project_id: z.int(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  path: z.string(),
+  edit_path: z.string(),
+}).meta({ id: "UserList" });
+export function userList(list: UserList, ctx: PresentContext & { projectFullPath: string }): z.output<typeof UserListEntity> {
   const path = `/${ctx.projectFullPath}/-/feature_flags_user_lists/${list.iid}`;
   return {
     ...basicUserList(list),
@@ -29,7 +38,14 @@ export function userList(list: UserList, ctx: PresentContext & { projectFullPath
 }
 
 /** API::Entities::FeatureFlag::Strategy */
-export function strategy(s: StrategyRow) {
+const Strategy = z.object({
+  id: z.int(),
+  name: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+  scopes: z.array(z.object({ id: z.int(), environment_scope: z.string() })),
+  user_list: BasicUserList.nullable(),
+});
+export function strategy(s: StrategyRow): z.output<typeof Strategy> {
   return {
     id: s.id,
     name: s.name,
@@ -40,7 +56,15 @@ export function strategy(s: StrategyRow) {
 }
 
 /** API::Entities::FeatureFlag::LegacyScope */
-export function legacyScope(scope: LegacyScope) {
+const LegacyScopeEntity = z.object({
+  id: z.int(),
+  active: z.boolean(),
+  environment_scope: z.string(),
+  strategies: z.array(z.object({ name: z.string(), parameters: z.record(z.string(), z.unknown()) })),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+export function legacyScope(scope: LegacyScope): z.output<typeof LegacyScopeEntity> {
   return {
     id: scope.id,
     active: scope.active,
@@ -52,7 +76,19 @@ export function legacyScope(scope: LegacyScope) {
 }
 
 /** API::Entities::FeatureFlag: `scopes` carries a legacy flag's scopes, `strategies` a new-version flag's. */
-export function featureFlag(flag: FeatureFlagRow) {
+export const FeatureFlagEntity = z
+  .object({
+    name: z.string(),
+    description: z.string().nullable(),
+    active: z.boolean(),
+    version: z.string(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    scopes: z.array(LegacyScopeEntity),
+    strategies: z.array(Strategy),
+  })
+  .meta({ id: "FeatureFlag" });
+export function featureFlag(flag: FeatureFlagRow): z.output<typeof FeatureFlagEntity> {
   return {
     name: flag.name,
     description: flag.description,

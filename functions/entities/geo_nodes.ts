@@ -1,6 +1,7 @@
+import * as z from "zod";
 import type { GeoNode, Namespace } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { namespaceBasic } from "./projects";
+import { NamespaceBasic, namespaceBasic } from "./projects";
 import { GITLAB_VERSION, REVISION } from "./version";
 
 /**
@@ -31,7 +32,31 @@ export type GeoNodeContext = PresentContext & { currentName: string };
 export const isCurrent = (node: { name: string }, currentName: string) => node.name === currentName || `${node.name.replace(/\/+$/, "")}/` === currentName;
 
 /** EE::API::Entities::GeoNode (ee/lib/ee/api/entities/geo_node.rb, 15.4). */
-export function geoNode(node: GeoNode, ctx: GeoNodeContext) {
+export const GeoNodeEntity = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    url: z.string(),
+    internal_url: z.string(),
+    primary: z.boolean(),
+    enabled: z.boolean(),
+    files_max_capacity: z.int(),
+    repos_max_capacity: z.int(),
+    verification_max_capacity: z.int(),
+    container_repositories_max_capacity: z.int(),
+    selective_sync_type: z.string().nullable(),
+    selective_sync_shards: z.array(z.string()),
+    selective_sync_namespace_ids: z.array(z.int()),
+    minimum_reverification_interval: z.int(),
+    sync_object_storage: z.boolean().optional(),
+    clone_protocol: z.string(),
+    web_edit_url: z.string(),
+    web_geo_projects_url: z.string().optional(),
+    _links: z.object({ self: z.string(), status: z.string(), repair: z.string() }),
+    current: z.boolean(),
+  })
+  .meta({ id: "GeoNode" });
+export function geoNode(node: GeoNode, ctx: GeoNodeContext): z.output<typeof GeoNodeEntity> {
   const api = `${ctx.baseUrl}/api/v4/geo_nodes/${node.id}`;
   return {
     id: node.id,
@@ -75,7 +100,28 @@ const percentage = (part: number | null, total: number | null) =>
  * their counts are null; job artifacts carry no checksum here, so their checksummed count is null; there is no Geo event log (`last_event_*` null) nor replication
  * slot; `storage_shards` is left out (one storage, Postgres).
  */
-export function geoNodeStatus(row: GeoNodeStatusRow, ctx: PresentContext) {
+export const GeoNodeStatus = z
+  .looseObject({
+    geo_node_id: z.int(),
+    healthy: z.boolean(),
+    health: z.string(),
+    health_status: z.string(),
+    missing_oauth_application: z.boolean(),
+    repositories_checksummed_in_percentage: z.string(),
+    package_files_checksummed_in_percentage: z.string(),
+    repository_verification_enabled: z.boolean(),
+    last_successful_status_check_timestamp: z.int(),
+    version: z.string(),
+    revision: z.string(),
+    selective_sync_type: z.string().nullable(),
+    namespaces: z.array(NamespaceBasic),
+    updated_at: z.string().nullable(),
+    storage_shards_match: z.boolean(),
+    _links: z.object({ self: z.string(), node: z.string() }),
+  })
+  .meta({ id: "GeoNodeStatus" });
+/** The `<kind>_count`, `_synced_count`, … figures are the loose part of GeoNodeStatus's schema. */
+export function geoNodeStatus(row: GeoNodeStatusRow, ctx: PresentContext): z.output<typeof GeoNodeStatus> {
   const { node, figures: f } = row;
   const kind = (name: string, count: number | null, checksummed: number | null) => ({
     [`${name}_count`]: count,

@@ -1,9 +1,32 @@
+import * as z from "zod";
 import type { Integration } from "../../db/schema";
 import { isoTime } from "../kernel/present";
 import { kindOf } from "./integration_kinds";
 
 /** API::Entities::ProjectIntegrationBasic */
-export function projectIntegrationBasic(row: Integration) {
+export const ProjectIntegrationBasic = z
+  .object({
+    id: z.int(),
+    title: z.string(),
+    slug: z.string(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    active: z.boolean(),
+    commit_events: z.boolean(),
+    push_events: z.boolean(),
+    issues_events: z.boolean(),
+    confidential_issues_events: z.boolean(),
+    merge_requests_events: z.boolean(),
+    tag_push_events: z.boolean(),
+    note_events: z.boolean(),
+    confidential_note_events: z.boolean(),
+    pipeline_events: z.boolean(),
+    wiki_page_events: z.boolean(),
+    job_events: z.boolean(),
+    comment_on_event_enabled: z.boolean(),
+  })
+  .meta({ id: "ProjectIntegrationBasic" });
+export function projectIntegrationBasic(row: Integration): z.output<typeof ProjectIntegrationBasic> {
   return {
     id: row.id,
     title: kindOf(row.slug)?.title ?? row.slug,
@@ -27,7 +50,8 @@ export function projectIntegrationBasic(row: Integration) {
 }
 
 /** API::Entities::ProjectIntegration: also `properties`, without secret fields. */
-export function projectIntegration(row: Integration) {
+export const ProjectIntegration = ProjectIntegrationBasic.extend({ properties: z.record(z.string(), z.unknown()) }).meta({ id: "ProjectIntegration" });
+export function projectIntegration(row: Integration): z.output<typeof ProjectIntegration> {
   const kind = kindOf(row.slug);
   const properties: Record<string, unknown> = {};
   for (const field of kind?.fields ?? []) if (!field.secret && row.properties[field.name] !== undefined) properties[field.name] = row.properties[field.name];

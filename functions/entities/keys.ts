@@ -1,6 +1,8 @@
+import * as z from "zod";
 import type { DeployKeysProject, Key, Project } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { userPublic, type UserRow } from "./users";
+import { ProjectIdentity } from "./projects";
+import { UserPublic, userPublic, type UserRow } from "./users";
 
 export type KeyUserRow = UserRow;
 export type ProjectIdentityRow = Pick<Project, "id" | "description" | "name" | "nameWithNamespace" | "path" | "fullPath" | "createdAt">;
@@ -18,7 +20,10 @@ function publishableKey(key: Key, userName: string | null, ctx: PresentContext):
 export type KeyContext = PresentContext & { userName?: string | null };
 
 /** API::Entities::SSHKey (lib/api/entities/ssh_key.rb). */
-export function sshKey(key: Key, ctx: KeyContext) {
+export const SSHKey = z
+  .object({ id: z.int(), title: z.string(), created_at: z.string().nullable(), expires_at: z.string().nullable(), key: z.string(), usage_type: z.string() })
+  .meta({ id: "SSHKey" });
+export function sshKey(key: Key, ctx: KeyContext): z.output<typeof SSHKey> {
   return {
     id: key.id,
     title: key.title,
@@ -34,7 +39,8 @@ export function sshKey(key: Key, ctx: KeyContext) {
  * API::Entities::UserPublic (no `is_admin`: spec/requests/api/keys_spec.rb). `GET /keys/:id` presents
  * every key so, deploy keys included.
  */
-export function sshKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | null }) {
+export const SSHKeyWithUser = SSHKey.extend({ user: UserPublic.nullable() }).meta({ id: "SSHKeyWithUser" });
+export function sshKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | null }): z.output<typeof SSHKeyWithUser> {
   return {
     ...sshKey(key, { ...ctx, userName: ctx.user?.name ?? null }),
     user: ctx.user ? userPublic(ctx.user, ctx) : null,
@@ -42,7 +48,15 @@ export function sshKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | nul
 }
 
 /** The deploy_keys_projects row as Rails serialises it (`expose :deploy_keys_projects` without an entity). */
-export function deployKeysProject(link: DeployKeysProject) {
+const DeployKeysProjectLink = z.object({
+  id: z.int(),
+  deploy_key_id: z.int(),
+  project_id: z.int(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  can_push: z.boolean(),
+});
+export function deployKeysProject(link: DeployKeysProject): z.output<typeof DeployKeysProjectLink> {
   return {
     id: link.id,
     deploy_key_id: link.deployKeyId,
@@ -58,7 +72,7 @@ export function deployKeysProject(link: DeployKeysProject) {
  * so the key as it was stored, with its creator as API::Entities::UserPublic and its
  * `deploy_keys_projects`.
  */
-export function deployKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | null; links: DeployKeysProject[] }) {
+export function deployKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | null; links: DeployKeysProject[] }): z.output<typeof DeployKeyWithUser> {
   return {
     ...deployKey(key, ctx),
     user: ctx.user ? userPublic(ctx.user, ctx) : null,
@@ -67,7 +81,7 @@ export function deployKeyWithUser(key: Key, ctx: KeyContext & { user: UserRow | 
 }
 
 /** API::Entities::ProjectIdentity. */
-export function projectIdentity(project: ProjectIdentityRow) {
+export function projectIdentity(project: ProjectIdentityRow): z.output<typeof ProjectIdentity> {
   return {
     id: project.id,
     description: project.description,
@@ -80,7 +94,12 @@ export function projectIdentity(project: ProjectIdentityRow) {
 }
 
 /** API::Entities::DeployKey: the stored key line (no publishable rewrite) and its fingerprints. */
-export function deployKey(key: Key & { projectsWithWriteAccess?: ProjectIdentityRow[] }, ctx: PresentContext) {
+export const DeployKeyEntity = SSHKey.extend({
+  fingerprint: z.string().nullable(),
+  fingerprint_sha256: z.string(),
+  projects_with_write_access: z.array(ProjectIdentity).optional(),
+}).meta({ id: "DeployKey" });
+export function deployKey(key: Key & { projectsWithWriteAccess?: ProjectIdentityRow[] }, ctx: PresentContext): z.output<typeof DeployKeyEntity> {
   return {
     id: key.id,
     title: key.title,
@@ -94,7 +113,13 @@ export function deployKey(key: Key & { projectsWithWriteAccess?: ProjectIdentity
   };
 }
 
+/** API::Entities::DeployKeyWithUser (deployKeyWithUser above). */
+export const DeployKeyWithUser = DeployKeyEntity.extend({ user: UserPublic.nullable(), deploy_keys_projects: z.array(DeployKeysProjectLink) }).meta({
+  id: "DeployKeyWithUser",
+});
+
 /** API::Entities::DeployKeysProject: the deploy key merged with the link's `can_push`. */
-export function projectDeployKey(row: Key & { link: DeployKeysProject }, ctx: PresentContext) {
+export const DeployKeysProjectEntity = DeployKeyEntity.extend({ can_push: z.boolean() }).meta({ id: "DeployKeysProject" });
+export function projectDeployKey(row: Key & { link: DeployKeysProject }, ctx: PresentContext): z.output<typeof DeployKeysProjectEntity> {
   return { ...deployKey(row, ctx), can_push: row.link.canPush };
 }

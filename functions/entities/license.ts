@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { License } from "../../db/schema";
 import { isoDate, isoTime, type PresentContext } from "../kernel/present";
 
@@ -18,7 +19,23 @@ function overage(row: LicenseRow, count: number): number {
  * EE::API::Entities::GitlabLicense. The daily count is the last refresh's figure (historical data),
  * falling back to the live count before the first refresh.
  */
-export function gitlabLicense(row: LicenseRow, ctx: PresentContext) {
+export const GitlabLicense = z
+  .object({
+    id: z.int(),
+    plan: z.string(),
+    created_at: z.string().nullable(),
+    starts_at: z.string().nullable(),
+    expires_at: z.string().nullable(),
+    historical_max: z.int(),
+    maximum_user_count: z.int(),
+    licensee: z.record(z.string(), z.unknown()),
+    add_ons: z.record(z.string(), z.int()),
+    expired: z.boolean(),
+    overage: z.int(),
+    user_limit: z.int(),
+  })
+  .meta({ id: "GitlabLicense" });
+export function gitlabLicense(row: LicenseRow, ctx: PresentContext): z.output<typeof GitlabLicense> {
   const daily = row.dailyCount ?? row.activeUsers;
   const isExpired = expired(row, ctx);
   return {
@@ -39,6 +56,7 @@ export function gitlabLicense(row: LicenseRow, ctx: PresentContext) {
 }
 
 /** EE::API::Entities::GitlabLicenseWithActiveUsers: GET /license adds the live billable count. */
-export function gitlabLicenseWithActiveUsers(row: LicenseRow, ctx: PresentContext) {
+export const GitlabLicenseWithActiveUsers = GitlabLicense.extend({ active_users: z.int() }).meta({ id: "GitlabLicenseWithActiveUsers" });
+export function gitlabLicenseWithActiveUsers(row: LicenseRow, ctx: PresentContext): z.output<typeof GitlabLicenseWithActiveUsers> {
   return { ...gitlabLicense(row, ctx), active_users: row.activeUsers };
 }

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { issuableMetricImages } from "../../db/schema";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 
@@ -13,7 +14,10 @@ export function metricImagePath(row: MetricImageFields, model: MetricImageModel 
 }
 
 /** Entities::MetricImage (lib/api/entities/metric_image.rb), for either model. */
-export function metricImageOf(model: MetricImageModel, row: MetricImageFields, ctx: PresentContext) {
+export const MetricImage = z
+  .object({ id: z.int(), created_at: z.string().nullable(), filename: z.string(), file_path: z.string(), url: z.string().nullable(), url_text: z.string().nullable() })
+  .meta({ id: "MetricImage" });
+export function metricImageOf(model: MetricImageModel, row: MetricImageFields, ctx: PresentContext): z.output<typeof MetricImage> {
   return {
     id: row.id,
     created_at: isoTime(row.createdAt),

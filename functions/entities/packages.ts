@@ -1,7 +1,8 @@
+import * as z from "zod";
 import type { CiPipeline, Package, PackageFile, PackageTag, User } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { pipelineBasic } from "./pipelines";
-import { userBasic } from "./users";
+import { PipelineBasic, pipelineBasic } from "./pipelines";
+import { UserBasic, userBasic } from "./users";
 
 /** A pipeline with its user and its project's path (a job may publish to another project's registry). */
 export type PackagePipeline = CiPipeline & { user: User | null; projectFullPath: string };
@@ -18,12 +19,14 @@ export type PackageRow = Package & {
 type PackageContext = PresentContext & { canDestroy: (projectId: number) => boolean; group?: boolean };
 
 /** A packages_tags row as GitLab serialises the relation (no entity: the record's attributes). */
-export function packageTag(tag: PackageTag) {
+const PackageTagEntity = z.object({ id: z.int(), package_id: z.int(), name: z.string(), created_at: z.string().nullable(), updated_at: z.string().nullable() });
+export function packageTag(tag: PackageTag): z.output<typeof PackageTagEntity> {
   return { id: tag.id, package_id: tag.packageId, name: tag.name, created_at: isoTime(tag.createdAt), updated_at: isoTime(tag.updatedAt) };
 }
 
 /** API::Entities::PackageVersion */
-export function packageVersion(row: Package & { tags: PackageTag[] }) {
+const PackageVersion = z.object({ id: z.int(), version: z.string().nullable(), created_at: z.string().nullable(), tags: z.array(PackageTagEntity) });
+export function packageVersion(row: Package & { tags: PackageTag[] }): z.output<typeof PackageVersion> {
   return { id: row.id, version: row.version, created_at: isoTime(row.createdAt), tags: row.tags.map(packageTag) };
 }
 
@@ -32,7 +35,26 @@ export function packageVersion(row: Package & { tags: PackageTag[] }) {
  * `project_path` in group lists; `versions` on single reads; `pipeline` (the last build info's) and
  * `pipelines` only when a CI job published the package, as GitLab omits both otherwise.
  */
-export function packageEntity(row: PackageRow, ctx: PackageContext) {
+export const PackagePipelineEntity = PipelineBasic.extend({ user: UserBasic.nullable() }).meta({ id: "PackagePipeline" });
+export const PackageEntity = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    version: z.string().nullable(),
+    package_type: z.string(),
+    status: z.string(),
+    _links: z.object({ web_path: z.string(), delete_api_path: z.string().optional() }),
+    created_at: z.string().nullable(),
+    last_downloaded_at: z.string().nullable(),
+    project_id: z.int().optional(),
+    project_path: z.string().optional(),
+    tags: z.array(PackageTagEntity),
+    pipeline: PackagePipelineEntity.optional(),
+    pipelines: z.array(PackagePipelineEntity).optional(),
+    versions: z.array(PackageVersion).optional(),
+  })
+  .meta({ id: "Package" });
+export function packageEntity(row: PackageRow, ctx: PackageContext): z.output<typeof PackageEntity> {
   return {
     id: row.id,
     name: row.name,
@@ -53,7 +75,19 @@ export function packageEntity(row: PackageRow, ctx: PackageContext) {
 }
 
 /** API::Entities::PackageFile */
-export function packageFile(file: PackageFile) {
+export const PackageFileEntity = z
+  .object({
+    id: z.int(),
+    package_id: z.int(),
+    created_at: z.string().nullable(),
+    file_name: z.string(),
+    size: z.number(),
+    file_md5: z.string().nullable(),
+    file_sha1: z.string().nullable(),
+    file_sha256: z.string().nullable(),
+  })
+  .meta({ id: "PackageFile" });
+export function packageFile(file: PackageFile): z.output<typeof PackageFileEntity> {
   return {
     id: file.id,
     package_id: file.packageId,
@@ -67,6 +101,6 @@ export function packageFile(file: PackageFile) {
 }
 
 /** API::Entities::Package::Pipeline: PipelineBasic with the pipeline's user. */
-export function packagePipeline(row: PackagePipeline, ctx: PresentContext) {
+export function packagePipeline(row: PackagePipeline, ctx: PresentContext): z.output<typeof PackagePipelineEntity> {
   return { ...pipelineBasic(row, { ...ctx, projectPath: row.projectFullPath }), user: row.user ? userBasic(row.user, ctx) : null };
 }

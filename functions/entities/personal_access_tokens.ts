@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { PersonalAccessToken } from "../../db/schema";
 import { isoDate, isoTime, type PresentContext } from "../kernel/present";
 
@@ -7,7 +8,20 @@ export function isExpired(token: Pick<PersonalAccessToken, "expiresAt">, now: Da
 }
 
 /** API::Entities::PersonalAccessToken (lib/api/entities/personal_access_token.rb) */
-export function personalAccessToken(token: PersonalAccessToken, ctx: PresentContext) {
+export const PersonalAccessTokenEntity = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    revoked: z.boolean(),
+    created_at: z.string().nullable(),
+    scopes: z.array(z.string()),
+    user_id: z.int(),
+    last_used_at: z.string().nullable(),
+    active: z.boolean(),
+    expires_at: z.string().nullable(),
+  })
+  .meta({ id: "PersonalAccessToken" });
+export function personalAccessToken(token: PersonalAccessToken, ctx: PresentContext): z.output<typeof PersonalAccessTokenEntity> {
   return {
     id: token.id,
     name: token.name,
@@ -22,6 +36,7 @@ export function personalAccessToken(token: PersonalAccessToken, ctx: PresentCont
 }
 
 /** API::Entities::PersonalAccessTokenWithToken: the token value, shown once at creation. */
-export function personalAccessTokenWithToken(token: PersonalAccessToken & { token: string }, ctx: PresentContext) {
+export const PersonalAccessTokenWithToken = PersonalAccessTokenEntity.extend({ token: z.string() }).meta({ id: "PersonalAccessTokenWithToken" });
+export function personalAccessTokenWithToken(token: PersonalAccessToken & { token: string }, ctx: PresentContext): z.output<typeof PersonalAccessTokenWithToken> {
   return { ...personalAccessToken(token, ctx), token: token.token };
 }

@@ -1,6 +1,7 @@
+import * as z from "zod";
 import type { CiTrigger, User } from "../../db/schema";
 import { isoTime, type PresentContext } from "../kernel/present";
-import { userBasic } from "./users";
+import { UserBasic, userBasic } from "./users";
 
 /** A pipeline trigger with its owner (null once the owner is gone). */
 export type TriggerRow = CiTrigger & { owner: User | null };
@@ -15,7 +16,18 @@ export const shortToken = (token: string) => token.slice(token.startsWith(TRIGGE
  * API::Entities::Trigger through Ci::TriggerPresenter: the whole token only for whoever may
  * `admin_trigger` (the trigger's owner, or anyone for a legacy trigger without an owner).
  */
-export function trigger(row: TriggerRow, ctx: PresentContext & { viewerId: number | null }) {
+export const Trigger = z
+  .object({
+    id: z.int(),
+    token: z.string(),
+    description: z.string().nullable(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    last_used: z.string().nullable(),
+    owner: UserBasic.nullable(),
+  })
+  .meta({ id: "Trigger" });
+export function trigger(row: TriggerRow, ctx: PresentContext & { viewerId: number | null }): z.output<typeof Trigger> {
   const full = row.ownerId === null || row.ownerId === ctx.viewerId;
   return {
     id: row.id,

@@ -1,6 +1,7 @@
+import * as z from "zod";
 import type { Namespace, Project, ProjectTransferJob } from "../../db/schema";
 import { type PresentContext, webUrl } from "../kernel/present";
-import { projectIdentity } from "./projects";
+import { ProjectIdentity, projectIdentity } from "./projects";
 import type {
   awardEmoji,
   badges,
@@ -72,7 +73,14 @@ export function exportStatus(jobs: ProjectTransferJob[]): string {
 }
 
 /** API::Entities::ProjectExportStatus: the project's identity, `export_status`, and `_links` once finished. */
-export function projectExportStatus(row: { project: Project & { namespace: Namespace }; jobs: ProjectTransferJob[] }, ctx: PresentContext) {
+export const ProjectExportStatus = ProjectIdentity.extend({
+  export_status: z.string(),
+  _links: z.object({ api_url: z.string(), web_url: z.string() }).optional(),
+}).meta({ id: "ProjectExportStatus" });
+export function projectExportStatus(
+  row: { project: Project & { namespace: Namespace }; jobs: ProjectTransferJob[] },
+  ctx: PresentContext,
+): z.output<typeof ProjectExportStatus> {
   const status = exportStatus(row.jobs);
   return {
     ...projectIdentity(row.project),

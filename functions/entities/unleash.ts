@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { FeatureFlag, FeatureFlagsClient, LegacyScope } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
 
@@ -21,7 +22,11 @@ export const USER_LIST_STRATEGY = "svcUserList";
  * API::Entities::UnleashFeature: a user-list strategy is shown as `userWithId` with the list's ids
  * (API::Entities::UnleashStrategy), legacy strategies as stored.
  */
-export function unleashFeature(row: UnleashFeatureRow) {
+const UnleashStrategy = z.object({ name: z.string(), parameters: z.record(z.string(), z.unknown()) });
+export const UnleashFeature = z
+  .object({ name: z.string(), description: z.string().optional(), enabled: z.boolean(), strategies: z.array(UnleashStrategy) })
+  .meta({ id: "UnleashFeature" });
+export function unleashFeature(row: UnleashFeatureRow): z.output<typeof UnleashFeature> {
   const head = { name: row.name, ...(row.description === null ? {} : { description: row.description }) };
   if (row.legacy) return { ...head, enabled: row.enabled, strategies: row.strategies };
   const strategies = row.strategies.map((s) =>
@@ -31,11 +36,13 @@ export function unleashFeature(row: UnleashFeatureRow) {
 }
 
 /** API::Entities::Unleash::ClientFeatureFlags: version 1 and the features (none for a client without an app name). */
-export function clientFeatureFlags(features: UnleashFeatureRow[], _ctx?: PresentContext) {
+export const ClientFeatureFlags = z.object({ version: z.int(), features: z.array(UnleashFeature) }).meta({ id: "ClientFeatureFlags" });
+export function clientFeatureFlags(features: UnleashFeatureRow[], _ctx?: PresentContext): z.output<typeof ClientFeatureFlags> {
   return { version: 1, features: features.map(unleashFeature) };
 }
 
 /** Our extension: where an Unleash client points and with which instance id. */
-export function featureFlagsClient(client: FeatureFlagsClient, ctx: PresentContext & { projectId: number }) {
+export const FeatureFlagsClientEntity = z.object({ api_url: z.string(), instance_id: z.string() }).meta({ id: "FeatureFlagsClient" });
+export function featureFlagsClient(client: FeatureFlagsClient, ctx: PresentContext & { projectId: number }): z.output<typeof FeatureFlagsClientEntity> {
   return { api_url: `${ctx.baseUrl}/api/v4/feature_flags/unleash/${ctx.projectId}`, instance_id: client.token };
 }

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { Upload } from "../../db/schema";
 import type { PresentContext } from "../kernel/present";
 import { isImageOrVideo, markdownName } from "./file_types";
@@ -9,7 +10,8 @@ export type UploadRow = Upload & { projectFullPath: string };
  * project), `full_path` (show_project_uploads_path) and `markdown` (`![alt](url)` for images and
  * videos, `[alt](url)` otherwise).
  */
-export function projectUpload(row: UploadRow, _ctx?: PresentContext) {
+export const ProjectUpload = z.object({ alt: z.string(), url: z.string(), full_path: z.string(), markdown: z.string() }).meta({ id: "ProjectUpload" });
+export function projectUpload(row: UploadRow, _ctx?: PresentContext): z.output<typeof ProjectUpload> {
   const fileName = row.path.slice(row.secret.length + 1);
   const alt = markdownName(fileName);
   const url = `/uploads/${row.secret}/${fileName}`;

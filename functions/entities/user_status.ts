@@ -1,4 +1,5 @@
 import { gemoji } from "gemoji";
+import * as z from "zod";
 import type { UserStatus } from "../../db/schema";
 import { isoTime } from "../kernel/present";
 
@@ -29,7 +30,16 @@ export function renderStatusMessage(message: string | null): string {
  * API::Entities::UserStatus (lib/api/entities/user_status.rb, 15.4). A user without a status is
  * presented from `{}` as GitLab does: every field null and `message_html` "".
  */
-export function userStatus(status: UserStatus | null) {
+export const UserStatusEntity = z
+  .object({
+    emoji: z.string().nullable(),
+    availability: z.enum(AVAILABILITIES).nullable(),
+    message: z.string().nullable(),
+    message_html: z.string(),
+    clear_status_at: z.string().nullable(),
+  })
+  .meta({ id: "UserStatus" });
+export function userStatus(status: UserStatus | null): z.output<typeof UserStatusEntity> {
   return {
     emoji: status?.emoji ?? null,
     availability: status ? (AVAILABILITIES[status.availability] ?? "not_set") : null,

@@ -10,7 +10,7 @@ import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { Environment } from "./queries";
-import { environment } from "../entities/environments";
+import { environment, EnvironmentEntity } from "../entities/environments";
 import { ListEnvironments } from "./params";
 import * as q from "./queries";
 import { environmentSlug, externalUrlErrors, guessTier, nameErrors, TIERS } from "./rules";
@@ -62,7 +62,7 @@ const presentEnv = (c: Ctx, env: Environment | Environment[], project: ProjectWi
   present(c, env, environment, { project, ...extra }, status);
 
 /** GET /projects/:id/environments (lib/api/environments.rb) */
-environmentsRoutes.get("/projects/:id/environments", { params: ListEnvironments, paginated: true }, async (c) => {
+environmentsRoutes.get("/projects/:id/environments", { params: ListEnvironments, response: [EnvironmentEntity] }, async (c) => {
   requireUser(c);
   const params = await readParams(c, ListEnvironments);
   // `mutually_exclusive :name, :search, message: 'cannot be used together'`
@@ -75,13 +75,13 @@ environmentsRoutes.get("/projects/:id/environments", { params: ListEnvironments,
 });
 
 /** GET /projects/:id/environments/:environment_id (lib/api/environments.rb) */
-environmentsRoutes.get("/projects/:id/environments/:environment_id", async (c) => {
+environmentsRoutes.get("/projects/:id/environments/:environment_id", { response: EnvironmentEntity }, async (c) => {
   const project = await authorizedProject(c, "read_environment", { signedIn: true });
   return presentEnv(c, await findEnvironment(c, project), project, { single: true });
 });
 
 /** POST /projects/:id/environments (lib/api/environments.rb) */
-environmentsRoutes.post("/projects/:id/environments", { params: CreateEnvironment }, async (c) => {
+environmentsRoutes.post("/projects/:id/environments", { params: CreateEnvironment, response: EnvironmentEntity }, async (c) => {
   requireUser(c);
   const params = await readParams(c, CreateEnvironment);
   await refuseSlug(c);
@@ -97,7 +97,7 @@ environmentsRoutes.post("/projects/:id/environments", { params: CreateEnvironmen
 });
 
 /** PUT /projects/:id/environments/:environment_id (lib/api/environments.rb): name (deprecated), external_url, tier. */
-environmentsRoutes.put("/projects/:id/environments/:environment_id", { params: UpdateEnvironment }, async (c) => {
+environmentsRoutes.put("/projects/:id/environments/:environment_id", { params: UpdateEnvironment, response: EnvironmentEntity }, async (c) => {
   requireUser(c);
   const params = await readParams(c, UpdateEnvironment);
   await refuseSlug(c);
@@ -124,7 +124,7 @@ environmentsRoutes.delete("/projects/:id/environments/:environment_id", async (c
 });
 
 /** POST /projects/:id/environments/:environment_id/stop (lib/api/environments.rb) */
-environmentsRoutes.post("/projects/:id/environments/:environment_id/stop", { params: StopEnvironment }, async (c) => {
+environmentsRoutes.post("/projects/:id/environments/:environment_id/stop", { params: StopEnvironment, response: EnvironmentEntity, status: 200 }, async (c) => {
   requireUser(c);
   await readParams(c, StopEnvironment);
   const project = await authorizedProject(c, "read_environment");

@@ -13,7 +13,7 @@ import { findMergeRequest } from "../shared/issuables/find";
 import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload";
 import { canUpdateMergeRequest, type MergeRequestWithAssignees } from "../shared/issuables/policy";
 import { blockedReason } from "../shared/webhooks/url_guard";
-import { externalStatusCheck, statusCheck, statusCheckResponse } from "../entities/external_status_checks";
+import { externalStatusCheck, ExternalStatusCheckEntity, statusCheck, StatusCheck, statusCheckResponse, StatusCheckResponseEntity } from "../entities/external_status_checks";
 import * as q from "./queries";
 
 /**
@@ -108,7 +108,7 @@ for (const { prefix, id } of CHECK_PATHS) {
   const Update = ItemId.extend(UpdateFields);
 
   /** GET …/external_status_checks: Maintainers (`admin_project`), else 401; paginated. */
-  externalStatusChecksRoutes.get(base, { params: pageParams }, async (c) => {
+  externalStatusChecksRoutes.get(base, { params: pageParams, response: [ExternalStatusCheckEntity] }, async (c) => {
     const project = await authorizedProject(c, null, { signedIn: true });
     const page = pageOf(await readParams(c, pageParams));
     if (!allowed(c.var.actor, "admin_project", project)) throw unauthorized();
@@ -118,7 +118,7 @@ for (const { prefix, id } of CHECK_PATHS) {
   });
 
   /** POST …/external_status_checks (ExternalStatusChecks::CreateService): 201. */
-  externalStatusChecksRoutes.post(base, { params: CreateCheck }, async (c) => {
+  externalStatusChecksRoutes.post(base, { params: CreateCheck, response: ExternalStatusCheckEntity, errors: [422] }, async (c) => {
     const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParams(c, CreateCheck);
     if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
@@ -130,7 +130,7 @@ for (const { prefix, id } of CHECK_PATHS) {
   });
 
   /** PUT …/external_status_checks/:check_id (ExternalStatusChecks::UpdateService): what was sent changes. */
-  externalStatusChecksRoutes.put(item, { params: Update }, async (c) => {
+  externalStatusChecksRoutes.put(item, { params: Update, response: ExternalStatusCheckEntity, errors: [422] }, async (c) => {
     const project = await authorizedProject(c, null, { signedIn: true });
     const params = await readParamsWithPath(c, Update);
     if (!allowed(c.var.actor, "admin_project", project)) throw notAllowed();
@@ -182,7 +182,7 @@ async function sourceHead(c: Ctx, mr: MergeRequestWithAssignees): Promise<string
  * target branch, each with its status at the source branch's head (paginated).
  */
 const ListStatusChecks = Iid.extend(pageParams.shape);
-externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", { params: ListStatusChecks, paginated: true }, async (c) => {
+externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/status_checks", { params: ListStatusChecks, response: [StatusCheck] }, async (c) => {
   const project = await authorizedProject(c, null, { signedIn: true });
   const params = await readParamsWithPath(c, ListStatusChecks);
   const mr = await findApprovable(c, project, params.merge_request_iid);
@@ -200,7 +200,7 @@ externalStatusChecksRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * the source branch's head. Who may not approve the merge request is 403, an unknown check 404, a `sha`
  * other than the head 409, and who is not a Developer (`provide_status_check_response`) 404; 201.
  */
-externalStatusChecksRoutes.post("/projects/:id/merge_requests/:merge_request_iid/status_check_responses", { params: Respond }, async (c) => {
+externalStatusChecksRoutes.post("/projects/:id/merge_requests/:merge_request_iid/status_check_responses", { params: Respond, response: StatusCheckResponseEntity, errors: [409] }, async (c) => {
   const project = await authorizedProject(c, null, { signedIn: true });
   const params = await readParamsWithPath(c, Respond);
   const mr = await findApprovable(c, project, params.merge_request_iid);

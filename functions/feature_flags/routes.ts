@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { featureFlag, type FeatureFlagRow } from "../entities/feature_flags";
+import { featureFlag, FeatureFlagEntity, type FeatureFlagRow } from "../entities/feature_flags";
 import * as q from "./queries";
 import {
   failIf,
@@ -101,7 +101,7 @@ async function checkUserLists(c: Ctx, project: ProjectWithAccess, ids: number[],
 }
 
 /** GET /projects/:id/feature_flags (lib/api/feature_flags.rb) */
-featureFlagsRoutes.get("/projects/:id/feature_flags", { params: ListFlags, paginated: true }, async (c) => {
+featureFlagsRoutes.get("/projects/:id/feature_flags", { params: ListFlags, response: [FeatureFlagEntity] }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   const params = await readParams(c, ListFlags);
@@ -115,7 +115,7 @@ featureFlagsRoutes.get("/projects/:id/feature_flags", { params: ListFlags, pagin
  * POST /projects/:id/feature_flags (lib/api/feature_flags.rb): `version` omitted or `legacy_flag`
  * makes a legacy flag with environment `scopes`; `new_version_flag` one with strategies.
  */
-featureFlagsRoutes.post("/projects/:id/feature_flags", { params: CreateFlag }, async (c) => {
+featureFlagsRoutes.post("/projects/:id/feature_flags", { params: CreateFlag, response: FeatureFlagEntity }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   const params = await readParams(c, CreateFlag);
@@ -140,7 +140,7 @@ featureFlagsRoutes.post("/projects/:id/feature_flags", { params: CreateFlag }, a
 });
 
 /** GET /projects/:id/feature_flags/:feature_flag_name (lib/api/feature_flags.rb); legacy flags are readable. */
-featureFlagsRoutes.get("/projects/:id/feature_flags/:feature_flag_name", async (c) => {
+featureFlagsRoutes.get("/projects/:id/feature_flags/:feature_flag_name", { response: FeatureFlagEntity }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   return present(c, await findFlag(c, project), featureFlag);
@@ -150,7 +150,7 @@ featureFlagsRoutes.get("/projects/:id/feature_flags/:feature_flag_name", async (
  * PUT /projects/:id/feature_flags/:feature_flag_name (lib/api/feature_flags.rb): strategies with `id`
  * change (or with `_destroy` go), those without are added; the response lists the added ones first.
  */
-featureFlagsRoutes.put("/projects/:id/feature_flags/:feature_flag_name", { params: UpdateFlag }, async (c) => {
+featureFlagsRoutes.put("/projects/:id/feature_flags/:feature_flag_name", { params: UpdateFlag, response: FeatureFlagEntity, errors: [422] }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   const params = await readParams(c, UpdateFlag);
@@ -180,7 +180,7 @@ featureFlagsRoutes.put("/projects/:id/feature_flags/:feature_flag_name", { param
 });
 
 /** DELETE /projects/:id/feature_flags/:feature_flag_name (lib/api/feature_flags.rb): the deleted flag. */
-featureFlagsRoutes.delete("/projects/:id/feature_flags/:feature_flag_name", async (c) => {
+featureFlagsRoutes.delete("/projects/:id/feature_flags/:feature_flag_name", { response: FeatureFlagEntity, status: 200 }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_feature_flag", project);
   const flag = await findFlag(c, project);

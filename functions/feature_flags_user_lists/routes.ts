@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, pathRowId, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { userList } from "../entities/feature_flags";
+import { userList, UserListEntity } from "../entities/feature_flags";
 import type { UserList } from "./queries";
 import * as q from "./queries";
 
@@ -56,7 +56,7 @@ const presentList = (c: Ctx, list: UserList | UserList[], project: ProjectWithAc
   present(c, list, userList, { projectFullPath: project.fullPath }, status);
 
 /** GET /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
-featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", { params: ListUserLists, paginated: true }, async (c) => {
+featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", { params: ListUserLists, response: [UserListEntity] }, async (c) => {
   const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, ListUserLists);
   const page = pageOf(params);
@@ -66,7 +66,7 @@ featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists", { para
 });
 
 /** POST /projects/:id/feature_flags_user_lists (lib/api/feature_flags_user_lists.rb) */
-featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", { params: CreateUserList }, async (c) => {
+featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", { params: CreateUserList, response: UserListEntity }, async (c) => {
   const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, CreateUserList);
   const values = { name: params.name, userXids: params.user_xids };
@@ -78,13 +78,13 @@ featureFlagsUserListsRoutes.post("/projects/:id/feature_flags_user_lists", { par
 });
 
 /** GET /projects/:id/feature_flags_user_lists/:iid (lib/api/feature_flags_user_lists.rb) */
-featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists/:iid", async (c) => {
+featureFlagsUserListsRoutes.get("/projects/:id/feature_flags_user_lists/:iid", { response: UserListEntity }, async (c) => {
   const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   return presentList(c, await findList(c, project), project);
 });
 
 /** PUT /projects/:id/feature_flags_user_lists/:iid (lib/api/feature_flags_user_lists.rb) */
-featureFlagsUserListsRoutes.put("/projects/:id/feature_flags_user_lists/:iid", { params: UpdateUserList }, async (c) => {
+featureFlagsUserListsRoutes.put("/projects/:id/feature_flags_user_lists/:iid", { params: UpdateUserList, response: UserListEntity }, async (c) => {
   const project = await authorizedProject(c, "admin_feature_flags_user_lists");
   const params = await readParams(c, UpdateUserList);
   const list = await findList(c, project);

@@ -6,7 +6,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParamsWithPath, validateParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { geoNode, geoNodeStatus, isCurrent, type GeoNodeStatusRow } from "../entities/geo_nodes";
+import { geoNode, GeoNodeEntity, geoNodeStatus, GeoNodeStatus, isCurrent, type GeoNodeStatusRow } from "../entities/geo_nodes";
 import * as q from "./queries";
 import { planGeoNode, repairValues, withEndingSlash, type GeoNodeParams } from "./services";
 
@@ -72,7 +72,7 @@ async function ownStatus(c: Ctx, node: q.GeoNode): Promise<GeoNodeStatusRow> {
 }
 
 /** POST /geo_nodes */
-geoNodesRoutes.post("/geo_nodes", { params: CreateNode }, async (c) => {
+geoNodesRoutes.post("/geo_nodes", { params: CreateNode, response: GeoNodeEntity }, async (c) => {
   requireAdmin(c);
   const params = validateParams(await rawParams(c), CreateNode);
   await requirePrimaryInstance(c);
@@ -83,7 +83,7 @@ geoNodesRoutes.post("/geo_nodes", { params: CreateNode }, async (c) => {
 });
 
 /** GET /geo_nodes */
-geoNodesRoutes.get("/geo_nodes", { params: pageParams, paginated: true }, async (c) => {
+geoNodesRoutes.get("/geo_nodes", { params: pageParams, response: [GeoNodeEntity] }, async (c) => {
   requireAdmin(c);
   const page = pageOf(validateParams(await rawParams(c), pageParams));
   const list = await q.listGeoNodes(c.var.db(), page);
@@ -96,7 +96,7 @@ geoNodesRoutes.get("/geo_nodes", { params: pageParams, paginated: true }, async 
  * each request; secondaries report theirs to their primary over the Geo API, which is not built, so
  * only this instance's own node (when it is registered) has one.
  */
-geoNodesRoutes.get("/geo_nodes/status", { params: pageParams, paginated: true }, async (c) => {
+geoNodesRoutes.get("/geo_nodes/status", { params: pageParams, response: [GeoNodeStatus] }, async (c) => {
   requireAdmin(c);
   const page = pageOf(validateParams(await rawParams(c), pageParams));
   const list = await q.listGeoNodes(c.var.db(), { page: 1, perPage: 100, offset: 0, limit: 100 });
@@ -108,7 +108,7 @@ geoNodesRoutes.get("/geo_nodes/status", { params: pageParams, paginated: true },
 });
 
 /** GET /geo_nodes/:id */
-geoNodesRoutes.get("/geo_nodes/:id", { params: OneNode }, async (c) => {
+geoNodesRoutes.get("/geo_nodes/:id", { params: OneNode, response: GeoNodeEntity }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   return present(c, await findNode(c, id), geoNode, { currentName: currentName(c) });
@@ -116,7 +116,7 @@ geoNodesRoutes.get("/geo_nodes/:id", { params: OneNode }, async (c) => {
 
 /** GET /geo_nodes/:id/status: the own node's live status; another node has none here. */
 const NodeStatus = z.object({ id: p.id(), refresh: p.bool().optional() });
-geoNodesRoutes.get("/geo_nodes/:id/status", { params: NodeStatus }, async (c) => {
+geoNodesRoutes.get("/geo_nodes/:id/status", { params: NodeStatus, response: GeoNodeStatus }, async (c) => {
   requireAdmin(c);
   const { id } = await readParamsWithPath(c, NodeStatus, [], []);
   const node = await findNode(c, id);
@@ -130,7 +130,7 @@ geoNodesRoutes.get("/geo_nodes/:id/status", { params: NodeStatus }, async (c) =>
  * Differs from GitLab: GitLab 15.4 answers with the node's status entity here (null for a secondary that
  * never reported), the spec and GitLab's documentation with the node.
  */
-geoNodesRoutes.post("/geo_nodes/:id/repair", { params: OneNode }, async (c) => {
+geoNodesRoutes.post("/geo_nodes/:id/repair", { params: OneNode, response: GeoNodeEntity, status: 200 }, async (c) => {
   requireAdmin(c);
   const { id } = validateParams({ id: c.req.param("id") }, OneNode);
   const node = await findNode(c, id);
@@ -141,7 +141,7 @@ geoNodesRoutes.post("/geo_nodes/:id/repair", { params: OneNode }, async (c) => {
 });
 
 /** PUT /geo_nodes/:id: the fields sent, no defaults. */
-geoNodesRoutes.put("/geo_nodes/:id", { params: UpdateNode }, async (c) => {
+geoNodesRoutes.put("/geo_nodes/:id", { params: UpdateNode, response: GeoNodeEntity }, async (c) => {
   requireAdmin(c);
   const params = await readParamsWithPath(c, UpdateNode, [], []);
   const node = await findNode(c, params.id);

@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { gpgKey } from "../entities/gpg_keys";
+import { gpgKey, GpgKeyEntity } from "../entities/gpg_keys";
 import * as q from "./queries";
 import { createGpgKey } from "./services";
 
@@ -75,13 +75,13 @@ async function revoke(c: Ctx, user: User) {
 // The caller's keys: /user/gpg_keys
 
 /** GET /user/gpg_keys */
-gpgKeysRoutes.get("/user/gpg_keys", { params: pageParams }, async (c) => list(c, requireUser(c).user));
+gpgKeysRoutes.get("/user/gpg_keys", { params: pageParams, response: [GpgKeyEntity] }, async (c) => list(c, requireUser(c).user));
 
 /** GET /user/gpg_keys/:key_id */
-gpgKeysRoutes.get("/user/gpg_keys/:key_id", { params: KeyId }, async (c) => present(c, await findKey(c, requireUser(c).user), gpgKey));
+gpgKeysRoutes.get("/user/gpg_keys/:key_id", { params: KeyId, response: GpgKeyEntity }, async (c) => present(c, await findKey(c, requireUser(c).user), gpgKey));
 
 /** POST /user/gpg_keys: 201, or 400 with the model's errors. */
-gpgKeysRoutes.post("/user/gpg_keys", { params: AddKey }, async (c) => {
+gpgKeysRoutes.post("/user/gpg_keys", { params: AddKey, response: GpgKeyEntity }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, AddKey);
   return addKey(c, actor.user, params.key);
@@ -97,19 +97,19 @@ gpgKeysRoutes.delete("/user/gpg_keys/:key_id", { params: KeyId }, async (c) => d
 // A user's keys: /users/:id/gpg_keys
 
 /** GET /users/:id/gpg_keys: anyone may read a user's public keys. */
-gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys", { params: pageParams }, async (c) => {
+gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys", { params: pageParams, response: [GpgKeyEntity] }, async (c) => {
   await readParams(c, pageParams);
   return list(c, await findTarget(c));
 });
 
 /** GET /users/:id/gpg_keys/:key_id */
-gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys/:key_id", { params: KeyId }, async (c) => {
+gpgKeysRoutes.get("/users/:id{[0-9]+}/gpg_keys/:key_id", { params: KeyId, response: GpgKeyEntity }, async (c) => {
   await readKeyId(c);
   return present(c, await findKey(c, await findTarget(c)), gpgKey);
 });
 
 /** POST /users/:id/gpg_keys: administrators add a key to a user. */
-gpgKeysRoutes.post("/users/:id{[0-9]+}/gpg_keys", { params: AddKey }, async (c) => {
+gpgKeysRoutes.post("/users/:id{[0-9]+}/gpg_keys", { params: AddKey, response: GpgKeyEntity }, async (c) => {
   const params = await readParams(c, AddKey);
   requireAdmin(c);
   return addKey(c, await findTarget(c), params.key);

@@ -18,19 +18,19 @@ const customAttributes = () =>
  * queries read as declared; `all_available` defaults to the caller's admin-ness there.
  */
 export const ListGroups = z.object({
-  statistics: p.bool().optional(),
-  skip_groups: p.ints({ comma: true }).optional(),
-  all_available: p.bool().optional(),
-  search: p.string().optional(),
-  owned: p.bool().optional(),
+  statistics: p.bool().optional().describe("Include project statistics"),
+  skip_groups: p.ints({ comma: true }).optional().describe("Array of group ids to exclude from list"),
+  all_available: p.bool().optional().describe("When `true`, returns all accessible groups. When `false`, returns only groups where the user is a member."),
+  search: p.string().optional().describe("Search for a specific group"),
+  owned: p.bool().optional().describe("Limit by owned by authenticated user"),
   // Differs from GitLab: 15.4 also takes `order_by=similarity`; the spec lists name, path and id only.
-  order_by: p.oneOf("name", "path", "id").default("name"),
-  sort: p.oneOf("asc", "desc").default("asc"),
-  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional(),
-  top_level_only: p.bool().optional(),
+  order_by: p.oneOf("name", "path", "id").default("name").describe("Order by name, path or id"),
+  sort: p.oneOf("asc", "desc").default("asc").describe("Sort by asc (ascending) or desc (descending)"),
+  min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional().describe("Minimum access level of authenticated user"),
+  top_level_only: p.bool().optional().describe("Only include top-level groups"),
   ...pageParams.shape,
-  with_custom_attributes: p.bool().optional(),
-  custom_attributes: customAttributes().optional(),
+  with_custom_attributes: p.bool().optional().describe("Include custom attributes in the response"),
+  custom_attributes: customAttributes().optional().describe("Filter by custom attributes"),
 });
 
 /**

@@ -14,6 +14,7 @@ import { deliver } from "../shared/webhooks/deliver";
 import { validBranchFilter } from "../shared/webhooks/events";
 import { validHookUrl } from "../shared/webhooks/url_guard";
 import { GroupHook, groupHook, Hook, hook, ProjectHook, projectHook } from "../entities/hooks";
+import { StatusMessage } from "../entities/status_message";
 import * as q from "./queries";
 
 /**
@@ -172,7 +173,7 @@ for (const kind of ["project", "group", "system"] as const) {
  * answers 2xx, else 422 with the receiver's body or the reason (blocked URL, no data to sample).
  * Differs from GitLab: release samples are not built (400 for that trigger): Edgeforge has no releases.
  */
-hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", { params: TestParams }, async (c) => {
+hooksRoutes.post("/projects/:id/hooks/:hook_id/test/:trigger", { params: TestParams, response: StatusMessage, errors: [422] }, async (c) => {
   const s = await scopeOf(c, "project");
   const found = await findHook(c, s.scope);
   const { trigger } = validateParams({ trigger: c.req.param("trigger") }, TestParams);

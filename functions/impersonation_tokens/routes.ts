@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, isRowId, p, readParams, readParamsWithPath } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { impersonationToken, impersonationTokenWithToken } from "../entities/impersonation_tokens";
+import { impersonationToken, ImpersonationToken, impersonationTokenWithToken, ImpersonationTokenWithToken } from "../entities/impersonation_tokens";
 import * as q from "./queries";
 
 /**
@@ -43,7 +43,7 @@ async function findToken(c: Ctx, user: User, id: number) {
 }
 
 /** GET /users/:user_id/impersonation_tokens (`state`: all, active, inactive). */
-impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens", { params: ListTokens, paginated: true }, async (c) => {
+impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens", { params: ListTokens, response: [ImpersonationToken] }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, ListTokens);
   const user = await findTarget(c);
@@ -57,7 +57,7 @@ impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens", { 
  * POST /users/:user_id/impersonation_tokens: 201 with the token value, shown only now. The model's
  * validations (name and scopes present, scopes among the available ones) answer 400 with its errors.
  */
-impersonationTokensRoutes.post("/users/:user_id{[0-9]+}/impersonation_tokens", { params: CreateToken }, async (c) => {
+impersonationTokensRoutes.post("/users/:user_id{[0-9]+}/impersonation_tokens", { params: CreateToken, response: ImpersonationTokenWithToken }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, CreateToken);
   const user = await findTarget(c);
@@ -79,7 +79,7 @@ impersonationTokensRoutes.post("/users/:user_id{[0-9]+}/impersonation_tokens", {
 });
 
 /** GET /users/:user_id/impersonation_tokens/:impersonation_token_id */
-impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens/:impersonation_token_id", { params: TokenId }, async (c) => {
+impersonationTokensRoutes.get("/users/:user_id{[0-9]+}/impersonation_tokens/:impersonation_token_id", { params: TokenId, response: ImpersonationToken }, async (c) => {
   requireAdmin(c);
   const params = await readParamsWithPath(c, TokenId, [], ["user_id"]);
   const user = await findTarget(c);

@@ -8,7 +8,7 @@ import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
 import { validHookUrl } from "../shared/webhooks/url_guard";
 import { kindOf, type Kind } from "../entities/integration_kinds";
-import { projectIntegration, projectIntegrationBasic } from "../entities/integrations";
+import { projectIntegration, ProjectIntegration, projectIntegrationBasic, ProjectIntegrationBasic } from "../entities/integrations";
 import * as q from "./queries";
 
 /**
@@ -60,13 +60,13 @@ const camel = (k: string) => k.replace(/_([a-z])/g, (_, ch: string) => ch.toUppe
 // `/services`: the older path GitLab keeps for API v4 (lib/api/integrations.rb); documented as deprecated.
 for (const prefix of ["integrations", "services"] as const) {
   /** GET /projects/:id/integrations (and /services): the active integrations. */
-  integrationsRoutes.get(`/projects/:id/${prefix}`, { deprecated: prefix === "services" }, async (c) => {
+  integrationsRoutes.get(`/projects/:id/${prefix}`, { deprecated: prefix === "services", response: [ProjectIntegrationBasic], paginated: false }, async (c) => {
     const project = await authorizedProject(c, "admin_project", { signedIn: true });
     return present(c, await q.listActive(c.var.db(), project.id), projectIntegrationBasic);
   });
 
   /** PUT /projects/:id/integrations/:slug: creates or updates it, active; the required fields are 400 when missing. */
-  integrationsRoutes.put(`/projects/:id/${prefix}/:slug`, { deprecated: prefix === "services" }, async (c) => {
+  integrationsRoutes.put(`/projects/:id/${prefix}/:slug`, { deprecated: prefix === "services", response: ProjectIntegration }, async (c) => {
     const kind = kindParam(c);
     const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const params = (await readParams(c, schemaOf(kind))) as Record<string, unknown>;
@@ -92,7 +92,7 @@ for (const prefix of ["integrations", "services"] as const) {
   });
 
   /** GET /projects/:id/integrations/:slug: its settings (secrets left out); `404 Service Not Found` if never set. */
-  integrationsRoutes.get(`/projects/:id/${prefix}/:slug`, { deprecated: prefix === "services" }, async (c) => {
+  integrationsRoutes.get(`/projects/:id/${prefix}/:slug`, { deprecated: prefix === "services", response: ProjectIntegration }, async (c) => {
     const kind = kindParam(c);
     const project = await authorizedProject(c, "admin_project", { signedIn: true });
     const found = await q.findIntegration(c.var.db(), project.id, kind.slug);

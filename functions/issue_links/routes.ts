@@ -10,7 +10,7 @@ import { p, pathRowId, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { IssueContext } from "../entities/issues";
-import { issueLink, relatedIssue, type IssueLinkRow, type RelatedIssueRow } from "../entities/issue_links";
+import { issueLink, IssueLinkEntity, relatedIssue, RelatedIssue, type IssueLinkRow, type RelatedIssueRow } from "../entities/issue_links";
 import * as q from "./queries";
 import { createLink, destroyLink, issueReference, type LinkEnd } from "./services";
 
@@ -72,21 +72,21 @@ async function presentLink(c: Ctx, project: ProjectWithAccess, link: { sourceId:
 }
 
 /** GET /projects/:id/issues/:issue_iid/links (lib/api/issue_links.rb): readable linked issues in link order. */
-issueLinksRoutes.get("/projects/:id/issues/:issue_iid/links", async (c) => {
+issueLinksRoutes.get("/projects/:id/issues/:issue_iid/links", { response: [RelatedIssue], paginated: false }, async (c) => {
   const { project, issue } = await source(c);
   const rows = await q.relatedIssues(c.var.db(), c.var.actor, issue.id);
   return present<RelatedIssueRow, Partial<IssueContext>>(c, rows, relatedIssue, { ...context(project), includeSubscribed: false });
 });
 
 /** GET /projects/:id/issues/:issue_iid/links/:issue_link_id (lib/api/issue_links.rb, 15.1+) */
-issueLinksRoutes.get("/projects/:id/issues/:issue_iid/links/:issue_link_id", async (c) => {
+issueLinksRoutes.get("/projects/:id/issues/:issue_iid/links/:issue_link_id", { response: IssueLinkEntity }, async (c) => {
   const { project, issue } = await source(c);
   const { link } = await linkOf(c, issue.id);
   return presentLink(c, project, link, 200);
 });
 
 /** POST /projects/:id/issues/:issue_iid/links (lib/api/issue_links.rb): a two-way relation, 201 with the link. */
-issueLinksRoutes.post("/projects/:id/issues/:issue_iid/links", { params: CreateParams }, async (c) => {
+issueLinksRoutes.post("/projects/:id/issues/:issue_iid/links", { params: CreateParams, response: IssueLinkEntity, errors: [409, 422] }, async (c) => {
   const params = await readParams(c, CreateParams);
   const { project, issue } = await source(c);
   const actor = requireUser(c);
@@ -109,7 +109,7 @@ issueLinksRoutes.post("/projects/:id/issues/:issue_iid/links", { params: CreateP
 });
 
 /** DELETE /projects/:id/issues/:issue_iid/links/:issue_link_id (lib/api/issue_links.rb): 200 with the removed link. */
-issueLinksRoutes.delete("/projects/:id/issues/:issue_iid/links/:issue_link_id", async (c) => {
+issueLinksRoutes.delete("/projects/:id/issues/:issue_iid/links/:issue_link_id", { response: IssueLinkEntity, status: 200 }, async (c) => {
   const { project, issue } = await source(c);
   const actor = requireUser(c);
   const { link, other, otherProject } = await linkOf(c, issue.id);

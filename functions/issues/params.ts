@@ -80,29 +80,29 @@ const negatable = z.object(
 
 /** `params :issues_stats_params` (with EE), the filters shared by every list. */
 const statsShape = {
-  labels: labelNames().optional(),
-  milestone: p.string().optional(),
-  milestone_id: p.oneOf("Any", "None", "Upcoming", "Started").optional(),
-  iids: p.ids({ comma: true }).optional(),
-  search: p.string().optional(),
-  in: p.string().optional(),
-  author_id: p.int().optional(),
-  author_username: p.string().optional(),
-  assignee_id: intOr("None", "Any").optional(),
-  assignee_username: usernames.optional(),
-  created_after: p.datetime().optional(),
-  created_before: p.datetime().optional(),
-  updated_after: p.datetime().optional(),
-  updated_before: p.datetime().optional(),
-  not: negatable.optional(),
-  scope: scope().optional(),
-  my_reaction_emoji: p.string().optional(),
-  confidential: p.bool().optional(),
-  weight: intOr("None", "Any").optional(),
-  epic_id: intOr("None", "Any").optional(),
-  health_status: p.oneOf("at_risk", "needs_attention", "on_track", "none", "any", "None", "Any").optional(),
-  iteration_id: intOr("none", "any", "current").optional(),
-  iteration_title: p.string().optional(),
+  labels: labelNames().optional().describe("Comma-separated list of label names"),
+  milestone: p.string().optional().describe("Milestone title"),
+  milestone_id: p.oneOf("Any", "None", "Upcoming", "Started").optional().describe("Return issues assigned to milestones with a specified timebox value (\"Any\", \"None\", \"Upcoming\" or \"Started\")"),
+  iids: p.ids({ comma: true }).optional().describe("The IID array of issues"),
+  search: p.string().optional().describe("Search issues for text present in the title, description, or any combination of these"),
+  in: p.string().optional().describe("`title`, `description`, or a string joining them with comma"),
+  author_id: p.int().optional().describe("Return issues which are authored by the user with the given ID"),
+  author_username: p.string().optional().describe("Return issues which are authored by the user with the given username"),
+  assignee_id: intOr("None", "Any").optional().describe("Return issues which are assigned to the user with the given ID"),
+  assignee_username: usernames.optional().describe("Return issues which are assigned to the user with the given username"),
+  created_after: p.datetime().optional().describe("Return issues created after the specified time"),
+  created_before: p.datetime().optional().describe("Return issues created before the specified time"),
+  updated_after: p.datetime().optional().describe("Return issues updated after the specified time"),
+  updated_before: p.datetime().optional().describe("Return issues updated before the specified time"),
+  not: negatable.optional().describe("Return issues that do not match the parameters supplied"),
+  scope: scope().optional().describe("Return issues for the given scope: `created_by_me`, `assigned_to_me` or `all`"),
+  my_reaction_emoji: p.string().optional().describe("Return issues reacted by the authenticated user by the given emoji"),
+  confidential: p.bool().optional().describe("Filter confidential or public issues"),
+  weight: intOr("None", "Any").optional().describe("The weight of the issue"),
+  epic_id: intOr("None", "Any").optional().describe("The ID of an epic associated with the issues"),
+  health_status: p.oneOf("at_risk", "needs_attention", "on_track", "none", "any", "None", "Any").optional().describe("The health status of the issue"),
+  iteration_id: intOr("none", "any", "current").optional().describe("Return issues which are assigned to the iteration with the given ID"),
+  iteration_title: p.string().optional().describe("Return issues which are assigned to the iteration with the given title"),
 };
 
 /** `GET /projects/:id/issues_statistics`, `GET /groups/:id/issues_statistics`: `params :issues_stats_params`. */
@@ -113,12 +113,12 @@ export const AllIssuesStatistics = IssuesStatistics.extend({ scope: scope().defa
 
 /** `params :issues_params`: the project list. */
 export const ListIssues = z.object({
-  with_labels_details: p.bool().optional(),
-  state: p.oneOf("opened", "closed", "all").optional(),
-  order_by: p.oneOf(...ORDER_BY).optional(),
-  sort: p.oneOf("asc", "desc").optional(),
-  due_date: p.oneOf(...DUE_DATES).optional(),
-  issue_type: p.oneOf(...ISSUE_TYPES).optional(),
+  with_labels_details: p.bool().optional().describe("Return titles of labels and other details"),
+  state: p.oneOf("opened", "closed", "all").optional().describe("Return opened, closed, or all issues"),
+  order_by: p.oneOf(...ORDER_BY).optional().describe("Return issues ordered by `created_at`, `due_date`, `label_priority`, `milestone_due`, `popularity`, `priority`, `relative_position`, `title`, or `updated_at` fields."),
+  sort: p.oneOf("asc", "desc").optional().describe("Return issues sorted in `asc` or `desc` order."),
+  due_date: p.oneOf(...DUE_DATES).optional().describe("Return issues that have no due date (`0`), or whose due date is this week, this month, between two weeks ago and next month, or which are overdue. Accepts: `overdue`, `week`, `month`, `next_month_and_previous_two_weeks`, `0`"),
+  issue_type: p.oneOf(...ISSUE_TYPES).optional().describe("The type of the issue. Accepts: issue, incident, test_case"),
   ...statsShape,
   ...pageParams.shape,
 });
@@ -147,40 +147,40 @@ const dateString = z.preprocess((v) => (v === "" ? null : v), p.string().nullabl
 
 /** `params :issue_params` (with EE `optional_issue_params_ee`). */
 const issueShape = {
-  description: p.string().nullable().optional(),
-  assignee_ids: p.ints({ comma: true }).nullable().optional(),
-  assignee_id: p.int().nullable().optional(),
-  milestone_id: p.int().nullable().optional(),
-  labels: p.strings({ comma: true }).optional(),
-  add_labels: p.strings({ comma: true }).optional(),
-  remove_labels: p.strings({ comma: true }).optional(),
-  due_date: dateString.optional(),
-  confidential: p.bool().optional(),
-  discussion_locked: p.bool().nullable().optional(),
-  issue_type: p.oneOf(...ISSUE_TYPES).optional(),
-  weight: p.int().nullable().optional(),
-  epic_id: p.int().optional(),
-  epic_iid: p.int().optional(),
+  description: p.string().nullable().optional().describe("The description of an issue"),
+  assignee_ids: p.ints({ comma: true }).nullable().optional().describe("The array of user IDs to assign issue"),
+  assignee_id: p.int().nullable().optional().describe("[Deprecated] The ID of a user to assign issue"),
+  milestone_id: p.int().nullable().optional().describe("The ID of a milestone to assign issue"),
+  labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  add_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  remove_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  due_date: dateString.optional().describe("Date string in the format YEAR-MONTH-DAY"),
+  confidential: p.bool().optional().describe("Boolean parameter if the issue should be confidential"),
+  discussion_locked: p.bool().nullable().optional().describe("Boolean parameter indicating if the issue's discussion is locked"),
+  issue_type: p.oneOf(...ISSUE_TYPES).optional().describe("The type of the issue"),
+  weight: p.int().nullable().optional().describe("The weight of the issue"),
+  epic_id: p.int().optional().describe("The ID of an epic to associate the issue with"),
+  epic_iid: p.int().optional().describe("The IID of an epic to associate the issue with (deprecated)"),
 };
 
 const EPIC_RULE: ParamRule = { mutuallyExclusive: ["epic_id", "epic_iid"] };
 
 export const CreateIssue = z.object({
-  title: p.string(),
-  created_at: p.datetime().optional(),
-  merge_request_to_resolve_discussions_of: p.int().optional(),
-  discussion_to_resolve: p.string().optional(),
-  iid: p.int().optional(),
+  title: p.string().describe("The title of an issue"),
+  created_at: p.datetime().optional().describe("Date time when the issue was created. Available only for admins and project owners."),
+  merge_request_to_resolve_discussions_of: p.int().optional().describe("The IID of a merge request for which to resolve discussions"),
+  discussion_to_resolve: p.string().optional().describe("The ID of a discussion to resolve, also pass `merge_request_to_resolve_discussions_of`"),
+  iid: p.int().optional().describe("The internal ID of a project issue. Available only for admins and project owners."),
   ...issueShape,
 });
 export const CREATE_RULES: ParamRule[] = [EPIC_RULE];
 export type CreateParams = z.output<typeof CreateIssue>;
 
 export const UpdateIssue = z.object({
-  issue_iid: p.id(),
-  title: p.string().optional(),
-  updated_at: p.datetime().optional(),
-  state_event: p.oneOf("reopen", "close").optional(),
+  issue_iid: p.id().describe("The internal ID of a project issue"),
+  title: p.string().optional().describe("The title of an issue"),
+  updated_at: p.datetime().optional().describe("Date time when the issue was updated. Available only for admins and project owners."),
+  state_event: p.oneOf("reopen", "close").optional().describe("State of the issue"),
   ...issueShape,
 });
 

@@ -7,7 +7,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { INT32, p, pathRowId, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { deployKey, deployKeyWithUser, projectDeployKey, sshKey, sshKeyWithUser } from "../entities/keys";
+import { deployKey, DeployKeyEntity, deployKeyWithUser, DeployKeysProjectEntity, DeployKeyWithUser, projectDeployKey, sshKey, SSHKey, sshKeyWithUser, SSHKeyWithUser } from "../entities/keys";
 import * as q from "./queries";
 import { createKey, checkKey } from "./services";
 
@@ -41,7 +41,7 @@ async function readKeyId(c: Ctx): Promise<number> {
 // The caller's keys: /user/keys
 
 /** GET /user/keys (lib/api/users.rb) */
-userKeysRoutes.get("/user/keys", { params: pageParams, paginated: true }, async (c) => {
+userKeysRoutes.get("/user/keys", { params: pageParams, response: [SSHKey] }, async (c) => {
   const actor = requireUser(c);
   const page = pageOf(await readParams(c, pageParams));
   const list = await q.listUserKeys(c.var.db(), actor.user.id, page);
@@ -50,7 +50,7 @@ userKeysRoutes.get("/user/keys", { params: pageParams, paginated: true }, async 
 });
 
 /** GET /user/keys/:key_id */
-userKeysRoutes.get("/user/keys/:key_id", async (c) => {
+userKeysRoutes.get("/user/keys/:key_id", { response: SSHKey }, async (c) => {
   const actor = requireUser(c);
   const keyId = keyIdOf(c.req.param("key_id"));
   const key = keyId === null ? null : await q.findUserKey(c.var.db(), actor.user.id, keyId);
@@ -73,7 +73,7 @@ async function addKey(c: Ctx, user: { id: number; name: string }, params: z.outp
 }
 
 /** POST /user/keys: 201 with the key, or 400 with the model's errors. */
-userKeysRoutes.post("/user/keys", { params: AddKey }, async (c) => {
+userKeysRoutes.post("/user/keys", { params: AddKey, response: SSHKey }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, AddKey);
   return addKey(c, actor.user, params);
@@ -94,7 +94,7 @@ userKeysRoutes.delete("/user/keys/:key_id", async (c) => {
 // Another user's keys: /users/:id/keys
 
 /** GET /users/:id/keys: anyone may read a user's public keys (`read_user`). */
-userKeysRoutes.get("/users/:id/keys", { params: pageParams, paginated: true }, async (c) => {
+userKeysRoutes.get("/users/:id/keys", { params: pageParams, response: [SSHKey] }, async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   const user = await findUserByIdOrUsername(c, c.req.param("id"));
   const list = await q.listUserKeys(c.var.db(), user.id, page);
@@ -103,7 +103,7 @@ userKeysRoutes.get("/users/:id/keys", { params: pageParams, paginated: true }, a
 });
 
 /** GET /users/:id/keys/:key_id */
-userKeysRoutes.get("/users/:id/keys/:key_id", async (c) => {
+userKeysRoutes.get("/users/:id/keys/:key_id", { response: SSHKey }, async (c) => {
   const keyId = await readKeyId(c);
   const user = await findUserByIdOrUsername(c, c.req.param("id"));
   const key = await q.findUserKey(c.var.db(), user.id, keyId);
@@ -112,7 +112,7 @@ userKeysRoutes.get("/users/:id/keys/:key_id", async (c) => {
 });
 
 /** POST /users/:id/keys: administrators add a key to a user. */
-userKeysRoutes.post("/users/:id/keys", { params: AddKey }, async (c) => {
+userKeysRoutes.post("/users/:id/keys", { params: AddKey, response: SSHKey }, async (c) => {
   requireUser(c);
   const params = await readParams(c, AddKey);
   requireAdmin(c);
@@ -141,7 +141,7 @@ userKeysRoutes.delete("/users/:id/keys/:key_id", async (c) => {
 // Admin lookups: /keys/:id, /keys?fingerprint=
 
 /** GET /keys/:id (lib/api/keys.rb): administrators; any key, deploy keys too, as SSHKeyWithUser. */
-keysRoutes.get("/keys/:id", async (c) => {
+keysRoutes.get("/keys/:id", { response: SSHKeyWithUser }, async (c) => {
   requireAdmin(c);
   const id = keyIdOf(c.req.param("id"));
   if (id === null) throw apiError("id is invalid", 400);
@@ -156,7 +156,7 @@ keysRoutes.get("/keys/:id", async (c) => {
  * its projects; any other key as SSHKeyWithUser.
  */
 const KeyByFingerprint = z.object({ fingerprint: p.string() });
-keysRoutes.get("/keys", { params: KeyByFingerprint }, async (c) => {
+keysRoutes.get("/keys", { params: KeyByFingerprint, response: z.union([SSHKeyWithUser, DeployKeyWithUser]) }, async (c) => {
   requireAdmin(c);
   const { fingerprint } = await readParams(c, KeyByFingerprint);
   const by = fingerprintQuery(fingerprint);
@@ -192,7 +192,7 @@ function fingerprintQuery(value: string): { md5: string } | { sha256: string } |
 
 /** GET /deploy_keys: administrators; every deploy key with the projects it may push to. */
 const ListDeployKeys = pageParams.extend({ public: p.bool().optional() });
-keysRoutes.get("/deploy_keys", { params: ListDeployKeys, paginated: true }, async (c) => {
+keysRoutes.get("/deploy_keys", { params: ListDeployKeys, response: [DeployKeyEntity] }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, ListDeployKeys);
   const page = pageOf(params);
@@ -202,7 +202,7 @@ keysRoutes.get("/deploy_keys", { params: ListDeployKeys, paginated: true }, asyn
 });
 
 /** GET /projects/:id/deploy_keys */
-keysRoutes.get("/projects/:id/deploy_keys", { params: pageParams, paginated: true }, async (c) => {
+keysRoutes.get("/projects/:id/deploy_keys", { params: pageParams, response: [DeployKeysProjectEntity] }, async (c) => {
   const page = pageOf(await readParams(c, pageParams));
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const list = await q.listProjectDeployKeys(c.var.db(), project.id, page);
@@ -211,7 +211,7 @@ keysRoutes.get("/projects/:id/deploy_keys", { params: pageParams, paginated: tru
 });
 
 /** GET /projects/:id/deploy_keys/:key_id: `find_by!` answers "404 Not found". */
-keysRoutes.get("/projects/:id/deploy_keys/:key_id", async (c) => {
+keysRoutes.get("/projects/:id/deploy_keys/:key_id", { response: DeployKeysProjectEntity }, async (c) => {
   const keyId = await readKeyId(c);
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const row = await q.findProjectDeployKey(c.var.db(), project.id, keyId);
@@ -230,7 +230,7 @@ const AddDeployKey = z.object({
  * POST /projects/:id/deploy_keys: a key already on the project is answered as is; one the caller can
  * reach elsewhere (public, or on a project they maintain) is enabled here; else a new deploy key.
  */
-keysRoutes.post("/projects/:id/deploy_keys", { params: AddDeployKey }, async (c) => {
+keysRoutes.post("/projects/:id/deploy_keys", { params: AddDeployKey, response: DeployKeysProjectEntity }, async (c) => {
   const params = await readParams(c, AddDeployKey);
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const actor = c.var.actor!;
@@ -264,7 +264,7 @@ keysRoutes.post("/projects/:id/deploy_keys", { params: AddDeployKey }, async (c)
 
 /** PUT /projects/:id/deploy_keys/:key_id: title and `can_push`; the key must be private and the caller maintain a project of it. */
 const UpdateDeployKey = z.object({ title: p.string().optional(), can_push: p.bool().optional() });
-keysRoutes.put("/projects/:id/deploy_keys/:key_id", { params: UpdateDeployKey }, async (c) => {
+keysRoutes.put("/projects/:id/deploy_keys/:key_id", { params: UpdateDeployKey, response: DeployKeyEntity }, async (c) => {
   const keyId = await readKeyId(c);
   const params = await readParams(c, UpdateDeployKey, [
     { atLeastOneOf: ["title", "can_push"] },
@@ -284,7 +284,7 @@ keysRoutes.put("/projects/:id/deploy_keys/:key_id", { params: UpdateDeployKey },
 });
 
 /** POST /projects/:id/deploy_keys/:key_id/enable: a deploy key the caller can reach, enabled on this project. */
-keysRoutes.post("/projects/:id/deploy_keys/:key_id/enable", async (c) => {
+keysRoutes.post("/projects/:id/deploy_keys/:key_id/enable", { response: SSHKey }, async (c) => {
   const keyId = await readKeyId(c);
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const actor = c.var.actor!;

@@ -4,7 +4,7 @@ import { apiError, recordNotFound } from "../kernel/errors";
 import { p, readParams, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { gitlabLicense, gitlabLicenseWithActiveUsers } from "../entities/license";
+import { gitlabLicense, GitlabLicense, gitlabLicenseWithActiveUsers, GitlabLicenseWithActiveUsers } from "../entities/license";
 import { verifyLicense } from "./format";
 import * as q from "./queries";
 
@@ -12,7 +12,7 @@ import * as q from "./queries";
 export const licenseRoutes = router();
 
 /** GET /license: the current license with the live billable count (null when there is none). */
-licenseRoutes.get("/license", async (c) => {
+licenseRoutes.get("/license", { response: GitlabLicenseWithActiveUsers.nullable() }, async (c) => {
   requireAdmin(c);
   const [current] = await q.listLicenses(c.var.db(), { currentOnly: true });
   if (!current) return c.json(null);
@@ -20,7 +20,7 @@ licenseRoutes.get("/license", async (c) => {
 });
 
 /** GET /licenses: every license, newest first. */
-licenseRoutes.get("/licenses", async (c) => {
+licenseRoutes.get("/licenses", { response: [GitlabLicense], paginated: false }, async (c) => {
   requireAdmin(c);
   const rows = await q.listLicenses(c.var.db());
   return present(c, rows, gitlabLicense);
@@ -28,7 +28,7 @@ licenseRoutes.get("/licenses", async (c) => {
 
 /** POST /license: a license signed with the key of `LICENSE_PUBLIC_KEY`; 201, or 400 with GitLab's message. */
 const AddLicense = z.object({ license: p.string() });
-licenseRoutes.post("/license", { params: AddLicense }, async (c) => {
+licenseRoutes.post("/license", { params: AddLicense, response: GitlabLicense }, async (c) => {
   requireUser(c);
   const { license } = await readParams(c, AddLicense);
   requireAdmin(c);

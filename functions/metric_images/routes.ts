@@ -6,7 +6,7 @@ import { findProject } from "../kernel/lookup";
 import { p, rawParams, readParamsWithPath, validateParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { metricImage } from "../entities/metric_images";
+import { metricImage, MetricImage } from "../entities/metric_images";
 import { checkChanges, checkUpload, deleteMetricImage, findMetricImage, listMetricImages, MAX_FILE_SIZE, updateMetricImage, uploadMetricImage } from "../shared/metric_images";
 import { canChange, canUpload, isIncident } from "./rules";
 
@@ -35,7 +35,7 @@ async function loadIssue(c: Ctx) {
 }
 
 /** POST /projects/:id/issues/:issue_iid/metric_images (ee/lib/ee/api/issues.rb) */
-metricImagesRoutes.post(BASE, { params: Upload }, async (c) => {
+metricImagesRoutes.post(BASE, { params: Upload, response: MetricImage }, async (c) => {
   const params = await validateParams(await rawParams(c), Upload);
   // `bad_request!('File is too large') if max_file_size_exceeded?` comes before the issue lookup.
   if (params.file.size > MAX_FILE_SIZE) throw badRequest("File is too large");
@@ -50,7 +50,7 @@ metricImagesRoutes.post(BASE, { params: Upload }, async (c) => {
 });
 
 /** GET /projects/:id/issues/:issue_iid/metric_images (ee/lib/ee/api/issues.rb) */
-metricImagesRoutes.get(BASE, async (c) => {
+metricImagesRoutes.get(BASE, { response: [MetricImage], paginated: false }, async (c) => {
   const { issue } = await loadIssue(c);
   // `read_issuable_metric_image` is `read_issue`, which the lookup has checked. Not paginated, as GitLab.
   const images = await listMetricImages(c.var.db(), { issueId: issue.id });
@@ -58,7 +58,7 @@ metricImagesRoutes.get(BASE, async (c) => {
 });
 
 /** PUT /projects/:id/issues/:issue_iid/metric_images/:metric_image_id (ee/lib/ee/api/issues.rb) */
-metricImagesRoutes.put(`${BASE}/:metric_image_id`, { params: Update }, async (c) => {
+metricImagesRoutes.put(`${BASE}/:metric_image_id`, { params: Update, response: MetricImage }, async (c) => {
   const params = await readParamsWithPath(c, Update, [], ["id", "issue_iid"]);
   const { project, issue } = await loadIssue(c);
   if (!canChange(c.var.actor!, project, issue)) throw forbidden();

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { awardEmoji } from "../entities/award_emoji";
+import { AwardEmoji, awardEmoji } from "../entities/award_emoji";
 import { requireUser } from "../kernel/auth";
 import { forbidden, notFound, recordNotFound } from "../kernel/errors";
 import { destroyNote, updateNoteBody } from "../shared/issuables/note_writes";
@@ -82,8 +82,11 @@ for (const family of FAMILIES) {
     return present(c, found, note, { noteable: n });
   });
 
-  /** POST /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb, `create_note`) */
-  notesRoutes.post(collection, { params: CreateNote }, async (c) => {
+  /**
+   * POST /:parent/:id/:noteables/:noteable_id/notes (lib/api/notes.rb, `create_note`). An award-only note answers the award (201); a note of quick actions only answers 202 with
+   * NoteCommands, which the document lists without its body.
+   */
+  notesRoutes.post(collection, { params: CreateNote, response: z.union([Note, AwardEmoji]), errors: [202] }, async (c) => {
     const actor = requireUser(c);
     const params = await readParamsWithPath(c, CreateNote);
     await checkRateLimit(c.var.db(), "notes_create", actor.user.id);

@@ -7,7 +7,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { EVENTS, LEVELS, eventsFor } from "../entities/notification_levels";
-import { globalNotificationSetting, notificationSetting } from "../entities/notification_settings";
+import { globalNotificationSetting, GlobalNotificationSetting, notificationSetting, NotificationSettingEntity } from "../entities/notification_settings";
 import * as q from "./queries";
 
 /** lib/api/notification_settings.rb: every endpoint needs a signed-in user. */
@@ -29,7 +29,7 @@ function eventsOf(params: Record<string, unknown>, sourceType: "Project" | "Name
 }
 
 /** GET /notification_settings: the global setting (`participating` until changed) and the notification e-mail. */
-notificationSettingsRoutes.get("/notification_settings", async (c) => {
+notificationSettingsRoutes.get("/notification_settings", { response: GlobalNotificationSetting }, async (c) => {
   const actor = requireUser(c);
   const row = await q.findSetting(c.var.db(), actor.user.id, null);
   const view = row ?? { level: "participating", events: {}, sourceType: null, notificationEmail: null };
@@ -37,7 +37,7 @@ notificationSettingsRoutes.get("/notification_settings", async (c) => {
 });
 
 /** PUT /notification_settings */
-notificationSettingsRoutes.put("/notification_settings", { params: UpdateGlobal }, async (c) => {
+notificationSettingsRoutes.put("/notification_settings", { params: UpdateGlobal, response: GlobalNotificationSetting }, async (c) => {
   const actor = requireUser(c);
   const params = (await readParams(c, UpdateGlobal)) as Record<string, unknown> & { level?: string; notification_email?: string };
   checkLevel(params.level);
@@ -63,7 +63,7 @@ async function sourceOf(c: Ctx, kind: "groups" | "projects"): Promise<q.Source &
 
 for (const kind of ["groups", "projects"] as const) {
   /** GET /groups/:id/notification_settings, GET /projects/:id/notification_settings: `global` until changed. */
-  notificationSettingsRoutes.get(`/${kind}/:id/notification_settings`, async (c) => {
+  notificationSettingsRoutes.get(`/${kind}/:id/notification_settings`, { response: NotificationSettingEntity }, async (c) => {
     const actor = requireUser(c);
     const source = await sourceOf(c, kind);
     const row = await q.findSetting(c.var.db(), actor.user.id, source);
@@ -71,7 +71,7 @@ for (const kind of ["groups", "projects"] as const) {
   });
 
   /** PUT /groups/:id/notification_settings, PUT /projects/:id/notification_settings */
-  notificationSettingsRoutes.put(`/${kind}/:id/notification_settings`, { params: UpdateSource }, async (c) => {
+  notificationSettingsRoutes.put(`/${kind}/:id/notification_settings`, { params: UpdateSource, response: NotificationSettingEntity }, async (c) => {
     const actor = requireUser(c);
     const params = (await readParams(c, UpdateSource)) as Record<string, unknown> & { level?: string };
     const source = await sourceOf(c, kind);

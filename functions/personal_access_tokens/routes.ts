@@ -6,7 +6,7 @@ import { pageOf, paginate } from "../kernel/pagination";
 import { p, pathRowId, rawParams, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { personalAccessToken, personalAccessTokenWithToken } from "../entities/personal_access_tokens";
+import { personalAccessToken, PersonalAccessTokenEntity, personalAccessTokenWithToken, PersonalAccessTokenWithToken } from "../entities/personal_access_tokens";
 import { ListTokens } from "./params";
 import * as q from "./queries";
 
@@ -23,7 +23,7 @@ const mayRevoke = (actor: Actor, token: { userId: number; impersonation: boolean
 const selfRoutes = router({ anyScope: true });
 
 /** GET /personal_access_tokens/self (lib/api/personal_access_tokens/self_information.rb) */
-selfRoutes.get("/personal_access_tokens/self", async (c) => {
+selfRoutes.get("/personal_access_tokens/self", { response: PersonalAccessTokenEntity }, async (c) => {
   const actor = requireUser(c);
   const token = await q.findToken(c.var.db(), actor.tokenId);
   if (!token) throw unauthorized();
@@ -60,7 +60,7 @@ async function restrictNonAdmins(c: Ctx): Promise<Actor> {
  * GET /personal_access_tokens (lib/api/personal_access_tokens.rb): the caller's tokens; administrators
  * see every user's, or one user's with `user_id`. The filters after `user_id` are 15.5's.
  */
-personalAccessTokensRoutes.get("/personal_access_tokens", { params: ListTokens, paginated: true }, async (c) => {
+personalAccessTokensRoutes.get("/personal_access_tokens", { params: ListTokens, response: [PersonalAccessTokenEntity] }, async (c) => {
   const actor = await restrictNonAdmins(c);
   const params = await readParams(c, ListTokens);
   const owner: q.TokenOwner = !actor.isAdmin
@@ -78,7 +78,7 @@ personalAccessTokensRoutes.get("/personal_access_tokens", { params: ListTokens, 
  * GET /personal_access_tokens/:id (lib/api/personal_access_tokens.rb, 15.1): only administrators learn
  * that a token does not exist; anybody else gets 401 for a token that is missing or not theirs.
  */
-personalAccessTokensRoutes.get("/personal_access_tokens/:id", async (c) => {
+personalAccessTokensRoutes.get("/personal_access_tokens/:id", { response: PersonalAccessTokenEntity }, async (c) => {
   const actor = await restrictNonAdmins(c);
   const id = idOf(c.req.param("id"));
   const token = id === null ? null : await q.findToken(c.var.db(), id);
@@ -117,7 +117,7 @@ const CreateToken = z.object({
  * POST /users/:user_id/personal_access_tokens (lib/api/users.rb, 13.6): administrators create a token
  * for a user; 201 with the token value, the only time it is shown. Only its SHA-256 digest is stored.
  */
-personalAccessTokensRoutes.post("/users/:user_id{[0-9]+}/personal_access_tokens", { params: CreateToken }, async (c) => {
+personalAccessTokensRoutes.post("/users/:user_id{[0-9]+}/personal_access_tokens", { params: CreateToken, response: PersonalAccessTokenWithToken, errors: [422] }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, CreateToken);
   const id = idOf(c.req.param("user_id"));

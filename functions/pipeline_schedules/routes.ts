@@ -8,7 +8,8 @@ import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { variableErrors } from "../shared/ci/variable_rules";
-import { pipelineSchedule, pipelineScheduleDetails, scheduleVariable } from "../entities/pipeline_schedules";
+import { PipelineSchedule, pipelineSchedule, PipelineScheduleDetails, pipelineScheduleDetails, PipelineScheduleVariable, scheduleVariable } from "../entities/pipeline_schedules";
+import { StatusMessage } from "../entities/status_message";
 import * as q from "./queries";
 import { nextRunAt, runSchedule, scheduleErrors } from "./services";
 
@@ -47,7 +48,7 @@ async function presentDetails(c: Ctx, project: ProjectWithAccess, id: number, st
 }
 
 /** GET /projects/:id/pipeline_schedules (`scope`: active, inactive) */
-pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules", { params: ListSchedules, paginated: true }, async (c) => {
+pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules", { params: ListSchedules, response: [PipelineSchedule] }, async (c) => {
   const params = await readParams(c, ListSchedules);
   const project = await authorizedProject(c, "read_pipeline");
   const page = pageOf(params);
@@ -57,7 +58,7 @@ pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules", { params: ListSc
 });
 
 /** GET /projects/:id/pipeline_schedules/:pipeline_schedule_id */
-pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules/:pipeline_schedule_id", async (c) => {
+pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules/:pipeline_schedule_id", { response: PipelineScheduleDetails }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
   const schedule = await loadSchedule(c, project);
@@ -65,7 +66,7 @@ pipelineSchedulesRoutes.get("/projects/:id/pipeline_schedules/:pipeline_schedule
 });
 
 /** POST /projects/:id/pipeline_schedules: the caller owns it; `next_run_at` from the cron line. */
-pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", { params: CreateSchedule }, async (c) => {
+pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", { params: CreateSchedule, response: PipelineScheduleDetails }, async (c) => {
   const params = await readParams(c, CreateSchedule);
   const project = await authorizedProject(c, "create_pipeline");
   const values = { description: params.description, ref: params.ref, cron: params.cron, cronTimezone: params.cron_timezone ?? "UTC", active: params.active ?? true };
@@ -76,7 +77,7 @@ pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules", { params: Creat
 });
 
 /** PUT /projects/:id/pipeline_schedules/:pipeline_schedule_id: the owner (or an admin) only. */
-pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id", { params: UpdateSchedule }, async (c) => {
+pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id", { params: UpdateSchedule, response: PipelineScheduleDetails }, async (c) => {
   const params = await readParams(c, UpdateSchedule);
   const project = await authorizedProject(c, "read_pipeline");
   const schedule = await loadSchedule(c, project);
@@ -95,7 +96,7 @@ pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule
 });
 
 /** POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/take_ownership: maintainers; 201. */
-pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/take_ownership", async (c) => {
+pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/take_ownership", { response: PipelineScheduleDetails }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
   const schedule = await loadSchedule(c, project);
@@ -118,7 +119,7 @@ pipelineSchedulesRoutes.delete("/projects/:id/pipeline_schedules/:pipeline_sched
  * POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/play: 201 `{"message":"201 Created"}`.
  * Differs from GitLab: the pipeline is created before answering rather than by a background worker.
  */
-pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/play", async (c) => {
+pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/play", { response: StatusMessage }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
   const schedule = await loadSchedule(c, project);
@@ -128,7 +129,7 @@ pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedul
 });
 
 /** POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/variables */
-pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables", { params: CreateVariable }, async (c) => {
+pipelineSchedulesRoutes.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables", { params: CreateVariable, response: PipelineScheduleVariable }, async (c) => {
   const params = await readParams(c, CreateVariable);
   const project = await authorizedProject(c, "read_pipeline");
   const schedule = await loadSchedule(c, project);
@@ -148,7 +149,7 @@ async function loadVariable(c: Ctx, scheduleId: number) {
 }
 
 /** PUT /projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key */
-pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", { params: UpdateVariable }, async (c) => {
+pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", { params: UpdateVariable, response: PipelineScheduleVariable }, async (c) => {
   const params = await readParams(c, UpdateVariable);
   const project = await authorizedProject(c, "read_pipeline");
   const schedule = await loadSchedule(c, project);
@@ -158,7 +159,7 @@ pipelineSchedulesRoutes.put("/projects/:id/pipeline_schedules/:pipeline_schedule
 });
 
 /** DELETE /projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key: 202 with the variable. */
-pipelineSchedulesRoutes.delete("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", async (c) => {
+pipelineSchedulesRoutes.delete("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", { response: PipelineScheduleVariable, status: 202 }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_pipeline", project);
   const schedule = await loadSchedule(c, project);

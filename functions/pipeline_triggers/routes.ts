@@ -7,9 +7,9 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { pipeline } from "../entities/pipelines";
+import { pipeline, Pipeline } from "../entities/pipelines";
 import { PipelineCreationError } from "../shared/ci/create";
-import { trigger } from "../entities/pipeline_triggers";
+import { trigger, Trigger } from "../entities/pipeline_triggers";
 import * as q from "./queries";
 import { newTriggerToken, runTrigger } from "./services";
 
@@ -61,11 +61,11 @@ async function triggerPipeline(c: Ctx) {
   return present(c, (await q.pipelineForEntity(c.var.db(), id))!, pipeline, { projectPath: project.fullPath }, 201);
 }
 
-pipelineTriggersRoutes.post("/projects/:id/trigger/pipeline", { params: TriggerPipeline }, triggerPipeline);
-pipelineTriggersRoutes.post("/projects/:id/ref/:ref{.+}/trigger/pipeline", { params: TriggerPipeline }, triggerPipeline);
+pipelineTriggersRoutes.post("/projects/:id/trigger/pipeline", { params: TriggerPipeline, response: Pipeline }, triggerPipeline);
+pipelineTriggersRoutes.post("/projects/:id/ref/:ref{.+}/trigger/pipeline", { params: TriggerPipeline, response: Pipeline }, triggerPipeline);
 
 /** GET /projects/:id/triggers */
-pipelineTriggersRoutes.get("/projects/:id/triggers", { params: pageParams, paginated: true }, async (c) => {
+pipelineTriggersRoutes.get("/projects/:id/triggers", { params: pageParams, response: [Trigger] }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const page = pageOf(params);
@@ -75,14 +75,14 @@ pipelineTriggersRoutes.get("/projects/:id/triggers", { params: pageParams, pagin
 });
 
 /** GET /projects/:id/triggers/:trigger_id */
-pipelineTriggersRoutes.get("/projects/:id/triggers/:trigger_id", { params: TriggerId }, async (c) => {
+pipelineTriggersRoutes.get("/projects/:id/triggers/:trigger_id", { params: TriggerId, response: Trigger }, async (c) => {
   const { trigger_id } = await readParamsWithPath(c, TriggerId);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   return present(c, await loadTrigger(c, project, trigger_id), trigger, viewer(c));
 });
 
 /** POST /projects/:id/triggers: 201; the caller owns the new token. */
-pipelineTriggersRoutes.post("/projects/:id/triggers", { params: CreateTrigger }, async (c) => {
+pipelineTriggersRoutes.post("/projects/:id/triggers", { params: CreateTrigger, response: Trigger }, async (c) => {
   const params = await readParams(c, CreateTrigger);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const id = await q.insertTrigger(c.var.db(), { projectId: project.id, ownerId: c.var.actor!.user.id, description: params.description, token: newTriggerToken() });
@@ -90,7 +90,7 @@ pipelineTriggersRoutes.post("/projects/:id/triggers", { params: CreateTrigger },
 });
 
 /** PUT /projects/:id/triggers/:trigger_id: maintainers, and only the trigger's owner (`admin_trigger`, else 403). */
-pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", { params: UpdateTrigger }, async (c) => {
+pipelineTriggersRoutes.put("/projects/:id/triggers/:trigger_id", { params: UpdateTrigger, response: Trigger }, async (c) => {
   const params = await readParamsWithPath(c, UpdateTrigger);
   const project = await authorizedProject(c, "admin_build", { signedIn: true });
   const row = await loadTrigger(c, project, params.trigger_id);

@@ -10,18 +10,18 @@ const SOURCES = ["push", "web", "trigger", "schedule", "api", "external", "pipel
  * which the list query reads as declared.
  */
 export const ListPipelines = pageParams.extend({
-  scope: p.oneOf("running", "pending", "finished", "branches", "tags").optional(),
-  status: p.oneOf(...STATUSES).optional(),
-  source: p.oneOf(...SOURCES).optional(),
-  ref: p.string().optional(),
-  sha: p.string().optional(),
-  yaml_errors: p.bool().optional(),
-  name: p.string().optional(),
-  username: p.string().optional(),
-  updated_before: p.datetime().optional(),
-  updated_after: p.datetime().optional(),
-  order_by: p.oneOf("id", "status", "ref", "updated_at", "user_id").default("id"),
-  sort: p.oneOf("asc", "desc").default("desc"),
+  scope: p.oneOf("running", "pending", "finished", "branches", "tags").optional().describe("The scope of pipelines"),
+  status: p.oneOf(...STATUSES).optional().describe("The status of pipelines"),
+  source: p.oneOf(...SOURCES).optional().describe("The source of pipelines"),
+  ref: p.string().optional().describe("The ref of pipelines"),
+  sha: p.string().optional().describe("The sha of pipelines"),
+  yaml_errors: p.bool().optional().describe("Returns pipelines with invalid configurations"),
+  name: p.string().optional().describe("The name of the user who triggered pipelines"),
+  username: p.string().optional().describe("The username of the user who triggered pipelines"),
+  updated_before: p.datetime().optional().describe("Return pipelines updated before the specified datetime. Format: ISO 8601 YYYY-MM-DDTHH:MM:SSZ"),
+  updated_after: p.datetime().optional().describe("Return pipelines updated after the specified datetime. Format: ISO 8601 YYYY-MM-DDTHH:MM:SSZ"),
+  order_by: p.oneOf("id", "status", "ref", "updated_at", "user_id").default("id").describe("Order pipelines"),
+  sort: p.oneOf("asc", "desc").default("desc").describe("Sort pipelines"),
 });
 
 export type ListParams = z.output<typeof ListPipelines>;

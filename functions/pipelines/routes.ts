@@ -21,8 +21,8 @@ import { persistPipeline, buildPipeline, PipelineCreationError } from "../shared
 export const pipelinesRoutes = router();
 
 const CreatePipeline = z.object({
-  ref: p.string(),
-  variables: p.hashes({ key: p.string(), value: p.string(), variable_type: p.oneOf("env_var", "file").optional() }).optional(),
+  ref: p.string().describe("Reference"),
+  variables: p.hashes({ key: p.string(), value: p.string(), variable_type: p.oneOf("env_var", "file").optional() }).optional().describe("Array of variables available in the pipeline"),
 });
 
 const ctxOf = (project: ProjectWithAccess) => ({ projectPath: project.fullPath });

@@ -7,7 +7,8 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { checkRateLimit } from "../kernel/rate_limit";
 import { router } from "../kernel/router";
-import { exportStatus, projectExportStatus } from "../entities/project_export";
+import { exportStatus, projectExportStatus, ProjectExportStatus } from "../entities/project_export";
+import { StatusMessage } from "../entities/status_message";
 import * as q from "./queries";
 
 /**
@@ -23,7 +24,7 @@ const StartExport = z.object({
 });
 
 /** POST /projects/:id/export: 202 `{"message":"202 Accepted"}`; the job is queued. */
-projectExportRoutes.post("/projects/:id/export", { params: StartExport }, async (c) => {
+projectExportRoutes.post("/projects/:id/export", { params: StartExport, response: StatusMessage, status: 202 }, async (c) => {
   const params = await readParams(c, StartExport);
   const actor = requireUser(c);
   const project = await authorizedProject(c, "admin_project");
@@ -54,7 +55,7 @@ projectExportRoutes.post("/projects/:id/export", { params: StartExport }, async 
 });
 
 /** GET /projects/:id/export: API::Entities::ProjectExportStatus. */
-projectExportRoutes.get("/projects/:id/export", async (c) => {
+projectExportRoutes.get("/projects/:id/export", { response: ProjectExportStatus }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_project", project);
   const jobs = await q.exportJobs(c.var.db(), project.id);

@@ -7,7 +7,7 @@ import { p, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
-import { projectImportStatus } from "../entities/project_import";
+import { projectImportStatus, ProjectImportStatus } from "../entities/project_import";
 import * as q from "./queries";
 import { scheduleImport } from "./services";
 
@@ -51,7 +51,7 @@ const StartImport = z.object({
 const ALLOWED_EXTENSIONS = ["gz"];
 
 /** POST /projects/import: 201 with ProjectImportStatus (`import_status: "scheduled"`). */
-projectImportRoutes.post("/projects/import", { params: StartImport }, async (c) => {
+projectImportRoutes.post("/projects/import", { params: StartImport, response: ProjectImportStatus }, async (c) => {
   const actor = requireUser(c);
   // `before { forbidden! unless import_sources.include?('gitlab_project') }`, ahead of the parameters.
   const settings = await loadSettings(c.var.db());
@@ -79,7 +79,7 @@ projectImportRoutes.post("/projects/import", { params: StartImport }, async (c) 
 });
 
 /** GET /projects/:id/import: `present user_project, with: ProjectImportStatus` (readers of the project). */
-projectImportRoutes.get("/projects/:id/import", async (c) => {
+projectImportRoutes.get("/projects/:id/import", { response: ProjectImportStatus }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   const db = c.var.db();
   const job = await q.latestImportJob(db, project.id);

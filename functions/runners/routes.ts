@@ -10,7 +10,7 @@ import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
 import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { runnerBasic, runnerDetails } from "../entities/runners";
+import { RunnerBasic, runnerBasic, RunnerDetails, runnerDetails } from "../entities/runners";
 import { parseDuration } from "../shared/ci/yaml";
 import { dependencyIds, FAILURE_REASONS, jobPayload } from "./payload";
 import { listProtections } from "../shared/protected_branches/access";
@@ -357,7 +357,7 @@ runnersRoutes.post("/user/runners", { params: CreateUserRunner }, async (c) => {
 
 
 /** GET /runners/all (admin) */
-runnersRoutes.get("/runners/all", { params: ListRunners, paginated: true }, async (c) => {
+runnersRoutes.get("/runners/all", { params: ListRunners, response: [RunnerBasic] }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, ListRunners);
   const page = pageOf(params);
@@ -367,7 +367,7 @@ runnersRoutes.get("/runners/all", { params: ListRunners, paginated: true }, asyn
 });
 
 /** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
-runnersRoutes.get("/projects/:id/runners", { params: ListRunners, paginated: true }, async (c) => {
+runnersRoutes.get("/projects/:id/runners", { params: ListRunners, response: [RunnerBasic] }, async (c) => {
   const params = await readParams(c, ListRunners);
   const project = await authorizedProject(c, "admin_runner");
   const page = pageOf(params);
@@ -392,7 +392,7 @@ async function manageableRunner(c: Ctx) {
 }
 
 /** GET /runners/:id */
-runnersRoutes.get("/runners/:id", async (c) => {
+runnersRoutes.get("/runners/:id", { response: RunnerDetails }, async (c) => {
   const runner = await manageableRunner(c);
   return present(c, runner, runnerDetails);
 });

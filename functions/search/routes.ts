@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import * as z from "zod";
 import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import { Access } from "../kernel/access";
 import { requireUser } from "../kernel/auth";
@@ -10,15 +10,15 @@ import { pageOf, paginate, paginateWithoutTotal, type Page } from "../kernel/pag
 import { rawParams, validateParams, withPathParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { issueBasic } from "../entities/issues";
-import { mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../entities/merge_requests";
-import { milestone } from "../entities/milestones";
-import { note, type Noteable } from "../entities/notes";
-import { projectBasic } from "../entities/projects";
-import { blob, type BlobRow } from "../entities/search";
-import { snippetEntity } from "../entities/snippets";
-import { userBasic } from "../entities/users";
-import { commitDetail, type CommitContext } from "../entities/commits";
+import { IssueBasic, issueBasic } from "../entities/issues";
+import { MergeRequestBasic, mergeRequestBasic, type MergeRequestContext, type MergeRequestRow } from "../entities/merge_requests";
+import { Milestone, milestone } from "../entities/milestones";
+import { Note, note, type Noteable } from "../entities/notes";
+import { BasicProjectDetails, projectBasic } from "../entities/projects";
+import { blob, SearchBlob, type BlobRow } from "../entities/search";
+import { Snippet, snippetEntity } from "../entities/snippets";
+import { UserBasic, userBasic } from "../entities/users";
+import { CommitDetail, commitDetail, type CommitContext } from "../entities/commits";
 import { loadIssueRows } from "../shared/issuables/issue_preload";
 import { canReadConfidentialNotes } from "../shared/issuables/noteables";
 import { repoOf } from "../shared/git";
@@ -198,8 +198,11 @@ function emptyCounted(c: Ctx, page: Page) {
   return c.json([]);
 }
 
+/** What a search answers: a list of the scope's entity (API::Search `SCOPE_ENTITY`). */
+const SearchResult = z.union([BasicProjectDetails, IssueBasic, MergeRequestBasic, Milestone, Snippet, UserBasic, Note, CommitDetail, SearchBlob]);
+
 /** GET /search */
-searchRoutes.get("/search", { params: GlobalSearch, paginated: true }, async (c) => {
+searchRoutes.get("/search", { params: GlobalSearch, response: [SearchResult] }, async (c) => {
   requireUser(c);
   const params = await searchParams(c, GlobalSearch);
   verifyScope(params.scope);
@@ -214,8 +217,8 @@ const groupSearch = async (c: Ctx) => {
   verifyScope(params.scope);
   return run(c, { kind: "group", groupId: group.id }, params);
 };
-searchRoutes.get("/groups/:id/search", { params: GroupSearch, paginated: true }, groupSearch);
-searchRoutes.get("/groups/:id/-/search", { params: GroupSearch, paginated: true }, groupSearch);
+searchRoutes.get("/groups/:id/search", { params: GroupSearch, response: [SearchResult] }, groupSearch);
+searchRoutes.get("/groups/:id/-/search", { params: GroupSearch, response: [SearchResult] }, groupSearch);
 
 /** GET /projects/:id/search (also `/projects/:id/-/search`) */
 const projectSearch = async (c: Ctx) => {
@@ -224,5 +227,5 @@ const projectSearch = async (c: Ctx) => {
   const project = await findProject(c, c.req.param("id")!);
   return run(c, { kind: "project", project }, params);
 };
-searchRoutes.get("/projects/:id/search", { params: ProjectSearch, paginated: true }, projectSearch);
-searchRoutes.get("/projects/:id/-/search", { params: ProjectSearch, paginated: true }, projectSearch);
+searchRoutes.get("/projects/:id/search", { params: ProjectSearch, response: [SearchResult] }, projectSearch);
+searchRoutes.get("/projects/:id/-/search", { params: ProjectSearch, response: [SearchResult] }, projectSearch);

@@ -4,8 +4,8 @@ import { notFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
-import { issue, issueSubscribed } from "../entities/issues";
-import { mergeRequest, mergeRequestSubscribed } from "../entities/merge_requests";
+import { Issue, issue, issueSubscribed } from "../entities/issues";
+import { mergeRequest, MergeRequestEntity, mergeRequestSubscribed } from "../entities/merge_requests";
 import { findIssue, findMergeRequest } from "../shared/issuables/find";
 import { loadProjectIssue } from "../shared/issuables/issue_preload";
 import { loadMergeRequestRows } from "../shared/issuables/merge_request_preload";
@@ -48,13 +48,13 @@ async function mergeRequestToggle(c: Ctx, subscribed: boolean) {
 }
 
 /** POST /projects/:id/issues/:subscribable_id/subscribe (lib/api/subscriptions.rb) */
-subscriptionsRoutes.post("/projects/:id/issues/:subscribable_id/subscribe", (c) => issueToggle(c, true));
+subscriptionsRoutes.post("/projects/:id/issues/:subscribable_id/subscribe", { response: Issue, errors: [304] }, (c) => issueToggle(c, true));
 
 /** POST /projects/:id/issues/:subscribable_id/unsubscribe (lib/api/subscriptions.rb) */
-subscriptionsRoutes.post("/projects/:id/issues/:subscribable_id/unsubscribe", (c) => issueToggle(c, false));
+subscriptionsRoutes.post("/projects/:id/issues/:subscribable_id/unsubscribe", { response: Issue, errors: [304] }, (c) => issueToggle(c, false));
 
 /** POST /projects/:id/merge_requests/:subscribable_id/subscribe (lib/api/subscriptions.rb) */
-subscriptionsRoutes.post("/projects/:id/merge_requests/:subscribable_id/subscribe", (c) => mergeRequestToggle(c, true));
+subscriptionsRoutes.post("/projects/:id/merge_requests/:subscribable_id/subscribe", { response: MergeRequestEntity, errors: [304] }, (c) => mergeRequestToggle(c, true));
 
 /** POST /projects/:id/merge_requests/:subscribable_id/unsubscribe (lib/api/subscriptions.rb) */
-subscriptionsRoutes.post("/projects/:id/merge_requests/:subscribable_id/unsubscribe", (c) => mergeRequestToggle(c, false));
+subscriptionsRoutes.post("/projects/:id/merge_requests/:subscribable_id/unsubscribe", { response: MergeRequestEntity, errors: [304] }, (c) => mergeRequestToggle(c, false));

@@ -6,7 +6,7 @@ import { rawParams, readParams, readParamsWithPath, validateParams, withPathPara
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { avatarErrors, removeAvatar, storeAvatar } from "../shared/uploads";
-import { topic } from "../entities/topics";
+import { topic, TopicEntity } from "../entities/topics";
 import { CreateTopic, ListTopics, MergeTopics, OneTopic, UpdateTopic } from "./params";
 import * as q from "./queries";
 
@@ -55,7 +55,7 @@ function raced(err: unknown): never {
 }
 
 /** GET /topics (Projects::TopicsFinder) */
-topicsRoutes.get("/topics", { params: ListTopics, paginated: true }, async (c) => {
+topicsRoutes.get("/topics", { params: ListTopics, response: [TopicEntity] }, async (c) => {
   const params = await readParams(c, ListTopics);
   const page = pageOf(params);
   const { rows, total } = await q.listTopics(c.var.db(), params, page);
@@ -64,7 +64,7 @@ topicsRoutes.get("/topics", { params: ListTopics, paginated: true }, async (c) =
 });
 
 /** POST /topics/merge (Topics::MergeService, 15.4) */
-topicsRoutes.post("/topics/merge", { params: MergeTopics }, async (c) => {
+topicsRoutes.post("/topics/merge", { params: MergeTopics, response: TopicEntity }, async (c) => {
   const params = await readParams(c, MergeTopics);
   requireAdmin(c);
   const source = await findTopic(c, params.source_topic_id);
@@ -78,13 +78,13 @@ topicsRoutes.post("/topics/merge", { params: MergeTopics }, async (c) => {
 });
 
 /** GET /topics/:id */
-topicsRoutes.get("/topics/:id{[^/]+}", { params: OneTopic }, async (c) => {
+topicsRoutes.get("/topics/:id{[^/]+}", { params: OneTopic, response: TopicEntity }, async (c) => {
   const params = await readParamsWithPath(c, OneTopic, [], []);
   return present(c, await findTopic(c, params.id), topic);
 });
 
 /** POST /topics */
-topicsRoutes.post("/topics", { params: CreateTopic }, async (c) => {
+topicsRoutes.post("/topics", { params: CreateTopic, response: TopicEntity }, async (c) => {
   const params = await readParams(c, CreateTopic);
   requireAdmin(c);
   await topicErrors(c, params, null);
@@ -95,7 +95,7 @@ topicsRoutes.post("/topics", { params: CreateTopic }, async (c) => {
 });
 
 /** PUT /topics/:id */
-topicsRoutes.put("/topics/:id{[^/]+}", { params: UpdateTopic }, async (c) => {
+topicsRoutes.put("/topics/:id{[^/]+}", { params: UpdateTopic, response: TopicEntity }, async (c) => {
   const raw = withPathParams(c, await rawParams(c), []);
   // `topic.remove_avatar! if params.key?(:avatar) && params[:avatar].nil?`: Grape reads a blank value as nil.
   const removing = "avatar" in raw && (raw.avatar === null || raw.avatar === "");

@@ -8,7 +8,7 @@ import { pathRowId, rawParams } from "../kernel/params";
 import { present, presentContext } from "../kernel/present";
 import { router } from "../kernel/router";
 import type { FeatureFlagsClient } from "./queries";
-import { clientFeatureFlags, featureFlagsClient } from "../entities/unleash";
+import { clientFeatureFlags, featureFlagsClient, FeatureFlagsClientEntity } from "../entities/unleash";
 import * as q from "./queries";
 import { featuresForEnvironment } from "./services";
 
@@ -88,7 +88,7 @@ unleashRoutes.post("/feature_flags/unleash/:project_id/client/metrics", async (c
 export const featureFlagsClientRoutes = router();
 
 /** GET /projects/:id/feature_flags_client (extension): `{api_url, instance_id}`, Maintainer or higher. */
-featureFlagsClientRoutes.get("/projects/:id/feature_flags_client", async (c) => {
+featureFlagsClientRoutes.get("/projects/:id/feature_flags_client", { response: FeatureFlagsClientEntity }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_feature_flags_client", project);
   const client = await q.ensureClient(c.var.db(), project.id, generateToken(""));
@@ -96,7 +96,7 @@ featureFlagsClientRoutes.get("/projects/:id/feature_flags_client", async (c) => 
 });
 
 /** POST /projects/:id/feature_flags_client/reset_token (extension): a new instance id. */
-featureFlagsClientRoutes.post("/projects/:id/feature_flags_client/reset_token", async (c) => {
+featureFlagsClientRoutes.post("/projects/:id/feature_flags_client/reset_token", { response: FeatureFlagsClientEntity, status: 200 }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "admin_feature_flags_client", project);
   const client = await q.resetClientToken(c.var.db(), project.id, generateToken(""));

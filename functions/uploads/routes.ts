@@ -6,7 +6,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { loadSettings } from "../shared/settings/load";
-import { projectUpload } from "../entities/uploads";
+import { projectUpload, ProjectUpload } from "../entities/uploads";
 import { sanitizeFilename } from "./rules";
 import * as services from "./services";
 
@@ -21,7 +21,7 @@ const UploadFile = z.object({ file: p.file() });
  * Differs from GitLab: a file over the `max_attachment_size` setting (MB) answers 413 "Request Entity
  * Too Large"; GitLab 15.4's UploadService returns nothing for it and the API presents an empty upload.
  */
-uploadsRoutes.post("/projects/:id/uploads", { params: UploadFile }, async (c) => {
+uploadsRoutes.post("/projects/:id/uploads", { params: UploadFile, response: ProjectUpload, errors: [413] }, async (c) => {
   const actor = requireUser(c);
   const params = await readParams(c, UploadFile);
   const project = await authorizedProject(c, "create_note");

@@ -7,7 +7,7 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { emojiName } from "../shared/issuables/emoji";
-import { AVAILABILITIES, userStatus } from "../entities/user_status";
+import { AVAILABILITIES, userStatus, UserStatusEntity } from "../entities/user_status";
 import * as q from "./queries";
 
 /** User statuses (lib/api/users.rb, app/services/users/set_status_service.rb); GETs open to `read_user` tokens. */
@@ -80,19 +80,19 @@ async function setStatus(c: Ctx, params: SetStatusParams, includeMissing: boolea
 }
 
 /** GET /user/status: the caller's status, or every field null. */
-userStatusRoutes.get("/user/status", async (c) => {
+userStatusRoutes.get("/user/status", { response: UserStatusEntity }, async (c) => {
   const actor = requireUser(c);
   return present(c, await q.findStatus(c.var.db(), actor.user.id), userStatus);
 });
 
 /** PUT /user/status: sets the status; parameters that are not sent are cleared. */
-userStatusRoutes.put("/user/status", { params: SetStatus }, async (c) => {
+userStatusRoutes.put("/user/status", { params: SetStatus, response: UserStatusEntity }, async (c) => {
   requireUser(c);
   return setStatus(c, await readParams(c, SetStatus), true);
 });
 
 /** PATCH /user/status: changes only the parameters sent; with none, 200 and nothing changes. */
-userStatusRoutes.patch("/user/status", { params: SetStatus }, async (c) => {
+userStatusRoutes.patch("/user/status", { params: SetStatus, response: UserStatusEntity.nullable() }, async (c) => {
   requireUser(c);
   const params = await readParams(c, SetStatus);
   // `status :ok; break`: Grape renders the block's nil as `null`.
@@ -101,7 +101,7 @@ userStatusRoutes.patch("/user/status", { params: SetStatus }, async (c) => {
 });
 
 /** GET /users/:user_id/status: any user's status by id or username, also for anonymous callers. */
-userStatusRoutes.get("/users/:user_id/status", async (c) => {
+userStatusRoutes.get("/users/:user_id/status", { response: UserStatusEntity }, async (c) => {
   const user = await findUserByIdOrUsername(c, c.req.param("user_id"));
   return present(c, await q.findStatus(c.var.db(), user.id), userStatus);
 });

@@ -14,7 +14,7 @@ import { findMergeRequest, findProjectMergeRequest } from "../../shared/issuable
 import { canUpdateMergeRequest, type MergeRequestWithAssignees } from "../../shared/issuables/policy";
 import { isBot } from "../../entities/users";
 import { verifyPassword } from "../../shared/passwords";
-import { approvalStateEntity, mergeRequestApprovalRule, mergeRequestApprovals } from "../../entities/approvals";
+import { MergeRequestApprovals, approvalStateEntity, MergeRequestApprovalRule, mergeRequestApprovalRule, mergeRequestApprovals, MergeRequestApprovalState } from "../../entities/approvals";
 import * as q from "../queries";
 import { validateRule } from "./rules";
 
@@ -45,13 +45,13 @@ async function findBoth(c: Ctx) {
 }
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/approvals */
-mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approvals", { params: Iid }, async (c) => {
+mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approvals", { params: Iid, response: MergeRequestApprovals }, async (c) => {
   const { project, mr } = await findBoth(c);
   return present(c, mr, mergeRequestApprovals, await loadState(c, project, mr));
 });
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/approval_state */
-mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_state", { params: Iid }, async (c) => {
+mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_state", { params: Iid, response: MergeRequestApprovalState }, async (c) => {
   const { project, mr } = await findBoth(c);
   const { state } = await loadState(c, project, mr);
   return present(c, state, approvalStateEntity);
@@ -65,7 +65,7 @@ mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * (`require_password_to_approve`), an `approval_password` that is missing or not the approver's
  * password is 401 too (EE ApprovalService#incorrect_approval_password?), checked after the sha.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approve", { params: Approve }, async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approve", { params: Approve, response: MergeRequestApprovals, errors: [409] }, async (c) => {
   const actor = requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   const params = await readParamsWithPath(c, Approve);
@@ -82,7 +82,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
 });
 
 /** POST /projects/:id/merge_requests/:merge_request_iid/unapprove (MergeRequests::RemoveApprovalService) */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/unapprove", { params: Iid }, async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/unapprove", { params: Iid, response: MergeRequestApprovals }, async (c) => {
   const actor = requireUser(c);
   const { project, mr } = await findBoth(c);
   if (!(await q.unapprove(c.var.db(), mr, actor.user.id))) throw notFound();
@@ -98,7 +98,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  * dropped silently (EE BaseService#filter_params keeps it only for `update_approvers`). 201 with the
  * approvals, as `GET …/approvals` shows them.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", { params: ApprovalsRequired, deprecated: true }, async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approvals", { params: ApprovalsRequired, deprecated: true, response: MergeRequestApprovals, errors: [422] }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   const params = await readParamsWithPath(c, ApprovalsRequired);
@@ -184,7 +184,7 @@ async function mrRuleDetails(c: Ctx, project: ProjectWithAccess, rule: q.Approva
 }
 
 /** GET /projects/:id/merge_requests/:merge_request_iid/approval_rules (the merge request's own rules, paginated) */
-mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_rules", { params: pageParams, paginated: true }, async (c) => {
+mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/approval_rules", { params: pageParams, response: [MergeRequestApprovalRule] }, async (c) => {
   const { project, mr } = await findBoth(c);
   const page = pageOf(await readParams(c, pageParams));
   const rules = await q.listMergeRequestRules(c.var.db(), mr.id);
@@ -199,7 +199,7 @@ mergeRequestApprovalRoutes.get("/projects/:id/merge_requests/:merge_request_iid/
  * groups (`copy_approval_project_rule_properties`); users must be members of the project and groups
  * visible to the caller, others are dropped.
  */
-mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approval_rules", { params: CreateMrRule }, async (c) => {
+mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid/approval_rules", { params: CreateMrRule, response: MergeRequestApprovalRule }, async (c) => {
   const { project, mr } = await findForRuleWrite(c);
   const params = await readParamsWithPath(c, CreateMrRule);
   const db = c.var.db();
@@ -232,7 +232,7 @@ mergeRequestApprovalRoutes.post("/projects/:id/merge_requests/:merge_request_iid
  * (ApprovalRules::UpdateService): what was sent changes; the lists sent replace the rule's, groups the
  * caller cannot see stay unless `remove_hidden_groups`.
  */
-mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", { params: UpdateMrRule }, async (c) => {
+mergeRequestApprovalRoutes.put("/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id", { params: UpdateMrRule, response: MergeRequestApprovalRule }, async (c) => {
   const { project, mr } = await findForRuleWrite(c);
   const params = await readParamsWithPath(c, UpdateMrRule);
   const rule = await findMrRule(c, mr, params.approval_rule_id);

@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParams, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { projectApprovalRule } from "../../entities/approvals";
+import { projectApprovalRule, ProjectApprovalRule } from "../../entities/approvals";
 import * as q from "../queries";
 
 /**
@@ -72,7 +72,7 @@ async function detailed(c: Ctx, project: ProjectWithAccess, rule: q.ApprovalProj
 }
 
 /** GET /projects/:id/approval_rules (paginated since 15.3) */
-approvalRuleRoutes.get("/projects/:id/approval_rules", { params: pageParams, paginated: true }, async (c) => {
+approvalRuleRoutes.get("/projects/:id/approval_rules", { params: pageParams, response: [ProjectApprovalRule] }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   authorizeReadRules(c, project);
@@ -84,7 +84,7 @@ approvalRuleRoutes.get("/projects/:id/approval_rules", { params: pageParams, pag
 });
 
 /** GET /projects/:id/approval_rules/:approval_rule_id */
-approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", { params: RuleId }, async (c) => {
+approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", { params: RuleId, response: ProjectApprovalRule }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   authorizeReadRules(c, project);
@@ -94,7 +94,7 @@ approvalRuleRoutes.get("/projects/:id/approval_rules/:approval_rule_id", { param
 });
 
 /** POST /projects/:id/approval_rules (ApprovalRules::CreateService) */
-approvalRuleRoutes.post("/projects/:id/approval_rules", { params: CreateRule }, async (c) => {
+approvalRuleRoutes.post("/projects/:id/approval_rules", { params: CreateRule, response: ProjectApprovalRule }, async (c) => {
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParams(c, CreateRule);
   validateRule(params.name, params.approvals_required);
@@ -121,7 +121,7 @@ approvalRuleRoutes.post("/projects/:id/approval_rules", { params: CreateRule }, 
  * PUT /projects/:id/approval_rules/:approval_rule_id (ApprovalRules::UpdateService): the lists that
  * were sent replace the rule's; groups the caller cannot see stay unless `remove_hidden_groups`.
  */
-approvalRuleRoutes.put("/projects/:id/approval_rules/:approval_rule_id", { params: UpdateRule }, async (c) => {
+approvalRuleRoutes.put("/projects/:id/approval_rules/:approval_rule_id", { params: UpdateRule, response: ProjectApprovalRule }, async (c) => {
   const project = await authorizedProject(c, "admin_project", { signedIn: true });
   const params = await readParamsWithPath(c, UpdateRule);
   const rule = await findRule(c, project, params.approval_rule_id);

@@ -5,7 +5,7 @@ import { findProject, authorizedProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { approvalSettings } from "../../entities/approvals";
+import { approvalSettings, ApprovalSettingsEntity } from "../../entities/approvals";
 import * as q from "../queries";
 import { authorizeReadRules } from "./rules";
 
@@ -35,7 +35,7 @@ const ChangeSettings = z.object({
 });
 
 /** GET /projects/:id/approvals */
-approvalSettingsRoutes.get("/projects/:id/approvals", async (c) => {
+approvalSettingsRoutes.get("/projects/:id/approvals", { response: ApprovalSettingsEntity }, async (c) => {
   requireUser(c);
   const project = await findProject(c, c.req.param("id"));
   authorizeReadRules(c, project);
@@ -43,7 +43,7 @@ approvalSettingsRoutes.get("/projects/:id/approvals", async (c) => {
 });
 
 /** POST /projects/:id/approvals (at least one of the six fields) */
-approvalSettingsRoutes.post("/projects/:id/approvals", { params: ChangeSettings }, async (c) => {
+approvalSettingsRoutes.post("/projects/:id/approvals", { params: ChangeSettings, response: ApprovalSettingsEntity }, async (c) => {
   requireUser(c);
   const project = await authorizedProject(c, "admin_project");
   const params = await readParams(c, ChangeSettings, [{ atLeastOneOf: FIELDS }]);

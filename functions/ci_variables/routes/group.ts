@@ -5,7 +5,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { variable } from "../../entities/ci_variables";
+import { variable, Variable } from "../../entities/ci_variables";
 import * as q from "../queries";
 import { saveVariable } from "../services";
 import { changesOf, CreateVariable, FilterParams, oneVariable, scopeFilter, UpdateVariable } from "./params";
@@ -28,7 +28,7 @@ async function findOne(c: Ctx, owner: q.Owner, scope: string | undefined) {
 }
 
 /** GET /groups/:id/variables */
-groupVariablesRoutes.get("/groups/:id/variables", { params: pageParams, paginated: true }, async (c) => {
+groupVariablesRoutes.get("/groups/:id/variables", { params: pageParams, response: [Variable] }, async (c) => {
   const owner = await groupOwner(c);
   const page = pageOf(await readParams(c, pageParams));
   const list = await q.listVariables(c.var.db(), owner, page);
@@ -37,14 +37,14 @@ groupVariablesRoutes.get("/groups/:id/variables", { params: pageParams, paginate
 });
 
 /** GET /groups/:id/variables/:key */
-groupVariablesRoutes.get("/groups/:id/variables/:key", { params: FilterParams }, async (c) => {
+groupVariablesRoutes.get("/groups/:id/variables/:key", { params: FilterParams, response: Variable, errors: [409] }, async (c) => {
   const owner = await groupOwner(c);
   const params = await readParams(c, FilterParams);
   return present(c, await findOne(c, owner, scopeFilter(params)), variable);
 });
 
 /** POST /groups/:id/variables */
-groupVariablesRoutes.post("/groups/:id/variables", { params: CreateVariable }, async (c) => {
+groupVariablesRoutes.post("/groups/:id/variables", { params: CreateVariable, response: Variable }, async (c) => {
   const owner = await groupOwner(c);
   const params = await readParams(c, CreateVariable);
   return present(c, await saveVariable(c.var.db(), owner, null, changesOf(params)), variable, undefined, 201);
@@ -54,7 +54,7 @@ groupVariablesRoutes.post("/groups/:id/variables", { params: CreateVariable }, a
  * PUT /groups/:id/variables/:key: without `filter` GitLab updates the first variable with the key
  * (kept for compatibility there), with it the one of that scope.
  */
-groupVariablesRoutes.put("/groups/:id/variables/:key", { params: UpdateVariable }, async (c) => {
+groupVariablesRoutes.put("/groups/:id/variables/:key", { params: UpdateVariable, response: Variable, errors: [409] }, async (c) => {
   const owner = await groupOwner(c);
   const params = await readParams(c, UpdateVariable);
   const scope = scopeFilter(params);

@@ -5,7 +5,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { instanceVariable } from "../../entities/ci_variables";
+import { instanceVariable, InstanceVariable } from "../../entities/ci_variables";
 import * as q from "../queries";
 import { saveVariable } from "../services";
 import { changesOf, CreateInstanceVariable, UpdateInstanceVariable } from "./params";
@@ -22,7 +22,7 @@ async function findOne(c: Ctx) {
 }
 
 /** GET /admin/ci/variables */
-instanceVariablesRoutes.get("/admin/ci/variables", { params: pageParams, paginated: true }, async (c) => {
+instanceVariablesRoutes.get("/admin/ci/variables", { params: pageParams, response: [InstanceVariable] }, async (c) => {
   requireAdmin(c);
   const page = pageOf(await readParams(c, pageParams));
   const list = await q.listVariables(c.var.db(), INSTANCE, page);
@@ -31,20 +31,20 @@ instanceVariablesRoutes.get("/admin/ci/variables", { params: pageParams, paginat
 });
 
 /** GET /admin/ci/variables/:key */
-instanceVariablesRoutes.get("/admin/ci/variables/:key", async (c) => {
+instanceVariablesRoutes.get("/admin/ci/variables/:key", { response: InstanceVariable }, async (c) => {
   requireAdmin(c);
   return present(c, await findOne(c), instanceVariable);
 });
 
 /** POST /admin/ci/variables */
-instanceVariablesRoutes.post("/admin/ci/variables", { params: CreateInstanceVariable }, async (c) => {
+instanceVariablesRoutes.post("/admin/ci/variables", { params: CreateInstanceVariable, response: InstanceVariable }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, CreateInstanceVariable);
   return present(c, await saveVariable(c.var.db(), INSTANCE, null, changesOf(params)), instanceVariable, undefined, 201);
 });
 
 /** PUT /admin/ci/variables/:key */
-instanceVariablesRoutes.put("/admin/ci/variables/:key", { params: UpdateInstanceVariable }, async (c) => {
+instanceVariablesRoutes.put("/admin/ci/variables/:key", { params: UpdateInstanceVariable, response: InstanceVariable }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, UpdateInstanceVariable);
   const row = await findOne(c);

@@ -6,7 +6,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { variable } from "../../entities/ci_variables";
+import { variable, Variable } from "../../entities/ci_variables";
 import * as q from "../queries";
 import { saveVariable } from "../services";
 import { changesOf, CreateVariable, FilterParams, oneVariable, scopeFilter, UpdateVariable } from "./params";
@@ -29,7 +29,7 @@ async function findOne(c: Ctx, owner: q.Owner, filter: { filter?: Record<string,
 }
 
 /** GET /projects/:id/variables */
-projectVariablesRoutes.get("/projects/:id/variables", { params: pageParams, paginated: true }, async (c) => {
+projectVariablesRoutes.get("/projects/:id/variables", { params: pageParams, response: [Variable] }, async (c) => {
   const owner = await projectOwner(c);
   const page = pageOf(await readParams(c, pageParams));
   const list = await q.listVariables(c.var.db(), owner, page);
@@ -38,21 +38,21 @@ projectVariablesRoutes.get("/projects/:id/variables", { params: pageParams, pagi
 });
 
 /** GET /projects/:id/variables/:key (`filter[environment_scope]`; 409 when the key is ambiguous) */
-projectVariablesRoutes.get("/projects/:id/variables/:key", { params: FilterParams }, async (c) => {
+projectVariablesRoutes.get("/projects/:id/variables/:key", { params: FilterParams, response: Variable, errors: [409] }, async (c) => {
   const owner = await projectOwner(c);
   const params = await readParams(c, FilterParams);
   return present(c, await findOne(c, owner, params), variable);
 });
 
 /** POST /projects/:id/variables */
-projectVariablesRoutes.post("/projects/:id/variables", { params: CreateVariable }, async (c) => {
+projectVariablesRoutes.post("/projects/:id/variables", { params: CreateVariable, response: Variable }, async (c) => {
   const owner = await projectOwner(c);
   const params = await readParams(c, CreateVariable);
   return present(c, await saveVariable(c.var.db(), owner, null, changesOf(params)), variable, undefined, 201);
 });
 
 /** PUT /projects/:id/variables/:key: the key itself is not changed (GitLab drops `key` from the update). */
-projectVariablesRoutes.put("/projects/:id/variables/:key", { params: UpdateVariable }, async (c) => {
+projectVariablesRoutes.put("/projects/:id/variables/:key", { params: UpdateVariable, response: Variable, errors: [409] }, async (c) => {
   const owner = await projectOwner(c);
   const params = await readParams(c, UpdateVariable);
   const row = await findOne(c, owner, params);

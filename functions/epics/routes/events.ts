@@ -8,6 +8,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { canReadEpic } from "../../shared/issuables/policy";
 import { epicLabelEvent, epicStateEvent } from "../../entities/epics";
+import { ResourceLabelEvent, ResourceStateEvent } from "../../entities/issues";
 import * as q from "../queries";
 
 /**
@@ -20,8 +21,8 @@ import * as q from "../queries";
 export const epicEventRoutes = router();
 
 const KINDS = [
-  { path: "resource_state_events", kind: "state", entity: epicStateEvent },
-  { path: "resource_label_events", kind: "label", entity: epicLabelEvent },
+  { path: "resource_state_events", kind: "state", entity: epicStateEvent, schema: ResourceStateEvent },
+  { path: "resource_label_events", kind: "label", entity: epicLabelEvent, schema: ResourceLabelEvent },
 ] as const;
 
 /** The readable epic of the path (`:epic_id` is the id, `id_field: 'ID'`). */
@@ -33,11 +34,11 @@ async function epicOf(c: Ctx): Promise<number> {
   return found.id;
 }
 
-for (const { path, kind, entity } of KINDS) {
+for (const { path, kind, entity, schema } of KINDS) {
   const present_ = entity as (row: never, ctx: never) => unknown;
 
   /** GET /groups/:id/epics/:epic_id/resource_{state,label}_events */
-  epicEventRoutes.get(`/groups/:id/epics/:epic_id/${path}`, { params: pageParams, paginated: true }, async (c) => {
+  epicEventRoutes.get(`/groups/:id/epics/:epic_id/${path}`, { params: pageParams, response: [schema] }, async (c) => {
     requireUser(c);
     const params = await readParams(c, pageParams);
     const epicId = await epicOf(c);
@@ -48,7 +49,7 @@ for (const { path, kind, entity } of KINDS) {
   });
 
   /** GET /groups/:id/epics/:epic_id/resource_{state,label}_events/:event_id */
-  epicEventRoutes.get(`/groups/:id/epics/:epic_id/${path}/:event_id`, async (c) => {
+  epicEventRoutes.get(`/groups/:id/epics/:epic_id/${path}/:event_id`, { response: schema }, async (c) => {
     // `before { authenticate! }` covers the single event too.
     requireUser(c);
     const epicId = await epicOf(c);

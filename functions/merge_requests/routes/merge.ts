@@ -36,12 +36,12 @@ const notAllowed = () => apiError("405 Method Not Allowed", 405);
 const cannotBeMerged = () => apiError("Branch cannot be merged", 406);
 
 const MergeParams = z.object({
-  merge_commit_message: p.string().optional(),
-  squash_commit_message: p.string().optional(),
-  should_remove_source_branch: p.bool().optional(),
-  merge_when_pipeline_succeeds: p.bool().optional(),
-  sha: p.string().optional(),
-  squash: p.bool().optional(),
+  merge_commit_message: p.string().optional().describe("Custom merge commit message"),
+  squash_commit_message: p.string().optional().describe("Custom squash commit message"),
+  should_remove_source_branch: p.bool().optional().describe("When true, the source branch will be deleted if possible"),
+  merge_when_pipeline_succeeds: p.bool().optional().describe("When true, this merge request will be merged when the pipeline succeeds"),
+  sha: p.string().optional().describe("When present, must have the HEAD SHA of the source branch"),
+  squash: p.bool().optional().describe("When true, the commits will be squashed into a single commit on merge"),
 });
 
 /**

@@ -27,26 +27,26 @@ export const mergeRequestRoutes = router();
  * wins when both come); services.ts#allowCollaboration decides whether it is kept.
  */
 const optional = {
-  assignee_id: p.int().optional(),
-  assignee_ids: p.ints({ comma: true }).optional(),
-  reviewer_ids: p.ints({ comma: true }).optional(),
-  description: p.string().optional(),
-  labels: p.strings({ comma: true }).optional(),
-  add_labels: p.strings({ comma: true }).optional(),
-  remove_labels: p.strings({ comma: true }).optional(),
-  milestone_id: p.int().optional(),
-  remove_source_branch: p.bool().optional(),
-  allow_collaboration: p.bool().optional(),
-  allow_maintainer_to_push: p.bool().optional(),
-  squash: p.bool().optional(),
-  approvals_before_merge: p.int().optional(),
+  assignee_id: p.int().optional().describe("The ID of a user to assign the merge request"),
+  assignee_ids: p.ints({ comma: true }).optional().describe("Comma-separated list of assignee ids"),
+  reviewer_ids: p.ints({ comma: true }).optional().describe("Comma-separated list of reviewer ids"),
+  description: p.string().optional().describe("The description of the merge request"),
+  labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  add_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  remove_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
+  milestone_id: p.int().optional().describe("The ID of a milestone to assign the merge request"),
+  remove_source_branch: p.bool().optional().describe("Remove source branch when merging"),
+  allow_collaboration: p.bool().optional().describe("Allow commits from members who can merge to the target branch"),
+  allow_maintainer_to_push: p.bool().optional().describe("[deprecated] See allow_collaboration"),
+  squash: p.bool().optional().describe("When true, the commits will be squashed into a single commit on merge"),
+  approvals_before_merge: p.int().optional().describe("Number of approvals required before this can be merged"),
 };
 
 const CreateParams = z.object({
-  title: p.string(),
-  source_branch: p.string(),
-  target_branch: p.string(),
-  target_project_id: p.int().optional(),
+  title: p.string().describe("The title of the merge request"),
+  source_branch: p.string().describe("The source branch"),
+  target_branch: p.string().describe("The target branch"),
+  target_project_id: p.int().optional().describe("The target project of the merge request defaults to the :id of the project"),
   ...optional,
 });
 
@@ -71,17 +71,17 @@ const UPDATE_AT_LEAST_ONE = [
 ];
 
 const UpdateParams = z.object({
-  title: p.nonBlank().optional(),
-  target_branch: p.nonBlank().optional(),
-  state_event: p.oneOf("close", "reopen").optional(),
-  discussion_locked: p.bool().optional(),
+  title: p.nonBlank().optional().describe("The title of the merge request"),
+  target_branch: p.nonBlank().optional().describe("The target branch"),
+  state_event: p.oneOf("close", "reopen").optional().describe("Status of the merge request"),
+  discussion_locked: p.bool().optional().describe("Whether the MR discussion is locked"),
   ...optional,
 });
 
 const GetParams = z.object({
-  render_html: p.bool().optional(),
-  include_diverged_commits_count: p.bool().optional(),
-  include_rebase_in_progress: p.bool().optional(),
+  render_html: p.bool().optional().describe("Returns the description and title rendered HTML"),
+  include_diverged_commits_count: p.bool().optional().describe("Returns the commits count behind the target branch"),
+  include_rebase_in_progress: p.bool().optional().describe("Returns whether a rebase operation is ongoing"),
 });
 
 /** `requires :merge_request_iid, type: Integer`: `merge_request_iid is invalid` before any lookup. */

@@ -49,7 +49,8 @@ function readPathAndQuery<S extends z.ZodType>(c: Ctx, schema: S): z.output<S> {
 }
 
 /** PUT /projects/:id/packages/generic/:package_name/:package_version/:file_name (lib/api/generic_packages.rb) */
-genericPackagesRoutes.put(PATH, async (c) => {
+// `status` and `select` come from the query string: the request body is the file itself.
+genericPackagesRoutes.put(PATH, { params: Upload, description: "`status` and `select` are query parameters: the body is the file." }, async (c) => {
   const actor = requireUser(c);
   const params = readPathAndQuery(c, Upload);
   const project = await authorizedProject(c, "create_package");
@@ -63,7 +64,7 @@ genericPackagesRoutes.put(PATH, async (c) => {
 });
 
 /** GET /projects/:id/packages/generic/:package_name/:package_version/:file_name (lib/api/generic_packages.rb) */
-genericPackagesRoutes.get(PATH, async (c) => {
+genericPackagesRoutes.get(PATH, { params: Download }, async (c) => {
   const params = readPathAndQuery(c, Download);
   const project = await authorizedProject(c, "read_package");
   const file = await q.findGenericFile(c.var.db(), project.id, params.package_name, params.package_version, params.file_name);

@@ -8,7 +8,7 @@ import { readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { Access } from "../../kernel/access";
-import { packageEntity, packageFile, packagePipeline, type PackageRow } from "../../entities/packages";
+import { PackageEntity, packageEntity, packageFile, PackageFileEntity, packagePipeline, PackagePipelineEntity, type PackageRow } from "../../entities/packages";
 import { ListGroupPackages, ListProjectPackages } from "../params";
 import * as q from "../queries";
 import { removeFiles } from "../services";
@@ -34,7 +34,7 @@ async function findPackage(c: Ctx, project: ProjectWithAccess, withVersions = tr
 const canDestroyIn = (c: Ctx, project: ProjectWithAccess) => () => allowed(c.var.actor, "destroy_package", project);
 
 /** GET /projects/:id/packages (lib/api/project_packages.rb); anonymous callers see public projects' packages. */
-packagesRoutes.get("/projects/:id/packages", { params: ListProjectPackages, paginated: true }, async (c) => {
+packagesRoutes.get("/projects/:id/packages", { params: ListProjectPackages, response: [PackageEntity] }, async (c) => {
   const params = await readParams(c, ListProjectPackages);
   const project = await authorizedProject(c, "read_package");
   const page = pageOf(params);
@@ -48,7 +48,7 @@ packagesRoutes.get("/projects/:id/packages", { params: ListProjectPackages, pagi
  * caller reads. `delete_api_path` for the projects where the caller is Developer or higher (from the
  * same rule as `destroy_package`).
  */
-packagesRoutes.get("/groups/:id/packages", { params: ListGroupPackages, paginated: true }, async (c) => {
+packagesRoutes.get("/groups/:id/packages", { params: ListGroupPackages, response: [PackageEntity] }, async (c) => {
   const params = await readParams(c, ListGroupPackages);
   const group = await findGroup(c, c.req.param("id")!);
   const page = pageOf(params);
@@ -61,14 +61,14 @@ packagesRoutes.get("/groups/:id/packages", { params: ListGroupPackages, paginate
 });
 
 /** GET /projects/:id/packages/:package_id (lib/api/project_packages.rb): with `versions`. */
-packagesRoutes.get("/projects/:id/packages/:package_id", async (c) => {
+packagesRoutes.get("/projects/:id/packages/:package_id", { response: PackageEntity }, async (c) => {
   const project = await findProject(c, c.req.param("id")!);
   authorize(c, "read_package", project);
   return present(c, await findPackage(c, project), packageEntity, { canDestroy: canDestroyIn(c, project) });
 });
 
 /** GET /projects/:id/packages/:package_id/package_files (lib/api/package_files.rb) */
-packagesRoutes.get("/projects/:id/packages/:package_id/package_files", { params: pageParams, paginated: true }, async (c) => {
+packagesRoutes.get("/projects/:id/packages/:package_id/package_files", { params: pageParams, response: [PackageFileEntity] }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await authorizedProject(c, "read_package");
   const pkg = await findPackage(c, project, false);
@@ -83,7 +83,7 @@ packagesRoutes.get("/projects/:id/packages/:package_id/package_files", { params:
  * jobs published the package, newest first. Differs from GitLab (16.1+): offset pagination like every
  * other list here, where GitLab pages by cursor.
  */
-packagesRoutes.get("/projects/:id/packages/:package_id/pipelines", { params: pageParams, paginated: true }, async (c) => {
+packagesRoutes.get("/projects/:id/packages/:package_id/pipelines", { params: pageParams, response: [PackagePipelineEntity] }, async (c) => {
   const params = await readParams(c, pageParams);
   const project = await authorizedProject(c, "read_package");
   const pkg = await findPackage(c, project, false);

@@ -17,23 +17,23 @@ export const projectRoutes = router();
 
 /** `optional_project_params` that Edgeforge stores, in lib/api/helpers/projects_helpers.rb's order. */
 const projectSettings = {
-  description: p.string().nullable().optional(),
-  issues_enabled: p.bool().optional(),
-  merge_requests_enabled: p.bool().optional(),
-  wiki_enabled: p.bool().optional(),
-  jobs_enabled: p.bool().optional(),
-  snippets_enabled: p.bool().optional(),
-  shared_runners_enabled: p.bool().optional(),
-  lfs_enabled: p.bool().optional(),
-  visibility: p.oneOf("private", "internal", "public").optional(),
-  public_builds: p.bool().optional(),
-  public_jobs: p.bool().optional(),
-  request_access_enabled: p.bool().optional(),
-  tag_list: p.strings({ comma: true }).optional(),
-  topics: p.strings({ comma: true }).optional(),
-  merge_method: p.oneOf("merge", "rebase_merge", "ff").optional(),
-  squash_option: p.oneOf("never", "always", "default_on", "default_off").optional(),
-  avatar: p.file().optional(),
+  description: p.string().nullable().optional().describe("The description of the project"),
+  issues_enabled: p.bool().optional().describe("Flag indication if the issue tracker is enabled"),
+  merge_requests_enabled: p.bool().optional().describe("Flag indication if merge requests are enabled"),
+  wiki_enabled: p.bool().optional().describe("Flag indication if the wiki is enabled"),
+  jobs_enabled: p.bool().optional().describe("Flag indication if jobs are enabled"),
+  snippets_enabled: p.bool().optional().describe("Flag indication if snippets are enabled"),
+  shared_runners_enabled: p.bool().optional().describe("Flag indication if shared runners are enabled for that project"),
+  lfs_enabled: p.bool().optional().describe("Flag indication if Git LFS is enabled for that project"),
+  visibility: p.oneOf("private", "internal", "public").optional().describe("The visibility of the project."),
+  public_builds: p.bool().optional().describe("Deprecated: Use public_jobs instead."),
+  public_jobs: p.bool().optional().describe("Perform public builds"),
+  request_access_enabled: p.bool().optional().describe("Allow users to request member access"),
+  tag_list: p.strings({ comma: true }).optional().describe("Deprecated: Use :topics instead"),
+  topics: p.strings({ comma: true }).optional().describe("The list of topics for a project"),
+  merge_method: p.oneOf("merge", "rebase_merge", "ff").optional().describe("The merge method used when merging merge requests"),
+  squash_option: p.oneOf("never", "always", "default_on", "default_off").optional().describe("Squash default for project. One of `never`, `always`, `default_on`, or `default_off`."),
+  avatar: p.file().optional().describe("Avatar image for project"),
 };
 
 /** Avatarable's validations of `avatar`, as the model's 400 (checked before anything is written). */
@@ -49,12 +49,12 @@ async function saveAvatar<T extends { id: number; avatarUrl: string | null }>(c:
 }
 
 const CreateProject = z.object({
-  name: p.string().optional(),
-  path: p.string().optional(),
-  default_branch: p.string().optional(),
+  name: p.string().optional().describe("The name of the project"),
+  path: p.string().optional().describe("The path of the repository"),
+  default_branch: p.string().optional().describe("The default branch of the project"),
   ...projectSettings,
-  initialize_with_readme: p.bool().optional(),
-  namespace_id: p.int().optional(),
+  initialize_with_readme: p.bool().optional().describe("Initialize a project with a README.md"),
+  namespace_id: p.int().optional().describe("Namespace ID for the new project. Default to the user namespace."),
 });
 
 const CreateProjectForUser = CreateProject.extend({ name: p.string(), user_id: p.int() });
@@ -154,9 +154,9 @@ const UPDATE_AT_LEAST_ONE_OF = [
 ];
 
 const UpdateProject = z.object({
-  name: p.string().optional(),
-  default_branch: p.string().optional(),
-  path: p.string().optional(),
+  name: p.string().optional().describe("The name of the project"),
+  default_branch: p.string().optional().describe("The default branch of the project"),
+  path: p.string().optional().describe("The path of the repository"),
   ...projectSettings,
 });
 

@@ -53,9 +53,9 @@ blobRoutes.get("/projects/:id/repository/blobs/:sha/raw", async (c) => {
 
 // `ref` came in GitLab 16; 15.4 always reads the default branch. Accepting it costs nothing.
 const ListContributors = pageParams.extend({
-  ref: p.string().optional(),
-  order_by: p.oneOf("email", "name", "commits").optional(),
-  sort: p.oneOf("asc", "desc").optional(),
+  ref: p.string().optional().describe("The name of a repository branch or tag, if not given the default branch is used"),
+  order_by: p.oneOf("email", "name", "commits").optional().describe("Return contributors ordered by `name` or `email` or `commits`"),
+  sort: p.oneOf("asc", "desc").optional().describe("Sort by asc (ascending) or desc (descending)"),
 });
 
 /**

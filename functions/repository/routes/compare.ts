@@ -15,10 +15,10 @@ export const compareRoutes = router();
 const commitContext = (project: ProjectWithAccess) => ({ projectId: project.id, projectPath: project.fullPath });
 
 const Compare = z.object({
-  from: p.string(),
-  to: p.string(),
-  from_project_id: p.id().optional(),
-  straight: p.bool().optional(),
+  from: p.string().describe("The commit, branch name, or tag name to start comparison"),
+  to: p.string().describe("The commit, branch name, or tag name to stop comparison"),
+  from_project_id: p.id().optional().describe("The project to compare from"),
+  straight: p.bool().optional().describe("Comparison method, `true` for direct comparison between `from` and `to` (`from`..`to`), `false` to compare using merge base (`from`...`to`)"),
 });
 
 /** GET /projects/:id/repository/compare (lib/api/repositories.rb, CompareService, Gitlab::Git::Compare) */
@@ -39,7 +39,7 @@ compareRoutes.get("/projects/:id/repository/compare", { params: Compare, respons
   return present(c, result, compare, commitContext(project));
 });
 
-const MergeBase = z.object({ refs: p.strings({ comma: true }) });
+const MergeBase = z.object({ refs: p.strings({ comma: true }).describe("The refs to find the common ancestor of, multiple refs can be passed") });
 
 /** GET /projects/:id/repository/merge_base (lib/api/repositories.rb, Gitlab::Git::MergeBase) */
 compareRoutes.get("/projects/:id/repository/merge_base", { params: MergeBase, response: Commit }, async (c) => {

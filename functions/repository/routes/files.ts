@@ -104,11 +104,11 @@ const GetRawFile = z.object({ file_path: filePath(), ref: p.nonBlank().optional(
 // Differs from GitLab only with its `repository_tree_gitaly_pagination` flag on (off by default in
 // 15.4): `pagination=keyset` is then answered with offset pages, as GitLab does with the flag off.
 const ListTree = pageParams.extend({
-  ref: p.string().optional(),
-  path: p.string().optional(),
-  recursive: p.bool().optional(),
-  pagination: p.oneOf("legacy", "keyset", "none").optional(),
-  page_token: p.string().optional(),
+  ref: p.string().optional().describe("The name of a repository branch or tag, if not given the default branch is used"),
+  path: p.string().optional().describe("The path of the tree"),
+  recursive: p.bool().optional().describe("Used to get a recursive tree"),
+  pagination: p.oneOf("legacy", "keyset", "none").optional().describe("Specify the pagination method (\"none\" is only valid if \"recursive\" is true)"),
+  page_token: p.string().optional().describe("Record from which to start the keyset pagination"),
 });
 
 /** Path parameters win over the query string and the body (docs/compat.md, T2). */
@@ -252,18 +252,18 @@ function sortedEntries(entries: TreeListing[]): TreeListing[] {
 
 const writeShape = {
   file_path: filePath(),
-  branch: p.nonBlank(),
-  commit_message: p.nonBlank(),
-  start_branch: p.string().optional(),
-  author_email: p.string().optional(),
-  author_name: p.string().optional(),
-  last_commit_id: p.string().optional(),
+  branch: p.nonBlank().describe("Name of the branch to commit into. To create a new branch, also provide `start_branch`."),
+  commit_message: p.nonBlank().describe("Commit message"),
+  start_branch: p.string().optional().describe("Name of the branch to start the new commit from"),
+  author_email: p.string().optional().describe("The email of the author"),
+  author_name: p.string().optional().describe("The name of the author"),
+  last_commit_id: p.string().optional().describe("Last known file commit id"),
 };
 const WriteFile = z.object({
   ...writeShape,
-  content: p.string(),
-  execute_filemode: p.bool().optional(),
-  encoding: p.oneOf("base64", "text").optional(),
+  content: p.string().describe("File content"),
+  execute_filemode: p.bool().optional().describe("Enable / Disable the executable flag on the file path"),
+  encoding: p.oneOf("base64", "text").optional().describe("File encoding"),
 });
 const DeleteFile = z.object(writeShape);
 

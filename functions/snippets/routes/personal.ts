@@ -8,7 +8,7 @@ import { pageOf, pageParams, paginate, type Page } from "../../kernel/pagination
 import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { userAgentDetail } from "../../entities/user_agent_details";
+import { userAgentDetail, UserAgentDetail } from "../../entities/user_agent_details";
 import { snippetEntity, type SnippetRow, Snippet } from "../../entities/snippets";
 import { CREATE_FILE_RULES, createFileParams, RawFile, UPDATE_RULES, UpdateSnippet } from "../params";
 import * as q from "../queries";
@@ -130,7 +130,7 @@ personalSnippetRoutes.get("/snippets/:id/files/:ref/:file_path/raw", { params: R
 });
 
 /** GET /snippets/:id/user_agent_detail (lib/api/snippets.rb): admins; `Snippet.find` raises `404 Not found`. */
-personalSnippetRoutes.get("/snippets/:id/user_agent_detail", { params: OneSnippet }, async (c) => {
+personalSnippetRoutes.get("/snippets/:id/user_agent_detail", { params: OneSnippet, response: UserAgentDetail }, async (c) => {
   const params = await readParamsWithPath(c, OneSnippet, [], []);
   requireAdmin(c);
   const db = c.var.db();

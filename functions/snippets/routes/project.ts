@@ -9,7 +9,7 @@ import { pageOf, pageParams, paginate } from "../../kernel/pagination";
 import { p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { userAgentDetail } from "../../entities/user_agent_details";
+import { userAgentDetail, UserAgentDetail } from "../../entities/user_agent_details";
 import { snippetEntity, Snippet } from "../../entities/snippets";
 import { CREATE_FILE_RULES, createFileParams, RawFile, UPDATE_RULES, UpdateSnippet } from "../params";
 import * as q from "../queries";
@@ -126,7 +126,7 @@ projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/files/:ref/:file_pa
 });
 
 /** GET /projects/:id/snippets/:snippet_id/user_agent_detail (lib/api/project_snippets.rb): admins. */
-projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/user_agent_detail", { params: OneSnippet }, async (c) => {
+projectSnippetRoutes.get("/projects/:id/snippets/:snippet_id/user_agent_detail", { params: OneSnippet, response: UserAgentDetail }, async (c) => {
   // `before { check_snippets_enabled }` looks the project up first (404 for who may not read it), then
   // the parameters, then `authenticated_as_admin!` (401 anonymous, 403 other users).
   const project = await snippetsProject(c);

@@ -7,6 +7,7 @@ import { INT32, p, type ParamRule, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { isInternal, userWithAdmin, type UserRow, UserWithAdmin } from "../../entities/users";
+import { TransitionResult } from "../../entities/status_message";
 import { hasErrors, passwordComplexity, validateUser, type ValidationErrors } from "../model";
 import { hashPassword, randomPassword } from "../password";
 import * as q from "../queries";
@@ -283,7 +284,7 @@ adminRoutes.delete("/users/:id{[0-9]+}", { params: DeleteUser }, async (c) => {
 });
 
 /** POST /users/:id/block (lib/api/users.rb): 201 `true`; `null` when already blocked. */
-adminRoutes.post("/users/:id{[0-9]+}/block", async (c) => {
+adminRoutes.post("/users/:id{[0-9]+}/block", { response: TransitionResult }, async (c) => {
   const actor = requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
   if (actor.user.id === target.id) throw forbidden("The API initiating user cannot be blocked by the API");
@@ -299,7 +300,7 @@ adminRoutes.post("/users/:id{[0-9]+}/block", async (c) => {
  * POST /users/:id/unblock (lib/api/users.rb): 201 `true`; `false` when the user was not blocked
  * (`user.activate` has no transition); a banned user is activated too, a deactivated one refused.
  */
-adminRoutes.post("/users/:id{[0-9]+}/unblock", async (c) => {
+adminRoutes.post("/users/:id{[0-9]+}/unblock", { response: TransitionResult }, async (c) => {
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
   if (target.state === "deactivated") throw forbidden("Deactivated users cannot be unblocked by the API");

@@ -7,6 +7,7 @@ import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import type { User } from "../queries";
 import { isInternal, Membership, membership } from "../../entities/users";
+import { TransitionResult } from "../../entities/status_message";
 import * as q from "../queries";
 
 /**
@@ -37,7 +38,7 @@ function recentlyActive(user: User, now: Date): boolean {
 }
 
 /** POST /users/:id/activate: 201 `true`, `false` for a user who is already active. */
-stateRoutes.post("/users/:id{[0-9]+}/activate", async (c) => {
+stateRoutes.post("/users/:id{[0-9]+}/activate", { response: TransitionResult }, async (c) => {
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
   if (isBlocked(target)) throw forbidden("A blocked user must be unblocked to be activated");
@@ -48,7 +49,7 @@ stateRoutes.post("/users/:id{[0-9]+}/activate", async (c) => {
 });
 
 /** POST /users/:id/deactivate: 201 `true`; `null` for a user who is already deactivated. */
-stateRoutes.post("/users/:id{[0-9]+}/deactivate", async (c) => {
+stateRoutes.post("/users/:id{[0-9]+}/deactivate", { response: TransitionResult }, async (c) => {
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
   if (target.state === "deactivated") return c.json(null, 201);
@@ -61,7 +62,7 @@ stateRoutes.post("/users/:id{[0-9]+}/deactivate", async (c) => {
 });
 
 /** POST /users/:id/ban (Users::BanService): 201 `true`; only active users can be banned. */
-stateRoutes.post("/users/:id{[0-9]+}/ban", async (c) => {
+stateRoutes.post("/users/:id{[0-9]+}/ban", { response: TransitionResult }, async (c) => {
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
   if (target.state !== "active") throw apiError(`You cannot ban ${target.state} users.`, 403);
@@ -70,7 +71,7 @@ stateRoutes.post("/users/:id{[0-9]+}/ban", async (c) => {
 });
 
 /** POST /users/:id/unban (Users::UnbanService): 201 `true`; only banned users can be unbanned. */
-stateRoutes.post("/users/:id{[0-9]+}/unban", async (c) => {
+stateRoutes.post("/users/:id{[0-9]+}/unban", { response: TransitionResult }, async (c) => {
   requireAdmin(c);
   const target = await findTarget(c.var.db(), c.req.param("id"));
   if (target.state !== "banned") throw apiError(`You cannot unban ${target.state} users.`, 403);
