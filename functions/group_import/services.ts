@@ -56,16 +56,24 @@ async function createSubgroup(db: Database, user: User, parent: Namespace, attrs
 }
 
 /** GroupRestorer's relations of one group, with user references mapped (unmatched ones become the importer). */
-async function relationsOf(db: Executor, files: Map<string, Uint8Array>, oldId: number, importer: number): Promise<q.GroupRelations> {
-  const dir = `tree/groups/${oldId}`;
-  const memberRecords = ndjson(files, `${dir}/members.ndjson`).map(rec).filter((r): r is Rec => r !== null);
-  const emailOf = (m: Rec) => (str(rec(m.user)?.public_email) ?? str(rec(m.user)?.email))?.toLowerCase() ?? null;
-  const found = await q.usersByEmail(db, memberRecords.map(emailOf).filter((e): e is string => e !== null));
+const emailOf = (m: Rec) => (str(rec(m.user)?.public_email) ?? str(rec(m.user)?.email))?.toLowerCase() ?? null;
+const memberRecordsOf = (files: Map<string, Uint8Array>, oldId: number) =>
+  ndjson(files, `tree/groups/${oldId}/members.ndjson`).map(rec).filter((r): r is Rec => r !== null);
+
+/** MembersMapper's users for every group of the archive, in one statement: email → user id. */
+async function usersOfEmails(db: Executor, files: Map<string, Uint8Array>, oldIds: number[]): Promise<Map<string, number>> {
+  const emails = oldIds.flatMap((id) => memberRecordsOf(files, id).map(emailOf)).filter((e): e is string => e !== null);
   const userOfEmail = new Map<string, number>();
-  for (const u of found) {
+  for (const u of await q.usersByEmail(db, [...new Set(emails)])) {
     userOfEmail.set(u.email.toLowerCase(), u.id);
     if (u.publicEmail) userOfEmail.set(u.publicEmail.toLowerCase(), u.id);
   }
+  return userOfEmail;
+}
+
+function relationsOf(files: Map<string, Uint8Array>, oldId: number, importer: number, userOfEmail: Map<string, number>): q.GroupRelations {
+  const dir = `tree/groups/${oldId}`;
+  const memberRecords = memberRecordsOf(files, oldId);
   const userMap = new Map<number, number>();
   const memberRows: q.GroupRelations["members"] = [];
   for (const m of memberRecords) {
@@ -153,8 +161,9 @@ export async function runGroupImport(db: Database, env: Bindings, jobId: number,
     const made = await createSubgroup(db, importer, parent, attrs);
     if (made) groups.set(id, made);
   }
+  const userOfEmail = await usersOfEmails(db, files, [...groups.keys()]);
   for (const [oldId, group] of groups) {
-    const relations = await relationsOf(db, files, oldId, importer.id);
+    const relations = relationsOf(files, oldId, importer.id, userOfEmail);
     await db.transaction((tx) => q.insertGroupRelations(tx, group.id, relations));
   }
   await endGroupTransferJob(db, job.id, {});

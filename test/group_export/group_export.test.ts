@@ -128,7 +128,7 @@ describe("POST /groups/import", () => {
     expect(await res.json()).toEqual({ message: "202 Accepted" });
     expect(await settledImport(w, path)).toEqual({ status: "finished", error: null });
     const api = w.as(owner);
-    const get = async (url: string) => (await (await api.get(url)).json()) as Json;
+    const get = async (url: string) => (await (await api.get(url)).json()) as any;
     const imported = await get(`/groups/${encodeURIComponent(path)}`);
     expect(imported).toMatchObject({ path, name: "Imported group", visibility: "private" });
     expect(titles(await get(`/groups/${imported.id}/subgroups`), "path")).toEqual(["sub-one"]);
