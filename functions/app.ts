@@ -9,6 +9,8 @@ import { router } from "./kernel/router";
 import { throttleRequests } from "./shared/settings/throttle";
 import { declaredParams, recordParameterless, rejectMalformedStrings, withRequestScope } from "./kernel/params";
 import { groupsRoutes } from "./groups/routes";
+import { groupExportRoutes } from "./group_export/routes";
+import { groupImportRoutes } from "./group_import/routes";
 import { membersRoutes } from "./members/routes";
 import { personalAccessTokensRoutes } from "./personal_access_tokens/routes";
 import { projectsRoutes } from "./projects/routes";
@@ -134,6 +136,9 @@ api.route("/", domain("emails", emailsRoutes));
 api.route("/", domain("gpg_keys", gpgKeysRoutes));
 api.route("/", domain("impersonation_tokens", impersonationTokensRoutes));
 api.route("/", domain("custom_attributes", customAttributesRoutes));
+// Before the groups resource: `POST /groups/import` is not a group id.
+api.route("/", domain("group_import", groupImportRoutes));
+api.route("/", domain("group_export", groupExportRoutes));
 api.route("/", domain("groups", groupsRoutes));
 api.route("/", domain("projects", projectsRoutes));
 api.route("/", domain("namespaces", namespacesRoutes));

@@ -2,6 +2,8 @@ import { consumeAlerts, consumeDeadAlerts } from "./alert_management/consumer";
 import { consumeWebhooks, type WebhookMessage } from "./shared/webhooks";
 import { consumeDeadExports, consumeExports, type ExportMessage } from "./project_export/consumer";
 import { consumeDeadImports, consumeImports, type ImportMessage } from "./project_import/consumer";
+import { consumeDeadGroupJobs, consumeGroupExports, consumeGroupJobs, type GroupTransferMessage } from "./group_export/consumer";
+import { runGroupImport } from "./group_import/services";
 import type { Bindings } from "./kernel/env";
 import { useBlobBucket } from "./shared/git";
 
@@ -21,14 +23,17 @@ export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionCo
       return consumeDeadAlerts(batch as MessageBatch<{ receiptId: number }>, env);
     case "edgeforge-exports": {
       // One queue for exports and imports (docs/architecture.md, "Queues, crons and Durable Objects"), told apart by `kind`.
-      const { imports, exports } = byKind(batch as MessageBatch<ExportMessage>);
+      const { imports, exports, groupExports, groupImports } = byKind(batch as MessageBatch<ExportMessage>);
       await consumeImports(imports, env);
+      await consumeGroupExports(groupExports, env);
+      await consumeGroupJobs(groupImports, env, (db, id) => runGroupImport(db, env, id));
       if (exports.messages.length) await consumeExports(exports, env);
       return;
     }
     case "edgeforge-exports-dlq": {
-      const { imports, exports } = byKind(batch as MessageBatch<ExportMessage>);
+      const { imports, exports, groupExports, groupImports } = byKind(batch as MessageBatch<ExportMessage>);
       await consumeDeadImports(imports, env);
+      await consumeDeadGroupJobs([...groupExports, ...groupImports], env);
       if (exports.messages.length) await consumeDeadExports(exports, env);
       return;
     }
@@ -38,10 +43,13 @@ export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionCo
   }
 }
 
-/** The import messages, and the batch as the export consumer reads it without them. */
+/** The project import and group messages, and the batch as the project export consumer reads it without them. */
 function byKind(batch: MessageBatch<ExportMessage>) {
-  const imports = batch.messages.filter((m) => m.body?.kind === "import") as unknown as Message<ImportMessage>[];
-  const rest = batch.messages.filter((m) => m.body?.kind !== "import");
+  const kind = (m: Message<ExportMessage>) => (m.body as { kind?: string } | null)?.kind;
+  const imports = batch.messages.filter((m) => kind(m) === "import") as unknown as Message<ImportMessage>[];
+  const groupExports = batch.messages.filter((m) => kind(m) === "group_export") as unknown as Message<GroupTransferMessage>[];
+  const groupImports = batch.messages.filter((m) => kind(m) === "group_import") as unknown as Message<GroupTransferMessage>[];
+  const rest = batch.messages.filter((m) => !["import", "group_export", "group_import"].includes(kind(m) ?? ""));
   const exports: MessageBatch<ExportMessage> =
     rest.length === batch.messages.length
       ? batch
@@ -52,5 +60,5 @@ function byKind(batch: MessageBatch<ExportMessage>) {
           ackAll: () => rest.forEach((m) => m.ack()),
           retryAll: (options) => rest.forEach((m) => m.retry(options)),
         };
-  return { imports, exports };
+  return { imports, exports, groupExports, groupImports };
 }

@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id, timestamptz, updatedAt } from "./columns";
 import { issues } from "./issues";
+import { namespaces } from "./namespaces";
 import { projects } from "./projects";
 import { users } from "./users";
 
@@ -160,3 +161,30 @@ export const importFailures = pgTable(
 export type AlertIntegration = typeof alertManagementHttpIntegrations.$inferSelect;
 export type Alert = typeof alertManagementAlerts.$inferSelect;
 export type ProjectTransferJob = typeof projectTransferJobs.$inferSelect;
+
+/**
+ * A group export or import job (GitLab keeps this in ImportExportUpload, GroupImportState and Sidekiq):
+ * the job row is the state the export-import queue consumer leases, as for projects.
+ */
+export const groupTransferJobs = pgTable(
+  "group_transfer_jobs",
+  {
+    id: id(),
+    kind: text().notNull(), // export | import
+    groupId: integer().notNull().references(() => namespaces.id, { onDelete: "cascade" }),
+    userId: integer().references(() => users.id, { onDelete: "set null" }),
+    status: text().notNull(),
+    /** R2 key of the archive (export: written; import: read). */
+    r2Key: text(),
+    error: text(),
+    correlationId: text().notNull(),
+    attempts: integer().notNull().default(0),
+    leaseUntil: timestamptz(),
+    finishedAt: timestamptz(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("index_group_transfer_jobs_on_group_and_kind").on(t.groupId, t.kind, t.id)],
+);
+
+export type GroupTransferJob = typeof groupTransferJobs.$inferSelect;

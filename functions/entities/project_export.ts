@@ -106,7 +106,7 @@ const snake = (key: string) => key.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase(
  * what import_export.yml excludes (`except`). This is the exporter's generic attribute dump, not an API
  * entity: GitLab writes `as_json` of the model here.
  */
-function attributes(row: object, except: readonly string[] = []): Record<string, unknown> {
+export function attributes(row: object, except: readonly string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     const name = snake(key);

@@ -58,7 +58,7 @@ export type Bindings = {
   WEBHOOKS_QUEUE?: Queue<WebhookMessage>;
   /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (docs/architecture.md, "Queues, crons and Durable Objects"). */
   ALERTS_QUEUE: Queue<{ receiptId: number }>;
-  EXPORTS_QUEUE: Queue<{ kind: "export" | "import"; id: number }>;
+  EXPORTS_QUEUE: Queue<{ kind: "export" | "import" | "group_export" | "group_import"; id: number }>;
   /** Static assets (wrangler.toml `[assets]`, built by scripts/assets.mjs): the reference page's script, the file templates' catalogs. */
   ASSETS?: Fetcher;
 };

@@ -22,20 +22,22 @@ export async function hit(db: Executor, scope: string, period: number, extra: SQ
 }
 
 /** Limits stored as instance settings, checked by the endpoint (`check_rate_limit!`). */
-export type RateLimitKey = "issues_create" | "notes_create" | "project_export";
+export type RateLimitKey = "issues_create" | "notes_create" | "project_export" | "group_export" | "group_download_export";
 
 /** Gitlab::ApplicationRateLimiter.rate_limits: each key's threshold (its setting, or the setting's default), per minute. */
 const LIMIT_OF: Record<RateLimitKey, SQL> = {
   issues_create: sql`COALESCE((SELECT issues_create_limit FROM application_settings WHERE id = 1), 300)`,
   notes_create: sql`COALESCE((SELECT notes_create_limit FROM application_settings WHERE id = 1), 300)`,
   project_export: sql`COALESCE((SELECT (settings->>'project_export_limit')::int FROM application_settings WHERE id = 1), 6)`,
+  group_export: sql`COALESCE((SELECT (settings->>'group_export_limit')::int FROM application_settings WHERE id = 1), 6)`,
+  group_download_export: sql`COALESCE((SELECT (settings->>'group_download_export_limit')::int FROM application_settings WHERE id = 1), 1)`,
 };
 
 /**
  * `check_rate_limit!(key, scope:)`: 429 with GitLab's body and `Retry-After` when over the limit (0 = unlimited).
- * `scope` is what the limit is counted per (a user's id).
+ * `scope` is what the limit is counted per (a user's id, or `user:group` for `[current_user, group]`).
  */
-export async function checkRateLimit(db: Executor, key: RateLimitKey, scope: number): Promise<void> {
+export async function checkRateLimit(db: Executor, key: RateLimitKey, scope: number | string): Promise<void> {
   const { count, extra, resetEpoch, nowEpoch } = await hit(db, `${key}:${scope}`, 60, LIMIT_OF[key]);
   const limit = Number(extra);
   if (limit > 0 && count > limit)

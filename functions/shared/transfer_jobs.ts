@@ -1,7 +1,7 @@
-// The lease of a project export or import job (`project_transfer_jobs`), shared by the two consumers of
+// The lease of a project or group export or import job (`project_transfer_jobs`, `group_transfer_jobs`), shared by the consumers of
 // the export-import queue: the one writer of the lease, so both take jobs by the same rule.
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
-import { projectTransferJobs, type ProjectTransferJob } from "../../db/schema";
+import { groupTransferJobs, projectTransferJobs, type GroupTransferJob, type ProjectTransferJob } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 
 /** The status a job waits in before its first consumer: GitLab's `queued` export, `scheduled` import. */
@@ -31,4 +31,44 @@ export async function leaseTransferJob(db: Executor, id: number, kind: keyof typ
     )
     .returning();
   return row ?? null;
+}
+
+/** The status a group job waits in: an export is `queued`, an import `scheduled` (as for projects). */
+const GROUP_WAITING = { export: "queued", import: "scheduled" } as const;
+
+/** leaseTransferJob for a group export or import job (`group_transfer_jobs`), by the same rule. */
+export async function leaseGroupTransferJob(db: Executor, id: number, kind: keyof typeof GROUP_WAITING, leaseSeconds: number): Promise<GroupTransferJob | null> {
+  const leasePassed = or(isNull(groupTransferJobs.leaseUntil), lt(groupTransferJobs.leaseUntil, sql`now()`));
+  const [row] = await db
+    .update(groupTransferJobs)
+    .set({
+      status: "started",
+      attempts: sql`${groupTransferJobs.attempts} + 1`,
+      leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(groupTransferJobs.id, id),
+        eq(groupTransferJobs.kind, kind),
+        or(eq(groupTransferJobs.status, GROUP_WAITING[kind]), and(eq(groupTransferJobs.status, "started"), leasePassed)),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Ends a group job: `finished` (with its archive for an export) or `failed` with its error; a finished job stays finished. */
+export async function endGroupTransferJob(db: Executor, id: number, outcome: { r2Key?: string; error?: string }) {
+  await db
+    .update(groupTransferJobs)
+    .set({
+      status: outcome.error === undefined ? "finished" : "failed",
+      error: outcome.error ?? null,
+      ...(outcome.r2Key ? { r2Key: outcome.r2Key } : {}),
+      finishedAt: outcome.error === undefined ? sql`now()` : null,
+      leaseUntil: null,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(groupTransferJobs.id, id), sql`${groupTransferJobs.status} <> 'finished'`));
 }

@@ -77,3 +77,16 @@ export function restoreProjectIidsSql(projectId: number): SQL {
     ON CONFLICT (usage, project_id) WHERE project_id IS NOT NULL
     DO UPDATE SET last_value = GREATEST(internal_ids.last_value, EXCLUDED.last_value)`;
 }
+
+/** The usages a group owns (a group import restores their counters). */
+const GROUP_IID_USAGES = (Object.keys(USAGES) as IidUsage[]).filter((u) => USAGES[u].namespace !== null);
+
+/** restoreProjectIidsSql for a group whose epics and milestones were written with their own iids (group import). */
+export function restoreGroupIidsSql(groupId: number): SQL {
+  const rows = GROUP_IID_USAGES.map(
+    (usage) => sql`(${usage}::text, ${groupId}::int, (SELECT COALESCE(max(iid), 0) FROM ${sql.identifier(USAGES[usage].table)} WHERE group_id = ${groupId}::int))`,
+  );
+  return sql`INSERT INTO internal_ids (usage, namespace_id, last_value) VALUES ${sql.join(rows, sql`, `)}
+    ON CONFLICT (usage, namespace_id) WHERE namespace_id IS NOT NULL
+    DO UPDATE SET last_value = GREATEST(internal_ids.last_value, EXCLUDED.last_value)`;
+}
