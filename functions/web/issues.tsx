@@ -3,12 +3,12 @@
 // comment, close and reopen. Reads go through the API's finders and read rules (an issue the API hides
 // is a 404 here too); writes call the API's services and send the same webhook events, so system notes,
 // to-dos, events and hooks follow as they do for `POST /projects/:id/issues` and friends.
-import type { Hono } from "hono";
+import * as z from "zod";
 import type { ProjectWithAccess } from "../kernel/abilities";
-import type { AppEnv, Ctx } from "../kernel/env";
+import type { Ctx } from "../kernel/env";
 import { forbidden, notFound } from "../kernel/errors";
-import { pageOf } from "../kernel/pagination";
-import { validateParams } from "../kernel/params";
+import { pageOf, pageParams } from "../kernel/pagination";
+import { p, readParams, validateParams } from "../kernel/params";
 import { baseUrl } from "../kernel/present";
 import { checkRateLimit } from "../kernel/rate_limit";
 import { loadIssueRows, loadProjectIssue, type IssueRow } from "../shared/issuables/issue_preload";
@@ -18,8 +18,22 @@ import { renderMarkdown, renderMarkdownMany } from "../shared/markdown/render";
 import { hookAttrsBefore, hookEvent, updateAction } from "../shared/webhooks";
 import { clientIp, CREATE_RULES, CreateIssue, createIssueService, LIST_RULES, ListIssues, listIssueIds, UPDATE_RULES, UpdateIssue, updateIssueService } from "../issues/public";
 import { createNote, listNotes, ListNotes } from "../notes/public";
-import { CommentForm, Labels, Markdown, Notes, Pager, People, PostForm, ProjectTabs, StateBadge, UserLink, When, authorizePage, formFields, projectPath, requireSignedIn, seeOther, signInPath, webProject } from "./kit";
-import { Layout, requireCsrf } from "./kit_shell";
+import { CommentForm, Labels, Markdown, Notes, Pager, People, PostForm, ProjectTabs, StateBadge, UserLink, When, authorizePage, projectCrumbs, projectPath, requireSignedIn, seeOther, signInPath, webProject, type WebRouter } from "./kit";
+import { page } from "./layout";
+import { requireCsrf } from "./session";
+
+const FormToken = { authenticity_token: p.string().optional() };
+/** The list's filters: GitLab's `state` tabs and the page. */
+export const IssueListParams = z.object({ state: p.oneOf("opened", "closed", "all").default("opened"), page: pageParams.shape.page });
+/** The new issue form: Rails' `issue[title]`, `issue[description]`, `issue[confidential]`. */
+export const NewIssueForm = z.object({
+  ...FormToken,
+  issue: z.object({ title: p.string(), description: p.string().optional(), confidential: p.bool().optional() }),
+});
+/** A comment: `note[note]`. */
+export const CommentFormParams = z.object({ ...FormToken, note: z.object({ note: p.string() }) });
+/** The close and reopen buttons send only the token. */
+export const StateFormParams = z.object(FormToken);
 
 const withAssigneeIds = (row: IssueRow) => ({ ...row, assigneeIds: row.assignees.map((a) => a.id) });
 
@@ -48,25 +62,27 @@ export async function loadNotes(c: Ctx, project: ProjectWithAccess, type: "Issue
  * A comment posted from a form: Notes::CreateService through the notes API's service, with its
  * checks (may comment, body length, the `notes_create` rate limit) and its webhook event.
  */
-export async function postComment(c: Ctx, type: "Issue" | "MergeRequest", back: string): Promise<Response> {
-  await requireCsrf(c);
+export async function postComment(c: Ctx, type: "Issue" | "MergeRequest", back: (project: ProjectWithAccess) => string): Promise<Response> {
+  const params = await readParams(c, CommentFormParams);
   const actor = requireSignedIn(c);
   const project = await webProject(c);
   const iid = Number(c.req.param("iid"));
-  const fields = await formFields(c);
   const noteable = await loadNoteable(c, { project }, type, iid);
   if (!noteable || !noteable.readable) throw notFound(type === "Issue" ? "Issue" : "Merge Request");
   if (!canCreateNote(actor, noteable)) throw forbidden();
-  const body = fields["note[note]"] ?? "";
+  const body = params.note.note;
   checkNoteBody(body);
   await checkRateLimit(c.var.db(), "notes_create", actor.user.id);
   const created = await createNote(c.var.db(), actor, noteable, { body, confidential: false, createdAt: null });
   if (created.kind === "note" && created.note.projectId !== null && !created.note.system)
     await hookEvent(c.env, baseUrl(c), { kind: "note", projectId: created.note.projectId, id: created.note.id, userId: actor.user.id });
-  return seeOther(c, created.kind === "note" ? `${back}#note_${created.note.id}` : back);
+  return seeOther(c, created.kind === "note" ? `${back(project)}#note_${created.note.id}` : back(project));
 }
 
 const STATES = ["opened", "closed", "all"] as const;
+
+const issuesCrumbs = (project: ProjectWithAccess, ...rest: { label: string; href?: string }[]) =>
+  projectCrumbs(project, { label: "Issues", href: `${projectPath(project)}/-/issues` }, ...rest);
 
 function IssueList({ c, project, rows, state }: { c: Ctx; project: ProjectWithAccess; rows: IssueRow[]; state: string }) {
   const base = `${projectPath(project)}/-/issues`;
@@ -109,35 +125,38 @@ function IssueList({ c, project, rows, state }: { c: Ctx; project: ProjectWithAc
   );
 }
 
-export function issuePages(web: Hono<AppEnv>) {
+export function issuePages(web: WebRouter) {
   /** GitLab's /:project/-/issues: IssuesFinder with `state` (default opened), newest first, 20 a page. */
-  web.get("/:project{.+}/-/issues", async (c) => {
+  web.get("/:project{.+}/-/issues", { summary: "Web: a project's issues", params: IssueListParams }, async (c) => {
+    const { state, page: pageNumber } = await readParams(c, IssueListParams);
     const project = await webProject(c);
     authorizePage(c, "read_issue", project);
-    const state = STATES.find((s) => s === c.req.query("state")) ?? "opened";
-    const params = validateParams({ state, page: c.req.query("page") ?? "1", per_page: "20" }, ListIssues, LIST_RULES);
-    const page = pageOf(params);
+    const params = validateParams({ state, page: pageNumber, per_page: 20 }, ListIssues, LIST_RULES);
     const db = c.var.db();
-    const { ids, total } = await listIssueIds(db, { kind: "project", projectId: project.id }, params, { orderBy: "created_at", sort: "desc" }, c.var.actor, page, new Date());
+    const { ids, total } = await listIssueIds(db, { kind: "project", projectId: project.id }, params, { orderBy: "created_at", sort: "desc" }, c.var.actor, pageOf(params), new Date());
     const rows = await loadIssueRows(db, ids, c.var.actor);
-    return c.html(
-      <Layout c={c} title={`Issues · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `Issues · ${project.nameWithNamespace}`, crumbs: issuesCrumbs(project) },
+      <>
         <ProjectTabs project={project} current="issues" />
         <h1>Issues</h1>
         <IssueList c={c} project={project} rows={rows} state={state} />
-        <Pager c={c} page={page} total={total} />
-      </Layout>,
+        <Pager c={c} page={pageOf(params)} total={total} />
+      </>,
     );
   });
 
   /** GitLab's /:project/-/issues/new. */
-  web.get("/:project{.+}/-/issues/new", async (c) => {
+  web.get("/:project{.+}/-/issues/new", { summary: "Web: the new issue form" }, async (c) => {
     const project = await webProject(c);
-    if (!c.var.actor) return c.redirect(signInPath(c), 302);
+    requireSignedIn(c);
     authorizePage(c, "create_issue", project);
     const base = `${projectPath(project)}/-/issues`;
-    return c.html(
-      <Layout c={c} title={`New issue · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `New issue · ${project.nameWithNamespace}`, crumbs: issuesCrumbs(project, { label: "New" }) },
+      <>
         <ProjectTabs project={project} current="issues" />
         <h1>New issue</h1>
         <PostForm c={c} action={base} label="New issue">
@@ -150,21 +169,18 @@ export function issuePages(web: Hono<AppEnv>) {
           </label>
           <button type="submit">Create issue</button>
         </PostForm>
-      </Layout>,
+      </>,
     );
   });
 
   /** POST /:project/-/issues: Issues::CreateService, as `POST /projects/:id/issues` runs it. */
-  web.post("/:project{.+}/-/issues", async (c) => {
-    await requireCsrf(c);
+  web.post("/:project{.+}/-/issues", { summary: "Web: create an issue", params: NewIssueForm }, requireCsrf, async (c) => {
+    const form = await readParams(c, NewIssueForm);
     const actor = requireSignedIn(c);
     const project = await webProject(c);
     authorizePage(c, "create_issue", project);
-    const fields = await formFields(c);
-    const raw: Record<string, string> = { title: fields["issue[title]"] ?? "" };
-    if (fields["issue[description]"]) raw.description = fields["issue[description]"];
-    if (fields["issue[confidential]"]) raw.confidential = "true";
-    const params = validateParams(raw, CreateIssue, CREATE_RULES);
+    const { title, description, confidential } = form.issue;
+    const params = validateParams({ title, ...(description ? { description } : {}), ...(confidential ? { confidential } : {}) }, CreateIssue, CREATE_RULES);
     const db = c.var.db();
     await checkRateLimit(db, "issues_create", actor.user.id);
     const request = { userAgent: c.req.header("user-agent") || null, ipAddress: clientIp(c.req.header("cf-connecting-ip"), c.req.header("x-forwarded-for")) };
@@ -175,14 +191,16 @@ export function issuePages(web: Hono<AppEnv>) {
   });
 
   /** GitLab's /:project/-/issues/:iid: the description and notes rendered, labels, assignees, state. */
-  web.get("/:project{.+}/-/issues/:iid{[0-9]+}", async (c) => {
+  web.get("/:project{.+}/-/issues/:iid{[0-9]+}", { summary: "Web: an issue" }, async (c) => {
     const project = await webProject(c);
     const row = await webIssue(c, project);
     const [description, notes] = await Promise.all([row.description ? renderMarkdown(c, row.description, { project }) : null, loadNotes(c, project, "Issue", row.iid)]);
     const here = `${projectPath(project)}/-/issues/${row.iid}`;
     const mayUpdate = !!c.var.actor && canUpdateIssue(c.var.actor, project, withAssigneeIds(row));
-    return c.html(
-      <Layout c={c} title={`${row.title} (#${row.iid}) · Issues · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `${row.title} (#${row.iid}) · Issues · ${project.nameWithNamespace}`, crumbs: issuesCrumbs(project, { label: `#${row.iid}` }) },
+      <>
         <ProjectTabs project={project} current="issues" />
         <article class="issuable">
           <h1>
@@ -230,15 +248,14 @@ export function issuePages(web: Hono<AppEnv>) {
           <Notes notes={notes.rows} html={notes.html} />
           <CommentForm c={c} action={`${here}/notes`} allowed={notes.mayComment} signInPath={signInPath(c)} />
         </section>
-      </Layout>,
+      </>,
     );
   });
 
   /** POST /:project/-/issues/:iid/notes: a comment (Notes::CreateService). */
-  web.post("/:project{.+}/-/issues/:iid{[0-9]+}/notes", async (c) => {
-    const project = await webProject(c);
-    return postComment(c, "Issue", `${projectPath(project)}/-/issues/${c.req.param("iid")}`);
-  });
+  web.post("/:project{.+}/-/issues/:iid{[0-9]+}/notes", { summary: "Web: comment on an issue", params: CommentFormParams }, requireCsrf, (c) =>
+    postComment(c, "Issue", (project) => `${projectPath(project)}/-/issues/${c.req.param("iid")}`),
+  );
 
   /**
    * POST /:project/-/issues/:iid/close and /reopen: Issues::UpdateService with `state_event`, as
@@ -246,8 +263,8 @@ export function issuePages(web: Hono<AppEnv>) {
    * here a plain form POSTs to its own path, so closing works without JavaScript.
    */
   for (const event of ["close", "reopen"] as const) {
-    web.post(`/:project{.+}/-/issues/:iid{[0-9]+}/${event}`, async (c) => {
-      await requireCsrf(c);
+    web.post(`/:project{.+}/-/issues/:iid{[0-9]+}/${event}`, { summary: `Web: ${event} an issue`, params: StateFormParams }, requireCsrf, async (c) => {
+      await readParams(c, StateFormParams);
       const actor = requireSignedIn(c);
       const project = await webProject(c);
       const current = await webIssue(c, project);

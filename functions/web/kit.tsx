@@ -7,18 +7,19 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { allowed, type ProjectAbility, type ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
-import { forbidden, notFound } from "../kernel/errors";
+import { forbidden, notFound, unauthorized } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import type { Page } from "../kernel/pagination";
+import type { router } from "../kernel/router";
 import type { NoteRow } from "../shared/issuables/noteables";
-import { csrfField } from "./kit_shell";
+import { csrfToken } from "./session";
 
 /** The project of `/:project{.+}/-/…`, as `find_project!` finds it: unreadable or missing is 404. */
 export function webProject(c: Ctx): Promise<ProjectWithAccess> {
   return findProject(c, c.req.param("project") ?? "");
 }
 
-/** `authorize!` for a page: what the visitor may not do answers 403 (the error page says so). */
+/** `authorize!` for a page: 403, which the web router shows as its 404 page (as GitLab's pages do). */
 export function authorizePage(c: Ctx, ability: ProjectAbility, project: ProjectWithAccess): void {
   if (!allowed(c.var.actor, ability, project)) throw c.var.actor ? forbidden() : notFound("Project");
 }
@@ -124,7 +125,7 @@ export function Pager({ c, page, total }: { c: Ctx; page: Page; total: number })
 export function PostForm({ c, action, children, label, class: cls }: { c: Ctx; action: string; children?: Child; label?: string; class?: string }) {
   return (
     <form method="post" action={action} class={cls} aria-label={label}>
-      {csrfField(c)}
+      <input type="hidden" name="authenticity_token" value={csrfToken(c)} />
       {children}
     </form>
   );
@@ -177,10 +178,18 @@ export function signInPath(c: Ctx): string {
   return `/users/sign_in?redirect_to=${encodeURIComponent(url.pathname)}`;
 }
 
-/** 403 for a visitor who is signed in; anonymous visitors are sent to sign in first. */
+/** A form that needs a user: an anonymous visitor is sent to sign in (the web router's 401). */
 export function requireSignedIn(c: Ctx) {
-  if (!c.var.actor) throw forbidden();
+  if (!c.var.actor) throw unauthorized();
   return c.var.actor;
+}
+
+/** The web router (routes.ts `webRoutes`), as the page files register on it. */
+export type WebRouter = ReturnType<typeof router>;
+
+/** Breadcrumbs of a project page: the namespace, the project, then the page's own. */
+export function projectCrumbs(project: ProjectWithAccess, ...rest: { label: string; href?: string }[]) {
+  return [{ label: project.namespace.name, href: `/${project.namespace.fullPath}` }, { label: project.name, href: projectPath(project) }, ...rest];
 }
 
 /** Tabs of the project's issue, merge request and pipeline pages. */

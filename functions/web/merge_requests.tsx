@@ -3,13 +3,12 @@
 // diffs tabs) and their forms: comment, close, reopen, merge. Reads go through the API's queries and
 // read rules; writes call the API's services (MergeRequests::UpdateService, the merge service) and
 // send the same webhook events as `PUT …/merge_requests/:iid` and `PUT …/merge`.
-import type { Hono } from "hono";
 import * as z from "zod";
 import type { ProjectWithAccess } from "../kernel/abilities";
-import type { AppEnv, Ctx } from "../kernel/env";
-import { apiError, forbidden, notFound } from "../kernel/errors";
-import { pageOf } from "../kernel/pagination";
-import { p, validateParams } from "../kernel/params";
+import type { Ctx } from "../kernel/env";
+import { forbidden, notFound } from "../kernel/errors";
+import { pageOf, pageParams } from "../kernel/pagination";
+import { p, readParams, validateParams } from "../kernel/params";
 import { baseUrl } from "../kernel/present";
 import { loadApprovalState } from "../shared/approvals/state";
 import { repoOf } from "../shared/git";
@@ -33,9 +32,20 @@ import {
   versionCommits,
   versionDiffs,
 } from "../merge_requests/public";
-import { CommentForm, DiffFile, Labels, Markdown, Notes, Pager, People, PostForm, ProjectTabs, StateBadge, StatusBadge, UserLink, When, authorizePage, formFields, projectPath, requireSignedIn, seeOther, signInPath, webProject } from "./kit";
-import { Layout, requireCsrf } from "./kit_shell";
-import { loadNotes, postComment } from "./issues";
+import { CommentForm, DiffFile, Labels, Markdown, Notes, Pager, People, PostForm, ProjectTabs, StateBadge, StatusBadge, UserLink, When, authorizePage, projectCrumbs, projectPath, requireSignedIn, seeOther, signInPath, webProject, type WebRouter } from "./kit";
+import { CommentFormParams, loadNotes, postComment, StateFormParams } from "./issues";
+import { page } from "./layout";
+import { requireCsrf } from "./session";
+
+/** The list's filters: GitLab's `state` tabs and the page. */
+export const MergeRequestListParams = z.object({ state: p.oneOf("opened", "merged", "closed", "all").default("opened"), page: pageParams.shape.page });
+/** The merge form: the head the page showed, and the two options GitLab's widget offers. */
+export const MergeFormParams = z.object({
+  authenticity_token: p.string().optional(),
+  sha: p.string().optional(),
+  should_remove_source_branch: p.bool().optional(),
+  squash: p.bool().optional(),
+});
 
 const IidParam = z.object({ iid: p.int() });
 
@@ -57,6 +67,9 @@ async function webMergeRequest(c: Ctx, project: ProjectWithAccess): Promise<Row>
 }
 
 const STATES = ["opened", "merged", "closed", "all"] as const;
+const mrCrumbs = (project: ProjectWithAccess, ...rest: { label: string; href?: string }[]) =>
+  projectCrumbs(project, { label: "Merge requests", href: `${projectPath(project)}/-/merge_requests` }, ...rest);
+
 const STATE_NAMES: Record<(typeof STATES)[number], string> = { opened: "Open", merged: "Merged", closed: "Closed", all: "All" };
 
 function Header({ c, project, row, current }: { c: Ctx; project: ProjectWithAccess; row: Row; current: "overview" | "commits" | "diffs" }) {
@@ -90,18 +103,42 @@ function Header({ c, project, row, current }: { c: Ctx; project: ProjectWithAcce
   );
 }
 
-export function mergeRequestPages(web: Hono<AppEnv>) {
+/**
+ * Why a merge was refused, in words (the API answers 405, 406 and 409 for these). Differs from GitLab:
+ * its widget shows these states before the button; here the button posts and the answer says why (422).
+ */
+const MERGE_REFUSALS: Partial<Record<string, string>> = {
+  not_allowed: "This merge request cannot be merged now: it is a draft or not open, or its pipeline must succeed first.",
+  cannot_be_merged: "The branches cannot be merged: they conflict, the approvals are missing, or a fast-forward is impossible.",
+  sha_mismatch: "The source branch changed since the page was shown. Reload the page, review the changes and merge again.",
+  failed: "The merge failed: the branches changed meanwhile, or they conflict.",
+};
+
+function MergeRefused({ project, iid, text }: { project: ProjectWithAccess; iid: number; text: string }) {
+  return (
+    <>
+      <h1>Not merged</h1>
+      <p class="alert">{text}</p>
+      <p>
+        <a href={`${projectPath(project)}/-/merge_requests/${iid}`}>Back to the merge request</a>
+      </p>
+    </>
+  );
+}
+
+export function mergeRequestPages(web: WebRouter) {
   /** GitLab's /:project/-/merge_requests: MergeRequestsFinder with `state` (default opened), newest first. */
-  web.get("/:project{.+}/-/merge_requests", async (c) => {
+  web.get("/:project{.+}/-/merge_requests", { summary: "Web: a project's merge requests", params: MergeRequestListParams }, async (c) => {
+    const { state, page: pageNumber } = await readParams(c, MergeRequestListParams);
     const project = await webProject(c);
     authorizePage(c, "read_merge_request", project);
-    const state = STATES.find((s) => s === c.req.query("state")) ?? "opened";
-    const params = validateParams({ state, page: c.req.query("page") ?? "1", per_page: "20" }, ListProjectMergeRequests, MR_LIST_RULES);
-    const page = pageOf(params);
-    const { rows, total } = await listMergeRequests(c.var.db(), c.var.actor, { projectId: project.id }, params, page);
+    const params = validateParams({ state, page: pageNumber, per_page: 20 }, ListProjectMergeRequests, MR_LIST_RULES);
+    const { rows, total } = await listMergeRequests(c.var.db(), c.var.actor, { projectId: project.id }, params, pageOf(params));
     const base = `${projectPath(project)}/-/merge_requests`;
-    return c.html(
-      <Layout c={c} title={`Merge requests · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `Merge requests · ${project.nameWithNamespace}`, crumbs: mrCrumbs(project) },
+      <>
         <ProjectTabs project={project} current="merge_requests" />
         <h1>Merge requests</h1>
         <nav aria-label="Merge request states">
@@ -129,13 +166,13 @@ export function mergeRequestPages(web: Hono<AppEnv>) {
         ) : (
           <p class="empty">No merge requests.</p>
         )}
-        <Pager c={c} page={page} total={total} />
-      </Layout>,
+        <Pager c={c} page={pageOf(params)} total={total} />
+      </>,
     );
   });
 
   /** GitLab's /:project/-/merge_requests/:iid: overview, pipeline, approvals, merge and comment forms. */
-  web.get("/:project{.+}/-/merge_requests/:iid{[0-9]+}", async (c) => {
+  web.get("/:project{.+}/-/merge_requests/:iid{[0-9]+}", { summary: "Web: a merge request" }, async (c) => {
     const project = await webProject(c);
     const row = await webMergeRequest(c, project);
     const db = c.var.db();
@@ -151,8 +188,10 @@ export function mergeRequestPages(web: Hono<AppEnv>) {
     const mayUpdate = !!actor && canUpdateMergeRequest(actor, project, withPeople(row));
     const mayMerge = row.state === "opened" && canMergeInto(actor, project, protections, row.targetBranch);
     const state = approvals.state;
-    return c.html(
-      <Layout c={c} title={`${row.title} (!${row.iid}) · Merge requests · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `${row.title} (!${row.iid}) · Merge requests · ${project.nameWithNamespace}`, crumbs: mrCrumbs(project, { label: `!${row.iid}` }) },
+      <>
         <Header c={c} project={project} row={row} current="overview" />
         <dl class="sidebar">
           <dt>Assignees</dt>
@@ -222,17 +261,19 @@ export function mergeRequestPages(web: Hono<AppEnv>) {
           <Notes notes={notes.rows} html={notes.html} />
           <CommentForm c={c} action={`${here}/notes`} allowed={notes.mayComment} signInPath={signInPath(c)} />
         </section>
-      </Layout>,
+      </>,
     );
   });
 
   /** GitLab's /:project/-/merge_requests/:iid/commits: the newest version's commits, newest first. */
-  web.get("/:project{.+}/-/merge_requests/:iid{[0-9]+}/commits", async (c) => {
+  web.get("/:project{.+}/-/merge_requests/:iid{[0-9]+}/commits", { summary: "Web: a merge request's commits" }, async (c) => {
     const project = await webProject(c);
     const row = await webMergeRequest(c, project);
     const commits = await versionCommits(c.var.db(), repoOf(project), await latestVersion(c.var.db(), row.id));
-    return c.html(
-      <Layout c={c} title={`Commits · !${row.iid} · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `Commits · !${row.iid} · ${project.nameWithNamespace}`, crumbs: mrCrumbs(project, { label: `!${row.iid}`, href: `${projectPath(project)}/-/merge_requests/${row.iid}` }, { label: "Commits" }) },
+      <>
         <Header c={c} project={project} row={row} current="commits" />
         {commits.length ? (
           <ol class="commits">
@@ -251,70 +292,57 @@ export function mergeRequestPages(web: Hono<AppEnv>) {
         ) : (
           <p class="empty">No commits.</p>
         )}
-      </Layout>,
+      </>,
     );
   });
 
   /** GitLab's /:project/-/merge_requests/:iid/diffs: the newest version's diffs, cut at the diff limits. */
-  web.get("/:project{.+}/-/merge_requests/:iid{[0-9]+}/diffs", async (c) => {
+  web.get("/:project{.+}/-/merge_requests/:iid{[0-9]+}/diffs", { summary: "Web: a merge request's changes" }, async (c) => {
     const project = await webProject(c);
     const row = await webMergeRequest(c, project);
     const diffs = limitDiffs(await versionDiffs(c.var.db(), repoOf(project), await latestVersion(c.var.db(), row.id)));
-    return c.html(
-      <Layout c={c} title={`Changes · !${row.iid} · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `Changes · !${row.iid} · ${project.nameWithNamespace}`, crumbs: mrCrumbs(project, { label: `!${row.iid}`, href: `${projectPath(project)}/-/merge_requests/${row.iid}` }, { label: "Changes" }) },
+      <>
         <Header c={c} project={project} row={row} current="diffs" />
         {diffs.diffs.length ? diffs.diffs.map((d) => <DiffFile diff={d} />) : <p class="empty">No changes.</p>}
         {diffs.overflow ? <p>Some changes are not shown: the diff is too large.</p> : null}
-      </Layout>,
+      </>,
     );
   });
 
   /** POST /:project/-/merge_requests/:iid/notes: a comment (Notes::CreateService). */
-  web.post("/:project{.+}/-/merge_requests/:iid{[0-9]+}/notes", async (c) => {
-    const project = await webProject(c);
-    return postComment(c, "MergeRequest", `${projectPath(project)}/-/merge_requests/${c.req.param("iid")}`);
-  });
+  web.post("/:project{.+}/-/merge_requests/:iid{[0-9]+}/notes", { summary: "Web: comment on a merge request", params: CommentFormParams }, requireCsrf, (c) =>
+    postComment(c, "MergeRequest", (project) => `${projectPath(project)}/-/merge_requests/${c.req.param("iid")}`),
+  );
 
   /**
    * POST /:project/-/merge_requests/:iid/merge: the merge service, as `PUT …/merge` runs it, with the
    * head the page showed as `sha` (a push meanwhile is refused, as GitLab's page does).
    * Differs from GitLab: its page merges through that API from a script; here a form POSTs.
    */
-  web.post("/:project{.+}/-/merge_requests/:iid{[0-9]+}/merge", async (c) => {
-    await requireCsrf(c);
+  web.post("/:project{.+}/-/merge_requests/:iid{[0-9]+}/merge", { summary: "Web: merge a merge request", params: MergeFormParams }, requireCsrf, async (c) => {
+    const form = await readParams(c, MergeFormParams);
     const actor = requireSignedIn(c);
     const project = await webProject(c);
     const row = await webMergeRequest(c, project);
-    const fields = await formFields(c);
     const outcome = await mergeMergeRequest(c.var.db(), { project, actor }, withPeople(row), {
-      sha: fields.sha || undefined,
-      squash: fields.squash === "true" ? true : undefined,
-      shouldRemoveSourceBranch: fields.should_remove_source_branch === "true" ? true : undefined,
+      sha: form.sha || undefined,
+      squash: form.squash,
+      shouldRemoveSourceBranch: form.should_remove_source_branch,
     });
-    switch (outcome.kind) {
-      case "merged":
-        await hookEvents(c.env, baseUrl(c), afterMergeHooks(row, project.id, actor.user.id, outcome.closedIssues));
-        break;
-      case "waiting":
-        break;
-      case "unauthorized":
-        throw forbidden();
-      case "not_allowed":
-        throw apiError("This merge request cannot be merged now (it is a draft, closed, or waits for its pipeline)", 405);
-      case "cannot_be_merged":
-        throw apiError("Branch cannot be merged", 406);
-      case "sha_mismatch":
-        throw apiError("The source branch changed since the page was shown: reload it and merge again", 409);
-      case "failed":
-        throw apiError("The merge failed: the branches changed meanwhile, or they conflict", 406);
-    }
+    if (outcome.kind === "unauthorized") throw forbidden();
+    if (outcome.kind === "merged") await hookEvents(c.env, baseUrl(c), afterMergeHooks(row, project.id, actor.user.id, outcome.closedIssues));
+    const refusal = MERGE_REFUSALS[outcome.kind];
+    if (refusal) return page(c, { title: "Not merged", crumbs: mrCrumbs(project, { label: `!${row.iid}`, href: `${projectPath(project)}/-/merge_requests/${row.iid}` }) }, <MergeRefused project={project} iid={row.iid} text={refusal} />, 422);
     return seeOther(c, `${projectPath(project)}/-/merge_requests/${row.iid}`);
   });
 
   /** POST /:project/-/merge_requests/:iid/close and /reopen: MergeRequests::UpdateService with `state_event`. */
   for (const event of ["close", "reopen"] as const) {
-    web.post(`/:project{.+}/-/merge_requests/:iid{[0-9]+}/${event}`, async (c) => {
-      await requireCsrf(c);
+    web.post(`/:project{.+}/-/merge_requests/:iid{[0-9]+}/${event}`, { summary: `Web: ${event} a merge request`, params: StateFormParams }, requireCsrf, async (c) => {
+      await readParams(c, StateFormParams);
       const actor = requireSignedIn(c);
       const project = await webProject(c);
       const row = await webMergeRequest(c, project);

@@ -3,21 +3,26 @@
 // /trace.json). Reads go through the API's queries and the same abilities (`read_pipeline` for
 // pipelines, `read_build` for jobs and logs). A running job's page follows its log: a small script
 // polls /-/jobs/:id/trace.json for what was appended; without JavaScript the page refreshes itself.
-import type { Hono } from "hono";
 import { html, raw } from "hono/html";
 import * as z from "zod";
 import { allowed, type ProjectWithAccess } from "../kernel/abilities";
-import type { AppEnv, Ctx } from "../kernel/env";
+import type { Ctx } from "../kernel/env";
 import { notFound } from "../kernel/errors";
-import { pageOf } from "../kernel/pagination";
-import { p, validateParams } from "../kernel/params";
+import { pageOf, pageParams } from "../kernel/pagination";
+import { p, readParams, validateParams } from "../kernel/params";
 import { findPipeline, listPipelines, ListPipelines } from "../pipelines/public";
 import { findJob, listJobs, ListPipelineJobs, readTrace } from "../jobs/public";
-import { Pager, ProjectTabs, StatusBadge, UserLink, When, authorizePage, projectPath, webProject } from "./kit";
-import { Layout } from "./kit_shell";
+import { Pager, ProjectTabs, StatusBadge, UserLink, When, authorizePage, projectCrumbs, projectPath, webProject, type WebRouter } from "./kit";
+import { page } from "./layout";
 
 const IdParam = z.object({ id: p.int() });
-const OffsetParam = z.object({ offset: p.int().optional() });
+/** The list's page. */
+export const PipelineListParams = z.object({ page: pageParams.shape.page });
+/** The follower's `offset`: bytes of the log it already shows. */
+export const TraceParams = z.object({ offset: p.intIn({ min: 0 }).optional() });
+
+const pipelinesCrumbs = (project: ProjectWithAccess, ...rest: { label: string; href?: string }[]) =>
+  projectCrumbs(project, { label: "Pipelines", href: `${projectPath(project)}/-/pipelines` }, ...rest);
 
 /** `HasStatus::ACTIVE_STATUSES` and `created`: a job whose log may still grow. */
 const GOING = new Set(["created", "waiting_for_resource", "preparing", "pending", "running", "canceling"]);
@@ -59,17 +64,19 @@ off=j.offset;st.textContent=j.status;st.className="badge ci-"+j.status;
 if(!j.complete){setTimeout(tick,2000)}}).catch(function(){setTimeout(tick,5000)})}
 setTimeout(tick,2000)})();`;
 
-export function pipelinePages(web: Hono<AppEnv>) {
+export function pipelinePages(web: WebRouter) {
   /** GitLab's /:project/-/pipelines: Ci::PipelinesFinder, newest first, 20 a page. */
-  web.get("/:project{.+}/-/pipelines", async (c) => {
+  web.get("/:project{.+}/-/pipelines", { summary: "Web: a project's pipelines", params: PipelineListParams }, async (c) => {
+    const { page: pageNumber } = await readParams(c, PipelineListParams);
     const project = await webProject(c);
     authorizePage(c, "read_pipeline", project);
-    const params = validateParams({ page: c.req.query("page") ?? "1", per_page: "20" }, ListPipelines);
-    const page = pageOf(params);
-    const { rows, total } = await listPipelines(c.var.db(), project.id, params, page);
+    const params = validateParams({ page: pageNumber, per_page: 20 }, ListPipelines);
+    const { rows, total } = await listPipelines(c.var.db(), project.id, params, pageOf(params));
     const base = projectPath(project);
-    return c.html(
-      <Layout c={c} title={`Pipelines · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `Pipelines · ${project.nameWithNamespace}`, crumbs: pipelinesCrumbs(project) },
+      <>
         <ProjectTabs project={project} current="pipelines" />
         <h1>Pipelines</h1>
         {rows.length ? (
@@ -108,13 +115,13 @@ export function pipelinePages(web: Hono<AppEnv>) {
         ) : (
           <p class="empty">No pipelines.</p>
         )}
-        <Pager c={c} page={page} total={total} />
-      </Layout>,
+        <Pager c={c} page={pageOf(params)} total={total} />
+      </>,
     );
   });
 
   /** GitLab's /:project/-/pipelines/:id: the pipeline, its stages in order and their jobs. */
-  web.get("/:project{.+}/-/pipelines/:id{[0-9]+}", async (c) => {
+  web.get("/:project{.+}/-/pipelines/:id{[0-9]+}", { summary: "Web: a pipeline, its stages and jobs" }, async (c) => {
     const project = await webProject(c);
     authorizePage(c, "read_pipeline", project);
     const row = await webPipeline(c, project);
@@ -125,8 +132,10 @@ export function pipelinePages(web: Hono<AppEnv>) {
     const jobs = mayReadJobs ? (await listJobs(c.var.db(), project.id, { pipelineId: row.id, type: "build" }, params, pageOf(params))).rows : [];
     const stages = new Map<string, typeof jobs>();
     for (const job of [...jobs].sort((a, b) => a.stageIdx - b.stageIdx || a.id - b.id)) stages.set(job.stage, [...(stages.get(job.stage) ?? []), job]);
-    return c.html(
-      <Layout c={c} title={`Pipeline #${row.id} · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `Pipeline #${row.id} · ${project.nameWithNamespace}`, crumbs: pipelinesCrumbs(project, { label: `#${row.id}` }) },
+      <>
         <ProjectTabs project={project} current="pipelines" />
         <h1>
           Pipeline #{row.id} <StatusBadge status={row.status} />
@@ -159,19 +168,21 @@ export function pipelinePages(web: Hono<AppEnv>) {
             ))}
           </div>
         ) : null}
-      </Layout>,
+      </>,
     );
   });
 
   /** GitLab's /:project/-/jobs/:id: the job and its log, followed while the job runs. */
-  web.get("/:project{.+}/-/jobs/:id{[0-9]+}", async (c) => {
+  web.get("/:project{.+}/-/jobs/:id{[0-9]+}", { summary: "Web: a job and its log" }, async (c) => {
     const project = await webProject(c);
     const job = await webJob(c, project);
     const log = plainLog(await readTrace(c.var.db(), job.id));
     const going = GOING.has(job.status);
     const base = projectPath(project);
-    return c.html(
-      <Layout c={c} title={`${job.name} (#${job.id}) · Jobs · ${project.nameWithNamespace}`}>
+    return page(
+      c,
+      { title: `${job.name} (#${job.id}) · Jobs · ${project.nameWithNamespace}`, crumbs: pipelinesCrumbs(project, { label: `#${job.pipelineId}`, href: `${projectPath(project)}/-/pipelines/${job.pipelineId}` }, { label: job.name }) },
+      <>
         {going ? <noscript>{raw('<meta http-equiv="refresh" content="5">')}</noscript> : null}
         <ProjectTabs project={project} current="pipelines" />
         <h1>
@@ -201,12 +212,12 @@ export function pipelinePages(web: Hono<AppEnv>) {
           {log}
         </pre>
         {going ? html`<script>${raw(FOLLOW)}</script>` : null}
-      </Layout>,
+      </>,
     );
   });
 
   /** GitLab's /:project/-/jobs/:id/raw: the log as plain text, as `GET …/jobs/:id/trace` answers it. */
-  web.get("/:project{.+}/-/jobs/:id{[0-9]+}/raw", async (c) => {
+  web.get("/:project{.+}/-/jobs/:id{[0-9]+}/raw", { summary: "Web: a job's log as plain text" }, async (c) => {
     const project = await webProject(c);
     const job = await webJob(c, project);
     return new Response(await readTrace(c.var.db(), job.id), { headers: { "Content-Type": "text/plain; charset=utf-8" } });
@@ -218,10 +229,10 @@ export function pipelinePages(web: Hono<AppEnv>) {
    * Differs from GitLab: a subset of its keys (`id`, `status`, `complete`, `append`, `offset`,
    * `size`), with the text in `content` rather than rendered `html` lines.
    */
-  web.get("/:project{.+}/-/jobs/:id{[0-9]+}/trace.json", async (c) => {
+  web.get("/:project{.+}/-/jobs/:id{[0-9]+}/trace.json", { summary: "Web: a job's status and the log appended since `offset`", params: TraceParams }, async (c) => {
+    const { offset } = await readParams(c, TraceParams);
     const project = await webProject(c);
     const job = await webJob(c, project);
-    const { offset } = validateParams({ offset: c.req.query("offset") }, OffsetParam);
     const bytes = new TextEncoder().encode(plainLog(await readTrace(c.var.db(), job.id)));
     const append = offset !== undefined && offset >= 0 && offset <= bytes.length;
     const content = new TextDecoder().decode(append ? bytes.subarray(offset) : bytes);

@@ -9,6 +9,9 @@ import { homePage } from "./home";
 import { signInPage } from "./sign_in";
 import { RedirectTo, SignIn, FormToken } from "./params";
 import { requireCsrf, signIn, signOut, webSession } from "./session";
+import { issuePages } from "./issues";
+import { mergeRequestPages } from "./merge_requests";
+import { pipelinePages } from "./pipelines";
 
 /**
  * The web front: server-rendered pages at GitLab's own paths, mounted after every other route
@@ -59,6 +62,12 @@ webRoutes.post("/users/sign_out", { summary: "Web: sign out", params: FormToken 
   await signOut(c);
   return c.redirect("/", 303);
 });
+
+// A project's issues, merge requests, pipelines and jobs (`/<full_path>/-/…`), registered before the
+// project and namespace pages so that their `-/` paths are matched first.
+issuePages(webRoutes);
+mergeRequestPages(webRoutes);
+pipelinePages(webRoutes);
 
 /**
  * Errors of web pages as HTML: what the visitor may not read, like what does not exist, is the 404
