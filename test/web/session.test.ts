@@ -16,7 +16,7 @@ describe("GET /users/sign_in", () => {
     expect(page.res.headers.get("content-type")).toMatch(/text\/html/);
     expect(page.html).toContain('name="user[login]"');
     expect(page.html).toMatch(/name="authenticity_token" value="[0-9a-f]{64}"/);
-    const cookie = page.res.headers.getSetCookie().find((c) => c.startsWith("_edgeforge_csrf="));
+    const cookie = page.res.headers.getAll("set-cookie").find((c: string) => c.startsWith("_edgeforge_csrf="));
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
   });
@@ -32,7 +32,7 @@ describe("POST /users/sign_in", () => {
       const res = await b.signIn(login, PASSWORD);
       expect(res.status).toBe(303);
       expect(res.location).toBe("/");
-      const cookie = res.res.headers.getSetCookie().find((c) => c.startsWith("_edgeforge_session="));
+      const cookie = res.res.headers.getAll("set-cookie").find((c: string) => c.startsWith("_edgeforge_session="));
       expect(cookie).toMatch(/HttpOnly/);
       expect(cookie).toMatch(/SameSite=Lax/);
       expect(cookie).not.toMatch(/Secure/);

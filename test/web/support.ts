@@ -13,12 +13,12 @@ export function browser() {
   let token: string | null = null;
 
   function remember(res: Response) {
-    for (const line of res.headers.getSetCookie()) {
+    for (const line of res.headers.getAll("set-cookie")) {
       const [pair, ...attrs] = line.split(";");
       const at = pair.indexOf("=");
       const name = pair.slice(0, at).trim();
       const value = pair.slice(at + 1).trim();
-      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=.*1970/i.test(a));
+      const expired = attrs.some((a: string) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=.*1970/i.test(a));
       if (expired || value === "") jar.delete(name);
       else jar.set(name, value);
     }
