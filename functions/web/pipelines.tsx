@@ -129,7 +129,8 @@ export function pipelinePages(web: WebRouter) {
     // The jobs (retried ones left out, as the API lists them) only for who may read builds.
     const mayReadJobs = allowed(c.var.actor, "read_build", project);
     const params = validateParams({ per_page: "100" }, ListPipelineJobs);
-    const jobs = mayReadJobs ? (await listJobs(c.var.db(), project.id, { pipelineId: row.id, type: "build" }, params, pageOf(params))).rows : [];
+    const db = c.var.db();
+    const jobs = mayReadJobs ? (await listJobs(db, project.id, { pipelineId: row.id, type: "build" }, params, pageOf(params))).rows : [];
     const stages = new Map<string, typeof jobs>();
     for (const job of [...jobs].sort((a, b) => a.stageIdx - b.stageIdx || a.id - b.id)) stages.set(job.stage, [...(stages.get(job.stage) ?? []), job]);
     return page(
