@@ -192,6 +192,23 @@ export function projectCrumbs(project: ProjectWithAccess, ...rest: { label: stri
   return [{ label: project.namespace.name, href: `/${project.namespace.fullPath}` }, { label: project.name, href: projectPath(project) }, ...rest];
 }
 
+/**
+ * What the shell's stylesheet (layout.tsx) does not style: the tabs, inline lists, the side facts,
+ * notes, labels, states and the job log. Emitted with the tabs, so once per page of these files.
+ */
+const STYLE = `ul.inline{list-style:none;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:.25rem .75rem}
+nav.tabs{border-bottom:1px solid #dcdcde;margin-bottom:.75rem}nav.tabs a[aria-current]{font-weight:700;text-decoration:none;color:#1f1e24}
+dl.sidebar{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;border:1px solid #dcdcde;border-radius:4px;padding:.75rem}dl.sidebar dd{margin:0}
+li.label{border:2px solid;border-radius:1rem;padding:0 .5rem;font-size:.85rem}.ref,.meta,.username{color:#535158}
+.state-opened{background:#c3e6cd;color:#0a4020}.state-closed{background:#fdd4cd;color:#8d1300}.state-merged{background:#e1d8f9;color:#4b2d8f}
+.ci-success{background:#c3e6cd;color:#0a4020}.ci-failed{background:#fdd4cd;color:#8d1300}.ci-running{background:#cbe2f9;color:#0b3b70}
+ul.issuables,ol.notes,ol.commits{list-style:none;padding:0}ul.issuables>li,ol.commits>li{padding:.5rem 0;border-bottom:1px solid #dcdcde}
+ol.notes>li{border:1px solid #dcdcde;border-radius:4px;padding:.5rem 1rem;margin:.5rem 0}ol.notes>li.system{border:0;padding:.25rem 1rem}
+form.comment-form label,form[aria-label="New issue"] label{display:block;margin-top:.75rem;font-weight:600}form.comment-form button,form[aria-label="New issue"] button{margin-top:.5rem;display:block}
+pre.log{background:#1f1e24;color:#ececef;padding:1rem;border-radius:4px;min-height:4rem;white-space:pre-wrap}pre.diff{border:1px solid #dcdcde;border-radius:4px;padding:.5rem}
+.stages{display:flex;gap:1rem;flex-wrap:wrap}.stage{border:1px solid #dcdcde;border-radius:4px;padding:0 1rem;min-width:12rem}.stage ul{list-style:none;padding:0}
+p.error{color:#8d1300}`;
+
 /** Tabs of the project's issue, merge request and pipeline pages. */
 export function ProjectTabs({ project, current }: { project: ProjectWithAccess; current: "issues" | "merge_requests" | "pipelines" }) {
   const base = projectPath(project);
@@ -203,16 +220,19 @@ export function ProjectTabs({ project, current }: { project: ProjectWithAccess; 
     </li>
   );
   return (
-    <nav class="tabs" aria-label="Project">
-      <ul class="inline">
-        <li>
-          <a href={base}>{project.name}</a>
-        </li>
-        {tab("issues", `${base}/-/issues`, "Issues")}
-        {tab("merge_requests", `${base}/-/merge_requests`, "Merge requests")}
-        {tab("pipelines", `${base}/-/pipelines`, "Pipelines")}
-      </ul>
-    </nav>
+    <>
+      <style>{raw(STYLE)}</style>
+      <nav class="tabs" aria-label="Project">
+        <ul class="inline">
+          <li>
+            <a href={base}>{project.name}</a>
+          </li>
+          {tab("issues", `${base}/-/issues`, "Issues")}
+          {tab("merge_requests", `${base}/-/merge_requests`, "Merge requests")}
+          {tab("pipelines", `${base}/-/pipelines`, "Pipelines")}
+        </ul>
+      </nav>
+    </>
   );
 }
 
