@@ -9,6 +9,7 @@ import type { GitCommitRow } from "../../db/schema";
 import { decodeUtf8, findCommit, listTree, objectSizes, readFileAt, repoOf } from "../shared/git";
 import { renderMarkdown } from "../shared/markdown/render";
 import { page } from "./layout";
+import { markdownForPage } from "./markdown";
 import { blobPath, CommitLine, projectCrumbs, treePath } from "./repository_links";
 
 /** GitLab's README preference: a Markdown README first, then any other README at the root. */
@@ -110,7 +111,7 @@ export async function projectHome(c: Ctx, project: ProjectWithAccess) {
           {readme && (
             <section class="box" aria-labelledby="readme">
               <h2 id="readme">{readme.path}</h2>
-              {readme.html !== null ? <div class="md">{raw(readme.html)}</div> : <pre>{readme.text}</pre>}
+              {readme.html !== null ? <div class="md">{raw(markdownForPage(readme.html))}</div> : <pre>{readme.text}</pre>}
             </section>
           )}
         </>

@@ -1,13 +1,12 @@
 /** @jsxImportSource hono/jsx */
-import { raw } from "hono/html";
 import type { GitCommitRow } from "../../db/schema";
 import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { notFound } from "../kernel/errors";
 import { findProject } from "../kernel/lookup";
 import { decodeUtf8, isBinary, listTree, readFileAt, repoOf, resolveCommitRows } from "../shared/git";
-import { highlight } from "./highlight";
-import { page } from "./layout";
+import { HIGHLIGHT_SCRIPT, languageOf, MAX_HIGHLIGHT_BYTES } from "./highlight";
+import { page, scriptNonce } from "./layout";
 import { blobPath, CommitLine, commitsPath, projectCrumbs, rawPath, treePath } from "./repository_links";
 
 /** Blobs larger than this are offered raw only (GitLab collapses large blobs too). */
@@ -105,10 +104,13 @@ export async function treePage(c: Ctx, fullPath: string, rest: string) {
   );
 }
 
-/** Line numbers beside the (highlighted) text, one `<pre>` each, so highlighting can span lines. */
-function CodeView(props: { name: string; text: string }) {
+/**
+ * Line numbers beside the text, one `<pre>` each, so that highlighting can span lines. A file of a
+ * known language names it (`data-language`) for the highlighter script, which the page then loads.
+ */
+function CodeView(props: { c: Ctx; name: string; text: string }) {
   const lines = props.text.endsWith("\n") ? props.text.slice(0, -1).split("\n") : props.text.split("\n");
-  const html = highlight(props.name, props.text);
+  const language = props.text.length <= MAX_HIGHLIGHT_BYTES ? languageOf(props.name) : null;
   return (
     <div class="code">
       <table>
@@ -119,12 +121,13 @@ function CodeView(props: { name: string; text: string }) {
             </td>
             <td>
               <pre>
-                <code class="hljs">{html === null ? props.text : raw(html)}</code>
+                <code data-language={language ?? undefined}>{props.text}</code>
               </pre>
             </td>
           </tr>
         </tbody>
       </table>
+      {language && <script src={HIGHLIGHT_SCRIPT} nonce={scriptNonce(props.c)} defer />}
     </div>
   );
 }
@@ -147,7 +150,7 @@ export async function blobPage(c: Ctx, fullPath: string, rest: string) {
       <p class="muted">
         {file.size} bytes · <a href={rawPath(project, ref, path)}>Open raw</a> · <a href={`${commitsPath(project, ref)}?path=${encodeURIComponent(path)}`}>History</a>
       </p>
-      {binary || tooLarge ? <p>{binary ? "This file is binary." : "This file is too large to display."} Open it raw to see its content.</p> : <CodeView name={name} text={decodeUtf8(file.content)} />}
+      {binary || tooLarge ? <p>{binary ? "This file is binary." : "This file is too large to display."} Open it raw to see its content.</p> : <CodeView c={c} name={name} text={decodeUtf8(file.content)} />}
     </>,
   );
 }

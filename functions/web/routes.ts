@@ -9,6 +9,7 @@ import { createToken, findToken, mayRevoke, revokeToken, tokenErrors } from "../
 import { verifyPassword } from "../shared/passwords";
 import { commitPage, commitsPage } from "./commits";
 import { projectsPage } from "./home";
+import { HIGHLIGHT_SCRIPT } from "./highlight";
 import { errorPage, notFoundPage } from "./layout";
 import { groupPage, profilePage } from "./namespaces";
 import { CommitsQuery, CreateToken, FormToken, PageNumber, RedirectTo, SignIn } from "./params";
@@ -118,6 +119,16 @@ webRoutes.post(`${TOKENS_PATH}/:id/revoke`, { summary: "Web: revoke a personal a
   return c.redirect(TOKENS_PATH, 303);
 });
 
+/**
+ * GET /-/web/highlight.js: the blob page's highlighter (functions/web/browser/highlight.js), a static
+ * asset built by scripts/assets.mjs, served from the ASSETS binding outside the Worker's bundle.
+ */
+webRoutes.get(HIGHLIGHT_SCRIPT, { summary: "Web: the blob page's highlighter script (a static asset)" }, async (c) => {
+  if (!c.env.ASSETS) return notFoundPage(c);
+  const asset = await c.env.ASSETS.fetch(new Request(new URL(HIGHLIGHT_SCRIPT, c.req.url), { headers: c.req.raw.headers }));
+  return asset.status === 404 ? notFoundPage(c) : asset;
+});
+
 // --- Repository pages --------------------------------------------------------------------------
 
 webRoutes.get("/:project{.+}/-/tree/:rest{.+}", { summary: "Web: a directory of the repository" }, (c) => treePage(c, c.req.param("project"), c.req.param("rest")));
@@ -138,12 +149,12 @@ pipelinePages(webRoutes);
 // --- Namespaces: /:username, /:group, /:namespace/:project -------------------------------------
 
 /**
- * GET /:path: a project (its full path), else a group, else (one segment) a user's profile, as
+ * GET /:full_path: a project (its full path), else a group, else (one segment) a user's profile, as
  * GitLab's routes resolve a namespace path; what the visitor may not read is the 404 page. Ids are
  * not paths here (`/5` is no user).
  */
-webRoutes.get("/:path{.+}", { summary: "Web: a project, group or user page", params: PageNumber }, async (c) => {
-  const path = c.req.param("path");
+webRoutes.get("/:full_path{.+}", { summary: "Web: a project, group or user page", params: PageNumber }, async (c) => {
+  const path = c.req.param("full_path");
   const { page } = await readParams(c, PageNumber);
   if (path.includes("/-/") || /^\d+$/.test(path)) return notFoundPage(c);
   if (path.includes("/")) {

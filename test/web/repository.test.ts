@@ -64,14 +64,16 @@ describe("GET /:project/-/tree/:ref/*path", () => {
 });
 
 describe("GET /:project/-/blob/:ref/*path", () => {
-  it("highlights a known language, escapes the source and links the raw file", async () => {
+  it("names a known language for the highlighter script, escapes the source and links the raw file", async () => {
     const w = await world();
     const { project } = await smallRepo(w, { visibility: "public" });
     await commitTo(project, "main", [{ action: "create", filePath: "lib/x.ts", content: 'const a = "</code><script>alert(1)</script>";\n' }], { message: "ts" });
     const res = await get(`/${project.fullPath}/-/blob/main/lib/x.ts`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html).toContain('<span class="hljs-keyword">const</span>');
+    expect(html).toContain('<code data-language="typescript">');
+    expect(html).toMatch(/<script src="\/-\/web\/highlight.js" nonce="[^"]+" defer="">/);
+    expect(res.headers.get("content-security-policy")).toMatch(/script-src 'nonce-/);
     expect(html).not.toContain("<script>alert(1)</script>");
     expect(html).toContain("&lt;script&gt;");
     expect(html).toContain(`href="/${project.fullPath}/-/raw/main/lib/x.ts"`);

@@ -1,6 +1,7 @@
-// highlight.js core and the curated languages of functions/web/highlight.ts. Plain JavaScript with its
-// own declaration (highlight_core.d.ts): highlight.js' type definitions pull in the DOM library, which
-// clashes with the Workers types the rest of functions/ is checked against.
+// The blob page's highlighter, a static asset (scripts/assets.mjs bundles it to /-/web/highlight.js):
+// highlight.js core and the curated languages of functions/web/highlight.ts. It runs in the browser,
+// outside the Worker's bundle and its 1 MiB budget; without JavaScript the page shows the same text
+// unhighlighted. highlight.js escapes the text it is given: its output is `<span class="hljs-…">` only.
 import hljs from "highlight.js/lib/core";
 import bash from "highlight.js/lib/languages/bash";
 import c from "highlight.js/lib/languages/c";
@@ -26,7 +27,9 @@ import yaml from "highlight.js/lib/languages/yaml";
 const LANGUAGES = { bash, c, cpp, css, diff, dockerfile, go, ini, java, javascript, json, markdown, python, ruby, rust, sql, typescript, xml, yaml };
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 
-/** The source as highlighted HTML (highlight.js escapes it); `language` must be one registered above. */
-export function highlightAs(language, text) {
-  return hljs.highlight(text, { language, ignoreIllegals: true }).value;
+for (const code of document.querySelectorAll("code[data-language]")) {
+  const language = code.getAttribute("data-language");
+  if (!hljs.getLanguage(language)) continue;
+  code.innerHTML = hljs.highlight(code.textContent, { language, ignoreIllegals: true }).value;
+  code.classList.add("hljs");
 }
