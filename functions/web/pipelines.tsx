@@ -3,7 +3,7 @@
 // /trace.json). Reads go through the API's queries and the same abilities (`read_pipeline` for
 // pipelines, `read_build` for jobs and logs). A running job's page follows its log: a small script
 // polls /-/jobs/:id/trace.json for what was appended; without JavaScript the page refreshes itself.
-import { html, raw } from "hono/html";
+import { raw } from "hono/html";
 import * as z from "zod";
 import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
@@ -13,7 +13,7 @@ import { p, readParams, validateParams } from "../kernel/params";
 import { findPipeline, listPipelines, ListPipelines } from "../pipelines/public";
 import { findJob, listJobs, ListPipelineJobs, readTrace } from "../jobs/public";
 import { Pager, ProjectTabs, StatusBadge, UserLink, When, authorizePage, projectCrumbs, projectPath, webProject, type WebRouter } from "./kit";
-import { page } from "./layout";
+import { page, scriptNonce } from "./layout";
 
 const IdParam = z.object({ id: p.int() });
 /** The list's page. */
@@ -212,7 +212,7 @@ export function pipelinePages(web: WebRouter) {
         <pre id="job-log" class="log" tabindex={0} aria-label="Job log" data-trace-url={`${base}/-/jobs/${job.id}/trace.json`} data-offset={String(new TextEncoder().encode(log).length)}>
           {log}
         </pre>
-        {going ? html`<script>${raw(FOLLOW)}</script>` : null}
+        {going ? <script nonce={scriptNonce(c)}>{raw(FOLLOW)}</script> : null}
       </>,
     );
   });
