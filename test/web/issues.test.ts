@@ -226,3 +226,22 @@ describe("POST /:project/-/issues/:iid/close and /reopen", () => {
     expect(await (await w.root.get(`/projects/${project.id}/issues/${issue.iid}`)).json()).toMatchObject({ state: "opened" });
   });
 });
+
+describe("GET /:project/-/issues/:iid (statements)", () => {
+  it("reads a fixed number of statements whatever the number of notes and issues (no N+1)", async () => {
+    const w = await world();
+    const project = await w.project({ visibility: "public" });
+    const issue = await apiIssue(w, project.id, { title: "Counted", description: "See #1" });
+    const count = async (path: string) => Number((await browser().get(path)).res.headers.get("x-query-count"));
+    // One note with a reference first: the notes' references resolve in one statement per kind, for all notes.
+    await w.root.post(`/projects/${project.id}/issues/${issue.iid}/notes`, { json: { body: `First for #${issue.iid}` } });
+    const before = [await count(`/${project.fullPath}/-/issues/${issue.iid}`), await count(`/${project.fullPath}/-/issues`)];
+    for (let i = 0; i < 5; i++) {
+      await w.root.post(`/projects/${project.id}/issues/${issue.iid}/notes`, { json: { body: `Note ${i} for #${issue.iid}` } });
+      await w.issue(project, { title: `More ${i}` });
+    }
+    const after = [await count(`/${project.fullPath}/-/issues/${issue.iid}`), await count(`/${project.fullPath}/-/issues`)];
+    expect(before[0]).toBeGreaterThan(0);
+    expect(after).toEqual(before);
+  });
+});
