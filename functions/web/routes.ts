@@ -146,7 +146,15 @@ issuePages(webRoutes);
 mergeRequestPages(webRoutes);
 pipelinePages(webRoutes);
 
-// --- Namespaces: /:username, /:group, /:namespace/:project -------------------------------------
+// --- Namespaces: /groups/:group, /:username, /:group, /:namespace/:project ----------------------
+
+/** GET /groups/:group: the group page at the group's `web_url` (GitLab's canonical group path). */
+webRoutes.get("/groups/:group_path{.+}", { summary: "Web: a group page", params: PageNumber }, async (c) => {
+  const path = c.req.param("group_path");
+  const { page } = await readParams(c, PageNumber);
+  const group = path.includes("/-/") || /^\d+$/.test(path) ? null : await loadGroup(c, path);
+  return group && canReadGroup(c.var.actor, group) ? groupPage(c, group, pageNumber(page)) : notFoundPage(c);
+});
 
 /**
  * GET /:full_path: a project (its full path), else a group, else (one segment) a user's profile, as

@@ -54,6 +54,12 @@ describe("GET /:group", () => {
     expect(html).not.toContain(hiddenSub.fullPath);
     expect(html).not.toContain(secret.fullPath);
     expect((await get(`/${sub.fullPath}`)).status).toBe(200);
+    // The group's `web_url` (/groups/<full_path>) is the same page.
+    const api = (await (await worker.fetch(new Request(`${BASE}/api/v4/groups/${sub.id}`))).json()) as { web_url: string };
+    const byWebUrl = await get(new URL(api.web_url).pathname);
+    expect(byWebUrl.status).toBe(200);
+    expect(await byWebUrl.text()).toContain(`<h1>${sub.name}</h1>`);
+    expect((await get(`/groups/${hiddenSub.fullPath}`)).status).toBe(404);
     expect((await get(`/${hiddenSub.fullPath}`)).status).toBe(404);
   });
 });

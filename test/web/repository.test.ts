@@ -22,6 +22,9 @@ describe("GET /:namespace/:project", () => {
     expect(html).toMatch(/JavaScript [\d.]+%/);
     expect(html).toContain(`href="/${project.fullPath}/-/tree/main/src"`);
     expect(commits.first).toMatch(/^[0-9a-f]{40}$/);
+    // The page is one document (its style inline, no script): it weighs what its HTML does.
+    expect(new TextEncoder().encode(html).length).toBeLessThan(100_000);
+    expect(html).not.toContain("<script");
   });
 
   it("answers the HTML 404 for a private project to anonymous visitors and outsiders, and shows it to members", async () => {
