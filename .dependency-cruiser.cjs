@@ -66,6 +66,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     doNotFollow: { path: "node_modules" },
     exclude: { path: "^(test|scripts|bench)/" },
-    enhancedResolveOptions: { extensions: [".ts", ".mjs", ".js"] },
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".mjs", ".js"] },
   },
 };

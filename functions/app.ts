@@ -85,6 +85,7 @@ import { openapiRoutes } from "./openapi/routes";
 import { topicsRoutes } from "./topics/routes";
 import { templatesRoutes } from "./templates/routes";
 import { searchRoutes } from "./search/routes";
+import { webNotFound, webRoutes } from "./web/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -232,5 +233,8 @@ fuzzRegistry.get("/-/fuzz-registry", { summary: "Internal (FUZZ_REGISTRY=1, admi
 });
 app.route("/", domain("internal", fuzzRegistry));
 
-app.notFound(onNotFound);
+// The web front (functions/web): HTML pages at GitLab's paths, after every route above so that those
+// keep precedence. An unknown path answers the HTML 404 page, and under /api/ GitLab's JSON 404.
+app.route("/", domain("web", webRoutes));
+app.notFound(webNotFound);
 app.onError(onError);

@@ -4,7 +4,9 @@
 // - @scalar/api-reference's standalone script (3.4 MiB, about 1 MiB gzipped), which the reference page
 //   GET /api/v4/docs loads from /api/v4/docs/scalar.js (functions/openapi/routes.ts);
 // - the file templates' catalogs, `templates/<type>.json` (scripts/templates.mjs), which only the Worker
-//   reads, through the binding (functions/templates/catalog.ts).
+//   reads, through the binding (functions/templates/catalog.ts);
+// - the web front's highlighter, /-/web/highlight.js: functions/web/browser/highlight.js (highlight.js
+//   and its curated languages) bundled and minified by esbuild (wrangler's own copy) for the blob page.
 //
 // Run by wrangler's `[build]` step (`wrangler deploy`, `wrangler dev`), and by scripts/worker-host.mjs
 // before Miniflare reads wrangler.toml (`npm start`, the vitest harness), whose `[assets]` directory must
@@ -30,6 +32,19 @@ function assetSources() {
   };
 }
 
+/** URL path (under ASSETS_DIR) → the browser script bundled from it. */
+function bundledSources() {
+  return { "-/web/highlight.js": path.join(root, "functions/web/browser/highlight.js") };
+}
+
+/** The script `entry` bundled for browsers: one minified IIFE. */
+function bundleScript(entry) {
+  const requireFromWrangler = createRequire(require.resolve("wrangler/package.json"));
+  const { buildSync } = requireFromWrangler("esbuild");
+  const out = buildSync({ entryPoints: [entry], bundle: true, minify: true, format: "iife", target: "es2020", write: false, logLevel: "error", legalComments: "inline" });
+  return Buffer.from(out.outputFiles[0].contents);
+}
+
 /** Same size and contents: nothing to copy. */
 function same(a, b) {
   if (!existsSync(b) || statSync(a).size !== statSync(b).size) return false;
@@ -52,6 +67,14 @@ export function buildAssets() {
     if (existsSync(target) && readFileSync(target, "utf8") === text) continue;
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, text);
+    copied.push(urlPath);
+  }
+  for (const [urlPath, entry] of Object.entries(bundledSources())) {
+    const target = path.join(ASSETS_DIR, urlPath);
+    const script = bundleScript(entry);
+    if (existsSync(target) && readFileSync(target).equals(script)) continue;
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, script);
     copied.push(urlPath);
   }
   return copied;

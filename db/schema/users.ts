@@ -46,6 +46,10 @@ export const users = pgTable(
     lastSignInIp: text(),
     currentSignInIp: text(),
     signInCount: integer().notNull().default(0),
+    /** Devise lockable: wrong passwords since the last good one; 10 lock the account (web sign-in). */
+    failedAttempts: integer().notNull().default(0),
+    /** Devise lockable: when the 10th wrong password locked the account; it unlocks 10 minutes later. */
+    lockedAt: timestamptz(),
     lastActivityOn: date({ mode: "string" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -110,3 +114,25 @@ export const personalAccessTokens = pgTable(
 export type User = typeof users.$inferSelect;
 export type Identity = typeof identities.$inferSelect;
 export type PersonalAccessToken = typeof personalAccessTokens.$inferSelect;
+
+/**
+ * Web sessions (functions/web/session.ts): the cookie holds a random secret, the row its SHA-256
+ * digest, so a leaked table reveals no cookie. Ends at `expiresAt` (GitLab's `session_expire_delay`,
+ * one week) or at sign-out, which deletes the row.
+ */
+export const webSessions = pgTable(
+  "web_sessions",
+  {
+    id: id(),
+    sessionDigest: text().notNull(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    ip: text(),
+    userAgent: text(),
+    createdAt: createdAt(),
+    expiresAt: timestamptz().notNull(),
+  },
+  (t) => [uniqueIndex("index_web_sessions_on_session_digest").on(t.sessionDigest), index("index_web_sessions_on_user_id").on(t.userId)],
+);
+export type WebSession = typeof webSessions.$inferSelect;

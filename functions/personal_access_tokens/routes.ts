@@ -9,12 +9,10 @@ import { router } from "../kernel/router";
 import { personalAccessToken, PersonalAccessTokenEntity, personalAccessTokenWithToken, PersonalAccessTokenWithToken } from "../entities/personal_access_tokens";
 import { ListTokens } from "./params";
 import * as q from "./queries";
+import { createToken, mayRevoke, tokenErrors } from "./services";
 
 const idOf = (raw: string) => pathRowId(raw);
 
-/** `PersonalAccessTokenPolicy` `revoke_token`: an administrator, or the owner of a token that is not an impersonation token. */
-const mayRevoke = (actor: Actor, token: { userId: number; impersonation: boolean }) =>
-  actor.isAdmin || (token.userId === actor.user.id && !token.impersonation);
 
 /**
  * The token's own endpoints (lib/api/personal_access_tokens/self_information.rb, 15.5, and
@@ -124,18 +122,8 @@ personalAccessTokensRoutes.post("/users/:user_id{[0-9]+}/personal_access_tokens"
   const user = id === null ? null : await q.findUser(c.var.db(), id);
   if (!user) throw notFound("User");
   // PersonalAccessTokens::CreateService renders the model's errors as one sentence, 422.
-  const errors = [
-    ...(params.name.trim() === "" ? ["Name can't be blank"] : []),
-    ...(params.scopes.length === 0 ? ["Scopes can't be blank"] : []),
-  ];
+  const errors = tokenErrors(params);
   if (errors.length > 0) throw apiError(errors.join(" and "), 422);
-  const value = generateToken();
-  const token = await q.insertToken(c.var.db(), {
-    userId: user.id,
-    name: params.name,
-    tokenDigest: await sha256Hex(value),
-    scopes: params.scopes,
-    expiresAt: params.expires_at ?? null,
-  });
+  const { token, value } = await createToken(c.var.db(), user.id, { name: params.name, scopes: params.scopes, expiresAt: params.expires_at ?? null });
   return present(c, { ...token, token: value }, personalAccessTokenWithToken, undefined, 201);
 });

@@ -5,3 +5,5 @@ export { createProject, replaceProject } from "./services";
 export { assignTopics } from "./queries";
 // The search API (functions/search) finds projects as ProjectsFinder does (`search`, visibility, a group).
 export { listProjects } from "./queries";
+// The web front (functions/web) shows a project's languages as GET /projects/:id/languages computes them.
+export { languageShares } from "./languages";
