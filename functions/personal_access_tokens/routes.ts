@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { generateToken, requireAdmin, requireUser, sha256Hex, TOKEN_SCOPES } from "../kernel/auth";
+import { requireAdmin, requireUser, TOKEN_SCOPES } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { apiError, badRequest, notFound, recordNotFound, unauthorized } from "../kernel/errors";
 import { pageOf, paginate } from "../kernel/pagination";
