@@ -8,7 +8,7 @@ import { baseUrl } from "./present";
 import { expiredToken, forbidden, insufficientScope, notFound, revokedToken, unauthorized } from "./errors";
 
 /** Scopes of personal access tokens (lib/gitlab/auth.rb), in GitLab's order. */
-export const TOKEN_SCOPES = ["api", "read_api", "read_user", "read_repository", "write_repository", "sudo", "admin_mode"] as const;
+export const TOKEN_SCOPES = ["api", "read_api", "read_user", "read_repository", "write_repository", "read_registry", "write_registry", "sudo", "admin_mode"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 export async function sha256Hex(value: string): Promise<string> {
