@@ -82,6 +82,7 @@ import { externalStatusChecksRoutes } from "./external_status_checks/routes";
 import { openapiRoutes } from "./openapi/routes";
 import { topicsRoutes } from "./topics/routes";
 import { searchRoutes } from "./search/routes";
+import { distributionRoutes, jwtRoutes } from "./container_registry/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -208,6 +209,18 @@ app.route("/", domain("uploads", uploadWebRoutes));
 app.route("/", domain("alert_management", alertReceiverRoutes));
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
 app.route("/", domain("git_http", gitHttpRoutes));
+// The container registry: the OCI distribution API (`/v2/…`, Bearer tokens) and its token endpoint
+// (`/jwt/auth`, HTTP Basic), outside /api/v4.
+app.use("/v2/*", async (c, next) => {
+  await next();
+  c.header("Docker-Distribution-API-Version", "registry/2.0");
+});
+app.use("/v2", async (c, next) => {
+  await next();
+  c.header("Docker-Distribution-API-Version", "registry/2.0");
+});
+app.route("/", domain("container_registry", jwtRoutes));
+app.route("/", domain("container_registry", distributionRoutes));
 // Git LFS (`/<full_path>.git/info/lfs/…`, `/<full_path>.git/gitlab-lfs/…`), authenticated as git is.
 app.route("/", domain("lfs", lfsRoutes));
 // Pipeline and coverage badge images (`/<full_path>/badges/<ref>/pipeline.svg`), token as private_token or PRIVATE-TOKEN.

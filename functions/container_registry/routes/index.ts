@@ -1,0 +1,2 @@
+export { jwtRoutes } from "./jwt";
+export { distributionRoutes } from "./distribution";
