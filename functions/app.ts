@@ -82,7 +82,7 @@ import { externalStatusChecksRoutes } from "./external_status_checks/routes";
 import { openapiRoutes } from "./openapi/routes";
 import { topicsRoutes } from "./topics/routes";
 import { searchRoutes } from "./search/routes";
-import { distributionRoutes, jwtRoutes } from "./container_registry/routes";
+import { distributionRoutes, jwtRoutes, registryRepositoriesRoutes } from "./container_registry/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -184,6 +184,7 @@ api.route("/", domain("badges", badgesRoutes));
 api.route("/", domain("packages", genericPackagesRoutes));
 api.route("/", domain("packages", npmPackagesRoutes));
 api.route("/", domain("packages", pypiPackagesRoutes));
+api.route("/", domain("container_registry", registryRepositoriesRoutes));
 api.route("/", domain("packages", packagesRoutes));
 api.route("/", domain("hooks", hooksRoutes));
 api.route("/", domain("integrations", integrationsRoutes));

@@ -8,12 +8,18 @@ import {
   containerRepositoryBlobs,
   containerTags,
   containerUploads,
+  namespaces,
   projects,
   type ContainerManifest,
   type ContainerRepository,
   type ContainerUpload,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
+import type { Page } from "../kernel/pagination";
+import { cappedCount } from "../kernel/pagination";
+import type { Actor } from "../kernel/env";
+import { authorizedProjectIds } from "../kernel/visibility";
+import type { RegistryRepositoryRow, RegistryTagRow } from "../entities/container_registry";
 
 export type { ContainerManifest, ContainerRepository, ContainerUpload };
 
@@ -206,4 +212,79 @@ export async function tagNames(db: Executor, repositoryId: number, n: number, la
     .orderBy(sql`${containerTags.name} COLLATE "C"`)
     .limit(n + 1);
   return rows.map((r) => r.name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// REST API (lib/api/project_container_repositories.rb, group_container_repositories.rb, container_repositories.rb)
+
+
+
+/** Repositories with their project's path, and their tags (name order) when asked: one statement for a page. */
+async function repositoryRows(db: Executor, where: ReturnType<typeof and>, page: Page | null, withTags: boolean): Promise<{ rows: RegistryRepositoryRow[]; total: number }> {
+  const tags = sql<RegistryTagRow[]>`COALESCE((SELECT json_agg(json_build_object('name', t.name, 'digest', m.digest, 'configDigest', m.config_digest,
+      'totalSize', m.total_size, 'createdAt', m.created_at) ORDER BY t.name COLLATE "C")
+    FROM container_tags t JOIN container_manifests m ON m.id = t.manifest_id WHERE t.repository_id = ${containerRepositories.id}), '[]'::json)`;
+  const query = db
+    .select({
+      repo: containerRepositories,
+      projectFullPath: projects.fullPath,
+      tagsCount: sql<number>`(SELECT count(*)::int FROM container_tags t WHERE t.repository_id = ${containerRepositories.id})`,
+      size: sql<number>`(SELECT COALESCE(sum(b.size), 0)::bigint FROM container_repository_blobs b WHERE b.repository_id = ${containerRepositories.id})`,
+      tags: withTags ? tags : sql<RegistryTagRow[]>`'[]'::json`,
+    })
+    .from(containerRepositories)
+    .innerJoin(projects, eq(projects.id, containerRepositories.projectId))
+    .where(where)
+    .orderBy(asc(containerRepositories.id));
+  const rows = page ? await query.limit(page.limit).offset(page.offset) : await query;
+  const total = page
+    ? await cappedCount(db, db.select({ one: sql`1` }).from(containerRepositories).innerJoin(projects, eq(projects.id, containerRepositories.projectId)).where(where), page)
+    : rows.length;
+  return {
+    rows: rows.map((r) => ({ ...r.repo, projectFullPath: r.projectFullPath, tagsCount: Number(r.tagsCount), size: Number(r.size), tags: (r.tags ?? []).map((t) => ({ ...t, createdAt: new Date(t.createdAt) })) })),
+    total,
+  };
+}
+
+export function listProjectRepositories(db: Executor, projectId: number, page: Page, withTags: boolean) {
+  return repositoryRows(db, and(eq(containerRepositories.projectId, projectId)), page, withTags);
+}
+
+/** The group's and its subgroups' projects whose images the caller may read (reporters, or readers of public/internal projects with the registry on). */
+export function listGroupRepositories(db: Executor, groupId: number, actor: Actor | null, page: Page, withTags: boolean) {
+  const inGroup = sql`${projects.namespaceId} IN (SELECT ${namespaces.id} FROM ${namespaces} WHERE ${groupId}::int = ANY(${namespaces.traversalIds}))`;
+  const readable = actor?.isAdmin
+    ? sql`true`
+    : actor
+      ? sql`(${projects.visibilityLevel} >= ${actor.user.external ? 20 : 10} OR ${projects.id} IN ${authorizedProjectIds(actor.user.id, 20)})`
+      : sql`${projects.visibilityLevel} = 20`;
+  return repositoryRows(db, and(inGroup, readable, eq(projects.containerRegistryEnabled, true)), page, withTags);
+}
+
+export async function findRepositoryRow(db: Executor, id: number, projectId: number | null, withTags = false): Promise<RegistryRepositoryRow | null> {
+  const { rows } = await repositoryRows(db, and(eq(containerRepositories.id, id), projectId === null ? undefined : eq(containerRepositories.projectId, projectId)), null, withTags);
+  return rows[0] ?? null;
+}
+
+/** Deletes the repository (its blob links, manifests and tags cascade); returns the digests it linked. */
+export async function deleteRepository(db: Executor, id: number): Promise<string[]> {
+  const result = await db.execute<{ digest: string }>(sql`
+    WITH linked AS (SELECT digest FROM container_repository_blobs WHERE repository_id = ${id}::int),
+    gone AS (DELETE FROM container_repositories WHERE id = ${id}::int)
+    SELECT digest FROM linked`);
+  return result.rows.map((r) => r.digest);
+}
+
+/** The digests of `digests` that no repository links any more. */
+export async function unusedBlobs(db: Executor, digests: string[]): Promise<string[]> {
+  if (!digests.length) return [];
+  const used = await db.selectDistinct({ digest: containerRepositoryBlobs.digest }).from(containerRepositoryBlobs).where(inArray(containerRepositoryBlobs.digest, digests));
+  const keep = new Set(used.map((r) => r.digest));
+  return digests.filter((d) => !keep.has(d));
+}
+
+export async function deleteTags(db: Executor, repositoryId: number, names: string[]): Promise<number> {
+  if (!names.length) return 0;
+  const gone = await db.delete(containerTags).where(and(eq(containerTags.repositoryId, repositoryId), inArray(containerTags.name, names))).returning({ name: containerTags.name });
+  return gone.length;
 }
