@@ -43,3 +43,19 @@ describe("GET /jwt/auth", () => {
     expect(await other.text()).toBe("");
   });
 });
+
+describe("PUT /projects/:id container_registry_enabled", () => {
+  it("turns the registry off: the entity says so and tokens grant nothing", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owners: [owner] });
+    const image = project.fullPath.toLowerCase();
+    const res = await w.as(owner).put(`/projects/${project.id}`, { json: { container_registry_enabled: false } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ container_registry_enabled: false, container_registry_access_level: "disabled", container_registry_image_prefix: `edgeforge.test/${image}` });
+    expect(accessOf(await registryToken(basic(owner.token), `repository:${image}:pull,push`))).toEqual([]);
+    expect((await w.as(owner).get(`/projects/${project.id}/registry/repositories`)).status).toBe(403);
+    const back = await w.as(owner).put(`/projects/${project.id}`, { json: { container_registry_access_level: "enabled" } });
+    expect(await back.json()).toMatchObject({ container_registry_enabled: true });
+  });
+});
