@@ -94,6 +94,7 @@ describe("tags", () => {
     const path = `/projects/${project.id}/registry/repositories/${repo.id}/tags`;
     expect(await statusAndBody(await w.as(maintainer).delete(path))).toEqual([400, { error: "name_regex, name_regex_delete are missing, at least one parameter must be provided" }]);
     expect(await statusAndBody(await w.as(maintainer).delete(path, { query: { name_regex_delete: "(" } }))).toEqual([400, { error: "name_regex_delete is an invalid regexp" }]);
+    expect(await statusAndBody(await w.as(maintainer).delete(path, { query: { name_regex_delete: "(v+)+x" } }))).toEqual([400, { error: "name_regex_delete is an invalid regexp" }]);
     expect((await w.as(dev).delete(path, { query: { name_regex_delete: ".*" } })).status).toBe(403);
     const res = await w.as(maintainer).delete(path, { query: { name_regex_delete: "v.*", name_regex_keep: "v1", keep_n: 1 } });
     expect(res.status).toBe(202);

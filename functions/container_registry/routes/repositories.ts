@@ -133,8 +133,14 @@ function durationMs(text: string): number | null {
   return match && unit ? Number(match[1]) * unit : null;
 }
 
-/** Ruby-style regex: `\A`/`\z` anchors are JavaScript's `^`/`$`; GitLab matches the whole name (`\A(?:…)\z`). */
+/**
+ * Ruby-style regex: `\A`/`\z` anchors are JavaScript's `^`/`$`; GitLab matches the whole name (`\A(?:…)\z`).
+ * Differs from GitLab, which runs these patterns in RE2 (`untrusted_regexp`): JavaScript's engine
+ * backtracks, so a quantified group holding a quantifier (`(a+)+`), which can take exponential time,
+ * is refused as an invalid regexp.
+ */
 function wholeName(pattern: string): RegExp | null {
+  if (/\([^()]*[+*}][^()]*\)\s*[+*{]/.test(pattern)) return null;
   try {
     return new RegExp(`^(?:${pattern.replace(/\\A/g, "^").replace(/\\[zZ]/g, "$")})$`);
   } catch {
