@@ -64,7 +64,7 @@ import { namespacesRoutes } from "./namespaces/routes";
 import { alertManagementRoutes } from "./alert_management/routes";
 import { alertReceiverRoutes } from "./alert_management/receiver";
 import { alertMetricImageUploadRoutes } from "./alert_management/uploads";
-import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes } from "./packages/routes";
+import { genericPackagesRoutes, npmPackagesRoutes, packagesRoutes, pypiPackagesRoutes } from "./packages/routes";
 import { hooksRoutes } from "./hooks/routes";
 import { integrationsRoutes } from "./integrations/routes";
 import { projectExportRoutes } from "./project_export/routes";
@@ -86,6 +86,7 @@ import { topicsRoutes } from "./topics/routes";
 import { templatesRoutes } from "./templates/routes";
 import { searchRoutes } from "./search/routes";
 import { webNotFound, webRoutes } from "./web/routes";
+import { distributionRoutes, jwtRoutes, registryRepositoriesRoutes } from "./container_registry/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -189,6 +190,8 @@ api.route("/", domain("unleash", unleashRoutes));
 api.route("/", domain("badges", badgesRoutes));
 api.route("/", domain("packages", genericPackagesRoutes));
 api.route("/", domain("packages", npmPackagesRoutes));
+api.route("/", domain("packages", pypiPackagesRoutes));
+api.route("/", domain("container_registry", registryRepositoriesRoutes));
 api.route("/", domain("packages", packagesRoutes));
 api.route("/", domain("hooks", hooksRoutes));
 api.route("/", domain("integrations", integrationsRoutes));
@@ -215,6 +218,18 @@ app.route("/", domain("uploads", uploadWebRoutes));
 app.route("/", domain("alert_management", alertReceiverRoutes));
 // Git smart HTTP (`/<full_path>.git/...`), outside /api/v4 with its own Basic authentication.
 app.route("/", domain("git_http", gitHttpRoutes));
+// The container registry: the OCI distribution API (`/v2/…`, Bearer tokens) and its token endpoint
+// (`/jwt/auth`, HTTP Basic), outside /api/v4.
+app.use("/v2/*", async (c, next) => {
+  await next();
+  c.header("Docker-Distribution-API-Version", "registry/2.0");
+});
+app.use("/v2", async (c, next) => {
+  await next();
+  c.header("Docker-Distribution-API-Version", "registry/2.0");
+});
+app.route("/", domain("container_registry", jwtRoutes));
+app.route("/", domain("container_registry", distributionRoutes));
 // Git LFS (`/<full_path>.git/info/lfs/…`, `/<full_path>.git/gitlab-lfs/…`), authenticated as git is.
 app.route("/", domain("lfs", lfsRoutes));
 // Pipeline and coverage badge images (`/<full_path>/badges/<ref>/pipeline.svg`), token as private_token or PRIVATE-TOKEN.

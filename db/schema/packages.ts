@@ -27,6 +27,10 @@ export const packages = pgTable(
     uniqueIndex("index_packages_on_project_id_name_version_unique_npm")
       .on(t.projectId, t.name, t.version)
       .where(sql`package_type = 'npm' AND status <> 'pending_destruction'`),
+    // One PyPI package per name and version (Packages::Pypi::CreatePackageService finds or creates it).
+    uniqueIndex("index_packages_on_project_id_name_version_unique_pypi")
+      .on(t.projectId, t.name, t.version)
+      .where(sql`package_type = 'pypi' AND status <> 'pending_destruction'`),
   ],
 );
 
@@ -93,3 +97,11 @@ export const packageBuildInfos = pgTable(
 export type Package = typeof packages.$inferSelect;
 export type PackageFile = typeof packageFiles.$inferSelect;
 export type PackageTag = typeof packageTags.$inferSelect;
+
+/** PyPI metadata of a package version (GitLab's `packages_pypi_metadata`): `Requires-Python`, shown as `data-requires-python`. */
+export const pypiMetadata = pgTable("packages_pypi_metadata", {
+  packageId: integer()
+    .primaryKey()
+    .references(() => packages.id, { onDelete: "cascade" }),
+  requiredPython: text().notNull().default(""),
+});

@@ -42,6 +42,8 @@ export const projects = pgTable(
     onlyAllowMergeIfPipelineSucceeds: boolean().notNull().default(false),
     /** Project#lfs_enabled: null follows the namespace's `lfs_enabled` (Project#lfs_enabled?). */
     lfsEnabled: boolean(),
+    /** Project#container_registry_enabled (the registry feature's access level, enabled or disabled). */
+    containerRegistryEnabled: boolean().notNull().default(true),
     /**
      * GitLab's fork_network_members.forked_from_project_id: the project this one was forked from
      * (`forked_from_project`); null when not a fork, or after `DELETE /projects/:id/fork`.

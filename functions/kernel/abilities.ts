@@ -13,7 +13,7 @@ type Rule = {
   readers?: true;
   blockedWhenArchived?: true;
   /** The project feature the ability needs (`issues_disabled` prevents every issue ability). */
-  feature?: "issuesEnabled" | "mergeRequestsEnabled" | "snippetsEnabled" | "jobsEnabled" | "wikiEnabled";
+  feature?: "issuesEnabled" | "mergeRequestsEnabled" | "snippetsEnabled" | "jobsEnabled" | "wikiEnabled" | "containerRegistryEnabled";
 };
 
 /**
@@ -119,6 +119,11 @@ const PROJECT = {
   read_package: { level: Access.REPORTER, readers: true },
   create_package: { level: Access.DEVELOPER, blockedWhenArchived: true },
   destroy_package: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  // The container registry (app/policies/project_policy.rb, 15.x), while the project's registry is enabled.
+  read_container_image: { level: Access.REPORTER, readers: true, feature: "containerRegistryEnabled" },
+  create_container_image: { level: Access.DEVELOPER, blockedWhenArchived: true, feature: "containerRegistryEnabled" },
+  destroy_container_image: { level: Access.DEVELOPER, feature: "containerRegistryEnabled" },
+  admin_container_image: { level: Access.MAINTAINER, feature: "containerRegistryEnabled" },
   create_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },

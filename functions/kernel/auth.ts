@@ -8,7 +8,7 @@ import { baseUrl } from "./present";
 import { expiredToken, forbidden, insufficientScope, notFound, revokedToken, unauthorized } from "./errors";
 
 /** Scopes of personal access tokens (lib/gitlab/auth.rb), in GitLab's order. */
-export const TOKEN_SCOPES = ["api", "read_api", "read_user", "read_repository", "write_repository", "sudo", "admin_mode"] as const;
+export const TOKEN_SCOPES = ["api", "read_api", "read_user", "read_repository", "write_repository", "read_registry", "write_registry", "sudo", "admin_mode"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 export async function sha256Hex(value: string): Promise<string> {
@@ -23,6 +23,30 @@ export function generateToken(prefix = "glpat-"): string {
   return prefix + base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/**
+ * Package manager routes whose clients send HTTP Basic (GitLab's `basic_auth_personal_access_token`
+ * route setting): twine and pip send `<any user>:<personal access token>`, or `gitlab-ci-token:<job
+ * token>` (taken by `jobTokenCredential`). Deploy tokens (`deploy_token_allowed`) plug in here too:
+ * a Basic login that names a deploy token goes to its finder before the personal token lookup.
+ */
+const BASIC_AUTH_ROUTES = /^\/api\/v4\/(projects|groups)\/[^/]+\/(-\/)?packages\/pypi(\/|$)/;
+
+/** The password of a Basic header on the routes above (not a job token's). */
+function basicPassword(c: Ctx): string | null {
+  if (!BASIC_AUTH_ROUTES.test(new URL(c.req.url).pathname)) return null;
+  const basic = /^Basic\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+  if (!basic) return null;
+  let decoded: string;
+  try {
+    decoded = atob(basic[1]);
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(":");
+  if (colon < 0 || decoded.slice(0, colon) === "gitlab-ci-token") return null;
+  return decoded.slice(colon + 1) || null;
+}
+
 /** The credential of the request, from the forms of docs/compat.md, "Authentication and permissions", A1. */
 function credential(c: Ctx): string | null {
   const header = c.req.header("private-token");
@@ -30,7 +54,7 @@ function credential(c: Ctx): string | null {
   const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
   if (bearer) return bearer[1].trim();
   const query = new URL(c.req.url).searchParams.get("private_token");
-  return query ? query.trim() : null;
+  return query ? query.trim() : basicPassword(c);
 }
 
 function sudoIdentifier(c: Ctx): string | null {
@@ -54,7 +78,7 @@ const tokenWithUser = preparedQuery((db) =>
  * the `JOB-TOKEN` header, the `job_token` parameter, Basic `gitlab-ci-token:<token>`, or (npm's
  * `_authToken`) a Bearer token that is no personal access token. Elsewhere a job token is unknown (401).
  */
-const JOB_TOKEN_ROUTES = /^\/api\/v4\/projects\/[^/]+\/packages\/(generic|npm)\//;
+const JOB_TOKEN_ROUTES = /^\/api\/v4\/(projects\/[^/]+\/packages\/(generic\/|npm\/|pypi(\/|$))|groups\/[^/]+\/-\/packages\/pypi\/)/;
 
 function jobTokenCredential(c: Ctx): string | null {
   const header = c.req.header("job-token");

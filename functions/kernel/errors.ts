@@ -24,6 +24,8 @@ export const notFound = (resource?: string) => message(404, resource ? `404 ${re
 /** ActiveRecord::RecordNotFound: lower-case "found". */
 export const recordNotFound = () => message(404, "404 Not found");
 export const unauthorized = () => message(401, "401 Unauthorized");
+/** The same 401 with the Basic challenge package managers answer with their credentials (pip, twine). */
+export const unauthorizedBasic = () => message(401, "401 Unauthorized", { "WWW-Authenticate": 'Basic realm="GitLab Packages Registry"' });
 export const forbidden = (reason?: string) => message(403, reason ? `403 Forbidden - ${reason}` : "403 Forbidden");
 export const badRequest = (reason?: string) => message(400, reason ? `400 Bad request - ${reason}` : "400 Bad request");
 /** `bad_request_missing_attribute!`: `400 Bad request - "attr" not given`. */

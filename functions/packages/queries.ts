@@ -8,6 +8,7 @@ import {
   packages,
   packageTags,
   projects,
+  pypiMetadata,
   users,
   type Package,
   type PackageFile,
@@ -20,6 +21,7 @@ import { cappedCount, type Page } from "../kernel/pagination";
 import { authorizedProjectIds } from "../kernel/visibility";
 import type { PackagePipeline, PackageRow } from "../entities/packages";
 import type { NpmVersion } from "../entities/packages_npm";
+import type { PypiFileRow, PypiNameRow } from "../entities/packages_pypi";
 import type { ListParams } from "./params";
 
 const PACKAGE_ID = sql.raw(`"packages_packages"."id"`);
@@ -306,4 +308,97 @@ export async function findNpmFile(db: Executor, projectId: number, name: string,
     .orderBy(desc(packageFiles.id))
     .limit(1);
   return rows[0]?.file ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PyPI
+
+/** PEP 503 normalization (`Packages::Package#normalized_pypi_name`): runs of `-`, `_`, `.` become `-`, lowercased. */
+const NORMALIZED_NAME = sql`lower(regexp_replace(${packages.name}, '[-_.]+', '-', 'g'))`;
+
+/** The projects of a group (and its subgroups) whose packages the caller reads (GroupPackagesFinder's rule). */
+function readableInGroup(groupId: number, actor: Actor | null): SQL {
+  const inGroup = sql`${projects.namespaceId} IN (SELECT ${namespaces.id} FROM ${namespaces} WHERE ${groupId}::int = ANY(${namespaces.traversalIds}))`;
+  const readable = actor?.isAdmin
+    ? sql`true`
+    : actor
+      ? sql`(${projects.visibilityLevel} >= ${actor.user.external ? 20 : 10} OR ${projects.id} IN ${authorizedProjectIds(actor.user.id, 20)})`
+      : sql`${projects.visibilityLevel} = 20`;
+  return and(inGroup, readable)!;
+}
+
+export type PypiOwner = { projectId: number } | { groupId: number; actor: Actor | null };
+
+function ownerCondition(owner: PypiOwner): SQL {
+  return "projectId" in owner ? eq(packages.projectId, owner.projectId) : readableInGroup(owner.groupId, owner.actor);
+}
+
+/** Packages::Pypi::PackagesFinder with a name: every file of the installable versions whose normalized name matches. */
+export async function pypiFiles(db: Executor, owner: PypiOwner, normalizedName: string): Promise<{ name: string; files: PypiFileRow[] }> {
+  const rows = await db
+    .select({ name: packages.name, fileName: packageFiles.fileName, fileSha256: packageFiles.fileSha256, requiredPython: pypiMetadata.requiredPython })
+    .from(packages)
+    .innerJoin(projects, eq(projects.id, packages.projectId))
+    .innerJoin(packageFiles, eq(packageFiles.packageId, packages.id))
+    .leftJoin(pypiMetadata, eq(pypiMetadata.packageId, packages.id))
+    .where(and(ownerCondition(owner), eq(packages.packageType, "pypi"), eq(packages.status, "default"), sql`${NORMALIZED_NAME} = ${normalizedName}`))
+    .orderBy(asc(packages.id), asc(packageFiles.id));
+  return { name: rows[0]?.name ?? "", files: rows.map((r) => ({ fileName: r.fileName, fileSha256: r.fileSha256, requiredPython: r.requiredPython ?? "" })) };
+}
+
+/** The simple index: each package name once (the newest version gives its `Requires-Python`), by name. */
+export async function pypiNames(db: Executor, owner: PypiOwner): Promise<PypiNameRow[]> {
+  const rows = await db
+    .selectDistinctOn([NORMALIZED_NAME], { name: packages.name, normalizedName: sql<string>`${NORMALIZED_NAME}`, requiredPython: pypiMetadata.requiredPython })
+    .from(packages)
+    .innerJoin(projects, eq(projects.id, packages.projectId))
+    .leftJoin(pypiMetadata, eq(pypiMetadata.packageId, packages.id))
+    .where(and(ownerCondition(owner), eq(packages.packageType, "pypi"), eq(packages.status, "default")))
+    .orderBy(NORMALIZED_NAME, desc(packages.id));
+  return rows.map((r) => ({ name: r.name, normalizedName: r.normalizedName, requiredPython: r.requiredPython ?? "" }));
+}
+
+/** Packages::Pypi::PackageFinder: the file named `fileName` with that sha256 among the owner's PyPI packages. */
+export async function findPypiFile(db: Executor, owner: PypiOwner, sha256: string, fileName: string): Promise<PackageFile | null> {
+  const rows = await db
+    .select({ file: packageFiles })
+    .from(packageFiles)
+    .innerJoin(packages, eq(packages.id, packageFiles.packageId))
+    .innerJoin(projects, eq(projects.id, packages.projectId))
+    .where(and(ownerCondition(owner), eq(packages.packageType, "pypi"), eq(packages.status, "default"), eq(packageFiles.fileName, fileName), eq(packageFiles.fileSha256, sha256.toLowerCase())))
+    .orderBy(desc(packageFiles.id))
+    .limit(1);
+  return rows[0]?.file ?? null;
+}
+
+/**
+ * Packages::Pypi::CreatePackageService in one statement: the version (found or created), its
+ * `Requires-Python` (upserted), the file unless the version has one of that name (GitLab's
+ * `file_name` uniqueness for PyPI packages) and the uploading job's pipeline. "taken" when the file
+ * name exists; "race" when a concurrent upload created the version between our read and write.
+ */
+export async function addPypiFile(
+  db: Executor,
+  projectId: number,
+  creatorId: number,
+  v: { name: string; version: string; requiredPython: string; pipelineId: number | null },
+  file: StoredFile,
+): Promise<"created" | "taken" | "race"> {
+  const result = await db.execute<{ outcome: string }>(sql`
+    WITH existing AS (SELECT id FROM packages_packages WHERE project_id = ${projectId}::int AND package_type = 'pypi'
+        AND name = ${v.name}::text AND version = ${v.version}::text AND status <> 'pending_destruction'),
+    created AS (INSERT INTO packages_packages (project_id, creator_id, name, version, package_type, status)
+      SELECT ${projectId}::int, ${creatorId}::int, ${v.name}::text, ${v.version}::text, 'pypi', 'default'
+      WHERE NOT EXISTS (SELECT 1 FROM existing)
+      ON CONFLICT (project_id, name, version) WHERE package_type = 'pypi' AND status <> 'pending_destruction' DO NOTHING RETURNING id),
+    pkg AS (SELECT id FROM existing UNION ALL SELECT id FROM created),
+    taken AS (SELECT 1 FROM packages_package_files f, pkg WHERE f.package_id = pkg.id AND f.file_name = ${file.fileName}::text),
+    meta AS (INSERT INTO packages_pypi_metadata (package_id, required_python) SELECT id, ${v.requiredPython}::text FROM pkg WHERE NOT EXISTS (SELECT 1 FROM taken)
+      ON CONFLICT (package_id) DO UPDATE SET required_python = EXCLUDED.required_python),
+    ${buildInfo(v.pipelineId)},
+    inserted AS (INSERT INTO packages_package_files (package_id, file_name, size, file_md5, file_sha1, file_sha256, file_store)
+      SELECT pkg.id, ${file.fileName}::text, ${file.size}::bigint, ${file.fileMd5}::text, ${file.fileSha1}::text, ${file.fileSha256}::text, ${file.fileStore}::text
+      FROM pkg WHERE NOT EXISTS (SELECT 1 FROM taken) RETURNING id)
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM inserted) THEN 'created' WHEN EXISTS (SELECT 1 FROM taken) THEN 'taken' ELSE 'race' END AS outcome`);
+  return result.rows[0].outcome as "created" | "taken" | "race";
 }

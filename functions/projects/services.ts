@@ -88,6 +88,8 @@ export type CreateInput = {
   requestAccessEnabled?: boolean;
   /** Project#lfs_enabled (unset: the namespace's decides). */
   lfsEnabled?: boolean;
+  /** Project#container_registry_enabled (functions/container_registry). */
+  containerRegistryEnabled?: boolean;
   topics?: string[];
   /** A fork (Projects::ForkService): the source whose refs, object pool and counter it shares. */
   forkOf?: Project;
@@ -187,6 +189,7 @@ export async function createProject(
     publicJobs: input.publicJobs ?? true,
     requestAccessEnabled: input.requestAccessEnabled ?? true,
     lfsEnabled: input.lfsEnabled ?? null,
+    containerRegistryEnabled: input.containerRegistryEnabled ?? true,
     forkedFromProjectId: input.forkOf?.id ?? null,
     poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
     mrDefaultTargetSelf: input.mrDefaultTargetSelf ?? false,
@@ -318,6 +321,7 @@ export async function updateProject(db: Database, current: Project & { namespace
   if (input.publicJobs !== undefined) changes.publicJobs = input.publicJobs;
   if (input.requestAccessEnabled !== undefined) changes.requestAccessEnabled = input.requestAccessEnabled;
   if (input.lfsEnabled !== undefined) changes.lfsEnabled = input.lfsEnabled;
+  if (input.containerRegistryEnabled !== undefined) changes.containerRegistryEnabled = input.containerRegistryEnabled;
 
   if (input.mergeMethod !== undefined) changes.mergeMethod = input.mergeMethod;
   if (input.squashOption !== undefined) changes.squashOption = input.squashOption;

@@ -13,7 +13,7 @@ export type PayloadInput = {
   runner: ClaimingRunner;
   baseUrl: string;
   pipeline: { id: number; iid: number; ref: string; tag: boolean; sha: string; before_sha: string; source: string; created_at: string; user_id: number | null };
-  project: { id: number; name: string; path: string; full_path: string; visibility_level: number; default_branch: string | null };
+  project: { id: number; name: string; path: string; full_path: string; visibility_level: number; default_branch: string | null; container_registry_enabled?: boolean };
   namespacePath: string;
   user: { id: number; username: string; name: string; email: string } | null;
   commit: GitCommitRow | null;
@@ -67,6 +67,12 @@ export function jobPayload(i: PayloadInput) {
     pub("CI_JOB_STARTED_AT", new Date(job.startedAt ?? Date.now()).toISOString().replace(/\.\d{3}Z$/, "Z")),
     { key: "CI_JOB_TOKEN", value: i.token, public: false, masked: true },
     { key: "CI_REPOSITORY_URL", value: repoUrl, public: false, masked: false },
+    // The container registry (Project#container_registry_variables, Ci::Build#variables): the Worker
+    // serves it at its own host; jobs log in as `gitlab-ci-token` with their job token.
+    pub("CI_REGISTRY", url.host),
+    ...(project.container_registry_enabled === false ? [] : [pub("CI_REGISTRY_IMAGE", `${url.host}/${project.full_path.toLowerCase()}`)]),
+    pub("CI_REGISTRY_USER", "gitlab-ci-token"),
+    { key: "CI_REGISTRY_PASSWORD", value: i.token, public: false, masked: true },
     pub("CI_NODE_TOTAL", 1),
     pub("CI_RUNNER_ID", i.runner.id),
     pub("CI_RUNNER_DESCRIPTION", i.runner.description),

@@ -178,7 +178,7 @@ export async function jobContext(db: Executor, job: CiBuild) {
     WHERE p.id = ${job.pipelineId}`);
   const row = result.rows[0];
   const pipeline = row.pipeline as { id: number; iid: number; ref: string; tag: boolean; sha: string; before_sha: string; source: string; created_at: string; user_id: number | null };
-  const project = row.project as { id: number; name: string; path: string; full_path: string; visibility_level: number; default_branch: string | null };
+  const project = row.project as { id: number; name: string; path: string; full_path: string; visibility_level: number; default_branch: string | null; container_registry_enabled: boolean };
   const commit = (await readCommitRows(db, project.id, [pipeline.sha])).get(pipeline.sha) ?? null;
   return { pipeline, project, namespacePath: row.ns_path, user: row.user as { id: number; username: string; name: string; email: string } | null, commit };
 }

@@ -25,6 +25,10 @@ const projectSettings = {
   snippets_enabled: p.bool().optional().describe("Flag indication if snippets are enabled"),
   shared_runners_enabled: p.bool().optional().describe("Flag indication if shared runners are enabled for that project"),
   lfs_enabled: p.bool().optional().describe("Flag indication if Git LFS is enabled for that project"),
+  container_registry_enabled: p.bool().optional().describe("Deprecated: Use :container_registry_access_level instead. Flag indication if the container registry is enabled for that project"),
+  // 15.4's replacement of `container_registry_enabled`; `private` is read as enabled here (no
+  // members-only registry on public projects yet).
+  container_registry_access_level: p.oneOf("disabled", "private", "enabled").optional().describe("Controls visibility of the container registry. One of `disabled`, `private` or `enabled`."),
   visibility: p.oneOf("private", "internal", "public").optional().describe("The visibility of the project."),
   public_builds: p.bool().optional().describe("Deprecated: Use public_jobs instead."),
   public_jobs: p.bool().optional().describe("Perform public builds"),
@@ -82,6 +86,7 @@ function settingsInput(params: SettingsParams): s.UpdateInput {
     publicJobs: params.public_jobs ?? params.public_builds,
     requestAccessEnabled: params.request_access_enabled,
     lfsEnabled: params.lfs_enabled,
+    containerRegistryEnabled: params.container_registry_access_level ? params.container_registry_access_level !== "disabled" : params.container_registry_enabled,
     // `build_topics`: topics wins over the deprecated tag_list.
     topics: params.topics ?? params.tag_list,
     mergeMethod: params.merge_method,
@@ -141,7 +146,7 @@ async function reload(c: Ctx, projectId: number) {
 const UPDATE_AT_LEAST_ONE_OF = [
   "allow_merge_on_skipped_pipeline", "autoclose_referenced_issues", "auto_devops_enabled", "auto_devops_deploy_strategy",
   "auto_cancel_pending_pipelines", "build_coverage_regex", "build_git_strategy", "build_timeout", "builds_access_level",
-  "ci_config_path", "ci_default_git_depth", "ci_forward_deployment_enabled", "container_registry_enabled",
+  "ci_config_path", "ci_default_git_depth", "ci_forward_deployment_enabled", "container_registry_access_level", "container_registry_enabled",
   "container_expiration_policy_attributes", "default_branch", "description", "emails_disabled", "forking_access_level",
   "issues_access_level", "lfs_enabled", "merge_pipelines_enabled", "merge_requests_access_level",
   "merge_requests_template", "merge_trains_enabled", "merge_method", "name", "only_allow_merge_if_all_discussions_are_resolved",

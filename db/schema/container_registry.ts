@@ -1,0 +1,105 @@
+// The container registry (docs/container_registry.md): repositories of a project (GitLab's
+// `container_repositories`), and what GitLab's separate registry service keeps: blobs linked to a
+// repository, manifests, tags and upload sessions. Bytes (layers, configs) are in R2 (`BLOBS`) under
+// `registry/blobs/sha256/<hex>`, one object per digest shared by every repository that links it;
+// manifests are small and stay in Postgres, byte for byte.
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./columns";
+import { projects } from "./projects";
+
+/** An image repository: `<project full path>` (name "") or `<project full path>/<name>`. */
+export const containerRepositories = pgTable(
+  "container_repositories",
+  {
+    id: id(),
+    projectId: integer()
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("index_container_repositories_on_project_id_and_name").on(t.projectId, t.name)],
+);
+
+/** A blob a repository may serve (pushed to it or mounted into it); the bytes are shared by digest. */
+export const containerRepositoryBlobs = pgTable(
+  "container_repository_blobs",
+  {
+    repositoryId: integer()
+      .notNull()
+      .references(() => containerRepositories.id, { onDelete: "cascade" }),
+    digest: text().notNull(),
+    size: bigint({ mode: "number" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.repositoryId, t.digest] }), index("index_container_repository_blobs_on_digest").on(t.digest)],
+);
+
+/** A manifest (image manifest or index) of a repository, its exact bytes and media type. */
+export const containerManifests = pgTable(
+  "container_manifests",
+  {
+    id: id(),
+    repositoryId: integer()
+      .notNull()
+      .references(() => containerRepositories.id, { onDelete: "cascade" }),
+    digest: text().notNull(),
+    mediaType: text().notNull(),
+    payload: text().notNull(),
+    /** Config and layer sizes summed (image manifests), for the REST API's `total_size`. */
+    totalSize: bigint({ mode: "number" }).notNull().default(0),
+    configDigest: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("index_container_manifests_on_repository_id_and_digest").on(t.repositoryId, t.digest)],
+);
+
+export const containerTags = pgTable(
+  "container_tags",
+  {
+    repositoryId: integer()
+      .notNull()
+      .references(() => containerRepositories.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    manifestId: integer()
+      .notNull()
+      .references(() => containerManifests.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.repositoryId, t.name] }), index("index_container_tags_on_manifest_id").on(t.manifestId)],
+);
+
+/**
+ * A blob upload session (`/v2/<name>/blobs/uploads/<uuid>`): the bytes received so far are R2
+ * objects `registry/uploads/<uuid>/<n>` of at most 8 MiB each, whose sizes are `parts`. The project,
+ * not a repository row, owns it, so that an upload that never finishes creates no repository.
+ */
+export const containerUploads = pgTable(
+  "container_uploads",
+  {
+    uuid: text().primaryKey(),
+    projectId: integer()
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    repositoryName: text().notNull(),
+    parts: jsonb().$type<number[]>().notNull().default([]),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("index_container_uploads_on_created_at").on(t.createdAt)],
+);
+
+/** The instance's key pair for registry tokens (ES256), made on first use. */
+export const containerRegistryKeys = pgTable("container_registry_keys", {
+  id: integer().primaryKey(),
+  privateJwk: jsonb().$type<JsonWebKey>().notNull(),
+  publicJwk: jsonb().$type<JsonWebKey>().notNull(),
+  createdAt: createdAt(),
+});
+
+export type ContainerRepository = typeof containerRepositories.$inferSelect;
+export type ContainerManifest = typeof containerManifests.$inferSelect;
+export type ContainerTag = typeof containerTags.$inferSelect;
+export type ContainerUpload = typeof containerUploads.$inferSelect;

@@ -1,0 +1,290 @@
+// SQL of the container registry: image repositories, the blobs they link, manifests, tags and upload
+// sessions (db/schema/container_registry.ts), and the instance's token key.
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import {
+  containerManifests,
+  containerRegistryKeys,
+  containerRepositories,
+  containerRepositoryBlobs,
+  containerTags,
+  containerUploads,
+  namespaces,
+  projects,
+  type ContainerManifest,
+  type ContainerRepository,
+  type ContainerUpload,
+} from "../../db/schema";
+import type { Executor } from "../kernel/db";
+import type { Page } from "../kernel/pagination";
+import { cappedCount } from "../kernel/pagination";
+import type { Actor } from "../kernel/env";
+import { authorizedProjectIds } from "../kernel/visibility";
+import type { RegistryRepositoryRow, RegistryTagRow } from "../entities/container_registry";
+
+export type { ContainerManifest, ContainerRepository, ContainerUpload };
+
+/** The project whose full path is the longest prefix of the image path `candidates` lists (lowercase), if any. */
+export async function projectIdForImage(db: Executor, candidates: string[]): Promise<{ id: number; fullPath: string } | null> {
+  const rows = await db
+    .select({ id: projects.id, fullPath: projects.fullPath })
+    .from(projects)
+    .where(inArray(sql`lower(${projects.fullPath})`, candidates))
+    .orderBy(desc(sql`length(${projects.fullPath})`))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token key
+
+export async function registryKey(db: Executor): Promise<{ privateJwk: JsonWebKey; publicJwk: JsonWebKey } | null> {
+  const [row] = await db.select().from(containerRegistryKeys).where(eq(containerRegistryKeys.id, 1));
+  return row ?? null;
+}
+
+/** Keeps the first key pair written (two isolates may make one at once); the caller reads it back. */
+export async function insertRegistryKey(db: Executor, privateJwk: JsonWebKey, publicJwk: JsonWebKey): Promise<void> {
+  await db.insert(containerRegistryKeys).values({ id: 1, privateJwk, publicJwk }).onConflictDoNothing();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repositories and blobs
+
+export async function findRepository(db: Executor, projectId: number, name: string): Promise<ContainerRepository | null> {
+  const [row] = await db
+    .select()
+    .from(containerRepositories)
+    .where(and(eq(containerRepositories.projectId, projectId), eq(containerRepositories.name, name)));
+  return row ?? null;
+}
+
+/** The size of `digest` if the repository links it. */
+export async function linkedBlob(db: Executor, projectId: number, name: string, digest: string): Promise<number | null> {
+  const rows = await db
+    .select({ size: containerRepositoryBlobs.size })
+    .from(containerRepositoryBlobs)
+    .innerJoin(containerRepositories, eq(containerRepositories.id, containerRepositoryBlobs.repositoryId))
+    .where(and(eq(containerRepositories.projectId, projectId), eq(containerRepositories.name, name), eq(containerRepositoryBlobs.digest, digest)));
+  return rows[0]?.size ?? null;
+}
+
+/** The repository (made when it is new) links the blob; one statement. */
+function linkSql(projectId: number, name: string, digest: string, size: number) {
+  return sql`repo AS (INSERT INTO container_repositories (project_id, name) VALUES (${projectId}::int, ${name}::text)
+      ON CONFLICT (project_id, name) DO UPDATE SET updated_at = now() RETURNING id),
+    link AS (INSERT INTO container_repository_blobs (repository_id, digest, size) SELECT id, ${digest}::text, ${size}::bigint FROM repo
+      ON CONFLICT (repository_id, digest) DO NOTHING)`;
+}
+
+export async function linkBlob(db: Executor, projectId: number, name: string, digest: string, size: number): Promise<void> {
+  await db.execute(sql`WITH ${linkSql(projectId, name, digest, size)} SELECT 1`);
+}
+
+/** Finishes an upload session: the session row goes and the repository links the blob, in one statement. */
+export async function completeUpload(db: Executor, uuid: string, projectId: number, name: string, digest: string, size: number): Promise<void> {
+  await db.execute(sql`WITH gone AS (DELETE FROM container_uploads WHERE uuid = ${uuid}::text), ${linkSql(projectId, name, digest, size)} SELECT 1`);
+}
+
+export async function unlinkBlob(db: Executor, projectId: number, name: string, digest: string): Promise<boolean> {
+  const result = await db.execute(sql`DELETE FROM container_repository_blobs b USING container_repositories r
+    WHERE b.repository_id = r.id AND r.project_id = ${projectId}::int AND r.name = ${name}::text AND b.digest = ${digest}::text RETURNING b.digest`);
+  return result.rows.length > 0;
+}
+
+/** Whether any repository still links `digest` (its R2 object stays while one does). */
+export async function blobInUse(db: Executor, digest: string): Promise<boolean> {
+  const rows = await db.select({ one: sql`1` }).from(containerRepositoryBlobs).where(eq(containerRepositoryBlobs.digest, digest)).limit(1);
+  return rows.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upload sessions
+
+export async function createUpload(db: Executor, uuid: string, projectId: number, name: string, parts: number[] = []): Promise<void> {
+  await db.insert(containerUploads).values({ uuid, projectId, repositoryName: name, parts });
+}
+
+export async function findUpload(db: Executor, uuid: string, projectId: number, name: string): Promise<ContainerUpload | null> {
+  const [row] = await db
+    .select()
+    .from(containerUploads)
+    .where(and(eq(containerUploads.uuid, uuid), eq(containerUploads.projectId, projectId), eq(containerUploads.repositoryName, name)));
+  return row ?? null;
+}
+
+/** Appends part sizes if no other request appended first (`known` parts so far); false otherwise. */
+export async function appendParts(db: Executor, uuid: string, known: number, sizes: number[]): Promise<boolean> {
+  const result = await db.execute(sql`UPDATE container_uploads SET parts = parts || ${JSON.stringify(sizes)}::jsonb, updated_at = now()
+    WHERE uuid = ${uuid}::text AND jsonb_array_length(parts) = ${known}::int RETURNING uuid`);
+  return result.rows.length > 0;
+}
+
+export async function deleteUpload(db: Executor, uuid: string): Promise<void> {
+  await db.delete(containerUploads).where(eq(containerUploads.uuid, uuid));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manifests and tags
+
+export type NewManifest = { digest: string; mediaType: string; payload: string; totalSize: number; configDigest: string | null; blobs: string[]; manifests: string[] };
+
+/**
+ * Stores a manifest (and points `tag` at it) in one transaction, if the repository links every blob
+ * and holds every manifest it references; else nothing is written and the first missing digest returns.
+ */
+export async function putManifest(db: Executor, projectId: number, name: string, m: NewManifest, tag: string | null): Promise<{ missing: string | null }> {
+  return db.transaction(async (tx) => {
+    const repo = await findRepository(tx, projectId, name);
+    const blobs = [...new Set(m.blobs)];
+    const manifests = [...new Set(m.manifests)];
+    if (!repo && (blobs.length || manifests.length)) return { missing: blobs[0] ?? manifests[0] };
+    if (repo && blobs.length) {
+      const have = await tx
+        .select({ digest: containerRepositoryBlobs.digest })
+        .from(containerRepositoryBlobs)
+        .where(and(eq(containerRepositoryBlobs.repositoryId, repo.id), inArray(containerRepositoryBlobs.digest, blobs)));
+      const found = new Set(have.map((r) => r.digest));
+      const missing = blobs.find((d) => !found.has(d));
+      if (missing) return { missing };
+    }
+    if (repo && manifests.length) {
+      const have = await tx
+        .select({ digest: containerManifests.digest })
+        .from(containerManifests)
+        .where(and(eq(containerManifests.repositoryId, repo.id), inArray(containerManifests.digest, manifests)));
+      const found = new Set(have.map((r) => r.digest));
+      const missing = manifests.find((d) => !found.has(d));
+      if (missing) return { missing };
+    }
+    const [target] = await tx
+      .insert(containerRepositories)
+      .values({ projectId, name })
+      .onConflictDoUpdate({ target: [containerRepositories.projectId, containerRepositories.name], set: { updatedAt: sql`now()` } })
+      .returning({ id: containerRepositories.id });
+    const [stored] = await tx
+      .insert(containerManifests)
+      .values({ repositoryId: target.id, digest: m.digest, mediaType: m.mediaType, payload: m.payload, totalSize: m.totalSize, configDigest: m.configDigest })
+      .onConflictDoUpdate({ target: [containerManifests.repositoryId, containerManifests.digest], set: { mediaType: m.mediaType } })
+      .returning({ id: containerManifests.id });
+    if (tag !== null)
+      await tx
+        .insert(containerTags)
+        .values({ repositoryId: target.id, name: tag, manifestId: stored.id })
+        .onConflictDoUpdate({ target: [containerTags.repositoryId, containerTags.name], set: { manifestId: stored.id, updatedAt: sql`now()` } });
+    return { missing: null };
+  });
+}
+
+/** A manifest of the repository by digest (`sha256:…`) or by tag. */
+export async function findManifest(db: Executor, projectId: number, name: string, reference: string): Promise<ContainerManifest | null> {
+  const byDigest = reference.includes(":");
+  const rows = await db
+    .select({ manifest: containerManifests })
+    .from(containerManifests)
+    .innerJoin(containerRepositories, eq(containerRepositories.id, containerManifests.repositoryId))
+    .where(
+      and(
+        eq(containerRepositories.projectId, projectId),
+        eq(containerRepositories.name, name),
+        byDigest
+          ? eq(containerManifests.digest, reference)
+          : sql`${containerManifests.id} = (SELECT t.manifest_id FROM container_tags t WHERE t.repository_id = ${containerRepositories.id} AND t.name = ${reference})`,
+      ),
+    )
+    .limit(1);
+  return rows[0]?.manifest ?? null;
+}
+
+/** Deletes a manifest by digest (its tags go with it) or a tag by name; false when there was none. */
+export async function deleteManifest(db: Executor, repositoryId: number, reference: string): Promise<boolean> {
+  const deleted = reference.includes(":")
+    ? await db.delete(containerManifests).where(and(eq(containerManifests.repositoryId, repositoryId), eq(containerManifests.digest, reference))).returning({ id: containerManifests.id })
+    : await db.delete(containerTags).where(and(eq(containerTags.repositoryId, repositoryId), eq(containerTags.name, reference))).returning({ id: containerTags.manifestId });
+  return deleted.length > 0;
+}
+
+/** Tag names in lexical order after `last`, at most `n` (one more to tell whether a next page exists). */
+export async function tagNames(db: Executor, repositoryId: number, n: number, last: string | null): Promise<string[]> {
+  const rows = await db
+    .select({ name: containerTags.name })
+    .from(containerTags)
+    .where(and(eq(containerTags.repositoryId, repositoryId), last === null ? undefined : gt(containerTags.name, last)))
+    .orderBy(sql`${containerTags.name} COLLATE "C"`)
+    .limit(n + 1);
+  return rows.map((r) => r.name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// REST API (lib/api/project_container_repositories.rb, group_container_repositories.rb, container_repositories.rb)
+
+
+
+/** Repositories with their project's path, and their tags (name order) when asked: one statement for a page. */
+async function repositoryRows(db: Executor, where: ReturnType<typeof and>, page: Page | null, withTags: boolean): Promise<{ rows: RegistryRepositoryRow[]; total: number }> {
+  const tags = sql<RegistryTagRow[]>`COALESCE((SELECT json_agg(json_build_object('name', t.name, 'digest', m.digest, 'configDigest', m.config_digest,
+      'totalSize', m.total_size, 'createdAt', m.created_at) ORDER BY t.name COLLATE "C")
+    FROM container_tags t JOIN container_manifests m ON m.id = t.manifest_id WHERE t.repository_id = ${containerRepositories.id}), '[]'::json)`;
+  const query = db
+    .select({
+      repo: containerRepositories,
+      projectFullPath: projects.fullPath,
+      tagsCount: sql<number>`(SELECT count(*)::int FROM container_tags t WHERE t.repository_id = ${containerRepositories.id})`,
+      size: sql<number>`(SELECT COALESCE(sum(b.size), 0)::bigint FROM container_repository_blobs b WHERE b.repository_id = ${containerRepositories.id})`,
+      tags: withTags ? tags : sql<RegistryTagRow[]>`'[]'::json`,
+    })
+    .from(containerRepositories)
+    .innerJoin(projects, eq(projects.id, containerRepositories.projectId))
+    .where(where)
+    .orderBy(asc(containerRepositories.id));
+  const rows = page ? await query.limit(page.limit).offset(page.offset) : await query;
+  const total = page
+    ? await cappedCount(db, db.select({ one: sql`1` }).from(containerRepositories).innerJoin(projects, eq(projects.id, containerRepositories.projectId)).where(where), page)
+    : rows.length;
+  return {
+    rows: rows.map((r) => ({ ...r.repo, projectFullPath: r.projectFullPath, tagsCount: Number(r.tagsCount), size: Number(r.size), tags: (r.tags ?? []).map((t) => ({ ...t, createdAt: new Date(t.createdAt) })) })),
+    total,
+  };
+}
+
+export function listProjectRepositories(db: Executor, projectId: number, page: Page, withTags: boolean) {
+  return repositoryRows(db, and(eq(containerRepositories.projectId, projectId)), page, withTags);
+}
+
+/** The group's and its subgroups' projects whose images the caller may read (reporters, or readers of public/internal projects with the registry on). */
+export function listGroupRepositories(db: Executor, groupId: number, actor: Actor | null, page: Page, withTags: boolean) {
+  const inGroup = sql`${projects.namespaceId} IN (SELECT ${namespaces.id} FROM ${namespaces} WHERE ${groupId}::int = ANY(${namespaces.traversalIds}))`;
+  const readable = actor?.isAdmin
+    ? sql`true`
+    : actor
+      ? sql`(${projects.visibilityLevel} >= ${actor.user.external ? 20 : 10} OR ${projects.id} IN ${authorizedProjectIds(actor.user.id, 20)})`
+      : sql`${projects.visibilityLevel} = 20`;
+  return repositoryRows(db, and(inGroup, readable, eq(projects.containerRegistryEnabled, true)), page, withTags);
+}
+
+export async function findRepositoryRow(db: Executor, id: number, projectId: number | null, withTags = false): Promise<RegistryRepositoryRow | null> {
+  const { rows } = await repositoryRows(db, and(eq(containerRepositories.id, id), projectId === null ? undefined : eq(containerRepositories.projectId, projectId)), null, withTags);
+  return rows[0] ?? null;
+}
+
+/** Deletes the repository (its blob links, manifests and tags cascade); returns the digests it linked. */
+export async function deleteRepository(db: Executor, id: number): Promise<string[]> {
+  const result = await db.execute<{ digest: string }>(sql`
+    WITH linked AS (SELECT digest FROM container_repository_blobs WHERE repository_id = ${id}::int),
+    gone AS (DELETE FROM container_repositories WHERE id = ${id}::int)
+    SELECT digest FROM linked`);
+  return result.rows.map((r) => r.digest);
+}
+
+/** The digests of `digests` that no repository links any more. */
+export async function unusedBlobs(db: Executor, digests: string[]): Promise<string[]> {
+  if (!digests.length) return [];
+  const used = await db.selectDistinct({ digest: containerRepositoryBlobs.digest }).from(containerRepositoryBlobs).where(inArray(containerRepositoryBlobs.digest, digests));
+  const keep = new Set(used.map((r) => r.digest));
+  return digests.filter((d) => !keep.has(d));
+}
+
+export async function deleteTags(db: Executor, repositoryId: number, names: string[]): Promise<number> {
+  if (!names.length) return 0;
+  const gone = await db.delete(containerTags).where(and(eq(containerTags.repositoryId, repositoryId), inArray(containerTags.name, names))).returning({ name: containerTags.name });
+  return gone.length;
+}

@@ -1,0 +1,3 @@
+export { jwtRoutes } from "./jwt";
+export { distributionRoutes } from "./distribution";
+export { registryRepositoriesRoutes } from "./repositories";

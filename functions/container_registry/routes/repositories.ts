@@ -1,0 +1,179 @@
+import * as z from "zod";
+import { allowed, allowedOnGroup, authorize, type ProjectWithAccess } from "../../kernel/abilities";
+import type { Ctx } from "../../kernel/env";
+import { apiError, forbidden, notFound, paramsError } from "../../kernel/errors";
+import { authorizedGroup, authorizedProject, findProject } from "../../kernel/lookup";
+import { pageOf, pageParams, paginate } from "../../kernel/pagination";
+import { p, readParams } from "../../kernel/params";
+import { baseUrl, present } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import {
+  RegistryRepository,
+  RegistryTag,
+  RegistryTagDetails,
+  registryRepository,
+  registryTag,
+  registryTagDetails,
+  type RegistryRepositoryRow,
+} from "../../entities/container_registry";
+import * as q from "../queries";
+import { collectBlob } from "../services";
+
+/**
+ * The registry's REST API (lib/api/project_container_repositories.rb, group_container_repositories.rb,
+ * container_repositories.rb). Differs from GitLab: deleting a repository or tags in bulk happens at once
+ * instead of in a background worker (the answers stay 202), so `status` is always null.
+ */
+export const registryRepositoriesRoutes = router();
+
+const registryHost = (c: Ctx) => new URL(baseUrl(c)).host;
+const canAdmin = (c: Ctx, project: ProjectWithAccess) => () => allowed(c.var.actor, "admin_container_image", project);
+
+function repositoryId(c: Ctx): number {
+  const id = c.req.param("repository_id") ?? c.req.param("id")!;
+  if (!/^\d+$/.test(id) || Number(id) > 2147483647) throw paramsError(`${c.req.param("repository_id") !== undefined ? "repository_id" : "id"} is invalid`);
+  return Number(id);
+}
+
+/** `repository`: the project's repository or `404 Repository Not Found`. */
+async function findRepository(c: Ctx, project: ProjectWithAccess, withTags = false): Promise<RegistryRepositoryRow> {
+  const found = await q.findRepositoryRow(c.var.db(), repositoryId(c), project.id, withTags);
+  if (!found) throw notFound("Repository");
+  return found;
+}
+
+const ListRepositories = pageParams.extend({ tags: p.bool().default(false), tags_count: p.bool().default(false) });
+
+/** GET /projects/:id/registry/repositories (lib/api/project_container_repositories.rb) */
+registryRepositoriesRoutes.get("/projects/:id/registry/repositories", { params: ListRepositories, paginated: true, response: [RegistryRepository] }, async (c) => {
+  const params = await readParams(c, ListRepositories);
+  const project = await authorizedProject(c, "read_container_image");
+  const page = pageOf(params);
+  const list = await q.listProjectRepositories(c.var.db(), project.id, page, params.tags);
+  paginate(c, page, list.total);
+  return present(c, list.rows, registryRepository, { registryHost: registryHost(c), canAdmin: canAdmin(c, project), tags: params.tags, tagsCount: params.tags_count });
+});
+
+/** GET /groups/:id/registry/repositories (lib/api/group_container_repositories.rb): repositories of the group's projects the caller reads. */
+registryRepositoriesRoutes.get("/groups/:id/registry/repositories", { params: ListRepositories, paginated: true, response: [RegistryRepository] }, async (c) => {
+  const params = await readParams(c, ListRepositories);
+  const group = await authorizedGroup(c, "read_group");
+  // GroupPolicy `read_container_image`: members (guest and up) of the group, or readers of a public group.
+  if (!allowedOnGroup(c.var.actor, "read_group", group)) throw forbidden();
+  const page = pageOf(params);
+  const list = await q.listGroupRepositories(c.var.db(), group.id, c.var.actor, page, params.tags);
+  paginate(c, page, list.total);
+  return present(c, list.rows, registryRepository, { registryHost: registryHost(c), tags: params.tags, tagsCount: params.tags_count });
+});
+
+const OneRepository = z.object({ tags: p.bool().default(false), tags_count: p.bool().default(false), size: p.bool().default(false) });
+
+/** GET /registry/repositories/:id (lib/api/container_repositories.rb): by global id, readable as its project's images are. */
+registryRepositoriesRoutes.get("/registry/repositories/:id", { params: OneRepository, response: RegistryRepository }, async (c) => {
+  const params = await readParams(c, OneRepository);
+  const found = await q.findRepositoryRow(c.var.db(), repositoryId(c), null, params.tags);
+  if (!found) throw notFound("Repository");
+  const project = await findProject(c, String(found.projectId)).catch(() => null);
+  if (!project) throw notFound("Repository");
+  authorize(c, "read_container_image", project);
+  return present(c, found, registryRepository, { registryHost: registryHost(c), canAdmin: canAdmin(c, project), tags: params.tags, tagsCount: params.tags_count, size: params.size });
+});
+
+/** DELETE /projects/:id/registry/repositories/:repository_id: maintainers; 202; the tags, manifests and blobs only it links go at once. */
+registryRepositoriesRoutes.delete("/projects/:id/registry/repositories/:repository_id", async (c) => {
+  const project = await authorizedProject(c, "admin_container_image");
+  const repo = await findRepository(c, project);
+  const db = c.var.db();
+  const digests = await q.deleteRepository(db, repo.id);
+  for (const digest of await q.unusedBlobs(db, digests)) await collectBlob(db, c.env.BLOBS, digest);
+  return c.body(null, 202);
+});
+
+/** GET /projects/:id/registry/repositories/:repository_id/tags, in name order. */
+registryRepositoriesRoutes.get("/projects/:id/registry/repositories/:repository_id/tags", { params: pageParams, paginated: true, response: [RegistryTag] }, async (c) => {
+  const params = await readParams(c, pageParams);
+  const project = await authorizedProject(c, "read_container_image");
+  const repo = await findRepository(c, project, true);
+  const page = pageOf(params);
+  paginate(c, page, repo.tags.length);
+  const rows = repo.tags.slice(page.offset, page.offset + page.limit).map((tag) => ({ repository: repo, tag }));
+  return present(c, rows, registryTag, { registryHost: registryHost(c) });
+});
+
+/** GET /projects/:id/registry/repositories/:repository_id/tags/:tag_name */
+registryRepositoriesRoutes.get("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", { response: RegistryTagDetails }, async (c) => {
+  const project = await authorizedProject(c, "read_container_image");
+  const repo = await findRepository(c, project, true);
+  const tag = repo.tags.find((t) => t.name === c.req.param("tag_name"));
+  if (!tag) throw notFound("Tag");
+  return present(c, { repository: repo, tag }, registryTagDetails, { registryHost: registryHost(c) });
+});
+
+/** DELETE /projects/:id/registry/repositories/:repository_id/tags/:tag_name: 200 with an empty body. */
+registryRepositoriesRoutes.delete("/projects/:id/registry/repositories/:repository_id/tags/:tag_name", async (c) => {
+  const project = await authorizedProject(c, "destroy_container_image");
+  const repo = await findRepository(c, project);
+  if (!(await q.deleteTags(c.var.db(), repo.id, [c.req.param("tag_name")!]))) throw notFound("Tag");
+  return c.body(null, 200);
+});
+
+const BulkDelete = z.object({
+  name_regex_delete: p.string().optional(),
+  name_regex: p.string().optional(),
+  name_regex_keep: p.string().optional(),
+  keep_n: p.int().optional(),
+  older_than: p.string().optional(),
+});
+
+/** `1h`, `2d`, `1month` … (ChronicDuration, as the cleanup policies take them), in milliseconds. */
+function durationMs(text: string): number | null {
+  const units: Record<string, number> = { s: 1e3, m: 6e4, min: 6e4, h: 36e5, d: 864e5, day: 864e5, days: 864e5, w: 6048e5, week: 6048e5, weeks: 6048e5, month: 2592e6, months: 2592e6, y: 31536e6, year: 31536e6, years: 31536e6 };
+  const match = /^\s*(\d+)\s*([a-z]+)\s*$/i.exec(text);
+  const unit = match ? units[match[2].toLowerCase()] : undefined;
+  return match && unit ? Number(match[1]) * unit : null;
+}
+
+/**
+ * Ruby-style regex: `\A`/`\z` anchors are JavaScript's `^`/`$`; GitLab matches the whole name (`\A(?:…)\z`).
+ * Differs from GitLab, which runs these patterns in RE2 (`untrusted_regexp`): JavaScript's engine
+ * backtracks, so a quantified group holding a quantifier (`(a+)+`), which can take exponential time,
+ * is refused as an invalid regexp.
+ */
+function wholeName(pattern: string): RegExp | null {
+  if (/\([^()]*[+*}][^()]*\)\s*[+*{]/.test(pattern)) return null;
+  try {
+    return new RegExp(`^(?:${pattern.replace(/\\A/g, "^").replace(/\\[zZ]/g, "$")})$`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * DELETE /projects/:id/registry/repositories/:repository_id/tags (Projects::ContainerRepository::
+ * CleanupTagsService): tags matching `name_regex_delete`, except those matching `name_regex_keep`, the
+ * `keep_n` newest and those newer than `older_than`. Maintainers (`admin_container_image`); 202. Differs from
+ * GitLab: done before answering, not by a worker.
+ */
+registryRepositoriesRoutes.delete("/projects/:id/registry/repositories/:repository_id/tags", { params: BulkDelete }, async (c) => {
+  const params = await readParams(c, BulkDelete);
+  // Grape's `untrusted_regexp` and `at_least_one_of` validators run before the endpoint.
+  for (const key of ["name_regex_delete", "name_regex", "name_regex_keep"] as const) {
+    if (params[key] !== undefined && !wholeName(params[key])) throw paramsError(`${key} is an invalid regexp`);
+  }
+  const pattern = params.name_regex_delete ?? params.name_regex;
+  if (pattern === undefined) throw paramsError("name_regex, name_regex_delete are missing, at least one parameter must be provided");
+  const project = await authorizedProject(c, "admin_container_image");
+  const remove = wholeName(pattern)!;
+  const keep = params.name_regex_keep === undefined ? null : wholeName(params.name_regex_keep);
+  const olderThan = params.older_than === undefined ? null : durationMs(params.older_than);
+  if (params.older_than !== undefined && olderThan === null) throw apiError("older_than is invalid", 400);
+  const repo = await findRepository(c, project, true);
+  const newestFirst = [...repo.tags].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const kept = new Set(newestFirst.slice(0, params.keep_n ?? 0).map((t) => t.name));
+  const names = newestFirst
+    .filter((t) => remove.test(t.name) && !keep?.test(t.name) && !kept.has(t.name))
+    .filter((t) => olderThan === null || Date.now() - t.createdAt.getTime() > olderThan)
+    .map((t) => t.name);
+  await q.deleteTags(c.var.db(), repo.id, names);
+  return c.body(null, 202);
+});

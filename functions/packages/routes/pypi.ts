@@ -1,0 +1,183 @@
+import * as z from "zod";
+import { allowed, canReadGroup, type ProjectWithAccess } from "../../kernel/abilities";
+import { requireUser } from "../../kernel/auth";
+import type { Ctx } from "../../kernel/env";
+import { apiError, badRequest, forbidden, notFound, tooLarge, unauthorizedBasic } from "../../kernel/errors";
+import { loadGroup, loadProject } from "../../kernel/lookup";
+import { p, readParams } from "../../kernel/params";
+import { baseUrl } from "../../kernel/present";
+import { router } from "../../kernel/router";
+import { pypiSimpleIndex, pypiSimplePackage } from "../../entities/packages_pypi";
+import * as q from "../queries";
+import { MAX_FILE_BYTES, storeFile } from "../services";
+
+/**
+ * The PyPI registry (lib/api/pypi_packages.rb): `twine upload` POSTs one file at a time, pip reads the
+ * PEP 503 simple API and downloads. Credentials are HTTP Basic with a personal access token as the
+ * password (any user name) or `gitlab-ci-token:<job token>` (kernel/auth.ts `BASIC_AUTH_ROUTES`).
+ * Not built: the PEP 691 JSON variant (GitLab 16.x), `POST …/authorize` (a Workhorse step), and
+ * forwarding unknown names to pypi.org.
+ */
+export const pypiPackagesRoutes = router();
+
+/** Gitlab::Regex.pypi_package_name_regex (PEP 508 names). */
+const NAME = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/i;
+/** Gitlab::Regex.pypi_version_regex: PEP 440 public and local versions. */
+const VERSION =
+  /^v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?(?:[-_.]?dev[-_.]?[0-9]*)?(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$/i;
+
+/** PEP 503 normalization of a requested name. */
+const normalize = (name: string) => name.toLowerCase().replace(/[-_.]+/g, "-");
+
+/**
+ * `project!` of the PyPI API (BasicAuthHelpers#authorized_user_project): a missing project is 404; one
+ * the caller cannot use is 401 for anonymous callers (so that pip sends its credentials), else 404.
+ */
+async function pypiProject(c: Ctx): Promise<ProjectWithAccess> {
+  const project = await loadProject(c, c.req.param("id") ?? "");
+  if (!project) throw notFound("Project");
+  if (!allowed(c.var.actor, "read_project", project)) {
+    if (!c.var.actor) throw unauthorizedBasic();
+    throw notFound("Project");
+  }
+  return project;
+}
+
+/** `authorize_read_package!`: 401 for anonymous callers (Basic challenge), 403 otherwise. */
+function authorizeRead(c: Ctx, project: ProjectWithAccess): void {
+  if (allowed(c.var.actor, "read_package", project)) return;
+  if (!c.var.actor) throw unauthorizedBasic();
+  throw forbidden();
+}
+
+/** `ensure_group!`: 404 for a missing group, 401 for anonymous callers who cannot read it, else 404. */
+async function pypiGroup(c: Ctx) {
+  const group = await loadGroup(c, c.req.param("id") ?? "");
+  if (!group) throw notFound("Group");
+  if (!canReadGroup(c.var.actor, group)) {
+    if (!c.var.actor) throw unauthorizedBasic();
+    throw notFound("Group");
+  }
+  return group;
+}
+
+const html = (c: Ctx, body: string) => c.body(body, 200, { "Content-Type": "text/html; charset=utf-8" });
+
+async function sendFile(c: Ctx, file: { fileStore: string; fileName: string; size: number } | null): Promise<Response> {
+  const object = file ? await c.env.BLOBS.get(file.fileStore) : null;
+  if (!file || !object) throw notFound("Package");
+  return new Response(object.body, {
+    headers: {
+      "Content-Type": "application/octet-stream",
+      "Content-Length": String(file.size),
+      "Content-Disposition": `attachment; filename="${file.fileName}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+    },
+  });
+}
+
+const projectUrl = (c: Ctx, id: number) => `${baseUrl(c)}/api/v4/projects/${id}/packages/pypi`;
+const groupUrl = (c: Ctx, id: number) => `${baseUrl(c)}/api/v4/groups/${id}/-/packages/pypi`;
+
+/** GET /groups/:id/-/packages/pypi/files/:sha256/*file_identifier (lib/api/pypi_packages.rb) */
+pypiPackagesRoutes.get("/groups/:id/-/packages/pypi/files/:sha256/:file_identifier", async (c) => {
+  const group = await pypiGroup(c);
+  const file = await q.findPypiFile(c.var.db(), { groupId: group.id, actor: c.var.actor }, c.req.param("sha256")!, c.req.param("file_identifier")!);
+  return sendFile(c, file);
+});
+
+/** GET /groups/:id/-/packages/pypi/simple (lib/api/pypi_packages.rb): the names of the group's packages the caller reads. */
+pypiPackagesRoutes.get("/groups/:id/-/packages/pypi/simple", async (c) => {
+  const group = await pypiGroup(c);
+  const names = await q.pypiNames(c.var.db(), { groupId: group.id, actor: c.var.actor });
+  return html(c, pypiSimpleIndex(group.name, names, `${groupUrl(c, group.id)}/simple`));
+});
+
+/** GET /groups/:id/-/packages/pypi/simple/*package_name (lib/api/pypi_packages.rb) */
+pypiPackagesRoutes.get("/groups/:id/-/packages/pypi/simple/:package_name", async (c) => {
+  const group = await pypiGroup(c);
+  const found = await q.pypiFiles(c.var.db(), { groupId: group.id, actor: c.var.actor }, normalize(c.req.param("package_name")!));
+  if (!found.files.length) throw notFound("Package");
+  return html(c, pypiSimplePackage(found.name, found.files, `${groupUrl(c, group.id)}/files`));
+});
+
+/** GET /projects/:id/packages/pypi/files/:sha256/*file_identifier (lib/api/pypi_packages.rb) */
+pypiPackagesRoutes.get("/projects/:id/packages/pypi/files/:sha256/:file_identifier", async (c) => {
+  const project = await pypiProject(c);
+  authorizeRead(c, project);
+  const file = await q.findPypiFile(c.var.db(), { projectId: project.id }, c.req.param("sha256")!, c.req.param("file_identifier")!);
+  return sendFile(c, file);
+});
+
+/** GET /projects/:id/packages/pypi/simple (lib/api/pypi_packages.rb): one link per package name. */
+pypiPackagesRoutes.get("/projects/:id/packages/pypi/simple", async (c) => {
+  const project = await pypiProject(c);
+  authorizeRead(c, project);
+  const names = await q.pypiNames(c.var.db(), { projectId: project.id });
+  return html(c, pypiSimpleIndex(project.name, names, `${projectUrl(c, project.id)}/simple`));
+});
+
+/** GET /projects/:id/packages/pypi/simple/*package_name (lib/api/pypi_packages.rb): every file of the package. */
+pypiPackagesRoutes.get("/projects/:id/packages/pypi/simple/:package_name", async (c) => {
+  const project = await pypiProject(c);
+  authorizeRead(c, project);
+  const found = await q.pypiFiles(c.var.db(), { projectId: project.id }, normalize(c.req.param("package_name")!));
+  if (!found.files.length) throw notFound("Package");
+  return html(c, pypiSimplePackage(found.name, found.files, `${projectUrl(c, project.id)}/files`));
+});
+
+const HEX64 = /^[0-9a-f]{64}$/i;
+const Upload = z.object({
+  content: p.file(),
+  name: p.string(),
+  version: p.string(),
+  requires_python: p.string().optional(),
+  md5_digest: p.string().optional(),
+  sha256_digest: p.string().refine((v) => HEX64.test(v), { message: "is invalid" }).optional(),
+  // twine sends the whole core metadata; GitLab 15.4 declares these and keeps none of them.
+  metadata_version: p.string().optional(),
+  author_email: p.string().optional(),
+  description: p.string().optional(),
+  description_content_type: p.string().optional(),
+  summary: p.string().optional(),
+  keywords: p.string().optional(),
+});
+
+/**
+ * POST /projects/:id/packages/pypi (lib/api/pypi_packages.rb, Packages::Pypi::CreatePackageService):
+ * 201. A version takes any number of files, each file name once (`Validation failed: File name has
+ * already been taken`). Deliberate difference from GitLab, which stores the client's digests as
+ * given: the digests are computed from the bytes, and a `sha256_digest` or `md5_digest` that does not
+ * match them is refused (400) before anything is kept.
+ */
+pypiPackagesRoutes.post("/projects/:id/packages/pypi", { params: Upload }, async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, Upload);
+  const project = await pypiProject(c);
+  if (!allowed(actor, "create_package", project)) throw forbidden();
+  if (!NAME.test(params.name)) throw apiError("Validation failed: Name is invalid", 400);
+  if (!VERSION.test(params.version)) throw apiError("Validation failed: Version is invalid", 400);
+  const requiredPython = params.requires_python ?? "";
+  if (requiredPython.length > 255) throw apiError("Validation failed: Required python is too long (maximum is 255 characters)", 400);
+  if (params.content.size > MAX_FILE_BYTES) throw tooLarge();
+  const fileName = params.content.name;
+  const bytes = new Uint8Array(await params.content.arrayBuffer());
+  const stored = await storeFile(c.env.BLOBS, project.id, fileName, bytes);
+  const mismatch =
+    (params.sha256_digest && params.sha256_digest.toLowerCase() !== stored.fileSha256) || (params.md5_digest && params.md5_digest.toLowerCase() !== stored.fileMd5);
+  if (mismatch) {
+    await c.env.BLOBS.delete(stored.fileStore);
+    throw badRequest(`${params.sha256_digest && params.sha256_digest.toLowerCase() !== stored.fileSha256 ? "sha256_digest" : "md5_digest"} does not match the file`);
+  }
+  const outcome = await q
+    .addPypiFile(c.var.db(), project.id, actor.user.id, { name: params.name, version: params.version, requiredPython, pipelineId: actor.job?.pipelineId ?? null }, stored)
+    .catch(async (error) => {
+      await c.env.BLOBS.delete(stored.fileStore);
+      throw error;
+    });
+  if (outcome !== "created") {
+    await c.env.BLOBS.delete(stored.fileStore);
+    if (outcome === "taken") throw apiError("Validation failed: File name has already been taken", 400);
+    throw apiError("Validation failed: Version has already been taken", 400);
+  }
+  return c.json({ message: "201 Created" }, 201); // `created!`
+});
