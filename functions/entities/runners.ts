@@ -35,7 +35,21 @@ export function runnerBasic(r: CiRunner): z.output<typeof RunnerBasic> {
 }
 
 /** API::Entities::Ci::RunnerDetails (lib/api/entities/ci/runner_details.rb). */
-export function runnerDetails(r: RunnerDetailsRow) {
+export const RunnerDetails = RunnerBasic.extend({
+  tag_list: z.array(z.string()),
+  run_untagged: z.boolean(),
+  locked: z.boolean(),
+  maximum_timeout: z.int().nullable(),
+  access_level: z.string(),
+  version: z.string().nullable(),
+  revision: z.string().nullable(),
+  platform: z.string().nullable(),
+  architecture: z.string().nullable(),
+  contacted_at: z.string().nullable(),
+  projects: z.array(z.object({ id: z.int() })),
+  groups: z.array(z.object({ id: z.int() })),
+}).meta({ id: "RunnerDetails" });
+export function runnerDetails(r: RunnerDetailsRow): z.output<typeof RunnerDetails> {
   return {
     ...runnerBasic(r),
     tag_list: r.tagList,
