@@ -30,7 +30,8 @@ function credential(c: Ctx): string | null {
   const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
   if (bearer) return bearer[1].trim();
   const query = new URL(c.req.url).searchParams.get("private_token");
-  return query ? query.trim() : null;
+  if (query) return query.trim();
+  return BASIC_TOKEN_ROUTES.test(new URL(c.req.url).pathname) ? basicPassword(c) : null;
 }
 
 function sudoIdentifier(c: Ctx): string | null {
@@ -54,7 +55,27 @@ const tokenWithUser = preparedQuery((db) =>
  * the `JOB-TOKEN` header, the `job_token` parameter, Basic `gitlab-ci-token:<token>`, or (npm's
  * `_authToken`) a Bearer token that is no personal access token. Elsewhere a job token is unknown (401).
  */
-const JOB_TOKEN_ROUTES = /^\/api\/v4\/projects\/[^/]+\/packages\/(generic|npm)\//;
+const JOB_TOKEN_ROUTES = /^\/api\/v4\/projects\/[^/]+\/(packages\/(generic|npm)|terraform\/state)\//;
+
+/**
+ * Routes with `basic_auth_personal_access_token` (lib/api/terraform/state.rb): Terraform's `http`
+ * backend sends `username:password` Basic credentials; the password is a personal access token and
+ * the username is not checked (`gitlab-ci-token` names a job token instead).
+ */
+const BASIC_TOKEN_ROUTES = /^\/api\/v4\/projects\/[^/]+\/terraform\/state\//;
+
+function basicPassword(c: Ctx): string | null {
+  const basic = /^Basic\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
+  if (!basic) return null;
+  try {
+    const decoded = atob(basic[1].trim());
+    const colon = decoded.indexOf(":");
+    if (colon < 0 || decoded.startsWith("gitlab-ci-token:")) return null;
+    return decoded.slice(colon + 1) || null;
+  } catch {
+    return null;
+  }
+}
 
 function jobTokenCredential(c: Ctx): string | null {
   const header = c.req.header("job-token");
