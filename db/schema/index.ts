@@ -26,3 +26,4 @@ export * from "./boards";
 export * from "./topics";
 export * from "./wikis";
 export * from "./container_registry";
+export * from "./terraform";

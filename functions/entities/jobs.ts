@@ -1,10 +1,11 @@
 import * as z from "zod";
-import type { CiBuild, CiJobArtifact, CiPipeline, CiRunner, GitCommitRow, User as UserModel } from "../../db/schema";
+import type { CiBuild, CiJobArtifact, CiPipeline, CiRunner, GitCommitRow, Project as ProjectModel, User as UserModel } from "../../db/schema";
 import { Commit, commit } from "./commits";
 import { isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { PipelineBasic, pipelineBasic, secondsBetween } from "./pipelines";
 import { User, user as userEntity } from "./users";
 import { RunnerBasic, runnerBasic } from "./runners";
+import { ProjectIdentity, projectIdentity } from "./projects";
 
 export type JobContext = PresentContext & { projectPath: string; projectId: number; commits: Map<string, GitCommitRow> };
 
@@ -102,4 +103,13 @@ export function bridge(row: JobRow, ctx: JobContext): z.output<typeof Bridge> {
     ...jobBasic(row, ctx),
     downstream_pipeline: row.downstream ? pipelineBasic(row.downstream, ctx) : null,
   };
+}
+
+/**
+ * API::Entities::Ci::JobBasicWithProject (lib/api/entities/ci/job_basic_with_project.rb): a runner's
+ * jobs span projects, so each row carries its project (ProjectIdentity) and the context its URLs need.
+ */
+export const JobBasicWithProject = JobBasic.extend({ project: ProjectIdentity }).meta({ id: "JobBasicWithProject" });
+export function jobBasicWithProject(row: JobRow & { project: ProjectModel }, ctx: PresentContext & { commits: Map<string, GitCommitRow> }): z.output<typeof JobBasicWithProject> {
+  return { ...jobBasic(row, { ...ctx, projectPath: row.project.fullPath, projectId: row.project.id }), project: projectIdentity(row.project) };
 }

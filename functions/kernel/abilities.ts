@@ -28,6 +28,9 @@ const PROJECT = {
   push_code: { level: Access.DEVELOPER, blockedWhenArchived: true },
   admin_project_member: { level: Access.MAINTAINER },
   admin_project: { level: Access.MAINTAINER },
+  // ProjectPolicy: Terraform states are read by developers and written by maintainers.
+  read_terraform_state: { level: Access.DEVELOPER },
+  admin_terraform_state: { level: Access.MAINTAINER },
   // Owner abilities in ProjectPolicy (`rule { can?(:owner_access) }`): maintainers may not rename,
   // archive or change visibility.
   change_visibility_level: { level: Access.OWNER },

@@ -24,12 +24,12 @@ export function generateToken(prefix = "glpat-"): string {
 }
 
 /**
- * Package manager routes whose clients send HTTP Basic (GitLab's `basic_auth_personal_access_token`
- * route setting): twine and pip send `<any user>:<personal access token>`, or `gitlab-ci-token:<job
- * token>` (taken by `jobTokenCredential`). Deploy tokens (`deploy_token_allowed`) plug in here too:
+ * Routes whose clients send HTTP Basic (GitLab's `basic_auth_personal_access_token` route setting):
+ * twine and pip, and Terraform's `http` backend (lib/api/terraform/state.rb), send `<any user>:<personal
+ * access token>`, or `gitlab-ci-token:<job token>` (taken by `jobTokenCredential`). Deploy tokens (`deploy_token_allowed`) plug in here too:
  * a Basic login that names a deploy token goes to its finder before the personal token lookup.
  */
-const BASIC_AUTH_ROUTES = /^\/api\/v4\/(projects|groups)\/[^/]+\/(-\/)?packages\/pypi(\/|$)/;
+const BASIC_AUTH_ROUTES = /^\/api\/v4\/((projects|groups)\/[^/]+\/(-\/)?packages\/pypi(\/|$)|projects\/[^/]+\/terraform\/state\/)/;
 
 /** The password of a Basic header on the routes above (not a job token's). */
 function basicPassword(c: Ctx): string | null {
@@ -78,7 +78,7 @@ const tokenWithUser = preparedQuery((db) =>
  * the `JOB-TOKEN` header, the `job_token` parameter, Basic `gitlab-ci-token:<token>`, or (npm's
  * `_authToken`) a Bearer token that is no personal access token. Elsewhere a job token is unknown (401).
  */
-const JOB_TOKEN_ROUTES = /^\/api\/v4\/(projects\/[^/]+\/packages\/(generic\/|npm\/|pypi(\/|$))|groups\/[^/]+\/-\/packages\/pypi\/)/;
+const JOB_TOKEN_ROUTES = /^\/api\/v4\/(projects\/[^/]+\/(packages\/(generic\/|npm\/|pypi(\/|$))|terraform\/state\/)|groups\/[^/]+\/-\/packages\/pypi\/)/;
 
 function jobTokenCredential(c: Ctx): string | null {
   const header = c.req.header("job-token");

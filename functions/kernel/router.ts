@@ -19,13 +19,14 @@ type Handler = MiddlewareHandler<AppEnv>;
  * path and its handlers: `routes.get("/projects/:id/issues", { params: ListIssues, response: [Issue] }, handler)`,
  * with the very schemas the handler reads and presents. Undeclared routes are in the document all the same.
  */
-export function router(opts: { readUserScope?: boolean; readApiWrites?: boolean; anyScope?: boolean; tokenInBody?: boolean; errorFormat?: ErrorFormat } = {}) {
+export function router(opts: { readUserScope?: boolean; readApiWrites?: boolean; anyScope?: boolean; tokenInBody?: boolean; anonymousWrites?: boolean; errorFormat?: ErrorFormat } = {}) {
   const app = new Hono<AppEnv>();
   const guard: Handler = async (c, next) => {
     if (opts.errorFormat) c.set("errorFormat", opts.errorFormat);
     // `tokenInBody`: the runner protocol (lib/api/ci/runner.rb) authenticates runner and job tokens
     // itself, so anonymous writes reach the route.
-    if (!opts.tokenInBody && c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
+    // `anonymousWrites`: an API class that never calls `authenticate_non_get!` (lib/api/lint.rb decides itself).
+    if (!opts.tokenInBody && !opts.anonymousWrites && c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
     // `anyScope`: `allow_access_with_scope(Gitlab::Auth.all_available_scopes)`, e.g. a token reading
     // or revoking itself (lib/api/personal_access_tokens/self_*.rb).
     // `readApiWrites`: the API's writes only read (`allow_access_with_scope :read_api`), so `read_api` tokens may call them.

@@ -58,6 +58,17 @@ export async function findPipeline(db: Executor, projectId: number, pipelineId: 
   return row ? { ...row.pipeline, user: row.user, committedAt: row.committedAt } : null;
 }
 
+/** `ci_pipelines.newest_first(ref:, sha:).take`: the newest pipeline of `ref` at `sha` (2 statements). */
+export async function latestPipeline(db: Executor, projectId: number, ref: string, sha: string): Promise<PipelineRow | null> {
+  const rows = await db
+    .select({ id: ciPipelines.id })
+    .from(ciPipelines)
+    .where(and(eq(ciPipelines.projectId, projectId), eq(ciPipelines.ref, ref), eq(ciPipelines.sha, sha)))
+    .orderBy(desc(ciPipelines.id))
+    .limit(1);
+  return rows[0] ? findPipeline(db, projectId, rows[0].id) : null;
+}
+
 export async function listPipelineVariables(db: Executor, pipelineId: number) {
   return db.select().from(ciPipelineVariables).where(eq(ciPipelineVariables.pipelineId, pipelineId)).orderBy(asc(ciPipelineVariables.id));
 }

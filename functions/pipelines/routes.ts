@@ -2,7 +2,7 @@ import * as z from "zod";
 import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { pipelineStub } from "../shared/ci/coordinator";
 import type { Ctx } from "../kernel/env";
-import { apiError, recordNotFound } from "../kernel/errors";
+import { apiError, forbidden, recordNotFound } from "../kernel/errors";
 import { findProject, authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, readParams } from "../kernel/params";
@@ -12,10 +12,11 @@ import { pipeline, pipelineBasic, pipelineVariable, Pipeline, PipelineBasic, Pip
 import { buildSuite, testReport } from "./junit";
 import { ListPipelines } from "./params";
 import * as q from "./queries";
+import { repoOf, resolveRevisions } from "../shared/git";
 import { persistPipeline, buildPipeline, PipelineCreationError } from "../shared/ci/create";
 
 /**
- * Pipelines (lib/api/ci/pipelines.rb). Not built: `GET /pipelines/latest`, `test_report_summary`,
+ * Pipelines (lib/api/ci/pipelines.rb). Not built: `test_report_summary`,
  * pipeline `PUT .../metadata`.
  */
 export const pipelinesRoutes = router();
@@ -67,6 +68,24 @@ pipelinesRoutes.post("/projects/:id/pipeline", { params: CreatePipeline, respons
   await pipelineStub(c.env, created.id).process();
   const row = await q.findPipeline(c.var.db(), project.id, created.id);
   return present(c, row!, pipeline, ctxOf(project), 201);
+});
+
+const LatestPipeline = z.object({ ref: p.string().optional() });
+
+/**
+ * GET /projects/:id/pipelines/latest (lib/api/ci/pipelines.rb): `Project#latest_pipeline(ref)`, the
+ * newest pipeline of the ref (default branch when blank) at the ref's current commit. None is
+ * `authorize! :read_pipeline, nil`: 403, as GitLab 15.4 answers.
+ */
+pipelinesRoutes.get("/projects/:id/pipelines/latest", { params: LatestPipeline, response: Pipeline }, async (c) => {
+  const params = await readParams(c, LatestPipeline);
+  const project = await authorizedProject(c, null);
+  const ref = params.ref || project.defaultBranch;
+  const sha = ref ? (await resolveRevisions(c.var.db(), repoOf(project), [ref])).get(ref) : null;
+  const row = ref && sha ? await q.latestPipeline(c.var.db(), project.id, ref, sha) : null;
+  if (!row) throw forbidden();
+  authorize(c, "read_pipeline", project);
+  return present(c, row, pipeline, ctxOf(project));
 });
 
 /** GET /projects/:id/pipelines/:pipeline_id */

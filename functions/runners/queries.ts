@@ -7,13 +7,18 @@ import {
   ciRunnerNamespaces,
   ciRunnerProjects,
   ciRunners,
+  ciPipelines,
+  namespaces,
   projects,
+  users,
   type CiBuild,
   type CiRunner,
+  type GitCommitRow,
 } from "../../db/schema";
 import { tableRowFrom, type Database, type Executor } from "../kernel/db";
 import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
+import { projectAccessLevel } from "../kernel/visibility";
 import type { ListParams } from "./params";
 
 /** The runner protocol's SQL (docs/ci.md, "Runner protocol"): registration, the claim, trace append, artifacts. */
@@ -35,16 +40,26 @@ export async function findRegistrationToken(db: Executor, digest: string) {
  * the previous reset inserted: under READ COMMITTED without it, 32 concurrent resets all deleted
  * the same old row and left several valid tokens. The instance has no owner row: an advisory lock.
  */
-export async function resetRegistrationToken(db: Database, digest: string, projectId: number | null): Promise<boolean> {
+export async function resetRegistrationToken(db: Database, digest: string, projectId: number | null, namespaceId: number | null = null): Promise<boolean> {
   return db.transaction(async (tx) => {
-    if (projectId === null) await tx.execute(sql`SELECT pg_advisory_xact_lock(${REGISTRATION_TOKEN_LOCK}, 0)`);
-    else {
+    if (projectId !== null) {
       // NO KEY UPDATE: conflicts with itself and with a deletion, not with the KEY SHARE of inserts elsewhere.
       const owner = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("no key update");
       if (!owner.length) return false;
-    }
-    await tx.delete(ciRegistrationTokens).where(projectId === null ? sql`${ciRegistrationTokens.projectId} IS NULL AND ${ciRegistrationTokens.namespaceId} IS NULL` : eq(ciRegistrationTokens.projectId, projectId));
-    await tx.insert(ciRegistrationTokens).values({ tokenDigest: digest, projectId });
+    } else if (namespaceId !== null) {
+      const owner = await tx.select({ id: namespaces.id }).from(namespaces).where(eq(namespaces.id, namespaceId)).for("no key update");
+      if (!owner.length) return false;
+    } else await tx.execute(sql`SELECT pg_advisory_xact_lock(${REGISTRATION_TOKEN_LOCK}, 0)`);
+    await tx
+      .delete(ciRegistrationTokens)
+      .where(
+        projectId !== null
+          ? eq(ciRegistrationTokens.projectId, projectId)
+          : namespaceId !== null
+            ? eq(ciRegistrationTokens.namespaceId, namespaceId)
+            : sql`${ciRegistrationTokens.projectId} IS NULL AND ${ciRegistrationTokens.namespaceId} IS NULL`,
+      );
+    await tx.insert(ciRegistrationTokens).values({ tokenDigest: digest, projectId, namespaceId });
     return true;
   });
 }
@@ -279,8 +294,71 @@ export async function findRunner(db: Executor, id: number) {
   if (!Number.isSafeInteger(id) || id > 2147483647) return null;
   const rows = await db.select().from(ciRunners).where(eq(ciRunners.id, id));
   if (!rows[0]) return null;
-  const projects = await db.select({ projectId: ciRunnerProjects.projectId }).from(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, id));
-  return { ...rows[0], projectIds: projects.map((p) => p.projectId) };
+  const projects = await db.select({ projectId: ciRunnerProjects.projectId }).from(ciRunnerProjects).where(eq(ciRunnerProjects.runnerId, id)).orderBy(asc(ciRunnerProjects.projectId));
+  const groups = await db.select({ namespaceId: ciRunnerNamespaces.namespaceId }).from(ciRunnerNamespaces).where(eq(ciRunnerNamespaces.runnerId, id));
+  return { ...rows[0], projectIds: projects.map((p) => p.projectId), namespaceIds: groups.map((g) => g.namespaceId) };
+}
+
+export type RunnerChanges = Partial<Pick<CiRunner, "description" | "active" | "tagList" | "runUntagged" | "locked" | "accessLevel" | "maximumTimeout">>;
+
+export async function updateRunner(db: Executor, id: number, changes: RunnerChanges): Promise<void> {
+  await db.update(ciRunners).set({ ...changes, updatedAt: new Date() }).where(eq(ciRunners.id, id));
+}
+
+/**
+ * Ci::Runner#assign_to in one transaction: an instance runner becomes a project runner; false when
+ * the runner already runs the project's jobs.
+ */
+export async function assignRunner(db: Database, runnerId: number, projectId: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const added = await tx.insert(ciRunnerProjects).values({ runnerId, projectId }).onConflictDoNothing().returning();
+    if (!added.length) return false;
+    await tx.update(ciRunners).set({ runnerType: "project_type", updatedAt: new Date() }).where(and(eq(ciRunners.id, runnerId), eq(ciRunners.runnerType, "instance_type")));
+    return true;
+  });
+}
+
+/**
+ * Removes the runner from the project unless it is the runner's only project (one statement, so two
+ * concurrent removals cannot leave it with none): "removed", "only" or "absent".
+ */
+export async function unassignRunner(db: Executor, runnerId: number, projectId: number): Promise<"removed" | "only" | "absent"> {
+  const result = await db.execute<{ state: string }>(sql`
+    WITH locked AS (SELECT runner_id, project_id FROM ci_runner_projects WHERE runner_id = ${runnerId} FOR UPDATE),
+         gone AS (DELETE FROM ci_runner_projects WHERE runner_id = ${runnerId} AND project_id = ${projectId}
+                  AND (SELECT count(*) FROM locked) > 1 RETURNING 1)
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM gone) THEN 'removed'
+                WHEN EXISTS (SELECT 1 FROM locked WHERE project_id = ${projectId}) THEN 'only'
+                ELSE 'absent' END AS state`);
+  return result.rows[0].state as "removed" | "only" | "absent";
+}
+
+/** Ci::RunnerJobsFinder: the runner's jobs, in projects the user reads as Reporter+ unless `all` (admins). */
+export async function runnerJobs(db: Executor, runnerId: number, userId: number, all: boolean, f: { status?: string; sort: "asc" | "desc" }, page: Page) {
+  const where = and(
+    eq(ciBuilds.runnerId, runnerId),
+    f.status ? eq(ciBuilds.status, f.status) : undefined,
+    all ? undefined : sql`${projectAccessLevel(userId)} >= 20`,
+  );
+  const count = db.select({ one: sql`1` }).from(ciBuilds).innerJoin(projects, eq(projects.id, ciBuilds.projectId)).innerJoin(namespaces, eq(namespaces.id, projects.namespaceId)).where(where);
+  const rows = await db
+    .select({ job: ciBuilds, pipeline: ciPipelines, user: users, project: projects })
+    .from(ciBuilds)
+    .innerJoin(ciPipelines, eq(ciPipelines.id, ciBuilds.pipelineId))
+    .innerJoin(projects, eq(projects.id, ciBuilds.projectId))
+    .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
+    .leftJoin(users, eq(users.id, ciBuilds.userId))
+    .where(where)
+    .orderBy(f.sort === "asc" ? asc(ciBuilds.id) : desc(ciBuilds.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  const total = await cappedCount(db, count, page);
+  const commits = new Map<string, GitCommitRow>();
+  for (const poolId of new Set(rows.map((r) => r.project.poolId ?? r.project.id))) {
+    const shas = [...new Set(rows.filter((r) => (r.project.poolId ?? r.project.id) === poolId).map((r) => r.pipeline.sha))];
+    for (const [sha, row] of await readCommitRows(db, poolId, shas)) commits.set(sha, row);
+  }
+  return { rows, total, commits };
 }
 
 export async function deleteRunner(db: Executor, id: number) {
@@ -288,7 +366,7 @@ export async function deleteRunner(db: Executor, id: number) {
 }
 
 /** Every runner, or those a project may use (`projectId`: the instance's and the project's own). */
-export type RunnerSource = { projectId?: number };
+export type RunnerSource = { projectId?: number; groupTraversalIds?: number[] };
 
 export async function listRunners(db: Executor, source: RunnerSource, f: ListParams, page: Page) {
   const where = and(
@@ -298,6 +376,10 @@ export async function listRunners(db: Executor, source: RunnerSource, f: ListPar
     source.projectId === undefined
       ? undefined
       : sql`(${ciRunners.runnerType} = 'instance_type' OR ${ciRunners.id} IN (SELECT runner_id FROM ci_runner_projects WHERE project_id = ${source.projectId}))`,
+    // Ci::Runner.group_or_instance_wide: the instance's runners and those of the group and its ancestors.
+    source.groupTraversalIds === undefined
+      ? undefined
+      : sql`(${ciRunners.runnerType} = 'instance_type' OR ${ciRunners.id} IN (SELECT runner_id FROM ci_runner_namespaces WHERE namespace_id = ANY(${sql.param(source.groupTraversalIds)}::int[])))`,
   );
   const rows = await db.select().from(ciRunners).where(where).orderBy(desc(ciRunners.id)).limit(page.limit).offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(ciRunners).where(where), page);

@@ -1,36 +1,30 @@
 import * as z from "zod";
-import { authorize } from "../kernel/abilities";
-import { generateToken, requireAdmin, requireUser, sha256Hex } from "../kernel/auth";
+import { generateToken, sha256Hex } from "../kernel/auth";
 import { pipelineStub } from "../shared/ci/coordinator";
 import { jobStatusChanged } from "../shared/ci/finished";
 import type { Ctx } from "../kernel/env";
 import { ApiError, badRequest, conflict, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
-import { findProject, loadGroup, loadProject, authorizedProject } from "../kernel/lookup";
-import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, rawParams, readParams } from "../kernel/params";
-import { baseUrl, present } from "../kernel/present";
+import { baseUrl } from "../kernel/present";
 import { router } from "../kernel/router";
-import { RunnerBasic, runnerBasic, RunnerDetails, runnerDetails } from "../entities/runners";
 import { parseDuration } from "../shared/ci/yaml";
 import { dependencyIds, FAILURE_REASONS, jobPayload } from "./payload";
 import { listProtections } from "../shared/protected_branches/access";
 import { refMatches } from "../shared/protected_branches/rules";
-import { ListRunners, tagList } from "./params";
+import { tagList } from "./params";
 import * as q from "./queries";
 
 /**
- * The runner protocol (lib/api/ci/runner.rb; docs/ci.md, "Runner protocol") and runner administration (lib/api/ci/runners.rb).
- * Not built: `POST /jobs/:id/artifacts/authorize` (the runner uploads directly), runner PUT,
- * group runners endpoints, `GET /runners` (owned) and runner jobs lists.
+ * The runner protocol (lib/api/ci/runner.rb; docs/ci.md, "Runner protocol"); administration is in
+ * admin.ts. Not built: `POST /jobs/:id/artifacts/authorize` (the runner uploads directly).
  */
 export const runnerProtocolRoutes = router({ tokenInBody: true, anyScope: true });
-export const runnersRoutes = router();
 
 const TRACE_LIMIT = 16 * 1024 * 1024;
 const ARTIFACT_LIMIT = 100 * 1024 * 1024;
 const LONG_POLL_MS = 20_000;
 
-const runnerOptions = {
+export const runnerOptions = {
   description: p.string().optional(),
   tag_list: tagList.optional(),
   run_untagged: p.bool().optional(),
@@ -48,7 +42,7 @@ type RunnerOptions = z.output<z.ZodObject<typeof runnerOptions>>;
  * A runner made from the options both registration paths take, and its new `glrt-` token (only its
  * digest is stored), as `{id, token, token_expires_at}`.
  */
-async function createRunnerWithToken(c: Ctx, params: RunnerOptions, rest: Pick<q.NewRunner, "runnerType" | "active" | "info" | "projectId" | "namespaceId">) {
+export async function createRunnerWithToken(c: Ctx, params: RunnerOptions, rest: Pick<q.NewRunner, "runnerType" | "active" | "info" | "projectId" | "namespaceId">) {
   const token = generateToken("glrt-");
   const runner = await q.createRunner(c.var.db(), {
     digest: await sha256Hex(token),
@@ -301,105 +295,4 @@ runnerProtocolRoutes.get("/jobs/:id/artifacts", async (c) => {
   const object = archive ? await c.env.BLOBS.get(archive.r2Key) : null;
   if (!archive || !object) throw notFound();
   return new Response(object.body, { headers: { "Content-Type": "application/octet-stream", "Content-Disposition": `attachment; filename="${archive.filename}"` } });
-});
-
-// --- Administration (lib/api/ci/runners.rb, lib/api/user_runners.rb) --------------------------------
-
-/** POST /runners/reset_registration_token (admin): a new instance registration token. */
-runnersRoutes.post("/runners/reset_registration_token", async (c) => {
-  requireAdmin(c);
-  // GitLab's registration tokens start GR1348941; never `glrt-`, which runners verify instead.
-  const token = `GR1348941${generateToken("").replace(/[-_]/g, "x")}`;
-  await q.resetRegistrationToken(c.var.db(), await sha256Hex(token), null);
-  return c.json({ token, token_expires_at: null }, 201);
-});
-
-/** POST /projects/:id/runners/reset_registration_token (maintainers). */
-runnersRoutes.post("/projects/:id/runners/reset_registration_token", async (c) => {
-  const project = await findProject(c, c.req.param("id")!);
-  authorize(c, "admin_runner", project);
-  const token = `GR1348941${generateToken("").replace(/[-_]/g, "x")}`;
-  // The project deleted since it was found: as if it had not been found.
-  if (!(await q.resetRegistrationToken(c.var.db(), await sha256Hex(token), project.id))) throw notFound("Project");
-  return c.json({ token, token_expires_at: null }, 201);
-});
-
-const CreateUserRunner = z.object({
-  runner_type: p.oneOf("instance_type", "group_type", "project_type"),
-  group_id: p.int().optional(),
-  project_id: p.int().optional(),
-  ...runnerOptions,
-});
-
-/** POST /user/runners: a runner and its `glrt-` token, created by a user (15.10+ workflow). */
-runnersRoutes.post("/user/runners", { params: CreateUserRunner }, async (c) => {
-  const actor = requireUser(c);
-  const params = await readParams(c, CreateUserRunner);
-  let projectId: number | null = null;
-  let namespaceId: number | null = null;
-  if (params.runner_type === "instance_type") {
-    if (!actor.isAdmin) throw forbidden();
-  } else if (params.runner_type === "project_type") {
-    if (params.project_id === undefined) throw badRequest("project_id is required for project_type");
-    const project = await findProject(c, String(params.project_id));
-    authorize(c, "admin_runner", project);
-    projectId = project.id;
-  } else {
-    if (params.group_id === undefined) throw badRequest("group_id is required for group_type");
-    const group = await loadGroup(c, String(params.group_id));
-    if (!group) throw notFound("Group");
-    if (!actor.isAdmin && group.accessLevel < 50) throw forbidden();
-    namespaceId = group.id;
-  }
-  // Created by a user: `paused` alone decides `active`, and there is no runner `info` yet.
-  return c.json(await createRunnerWithToken(c, params, { runnerType: params.runner_type, active: !(params.paused ?? false), info: undefined, projectId, namespaceId }), 201);
-});
-
-
-/** GET /runners/all (admin) */
-runnersRoutes.get("/runners/all", { params: ListRunners, response: [RunnerBasic] }, async (c) => {
-  requireAdmin(c);
-  const params = await readParams(c, ListRunners);
-  const page = pageOf(params);
-  const list = await q.listRunners(c.var.db(), {}, params, page);
-  paginate(c, page, list.total);
-  return present(c, list.rows, runnerBasic);
-});
-
-/** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
-runnersRoutes.get("/projects/:id/runners", { params: ListRunners, response: [RunnerBasic] }, async (c) => {
-  const params = await readParams(c, ListRunners);
-  const project = await authorizedProject(c, "admin_runner");
-  const page = pageOf(params);
-  const list = await q.listRunners(c.var.db(), { projectId: project.id }, params, page);
-  paginate(c, page, list.total);
-  return present(c, list.rows, runnerBasic);
-});
-
-/** Admins, or maintainers of a project the runner is assigned to (`assign_runner`). */
-async function manageableRunner(c: Ctx) {
-  const actor = requireUser(c);
-  const raw = c.req.param("id") ?? "";
-  const runner = /^\d+$/.test(raw) ? await q.findRunner(c.var.db(), Number(raw)) : null;
-  if (!runner) throw notFound("Runner");
-  if (actor.isAdmin) return runner;
-  if (runner.runnerType === "instance_type") throw forbidden("Runner is instance type");
-  for (const projectId of runner.projectIds) {
-    const project = await loadProject(c, String(projectId));
-    if (project && project.accessLevel >= 40) return runner;
-  }
-  throw forbidden("No access granted");
-}
-
-/** GET /runners/:id */
-runnersRoutes.get("/runners/:id", { response: RunnerDetails }, async (c) => {
-  const runner = await manageableRunner(c);
-  return present(c, runner, runnerDetails);
-});
-
-/** DELETE /runners/:id: 204. */
-runnersRoutes.delete("/runners/:id", async (c) => {
-  const runner = await manageableRunner(c);
-  await q.deleteRunner(c.var.db(), runner.id);
-  return c.body(null, 204);
 });

@@ -168,3 +168,23 @@ describe("runner protocol through a pipeline", () => {
     expect(latest.map((j) => j.name)).toEqual(["test", "build"]);
   });
 });
+
+describe("GET /projects/:id/pipelines/latest", () => {
+  it("shows the newest pipeline of the ref at its current commit; none is 403", async () => {
+    const w = await world();
+    const reporter = await w.user();
+    const { api, project, sha } = await ciProject(w, TWO_STAGES, { reporters: [reporter] });
+    expect(await statusAndBody(await api.get(`/projects/${project.id}/pipelines/latest`))).toEqual([403, { message: "403 Forbidden" }]);
+    await createPipeline(api, project.id);
+    const b = await createPipeline(api, project.id);
+    const latest = (await (await w.as(reporter).get(`/projects/${project.id}/pipelines/latest`)).json()) as Record<string, unknown>;
+    expect(latest).toMatchObject({ id: b.id, sha, ref: "main", detailed_status: expect.objectContaining({ group: "pending" }) });
+    await api.post(`/projects/${project.id}/repository/branches`, { json: { branch: "other", ref: "main" } });
+    const other = await createPipeline(api, project.id, "other");
+    expect(((await (await api.get(`/projects/${project.id}/pipelines/latest`, { query: { ref: "other" } })).json()) as { id: number }).id).toBe(other.id);
+    // A new commit on main: its pipeline is not the commit's, so there is no latest.
+    await api.post(`/projects/${project.id}/repository/commits`, { json: { branch: "main", commit_message: "more [skip ci]", actions: [{ action: "create", file_path: "x", content: "x" }] } });
+    expect((await api.get(`/projects/${project.id}/pipelines/latest`)).status).toBe(403);
+    expect(await statusAndBody(await w.as(w.stranger).get(`/projects/${project.id}/pipelines/latest`))).toEqual([404, { message: "404 Project Not Found" }]);
+  });
+});

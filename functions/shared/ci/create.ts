@@ -39,6 +39,8 @@ export type CreatePipelineInput = {
   triggerId?: number;
   /** Child pipelines: the parent, the bridge, and the configuration path to read. */
   parent?: { pipelineId: number; jobId: number; configPath: string; sha: string; ref: string; tag: boolean };
+  /** CI lint's dry run: this text instead of the file at the ref (Ci::CreatePipelineService `content:`). */
+  content?: string;
 };
 
 const CONFIG_PATH = ".gitlab-ci.yml";
@@ -102,7 +104,7 @@ async function buildAt(db: Executor, input: CreatePipelineInput, repo: Repo, sha
     return file ? new TextDecoder().decode(file.content) : null;
   };
   const configPath = input.parent?.configPath ?? CONFIG_PATH;
-  const text = await readLocal(configPath);
+  const text = input.content ?? (await readLocal(configPath));
   if (text === null) throw new PipelineCreationError(input.parent ? `Local file \`${configPath}\` does not exist!` : "Missing CI config file", input.parent ? "config" : "filtered");
   let config: Config;
   try {

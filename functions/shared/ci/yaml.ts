@@ -1,4 +1,4 @@
-import { parseDocument, Scalar, visit } from "yaml";
+import { isPair, isScalar, parseDocument, Scalar, visit } from "yaml";
 import { isValidExpression } from "./expression";
 
 /**
@@ -72,6 +72,12 @@ export type Config = {
   variables: Record<string, string>;
   workflowRules: Rule[] | null;
   jobs: JobSpec[];
+  /** What CI lint shows: the configuration after includes, `extends`, `!reference` and the edge stages. */
+  expanded: Record<string, unknown>;
+  /** The `include: local` locations read, nested ones included, in reading order. */
+  includes: string[];
+  /** Gitlab::Ci::Config warnings (jobs:<name> …), in job order. */
+  warnings: string[];
 };
 
 /** Reads another file of the repository at the pipeline's sha (for `include: local`). */
@@ -117,6 +123,10 @@ export function loadYaml(text: string): unknown {
   if (doc.errors.length > 0) throw new ConfigError(`(<unknown>): ${doc.errors[0].message.split("\n")[0]}`);
   // `yaml` keeps the unknown `!reference` tag on its node (with a warning): the node becomes a marker.
   visit(doc, (_key, node) => {
+    // Psych loads a plain `:name` scalar as the Symbol :name, and GitLab symbolizes every key, so a
+    // `:script:` key is `script` (python-gitlab's lint tests write their YAML that way).
+    if (isPair(node) && isScalar(node.key) && node.key.type === "PLAIN" && typeof node.key.value === "string" && /^:./.test(node.key.value))
+      node.key.value = node.key.value.slice(1);
     if (node && typeof node === "object" && "tag" in node && node.tag === "!reference" && "toJSON" in node) {
       const value = (node as { toJSON(): unknown }).toJSON();
       return new Scalar(new Reference(Array.isArray(value) ? value : [value]));
@@ -138,11 +148,12 @@ function depth(value: unknown, level = 0): number {
 export async function parseConfig(text: string, readLocal: LocalReader): Promise<Config> {
   const root = loadYaml(text);
   if (!isHash(root)) throw new ConfigError("Invalid configuration format");
-  const merged = await applyIncludes(root, readLocal);
-  return normalize(merged);
+  const includes: string[] = [];
+  const merged = await applyIncludes(root, readLocal, includes);
+  return { ...normalize(merged), includes };
 }
 
-async function applyIncludes(root: Hash, readLocal: LocalReader): Promise<Hash> {
+async function applyIncludes(root: Hash, readLocal: LocalReader, seen: string[]): Promise<Hash> {
   const include = root.include;
   if (include === undefined) return root;
   const items = Array.isArray(include) ? include : [include];
@@ -162,6 +173,7 @@ async function applyIncludes(root: Hash, readLocal: LocalReader): Promise<Hash> 
       throw new ConfigError("Included file `` does not have valid YAML syntax!");
     }
     if (++count > MAX_INCLUDES) throw new ConfigError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
+    seen.push(path);
     const clean = path.replace(/^\/+/, "");
     if (clean.includes("*")) throw new ConfigError("include:local with wildcards is not supported by this server");
     const body = await readLocal(clean);
@@ -173,7 +185,7 @@ async function applyIncludes(root: Hash, readLocal: LocalReader): Promise<Hash> 
       throw new ConfigError(`Included file \`${clean}\` does not have valid YAML syntax!`);
     }
     if (!isHash(loaded)) throw new ConfigError(`Included file \`${clean}\` does not have valid YAML syntax!`);
-    if (loaded.include !== undefined) loaded = await applyIncludes(loaded, readLocal);
+    if (loaded.include !== undefined) loaded = await applyIncludes(loaded, readLocal, seen);
     const { include: _ignored, ...rest } = loaded as Hash;
     combined = deepMerge(combined, rest);
   }
@@ -428,7 +440,7 @@ function resolveReferences(root: Hash): Hash {
   return walk(root) as Hash;
 }
 
-function normalize(raw: Hash): Config {
+function normalize(raw: Hash): Omit<Config, "includes"> {
   for (const key of Object.keys(raw)) if (UNSUPPORTED_GLOBAL.has(key) && !isHash(raw[key])) throw new ConfigError(`${key} is not supported by this server`);
   const all = resolveReferences(resolveExtends(raw));
   const declaredStages = all.stages ?? all.types;
@@ -487,7 +499,25 @@ function normalize(raw: Hash): Config {
         throw new ConfigError(`${job.name} job: need ${need.name} is not defined in current or prior stages`);
     }
   }
-  return { stages, variables, workflowRules, jobs };
+  // Config::EdgeStagesInjector: declared stages gain `.pre` and `.post` in what lint shows.
+  const expanded: Hash = { ...all };
+  for (const key of ["stages", "types"]) if (Array.isArray(expanded[key])) expanded[key] = stages;
+  return { stages, variables, workflowRules, jobs, expanded, warnings: workflowRules ? [] : ruleWarnings(visible, all) };
+}
+
+/**
+ * Entry::Processable#validate_against_warnings, without `workflow:rules` only: a job whose last rule
+ * is a bare `when` other than `never` may run in both a branch and a merge request pipeline.
+ */
+function ruleWarnings(names: string[], all: Hash): string[] {
+  const warnings: string[] = [];
+  for (const name of names) {
+    const rules = (all[name] as Hash).rules;
+    const last = Array.isArray(rules) ? rules[rules.length - 1] : undefined;
+    if (isHash(last) && Object.keys(last).length === 1 && last.when !== undefined && last.when !== "never")
+      warnings.push(`jobs:${name} may allow multiple pipelines to run for a single action due to \`rules:when\` clause with no \`workflow:rules\` - read more: https://docs.gitlab.com/ee/ci/troubleshooting.html#pipeline-warnings`);
+  }
+  return warnings;
 }
 
 function expandNeeds(needs: Need[], byBase: Map<string, string[]>): Need[] {
