@@ -75,7 +75,7 @@ runnersRoutes.post("/user/runners", { params: CreateUserRunner }, async (c) => {
 
 
 /** GET /runners/all (admin) */
-runnersRoutes.get("/runners/all", { params: ListRunners, paginated: true }, async (c) => {
+runnersRoutes.get("/runners/all", { params: ListRunners, response: [RunnerBasic], paginated: true }, async (c) => {
   requireAdmin(c);
   const params = await readParams(c, ListRunners);
   const page = pageOf(params);
@@ -85,7 +85,7 @@ runnersRoutes.get("/runners/all", { params: ListRunners, paginated: true }, asyn
 });
 
 /** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
-runnersRoutes.get("/projects/:id/runners", { params: ListRunners, paginated: true }, async (c) => {
+runnersRoutes.get("/projects/:id/runners", { params: ListRunners, response: [RunnerBasic], paginated: true }, async (c) => {
   const params = await readParams(c, ListRunners);
   const project = await authorizedProject(c, "admin_runner");
   const page = pageOf(params);
@@ -130,7 +130,7 @@ async function manageableRunner(c: Ctx) {
 }
 
 /** GET /runners/:id: instance runners are shown to every signed-in user (`authenticate_show_runner!`). */
-runnersRoutes.get("/runners/:id", async (c) => {
+runnersRoutes.get("/runners/:id", { response: RunnerDetails }, async (c) => {
   const actor = requireUser(c);
   const found = await findRunner(c, c.req.param("id"));
   const runner = found.runnerType === "instance_type" || actor.isAdmin ? found : await manageableRunner(c);
