@@ -1,7 +1,7 @@
 // The tags domain's reads beyond the git core: every tag with the committer date of the commit it
 // points at (to sort in memory, as Gitaly's FindAllTags does).
-import { and, eq, inArray, like, sql } from "drizzle-orm";
-import { gitCommits, gitRefs, releases } from "../../db/schema";
+import { and, eq, like, sql } from "drizzle-orm";
+import { gitCommits, gitRefs } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Repo } from "../shared/git";
 
@@ -17,12 +17,16 @@ export async function listTagRefs(db: Executor, repo: Repo): Promise<TagRef[]> {
   return rows.map((row) => ({ name: row.name.slice("refs/tags/".length), target: row.target, peeled: row.peeled, committedAt: row.committedAt }));
 }
 
-/** The releases of these tags (`Tag#release` in the entity), by tag name. One statement. */
-export async function releasesOfTags(db: Executor, projectId: number, tags: string[]): Promise<Map<string, { tagName: string; description: string | null }>> {
-  if (tags.length === 0) return new Map();
-  const rows = await db
-    .select({ tag: releases.tag, description: releases.description })
-    .from(releases)
-    .where(and(eq(releases.projectId, projectId), inArray(releases.tag, tags)));
-  return new Map(rows.map((r) => [r.tag, { tagName: r.tag, description: r.description }]));
+/**
+ * What the Tag entity adds to tags: the names of the project's protected tags (exact or wildcards) and
+ * the releases of `tags` (`Tag#release`) by tag name. One statement.
+ */
+export async function tagDecorations(db: Executor, projectId: number, tags: string[]): Promise<{ protectedNames: string[]; releases: Map<string, { tagName: string; description: string | null }> }> {
+  const result = await db.execute<{ names: string[] | null; releases: { tag: string; description: string | null }[] | string | null }>(sql`
+    SELECT (SELECT array_agg(pt.name) FROM protected_tags pt WHERE pt.project_id = ${projectId}) AS names,
+           (SELECT json_agg(json_build_object('tag', r.tag, 'description', r.description)) FROM releases r
+             WHERE r.project_id = ${projectId} AND r.tag = ANY(${sql.param(tags)}::text[])) AS releases`);
+  const row = result.rows[0];
+  const list = typeof row?.releases === "string" ? (JSON.parse(row.releases) as { tag: string; description: string | null }[]) : (row?.releases ?? []);
+  return { protectedNames: row?.names ?? [], releases: new Map(list.map((r) => [r.tag, { tagName: r.tag, description: r.description }])) };
 }

@@ -11,7 +11,7 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { tag, type TagRow, Tag } from "../entities/tags";
 import { callerOf } from "../shared/protected_branches/access";
-import { listProtectedTags, tagIsProtected } from "../shared/protected_tags";
+import { refMatches } from "../shared/protected_branches/rules";
 import * as q from "./queries";
 import * as s from "./services";
 import { versionCompare } from "./versioncmp";
@@ -77,14 +77,13 @@ tagsRoutes.get("/projects/:id/repository/tags", { params: ListTags, response: [T
   const onPage = found.slice(page.offset, page.offset + page.limit);
   if (orderBy !== "updated") notes = await annotations(c, repo, annotated(onPage));
   const commits = await readCommitRows(c.var.db(), repo.poolId, [...new Set(onPage.map((r) => r.peeled ?? r.target))]);
-  const protections = await listProtectedTags(c.var.db(), project.id);
-  const releases = await q.releasesOfTags(c.var.db(), project.id, onPage.map((r) => r.name));
+  const { protectedNames, releases } = await q.tagDecorations(c.var.db(), project.id, onPage.map((r) => r.name));
   const rows: TagRow[] = onPage.map((r) => ({
     name: r.name,
     message: r.peeled ? notes.get(r.target)?.message ?? "" : "",
     target: r.target,
     commit: commits.get(r.peeled ?? r.target) ?? null,
-    protected: tagIsProtected(protections, r.name),
+    protected: protectedNames.some((pattern) => refMatches(pattern, r.name)),
     release: releases.get(r.name) ?? null,
   }));
   paginate(c, page, found.length);
@@ -99,9 +98,9 @@ tagsRoutes.get("/projects/:id/repository/tags/:tag_name", { response: Tag }, asy
   const found = (await readRefsWithCommits(c.var.db(), repo, [`refs/tags/${name}`])).get(`refs/tags/${name}`);
   if (!found) throw notFound("Tag");
   const message = found.peeled ? (await annotations(c, repo, [found.target])).get(found.target)?.message ?? "" : "";
-  const isProtected = tagIsProtected(await listProtectedTags(c.var.db(), project.id), name);
-  const release = (await q.releasesOfTags(c.var.db(), project.id, [name])).get(name) ?? null;
-  return presentTags(c, project, { name, message, target: found.target, commit: found.commit, protected: isProtected, release });
+  const { protectedNames, releases } = await q.tagDecorations(c.var.db(), project.id, [name]);
+  const isProtected = protectedNames.some((pattern) => refMatches(pattern, name));
+  return presentTags(c, project, { name, message, target: found.target, commit: found.commit, protected: isProtected, release: releases.get(name) ?? null });
 });
 
 /** POST /projects/:id/repository/tags (lib/api/tags.rb, app/services/tags/create_service.rb) */

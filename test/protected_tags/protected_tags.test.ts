@@ -104,7 +104,7 @@ describe("protected tags on POST and DELETE /projects/:id/repository/tags", () =
     expect(await statusAndBody(await w.as(dev).post(tagsPath(project), { json: { tag_name: "v1", ref: "main" } }))).toEqual([400, { message: "Tag v1 already exists" }]);
     expect(await w.as(dev).post(tagsPath(project), { json: { tag_name: "other", ref: "main" } }).then((r) => r.status)).toBe(201);
     await tagAt(project, "v2", commits.first);
-    expect((await (await api.get(tagsPath(project))).json()).map((t: { name: string; protected: boolean }) => [t.name, t.protected]).sort()).toEqual([
+    expect(((await (await api.get(tagsPath(project))).json()) as { name: string; protected: boolean }[]).map((t: { name: string; protected: boolean }) => [t.name, t.protected]).sort()).toEqual([
       ["other", false],
       ["v1", true],
       ["v2", true],
