@@ -75,7 +75,9 @@ async function withCommits(c: Ctx, project: ProjectWithAccess, rows: ReleaseRow[
 }
 
 /** The release named by `:tag_name`, or null. */
-const findRelease = (c: Ctx, project: ProjectWithAccess) => q.findRelease(c.var.db(), project.id, c.req.param("tag_name")!);
+function findRelease(c: Ctx, project: ProjectWithAccess) {
+  return q.findRelease(c.var.db(), project.id, c.req.param("tag_name")!);
+}
 
 /**
  * ReleasePolicy: `update_release`/`destroy_release` on a missing release is GitLab's `authorize!` on nil,
@@ -106,8 +108,8 @@ releasesRoutes.get("/projects/:id/releases", { params: ListReleases, response: [
  * `released_at`) with the suffix and the query string but `order_by`. Differs from Edgeforge's rule of
  * never redirecting, as GitLab does here.
  */
-releasesRoutes.get("/projects/:id/releases/permalink/latest/*", { status: 302 }, async (c) => latest(c));
-releasesRoutes.get("/projects/:id/releases/permalink/latest", { status: 302 }, async (c) => latest(c));
+releasesRoutes.get("/projects/:id/releases/permalink/latest/*", { description: "Answers 302 Found, its Location the release (or the link's URL)." }, async (c) => latest(c));
+releasesRoutes.get("/projects/:id/releases/permalink/latest", { description: "Answers 302 Found, its Location the release (or the link's URL)." }, async (c) => latest(c));
 async function latest(c: Ctx) {
   const project = await authorizedProject(c, "read_release");
   authorize(c, "download_code", project);
@@ -134,7 +136,7 @@ releasesRoutes.get("/projects/:id/releases/:tag_name", { params: ShowRelease, re
 });
 
 /** GET /projects/:id/releases/:tag_name/downloads/*direct_asset_path: a redirect to the link's URL. */
-releasesRoutes.get("/projects/:id/releases/:tag_name/downloads/*", { status: 302 }, async (c) => {
+releasesRoutes.get("/projects/:id/releases/:tag_name/downloads/*", { description: "Answers 302 Found, its Location the release (or the link's URL)." }, async (c) => {
   const project = await authorizedProject(c, "read_release");
   authorize(c, "download_code", project);
   const found = await findRelease(c, project);
@@ -241,13 +243,14 @@ async function releaseOfLinks(c: Ctx, project: ProjectWithAccess): Promise<Relea
   if (!found) throw notFound();
   return found;
 }
-function linkOf(found: ReleaseRow, c: Ctx) {
+function releaseLinkOf(found: ReleaseRow, c: Ctx) {
   const link = found.links.find((l) => String(l.id) === c.req.param("link_id"));
   if (!link) throw recordNotFound();
   return link;
 }
-const presentLink = (c: Ctx, found: ReleaseRow, link: ReleaseRow["links"][number], status: 200 | 201 = 200) =>
-  present(c, link, releaseLink, { release: found }, status);
+function presentLink(c: Ctx, found: ReleaseRow, link: ReleaseRow["links"][number], status: 200 | 201 = 200) {
+  return present(c, link, releaseLink, { release: found }, status);
+}
 
 /** GET /projects/:id/releases/:tag_name/assets/links */
 releasesRoutes.get(linkPath, { params: pageParams, response: [ReleaseLink] }, async (c) => {
@@ -278,7 +281,7 @@ releasesRoutes.post(linkPath, { params: CreateLink, response: ReleaseLink }, asy
 releasesRoutes.get(`${linkPath}/:link_id`, { response: ReleaseLink }, async (c) => {
   const project = await authorizedProject(c, "read_release");
   const found = await releaseOfLinks(c, project);
-  return presentLink(c, found, linkOf(found, c));
+  return presentLink(c, found, releaseLinkOf(found, c));
 });
 
 /** PUT /projects/:id/releases/:tag_name/assets/links/:link_id (`at_least_one_of :name, :url`, as 15.4) */
@@ -286,7 +289,7 @@ releasesRoutes.put(`${linkPath}/:link_id`, { params: UpdateLink, response: Relea
   const project = await authorizedProject(c, "read_release");
   const params = await readParams(c, UpdateLink);
   const found = await authorizeOnRelease(c, project, "update_release", await releaseOfLinks(c, project));
-  const link = linkOf(found, c);
+  const link = releaseLinkOf(found, c);
   if (params.name === undefined && params.url === undefined) throw paramsError("name, url are missing, at least one parameter must be provided");
   const errors = s.linkErrors(params);
   if (errors) throw validation(errors);
@@ -299,14 +302,14 @@ releasesRoutes.put(`${linkPath}/:link_id`, { params: UpdateLink, response: Relea
   };
   if (!(await q.updateLink(c.var.db(), found.id, link.id, changes))) throw validation({ name: ["has already been taken"] });
   const updated = (await findRelease(c, project))!;
-  return presentLink(c, updated, linkOf(updated, c));
+  return presentLink(c, updated, releaseLinkOf(updated, c));
 });
 
 /** DELETE /projects/:id/releases/:tag_name/assets/links/:link_id: 200 with the link. */
 releasesRoutes.delete(`${linkPath}/:link_id`, { response: ReleaseLink, status: 200 }, async (c) => {
   const project = await authorizedProject(c, "read_release");
   const found = await authorizeOnRelease(c, project, "destroy_release", await releaseOfLinks(c, project));
-  const link = linkOf(found, c);
+  const link = releaseLinkOf(found, c);
   if (!(await q.deleteLink(c.var.db(), found.id, link.id))) throw recordNotFound();
   return presentLink(c, found, link);
 });
