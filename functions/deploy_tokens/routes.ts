@@ -24,7 +24,7 @@ const CreateToken = z.object({
   name: p.string(),
   expires_at: p.datetime().optional(),
   username: p.string().optional(),
-  scopes: p.strings().pipe(z.array(z.enum(DEPLOY_TOKEN_SCOPES), { error: "does not have a valid value" })),
+  scopes: p.strings().refine((v) => v.every((s) => (DEPLOY_TOKEN_SCOPES as readonly string[]).includes(s)), { message: "does not have a valid value" }),
 });
 
 type Scope = { projectId: number } | { groupId: number };
@@ -60,7 +60,7 @@ async function createToken(c: Ctx, owner: Scope) {
     name: params.name,
     username: params.username ?? null,
     digest: await sha256Hex(plaintext),
-    scopes: DEPLOY_TOKEN_SCOPES.filter((s) => params.scopes.includes(s)),
+    scopes: DEPLOY_TOKEN_SCOPES.filter((s) => params.scopes.includes(s)), // GitLab's column order
     expiresAt: params.expires_at ?? null,
     creatorId: actor.user.id,
   });
