@@ -27,3 +27,4 @@ export * from "./topics";
 export * from "./wikis";
 export * from "./container_registry";
 export * from "./terraform";
+export * from "./releases";

@@ -49,9 +49,8 @@ export function levelDescription(level: ProtectionLevel): string {
 }
 
 
-/** EE's ProtectedRefAccess entity: a role level, or a user's (their name) or a group's (its name). */
 /** API::Entities::ProtectedRefAccess (EE: `user_id`, `group_id`). */
-const ProtectedRefAccess = z
+export const ProtectedRefAccess = z
   .object({
     id: z.int(),
     access_level: z.int().nullable(),

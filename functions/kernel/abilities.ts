@@ -131,6 +131,19 @@ const PROJECT = {
   update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   destroy_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  // Releases (ProjectPolicy: guests read, developers write; ReleasePolicy also refuses a protected tag
+  // the caller may not create, decided in the releases domain). Deploy tokens and project access tokens
+  // are maintainers' (`admin_project`).
+  read_release: { level: Access.GUEST, readers: true },
+  create_release: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_release: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_release: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  read_deploy_token: { level: Access.MAINTAINER },
+  create_deploy_token: { level: Access.MAINTAINER },
+  destroy_deploy_token: { level: Access.MAINTAINER },
+  read_resource_access_tokens: { level: Access.MAINTAINER },
+  create_resource_access_tokens: { level: Access.MAINTAINER },
+  destroy_resource_access_tokens: { level: Access.MAINTAINER },
 } as const satisfies Record<string, Rule>;
 
 /** Group abilities, from app/policies/group_policy.rb. */
@@ -170,6 +183,15 @@ const GROUP = {
   read_wiki: { level: Access.GUEST, readers: true },
   create_wiki: { level: Access.DEVELOPER },
   admin_wiki: { level: Access.MAINTAINER },
+  // Group releases (GroupPolicy: whoever reads the group), deploy tokens (maintainers) and group
+  // access tokens (owners, `admin_group`).
+  read_release: { level: Access.GUEST, readers: true },
+  read_deploy_token: { level: Access.MAINTAINER },
+  create_deploy_token: { level: Access.MAINTAINER },
+  destroy_deploy_token: { level: Access.MAINTAINER },
+  read_resource_access_tokens: { level: Access.OWNER },
+  create_resource_access_tokens: { level: Access.OWNER },
+  destroy_resource_access_tokens: { level: Access.OWNER },
 } as const satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT;

@@ -19,7 +19,21 @@ export type HookEvent =
    * A wiki page written through the API or pushed with git (WikiPages::*Service#execute_hooks,
    * Git::WikiPushService): the page file `path` as it is at `sha` (for a deletion, the commit before it).
    */
-  | { kind: "wiki_page"; projectId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string };
+  | { kind: "wiki_page"; projectId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string }
+  /** A release made, changed or deleted through the API, as it is after the change (before, for a deletion). */
+  | { kind: "release"; projectId: number; action: "create" | "update" | "delete"; release: HookRelease };
+
+/** What a release hook shows of a release (Release#hook_attrs and its links), carried by the event itself. */
+export type HookRelease = {
+  id: number;
+  tag: string;
+  name: string | null;
+  description: string | null;
+  sha: string | null;
+  createdAt: string;
+  releasedAt: string;
+  links: { id: number; name: string; url: string; linkType: string }[];
+};
 
 export type WebhookMessage =
   | { type: "event"; baseUrl: string; event: HookEvent }

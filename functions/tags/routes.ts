@@ -10,6 +10,8 @@ import { p, readParams } from "../kernel/params";
 import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { tag, type TagRow, Tag } from "../entities/tags";
+import { callerOf } from "../shared/protected_branches/access";
+import { refMatches } from "../shared/protected_branches/rules";
 import * as q from "./queries";
 import * as s from "./services";
 import { versionCompare } from "./versioncmp";
@@ -18,7 +20,7 @@ import { versionCompare } from "./versioncmp";
  * Repository tags (lib/api/tags.rb, GitLab 15.4). Every endpoint first finds the project and checks
  * `read_code` (the API's `before` block), then validates parameters. Creating and deleting need
  * `admin_tag`, which GitLab gives developers and refuses on archived projects, as `push_code`.
- * Not built: releases (`release` is always null) and `GET …/tags/:tag_name/signature`.
+ * Protected tags (shared/protected_tags) are enforced on create and delete. Not built: `GET …/tags/:tag_name/signature`.
  */
 export const tagsRoutes = router();
 
@@ -75,11 +77,14 @@ tagsRoutes.get("/projects/:id/repository/tags", { params: ListTags, response: [T
   const onPage = found.slice(page.offset, page.offset + page.limit);
   if (orderBy !== "updated") notes = await annotations(c, repo, annotated(onPage));
   const commits = await readCommitRows(c.var.db(), repo.poolId, [...new Set(onPage.map((r) => r.peeled ?? r.target))]);
+  const { protectedNames, releases } = await q.tagDecorations(c.var.db(), project.id, onPage.map((r) => r.name));
   const rows: TagRow[] = onPage.map((r) => ({
     name: r.name,
     message: r.peeled ? notes.get(r.target)?.message ?? "" : "",
     target: r.target,
     commit: commits.get(r.peeled ?? r.target) ?? null,
+    protected: protectedNames.some((pattern) => refMatches(pattern, r.name)),
+    release: releases.get(r.name) ?? null,
   }));
   paginate(c, page, found.length);
   return presentTags(c, project, rows);
@@ -93,7 +98,9 @@ tagsRoutes.get("/projects/:id/repository/tags/:tag_name", { response: Tag }, asy
   const found = (await readRefsWithCommits(c.var.db(), repo, [`refs/tags/${name}`])).get(`refs/tags/${name}`);
   if (!found) throw notFound("Tag");
   const message = found.peeled ? (await annotations(c, repo, [found.target])).get(found.target)?.message ?? "" : "";
-  return presentTags(c, project, { name, message, target: found.target, commit: found.commit });
+  const { protectedNames, releases } = await q.tagDecorations(c.var.db(), project.id, [name]);
+  const isProtected = protectedNames.some((pattern) => refMatches(pattern, name));
+  return presentTags(c, project, { name, message, target: found.target, commit: found.commit, protected: isProtected, release: releases.get(name) ?? null });
 });
 
 /** POST /projects/:id/repository/tags (lib/api/tags.rb, app/services/tags/create_service.rb) */
@@ -102,7 +109,7 @@ tagsRoutes.post("/projects/:id/repository/tags", { params: CreateTag, response: 
   const params = await readParams(c, CreateTag);
   authorize(c, "push_code", project);
   const actor = requireUser(c);
-  const created = await s.createTagAt(c.var.db(), repoOf(project), actor.user, { name: params.tag_name, ref: params.ref, message: params.message });
+  const created = await s.createTagAt(c.var.db(), repoOf(project), actor.user, { name: params.tag_name, ref: params.ref, message: params.message, caller: callerOf(actor, project) });
   return presentTags(c, project, created, 201);
 });
 
@@ -111,6 +118,6 @@ tagsRoutes.delete("/projects/:id/repository/tags/:tag_name", async (c) => {
   const project = await authorizedProject(c, "read_code");
   authorize(c, "push_code", project);
   const actor = requireUser(c);
-  await s.deleteTag(c.var.db(), repoOf(project), { name: c.req.param("tag_name")!, userId: actor.user.id, ifUnmodifiedSince: c.req.header("if-unmodified-since") });
+  await s.deleteTag(c.var.db(), repoOf(project), { name: c.req.param("tag_name")!, userId: actor.user.id, caller: callerOf(actor, project), ifUnmodifiedSince: c.req.header("if-unmodified-since") });
   return c.body(null, 204);
 });

@@ -8,6 +8,7 @@ import { Access, Visibility } from "../../kernel/access";
 import type { Actor, Ctx } from "../../kernel/env";
 import { loadGroup, loadProject } from "../../kernel/lookup";
 import { branchAllowsCollaboration } from "../protected_branches/collaboration";
+import { findDeployToken, isActive } from "../deploy_tokens";
 import * as q from "./queries";
 
 export type GitService = "git-upload-pack" | "git-receive-pack";
@@ -106,6 +107,8 @@ export async function gitAccess(
   fullPath: string,
   service: GitService,
 ): Promise<{ project: ProjectWithAccess; actor: Actor | null; collaborator?: boolean }> {
+  const viaDeployToken = await deployTokenAccess(c, fullPath, service);
+  if (viaDeployToken) return viaDeployToken;
   const actor = await actorFromBasic(c);
   c.set("actor", actor);
   const project = fullPath.includes("/") ? await loadProject(c, fullPath) : null;
@@ -128,6 +131,28 @@ export async function gitAccess(
     }
   }
   return { project, actor };
+}
+
+/**
+ * A deploy token as the Basic password with its username as the login (Gitlab::Auth#deploy_token_check):
+ * clones and fetches of the projects it reaches with `read_repository`; never a push (15.4's deploy
+ * tokens have no write_repository scope). Null when the credentials are no deploy token, so that
+ * personal access tokens are tried next.
+ */
+async function deployTokenAccess(c: Ctx, fullPath: string, service: GitService): Promise<{ project: ProjectWithAccess; actor: null } | null> {
+  const credentials = basicCredentials(c.req.header("authorization"));
+  if (!credentials || credentials.login === "gitlab-ci-token" || !credentials.password) return null;
+  const token = await findDeployToken(c.var.db(), credentials.password);
+  if (!token || token.username !== credentials.login) return null;
+  if (!isActive(token)) throw denied();
+  const project = fullPath.includes("/") ? await loadProject(c, fullPath) : null;
+  if (!project) throw new GitHttpError(404, PROJECT_NOT_FOUND);
+  // A token for another project learns nothing about this one.
+  const reaches = token.projectId === project.id || (token.groupId !== null && project.namespace.traversalIds.includes(token.groupId));
+  if (!reaches) throw new GitHttpError(404, PROJECT_NOT_FOUND);
+  if (service === "git-receive-pack") throw new GitHttpError(403, AUTH_UPLOAD);
+  if (!token.scopes.includes("read_repository")) throw new GitHttpError(403, DOWNLOAD_FORBIDDEN);
+  return { project, actor: null };
 }
 
 /** Gitlab::GitAccessWiki's refusals. */

@@ -18,6 +18,7 @@ import {
   type UpdateSource,
 } from "./rules";
 import type { Protection } from "../../entities/protected_branches";
+import { checkTagUpdate, listProtectedTags } from "../protected_tags";
 
 export type { BranchAccess, Caller, PushDecision, RefUpdate, UpdateSource } from "./rules";
 export type { Protection };
@@ -36,7 +37,7 @@ export async function branchesAccess(db: Executor, project: ProjectState, caller
 }
 
 /**
- * The protected-branch checks of a push (Gitlab::Checks::BranchCheck), for a caller who already has
+ * The protected-branch and protected-tag checks of a push (Gitlab::Checks::BranchCheck, TagCheck), for a caller who already has
  * `push_code` on the project: one decision per ref update, in order, from one statement (two more,
  * the branch tips and one walk, only when a merge-only caller creates a protected branch). Smart HTTP
  * calls this before moving any ref, and refuses the updates that are not allowed; the API's branch
@@ -65,7 +66,11 @@ export async function checkPush(
     const basisProtected = protectedTips.length > 0 && (await tipsReaching(db, { projectId: project.id, poolId: project.poolId, defaultBranch: project.defaultBranch }, update.after!, protectedTips)).size > 0;
     checked.push({ ...update, basisProtected });
   }
-  return checked.map((u) => checkBranchUpdate(protections, u, caller, project, source));
+  // Gitlab::Checks::TagCheck for the tags of the push (one more statement, only when tags move).
+  const tagProtections = updates.some((u) => u.ref.startsWith("refs/tags/")) ? await listProtectedTags(db, project.id) : [];
+  return checked.map((u) =>
+    u.ref.startsWith("refs/tags/") ? checkTagUpdate(tagProtections, u, caller, source) : checkBranchUpdate(protections, u, caller, project, source),
+  );
 }
 
 /**

@@ -28,7 +28,7 @@ export type Caller = { accessLevel: number; isAdmin: boolean; userId?: number } 
  * reaches the level. Differs from GitLab: an administrator passes every level but 0 (GitLab asks an
  * administrator without membership for the role too).
  */
-function checkAccess(caller: Caller, level: ProtectionLevel): boolean {
+export function checkAccess(caller: Caller, level: Omit<ProtectionLevel, "action" | "id">): boolean {
   if (!caller) return false;
   // EE: a user level admits that user, a group level the group's direct members (`group.users`),
   // whatever their role (callers of these rules already hold `push_code` where a push is asked).
@@ -122,7 +122,7 @@ export const emptyProjectPushMessage = (fullPath: string, membersUrl: string) =>
 
 /**
  * Gitlab::Checks::BranchCheck for one branch update by a caller who has `push_code` (GitLab 15.4
- * wording). Tags and other refs pass (tag protection is not built).
+ * wording). Tags (shared/protected_tags) and other refs pass.
  */
 export function checkBranchUpdate(
   protections: Protection[],

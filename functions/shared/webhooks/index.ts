@@ -7,7 +7,7 @@ import { loadSettings } from "../settings/load";
 import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
 import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
-import { EVENT_HEADER, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload, wikiPagePayload } from "./payloads";
+import { EVENT_HEADER, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload, releasePayload, wikiPagePayload } from "./payloads";
 import { findPage, findWiki, listPages, wikiPageAt } from "../wikis/store";
 import * as q from "./queries";
 
@@ -119,6 +119,10 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
   if (event.kind === "pipeline") return pipelineEvent(db, project, ctx, { id: event.id }, event.status);
   if (event.kind === "job") return jobEvent(db, project, ctx, { id: event.id }, event.status);
   if (event.kind === "wiki_page") return wikiPageEvent(db, project, ctx, event);
+  if (event.kind === "release") {
+    const payload = releasePayload(event.release, project, ctx, event.action, await lastCommitOf(db, project, event.release.sha));
+    return [{ flag: "releasesEvents", header: EVENT_HEADER.release, payload }];
+  }
   const built: BuiltEvent[] = [];
   for (const e of await q.claimPushEvents(db, project.id)) built.push(await pushEvent(db, project, ctx, e));
   return built;

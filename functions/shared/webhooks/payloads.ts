@@ -2,6 +2,7 @@ import type { GitCommitRow, Label, Note, Snippet, User } from "../../../db/schem
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../entities/users";
 import type { HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
+import type { HookRelease } from "../../kernel/env";
 
 /**
  * GitLab's webhook payloads (lib/gitlab/data_builder/*.rb, lib/gitlab/hook_data/*.rb, doc/user/project/
@@ -387,7 +388,38 @@ export const EVENT_HEADER = {
   pipeline: "Pipeline Hook",
   job: "Job Hook",
   wiki_page: "Wiki Page Hook",
+  release: "Release Hook",
 } as const;
+
+/**
+ * Gitlab::DataBuilder::Release (15.4): `Release#hook_attrs`, the project, the release page, the action
+ * (`create`, `update`, `delete`), the assets (links' `hook_attrs` and the archive sources) and the commit.
+ * Differs from GitLab: sources point at the API's archive endpoint, as the Release entity's do.
+ */
+export function releasePayload(r: HookRelease, p: HookProject, ctx: Ctx, action: string, commit: GitCommitRow | null) {
+  const sources = ["zip", "tar.gz", "tar.bz2", "tar"].map((format) => ({
+    format,
+    url: `${ctx.baseUrl}/api/v4/projects/${p.id}/repository/archive.${format}?sha=${encodeURIComponent(r.tag)}`,
+  }));
+  return {
+    id: r.id,
+    created_at: hookTime(r.createdAt),
+    description: r.description,
+    name: r.name,
+    released_at: hookTime(r.releasedAt),
+    tag: r.tag,
+    object_kind: "release",
+    project: projectAttrs(p, ctx),
+    url: `${projectUrl(ctx, p)}/-/releases/${encodeURIComponent(r.tag)}`,
+    action,
+    assets: {
+      count: r.links.length + sources.length,
+      links: r.links.map((l) => ({ id: l.id, external: !l.url.startsWith(projectUrl(ctx, p)), link_type: l.linkType, name: l.name, url: l.url })),
+      sources,
+    },
+    commit: commit ? commitAttrs(commit, p, ctx) : null,
+  };
+}
 
 /** A wiki page as its hook sees it (WikiPage#hook_attrs, Gitlab::HookData::WikiPageBuilder). */
 export type HookWikiPage = { title: string; content: string; format: string; slug: string; message: string; versionId: string };
