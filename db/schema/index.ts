@@ -25,3 +25,4 @@ export * from "./user_profile";
 export * from "./boards";
 export * from "./topics";
 export * from "./wikis";
+export * from "./admin";
