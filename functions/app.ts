@@ -82,6 +82,7 @@ import { externalStatusChecksRoutes } from "./external_status_checks/routes";
 import { openapiRoutes } from "./openapi/routes";
 import { topicsRoutes } from "./topics/routes";
 import { broadcastMessagesRoutes } from "./broadcast_messages/routes";
+import { featuresRoutes } from "./features/routes";
 import { searchRoutes } from "./search/routes";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
@@ -198,6 +199,7 @@ api.route("/", domain("topics", topicsRoutes));
 api.route("/", domain("search", searchRoutes));
 api.route("/", domain("wikis", wikisRoutes));
 api.route("/", domain("broadcast_messages", broadcastMessagesRoutes));
+api.route("/", domain("features", featuresRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
 api.route("/", domain("openapi", openapiRoutes(app)));
 app.route("/api/v4", api);
