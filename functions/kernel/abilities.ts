@@ -37,6 +37,8 @@ const PROJECT = {
   rename_project: { level: Access.OWNER },
   // Forks (ProjectPolicy): whoever may download the code may fork it; only owners unlink a fork.
   fork_project: { level: Access.REPORTER, readers: true },
+  // ProjectPolicy's reporter rule: `GET /projects/:id/statistics` (fetch counts).
+  daily_statistics: { level: Access.REPORTER },
   remove_fork_project: { level: Access.OWNER },
   admin_project_group_link: { level: Access.MAINTAINER },
   // Creating, promoting to, demoting from or removing the Owner role of a project member.
