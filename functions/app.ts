@@ -83,6 +83,8 @@ import { openapiRoutes } from "./openapi/routes";
 import { topicsRoutes } from "./topics/routes";
 import { broadcastMessagesRoutes } from "./broadcast_messages/routes";
 import { featuresRoutes } from "./features/routes";
+import { userCountsRoutes } from "./user_counts/routes";
+import { userActivitiesRoutes } from "./user_activities/routes";
 import { statisticsRoutes } from "./statistics/routes";
 import { projectStatisticsRoutes } from "./project_statistics/routes";
 import { searchRoutes } from "./search/routes";
@@ -202,6 +204,8 @@ api.route("/", domain("search", searchRoutes));
 api.route("/", domain("wikis", wikisRoutes));
 api.route("/", domain("broadcast_messages", broadcastMessagesRoutes));
 api.route("/", domain("features", featuresRoutes));
+api.route("/", domain("user_counts", userCountsRoutes));
+api.route("/", domain("user_activities", userActivitiesRoutes));
 api.route("/", domain("statistics", statisticsRoutes));
 api.route("/", domain("project_statistics", projectStatisticsRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
