@@ -135,6 +135,8 @@ const GROUP = {
   create_subgroup: { level: Access.OWNER },
   admin_group: { level: Access.OWNER },
   admin_group_member: { level: Access.OWNER },
+  // EE GroupPolicy: maintainers change the group's push rule.
+  change_push_rules: { level: Access.MAINTAINER },
   remove_group: { level: Access.OWNER },
   read_billable_member: { level: Access.OWNER },
   // Group labels and milestones: whoever reads the group reads them (`can?(:read_group)`); reporters

@@ -20,8 +20,15 @@ export async function measured<T>(env: Bindings, batch: MessageBatch<T>, consume
     queue: batch.queue,
     metadata: batch.metadata,
     messages,
-    ackAll: () => messages.forEach((m) => m.ack()),
-    retryAll: (options) => messages.forEach((m) => m.retry(options)),
+    // The whole batch stays one call on the runtime's batch (its outcome reads `ackAll` as such).
+    ackAll: () => {
+      for (const m of batch.messages) outcome.set(m.id, "ack");
+      batch.ackAll();
+    },
+    retryAll: (options) => {
+      for (const m of batch.messages) outcome.set(m.id, "retry");
+      batch.retryAll(options);
+    },
   };
   const first = batch.messages.filter((m) => m.attempts <= 1).length;
   const oldest = Math.min(...batch.messages.map((m) => new Date(m.timestamp).getTime()));
