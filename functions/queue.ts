@@ -6,12 +6,18 @@ import { consumeDeadGroupJobs, consumeGroupExports, consumeGroupJobs, type Group
 import { runGroupImport } from "./group_import/services";
 import type { Bindings } from "./kernel/env";
 import { useBlobBucket } from "./shared/git";
+import { measured } from "./shared/queue_metrics";
 
 /**
  * Queue dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): one consumer per queue of wrangler.toml, chosen by
  * `batch.queue`. Keep it a small switch; each consumer acks or retries its own messages.
  */
 export async function queue(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {
+  // Every batch is counted for `GET /sidekiq/*` (shared/queue_metrics.ts).
+  return measured(env, batch, (counted) => dispatch(counted, env, ctx));
+}
+
+async function dispatch(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {
   // Exports and imports read and write git objects, large blobs in R2 (shared/git/store/blobs.ts).
   useBlobBucket(env.BLOBS);
   switch (batch.queue) {

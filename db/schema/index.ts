@@ -28,3 +28,4 @@ export * from "./wikis";
 export * from "./container_registry";
 export * from "./terraform";
 export * from "./releases";
+export * from "./admin";

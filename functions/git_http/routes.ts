@@ -16,6 +16,7 @@ import { GitHttpError, gitAccess, wikiGitAccess, type GitService, type WikiOwner
 import { hookEvents } from "../shared/webhooks";
 import { ensureWiki, findWiki, pushedPageChanges, wikiRepo, type WikiContainer } from "../shared/wikis/store";
 import { RECEIVE_CAPABILITIES, receivePack } from "../shared/git_http/receive_pack";
+import { countFetch } from "../shared/git_http/queries";
 import { FetchError, lsRefs, packResponse, parseFetchArgs, planFetch, receivePackAdvertisement, v2Advertisement, type Repository } from "../shared/git_http/upload_pack";
 
 /**
@@ -118,7 +119,8 @@ gitHttpRoutes.get("/:repo{.+\\.git}/info/refs", (c) =>
 gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
   guarded(async () => {
     const wiki = wikiPath(c);
-    const repo = wiki !== null ? (await wikiRepository(c, wiki, "git-upload-pack")).repo : repository((await gitAccess(c, repoPath(c), "git-upload-pack")).project);
+    const project = wiki !== null ? null : (await gitAccess(c, repoPath(c), "git-upload-pack")).project;
+    const repo = project === null ? (await wikiRepository(c, wiki!, "git-upload-pack")).repo : repository(project);
     const type = "application/x-git-upload-pack-result";
     const reader = new ByteReader(requestBody(c));
     let head: string[];
@@ -137,6 +139,7 @@ gitHttpRoutes.post("/:repo{.+\\.git}/git-upload-pack", (c) =>
     try {
       const plan = await planFetch(c.var.db(), repo, fetchArgs);
       if (plan.kind === "acks") return bytesResponse(plan.lines, type);
+      if (project) await countFetch(c.var.db(), project.id);
       return streamResponse(packResponse(c.env, repo.poolId, plan.preamble, plan.oids, !fetchArgs.noProgress), type, c);
     } catch (error) {
       if (error instanceof FetchError) return bytesResponse([pkt(`ERR ${error.message}\n`)], type);

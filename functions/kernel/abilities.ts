@@ -40,6 +40,8 @@ const PROJECT = {
   rename_project: { level: Access.OWNER },
   // Forks (ProjectPolicy): whoever may download the code may fork it; only owners unlink a fork.
   fork_project: { level: Access.REPORTER, readers: true },
+  // ProjectPolicy's reporter rule: `GET /projects/:id/statistics` (fetch counts).
+  daily_statistics: { level: Access.REPORTER },
   remove_fork_project: { level: Access.OWNER },
   admin_project_group_link: { level: Access.MAINTAINER },
   // Creating, promoting to, demoting from or removing the Owner role of a project member.
@@ -154,6 +156,8 @@ const GROUP = {
   create_subgroup: { level: Access.OWNER },
   admin_group: { level: Access.OWNER },
   admin_group_member: { level: Access.OWNER },
+  // EE GroupPolicy: maintainers change the group's push rule.
+  change_push_rules: { level: Access.MAINTAINER },
   remove_group: { level: Access.OWNER },
   read_billable_member: { level: Access.OWNER },
   // Group labels and milestones: whoever reads the group reads them (`can?(:read_group)`); reporters

@@ -168,8 +168,25 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (sudo) actor = await impersonate(c, actor, sudo);
   c.set("actor", actor);
   touchLastUsed(c, found.token.id, found.token.lastUsedAt);
+  touchActivity(c, found.user);
   return next();
 };
+
+/**
+ * Users::ActivityService: an API request moves the caller's `last_activity_on` (`GET /user/activities`)
+ * to today, at most once a day, after the response like `touchLastUsed`.
+ */
+function touchActivity(c: Ctx, user: User): void {
+  const today = new Date().toISOString().slice(0, 10);
+  if (user.lastActivityOn === today) return;
+  const touch = withDb(c.env, (db) =>
+    db
+      .update(users)
+      .set({ lastActivityOn: sql`current_date` })
+      .where(and(eq(users.id, user.id), sql`${users.lastActivityOn} IS DISTINCT FROM current_date`)),
+  ).catch((error) => console.error(`[${c.var.requestId}] last_activity_on:`, error));
+  c.executionCtx.waitUntil(touch);
+}
 
 /** GitLab's PersonalAccessTokens::LastUsedService: `last_used_at` moves at most once per 10 minutes. */
 const LAST_USED_INTERVAL_MS = 10 * 60 * 1000;

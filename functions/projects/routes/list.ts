@@ -8,6 +8,7 @@ import { rawParams, readParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow, ProjectWithAccess, BasicProjectDetails, Project } from "../../entities/projects";
+import { flipperId, isFeatureEnabled } from "../../shared/features";
 import * as q from "../queries";
 import { ListGroupProjects, ListProjects, ListSharedProjects, ListUserProjects, type ListParams } from "../params";
 
@@ -83,8 +84,11 @@ export function columnOrder(params: { order_by?: string; sort?: "asc" | "desc" }
  * support_order_by_similarity!: with a search and a caller, similarity ranks (and `GET /projects` keeps
  * the caller's projects); otherwise the column order, `created_at` by default.
  */
-function listOrder(params: { order_by?: string; sort?: "asc" | "desc"; search?: string }, actor: Actor | null): q.ListOrder {
-  if (params.order_by === "similarity" && !!params.search && !!actor) return { kind: "similarity", search: params.search };
+async function listOrder(c: Ctx, params: { order_by?: string; sort?: "asc" | "desc"; search?: string }, actor: Actor | null): Promise<q.ListOrder> {
+  // Differs from GitLab: the similarity order can be turned off with the `similarity_search` instance
+  // feature (on by default); off, it falls back like an anonymous caller's.
+  if (params.order_by === "similarity" && !!params.search && !!actor && (await isFeatureEnabled(c, "similarity_search", flipperId("User", actor.user.id))))
+    return { kind: "similarity", search: params.search };
   return columnOrder(params);
 }
 
@@ -99,7 +103,7 @@ listRoutes.get("/projects", { params: ListProjects, response: [z.union([ProjectW
     source.customAttributes = Object.fromEntries(
       Object.entries(rawAttributes).filter((entry): entry is [string, string | number] => typeof entry[1] === "string" || typeof entry[1] === "number").map(([k, v]) => [k, String(v)]),
     );
-  const order = listOrder(params, actor);
+  const order = await listOrder(c, params, actor);
   // The similarity order keeps the caller's projects (`support_order_by_similarity!`).
   const filters = order.kind === "similarity" ? { ...params, membership: true } : params;
   const entity = params.simple || !actor ? projectBasic : projectWithAccess;
@@ -166,7 +170,7 @@ listRoutes.get("/groups/:id/projects/shared", { params: ListSharedProjects, resp
  */
 listRoutes.get("/users/:user_id/projects", { params: ListUserProjects, response: [z.union([ProjectWithAccess, BasicProjectDetails])] }, async (c) => {
   const params = await readParams(c, ListUserProjects);
-  return userProjects(c, params, (userId) => ({ kind: "all", personalOf: userId }), listOrder(params, c.var.actor));
+  return userProjects(c, params, (userId) => ({ kind: "all", personalOf: userId }), await listOrder(c, params, c.var.actor));
 });
 
 /**

@@ -80,3 +80,12 @@ export async function isAncestor(db: Executor, poolId: number, ancestor: string,
     SELECT EXISTS (SELECT 1 FROM walk WHERE oid = ${ancestor}) AS found`);
   return result.rows[0]?.found === true;
 }
+
+/**
+ * ProjectDailyStatisticsWorker: one more fetch for the project today (`GET /projects/:id/statistics`).
+ * Differs from GitLab: counted once per pack sent, not per upload-pack request (protocol v2 makes two).
+ */
+export async function countFetch(db: Executor, projectId: number): Promise<void> {
+  await db.execute(sql`INSERT INTO project_daily_statistics (project_id, date, fetch_count) VALUES (${projectId}, current_date, 1)
+    ON CONFLICT (project_id, date) DO UPDATE SET fetch_count = project_daily_statistics.fetch_count + 1`);
+}

@@ -10,6 +10,7 @@ import { objectTypes } from "../git/store/reachable";
 import { FLUSH, PktError, pkt, readPkt, pktText, sideband } from "../git/pack/pktline";
 import { ByteReader, TruncatedInput } from "../git/pack/reader";
 import { checkPush, type Caller, type RefUpdate } from "../protected_branches/access";
+import { pushRuleViolation } from "../push_rules";
 import { PUSH_FORBIDDEN } from "./access";
 import { lfsLockViolation } from "./lfs_locks";
 import * as q from "./queries";
@@ -327,6 +328,18 @@ export async function receivePack(
   if (!declined.length && repo.lfsEnabled && !repo.wiki && !disconnected && commands.some((c) => c.new !== ZERO_OID)) {
     const locked = await lfsLockViolation(db, repo.poolId, repo.projectId, userId, received.commits);
     if (locked) declined.push(locked);
+  }
+  // EE's PushRuleCheck comes last (Gitlab::Checks::ChangesAccess#validate! runs it after the ref checks).
+  if (!declined.length && !repo.wiki && !disconnected) {
+    const pushed = received.commits.map(({ oid, commit }) => ({
+      oid,
+      message: commit.message,
+      authorEmail: commit.author.email,
+      committerEmail: commit.committer.email,
+      signed: commit.extraHeaders.some((h) => h.startsWith("gpgsig ") || h.startsWith("gpgsig-sha256 ")),
+    }));
+    const broken = await pushRuleViolation(db, repo.projectId, userId, updates, pushed);
+    if (broken) declined.push(broken);
   }
   if (declined.length) {
     for (const reason of new Set(declined)) say(`GitLab: ${reason}`);

@@ -1,0 +1,47 @@
+import { sql } from "drizzle-orm";
+import type { PushRule } from "../../../db/schema";
+import type { Executor } from "../../kernel/db";
+
+/**
+ * Project#predefined_push_rule: the project's own rule, else that of its nearest group that has one,
+ * with the pusher's verified emails and which of `authorEmails` belong to users, in one statement.
+ */
+export async function pushRuleContext(db: Executor, projectId: number, userId: number, authorEmails: string[]) {
+  const { rows } = await db.execute<{ rule: Record<string, unknown> | null; own: string[] | null; known: string[] | null }>(sql`SELECT
+      (SELECT to_jsonb(r) FROM push_rules r
+        LEFT JOIN namespaces n ON n.id = r.group_id
+        WHERE r.project_id = ${projectId}
+           OR r.group_id = ANY((SELECT n2.traversal_ids FROM projects p JOIN namespaces n2 ON n2.id = p.namespace_id WHERE p.id = ${projectId})::int[])
+        ORDER BY r.project_id IS NULL, coalesce(array_length(n.traversal_ids, 1), 0) DESC
+        LIMIT 1) AS rule,
+      (SELECT array_agg(lower(e)) FROM (
+        SELECT u.email AS e FROM users u WHERE u.id = ${userId} AND u.confirmed_at IS NOT NULL
+        UNION SELECT m.email FROM emails m WHERE m.user_id = ${userId} AND m.confirmed_at IS NOT NULL) x) AS own,
+      (SELECT array_agg(DISTINCT lower(x.e)) FROM (
+        SELECT u.email AS e FROM users u WHERE lower(u.email) = ANY(${sql.param(authorEmails.map((e) => e.toLowerCase()))}::text[])
+        UNION SELECT m.email FROM emails m WHERE m.confirmed_at IS NOT NULL AND lower(m.email) = ANY(${sql.param(authorEmails.map((e) => e.toLowerCase()))}::text[])) x) AS known`);
+  const row = rows[0];
+  return { rule: row?.rule ? toRule(row.rule) : null, ownEmails: new Set(row?.own ?? []), knownEmails: new Set(row?.known ?? []) };
+}
+
+/** The `to_jsonb` row (snake_case) as the schema's row type. */
+function toRule(r: Record<string, unknown>): PushRule {
+  return {
+    id: r.id as number,
+    projectId: r.project_id as number | null,
+    groupId: r.group_id as number | null,
+    commitMessageRegex: r.commit_message_regex as string | null,
+    commitMessageNegativeRegex: r.commit_message_negative_regex as string | null,
+    branchNameRegex: r.branch_name_regex as string | null,
+    authorEmailRegex: r.author_email_regex as string | null,
+    fileNameRegex: r.file_name_regex as string | null,
+    maxFileSize: r.max_file_size as number,
+    denyDeleteTag: r.deny_delete_tag as boolean,
+    memberCheck: r.member_check as boolean,
+    preventSecrets: r.prevent_secrets as boolean,
+    commitCommitterCheck: r.commit_committer_check as boolean,
+    rejectUnsignedCommits: r.reject_unsigned_commits as boolean,
+    createdAt: r.created_at as Date,
+    updatedAt: r.updated_at as Date,
+  };
+}
