@@ -14,7 +14,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
-import { startServer } from "./server.mjs";
+import { startServer, requiredApiCall } from "./server.mjs";
 
 const run = promisify(execFile);
 const ROOT_TOKEN = `glpat-oci${randomBytes(12).toString("hex")}`;
@@ -26,15 +26,8 @@ let work;
 let server;
 const state = {};
 
-async function api(method, route, body) {
-  const res = await fetch(`${server.apiUrl}${route}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ROOT_TOKEN, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
+function api(method, route, body) {
+  return requiredApiCall(server.apiUrl, ROOT_TOKEN, method, route, body);
 }
 
 function skopeo(args) {

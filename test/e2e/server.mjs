@@ -137,3 +137,18 @@ export async function apiCall(host, token, method, route, body) {
   const text = await res.text();
   return { status: res.status, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
 }
+
+/**
+ * One JSON API call as `token` against `apiUrl` (a server's `/api/v4`) that fails loudly with the
+ * server's answer when it is not 2xx: the setup calls of the client tests (npm, PyPI, the registry, Unleash).
+ */
+export async function requiredApiCall(apiUrl, token, method, route, body) {
+  const res = await fetch(`${apiUrl}${route}`, {
+    method,
+    headers: { "PRIVATE-TOKEN": token, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}

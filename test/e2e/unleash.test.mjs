@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { InMemStorageProvider, Unleash, UnleashEvents } from "unleash-client";
-import { startServer } from "./server.mjs";
+import { startServer, requiredApiCall } from "./server.mjs";
 
 const ROOT_TOKEN = `glpat-ul${randomBytes(12).toString("hex")}`;
 const RUN = `ul${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
@@ -23,15 +23,8 @@ const clients = [];
 const state = {};
 
 /** One REST call as root; fails loudly with the server's answer. */
-async function api(method, route, body) {
-  const res = await fetch(`${server.apiUrl}${route}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ROOT_TOKEN, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
+function api(method, route, body) {
+  return requiredApiCall(server.apiUrl, ROOT_TOKEN, method, route, body);
 }
 
 /** A started Unleash client for `environment` that has read the flags once. */
