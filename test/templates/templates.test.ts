@@ -96,15 +96,23 @@ describe("GET /templates/licenses/:name", () => {
 });
 
 describe("GET /templates/:type", () => {
-  it("lists .gitignore templates, category by category, by name", async () => {
+  it("lists GitHub's .gitignore collection: Languages, then Global, by name within each", async () => {
     const w = await world();
-    const res = await w.anonymous.get("/templates/gitignores", { query: { per_page: 100 } });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as Json[];
-    const names = body.map((t) => t.name);
-    expect(names.slice(0, 7)).toEqual(["C", "Go", "Java", "Node", "Python", "Ruby", "Rust"]);
-    expect(names).toContain("macOS");
-    expect(body[0]).toEqual({ key: "C", name: "C" });
+    const first = await w.anonymous.get("/templates/gitignores", { query: { per_page: 100 } });
+    expect(first.status).toBe(200);
+    // 122 root templates and 58 under Global/ in the packaged github/gitignore.
+    expect([first.headers.get("x-total"), first.headers.get("x-total-pages")]).toEqual(["180", "2"]);
+    const page1 = (await first.json()) as Json[];
+    expect(page1[0]).toEqual({ key: "Actionscript", name: "Actionscript" });
+    // Byte order, as Ruby sorts names: `AppEngine` before `AppceleratorTitanium`.
+    expect(page1.slice(0, 6).map((t) => t.key)).toEqual(["Actionscript", "Ada", "Agda", "Android", "AppEngine", "AppceleratorTitanium"]);
+    expect(page1.map((t) => t.key)).toEqual(expect.arrayContaining(["C", "C++", "Go", "Java", "Node", "Python", "Ruby", "Rust"]));
+    const page2 = (await (await w.anonymous.get("/templates/gitignores", { query: { per_page: 100, page: 2 } })).json()) as Json[];
+    const keys = [...page1, ...page2].map((t) => t.key);
+    // The Global category starts after the last language and its keys carry no folder.
+    expect(keys.slice(121, 123)).toEqual(["Zephir", "Anjuta"]);
+    expect(keys.at(-1)).toBe("macOS");
+    expect(keys.indexOf("Windows")).toBeGreaterThan(keys.indexOf("Zephir"));
   });
 
   it("lists CI/CD YAML templates and Dockerfiles", async () => {
@@ -120,10 +128,10 @@ describe("GET /templates/:type", () => {
     const w = await world();
     const res = await w.anonymous.get("/templates/gitignores", { query: { per_page: 2, page: 2 } });
     expect(await res.json()).toEqual([
-      { key: "Java", name: "Java" },
-      { key: "Node", name: "Node" },
+      { key: "Agda", name: "Agda" },
+      { key: "Android", name: "Android" },
     ]);
-    expect(res.headers.get("x-next-page")).toBe("3");
+    expect([res.headers.get("x-next-page"), res.headers.get("x-total-pages")]).toEqual(["3", "90"]);
   });
 
   it("is an unknown route for another type", async () => {
@@ -141,6 +149,9 @@ describe("GET /templates/:type/:name", () => {
     expect(Object.keys(body).sort()).toEqual(["content", "name"]);
     expect(body.name).toBe("Node");
     expect(body.content).toContain("node_modules/");
+    // A Global template is found by its key alone.
+    const macos = (await (await w.anonymous.get("/templates/gitignores/macOS")).json()) as Json;
+    expect([macos.name, macos.content]).toEqual(["macOS", expect.stringContaining(".DS_Store")]);
     const ci = (await (await w.anonymous.get("/templates/gitlab_ci_ymls/Nodejs")).json()) as Json;
     expect(ci.content).toContain("npm ci");
     const docker = (await (await w.anonymous.get("/templates/dockerfiles/Golang")).json()) as Json;
@@ -150,6 +161,8 @@ describe("GET /templates/:type/:name", () => {
   it("answers GitLab's 404 per type", async () => {
     const w = await world();
     expect(await statusAndBody(await w.anonymous.get("/templates/gitignores/Cobol"))).toEqual([404, { message: "404 gitignore Not Found" }]);
+    expect(await statusAndBody(await w.anonymous.get("/templates/gitignores/node"))).toEqual([404, { message: "404 gitignore Not Found" }]);
+    expect(await statusAndBody(await w.anonymous.get("/templates/gitignores/Global%2FmacOS"))).toEqual([404, { error: "404 Not Found" }]);
     expect(await statusAndBody(await w.anonymous.get("/templates/gitlab_ci_ymls/node"))).toEqual([404, { message: "404 gitlab_ci_yml Not Found" }]);
     expect(await statusAndBody(await w.anonymous.get("/templates/dockerfiles/Nope"))).toEqual([404, { message: "404 dockerfile Not Found" }]);
     // `Pages/HTML` is not a name the global route accepts (`[\w.-]+`); its key is `HTML`.
@@ -262,8 +275,16 @@ describe("GET /projects/:id/templates/:type/:name", () => {
     // The sub-folder template is not listed, but found by its path (RepoTemplateFinder#find).
     const legacy = await w.as(owner).get(`/projects/${project.id}/templates/issues/old%2FLegacy`);
     expect(await statusAndBody(legacy)).toEqual([200, { name: "Legacy", content: "## Legacy\n" }]);
-    // `+` is a character the project route accepts (`C%2B%2B` for C++): the name reaches the finder.
-    expect(await statusAndBody(await w.as(owner).get(`/projects/${project.id}/templates/gitignores/C++`))).toEqual([404, { message: "404 Template Not Found" }]);
+    // `+` is a character the project route accepts (`C%2B%2B` for C++), which the instance route does not.
+    for (const name of ["C++", "C%2B%2B"]) {
+      const cpp = await w.as(owner).get(`/projects/${project.id}/templates/gitignores/${name}`);
+      expect([cpp.status, ((await cpp.json()) as Json).name]).toEqual([200, "C++"]);
+    }
+    expect(await statusAndBody(await w.anonymous.get("/templates/gitignores/C++"))).toEqual([404, { error: "404 Not Found" }]);
+    // Differs from GitLab, whose finder also reaches a Global template by its path: only its key finds it here.
+    const globalPath = await w.as(owner).get(`/projects/${project.id}/templates/gitignores/Global%2FmacOS`);
+    expect(await statusAndBody(globalPath)).toEqual([404, { message: "404 Template Not Found" }]);
+    expect((await w.as(owner).get(`/projects/${project.id}/templates/gitignores/macOS`)).status).toBe(200);
   });
 
   it("answers 400 for an unknown type and a bad source_template_project_id", async () => {
