@@ -21,7 +21,9 @@ describe("GET /:project/-/wikis/:slug", () => {
     expect(page.html).toContain("<h1>Setup guide</h1>");
     expect(page.html).toContain("<strong>bold</strong>");
     expect(page.html).toContain(`/${project.fullPath}/-/issues/${issue.iid}`);
-    expect(page.html).toContain('type="checkbox"');
+    // markdownForPage: each task's checkbox is named by its text (axe-core's `label`).
+    expect(page.html).toMatch(/class="task-list-item-checkbox"[^>]* aria-label="done">/);
+    expect(page.html).toMatch(/class="task-list-item-checkbox"[^>]* aria-label="todo">/);
     // markdownForPage: the heading anchor leaves the tab order.
     expect(page.html).toMatch(/class="anchor" href="#install" aria-hidden="true" tabindex="-1"/);
     expect(page.html).toContain(`href="/${project.fullPath}/-/wikis" aria-current="page"`);
