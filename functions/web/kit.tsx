@@ -209,8 +209,8 @@ pre.log{background:#1f1e24;color:#ececef;padding:1rem;border-radius:4px;min-heig
 .stages{display:flex;gap:1rem;flex-wrap:wrap}.stage{border:1px solid #dcdcde;border-radius:4px;padding:0 1rem;min-width:12rem}.stage ul{list-style:none;padding:0}
 p.error{color:#8d1300}`;
 
-/** Tabs of the project's issue, merge request and pipeline pages. */
-export function ProjectTabs({ project, current }: { project: ProjectWithAccess; current: "issues" | "merge_requests" | "pipelines" }) {
+/** Tabs of the project's issue, merge request, pipeline and wiki pages. */
+export function ProjectTabs({ project, current }: { project: ProjectWithAccess; current: "issues" | "merge_requests" | "pipelines" | "wiki" }) {
   const base = projectPath(project);
   const tab = (key: typeof current, href: string, text: string) => (
     <li>
@@ -230,6 +230,7 @@ export function ProjectTabs({ project, current }: { project: ProjectWithAccess; 
           {tab("issues", `${base}/-/issues`, "Issues")}
           {tab("merge_requests", `${base}/-/merge_requests`, "Merge requests")}
           {tab("pipelines", `${base}/-/pipelines`, "Pipelines")}
+          {tab("wiki", `${base}/-/wikis`, "Wiki")}
         </ul>
       </nav>
     </>

@@ -21,6 +21,7 @@ import { tokensPage, TOKENS_PATH } from "./tokens";
 import { issuePages } from "./issues";
 import { mergeRequestPages } from "./merge_requests";
 import { pipelinePages } from "./pipelines";
+import { wikiPages } from "./wikis";
 
 /**
  * The web front: server-rendered pages at GitLab's own paths, mounted after every other route
@@ -141,10 +142,11 @@ webRoutes.get("/:project{.+}/-/commits/:rest{.+}", { summary: "Web: the commits 
 webRoutes.get("/:project{.+}/-/commit/:sha{[0-9a-fA-F]{7,64}}", { summary: "Web: a commit and its diff" }, (c) => commitPage(c, c.req.param("project"), c.req.param("sha")));
 
 // Page sets of functions/web registered here, before the namespace catch-all below: a project's
-// issues, merge requests, pipelines and jobs (`/<full_path>/-/…`).
+// issues, merge requests, pipelines and jobs, wiki (`/<full_path>/-/…`).
 issuePages(webRoutes);
 mergeRequestPages(webRoutes);
 pipelinePages(webRoutes);
+wikiPages(webRoutes);
 
 // --- Namespaces: /groups/:group, /:username, /:group, /:namespace/:project ----------------------
 
