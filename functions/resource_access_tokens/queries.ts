@@ -62,3 +62,11 @@ export async function insertToken(
   const [created] = await db.insert(personalAccessTokens).values(values).returning();
   return created;
 }
+
+/** The bot's membership follows its rotated token's expiry (ProjectAccessTokens::RotateService). */
+export async function updateMemberExpiry(db: Executor, r: Resource, userId: number, expiresAt: string | null): Promise<void> {
+  await db
+    .update(members)
+    .set({ expiresAt, updatedAt: new Date() })
+    .where(and(eq(members.sourceType, r.sourceType), eq(members.sourceId, r.sourceId), eq(members.userId, userId)));
+}

@@ -10,7 +10,7 @@ import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { resourceAccessToken, ResourceAccessToken, resourceAccessTokenWithToken, ResourceAccessTokenWithToken } from "../entities/resource_access_tokens";
 import * as q from "./queries";
-import { createResourceToken, revokeResourceToken } from "./services";
+import { createResourceToken, revokeResourceToken, rotateResourceToken } from "./services";
 
 /**
  * Project and group access tokens (lib/api/resource_access_tokens.rb, GitLab 15.4): personal access
@@ -28,6 +28,8 @@ const CreateToken = z.object({
   expires_at: p.date().optional(),
   access_level: p.int().refine((v) => [10, 20, 30, 40, 50].includes(v), { message: "does not have a valid value" }).optional(),
 });
+
+const RotateToken = z.object({ expires_at: p.date().optional() });
 
 type Kind = "project" | "group";
 type Source = q.Resource & { kind: Kind; actorLevel: number; can: (ability: "read_resource_access_tokens" | "create_resource_access_tokens" | "destroy_resource_access_tokens") => boolean };
@@ -101,5 +103,21 @@ for (const kind of ["project", "group"] as const) {
     }
     await revokeResourceToken(c.var.db(), token);
     return c.body(null, 204);
+  });
+
+  /**
+   * POST /:id/access_tokens/:token_id/rotate (GitLab 16.0; 15.4 has no rotation): 200 with the new
+   * token, the old one revoked. Only administrators learn that a token does not exist; anybody else
+   * who may not manage the resource's tokens, or names a missing one, is told 401.
+   */
+  resourceAccessTokensRoutes.post(`${base}/:token_id/rotate`, { params: RotateToken, response: ResourceAccessTokenWithToken, status: 200 }, async (c) => {
+    const actor = requireUser(c);
+    const params = await readParams(c, RotateToken);
+    const s = await source(c, kind);
+    const id = pathRowId(c.req.param("token_id") ?? "");
+    const token = s.can("create_resource_access_tokens") && id !== null ? await q.findToken(c.var.db(), s, id) : null;
+    if (!token) throw actor.isAdmin ? notFound() : unauthorized();
+    if (token.revoked) throw badRequest("token already revoked");
+    return present(c, await rotateResourceToken(c.var.db(), s, token, params.expires_at ?? null), resourceAccessTokenWithToken);
   });
 }

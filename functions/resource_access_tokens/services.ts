@@ -3,6 +3,7 @@ import type { Database } from "../kernel/db";
 import type { Actor } from "../kernel/env";
 import { badRequest } from "../kernel/errors";
 import type { ResourceAccessTokenRow } from "../entities/resource_access_tokens";
+import { rotateToken } from "../personal_access_tokens/public";
 import { deleteUser, insertPersonalNamespace, insertUser } from "../users/public";
 import * as q from "./queries";
 
@@ -55,4 +56,18 @@ export async function createResourceToken(
  */
 export async function revokeResourceToken(db: Database, token: ResourceAccessTokenRow): Promise<void> {
   await deleteUser(db, token.userId, []);
+}
+
+/**
+ * ProjectAccessTokens::RotateService and GroupAccessTokens::RotateService (GitLab 16.0): the token is
+ * rotated as a personal access token, then the bot's membership takes the new expiry.
+ */
+export async function rotateResourceToken(
+  db: Database,
+  resource: q.Resource,
+  token: ResourceAccessTokenRow,
+  expiresAt: string | null,
+): Promise<ResourceAccessTokenRow & { token: string }> {
+  const rotated = await rotateToken(db, token, expiresAt, (tx, created) => q.updateMemberExpiry(tx, resource, token.userId, created.expiresAt));
+  return { ...rotated.token, accessLevel: token.accessLevel, token: rotated.value };
 }

@@ -154,3 +154,48 @@ describe("group access tokens", () => {
     expect((await client(made.token).get("/user")).status).toBe(401);
   });
 });
+
+describe("POST /projects/:id/access_tokens/:token_id/rotate", () => {
+  it("revokes the old token, answers a new one for the same bot, and moves the membership's expiry", async () => {
+    const { w, maintainer, project } = await setup();
+    const api = w.as(maintainer);
+    const made = (await (await api.post(path(project), { json: { name: "r", scopes: ["api"], access_level: 30 } })).json()) as Json;
+    const res = await api.post(`${path(project, made.id)}/rotate`, { json: { expires_at: "2099-02-02" } });
+    expect(res.status).toBe(200);
+    const rotated = (await res.json()) as Json;
+    expect(rotated).toMatchObject({ name: "r", scopes: ["api"], user_id: made.user_id, access_level: 30, expires_at: "2099-02-02", active: true });
+    expect(rotated.id).not.toBe(made.id);
+    expect((await client(made.token).get("/user")).status).toBe(401);
+    expect(((await (await client(rotated.token).get("/user")).json()) as Json).id).toBe(made.user_id);
+    const member = (await (await api.get(`/projects/${project.id}/members/${made.user_id}`)).json()) as Json;
+    expect(member.expires_at).toBe("2099-02-02");
+    expect(await statusAndBody(await api.post(`${path(project, made.id)}/rotate`))).toEqual([400, { message: "400 Bad request - token already revoked" }]);
+  });
+
+  it("answers 401 to a developer and for a missing token, 404 to an administrator", async () => {
+    const { w, maintainer } = await setup();
+    const developer = await w.user();
+    const project = await w.project({ visibility: "private", developers: [developer], maintainers: [maintainer] });
+    const made = (await (await w.as(maintainer).post(path(project), { json: { name: "r", scopes: ["api"] } })).json()) as Json;
+    expect(await statusAndBody(await w.as(developer).post(`${path(project, made.id)}/rotate`))).toEqual([401, { message: "401 Unauthorized" }]);
+    expect(await statusAndBody(await w.as(maintainer).post(`${path(project, "999999999")}/rotate`))).toEqual([401, { message: "401 Unauthorized" }]);
+    const admin = await w.user({ admin: true });
+    expect(await statusAndBody(await w.as(admin).post(`${path(project, "999999999")}/rotate`))).toEqual([404, { message: "404 Not Found" }]);
+    expect(await statusAndBody(await w.as(maintainer).post(`${path(project, made.id)}/rotate`, { json: { expires_at: "x" } }))).toEqual([400, { error: "expires_at is invalid" }]);
+  });
+});
+
+describe("POST /groups/:id/access_tokens/:token_id/rotate", () => {
+  it("rotates a group token for its owner; a week's expiry when none is given", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const group = await w.group({ visibility: "private", owners: [owner] });
+    const made = (await (await w.as(owner).post(groupPath(group), { json: { name: "g", scopes: ["api"] } })).json()) as Json;
+    const res = await w.as(owner).post(`${groupPath(group, made.id)}/rotate`);
+    expect(res.status).toBe(200);
+    const rotated = (await res.json()) as Json;
+    expect(rotated.expires_at).toBe(new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10));
+    expect((await client(rotated.token).get("/user")).status).toBe(200);
+    expect((await client(made.token).get("/user")).status).toBe(401);
+  });
+});
