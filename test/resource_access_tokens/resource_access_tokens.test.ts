@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { client, statusAndBody } from "../helpers/client";
+import { BASE, client, statusAndBody, worker } from "../helpers/client";
+import { smallRepo } from "../helpers/git";
 import { world, type TestGroup, type TestProject, type TestUser, type World } from "../helpers/world";
 
 type Json = Record<string, any>;
@@ -197,5 +198,19 @@ describe("POST /groups/:id/access_tokens/:token_id/rotate", () => {
     expect(rotated.expires_at).toBe(new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10));
     expect((await client(rotated.token).get("/user")).status).toBe(200);
     expect((await client(made.token).get("/user")).status).toBe(401);
+  });
+});
+
+describe("git over HTTP with a project access token", () => {
+  it("clones as the bot; a Reporter bot may not push; revoked, it is refused", async () => {
+    const w = await world();
+    const { api, project } = await smallRepo(w, { visibility: "private" });
+    const made = (await (await api.post(path(project), { json: { name: "git", scopes: ["read_repository", "write_repository"], access_level: 20 } })).json()) as Json;
+    const refs = async (service: string) =>
+      (await worker.fetch(new Request(`${BASE}/${project.fullPath}.git/info/refs?service=${service}`, { headers: { Authorization: `Basic ${btoa(`bot:${made.token}`)}`, "Git-Protocol": "version=2" } }))).status;
+    expect(await refs("git-upload-pack")).toBe(200);
+    expect(await refs("git-receive-pack")).toBe(403);
+    expect((await api.delete(path(project, made.id))).status).toBe(204);
+    expect(await refs("git-upload-pack")).toBe(401);
   });
 });
