@@ -9,7 +9,7 @@ import { router } from "../kernel/router";
 import { personalAccessToken, PersonalAccessTokenEntity, personalAccessTokenWithToken, PersonalAccessTokenWithToken } from "../entities/personal_access_tokens";
 import { ListTokens } from "./params";
 import * as q from "./queries";
-import { createToken, mayRevoke, tokenErrors } from "./services";
+import { createToken, mayRevoke, rotateToken, tokenErrors } from "./services";
 
 const idOf = (raw: string) => pathRowId(raw);
 
@@ -99,6 +99,24 @@ personalAccessTokensRoutes.delete("/personal_access_tokens/:id", async (c) => {
   if (!mayRevoke(actor, token)) throw badRequest();
   await q.revokeToken(c.var.db(), token.id);
   return c.body(null, 204);
+});
+
+const RotateToken = z.object({ expires_at: p.date().optional() });
+
+/**
+ * POST /personal_access_tokens/:id/rotate (lib/api/personal_access_tokens.rb, GitLab 16.0; 15.4 has
+ * no rotation): 200 with the new token, the old one revoked. Only administrators learn that a token
+ * does not exist; a token the caller may not manage is 401. A revoked token is `400 Bad request - token already revoked`.
+ */
+personalAccessTokensRoutes.post("/personal_access_tokens/:id/rotate", { params: RotateToken, response: PersonalAccessTokenWithToken, status: 200 }, async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, RotateToken);
+  const id = idOf(c.req.param("id"));
+  const token = id === null ? null : await q.findToken(c.var.db(), id);
+  if (!token || !mayRevoke(actor, token)) throw actor.isAdmin ? notFound() : unauthorized();
+  if (token.revoked) throw badRequest("token already revoked");
+  const rotated = await rotateToken(c.var.db(), token, params.expires_at ?? null);
+  return present(c, { ...rotated.token, token: rotated.value }, personalAccessTokenWithToken);
 });
 
 const CreateToken = z.object({

@@ -1,7 +1,7 @@
 import type { PersonalAccessToken } from "../../db/schema";
 import { generateToken, sha256Hex } from "../kernel/auth";
 import type { Actor } from "../kernel/env";
-import type { Executor } from "../kernel/db";
+import type { Database, Executor } from "../kernel/db";
 import * as q from "./queries";
 
 /** `PersonalAccessTokenPolicy` `revoke_token`: an administrator, or the owner of a token that is not an impersonation token. */
@@ -25,4 +25,28 @@ export async function createToken(
   const value = generateToken();
   const token = await q.insertToken(db, { userId, name: params.name, tokenDigest: await sha256Hex(value), scopes: params.scopes, expiresAt: params.expiresAt });
   return { token, value };
+}
+
+/** `Date.today + 1.week`: a rotated token's expiry when none is given (PersonalAccessTokens::RotateService). */
+export const weekFromToday = () => new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * PersonalAccessTokens::RotateService (GitLab 16.0): the token is revoked and a new one with its name
+ * and scopes is made for its user, in one transaction; the new value is returned once.
+ */
+export async function rotateToken(
+  db: Database,
+  token: PersonalAccessToken,
+  expiresAt: string | null,
+  /** More writes of the same rotation (a bot's membership expiry), inside its transaction. */
+  also?: (tx: Executor, created: PersonalAccessToken) => Promise<void>,
+): Promise<{ token: PersonalAccessToken; value: string }> {
+  const value = generateToken();
+  const tokenDigest = await sha256Hex(value);
+  return db.transaction(async (tx) => {
+    await q.revokeToken(tx, token.id);
+    const created = await q.insertToken(tx, { userId: token.userId, name: token.name, tokenDigest, scopes: token.scopes, expiresAt: expiresAt ?? weekFromToday() });
+    if (also) await also(tx, created);
+    return { token: created, value };
+  });
 }
