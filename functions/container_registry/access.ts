@@ -5,13 +5,18 @@ import { allowed, type ProjectWithAccess } from "../kernel/abilities";
 import { sha256Hex } from "../kernel/auth";
 import type { Actor, Ctx } from "../kernel/env";
 import { projectWithAccess } from "../kernel/lookup";
+import type { DeployToken } from "../../db/schema";
+import { deployTokenAllows, findDeployToken, isActive } from "../shared/deploy_tokens";
 import { actorFromBasic, GitHttpError } from "../shared/git_http/access";
 import { findRunningJobWithUser } from "../shared/git_http/queries";
 import type { RegistryAccess } from "./jwt";
 import * as q from "./queries";
 
-/** The authenticated caller of `/jwt/auth`; `jobProjectId` when a CI job token authenticated. */
-export type RegistryActor = { actor: Actor; jobProjectId: number | null };
+/**
+ * The authenticated caller of `/jwt/auth`: a user (`jobProjectId` when a CI job token authenticated),
+ * or a deploy token, which is no user and acts only through its own scopes on the projects it reaches.
+ */
+export type RegistryActor = { actor: Actor; jobProjectId: number | null; deployToken?: undefined } | { actor: null; jobProjectId: null; deployToken: DeployToken };
 
 /** ContainerRegistry::Path's name: lowercase components separated by `/`, `.`, `_`, `__` or dashes inside. */
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
@@ -23,8 +28,8 @@ export function validImageName(name: string): boolean {
 /**
  * The caller from the Basic header; null without one; "denied" for credentials that do not
  * authenticate (unknown, expired or revoked token, a job that no longer runs, a blocked user).
- * Deploy tokens (branch `release-tokens`) plug in here: a login naming a deploy token
- * (`gitlab+deploy-token-<id>`) is checked against it, with its `read_registry`/`write_registry` scopes.
+ * A deploy token's username as the login and the token as the password (Gitlab::Auth#deploy_token_check)
+ * authenticate as that token, before personal access tokens are tried.
  */
 export async function registryActor(c: Ctx): Promise<RegistryActor | null | "denied"> {
   const match = /^Basic\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
@@ -43,6 +48,8 @@ export async function registryActor(c: Ctx): Promise<RegistryActor | null | "den
     if (!job?.user || job.user.state !== "active") return "denied";
     return { actor: { user: job.user, isAdmin: job.user.admin, scopes: ["api"], tokenId: 0, sudoFrom: null }, jobProjectId: job.projectId };
   }
+  const deployToken = password ? await findDeployToken(c.var.db(), password) : null;
+  if (deployToken && deployToken.username === login) return isActive(deployToken) ? { actor: null, jobProjectId: null, deployToken } : "denied";
   try {
     const actor = await actorFromBasic(c);
     return actor ? { actor, jobProjectId: null } : "denied";
@@ -80,6 +87,7 @@ const ABILITY = { pull: "read_container_image", push: "create_container_image", 
  * project (build_can_push?), and pulls wherever its user may.
  */
 export function grantedActions(who: RegistryActor | null, project: ProjectWithAccess, requested: string[]): string[] {
+  if (who?.deployToken) return deployTokenActions(who.deployToken, project, requested);
   const actor = who?.actor ?? null;
   const out: string[] = [];
   for (const raw of requested) {
@@ -92,13 +100,26 @@ export function grantedActions(who: RegistryActor | null, project: ProjectWithAc
   return out;
 }
 
+/**
+ * deploy_token_can_pull? / deploy_token_can_push?: pull with `read_registry`, push with
+ * `write_registry`, on the projects the token reaches with their registry enabled; never delete.
+ */
+function deployTokenActions(token: DeployToken, project: ProjectWithAccess, requested: string[]): string[] {
+  if (!project.containerRegistryEnabled) return [];
+  const target = { id: project.id, traversalIds: project.namespace.traversalIds };
+  const out: string[] = [];
+  if (requested.includes("pull") && deployTokenAllows(token, target, "read_registry")) out.push("pull");
+  if (requested.includes("push") && deployTokenAllows(token, target, "write_registry")) out.push("push");
+  return out;
+}
+
 /** `scope` values (`repository:<path>:<actions>`, several per parameter when space-separated) granted to the caller. */
 export async function grantScopes(c: Ctx, who: RegistryActor | null, scopes: string[]): Promise<RegistryAccess[]> {
   const access: RegistryAccess[] = [];
   for (const scope of scopes.flatMap((s) => s.split(" ")).filter(Boolean)) {
     const match = /^([a-z0-9]+)(?:\([a-z0-9]+\))?:(.+):([^:]*)$/.exec(scope);
     if (!match || match[1] !== "repository" || !validImageName(match[2])) continue;
-    const found = await imageProject(c, match[2], who?.actor.user.id ?? null);
+    const found = await imageProject(c, match[2], who?.actor?.user.id ?? null);
     if (!found) continue;
     const actions = grantedActions(who, found.project, match[3].split(","));
     if (actions.length) access.push({ type: "repository", name: match[2], actions });

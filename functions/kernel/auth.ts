@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { ciBuilds, personalAccessTokens, users, type User } from "../../db/schema";
+import { ciBuilds, deployTokens, personalAccessTokens, users, type DeployToken, type User } from "../../db/schema";
 import { preparedQuery, withDb } from "./db";
 import type { Actor, AppEnv, Ctx } from "./env";
 import { loadUserByIdOrUsername } from "./lookup";
@@ -26,13 +26,20 @@ export function generateToken(prefix = "glpat-"): string {
 /**
  * Routes whose clients send HTTP Basic (GitLab's `basic_auth_personal_access_token` route setting):
  * twine and pip, and Terraform's `http` backend (lib/api/terraform/state.rb), send `<any user>:<personal
- * access token>`, or `gitlab-ci-token:<job token>` (taken by `jobTokenCredential`). Deploy tokens (`deploy_token_allowed`) plug in here too:
- * a Basic login that names a deploy token goes to its finder before the personal token lookup.
+ * access token>`, or `gitlab-ci-token:<job token>` (taken by `jobTokenCredential`), or a deploy
+ * token's `<username>:<token>` on `DEPLOY_TOKEN_ROUTES`.
  */
 const BASIC_AUTH_ROUTES = /^\/api\/v4\/((projects|groups)\/[^/]+\/(-\/)?packages\/pypi(\/|$)|projects\/[^/]+\/terraform\/state\/)/;
 
-/** The password of a Basic header on the routes above (not a job token's). */
-function basicPassword(c: Ctx): string | null {
+/**
+ * Routes that take a deploy token (GitLab's `deploy_token_allowed` route setting) with its
+ * `read_package_registry`/`write_package_registry` scopes: the project PyPI registry. Elsewhere a
+ * deploy token is an unknown credential (401); the container registry and git over HTTP read it themselves.
+ */
+const DEPLOY_TOKEN_ROUTES = /^\/api\/v4\/projects\/[^/]+\/packages\/pypi(\/|$)/;
+
+/** The login and password of a Basic header on the routes above (not a job token's). */
+function basicCredentials(c: Ctx): { login: string; password: string } | null {
   if (!BASIC_AUTH_ROUTES.test(new URL(c.req.url).pathname)) return null;
   const basic = /^Basic\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
   if (!basic) return null;
@@ -43,8 +50,8 @@ function basicPassword(c: Ctx): string | null {
     return null;
   }
   const colon = decoded.indexOf(":");
-  if (colon < 0 || decoded.slice(0, colon) === "gitlab-ci-token") return null;
-  return decoded.slice(colon + 1) || null;
+  if (colon < 0 || decoded.slice(0, colon) === "gitlab-ci-token" || colon === decoded.length - 1) return null;
+  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 /** The credential of the request, from the forms of docs/compat.md, "Authentication and permissions", A1. */
@@ -54,7 +61,7 @@ function credential(c: Ctx): string | null {
   const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
   if (bearer) return bearer[1].trim();
   const query = new URL(c.req.url).searchParams.get("private_token");
-  return query ? query.trim() : basicPassword(c);
+  return query ? query.trim() : (basicCredentials(c)?.password ?? null);
 }
 
 function sudoIdentifier(c: Ctx): string | null {
@@ -71,6 +78,20 @@ const tokenWithUser = preparedQuery((db) =>
     .where(eq(personalAccessTokens.tokenDigest, sql.placeholder("digest")))
     .limit(1),
 );
+
+/**
+ * The deploy token of a Basic login on `DEPLOY_TOKEN_ROUTES` (Gitlab::Auth#deploy_token_check: the
+ * login must be the token's username), "denied" when it is revoked or expired, null for no deploy token.
+ */
+async function basicDeployToken(c: Ctx, credential: string, digest: string): Promise<DeployToken | "denied" | null> {
+  const credentials = DEPLOY_TOKEN_ROUTES.test(new URL(c.req.url).pathname) ? basicCredentials(c) : null;
+
+  // The token must be the Basic password itself, not a PRIVATE-TOKEN or Bearer beside it.
+  if (!credentials || credentials.password !== credential) return null;
+  const [token] = await c.var.db().select().from(deployTokens).where(eq(deployTokens.tokenDigest, digest)).limit(1);
+  if (!token || token.username !== credentials.login) return null;
+  return token.revoked || (token.expiresAt && token.expiresAt <= new Date()) ? "denied" : token;
+}
 
 /**
  * Routes that take a CI job token as credential (GitLab's `job_token_allowed` route setting): the
@@ -139,6 +160,13 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const digest = await sha256Hex(token);
   const rows = await tokenWithUser(c.var.db(), { digest });
   const found = rows[0];
+  // Only when no personal access token matched: their requests pay no statement for it.
+  const deployToken = !found && !sudo ? await basicDeployToken(c, token, digest) : null;
+  if (deployToken === "denied") throw unauthorized();
+  if (deployToken) {
+    c.set("deployToken", deployToken);
+    return next();
+  }
   if (!found && jobRoute && !sudo) {
     // npm sends the job token as its Bearer `_authToken`.
     const actor = await jobActor(c, token);

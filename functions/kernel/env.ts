@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Database } from "./db_types";
-import type { User } from "../../db/schema";
+import type { DeployToken, User } from "../../db/schema";
 
 /**
  * A message of the webhooks queue (`WEBHOOKS_QUEUE`), produced by `hookEvent` and consumed by
@@ -92,6 +92,12 @@ export type Actor = {
 export type Variables = {
   db: () => Database;
   actor: Actor | null;
+  /**
+   * The deploy token that authenticated the request, on the routes that accept one (kernel/auth.ts
+   * `DEPLOY_TOKEN_ROUTES`); `actor` is then null: a deploy token is no user, and each route that
+   * takes one checks its project and scopes itself.
+   */
+  deployToken?: DeployToken;
   requestId: string;
   queryCount: number;
   /** Statements and transactions run again after a deadlock or serialization failure (kernel/db.ts). */

@@ -380,7 +380,8 @@ export async function findPypiFile(db: Executor, owner: PypiOwner, sha256: strin
 export async function addPypiFile(
   db: Executor,
   projectId: number,
-  creatorId: number,
+  /** Null for a deploy token, which is no user (GitLab keeps no creator then either). */
+  creatorId: number | null,
   v: { name: string; version: string; requiredPython: string; pipelineId: number | null },
   file: StoredFile,
 ): Promise<"created" | "taken" | "race"> {

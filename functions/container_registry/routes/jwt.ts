@@ -37,5 +37,5 @@ jwtRoutes.get("/jwt/auth", { params: JwtAuth, summary: "Container registry token
   const who = await registryActor(c);
   if (who === "denied") throw new ApiError(401, registryErrors("UNAUTHORIZED", undefined, ACCESS_DENIED), { "WWW-Authenticate": 'Basic realm="GitLab"' });
   const access = await grantScopes(c, who, scopes(c));
-  return c.json(registryToken(await signToken(c.var.db(), who?.actor.user.username ?? "", access)));
+  return c.json(registryToken(await signToken(c.var.db(), who?.deployToken?.username ?? who?.actor?.user.username ?? "", access)));
 });

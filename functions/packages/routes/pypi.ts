@@ -5,6 +5,7 @@ import type { Ctx } from "../../kernel/env";
 import { apiError, badRequest, forbidden, notFound, tooLarge, unauthorizedBasic } from "../../kernel/errors";
 import { loadGroup, loadProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
+import { deployTokenAllows, deployTokenReaches, type DeployTokenScope } from "../../shared/deploy_tokens";
 import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { pypiSimpleIndex, pypiSimplePackage } from "../../entities/packages_pypi";
@@ -14,11 +15,13 @@ import { MAX_FILE_BYTES, storeFile } from "../services";
 /**
  * The PyPI registry (lib/api/pypi_packages.rb): `twine upload` POSTs one file at a time, pip reads the
  * PEP 503 simple API and downloads. Credentials are HTTP Basic with a personal access token as the
- * password (any user name) or `gitlab-ci-token:<job token>` (kernel/auth.ts `BASIC_AUTH_ROUTES`).
+ * password (any user name), `gitlab-ci-token:<job token>` (kernel/auth.ts `BASIC_AUTH_ROUTES`), or on
+ * a project's registry a deploy token as `<its username>:<token>`.
  * Not built: the PEP 691 JSON variant (GitLab 16.x), `POST …/authorize` (a Workhorse step), and
  * forwarding unknown names to pypi.org.
  */
-export const pypiPackagesRoutes = router();
+// `anonymousWrites`: a deploy token is no user, so the upload asks for a user or a deploy token itself.
+export const pypiPackagesRoutes = router({ anonymousWrites: true });
 
 /** Gitlab::Regex.pypi_package_name_regex (PEP 508 names). */
 const NAME = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/i;
@@ -32,10 +35,16 @@ const normalize = (name: string) => name.toLowerCase().replace(/[-_.]+/g, "-");
 /**
  * `project!` of the PyPI API (BasicAuthHelpers#authorized_user_project): a missing project is 404; one
  * the caller cannot use is 401 for anonymous callers (so that pip sends its credentials), else 404.
+ * A deploy token sees only the projects it reaches (its own, or its group's).
  */
 async function pypiProject(c: Ctx): Promise<ProjectWithAccess> {
   const project = await loadProject(c, c.req.param("id") ?? "");
   if (!project) throw notFound("Project");
+  const deployToken = c.var.deployToken;
+  if (deployToken) {
+    if (!deployTokenReaches(deployToken, { id: project.id, traversalIds: project.namespace.traversalIds })) throw notFound("Project");
+    return project;
+  }
   if (!allowed(c.var.actor, "read_project", project)) {
     if (!c.var.actor) throw unauthorizedBasic();
     throw notFound("Project");
@@ -43,8 +52,18 @@ async function pypiProject(c: Ctx): Promise<ProjectWithAccess> {
   return project;
 }
 
+/** A deploy token's package ability on a project `pypiProject` let it see: the scope decides (403 without it). */
+function deployTokenMay(c: Ctx, project: ProjectWithAccess, scope: DeployTokenScope): boolean | null {
+  const token = c.var.deployToken;
+  if (!token) return null;
+  // An archived project takes no new packages (create_package is blocked when archived) from anyone.
+  if ((scope === "write_package_registry" && project.archived) || !deployTokenAllows(token, { id: project.id, traversalIds: project.namespace.traversalIds }, scope)) throw forbidden();
+  return true;
+}
+
 /** `authorize_read_package!`: 401 for anonymous callers (Basic challenge), 403 otherwise. */
 function authorizeRead(c: Ctx, project: ProjectWithAccess): void {
+  if (deployTokenMay(c, project, "read_package_registry")) return;
   if (allowed(c.var.actor, "read_package", project)) return;
   if (!c.var.actor) throw unauthorizedBasic();
   throw forbidden();
@@ -150,10 +169,10 @@ const Upload = z.object({
  * match them is refused (400) before anything is kept.
  */
 pypiPackagesRoutes.post("/projects/:id/packages/pypi", { params: Upload }, async (c) => {
-  const actor = requireUser(c);
+  const actor = c.var.deployToken ? null : requireUser(c);
   const params = await readParams(c, Upload);
   const project = await pypiProject(c);
-  if (!allowed(actor, "create_package", project)) throw forbidden();
+  if (!(deployTokenMay(c, project, "write_package_registry") ?? allowed(actor, "create_package", project))) throw forbidden();
   if (!NAME.test(params.name)) throw apiError("Validation failed: Name is invalid", 400);
   if (!VERSION.test(params.version)) throw apiError("Validation failed: Version is invalid", 400);
   const requiredPython = params.requires_python ?? "";
@@ -169,7 +188,7 @@ pypiPackagesRoutes.post("/projects/:id/packages/pypi", { params: Upload }, async
     throw badRequest(`${params.sha256_digest && params.sha256_digest.toLowerCase() !== stored.fileSha256 ? "sha256_digest" : "md5_digest"} does not match the file`);
   }
   const outcome = await q
-    .addPypiFile(c.var.db(), project.id, actor.user.id, { name: params.name, version: params.version, requiredPython, pipelineId: actor.job?.pipelineId ?? null }, stored)
+    .addPypiFile(c.var.db(), project.id, actor?.user.id ?? null, { name: params.name, version: params.version, requiredPython, pipelineId: actor?.job?.pipelineId ?? null }, stored)
     .catch(async (error) => {
       await c.env.BLOBS.delete(stored.fileStore);
       throw error;

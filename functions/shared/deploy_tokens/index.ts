@@ -42,7 +42,14 @@ export async function authenticateDeployToken(
 ): Promise<DeployTokenCheck> {
   const token = await findDeployToken(db, credentials.token);
   if (!token || !isActive(token) || (credentials.username !== undefined && credentials.username !== token.username)) return { kind: "unknown" };
-  const reaches = token.projectId === project.id || (token.groupId !== null && project.traversalIds.includes(token.groupId));
-  return reaches && token.scopes.includes(scope) ? { kind: "ok", token } : { kind: "forbidden", token };
+  return deployTokenAllows(token, project, scope) ? { kind: "ok", token } : { kind: "forbidden", token };
 }
+
+/** DeployToken#has_access_to? (its project, or a project below its group) and the scope. */
+export function deployTokenReaches(token: DeployToken, project: { id: number; traversalIds: number[] }): boolean {
+  return token.projectId === project.id || (token.groupId !== null && project.traversalIds.includes(token.groupId));
+}
+
+export const deployTokenAllows = (token: DeployToken, project: { id: number; traversalIds: number[] }, scope: DeployTokenScope) =>
+  deployTokenReaches(token, project) && token.scopes.includes(scope);
 
