@@ -14,8 +14,12 @@ describe("unknown routes (docs/compat.md, 'Error bodies')", () => {
     }
   });
 
-  it("answers 404 outside /api/v4 too", async () => {
-    expect(await statusAndBody(await request("GET", `${BASE}/nothing`, null))).toEqual([404, { error: "404 Not Found" }]);
+  it("answers 404 outside /api/v4 too: GitLab's JSON under /api, the web front's HTML page elsewhere", async () => {
+    expect(await statusAndBody(await request("GET", `${BASE}/api/nothing`, null))).toEqual([404, { error: "404 Not Found" }]);
+    const page = await request("GET", `${BASE}/nothing`, null);
+    expect(page.status).toBe(404);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await page.text()).toMatch(/<title>[^<]*Not Found/i);
   });
 });
 
