@@ -62,7 +62,7 @@ function withResponseSchema(doc) {
 }
 
 /** The routes that declare a response schema: it only grows as the entities are given schemas. */
-const ROUTES_WITH_RESPONSE_SCHEMA = 607;
+const ROUTES_WITH_RESPONSE_SCHEMA = 616;
 
 test("routes declare their response schemas", () => {
   const described = withResponseSchema(document);
