@@ -87,6 +87,18 @@ describe("npm run backup and npm run restore", () => {
     });
     assert.equal(packageFile.status, 201);
 
+    // The requests above queued background work (the webhooks queue) whose consumer records its own
+    // counters when it runs (functions/queue.ts, `queue_metrics`); the comparison below is exact, so the
+    // backup waits until they have settled: seen twice alike, after some work was processed (at most ~20 s).
+    let settled = "";
+    for (let i = 0; i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const stats = await api("GET", "/sidekiq/job_stats");
+      const now = JSON.stringify(stats.body);
+      if (now === settled && stats.body.jobs.processed > 0) break;
+      settled = now;
+    }
+
     const archive = path.join(await tmp("edgeforge-archive-"), "instance.zip");
     const backup = await run(process.execPath, [path.join(root, "scripts/backup.mjs"), archive], { cwd: root, env: { ...process.env, DATA_DIR: source, DATABASE_URL: "" } });
     assert.match(backup.stdout, /\[backup\] table issues: 1 rows/);
