@@ -3,6 +3,7 @@
 // closing line `N passed, N failed, N skipped` over both (docs/testing.md, "How `npm test` runs").
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -11,6 +12,29 @@ const tmp = path.join(root, "test/.tmp");
 rmSync(tmp, { recursive: true, force: true });
 mkdirSync(tmp, { recursive: true });
 const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+
+/** Whether something accepts a TCP connection at host:port within `ms`. */
+function answers(host, port, ms) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(ms, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+// The end-to-end servers take a fresh database each on the same Postgres server the vitest suite
+// uses (test/e2e/server.mjs), three times faster than each starting embedded PGlite; the tests of
+// `npm start`'s own embedded database still take PGlite. TEST_DATABASE_URL=pglite keeps PGlite everywhere.
+const explicitDatabase = process.env.TEST_DATABASE_URL;
+if (explicitDatabase !== "pglite" && !env.E2E_FRESH_POSTGRES) {
+  if (explicitDatabase) env.E2E_FRESH_POSTGRES = explicitDatabase;
+  else if (await answers("127.0.0.1", 5432, 1000)) env.E2E_FRESH_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
+}
 
 function run(command, args) {
   return new Promise((resolve) => {
@@ -38,7 +62,7 @@ try {
 
 const nodeReport = path.join(tmp, "node.tap");
 const nodeCode = await run(process.execPath, [
-  "--test", "--test-concurrency=1",
+  "--test", "--test-concurrency=2",
   "--test-reporter=spec", "--test-reporter-destination=stdout",
   "--test-reporter=tap", `--test-reporter-destination=${nodeReport}`,
   "test/node/", "test/e2e/",

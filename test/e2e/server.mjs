@@ -2,7 +2,9 @@
 // loopback port, waits for its `API:` line, and stops it with SIGINT. Used by the end-to-end test and
 // by `npm run bench`. Not a test file itself (node --test only picks up `*.test.mjs` here).
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { freePort } from "../../scripts/worker-host.mjs";
 
 export { freePort };
@@ -11,11 +13,58 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const startScript = fileURLToPath(new URL("../../scripts/start.mjs", import.meta.url));
 
 /**
- * @param {{ dataDir: string, rootToken: string, databaseUrl?: string, port?: number,
+ * @param {{ dataDir: string, rootToken: string, databaseUrl?: string, embedded?: boolean, port?: number,
  *           timeoutMs?: number, verbose?: boolean, env?: Record<string, string> }} options
- *   databaseUrl unset → embedded PGlite under dataDir, as `npm start` without DATABASE_URL.
+ *   databaseUrl unset → a fresh database of its own on the Postgres server named by
+ *   E2E_FRESH_POSTGRES when `npm test` set it (dropped when the server stops), otherwise embedded
+ *   PGlite under dataDir, as `npm start` without DATABASE_URL. `embedded: true` always takes PGlite
+ *   (the tests of `npm start`'s own database).
  */
 export async function startServer(options) {
+  const admin = !options.databaseUrl && !options.embedded ? process.env.E2E_FRESH_POSTGRES : undefined;
+  if (!admin) return startServerOnPort(options);
+  const { name, url } = await createDatabase(admin);
+  try {
+    const server = await startServerOnPort({ ...options, databaseUrl: url });
+    const stop = server.stop;
+    server.stop = async (...args) => {
+      const result = await stop(...args);
+      await dropDatabase(admin, name);
+      return result;
+    };
+    return server;
+  } catch (error) {
+    await dropDatabase(admin, name);
+    throw error;
+  }
+}
+
+/** A new empty database on the server at `adminUrl`; `npm start` migrates it and makes the root token. */
+async function createDatabase(adminUrl) {
+  const name = `edgeforge_e2e_${process.pid}_${randomBytes(3).toString("hex")}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
+async function dropDatabase(adminUrl, name) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function startServerOnPort(options) {
   // A port that was free when chosen can be taken before the server listens on it (by another test's server
   // or by an outgoing connection's ephemeral port): when the test did not choose the port, start again on
   // another one.

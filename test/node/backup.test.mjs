@@ -69,7 +69,7 @@ describe("npm run backup and npm run restore", () => {
 
   it("round-trips every table and every object of a running instance", async () => {
     const source = await tmp("edgeforge-backup-source-");
-    server = await startServer({ dataDir: source, rootToken });
+    server = await startServer({ dataDir: source, rootToken, embedded: true });
     const api = (method, route, body) => apiCall(server.host, rootToken, method, route, body);
     const project = await api("POST", "/projects", { name: "Kept", initialize_with_readme: true });
     assert.equal(project.status, 201);
@@ -121,7 +121,7 @@ describe("npm run backup and npm run restore", () => {
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already holds/);
 
-    server = await startServer({ dataDir: target, rootToken });
+    server = await startServer({ dataDir: target, rootToken, embedded: true });
     const read = await apiCall(server.host, rootToken, "GET", `/projects/${project.body.id}/issues/${issue.body.iid}`);
     assert.equal(read.status, 200);
     assert.deepEqual(read.body.labels.sort(), ["backup", "bug"]);

@@ -47,7 +47,7 @@ describe("npm start, as a newcomer runs it", () => {
    * run against it, and the stop, whatever `fn` did.
    */
   async function withServer(env, fn) {
-    const server = await startServer({ dataDir, rootToken: "", timeoutMs: 240_000, env: { INITIAL_ROOT_TOKEN: "", ACCESS_LOG: "1", ...env } });
+    const server = await startServer({ dataDir, rootToken: "", embedded: true, timeoutMs: 240_000, env: { INITIAL_ROOT_TOKEN: "", ACCESS_LOG: "1", ...env } });
     try {
       await fn(server);
     } finally {
