@@ -227,7 +227,7 @@ export async function catalogNames(db: Executor, n: number, last: string | null)
     .from(containerRepositories)
     .innerJoin(projects, eq(projects.id, containerRepositories.projectId))
     .where(last === null ? undefined : sql`${path} COLLATE "C" > ${last}::text COLLATE "C"`)
-    .orderBy(sql`1 COLLATE "C"`)
+    .orderBy(sql`${path} COLLATE "C"`)
     .limit(n + 1);
   return rows.map((r) => r.path);
 }
