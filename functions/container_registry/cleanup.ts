@@ -106,7 +106,9 @@ export async function checkExpirationPolicy(db: Executor, projectId: number, att
   if (!(CADENCES as readonly string[]).includes(next.cadence)) errors[key("cadence")] = ["is not included in the list"];
   if (next.olderThan !== null && !(OLDER_THAN as readonly string[]).includes(next.olderThan)) errors[key("older_than")] = ["is not included in the list"];
   if (next.keepN !== null && !(KEEP_N as readonly number[]).includes(next.keepN)) errors[key("keep_n")] = ["is not included in the list"];
-  if (next.enabled) {
+  // The column is varchar(255), as GitLab's.
+  if (next.nameRegex !== null && next.nameRegex.length > 255) errors[key("name_regex")] = ["is too long (maximum is 255 characters)"];
+  if (next.enabled && !errors[key("name_regex")]) {
     for (const [name, pattern] of [["name_regex", next.nameRegex], ["name_regex_keep", next.nameRegexKeep]] as const) {
       const error = pattern ? regexError(pattern) : null;
       if (error) errors[key(name)] = [error];

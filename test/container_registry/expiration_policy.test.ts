@@ -59,6 +59,7 @@ describe("PUT /projects/:id (container_expiration_policy_attributes)", () => {
       400,
       { message: { "container_expiration_policy.older_than": ["is not included in the list"], "container_expiration_policy.keep_n": ["is not included in the list"] } },
     ]);
+    expect(await statusAndBody(await put({ name_regex: "a".repeat(256) }))).toEqual([400, { message: { "container_expiration_policy.name_regex": ["is too long (maximum is 255 characters)"] } }]);
     expect(await statusAndBody(await put({ keep_n: "many" }))).toEqual([400, { error: "container_expiration_policy_attributes[keep_n] is invalid" }]);
     const [status, body] = await statusAndBody(await put({ enabled: true, name_regex: "(v+)+x" }));
     expect(status).toBe(400);
