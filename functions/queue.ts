@@ -4,6 +4,7 @@ import { consumeDeadExports, consumeExports, type ExportMessage } from "./projec
 import { consumeDeadImports, consumeImports, type ImportMessage } from "./project_import/consumer";
 import { consumeDeadGroupJobs, consumeGroupExports, consumeGroupJobs, type GroupTransferMessage } from "./group_export/consumer";
 import { runGroupImport } from "./group_import/services";
+import { consumeRegistry, type RegistryMessage } from "./container_registry/consumer";
 import type { Bindings } from "./kernel/env";
 import { useBlobBucket } from "./shared/git";
 import { measured } from "./shared/queue_metrics";
@@ -27,6 +28,8 @@ async function dispatch(batch: MessageBatch, env: Bindings, ctx: ExecutionContex
       return consumeAlerts(batch as MessageBatch<{ receiptId: number }>, env, ctx);
     case "edgeforge-alerts-dlq":
       return consumeDeadAlerts(batch as MessageBatch<{ receiptId: number }>, env);
+    case "edgeforge-registry":
+      return consumeRegistry(batch as MessageBatch<RegistryMessage>, env);
     case "edgeforge-exports": {
       // One queue for exports and imports (docs/architecture.md, "Queues, crons and Durable Objects"), told apart by `kind`.
       const { imports, exports, groupExports, groupImports } = byKind(batch as MessageBatch<ExportMessage>);

@@ -1,4 +1,5 @@
 import { refreshBillableMembers } from "./billable_members/services";
+import { scheduleCleanupPolicies, sweepAbandonedUploads } from "./container_registry/consumer";
 import { runDueSchedules } from "./pipeline_schedules/services";
 import { sweepStep } from "./shared/ci/create";
 import { pipelineStub } from "./shared/ci/coordinator";
@@ -8,7 +9,7 @@ import { useBlobBucket } from "./shared/git";
 
 /**
  * Cron dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): `0 12 * * *` refreshes the billable-member snapshots and the
- * license's seat figures; `*\/5 * * * *` runs the CI sweep. Each task is idempotent and bounded.
+ * license's seat figures and sweeps the registry's abandoned uploads; `*\/5 * * * *` runs the CI sweep, pipeline schedules and container cleanup policies. Each task is idempotent and bounded.
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
   // Scheduled pipelines read `.gitlab-ci.yml` from the git store (large blobs in R2).
@@ -18,7 +19,11 @@ export async function scheduled(controller: ScheduledController, env: Bindings, 
     ctx.waitUntil(ciSweep(env));
     // Pipeline schedules whose next run has passed (Ci::PipelineScheduleWorker).
     ctx.waitUntil(runDueSchedules(env));
+    // Container cleanup policies that are due (ContainerExpirationPolicyWorker), run through the registry queue.
+    ctx.waitUntil(scheduleCleanupPolicies(env, new Date(controller.scheduledTime)));
   }
+  // Upload sessions of the registry left unfinished for a week (the distribution registry's upload purging).
+  if (controller.cron === "0 12 * * *") ctx.waitUntil(sweepAbandonedUploads(env, new Date(controller.scheduledTime)));
 }
 
 /** The stuck-job sweep (docs/ci.md, "The pipeline coordinator"): failures and re-processing go through each pipeline's object. */

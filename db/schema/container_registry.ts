@@ -3,8 +3,9 @@
 // repository, manifests, tags and upload sessions. Bytes (layers, configs) are in R2 (`BLOBS`) under
 // `registry/blobs/sha256/<hex>`, one object per digest shared by every repository that links it;
 // manifests are small and stay in Postgres, byte for byte.
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { createdAt, id, updatedAt } from "./columns";
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, varchar } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { createdAt, id, timestamptz, updatedAt } from "./columns";
 import { projects } from "./projects";
 
 /** An image repository: `<project full path>` (name "") or `<project full path>/<name>`. */
@@ -91,6 +92,31 @@ export const containerUploads = pgTable(
   (t) => [index("index_container_uploads_on_created_at").on(t.createdAt)],
 );
 
+/**
+ * A project's cleanup policy for its images (GitLab's container_expiration_policies, one per project,
+ * made with the project by a trigger of migration 0051 and backfilled for the projects before it).
+ * `next_run_at` is when the cron next runs it: set from `cadence` whenever the policy is saved and when
+ * the cron claims it. Defaults are GitLab's column defaults.
+ */
+export const containerExpirationPolicies = pgTable(
+  "container_expiration_policies",
+  {
+    projectId: integer()
+      .primaryKey()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    nextRunAt: timestamptz(),
+    nameRegex: varchar({ length: 255 }).default(".*"),
+    cadence: varchar({ length: 12 }).notNull().default("1d"),
+    olderThan: varchar({ length: 12 }).default("90d"),
+    keepN: integer().default(10),
+    enabled: boolean().notNull().default(false),
+    nameRegexKeep: text(),
+  },
+  (t) => [index("index_container_expiration_policies_on_next_run_at_and_enabled").on(t.nextRunAt).where(sql`${t.enabled}`)],
+);
+
 /** The instance's key pair for registry tokens (ES256), made on first use. */
 export const containerRegistryKeys = pgTable("container_registry_keys", {
   id: integer().primaryKey(),
@@ -103,3 +129,4 @@ export type ContainerRepository = typeof containerRepositories.$inferSelect;
 export type ContainerManifest = typeof containerManifests.$inferSelect;
 export type ContainerTag = typeof containerTags.$inferSelect;
 export type ContainerUpload = typeof containerUploads.$inferSelect;
+export type ContainerExpirationPolicy = typeof containerExpirationPolicies.$inferSelect;

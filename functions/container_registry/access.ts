@@ -118,6 +118,11 @@ export async function grantScopes(c: Ctx, who: RegistryActor | null, scopes: str
   const access: RegistryAccess[] = [];
   for (const scope of scopes.flatMap((s) => s.split(" ")).filter(Boolean)) {
     const match = /^([a-z0-9]+)(?:\([a-z0-9]+\))?:(.+):([^:]*)$/.exec(scope);
+    if (match?.[1] === "registry") {
+      const granted = registryAccess(who, match[2], match[3].split(","));
+      if (granted) access.push(granted);
+      continue;
+    }
     if (!match || match[1] !== "repository" || !validImageName(match[2])) continue;
     const found = await imageProject(c, match[2], who?.actor?.user.id ?? null);
     if (!found) continue;
@@ -125,4 +130,13 @@ export async function grantScopes(c: Ctx, who: RegistryActor | null, scopes: str
     if (actions.length) access.push({ type: "repository", name: match[2], actions });
   }
   return access;
+}
+
+/**
+ * process_registry_access: `registry:catalog:*` (the `/v2/_catalog` listing) only for administrators,
+ * and only with exactly the `*` action; anything else of type `registry` is dropped.
+ */
+function registryAccess(who: RegistryActor | null, name: string, actions: string[]): RegistryAccess | null {
+  if (!who?.actor?.isAdmin || name !== "catalog" || actions.length !== 1 || actions[0] !== "*") return null;
+  return { type: "registry", name: "catalog", actions: ["*"] };
 }

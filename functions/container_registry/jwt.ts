@@ -5,7 +5,7 @@
 import type { Executor } from "../kernel/db";
 import * as q from "./queries";
 
-export type RegistryAccess = { type: "repository"; name: string; actions: string[] };
+export type RegistryAccess = { type: "repository" | "registry"; name: string; actions: string[] };
 export type RegistryClaims = { iss: string; aud: string; sub: string; iat: number; nbf: number; exp: number; jti: string; access: RegistryAccess[] };
 
 export const ISSUER = "gitlab-issuer";

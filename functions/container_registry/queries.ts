@@ -2,6 +2,7 @@
 // sessions (db/schema/container_registry.ts), and the instance's token key.
 import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import {
+  containerExpirationPolicies,
   containerManifests,
   containerRegistryKeys,
   containerRepositories,
@@ -13,6 +14,7 @@ import {
   type ContainerManifest,
   type ContainerRepository,
   type ContainerUpload,
+  type ContainerExpirationPolicy,
 } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import type { Page } from "../kernel/pagination";
@@ -21,7 +23,7 @@ import type { Actor } from "../kernel/env";
 import { authorizedProjectIds } from "../kernel/visibility";
 import type { RegistryRepositoryRow, RegistryTagRow } from "../entities/container_registry";
 
-export type { ContainerManifest, ContainerRepository, ContainerUpload };
+export type { ContainerExpirationPolicy, ContainerManifest, ContainerRepository, ContainerUpload };
 
 /** The project whose full path is the longest prefix of the image path `candidates` lists (lowercase), if any. */
 export async function projectIdForImage(db: Executor, candidates: string[]): Promise<{ id: number; fullPath: string } | null> {
@@ -123,6 +125,17 @@ export async function deleteUpload(db: Executor, uuid: string): Promise<void> {
   await db.delete(containerUploads).where(eq(containerUploads.uuid, uuid));
 }
 
+/**
+ * Takes up to `limit` sessions started before `cutoff` and deletes their rows in one statement (SKIP
+ * LOCKED: two crons never take the same one); the caller removes their parts. Returns what it took.
+ */
+export async function takeAbandonedUploads(db: Executor, cutoff: Date, limit: number): Promise<{ uuid: string; parts: number[] }[]> {
+  const result = await db.execute<{ uuid: string; parts: number[] }>(sql`DELETE FROM container_uploads WHERE uuid IN (
+      SELECT uuid FROM container_uploads WHERE created_at < ${cutoff.toISOString()}::timestamptz ORDER BY created_at LIMIT ${limit}::int FOR UPDATE SKIP LOCKED)
+    RETURNING uuid, parts`);
+  return result.rows.map((r) => ({ uuid: r.uuid, parts: typeof r.parts === "string" ? JSON.parse(r.parts) : r.parts }));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Manifests and tags
 
@@ -201,6 +214,22 @@ export async function deleteManifest(db: Executor, repositoryId: number, referen
     ? await db.delete(containerManifests).where(and(eq(containerManifests.repositoryId, repositoryId), eq(containerManifests.digest, reference))).returning({ id: containerManifests.id })
     : await db.delete(containerTags).where(and(eq(containerTags.repositoryId, repositoryId), eq(containerTags.name, reference))).returning({ id: containerTags.manifestId });
   return deleted.length > 0;
+}
+
+/**
+ * `/v2/_catalog`: every image path (`<project path>` or `<project path>/<name>`, lowercase) in byte
+ * order after `last`, at most `n` (and one more to tell whether a next page exists).
+ */
+export async function catalogNames(db: Executor, n: number, last: string | null): Promise<string[]> {
+  const path = sql<string>`lower(${projects.fullPath}) || CASE WHEN ${containerRepositories.name} = '' THEN '' ELSE '/' || ${containerRepositories.name} END`;
+  const rows = await db
+    .select({ path })
+    .from(containerRepositories)
+    .innerJoin(projects, eq(projects.id, containerRepositories.projectId))
+    .where(last === null ? undefined : sql`${path} COLLATE "C" > ${last}::text COLLATE "C"`)
+    .orderBy(sql`${path} COLLATE "C"`)
+    .limit(n + 1);
+  return rows.map((r) => r.path);
 }
 
 /** Tag names in lexical order after `last`, at most `n` (one more to tell whether a next page exists). */
@@ -287,4 +316,53 @@ export async function deleteTags(db: Executor, repositoryId: number, names: stri
   if (!names.length) return 0;
   const gone = await db.delete(containerTags).where(and(eq(containerTags.repositoryId, repositoryId), inArray(containerTags.name, names))).returning({ name: containerTags.name });
   return gone.length;
+}
+
+/** Every repository of the project with its tags (for a cleanup policy run). */
+export async function repositoriesWithTags(db: Executor, projectId: number): Promise<RegistryRepositoryRow[]> {
+  return (await repositoryRows(db, and(eq(containerRepositories.projectId, projectId)), null, true)).rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup policies (container_expiration_policies)
+
+export async function expirationPolicy(db: Executor, projectId: number): Promise<ContainerExpirationPolicy | null> {
+  const [row] = await db.select().from(containerExpirationPolicies).where(eq(containerExpirationPolicies.projectId, projectId));
+  return row ?? null;
+}
+
+export type PolicyValues = { cadence: string; enabled: boolean; keepN: number | null; olderThan: string | null; nameRegex: string | null; nameRegexKeep: string | null };
+
+/** Saves the policy; `next_run_at` moves to now + cadence on every save, as Schedulable's `before_save` does. */
+export async function saveExpirationPolicy(db: Executor, projectId: number, v: PolicyValues): Promise<void> {
+  const nextRunAt = sql`now() + container_expiration_cadence(${v.cadence}::text)`;
+  await db
+    .insert(containerExpirationPolicies)
+    .values({ projectId, ...v, nextRunAt })
+    .onConflictDoUpdate({ target: containerExpirationPolicies.projectId, set: { ...v, nextRunAt, updatedAt: sql`now()` } });
+}
+
+/** The policy to run now: enabled, on a project whose registry is on; else null. */
+export async function expirationPolicyToRun(db: Executor, projectId: number): Promise<ContainerExpirationPolicy | null> {
+  const rows = await db
+    .select({ policy: containerExpirationPolicies })
+    .from(containerExpirationPolicies)
+    .innerJoin(projects, eq(projects.id, containerExpirationPolicies.projectId))
+    .where(and(eq(containerExpirationPolicies.projectId, projectId), eq(containerExpirationPolicies.enabled, true), eq(projects.containerRegistryEnabled, true)));
+  return rows[0]?.policy ?? null;
+}
+
+/**
+ * Claims up to `limit` enabled policies due at `now` and moves their `next_run_at` one cadence on, in
+ * one statement (SKIP LOCKED): whichever process runs it owns those runs, so two crons never run a
+ * policy twice for one due time. Returns the projects claimed.
+ */
+export async function claimDuePolicies(db: Executor, now: Date, limit: number): Promise<number[]> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const result = await db.execute<{ project_id: number }>(sql`UPDATE container_expiration_policies p
+       SET next_run_at = ${at} + container_expiration_cadence(p.cadence)
+     WHERE p.project_id IN (SELECT project_id FROM container_expiration_policies
+        WHERE enabled AND next_run_at <= ${at} ORDER BY next_run_at LIMIT ${limit}::int FOR UPDATE SKIP LOCKED)
+    RETURNING p.project_id`);
+  return result.rows.map((r) => Number(r.project_id));
 }

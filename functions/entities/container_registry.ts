@@ -37,6 +37,11 @@ export function tagList(name: string, tags: string[]) {
   return { name, tags };
 }
 
+/** `GET /v2/_catalog` */
+export function catalog(repositories: string[]) {
+  return { repositories };
+}
+
 /** `GET /jwt/auth` (JwtController#auth): the signed token. */
 export function registryToken(token: string) {
   return { token };

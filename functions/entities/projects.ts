@@ -37,7 +37,43 @@ export type ProjectRow = ProjectModel & {
   forkedFrom?: ProjectRow | null;
   /** The instance's `default_branch_name` setting, read with the row (for empty repositories). */
   instanceDefaultBranch?: string | null;
+  /** The project's cleanup policy for container images (`container_expiration_policies`), read with the row. */
+  containerExpirationPolicy?: ContainerExpirationPolicyRow | null;
 };
+
+export type ContainerExpirationPolicyRow = {
+  cadence: string;
+  enabled: boolean;
+  keepN: number | null;
+  olderThan: string | null;
+  nameRegex: string | null;
+  nameRegexKeep: string | null;
+  nextRunAt: string | Date | null;
+};
+
+/** lib/api/entities/container_expiration_policy.rb (with `name_regex_keep`, which GitLab's project API shows too). */
+export const ContainerExpirationPolicy = z
+  .object({
+    cadence: z.string(),
+    enabled: z.boolean(),
+    keep_n: z.int().nullable(),
+    older_than: z.string().nullable(),
+    name_regex: z.string().nullable(),
+    name_regex_keep: z.string().nullable(),
+    next_run_at: z.string().nullable(),
+  })
+  .meta({ id: "ContainerExpirationPolicy" });
+export function containerExpirationPolicy(row: ContainerExpirationPolicyRow): z.output<typeof ContainerExpirationPolicy> {
+  return {
+    cadence: row.cadence,
+    enabled: row.enabled,
+    keep_n: row.keepN,
+    older_than: row.olderThan,
+    name_regex: row.nameRegex,
+    name_regex_keep: row.nameRegexKeep,
+    next_run_at: isoTime(row.nextRunAt),
+  };
+}
 
 /** For `ProjectWithAccess`: the caller's direct project membership and best group-hierarchy membership. */
 export type ProjectWithPermissionsRow = ProjectRow & {
@@ -239,6 +275,7 @@ export const Project = BasicProjectDetails.extend({
   archived: z.boolean(),
   visibility: z.enum(["private", "internal", "public"]),
   owner: UserBasic.optional(),
+  container_expiration_policy: ContainerExpirationPolicy.optional(),
   issues_enabled: z.boolean(),
   merge_requests_enabled: z.boolean(),
   wiki_enabled: z.boolean(),
@@ -274,6 +311,8 @@ export function project(row: ProjectRow, ctx: PresentContext): z.output<typeof P
     archived: row.archived,
     visibility: visibilityName(row.visibilityLevel),
     ...(row.namespace.type === "User" && row.owner ? { owner: projectOwner(row.owner, ctx) } : {}),
+    // `if: project.container_expiration_policy`: every project has one (a trigger makes it).
+    ...(row.containerExpirationPolicy ? { container_expiration_policy: containerExpirationPolicy(row.containerExpirationPolicy) } : {}),
     issues_enabled: row.issuesEnabled,
     merge_requests_enabled: row.mergeRequestsEnabled,
     wiki_enabled: row.wikiEnabled,

@@ -73,6 +73,8 @@ export type Bindings = {
   /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (docs/architecture.md, "Queues, crons and Durable Objects"). */
   ALERTS_QUEUE: Queue<{ receiptId: number }>;
   EXPORTS_QUEUE: Queue<{ kind: "export" | "import" | "group_export" | "group_import"; id: number }>;
+  /** `edgeforge-registry`: container cleanup policies to run (functions/container_registry/consumer.ts). */
+  REGISTRY_QUEUE: Queue<{ kind: "cleanup_policy"; projectId: number }>;
   /** Static assets (wrangler.toml `[assets]`, built by scripts/assets.mjs): the reference page's script, the file templates' catalogs. */
   ASSETS?: Fetcher;
 };

@@ -19,7 +19,7 @@ import {
   projectIsVisibleForShape,
   type ActorShape,
 } from "../kernel/visibility";
-import type { ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "../entities/projects";
+import type { ContainerExpirationPolicyRow, ProjectOwnerRow, ProjectWithPermissionsRow, SharedGroup } from "../entities/projects";
 import type { ListParams } from "./params";
 import { pathRowId } from "../kernel/params";
 
@@ -90,6 +90,9 @@ function selectRowsFor(db: Executor, userId: number | SQL | null, groupVisible: 
       forkedFromAccess: sql<number | null>`(CASE WHEN ${forkedFrom.id} IS NOT NULL THEN ${projectAccessLevel(userId, forkedFrom as unknown as typeof projects, forkedFromNamespace as unknown as typeof namespaces)} END)`,
       sharedGroups: sharedGroupsJson(groupVisible),
       instanceDefaultBranch: sql<string | null>`(SELECT ${applicationSettings.settings}->>'default_branch_name' FROM ${applicationSettings} WHERE ${applicationSettings.id} = 1)`,
+      containerExpirationPolicy: sql<ContainerExpirationPolicyRow | null>`(SELECT json_build_object('cadence', cep.cadence, 'enabled', cep.enabled,
+        'keepN', cep.keep_n, 'olderThan', cep.older_than, 'nameRegex', cep.name_regex, 'nameRegexKeep', cep.name_regex_keep, 'nextRunAt', cep.next_run_at)
+        FROM container_expiration_policies cep WHERE cep.project_id = ${projects.id})`,
     })
     .from(projects)
     .innerJoin(namespaces, eq(namespaces.id, projects.namespaceId))
@@ -114,6 +117,7 @@ function presentRows(raws: RawRow[]): ProjectWithPermissionsRow[] {
     },
     sharedWithGroups: r.sharedGroups ?? [],
     instanceDefaultBranch: r.instanceDefaultBranch,
+    containerExpirationPolicy: r.containerExpirationPolicy,
     forkedFrom:
       r.forkedFrom && r.forkedFromNamespace
         ? {

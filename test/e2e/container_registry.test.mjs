@@ -4,7 +4,11 @@
 // (token from /jwt/auth, chunked blob uploads, manifest by tag), copies it to a second image of the
 // project (a cross-repository mount), `skopeo inspect` and `skopeo list-tags` read it, and `skopeo
 // copy` brings it back into an OCI layout whose layer unpacks to the tar pushed. A stranger's
-// token reads nothing. E2E_DATABASE_URL uses that Postgres; E2E_VERBOSE=1 shows the server.
+// token reads nothing. Project deploy tokens: `read_registry` pulls and may not push, `read_registry` with
+// `write_registry` pushes. A CI job on the shipped runner (scripts/runner) builds an OCI layout with
+// printf/tar/sha256sum and pushes it with skopeo as `$CI_REGISTRY_USER:$CI_REGISTRY_PASSWORD` to
+// `$CI_REGISTRY_IMAGE`; the REST API then lists the tag. E2E_DATABASE_URL uses that Postgres;
+// E2E_VERBOSE=1 shows the server.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -14,6 +18,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
+import { runRunner } from "../../scripts/runner/runner.mjs";
 import { startServer, requiredApiCall } from "./server.mjs";
 
 const run = promisify(execFile);
@@ -84,6 +89,7 @@ describe("skopeo against the container registry", { timeout: 600_000 }, () => {
   it("pushes an OCI image with skopeo copy and a personal access token", STEP, async () => {
     const group = await api("POST", "/groups", { name: RUN, path: RUN });
     const project = await api("POST", "/projects", { name: "app", path: "app", namespace_id: group.id });
+    state.project = project;
     state.image = `${state.host}/${project.path_with_namespace}`;
     const layout = path.join(work, "layout");
     Object.assign(state, await buildLayout(layout));
@@ -124,4 +130,61 @@ describe("skopeo against the container registry", { timeout: 600_000 }, () => {
       /unauthorized|denied|authentication required/i.test(String(error.stderr)),
     );
   });
+
+  it("takes deploy tokens: read_registry pulls but may not push, read_registry with write_registry pushes", STEP, async () => {
+    const reader = await api("POST", `/projects/${state.project.id}/deploy_tokens`, { name: "puller", scopes: ["read_registry"] });
+    const writer = await api("POST", `/projects/${state.project.id}/deploy_tokens`, { name: "pusher", scopes: ["read_registry", "write_registry"] });
+    const { stdout } = await skopeo(["inspect", "--tls-verify=false", "--creds", `${reader.username}:${reader.token}`, `docker://${state.image}:v1`]);
+    assert.equal(JSON.parse(stdout).Digest, state.pushed.Digest);
+    const copy = (token, tag) =>
+      skopeo(["copy", "--src-tls-verify=false", "--dest-tls-verify=false", "--src-creds", `root:${ROOT_TOKEN}`, "--dest-creds", `${token.username}:${token.token}`, `docker://${state.image}:v1`, `docker://${state.image}:${tag}`]);
+    await assert.rejects(copy(reader, "refused"), (error) => /unauthorized|denied|authentication required/i.test(String(error.stderr)));
+    await copy(writer, "deployed");
+    const tags = JSON.parse((await skopeo(["list-tags", "--tls-verify=false", "--creds", `${reader.username}:${reader.token}`, `docker://${state.image}`])).stdout);
+    assert.deepEqual(tags.Tags, ["deployed", "v1"]);
+  });
+
+  it("lets a CI job on the shipped runner push with skopeo and its job token; the REST API lists the tag", { timeout: 240_000 }, async () => {
+    const pid = state.project.id;
+    await api("POST", `/projects/${pid}/repository/commits`, {
+      branch: "main",
+      commit_message: "CI [skip ci]",
+      actions: [
+        { action: "create", file_path: "build-image.sh", content: BUILD_IMAGE },
+        { action: "create", file_path: ".gitlab-ci.yml", content: "push:\n  script: [bash build-image.sh]\n" },
+      ],
+    });
+    const runner = await api("POST", "/user/runners", { runner_type: "project_type", project_id: pid, description: "registry e2e" });
+    const pipeline = await api("POST", `/projects/${pid}/pipeline`, { ref: "main" });
+    const env = { ...process.env, HOME: work, XDG_RUNTIME_DIR: work };
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      await runRunner({ url: server.host, token: runner.token, once: true, buildsDir: path.join(work, "builds"), tags: [] }, () => undefined);
+    } finally {
+      for (const key of Object.keys(env)) if (saved[key] === undefined) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+    const [job] = await api("GET", `/projects/${pid}/pipelines/${pipeline.id}/jobs`);
+    if (job.status !== "success") console.error(await (await fetch(`${server.apiUrl}/projects/${pid}/jobs/${job.id}/trace`, { headers: { "PRIVATE-TOKEN": ROOT_TOKEN } })).text());
+    assert.equal(job.status, "success");
+    const [repo] = await api("GET", `/projects/${pid}/registry/repositories?tags=true`);
+    assert.ok(repo.tags.some((t) => t.name === `ci-${job.id}`), JSON.stringify(repo.tags));
+  });
 });
+
+/** The CI job's script: an OCI image layout made with printf, tar and sha256sum, pushed with skopeo. */
+const BUILD_IMAGE = `set -eu
+mkdir -p layout/blobs/sha256 rootfs
+printf 'built by job %s\\n' "$CI_JOB_ID" > rootfs/hello.txt
+tar -cf layer.tar -C rootfs hello.txt
+blob() { d=$(sha256sum "$1" | cut -d' ' -f1); cp "$1" "layout/blobs/sha256/$d"; echo "$d"; }
+L=$(blob layer.tar); LS=$(stat -c %s layer.tar)
+printf '{"architecture":"amd64","os":"linux","config":{},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$L" > config.json
+C=$(blob config.json); CS=$(stat -c %s config.json)
+printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' "$C" "$CS" "$L" "$LS" > manifest.json
+M=$(blob manifest.json); MS=$(stat -c %s manifest.json)
+printf '{"imageLayoutVersion":"1.0.0"}' > layout/oci-layout
+printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"org.opencontainers.image.ref.name":"ci"}}]}' "$M" "$MS" > layout/index.json
+skopeo --insecure-policy copy --dest-tls-verify=false --dest-creds "$CI_REGISTRY_USER:$CI_REGISTRY_PASSWORD" oci:layout:ci "docker://$CI_REGISTRY_IMAGE:ci-$CI_JOB_ID"
+`;

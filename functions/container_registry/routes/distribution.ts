@@ -5,7 +5,7 @@ import { ApiError } from "../../kernel/errors";
 import { decodeQuery, p, validateParams } from "../../kernel/params";
 import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { registryErrors, tagList, type RegistryErrorCode } from "../../entities/container_registry";
+import { catalog, registryErrors, tagList, type RegistryErrorCode } from "../../entities/container_registry";
 import { imageProject, validImageName } from "../access";
 import { SERVICE, verifyToken } from "../jwt";
 import * as q from "../queries";
@@ -14,7 +14,7 @@ import { assembleBlob, blobKey, collectBlob, DIGEST, removeParts, writeParts } f
 /**
  * The OCI distribution API (Docker Registry HTTP API v2) at `/v2/`, outside /api/v4, as GitLab's
  * registry serves it: Bearer tokens from `/jwt/auth` (jwt.ts), image names `<project path>[/<name>]`.
- * Not built: `/v2/_catalog` (GitLab's registry refuses it to clients), OCI referrers, cross-project
+ * `/v2/_catalog` answers tokens with `registry:catalog:*` (administrators). Not built: OCI referrers, cross-project
  * blob reuse without a mount, manifest format conversion (a manifest is served as it was pushed).
  */
 export const distributionRoutes = router({ tokenInBody: true });
@@ -94,6 +94,29 @@ distributionRoutes.get("/v2", { summary: "OCI distribution: API version check" }
   const claims = bearer ? await verifyToken(c.var.db(), bearer[1]) : null;
   if (!claims) throw registryError(401, "UNAUTHORIZED", undefined, challenge(c, null));
   return c.json({});
+});
+
+/** `n` of the list endpoints: a count up to 1000 (the default); anything else reads as the default. */
+const pageSize = (n: string | undefined) => (n !== undefined && /^\d+$/.test(n) ? Math.min(Number(n), 1000) : 1000);
+
+/**
+ * GET /v2/_catalog: every image path in lexical order, `n` at a time after `last`, with a `Link` to the
+ * next page. GitLab's registry serves it to tokens granting `registry:catalog:*`, which `/jwt/auth`
+ * gives administrators only; any other caller gets 401 with the challenge for that scope.
+ */
+distributionRoutes.get("/v2/_catalog", { params: Query, summary: "OCI distribution: catalog of images (administrators)" }, async (c) => {
+  const scope = "registry:catalog:*";
+  const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+  const claims = bearer ? await verifyToken(c.var.db(), bearer[1]) : null;
+  if (!claims) throw registryError(401, "UNAUTHORIZED", undefined, challenge(c, scope, bearer ? "invalid_token" : undefined));
+  if (!claims.access.some((a) => a.type === "registry" && a.name === "catalog" && a.actions.includes("*")))
+    throw registryError(401, "UNAUTHORIZED", undefined, challenge(c, scope, "insufficient_scope"));
+  const params = query(c);
+  const n = pageSize(params.n);
+  const names = n === 0 ? [] : await q.catalogNames(c.var.db(), n, params.last ?? null);
+  const page = names.slice(0, n);
+  if (names.length > n) c.header("Link", `</v2/_catalog?n=${n}&last=${encodeURIComponent(page[page.length - 1])}>; rel="next"`);
+  return c.json(catalog(page));
 });
 
 /** POST /v2/<name>/blobs/uploads/: a session (202), a monolithic upload with `digest` (201), or a mount with `mount`/`from` (201). */
@@ -299,7 +322,7 @@ distributionRoutes.get("/v2/:name{.+}/tags/list", { params: Query }, async (c) =
   const params = query(c);
   const repo = await q.findRepository(c.var.db(), at.project.id, at.name);
   if (!repo) throw registryError(404, "NAME_UNKNOWN", { name: at.image });
-  const n = params.n !== undefined && /^\d+$/.test(params.n) ? Math.min(Number(params.n), 1000) : 1000;
+  const n = pageSize(params.n);
   const names = n === 0 ? [] : await q.tagNames(c.var.db(), repo.id, n, params.last ?? null);
   const page = names.slice(0, n);
   if (names.length > n) c.header("Link", `</v2/${at.image}/tags/list?n=${n}&last=${encodeURIComponent(page[page.length - 1])}>; rel="next"`);

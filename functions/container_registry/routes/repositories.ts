@@ -17,6 +17,7 @@ import {
   type RegistryRepositoryRow,
 } from "../../entities/container_registry";
 import * as q from "../queries";
+import { cleanupRepository, durationMs, wholeName } from "../cleanup";
 import { collectBlob } from "../services";
 
 /**
@@ -125,34 +126,11 @@ const BulkDelete = z.object({
   older_than: p.string().optional(),
 });
 
-/** `1h`, `2d`, `1month` … (ChronicDuration, as the cleanup policies take them), in milliseconds. */
-function durationMs(text: string): number | null {
-  const units: Record<string, number> = { s: 1e3, m: 6e4, min: 6e4, h: 36e5, d: 864e5, day: 864e5, days: 864e5, w: 6048e5, week: 6048e5, weeks: 6048e5, month: 2592e6, months: 2592e6, y: 31536e6, year: 31536e6, years: 31536e6 };
-  const match = /^\s*(\d+)\s*([a-z]+)\s*$/i.exec(text);
-  const unit = match ? units[match[2].toLowerCase()] : undefined;
-  return match && unit ? Number(match[1]) * unit : null;
-}
-
-/**
- * Ruby-style regex: `\A`/`\z` anchors are JavaScript's `^`/`$`; GitLab matches the whole name (`\A(?:…)\z`).
- * Differs from GitLab, which runs these patterns in RE2 (`untrusted_regexp`): JavaScript's engine
- * backtracks, so a quantified group holding a quantifier (`(a+)+`), which can take exponential time,
- * is refused as an invalid regexp.
- */
-function wholeName(pattern: string): RegExp | null {
-  if (/\([^()]*[+*}][^()]*\)\s*[+*{]/.test(pattern)) return null;
-  try {
-    return new RegExp(`^(?:${pattern.replace(/\\A/g, "^").replace(/\\[zZ]/g, "$")})$`);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * DELETE /projects/:id/registry/repositories/:repository_id/tags (Projects::ContainerRepository::
  * CleanupTagsService): tags matching `name_regex_delete`, except those matching `name_regex_keep`, the
- * `keep_n` newest and those newer than `older_than`. Maintainers (`admin_container_image`); 202. Differs from
- * GitLab: done before answering, not by a worker.
+ * `keep_n` newest and those newer than `older_than`; never `latest` (cleanup.ts). Maintainers
+ * (`admin_container_image`); 202. Differs from GitLab: done before answering, not by a worker.
  */
 registryRepositoriesRoutes.delete("/projects/:id/registry/repositories/:repository_id/tags", { params: BulkDelete }, async (c) => {
   const params = await readParams(c, BulkDelete);
@@ -163,17 +141,8 @@ registryRepositoriesRoutes.delete("/projects/:id/registry/repositories/:reposito
   const pattern = params.name_regex_delete ?? params.name_regex;
   if (pattern === undefined) throw paramsError("name_regex, name_regex_delete are missing, at least one parameter must be provided");
   const project = await authorizedProject(c, "admin_container_image");
-  const remove = wholeName(pattern)!;
-  const keep = params.name_regex_keep === undefined ? null : wholeName(params.name_regex_keep);
-  const olderThan = params.older_than === undefined ? null : durationMs(params.older_than);
-  if (params.older_than !== undefined && olderThan === null) throw apiError("older_than is invalid", 400);
+  if (params.older_than !== undefined && durationMs(params.older_than) === null) throw apiError("older_than is invalid", 400);
   const repo = await findRepository(c, project, true);
-  const newestFirst = [...repo.tags].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-  const kept = new Set(newestFirst.slice(0, params.keep_n ?? 0).map((t) => t.name));
-  const names = newestFirst
-    .filter((t) => remove.test(t.name) && !keep?.test(t.name) && !kept.has(t.name))
-    .filter((t) => olderThan === null || Date.now() - t.createdAt.getTime() > olderThan)
-    .map((t) => t.name);
-  await q.deleteTags(c.var.db(), repo.id, names);
+  await cleanupRepository(c.var.db(), repo, { nameRegexDelete: pattern, nameRegexKeep: params.name_regex_keep ?? null, keepN: params.keep_n ?? null, olderThan: params.older_than ?? null }, new Date());
   return c.body(null, 202);
 });

@@ -5,6 +5,7 @@ import { requireAdmin, requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { acceptedBody, notFound, validation } from "../../kernel/errors";
 import { avatarErrors, storeAvatar } from "../../shared/uploads";
+import { checkExpirationPolicy, writeExpirationPolicy } from "../../container_registry/public";
 import { findProject, findUser, authorizedProject } from "../../kernel/lookup";
 import { p, rawParams, readParams, readParamsWithPath, validateParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
@@ -158,11 +159,23 @@ const UPDATE_AT_LEAST_ONE_OF = [
   "issues_enabled", "jobs_enabled", "merge_requests_enabled", "wiki_enabled", "snippets_enabled",
 ];
 
+/** `optional_container_expiration_policy_params` (and `name_regex_delete`, name_regex's old name). */
+const ExpirationPolicyAttributes = z.object({
+  cadence: p.string().optional().describe("Container expiration policy cadence for recurring job"),
+  keep_n: p.int().nullable().optional().describe("Container expiration policy number of images to keep"),
+  older_than: p.string().nullable().optional().describe("Container expiration policy remove images older than value"),
+  name_regex: p.string().nullable().optional().describe("Container expiration policy regex for image removal"),
+  name_regex_delete: p.string().nullable().optional().describe("Alias of name_regex"),
+  name_regex_keep: p.string().nullable().optional().describe("Container expiration policy regex for image retention"),
+  enabled: p.bool().optional().describe("Flag indication if container expiration policy is enabled"),
+});
+
 const UpdateProject = z.object({
   name: p.string().optional().describe("The name of the project"),
   default_branch: p.string().optional().describe("The default branch of the project"),
   path: p.string().optional().describe("The path of the repository"),
   ...projectSettings,
+  container_expiration_policy_attributes: ExpirationPolicyAttributes.optional().describe("The project's cleanup policy for its container images"),
 });
 
 /**
@@ -180,7 +193,11 @@ projectRoutes.put("/projects/:id", { params: UpdateProject, response: Project },
   if (params.name) authorize(c, "rename_project", found);
   if (params.visibility) authorize(c, "change_visibility_level", found);
   checkAvatar(params.avatar);
+  // The policy is checked before anything is written, as the nested attributes' validation fails the save.
+  const policy = params.container_expiration_policy_attributes ? await checkExpirationPolicy(c.var.db(), found.id, params.container_expiration_policy_attributes) : null;
+  if (policy && "errors" in policy) throw validation(policy.errors);
   await s.updateProject(c.var.db(), found, settingsInput(params));
+  if (policy) await writeExpirationPolicy(c.var.db(), found.id, policy.values);
   await saveAvatar(c, found, params.avatar);
   return present(c, await reload(c, found.id), project);
 });
