@@ -20,6 +20,11 @@ export type HookEvent =
    * Git::WikiPushService): the page file `path` as it is at `sha` (for a deletion, the commit before it).
    */
   | { kind: "wiki_page"; projectId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string }
+  /**
+   * A group wiki's page written through the API or pushed with git: the same as `wiki_page`, for the
+   * group hooks of the group and its ancestors (EE's Group#execute_hooks).
+   */
+  | { kind: "group_wiki_page"; groupId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string }
   /** A release made, changed or deleted through the API, as it is after the change (before, for a deletion). */
   | { kind: "release"; projectId: number; action: "create" | "update" | "delete"; release: HookRelease };
 

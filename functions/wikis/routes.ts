@@ -40,12 +40,14 @@ async function wikiPageOf(c: Ctx, wiki: WikiRow | null, slug: string, version?: 
 }
 
 /**
- * The Wiki Page Hook of a project wiki's change (WikiPages::BaseService#execute_hooks). Differs from
- * GitLab: group wikis send no hooks (EE sends them to group hooks), and no wiki event is recorded.
+ * The Wiki Page Hook of a wiki's change (WikiPages::BaseService#execute_hooks): a project wiki's reaches
+ * the project's hooks and its groups' hooks, a group wiki's the group hooks of the group and its
+ * ancestors. Differs from GitLab: no wiki event is recorded; 15.4 sends no hook for group wikis.
  */
 async function wikiHook(c: Ctx, found: Found, wiki: WikiRow, action: "create" | "update" | "delete", path: string, sha: string) {
-  if (found.projectId === null) return;
-  await hookEvent(c.env, baseUrl(c), { kind: "wiki_page", projectId: found.projectId, wikiId: wiki.id, action, userId: requireUser(c).user.id, path, sha });
+  const change = { wikiId: wiki.id, action, userId: requireUser(c).user.id, path, sha };
+  if (found.projectId !== null) await hookEvent(c.env, baseUrl(c), { kind: "wiki_page", projectId: found.projectId, ...change });
+  else if (found.group) await hookEvent(c.env, baseUrl(c), { kind: "group_wiki_page", groupId: found.group.id, ...change });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { GitCommitRow, Label, Note, Snippet, User } from "../../../db/schema";
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../entities/users";
-import type { HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
+import type { HookGroup, HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
 import type { HookRelease } from "../../kernel/env";
 
 /**
@@ -429,28 +429,54 @@ export type HookWikiPage = { title: string; content: string; format: string; slu
  * and the page's with its URL and the action (`create`, `update`, `delete`).
  */
 export function wikiPagePayload(page: HookWikiPage, p: HookProject, ctx: Ctx, user: User, action: string, wikiDefaultBranch: string) {
-  const wikiUrl = `${projectUrl(ctx, p)}/-/wikis`;
   return {
     object_kind: "wiki_page",
     user: userAttrs(user, ctx),
     project: projectAttrs(p, ctx),
-    wiki: {
-      web_url: `${wikiUrl}/home`,
-      git_ssh_url: `git@${new URL(ctx.baseUrl).hostname}:${p.fullPath}.wiki.git`,
-      git_http_url: `${projectUrl(ctx, p)}.wiki.git`,
-      path_with_namespace: `${p.fullPath}.wiki`,
-      default_branch: wikiDefaultBranch,
-    },
-    object_attributes: {
-      title: page.title,
-      content: page.content,
-      format: page.format,
-      message: page.message,
-      slug: page.slug,
-      url: `${wikiUrl}/${page.slug}`,
-      action,
-      version_id: page.versionId,
-    },
+    wiki: wikiAttrs(ctx, projectUrl(ctx, p), p.fullPath, wikiDefaultBranch),
+    object_attributes: wikiPageAttrs(page, `${projectUrl(ctx, p)}/-/wikis`, action),
+  };
+}
+
+/**
+ * The Wiki Page Hook of a group wiki's page, for group hooks. Differs from GitLab: 15.4 sends none
+ * (Gitlab::DataBuilder::WikiPage returns `{}` for a group wiki, issue 216904); this payload is the
+ * project one's with `group` (the fields of group member events' payloads, and its full path and web
+ * URL) in place of `project`, and the group wiki's own URLs.
+ */
+export function groupWikiPagePayload(page: HookWikiPage, g: HookGroup, ctx: Ctx, user: User, action: string, wikiDefaultBranch: string) {
+  const groupUrl = `${ctx.baseUrl}/groups/${g.fullPath}`;
+  return {
+    object_kind: "wiki_page",
+    user: userAttrs(user, ctx),
+    group: { group_id: g.id, group_name: g.name, group_path: g.path, full_path: g.fullPath, web_url: groupUrl },
+    wiki: wikiAttrs(ctx, groupUrl, g.fullPath, wikiDefaultBranch),
+    object_attributes: wikiPageAttrs(page, `${groupUrl}/-/wikis`, action),
+  };
+}
+
+/** Wiki#hook_attrs: its home page, its repository's URLs and default branch. */
+function wikiAttrs(ctx: Ctx, containerUrl: string, fullPath: string, defaultBranch: string) {
+  return {
+    web_url: `${containerUrl}/-/wikis/home`,
+    git_ssh_url: `git@${new URL(ctx.baseUrl).hostname}:${fullPath}.wiki.git`,
+    git_http_url: `${ctx.baseUrl}/${fullPath}.wiki.git`,
+    path_with_namespace: `${fullPath}.wiki`,
+    default_branch: defaultBranch,
+  };
+}
+
+/** WikiPage#hook_attrs with the page's URL and the action. */
+function wikiPageAttrs(page: HookWikiPage, wikiUrl: string, action: string) {
+  return {
+    title: page.title,
+    content: page.content,
+    format: page.format,
+    message: page.message,
+    slug: page.slug,
+    url: `${wikiUrl}/${page.slug}`,
+    action,
+    version_id: page.versionId,
   };
 }
 
