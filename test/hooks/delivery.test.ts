@@ -359,6 +359,50 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     await allowLocal(w, false);
   });
 
+  it("sends the Subgroup Hook of a subgroup created or deleted to the hooks of its parent and the parent's ancestors with subgroup_events", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const top = await w.group({ owners: [owner] });
+    const parent = await w.group({ parent: top, owners: [owner] });
+    const [topPath, parentPath, quietPath] = ["sgt", "sgp", "sgq"].map((p) => `/${unique(p)}`);
+    await allowLocal(w, true);
+    const api = w.as(owner);
+    const hook = async (group: { id: number }, path: string, events: Record<string, boolean>) =>
+      expect((await api.post(`/groups/${group.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, ...events } })).status).toBe(201);
+    await hook(top, topPath, { subgroup_events: true });
+    await hook(parent, parentPath, { subgroup_events: true });
+    await hook(parent, quietPath, { wiki_page_events: true });
+    const path = unique("sub");
+    const created = await api.post(`/groups`, { json: { name: "Sub group", path, parent_id: parent.id } });
+    expect(created.status).toBe(201);
+    const sub = (await created.json()) as { id: number; full_path: string; created_at: string };
+    // A top-level group is nobody's subgroup: no event.
+    expect((await api.post(`/groups`, { json: { name: "Top two", path: unique("top") } })).status).toBe(201);
+    expect((await api.delete(`/groups/${sub.id}`)).status).toBe(202);
+    const [atParent, atTop] = [await waitFor(parentPath, 2), await waitFor(topPath, 2)];
+    expect(atParent.map((d) => d.headers["x-gitlab-event"])).toEqual(["Subgroup Hook", "Subgroup Hook"]);
+    const payloads = atParent.map((d) => JSON.parse(d.body));
+    const createdEvent = payloads.find((p) => p.event_name === "subgroup_create");
+    expect(createdEvent).toEqual({
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      event_name: "subgroup_create",
+      name: "Sub group",
+      path,
+      full_path: `${parent.fullPath}/${path}`,
+      group_id: sub.id,
+      parent_group_id: parent.id,
+      parent_name: expect.any(String),
+      parent_path: parent.fullPath.split("/").pop(),
+      parent_full_path: parent.fullPath,
+    });
+    expect(createdEvent.created_at.slice(0, 19)).toBe(sub.created_at.slice(0, 19));
+    expect(payloads.find((p) => p.event_name === "subgroup_destroy")).toMatchObject({ group_id: sub.id, full_path: sub.full_path, parent_group_id: parent.id });
+    expect(atTop.map((d) => JSON.parse(d.body).event_name).sort()).toEqual(["subgroup_create", "subgroup_destroy"]);
+    expect(await received(quietPath)).toEqual([]);
+    await allowLocal(w, false);
+  });
+
   it("sends nothing to hooks without the event's flag, and reaches group hooks of ancestor groups", async () => {
     const w = await world();
     const owner = await w.user();

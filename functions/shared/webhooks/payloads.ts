@@ -2,7 +2,7 @@ import type { GitCommitRow, Label, Note, Snippet, User } from "../../../db/schem
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../entities/users";
 import type { HookGroup, HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
-import type { HookRelease } from "../../kernel/env";
+import type { HookRelease, HookSubgroup } from "../../kernel/env";
 
 /**
  * GitLab's webhook payloads (lib/gitlab/data_builder/*.rb, lib/gitlab/hook_data/*.rb, doc/user/project/
@@ -388,6 +388,7 @@ export const EVENT_HEADER = {
   pipeline: "Pipeline Hook",
   job: "Job Hook",
   wiki_page: "Wiki Page Hook",
+  subgroup: "Subgroup Hook",
   release: "Release Hook",
 } as const;
 
@@ -615,5 +616,28 @@ export function jobPayload(hj: HookJob, p: HookProject, ctx: Ctx, status: string
         ? { name: environment, action: "start" }
         : { name: environment.name ?? null, action: environment.action ?? "start" }
       : null,
+  };
+}
+
+/** Time#xmlschema of a UTC time: `2021-01-20T09:40:12Z`. */
+const xmlschema = (value: string) => `${new Date(value).toISOString().slice(0, 19)}Z`;
+
+/**
+ * Gitlab::HookData::SubgroupBuilder (EE, 15.4): the subgroup's times, `subgroup_create` or
+ * `subgroup_destroy`, the subgroup and its parent.
+ */
+export function subgroupPayload(sub: HookSubgroup, parent: HookGroup, action: "create" | "destroy") {
+  return {
+    created_at: xmlschema(sub.createdAt),
+    updated_at: xmlschema(sub.updatedAt),
+    event_name: `subgroup_${action}`,
+    name: sub.name,
+    path: sub.path,
+    full_path: sub.fullPath,
+    group_id: sub.id,
+    parent_group_id: parent.id,
+    parent_name: parent.name,
+    parent_path: parent.path,
+    parent_full_path: parent.fullPath,
   };
 }

@@ -49,7 +49,8 @@ export type HookFlag =
   | "jobEvents"
   | "pipelineEvents"
   | "wikiPageEvents"
-  | "releasesEvents";
+  | "releasesEvents"
+  | "subgroupEvents";
 
 /** System hooks receive only these kinds (SystemHook's `hooks_scope`). */
 const SYSTEM_FLAGS = new Set<HookFlag>(["pushEvents", "tagPushEvents", "mergeRequestsEvents"]);
