@@ -122,16 +122,18 @@ function list(kind: ListKind, items: Item[]): string {
 }
 
 /** What may follow a URL in a link: RDoc's HYPERLINK schemes and relative `link:` targets. */
-const LINK_TARGET = "(?:https?:|mailto:|ftp:|irc:|link:|www\\.)[^\\]\\s]+";
+const LINK_TARGET = "(?:https?:|mailto:|ftp:|irc:|link:|www\\.)[^\\]\\s]{1,2000}";
+// Each span is bounded (a link's text, a word, a tag's content), so a paragraph of unclosed markers is
+// scanned in linear time, not once per marker to its end.
 const INLINE = new RegExp(
   [
     "\\\\([*_+\\\\{<])", // 1: an escaped markup character
-    `\\{([^}]+)\\}\\[(${LINK_TARGET})\\]`, // 2, 3: {text}[url]
-    `([\\w.-]+)\\[(${LINK_TARGET})\\]`, // 4, 5: word[url]
-    "<(b|strong|em|i|tt|code)>([\\s\\S]*?)</\\6>", // 6, 7: tag markup
-    "(?<![\\w*])\\*([^\\s*](?:[^\\s*]*[^\\s*])?)\\*(?![\\w*])", // 8: *bold*
-    "(?<![\\w_])_([^\\s_](?:[^\\s_]*[^\\s_])?)_(?![\\w_])", // 9: _em_
-    "(?<![\\w+])\\+([^\\s+](?:[^\\s+]*[^\\s+])?)\\+(?![\\w+])", // 10: +code+
+    `\\{([^}]{1,500})\\}\\[(${LINK_TARGET})\\]`, // 2, 3: {text}[url]
+    `([\\w.-]{1,200})\\[(${LINK_TARGET})\\]`, // 4, 5: word[url]
+    "<(b|strong|em|i|tt|code)>([\\s\\S]{0,2000}?)</\\6>", // 6, 7: tag markup
+    "(?<![\\w*])\\*([^\\s*]{1,200})\\*(?![\\w*])", // 8: *bold*
+    "(?<![\\w_])_([^\\s_]{1,200})_(?![\\w_])", // 9: _em_
+    "(?<![\\w+])\\+([^\\s+]{1,200})\\+(?![\\w+])", // 10: +code+
     "((?:https?|ftp)://[^\\s<>\"]*[^\\s<>\".,;:!?)\\]]|mailto:[^\\s<>\"]+[^\\s<>\".,;:!?)\\]])", // 11: a bare URL
   ].join("|"),
   "g",
