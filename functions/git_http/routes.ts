@@ -13,7 +13,7 @@ import { branchAllowsCollaboration } from "../shared/protected_branches/collabor
 import { PktError, pkt, readPktLines } from "../shared/git/pack/pktline";
 import { ByteReader } from "../shared/git/pack/reader";
 import { GitHttpError, gitAccess, wikiGitAccess, type GitService, type WikiOwner } from "../shared/git_http/access";
-import { hookEvents } from "../shared/webhooks";
+import { hookEvents, type HookEvent } from "../shared/webhooks";
 import { ensureWiki, findWiki, pushedPageChanges, wikiRepo, type WikiContainer } from "../shared/wikis/store";
 import { RECEIVE_CAPABILITIES, receivePack } from "../shared/git_http/receive_pack";
 import { countFetch } from "../shared/git_http/queries";
@@ -159,7 +159,7 @@ async function maxInputSize(c: Ctx): Promise<number | null> {
 
 /**
  * A push to a wiki (`<path>.wiki.git`): no protected branches, LFS locks, pipelines or push hooks; the
- * pages it changes on the default branch become Wiki Page Hook events (project wikis).
+ * pages it changes on the default branch become Wiki Page Hook events (project and group wikis).
  */
 async function wikiReceivePack(c: Ctx, path: string): Promise<Response> {
   const { owner, actor, wiki, repo } = await wikiRepository(c, path, "git-receive-pack");
@@ -171,11 +171,12 @@ async function wikiReceivePack(c: Ctx, path: string): Promise<Response> {
     callerOf(actor, { accessLevel: 0 }),
     requestBody(c),
   );
-  if (result.changes.length && wiki && owner.kind === "project") {
-    const events = [];
+  if (result.changes.length && wiki) {
+    const events: HookEvent[] = [];
     for (const change of result.changes) {
       for (const page of await pushedPageChanges(c.var.db(), wiki, change)) {
-        events.push({ kind: "wiki_page" as const, projectId: owner.project.id, wikiId: wiki.id, userId: actor!.user.id, ...page });
+        const written = { wikiId: wiki.id, userId: actor!.user.id, ...page };
+        events.push(owner.kind === "project" ? { kind: "wiki_page", projectId: owner.project.id, ...written } : { kind: "group_wiki_page", groupId: owner.group.id, ...written });
       }
     }
     await hookEvents(c.env, baseUrl(c), events);

@@ -20,8 +20,22 @@ export type HookEvent =
    * Git::WikiPushService): the page file `path` as it is at `sha` (for a deletion, the commit before it).
    */
   | { kind: "wiki_page"; projectId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string }
+  /**
+   * A group wiki's page written through the API or pushed with git: the same as `wiki_page`, for the
+   * group hooks of the group and its ancestors (EE's Group#execute_hooks).
+   */
+  | { kind: "group_wiki_page"; groupId: number; wikiId: number; action: "create" | "update" | "delete"; userId: number; path: string; sha: string }
+  /**
+   * A subgroup created or deleted (EE Group#execute_subgroup_hooks): for the group hooks of its parent
+   * and the parent's ancestors with `subgroup_events`. The subgroup travels in the event, since a deleted
+   * one is gone when the queue runs.
+   */
+  | { kind: "subgroup"; action: "create" | "destroy"; parentId: number; subgroup: HookSubgroup }
   /** A release made, changed or deleted through the API, as it is after the change (before, for a deletion). */
   | { kind: "release"; projectId: number; action: "create" | "update" | "delete"; release: HookRelease };
+
+/** What a subgroup hook shows of the subgroup (Gitlab::HookData::SubgroupBuilder). */
+export type HookSubgroup = { id: number; name: string; path: string; fullPath: string; createdAt: string; updatedAt: string };
 
 /** What a release hook shows of a release (Release#hook_attrs and its links), carried by the event itself. */
 export type HookRelease = {

@@ -8,7 +8,7 @@ import * as z from "zod";
 import type { ProjectWithAccess } from "../kernel/abilities";
 import type { Ctx } from "../kernel/env";
 import { p, readParams } from "../kernel/params";
-import { renderMarkdown } from "../shared/markdown/render";
+import { renderMarkup } from "../shared/markup";
 import { findPage, findWiki, listPages, pageText, type Page } from "../shared/wikis/store";
 import { authorizePage, projectCrumbs, projectPath, ProjectTabs, webProject, type WebRouter } from "./kit";
 import { page } from "./layout";
@@ -32,14 +32,12 @@ async function wikiProject(c: Ctx): Promise<ProjectWithAccess> {
 }
 
 /**
- * A page's content as HTML: Markdown through the API's renderer (sanitised, references resolved in the
- * project) as pages embed it. Differs from GitLab, like the API's `render_html`: other markups are
- * shown as their text, escaped by JSX.
+ * A page's content as HTML: the API's `render_html` (shared/markup: Markdown, AsciiDoc, RDoc and Org
+ * rendered and sanitised, references resolved in the project), as pages embed it.
  */
 async function pageBody(c: Ctx, project: ProjectWithAccess, wikiPage: Page) {
   const { text } = pageText(wikiPage.content);
-  if (wikiPage.format !== "markdown") return <pre>{text}</pre>;
-  return <div class="md">{raw(markdownForPage(await renderMarkdown(c, text, { project })))}</div>;
+  return <div class="md">{raw(markdownForPage(await renderMarkup(c, wikiPage.format, text, { project })))}</div>;
 }
 
 export function wikiPages(web: WebRouter) {

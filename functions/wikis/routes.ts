@@ -11,7 +11,7 @@ import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { WikiAttachment, WikiPage, WikiPageListed, wikiAttachment, wikiPage, wikiPageBasic } from "../entities/wikis";
 import { hookEvent } from "../shared/webhooks";
-import { renderMarkdown } from "../shared/markdown/render";
+import { renderMarkup } from "../shared/markup";
 import { ensureWiki, findPage, findWiki, listPages, pageText, type Page, type WikiContainer, type WikiRow } from "../shared/wikis/store";
 import { CreateWikiPage, DeleteWikiPage, ListWikiPages, ShowWikiPage, UpdateWikiPage, UploadWikiAttachment } from "./params";
 import { createPage, deletePage, updatePage, uploadAttachment } from "./services";
@@ -40,22 +40,24 @@ async function wikiPageOf(c: Ctx, wiki: WikiRow | null, slug: string, version?: 
 }
 
 /**
- * The Wiki Page Hook of a project wiki's change (WikiPages::BaseService#execute_hooks). Differs from
- * GitLab: group wikis send no hooks (EE sends them to group hooks), and no wiki event is recorded.
+ * The Wiki Page Hook of a wiki's change (WikiPages::BaseService#execute_hooks): a project wiki's reaches
+ * the project's hooks and its groups' hooks, a group wiki's the group hooks of the group and its
+ * ancestors. Differs from GitLab: no wiki event is recorded; 15.4 sends no hook for group wikis.
  */
 async function wikiHook(c: Ctx, found: Found, wiki: WikiRow, action: "create" | "update" | "delete", path: string, sha: string) {
-  if (found.projectId === null) return;
-  await hookEvent(c.env, baseUrl(c), { kind: "wiki_page", projectId: found.projectId, wikiId: wiki.id, action, userId: requireUser(c).user.id, path, sha });
+  const change = { wikiId: wiki.id, action, userId: requireUser(c).user.id, path, sha };
+  if (found.projectId !== null) await hookEvent(c.env, baseUrl(c), { kind: "wiki_page", projectId: found.projectId, ...change });
+  else if (found.group) await hookEvent(c.env, baseUrl(c), { kind: "group_wiki_page", groupId: found.group.id, ...change });
 }
 
-/** API::Entities::WikiPage's content: raw, or the rendered HTML (`render_html`). */
+/**
+ * API::Entities::WikiPage's content: raw, or the rendered HTML (`render_html`): Markdown, AsciiDoc, RDoc
+ * and Org rendered and sanitised (shared/markup); other markups as escaped text in a `<pre>`.
+ */
 async function content(c: Ctx, found: Found, page: Page, render: boolean): Promise<{ content: string; encoding: string }> {
   const { text, encoding } = pageText(page.content);
   if (!render) return { content: text, encoding };
-  // Differs from GitLab: only Markdown is rendered; other markups come back escaped in a <pre>.
-  if (page.format === "markdown") return { content: await renderMarkdown(c, text, { project: found.project, group: found.group }), encoding };
-  const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-  return { content: `<pre>${escaped}</pre>`, encoding };
+  return { content: await renderMarkup(c, page.format, text, { project: found.project, group: found.group }), encoding };
 }
 
 const textOf = (bytes: Uint8Array) => {

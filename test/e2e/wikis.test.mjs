@@ -2,7 +2,8 @@
 // through the API clones as `<path>.wiki.git` (its pages are `<slug>.md` files on the default branch,
 // committed by the user with GitLab's messages); pages pushed with git appear in the API; the access
 // rules follow read_wiki / create_wiki (anonymous 401, reporters may clone but not push, a disabled wiki
-// refuses); a wiki never written clones as an empty repository and a push creates it; a group wiki too.
+// refuses); a wiki never written clones as an empty repository and a push creates it; a group wiki too,
+// whose pushed pages reach the group's hooks.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createServer } from "node:http";
@@ -152,6 +153,8 @@ describe("wikis over smart HTTP with the git CLI", { timeout: 600_000 }, () => {
   it("clones a wiki never written as an empty repository, and a first push creates it (a group's wiki too)", STEP, async () => {
     const other = await api("POST", "/projects", { name: `${RUN}-fresh`, visibility: "private" });
     const group = await api("POST", "/groups", { name: `${RUN}-group`, path: `${RUN}-group` });
+    // The group's hook hears its wiki's pushed pages (local requests were allowed above).
+    await api("POST", `/groups/${group.id}/hooks`, { url: `http://127.0.0.1:${receiver.address().port}/group-wiki`, wiki_page_events: true, push_events: false });
     for (const [fullPath, list] of [
       [`${other.path_with_namespace}.wiki`, `/projects/${other.id}/wikis`],
       [`${group.full_path}.wiki`, `/groups/${group.id}/wikis`],
@@ -168,5 +171,14 @@ describe("wikis over smart HTTP with the git CLI", { timeout: 600_000 }, () => {
       gitOk(dir, ["push", "-q", "origin", "HEAD:main"]);
       assert.deepEqual(await api("GET", list), [{ format: "markdown", slug: "First-page", title: "First page" }]);
     }
+    const ofGroup = () => deliveries.filter((d) => d.body?.group?.group_id === group.id);
+    const until = Date.now() + 60_000;
+    while (ofGroup().length < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+    const [pushed, ...more] = ofGroup();
+    assert.deepEqual(more, []);
+    assert.equal(pushed.event, "Wiki Page Hook");
+    assert.equal(pushed.body.object_attributes.action, "create");
+    assert.equal(pushed.body.object_attributes.slug, "First-page");
+    assert.equal(pushed.body.wiki.path_with_namespace, `${group.full_path}.wiki`);
   });
 });

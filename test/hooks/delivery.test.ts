@@ -301,6 +301,108 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     await allowLocal(w, false);
   });
 
+  it("sends a group wiki's Wiki Page Hook to the group hooks of the group and its ancestors with wiki_page_events, not to a subgroup's or a project's", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const parent = await w.group({ owners: [owner] });
+    const group = await w.group({ parent, owners: [owner] });
+    const child = await w.group({ parent: group, owners: [owner] });
+    const project = await w.project({ group });
+    const [parentPath, groupPath, childPath, quietPath, projectPath] = ["gwp", "gwg", "gwc", "gwq", "gwproj"].map((p) => `/${unique(p)}`);
+    await allowLocal(w, true);
+    const api = w.as(owner);
+    const hook = async (base: string, path: string, events: Record<string, boolean>) =>
+      expect((await api.post(`${base}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, ...events } })).status).toBe(201);
+    await hook(`/groups/${parent.id}`, parentPath, { wiki_page_events: true });
+    await hook(`/groups/${group.id}`, groupPath, { wiki_page_events: true });
+    await hook(`/groups/${child.id}`, childPath, { wiki_page_events: true });
+    await hook(`/groups/${group.id}`, quietPath, { issues_events: true });
+    await hook(`/projects/${project.id}`, projectPath, { wiki_page_events: true });
+    const base = `/groups/${group.id}/wikis`;
+    expect((await api.post(base, { json: { title: "Group page", content: "first" } })).status).toBe(201);
+    expect((await api.put(`${base}/Group-page`, { json: { content: "second" } })).status).toBe(200);
+    expect((await api.delete(`${base}/Group-page`)).status).toBe(204);
+    const [atGroup, atParent] = [await waitFor(groupPath, 3), await waitFor(parentPath, 3)];
+    expect(atGroup.map((d) => d.headers["x-gitlab-event"])).toEqual(["Wiki Page Hook", "Wiki Page Hook", "Wiki Page Hook"]);
+    const payloads = atGroup.map((d) => JSON.parse(d.body));
+    const by = (action: string) => payloads.find((p) => p.object_attributes.action === action);
+    const groupUrl = by("create").group.web_url as string;
+    expect(groupUrl).toMatch(new RegExp(`/groups/${group.fullPath}$`));
+    const instance = groupUrl.slice(0, groupUrl.length - `/groups/${group.fullPath}`.length);
+    expect(by("create")).toEqual({
+      object_kind: "wiki_page",
+      user: expect.objectContaining({ id: owner.id, username: owner.username }),
+      group: { group_id: group.id, group_name: expect.any(String), group_path: group.fullPath.split("/").pop(), full_path: group.fullPath, web_url: groupUrl },
+      wiki: {
+        web_url: `${groupUrl}/-/wikis/home`,
+        git_ssh_url: expect.stringMatching(new RegExp(`^git@[^:]+:${group.fullPath}\\.wiki\\.git$`)),
+        git_http_url: `${instance}/${group.fullPath}.wiki.git`,
+        path_with_namespace: `${group.fullPath}.wiki`,
+        default_branch: "main",
+      },
+      object_attributes: {
+        title: "Group page",
+        content: "first",
+        format: "markdown",
+        message: `${owner.username} created page: Group page`,
+        slug: "Group-page",
+        url: `${groupUrl}/-/wikis/Group-page`,
+        action: "create",
+        version_id: expect.stringMatching(/^[0-9a-f]{40}$/),
+      },
+    });
+    expect(by("update").object_attributes).toMatchObject({ content: "second", action: "update" });
+    expect(by("delete").object_attributes).toMatchObject({ content: "second", action: "delete" });
+    expect(atParent.map((d) => JSON.parse(d.body).object_attributes.action).sort()).toEqual(["create", "delete", "update"]);
+    // A descendant's hooks, hooks without the flag and the group's projects' hooks hear nothing.
+    for (const path of [childPath, quietPath, projectPath]) expect(await received(path)).toEqual([]);
+    await allowLocal(w, false);
+  });
+
+  it("sends the Subgroup Hook of a subgroup created or deleted to the hooks of its parent and the parent's ancestors with subgroup_events", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const top = await w.group({ owners: [owner] });
+    const parent = await w.group({ parent: top, owners: [owner] });
+    const [topPath, parentPath, quietPath] = ["sgt", "sgp", "sgq"].map((p) => `/${unique(p)}`);
+    await allowLocal(w, true);
+    const api = w.as(owner);
+    const hook = async (group: { id: number }, path: string, events: Record<string, boolean>) =>
+      expect((await api.post(`/groups/${group.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, ...events } })).status).toBe(201);
+    await hook(top, topPath, { subgroup_events: true });
+    await hook(parent, parentPath, { subgroup_events: true });
+    await hook(parent, quietPath, { wiki_page_events: true });
+    const path = unique("sub");
+    const created = await api.post(`/groups`, { json: { name: "Sub group", path, parent_id: parent.id } });
+    expect(created.status).toBe(201);
+    const sub = (await created.json()) as { id: number; full_path: string; created_at: string };
+    // A top-level group is nobody's subgroup: no event.
+    expect((await api.post(`/groups`, { json: { name: "Top two", path: unique("top") } })).status).toBe(201);
+    expect((await api.delete(`/groups/${sub.id}`)).status).toBe(202);
+    const [atParent, atTop] = [await waitFor(parentPath, 2), await waitFor(topPath, 2)];
+    expect(atParent.map((d) => d.headers["x-gitlab-event"])).toEqual(["Subgroup Hook", "Subgroup Hook"]);
+    const payloads = atParent.map((d) => JSON.parse(d.body));
+    const createdEvent = payloads.find((p) => p.event_name === "subgroup_create");
+    expect(createdEvent).toEqual({
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      event_name: "subgroup_create",
+      name: "Sub group",
+      path,
+      full_path: `${parent.fullPath}/${path}`,
+      group_id: sub.id,
+      parent_group_id: parent.id,
+      parent_name: expect.any(String),
+      parent_path: parent.fullPath.split("/").pop(),
+      parent_full_path: parent.fullPath,
+    });
+    expect(createdEvent.created_at.slice(0, 19)).toBe(sub.created_at.slice(0, 19));
+    expect(payloads.find((p) => p.event_name === "subgroup_destroy")).toMatchObject({ group_id: sub.id, full_path: sub.full_path, parent_group_id: parent.id });
+    expect(atTop.map((d) => JSON.parse(d.body).event_name).sort()).toEqual(["subgroup_create", "subgroup_destroy"]);
+    expect(await received(quietPath)).toEqual([]);
+    await allowLocal(w, false);
+  });
+
   it("sends nothing to hooks without the event's flag, and reaches group hooks of ancestor groups", async () => {
     const w = await world();
     const owner = await w.user();

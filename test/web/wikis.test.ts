@@ -29,6 +29,18 @@ describe("GET /:project/-/wikis/:slug", () => {
     expect(page.html).toContain(`href="/${project.fullPath}/-/wikis" aria-current="page"`);
   });
 
+  it("shows an RDoc page rendered and sanitised as the API's render_html", async () => {
+    const w = await world();
+    const project = await w.project({ visibility: "public" });
+    const res = await w.root.post(`/projects/${project.id}/wikis`, { json: { title: "Web rdoc", content: "= Hello\n\n*bold* <script>alert(1)</script>", format: "rdoc" } });
+    expect(res.status).toBe(201);
+    const page = await browser().get(`/${project.fullPath}/-/wikis/Web-rdoc`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain("<strong>bold</strong> &lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(page.html).toContain('Hello<span><a href="#label-Hello">');
+    expect(page.html).not.toContain("<script>alert");
+  });
+
   it("finds a nested page by its slug and answers 404 for an unknown version_id", async () => {
     const w = await world();
     const project = await w.project({ visibility: "public" });

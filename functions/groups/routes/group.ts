@@ -5,6 +5,7 @@ import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { acceptedBody, apiError, checkUnmodifiedSince, forbidden, notFound, paramsError, validation } from "../../kernel/errors";
 import { avatarErrors, storeAvatar } from "../../shared/uploads";
+import { hookEvent } from "../../shared/webhooks";
 
 /** Avatarable's errors on `avatar`, after the model's. */
 function addAvatarErrors(errors: Record<string, string[]>, avatar: File | undefined): void {
@@ -14,7 +15,7 @@ function addAvatarErrors(errors: Record<string, string[]>, avatar: File | undefi
 import { findGroup, authorizedGroup } from "../../kernel/lookup";
 import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeepOffset } from "../../kernel/pagination";
 import { p, rawParams, readParams } from "../../kernel/params";
-import { present } from "../../kernel/present";
+import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { group, groupDetail, PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS, type GroupRow, type GroupStatistics, Group, GroupDetail } from "../../entities/groups";
 import { ListChildGroups, ListGroups, type ListParams } from "../params";
@@ -172,6 +173,16 @@ const CreateParams = z.object({
   ...settingParams,
 });
 
+/** What a Subgroup Hook shows of a group (Gitlab::HookData::SubgroupBuilder). */
+const subgroupOf = (g: { id: number; name: string; path: string; fullPath: string; createdAt: Date | string; updatedAt: Date | string }) => ({
+  id: g.id,
+  name: g.name,
+  path: g.path,
+  fullPath: g.fullPath,
+  createdAt: new Date(g.createdAt).toISOString(),
+  updatedAt: new Date(g.updatedAt).toISOString(),
+});
+
 /** POST /groups (lib/api/groups.rb, app/services/groups/create_service.rb) */
 groupRoutes.post("/groups", { params: CreateParams, response: GroupDetail }, async (c) => {
   const params = await readParams(c, CreateParams);
@@ -220,6 +231,8 @@ groupRoutes.post("/groups", { params: CreateParams, response: GroupDetail }, asy
   );
   if (!created) throw failed({ path: ["has already been taken"] });
   if (params.avatar) created.avatarUrl = await storeAvatar(c.var.db(), c.env.BLOBS, "group", created.id, params.avatar);
+  // EE Group#post_create_hook: a new subgroup is a Subgroup Hook event of its parent's hooks.
+  if (parent) await hookEvent(c.env, baseUrl(c), { kind: "subgroup", action: "create", parentId: parent.id, subgroup: subgroupOf(created) });
   // GitLab presents GroupDetail without `with_projects` here: no `projects` keys.
   return present(c, created, groupDetail, {}, 201);
 });
@@ -346,5 +359,8 @@ groupRoutes.delete("/groups/:id", async (c) => {
   authorizeGroup(c, "remove_group", found);
   checkUnmodifiedSince(c.req.header("if-unmodified-since"), found.updatedAt);
   await destroyGroup(c.var.db(), found.id);
+  // EE Group#post_destroy_hook. Differs from GitLab: the deleted group's descendants send no
+  // subgroup_destroy of their own (GitLab destroys them one by one, each telling its parent's hooks).
+  if (found.parentId !== null) await hookEvent(c.env, baseUrl(c), { kind: "subgroup", action: "destroy", parentId: found.parentId, subgroup: subgroupOf(found) });
   return c.json(acceptedBody, 202);
 });

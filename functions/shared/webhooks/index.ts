@@ -7,7 +7,7 @@ import { loadSettings } from "../settings/load";
 import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
 import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
-import { EVENT_HEADER, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload, releasePayload, wikiPagePayload } from "./payloads";
+import { EVENT_HEADER, groupWikiPagePayload, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload, releasePayload, subgroupPayload, wikiPagePayload } from "./payloads";
 import { findPage, findWiki, listPages, wikiPageAt } from "../wikis/store";
 import * as q from "./queries";
 
@@ -166,6 +166,37 @@ async function wikiPageEvent(db: Executor, project: q.HookProject, ctx: PresentC
   return [{ flag: "wikiPageEvents", header: EVENT_HEADER.wiki_page, payload }];
 }
 
+/** The group events: their group (whose hooks and ancestors' hooks hear them) and flag. */
+type GroupEvent = Extract<HookEvent, { kind: "group_wiki_page" | "subgroup" }>;
+const isGroupEvent = (event: HookEvent): event is GroupEvent => event.kind === "group_wiki_page" || event.kind === "subgroup";
+
+/**
+ * The deliveries of a group's own event (a group wiki's page, a subgroup created or deleted): one per
+ * group hook of the group and its ancestors with the flag (EE Group#execute_hooks). No project hooks,
+ * system hooks, chat integrations or status checks: none belongs to a group (GitLab's group-level
+ * integrations are not built).
+ */
+export async function groupEventDeliveries(db: Executor, event: GroupEvent, baseUrl: string): Promise<WebhookMessage[]> {
+  const group = await q.loadGroup(db, event.kind === "subgroup" ? event.parentId : event.groupId);
+  if (!group) return [];
+  const hooks = await q.groupHooksFor(db, group, event.kind === "subgroup" ? "subgroupEvents" : "wikiPageEvents");
+  // Most groups have no hooks: nothing more is read then.
+  if (hooks.length === 0) return [];
+  let header: string;
+  let payload: unknown;
+  if (event.kind === "subgroup") {
+    header = EVENT_HEADER.subgroup;
+    payload = subgroupPayload(event.subgroup, group, event.action);
+  } else {
+    const found = await wikiPageAt(db, event.wikiId, event.path, event.sha);
+    const user = found ? (await q.loadUsers(db, [event.userId])).get(event.userId) : undefined;
+    if (!found || !user) return [];
+    header = EVENT_HEADER.wiki_page;
+    payload = groupWikiPagePayload(found.page, group, context(baseUrl), user, event.action, found.defaultBranch);
+  }
+  return hooks.map((hook) => ({ type: "delivery", baseUrl, hookId: hook.id, header, payload, uuid: crypto.randomUUID() }));
+}
+
 /** Gitlab::DataBuilder::Pipeline of one pipeline (`which`), with the status of the transition it reports. */
 export async function pipelineEvent(db: Executor, project: q.HookProject, ctx: PresentContext, which: { id: number } | "newest", status?: string): Promise<BuiltEvent[]> {
   const hp = await q.loadPipeline(db, project.id, which === "newest" ? "newest" : which);
@@ -303,17 +334,24 @@ export async function consumeWebhooks(batch: MessageBatch<WebhookMessage>, env: 
       const body = msg.body;
       try {
         if (body.type === "event") {
-          const project = await q.loadProject(db, body.event.projectId);
+          const event = body.event;
+          if (isGroupEvent(event)) {
+            const deliveries = await groupEventDeliveries(db, event, body.baseUrl);
+            if (deliveries.length && env.WEBHOOKS_QUEUE) await env.WEBHOOKS_QUEUE.sendBatch(deliveries.map((d) => ({ body: d })));
+            msg.ack();
+            continue;
+          }
+          const project = await q.loadProject(db, event.projectId);
           const deliveries: WebhookMessage[] = [];
           // Most projects have no hooks: find out before building anything (a push still moves its cursor).
           const hooked = project ? await q.anyHooks(db, project) : false;
           // Merge request events also go to the project's external status checks that apply.
-          const checks = project && body.event.kind === "merge_request" ? await q.statusChecksFor(db, body.event.id) : [];
+          const checks = project && event.kind === "merge_request" ? await q.statusChecksFor(db, event.id) : [];
           const chats = project ? await q.chatIntegrationsFor(db, project.id, Object.keys(CHAT_SERVICES)) : { integrations: [], protectedBranches: [] };
           const anyone = hooked || checks.length > 0 || chats.integrations.length > 0;
-          if (project && !anyone && body.event.kind === "push") await q.claimPushEvents(db, project.id);
+          if (project && !anyone && event.kind === "push") await q.claimPushEvents(db, project.id);
           if (project && anyone) {
-            for (const built of await buildEvent(db, project, body.event, body.baseUrl)) {
+            for (const built of await buildEvent(db, project, event, body.baseUrl)) {
               for (const hook of hooked ? await hooksForEvent(db, project, built) : []) {
                 deliveries.push({ type: "delivery", baseUrl: body.baseUrl, hookId: hook.id, header: built.header, payload: built.payload, uuid: crypto.randomUUID() });
               }

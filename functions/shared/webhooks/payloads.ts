@@ -1,8 +1,8 @@
 import type { GitCommitRow, Label, Note, Snippet, User } from "../../../db/schema";
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../entities/users";
-import type { HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
-import type { HookRelease } from "../../kernel/env";
+import type { HookGroup, HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
+import type { HookRelease, HookSubgroup } from "../../kernel/env";
 
 /**
  * GitLab's webhook payloads (lib/gitlab/data_builder/*.rb, lib/gitlab/hook_data/*.rb, doc/user/project/
@@ -388,6 +388,7 @@ export const EVENT_HEADER = {
   pipeline: "Pipeline Hook",
   job: "Job Hook",
   wiki_page: "Wiki Page Hook",
+  subgroup: "Subgroup Hook",
   release: "Release Hook",
 } as const;
 
@@ -429,28 +430,54 @@ export type HookWikiPage = { title: string; content: string; format: string; slu
  * and the page's with its URL and the action (`create`, `update`, `delete`).
  */
 export function wikiPagePayload(page: HookWikiPage, p: HookProject, ctx: Ctx, user: User, action: string, wikiDefaultBranch: string) {
-  const wikiUrl = `${projectUrl(ctx, p)}/-/wikis`;
   return {
     object_kind: "wiki_page",
     user: userAttrs(user, ctx),
     project: projectAttrs(p, ctx),
-    wiki: {
-      web_url: `${wikiUrl}/home`,
-      git_ssh_url: `git@${new URL(ctx.baseUrl).hostname}:${p.fullPath}.wiki.git`,
-      git_http_url: `${projectUrl(ctx, p)}.wiki.git`,
-      path_with_namespace: `${p.fullPath}.wiki`,
-      default_branch: wikiDefaultBranch,
-    },
-    object_attributes: {
-      title: page.title,
-      content: page.content,
-      format: page.format,
-      message: page.message,
-      slug: page.slug,
-      url: `${wikiUrl}/${page.slug}`,
-      action,
-      version_id: page.versionId,
-    },
+    wiki: wikiAttrs(ctx, projectUrl(ctx, p), p.fullPath, wikiDefaultBranch),
+    object_attributes: wikiPageAttrs(page, `${projectUrl(ctx, p)}/-/wikis`, action),
+  };
+}
+
+/**
+ * The Wiki Page Hook of a group wiki's page, for group hooks. Differs from GitLab: 15.4 sends none
+ * (Gitlab::DataBuilder::WikiPage returns `{}` for a group wiki, issue 216904); this payload is the
+ * project one's with `group` (the fields of group member events' payloads, and its full path and web
+ * URL) in place of `project`, and the group wiki's own URLs.
+ */
+export function groupWikiPagePayload(page: HookWikiPage, g: HookGroup, ctx: Ctx, user: User, action: string, wikiDefaultBranch: string) {
+  const groupUrl = `${ctx.baseUrl}/groups/${g.fullPath}`;
+  return {
+    object_kind: "wiki_page",
+    user: userAttrs(user, ctx),
+    group: { group_id: g.id, group_name: g.name, group_path: g.path, full_path: g.fullPath, web_url: groupUrl },
+    wiki: wikiAttrs(ctx, groupUrl, g.fullPath, wikiDefaultBranch),
+    object_attributes: wikiPageAttrs(page, `${groupUrl}/-/wikis`, action),
+  };
+}
+
+/** Wiki#hook_attrs: its home page, its repository's URLs and default branch. */
+function wikiAttrs(ctx: Ctx, containerUrl: string, fullPath: string, defaultBranch: string) {
+  return {
+    web_url: `${containerUrl}/-/wikis/home`,
+    git_ssh_url: `git@${new URL(ctx.baseUrl).hostname}:${fullPath}.wiki.git`,
+    git_http_url: `${ctx.baseUrl}/${fullPath}.wiki.git`,
+    path_with_namespace: `${fullPath}.wiki`,
+    default_branch: defaultBranch,
+  };
+}
+
+/** WikiPage#hook_attrs with the page's URL and the action. */
+function wikiPageAttrs(page: HookWikiPage, wikiUrl: string, action: string) {
+  return {
+    title: page.title,
+    content: page.content,
+    format: page.format,
+    message: page.message,
+    slug: page.slug,
+    url: `${wikiUrl}/${page.slug}`,
+    action,
+    version_id: page.versionId,
   };
 }
 
@@ -589,5 +616,28 @@ export function jobPayload(hj: HookJob, p: HookProject, ctx: Ctx, status: string
         ? { name: environment, action: "start" }
         : { name: environment.name ?? null, action: environment.action ?? "start" }
       : null,
+  };
+}
+
+/** Time#xmlschema of a UTC time: `2021-01-20T09:40:12Z`. */
+const xmlschema = (value: string) => `${new Date(value).toISOString().slice(0, 19)}Z`;
+
+/**
+ * Gitlab::HookData::SubgroupBuilder (EE, 15.4): the subgroup's times, `subgroup_create` or
+ * `subgroup_destroy`, the subgroup and its parent.
+ */
+export function subgroupPayload(sub: HookSubgroup, parent: HookGroup, action: "create" | "destroy") {
+  return {
+    created_at: xmlschema(sub.createdAt),
+    updated_at: xmlschema(sub.updatedAt),
+    event_name: `subgroup_${action}`,
+    name: sub.name,
+    path: sub.path,
+    full_path: sub.fullPath,
+    group_id: sub.id,
+    parent_group_id: parent.id,
+    parent_name: parent.name,
+    parent_path: parent.path,
+    parent_full_path: parent.fullPath,
   };
 }

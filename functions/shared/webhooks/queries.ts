@@ -49,7 +49,8 @@ export type HookFlag =
   | "jobEvents"
   | "pipelineEvents"
   | "wikiPageEvents"
-  | "releasesEvents";
+  | "releasesEvents"
+  | "subgroupEvents";
 
 /** System hooks receive only these kinds (SystemHook's `hooks_scope`). */
 const SYSTEM_FLAGS = new Set<HookFlag>(["pushEvents", "tagPushEvents", "mergeRequestsEvents"]);
@@ -90,6 +91,30 @@ export async function projectsWithHooks(db: Executor, projectIds: number[], flag
          OR (${webHooks.type} = 'GroupHook' AND n.type = 'Group' AND ${webHooks.groupId} = ANY(n.traversal_ids))
          ${SYSTEM_FLAGS.has(flag) ? sql`OR ${webHooks.type} = 'SystemHook'` : sql``}))`);
   return new Set(result.rows.map((r) => Number(r.id)));
+}
+
+/** A group as group events name it (Group#hook_attrs' fields and its ancestry). */
+export type HookGroup = { id: number; name: string; path: string; fullPath: string; traversalIds: number[] };
+
+export async function loadGroup(db: Executor, groupId: number): Promise<HookGroup | null> {
+  const rows = await db
+    .select({ id: namespaces.id, name: namespaces.name, path: namespaces.path, fullPath: namespaces.fullPath, traversalIds: namespaces.traversalIds })
+    .from(namespaces)
+    .where(and(eq(namespaces.id, groupId), eq(namespaces.type, "Group")))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * The group hooks a group's own event reaches: those of the group and its ancestors with the flag
+ * (EE Group#execute_hooks: `GroupHook.where(group_id: self_and_ancestors).hooks_for(scope)`). One statement.
+ */
+export async function groupHooksFor(db: Executor, group: { traversalIds: number[] }, flag: HookFlag): Promise<WebHook[]> {
+  return db
+    .select()
+    .from(webHooks)
+    .where(and(eq(webHooks[flag], true), eq(webHooks.type, "GroupHook"), sql`${webHooks.groupId} = ANY(${sql.param(group.traversalIds)}::int[])`))
+    .orderBy(asc(webHooks.id));
 }
 
 export async function hooksByIds(db: Executor, ids: number[]): Promise<WebHook[]> {
