@@ -70,7 +70,7 @@ describe("GET /projects/:id?statistics=true", () => {
     const guest = await w.user();
     const admin = await w.user({ admin: true });
     const { project } = await smallRepo(w, { visibility: "public", reporters: [reporter], guests: [guest] });
-    const stats = async (client: ReturnType<World["as"]>, query: Record<string, unknown> = { statistics: true }) => ((await (await client.get(`/projects/${project.id}`, { query })).json()) as Json).statistics;
+    const stats = async (client: ReturnType<World["as"]>, query: Record<string, string | number | boolean> = { statistics: true }) => ((await (await client.get(`/projects/${project.id}`, { query })).json()) as Json).statistics;
     expect((await stats(w.as(reporter))).commit_count).toBe(3);
     expect((await stats(w.as(admin))).commit_count).toBe(3);
     expect(await stats(w.as(guest))).toBeUndefined();
@@ -94,7 +94,7 @@ describe("GET /projects?statistics=true", () => {
       const project = await w.project({ owner });
       await commitOn(w.as(owner), project, "main", `c${i}`, [{ action: "create", file_path: "a.txt", content: `${i}\n` }]);
     }
-    const list = async (query: Record<string, unknown>) => w.as(owner).get("/projects", { query: { owned: true, ...query } });
+    const list = async (query: Record<string, string | number | boolean>) => w.as(owner).get("/projects", { query: { owned: true, ...query } });
     const one = await list({ per_page: 1, statistics: true });
     const three = await list({ per_page: 3, statistics: true });
     const plain = await list({ per_page: 3 });
