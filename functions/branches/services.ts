@@ -15,6 +15,7 @@ import {
   type Repo,
 } from "../shared/git";
 import { checkPush, type Caller } from "../shared/protected_branches/access";
+import { newBranchViolation, pushRuleContext } from "../shared/push_rules";
 import * as q from "./queries";
 
 export type CreatedBranch = { repo: Repo; commit: GitCommitRow; head: GitCommitRow | null };
@@ -23,7 +24,8 @@ export type CreatedBranch = { repo: Repo; commit: GitCommitRow; head: GitCommitR
  * `POST /projects/:id/repository/branches`: an empty repository first gets `README.md` (empty) on its
  * default branch, committed as "Add README.md" (`create_default_branch`); then the name is validated
  * (`Branch name is invalid`, `Branch already exists`), the ref resolved (`Invalid reference name: <ref>`)
- * and the protected-branch checks of a web push applied (`checkPush`).
+ * and the protected-branch checks of a web push applied (`checkPush`), then the push rule's
+ * `branch_name_regex` (`Branch name does not follow the pattern '<regex>'`).
  * Also returns the default branch's tip, which the entity's `merged` compares with.
  */
 export async function createBranchFromRef(
@@ -68,6 +70,12 @@ export async function createBranchFromRef(
     // ValidateNewService runs before the hook: an existing name wins over a refusal.
     if (await readRef(db, repo.projectId, branchRef(input.branch))) throw apiError("Branch already exists", 400);
     throw apiError(decision.message, 400);
+  }
+  // The same hook's push rule check (EE's BranchCheck): `branch_name_regex`, one statement.
+  const broken = newBranchViolation((await pushRuleContext(db, repo.projectId, user.id, [])).rule, input.branch);
+  if (broken) {
+    if (await readRef(db, repo.projectId, branchRef(input.branch))) throw apiError("Branch already exists", 400);
+    throw apiError(broken, 400);
   }
   if ((await createBranch(db, repo, { name: input.branch, target: target.oid, userId: user.id })) === "exists") {
     throw apiError("Branch already exists", 400);

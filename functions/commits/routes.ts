@@ -108,6 +108,8 @@ commitsRoutes.post("/projects/:id/repository/commits", { params: CreateCommit, r
     committer: gitUser(c),
     force: params.force ?? false,
     userId: c.var.actor!.user.id,
+    // GitLab's pre-receive hook holds API commits to the push rule too (400 with its message).
+    pushRules: true,
   });
   if (!result.ok) {
     if (result.failure.kind === "forbidden") throw forbidden("You are not allowed to push into this branch");

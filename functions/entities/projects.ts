@@ -39,6 +39,8 @@ export type ProjectRow = ProjectModel & {
   instanceDefaultBranch?: string | null;
   /** The project's cleanup policy for container images (`container_expiration_policies`), read with the row. */
   containerExpirationPolicy?: ContainerExpirationPolicyRow | null;
+  /** `statistics=true` for a caller with `read_statistics` (projects/statistics_queries.ts). */
+  statistics?: ProjectStatisticsRow | null;
 };
 
 export type ContainerExpirationPolicyRow = {
@@ -74,6 +76,24 @@ export function containerExpirationPolicy(row: ContainerExpirationPolicyRow): z.
     next_run_at: isoTime(row.nextRunAt),
   };
 }
+
+/** API::Entities::ProjectStatistics (lib/api/entities/project_statistics.rb): sizes in bytes. */
+export const ProjectStatistics = z
+  .object({
+    commit_count: z.int(),
+    storage_size: z.int(),
+    repository_size: z.int(),
+    wiki_size: z.int(),
+    lfs_objects_size: z.int(),
+    job_artifacts_size: z.int(),
+    pipeline_artifacts_size: z.int(),
+    packages_size: z.int(),
+    snippets_size: z.int(),
+    uploads_size: z.int(),
+    container_registry_size: z.int(),
+  })
+  .meta({ id: "ProjectStatistics" });
+export type ProjectStatisticsRow = z.output<typeof ProjectStatistics>;
 
 /** For `ProjectWithAccess`: the caller's direct project membership and best group-hierarchy membership. */
 export type ProjectWithPermissionsRow = ProjectRow & {
@@ -302,6 +322,7 @@ export const Project = BasicProjectDetails.extend({
   squash_option: z.string(),
   forked_from_project: BasicProjectDetails.optional(),
   mr_default_target_self: z.boolean().optional(),
+  statistics: ProjectStatistics.optional(),
 }).meta({ id: "Project" });
 export function project(row: ProjectRow, ctx: PresentContext): z.output<typeof Project> {
   return {
@@ -338,6 +359,8 @@ export function project(row: ProjectRow, ctx: PresentContext): z.output<typeof P
     merge_method: row.mergeMethod,
     squash_option: row.squashOption,
     ...forkFields(row, ctx),
+    // The route loads them only when asked (`statistics=true`) and allowed (`read_statistics`).
+    ...(row.statistics ? { statistics: { ...row.statistics } } : {}),
   };
 }
 

@@ -42,6 +42,8 @@ const PROJECT = {
   fork_project: { level: Access.REPORTER, readers: true },
   // ProjectPolicy's reporter rule: `GET /projects/:id/statistics` (fetch counts).
   daily_statistics: { level: Access.REPORTER },
+  // ProjectPolicy: `rule { reporter }.enable :read_statistics` (the `statistics` of the project entity).
+  read_statistics: { level: Access.REPORTER },
   remove_fork_project: { level: Access.OWNER },
   admin_project_group_link: { level: Access.MAINTAINER },
   // Creating, promoting to, demoting from or removing the Owner role of a project member.

@@ -45,6 +45,12 @@ export const ListProjects = z.object({
   ...pageParams.shape,
   ...collectionTail,
   cursor: p.string().optional(),
+  statistics: p.bool().optional().describe("Include project statistics"),
+});
+
+/** `GET /projects/:id` (lib/api/projects.rb): `statistics`. */
+export const GetProject = z.object({
+  statistics: p.bool().optional().describe("Include project statistics"),
 });
 
 /** The parameters of `GET /users/:user_id/projects`: `collection_params` as `GET /projects` has them. */
@@ -79,6 +85,7 @@ export const ListGroupProjects = z.object({
   min_access_level: p.intOneOf(10, 20, 30, 40, 50).optional().describe("Limit by minimum access level of authenticated user"),
   ...pageParams.shape,
   pagination: p.string().optional(),
+  statistics: p.bool().optional().describe("Include project statistics"),
 });
 
 /** `GET /groups/:id/projects/shared`: the same without owned, with_shared, include_subgroups and similarity. */

@@ -18,13 +18,31 @@ const concat = (parts: Uint8Array[]) => {
   return out;
 };
 
-/** Pushes one root commit with `message` by `email` as the new branch `branch`; the report text. */
-async function push(user: TestUser, project: TestProject, opts: { branch?: string; message?: string; email?: string }) {
-  const blob = await blobObject(new TextEncoder().encode("hello\n"));
-  const tree = await treeObject([{ mode: "100644", name: "README.md", oid: blob.oid }]);
+/**
+ * Pushes one root commit with `message` by `email` as the new branch `branch` (its files: `README.md`,
+ * or `files` with a directory level), the report text.
+ */
+async function push(user: TestUser, project: TestProject, opts: { branch?: string; message?: string; email?: string; files?: Record<string, Uint8Array> }) {
+  const objects: RawObject[] = [];
+  const dirs = new Map<string, { mode: string; name: string; oid: string }[]>();
+  for (const [path, content] of Object.entries(opts.files ?? { "README.md": new TextEncoder().encode("hello\n") })) {
+    const blob = await blobObject(content);
+    objects.push(blob);
+    const slash = path.lastIndexOf("/");
+    const dir = slash < 0 ? "" : path.slice(0, slash);
+    dirs.set(dir, [...(dirs.get(dir) ?? []), { mode: "100644", name: path.slice(slash + 1), oid: blob.oid }]);
+  }
+  const rootEntries = dirs.get("") ?? [];
+  for (const [dir, entries] of dirs) {
+    if (dir === "") continue;
+    const sub = await treeObject(entries);
+    objects.push(sub);
+    rootEntries.push({ mode: "40000", name: dir, oid: sub.oid });
+  }
+  const tree = await treeObject(rootEntries);
   const ident = { name: "Pusher", email: opts.email ?? "pusher@example.com", time: 1_700_000_000, tz: "+0000" };
   const commit = await commitObject({ tree: tree.oid, parents: [], author: ident, committer: ident, message: opts.message ?? "Add README\n", extraHeaders: [] });
-  const objects: RawObject[] = [commit, tree, blob];
+  objects.push(commit, tree);
   const writer = new PackWriter();
   const pack = concat([writer.header(objects.length), ...objects.map((o) => writer.entry(TYPE_CODE[o.type], o.body.length, deflate(o.body))), writer.trailer()]);
   const command = pkt(`${"0".repeat(40)} ${commit.oid} refs/heads/${opts.branch ?? "main"}\0report-status side-band-64k\n`);
@@ -149,6 +167,67 @@ describe("push rules on git push", () => {
     await w.as(owner).post(`/projects/${project.id}/push_rule`, { json: { member_check: true } });
     expect(await push(owner, project, { email: "ghost@nowhere.example" })).toContain("GitLab: Author 'ghost@nowhere.example' is not a member of team");
     expect(await push(owner, project, { email: owner.email })).toContain("ok refs/heads/main");
+  });
+});
+
+describe("push rules on the pushed files", () => {
+  it("declines new files by file_name_regex and the secrets list, and blobs over max_file_size (MiB)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner });
+    await w.as(owner).post(`/projects/${project.id}/push_rule`, { json: { file_name_regex: "\\.exe$", prevent_secrets: true, max_file_size: 1 } });
+    const text = (s: string) => new TextEncoder().encode(s);
+    expect(await push(owner, project, { files: { "README.md": text("a\n"), "bin/tool.exe": text("MZ") } })).toContain(
+      'GitLab: File name bin/tool.exe was prohibited by the pattern "\\\\.exe$".',
+    );
+    expect(await push(owner, project, { files: { "aws/credentials": text("k") } })).toContain('GitLab: File name aws/credentials was prohibited by the pattern "aws\\\\/credentials$".');
+    expect(await push(owner, project, { files: { "ssh/id_ed25519": text("k") } })).toContain('GitLab: File name ssh/id_ed25519 was prohibited by the pattern "id_ed25519$".');
+    const big = new Uint8Array(1024 * 1024 + 1);
+    const report = await push(owner, project, { files: { "assets/big.bin": big } });
+    expect(report).toContain('GitLab: File "assets/big.bin" is larger than the allowed size of 1 MB. Use Git LFS to manage this file.');
+    expect(report).toContain("ng refs/heads/main pre-receive hook declined");
+    expect(await push(owner, project, { files: { "assets/exact.bin": new Uint8Array(1024 * 1024), "keys/id_rsa.pub": text("ssh-rsa") } })).toContain("ok refs/heads/main");
+  });
+});
+
+describe("push rules on the files API and branch creation", () => {
+  it("answers 400 with the hook's message for a file the rule refuses, and for a branch name", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner });
+    const api = w.as(owner);
+    const file = (path: string) => `/projects/${project.id}/repository/files/${encodeURIComponent(path)}`;
+    expect((await api.post(file("README.md"), { json: { branch: "main", content: "x", commit_message: "init" } })).status).toBe(201);
+    await api.post(`/projects/${project.id}/push_rule`, { json: { prevent_secrets: true, commit_message_regex: "^docs", branch_name_regex: "^feature/" } });
+    expect(await statusAndBody(await api.post(file("deploy/secret.key"), { json: { branch: "main", content: "k", commit_message: "docs: key" } }))).toEqual([
+      400,
+      { message: 'File name deploy/secret.key was prohibited by the pattern "\\\\.(pem|key)$".' },
+    ]);
+    expect(await statusAndBody(await api.put(file("README.md"), { json: { branch: "main", content: "y", commit_message: "update" } }))).toEqual([
+      400,
+      { message: "Commit message does not follow the pattern '^docs'" },
+    ]);
+    expect(await statusAndBody(await api.delete(file("README.md"), { json: { branch: "main", commit_message: "remove" } }))).toEqual([
+      400,
+      { message: "Commit message does not follow the pattern '^docs'" },
+    ]);
+    expect((await api.put(file("README.md"), { json: { branch: "main", content: "y", commit_message: "docs: update" } })).status).toBe(200);
+    const branches = `/projects/${project.id}/repository/branches`;
+    expect(await statusAndBody(await api.post(branches, { json: { branch: "topic", ref: "main" } }))).toEqual([400, { message: "Branch name does not follow the pattern '^feature/'" }]);
+    // An existing name wins over the pattern (Branches::ValidateNewService runs before the hook).
+    expect(await statusAndBody(await api.post(branches, { json: { branch: "main", ref: "main" } }))).toEqual([400, { message: "Branch already exists" }]);
+    expect((await api.post(branches, { json: { branch: "feature/a", ref: "main" } })).status).toBe(201);
+  });
+
+  it("lets a tag be deleted through the API under deny_delete_tag, as GitLab (the rule is for git push)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ owner });
+    const api = w.as(owner);
+    await api.post(`/projects/${project.id}/repository/files/a.txt`, { json: { branch: "main", content: "x", commit_message: "init" } });
+    expect((await api.post(`/projects/${project.id}/repository/tags`, { json: { tag_name: "v1", ref: "main" } })).status).toBe(201);
+    await api.post(`/projects/${project.id}/push_rule`, { json: { deny_delete_tag: true } });
+    expect((await api.delete(`/projects/${project.id}/repository/tags/v1`)).status).toBe(204);
   });
 });
 

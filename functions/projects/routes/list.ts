@@ -10,6 +10,7 @@ import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow, ProjectWithAccess, BasicProjectDetails, Project } from "../../entities/projects";
 import { flipperId, isFeatureEnabled } from "../../shared/features";
 import * as q from "../queries";
+import { withStatistics } from "../statistics";
 import { ListGroupProjects, ListProjects, ListSharedProjects, ListUserProjects, type ListParams } from "../params";
 
 export const listRoutes = router();
@@ -107,15 +108,17 @@ listRoutes.get("/projects", { params: ListProjects, response: [z.union([ProjectW
   // The similarity order keeps the caller's projects (`support_order_by_similarity!`).
   const filters = order.kind === "similarity" ? { ...params, membership: true } : params;
   const entity = params.simple || !actor ? projectBasic : projectWithAccess;
+  // `statistics` belongs to the full entity only (ProjectWithAccess); one statement for the page.
+  const statistics = entity === projectWithAccess && params.statistics;
   if (params.pagination === "keyset") {
     const rows = await keysetPage(c, params, source, filters);
-    return present(c, rows, entity);
+    return present(c, await withStatistics(c, rows, statistics), entity);
   }
   const page = pageOf(params);
   refuseDeepOffset(page, "Project");
   const { rows, total } = await q.listProjects(c.var.db(), actor, source, filters, order, page);
   paginate(c, page, total);
-  return present(c, rows, entity);
+  return present(c, await withStatistics(c, rows, statistics), entity);
 });
 
 /** `reorder_projects_with_similarity_order_support` (lib/api/groups.rb). */
@@ -142,7 +145,7 @@ async function groupProjects(c: Ctx, params: z.output<typeof ListGroupProjects>,
     page,
   );
   paginate(c, page, total);
-  return present(c, rows, params.simple ? projectBasic : project);
+  return present(c, await withStatistics(c, rows, !params.simple && params.statistics), params.simple ? projectBasic : project);
 }
 
 /** GET /groups/:id/projects (lib/api/groups.rb, app/finders/group_projects_finder.rb) */
@@ -197,5 +200,6 @@ export async function userProjects(
   }
   const { rows, total } = await q.listProjects(c.var.db(), actor, source(user.id), params, order, page);
   paginate(c, page, total);
-  return present(c, rows, entity);
+  const statistics = entity === projectWithAccess && "statistics" in params && params.statistics === true;
+  return present(c, await withStatistics(c, rows, statistics), entity);
 }

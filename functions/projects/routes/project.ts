@@ -13,6 +13,8 @@ import { router } from "../../kernel/router";
 import { project, projectBasic, projectWithAccess, type ProjectRow, ProjectWithAccess, BasicProjectDetails, Project } from "../../entities/projects";
 import * as q from "../queries";
 import * as s from "../services";
+import { GetProject } from "../params";
+import { withStatistics } from "../statistics";
 
 export const projectRoutes = router();
 
@@ -128,13 +130,16 @@ projectRoutes.post("/projects/user/:user_id", { params: CreateProjectForUser, re
 });
 
 /** GET /projects/:id (lib/api/projects.rb): ProjectWithAccess when signed in, BasicProjectDetails otherwise. */
-projectRoutes.get("/projects/:id", { response: z.union([ProjectWithAccess, BasicProjectDetails]) }, async (c) => {
+projectRoutes.get("/projects/:id", { params: GetProject, response: z.union([ProjectWithAccess, BasicProjectDetails]) }, async (c) => {
+  const params = await readParams(c, GetProject);
   // `find_project!` and the row in one read (the hottest endpoint: one statement where the lookup, the row and
-  // its shared groups were three).
+  // its shared groups were three); `statistics=true` adds one.
   const actor = c.var.actor;
   const row = await q.findReadableProjectRow(c.var.db(), actor, c.req.param("id"), (found) => canReadProject(actor, found));
   if (!row) throw notFound("Project");
-  return c.var.actor ? present(c, row, projectWithAccess) : present(c, row, projectBasic);
+  if (!actor) return present(c, row, projectBasic);
+  const [withStats] = await withStatistics(c, [row], params.statistics);
+  return present(c, withStats!, projectWithAccess);
 });
 
 async function reload(c: Ctx, projectId: number) {

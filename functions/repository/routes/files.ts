@@ -303,6 +303,8 @@ async function writeFile(c: Ctx, kind: WriteKind) {
     authorEmail: params.author_email ?? null,
     committer: { name: user.name, email: user.commitEmail || user.email },
     userId: user.id,
+    // GitLab's pre-receive hook holds API commits to the push rule too (400 with its message).
+    pushRules: true,
   });
   if (!result.ok) {
     if (result.failure.kind === "forbidden") throw forbidden("You are not allowed to push into this branch");

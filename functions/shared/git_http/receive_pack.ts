@@ -13,6 +13,7 @@ import { checkPush, type Caller, type RefUpdate } from "../protected_branches/ac
 import { pushRuleViolation } from "../push_rules";
 import { PUSH_FORBIDDEN } from "./access";
 import { lfsLockViolation } from "./lfs_locks";
+import { pushedChanges, pushedFiles } from "./pushed_files";
 import * as q from "./queries";
 import type { Repository } from "./upload_pack";
 import { AGENT } from "./upload_pack";
@@ -38,6 +39,8 @@ type Received = {
   types: Map<string, ObjectTypeName>;
   commits: { oid: string; commit: Commit }[];
   tags: Map<string, { object: string; type: string }>;
+  /** The size of each blob the pack holds (the push rule's `max_file_size`). */
+  blobSizes: Map<string, number>;
 };
 
 /** git's `receive.unpackLimit` default: a pack of fewer objects goes to unpack-objects, else index-pack. */
@@ -69,7 +72,7 @@ function tooLargeReport(error: PackTooLarge): { fatal: string; unpacker: string 
 
 /** Reads the pack, resolving deltas, writing objects in batches; returns what it held. */
 async function unpack(db: Database, poolId: number, reader: ByteReader, maxBytes: number | null): Promise<Received> {
-  const received: Received = { types: new Map(), commits: [], tags: new Map() };
+  const received: Received = { types: new Map(), commits: [], tags: new Map(), blobSizes: new Map() };
   const referenced = new Set<string>();
   let pending: q.ObjectWrite[] = [];
   let pendingBodies = new Map<string, { type: ObjectTypeName; body: Uint8Array }>();
@@ -101,7 +104,7 @@ async function unpack(db: Database, poolId: number, reader: ByteReader, maxBytes
       const tag = decodeTag(object.body);
       received.tags.set(object.oid, { object: tag.object, type: tag.type });
       referenced.add(tag.object);
-    }
+    } else if (object.type === "blob") received.blobSizes.set(object.oid, object.body.length);
     const zdata = object.zdata ?? zlibSync(object.body, { level: 6 });
     pending.push({ oid: object.oid, type: TYPE_CODE[object.type], size: object.body.length, zdata });
     pendingBodies.set(object.oid, { type: object.type, body: object.body });
@@ -276,7 +279,7 @@ export async function receivePack(
   if (badRequest) return respond([`unpack ${badRequest}`]);
   if (commands.length === 0) return { body: [FLUSH], moved, options, changes };
 
-  let received: Received = { types: new Map(), commits: [], tags: new Map() };
+  let received: Received = { types: new Map(), commits: [], tags: new Map(), blobSizes: new Map() };
   let unpackError: string | null = null;
   let disconnected = false;
   if (commands.some((c) => c.new !== ZERO_OID)) {
@@ -324,9 +327,11 @@ export async function receivePack(
     ? []
     : await checkPush(db, { id: repo.projectId, poolId: repo.poolId, emptyRepo: repo.emptyRepo, defaultBranch: repo.defaultBranch, fullPath: repo.fullPath, membersUrl: repo.membersUrl }, caller, updates);
   const declined = [...pushCheck, ...decisions.flatMap((d) => (d.allowed ? [] : [d.message]))];
+  // The new commits' changes, diffed once if a check below needs them.
+  const pushedDiff = pushedChanges(db, repo.poolId, received.commits);
   // DiffCheck comes after the ref checks, as in GitLab's ChangeAccess: paths locked in LFS by others.
-  if (!declined.length && repo.lfsEnabled && !repo.wiki && !disconnected && commands.some((c) => c.new !== ZERO_OID)) {
-    const locked = await lfsLockViolation(db, repo.poolId, repo.projectId, userId, received.commits);
+  if (!declined.length && repo.lfsEnabled && !repo.wiki && !disconnected && received.commits.length) {
+    const locked = await lfsLockViolation(db, repo.projectId, userId, pushedDiff);
     if (locked) declined.push(locked);
   }
   // EE's PushRuleCheck comes last (Gitlab::Checks::ChangesAccess#validate! runs it after the ref checks).
@@ -338,7 +343,7 @@ export async function receivePack(
       committerEmail: commit.committer.email,
       signed: commit.extraHeaders.some((h) => h.startsWith("gpgsig ") || h.startsWith("gpgsig-sha256 ")),
     }));
-    const broken = await pushRuleViolation(db, repo.projectId, userId, updates, pushed);
+    const broken = await pushRuleViolation(db, repo.projectId, userId, updates, pushed, async () => pushedFiles(await pushedDiff(), received.blobSizes));
     if (broken) declined.push(broken);
   }
   if (declined.length) {

@@ -1,6 +1,6 @@
 import type { PushRule } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
-import { pushRuleContext } from "./queries";
+import { pushRuleContext, type PushRuleContext } from "./queries";
 
 /**
  * Push rules (EE's Gitlab::Checks::PushRules::*, 15.4). GitLab matches them with RE2, in linear time.
@@ -43,22 +43,73 @@ export function regexError(pattern: string): string | null {
 const MAX_INPUT = 64 * 1024;
 const matches = (pattern: string, text: string, multiline = false) => new RegExp(pattern, multiline ? "m" : "").test(text.slice(0, MAX_INPUT));
 
+/**
+ * GitLab's `files_denylist.yml` (ee/lib/gitlab/checks, 15.4): the paths `prevent_secrets` refuses,
+ * matched against a new file's full path.
+ */
+export const FILES_DENYLIST = [
+  "aws\\/credentials$",
+  "(ssh|config)\\/(personal|server)_(rsa|dsa|ed25519|ecdsa|ecdsa_sk|ed25519_sk)",
+  "id_rsa$",
+  "id_dsa$",
+  "id_ed25519$",
+  "id_ecdsa$",
+  "id_ecdsa_sk$",
+  "id_ed25519_sk$",
+  "\\.(pem|key)$",
+  "[._]history$",
+];
+
+const MIB = 1024 * 1024;
+
 export type PushedCommit = { oid: string; message: string; authorEmail: string; committerEmail: string; signed: boolean };
 export type PushedRef = { ref: string; before: string | null; after: string | null };
+/** The files a push brings: the paths its commits add (against their first parents) and its new blobs' sizes with a path of each. */
+export type PushedFiles = { added: string[]; blobs: { path: string; size: number }[] };
+
+export type { PushRuleContext } from "./queries";
+export { pushRuleContext, pushRuleContextSql, parsePushRuleContext } from "./queries";
+
+/** Whether the rule looks at the pushed files (their paths or sizes), which cost a diff to know. */
+export const checksFiles = (rule: PushRule) => !!rule.fileNameRegex || rule.preventSecrets || rule.maxFileSize > 0;
 
 /**
  * The first push rule the push breaks, as GitLab words it (ee/lib/ee/gitlab/checks/push_rules/*), or
- * null. `commits`: the commits the push brings. Not checked here: `file_name_regex`,
- * `max_file_size` and `prevent_secrets` (they need the pushed trees' paths; stored, not enforced).
+ * null. `commits`: the commits the push brings; `files`: what they add, computed only when the rule
+ * looks at files.
  */
-export async function pushRuleViolation(db: Executor, projectId: number, userId: number, refs: PushedRef[], commits: PushedCommit[]): Promise<string | null> {
+export async function pushRuleViolation(
+  db: Executor,
+  projectId: number,
+  userId: number,
+  refs: PushedRef[],
+  commits: PushedCommit[],
+  files: () => Promise<PushedFiles>,
+): Promise<string | null> {
   const emails = [...new Set(commits.map((c) => c.authorEmail))];
   const { rule, ownEmails, knownEmails } = await pushRuleContext(db, projectId, userId, emails);
   if (!rule) return null;
-  return violation(rule, refs, commits, ownEmails, knownEmails);
+  const pushed = commits.length && checksFiles(rule) ? await files() : null;
+  return violation(rule, refs, commits, ownEmails, knownEmails, pushed);
 }
 
-export function violation(rule: PushRule, refs: PushedRef[], commits: PushedCommit[], ownEmails: Set<string>, knownEmails: Set<string>): string | null {
+/** Ruby's String#inspect, as GitLab quotes a pattern in the file name message. */
+const inspect = (text: string) => `"${text.replace(/[\\"]/g, (ch) => `\\${ch}`).replace(/\n/g, "\\n").replace(/\t/g, "\\t").replace(/#(?=[{$@])/g, "\\#")}"`;
+
+/**
+ * The checks in GitLab's order: DiffCheck (file names: `file_name_regex`, then the secrets list when
+ * `prevent_secrets`, on paths the commits add), then PushRuleCheck: each ref (TagCheck, BranchCheck with
+ * its CommitCheck), then FileSizeCheck.
+ */
+export function violation(rule: PushRule, refs: PushedRef[], commits: PushedCommit[], ownEmails: Set<string>, knownEmails: Set<string>, files: PushedFiles | null = null): string | null {
+  if (files && (rule.fileNameRegex || rule.preventSecrets)) {
+    // PushRule#filename_denylisted?: the secrets list first, then the rule's own pattern.
+    const patterns = [...(rule.preventSecrets ? FILES_DENYLIST : []), ...(rule.fileNameRegex ? [rule.fileNameRegex] : [])];
+    for (const path of files.added) {
+      const pattern = patterns.find((p) => matches(p, path));
+      if (pattern !== undefined) return `File name ${path} was prohibited by the pattern ${inspect(pattern)}.`;
+    }
+  }
   for (const r of refs) {
     if (rule.denyDeleteTag && r.ref.startsWith("refs/tags/") && r.after === null) return "You cannot delete a tag";
     const branch = r.ref.startsWith("refs/heads/") ? r.ref.slice("refs/heads/".length) : null;
@@ -79,5 +130,38 @@ export function violation(rule: PushRule, refs: PushedRef[], commits: PushedComm
     // Differs from GitLab: a commit counts as signed when it carries a signature (`gpgsig`); GitLab also verifies it.
     if (rule.rejectUnsignedCommits && !c.signed) return "Commit must be signed with a GPG key";
   }
+  // FileSizeCheck: `bytes_to_megabytes(size) > max_file_size`, so a file of exactly the limit passes.
+  if (files && rule.maxFileSize > 0) {
+    const large = files.blobs.find((b) => b.size > rule.maxFileSize * MIB);
+    if (large) return `File "${large.path}" is larger than the allowed size of ${rule.maxFileSize} MB. Use Git LFS to manage this file.`;
+  }
   return null;
+}
+
+/** A commit made through the API, as the push rule checks see it (Gitaly's hooks with protocol `web`). */
+export type ApiCommit = {
+  branch: string;
+  branchCreated: boolean;
+  message: string;
+  authorEmail: string;
+  committerEmail: string;
+  files: PushedFiles;
+};
+
+/**
+ * The first push rule an API commit breaks (`POST /repository/commits`, the files API), or null. GitLab
+ * runs its pre-receive checks on these commits too, with two exceptions it makes for commits GitLab
+ * itself writes: `reject_unsigned_commits` does not apply, and `deny_delete_tag` has nothing to refuse.
+ */
+export function apiCommitViolation(context: PushRuleContext, commit: ApiCommit): string | null {
+  if (!context.rule) return null;
+  const ref = { ref: `refs/heads/${commit.branch}`, before: commit.branchCreated ? null : "", after: "" };
+  const pushed = { oid: "", message: commit.message, authorEmail: commit.authorEmail, committerEmail: commit.committerEmail, signed: true };
+  return violation(context.rule, [ref], [pushed], context.ownEmails, context.knownEmails, commit.files);
+}
+
+/** `branch_name_regex` on a branch created through the API (POST /repository/branches). */
+export function newBranchViolation(rule: PushRule | null, branch: string): string | null {
+  if (!rule) return null;
+  return violation(rule, [{ ref: `refs/heads/${branch}`, before: null, after: "" }], [], new Set(), new Set());
 }

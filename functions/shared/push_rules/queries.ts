@@ -1,27 +1,44 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { PushRule } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 
+/** What the push rule checks read: the rule that applies, the pusher's verified emails, the authors' known emails. */
+export type PushRuleContext = { rule: PushRule | null; ownEmails: Set<string>; knownEmails: Set<string> };
+
 /**
  * Project#predefined_push_rule: the project's own rule, else that of its nearest group that has one,
- * with the pusher's verified emails and which of `authorEmails` belong to users, in one statement.
+ * with the pusher's verified emails and which of `authorEmails` belong to users, as ONE json
+ * expression, so that a statement a write already makes (the git core's state read) can carry it.
  */
-export async function pushRuleContext(db: Executor, projectId: number, userId: number, authorEmails: string[]) {
-  const { rows } = await db.execute<{ rule: Record<string, unknown> | null; own: string[] | null; known: string[] | null }>(sql`SELECT
-      (SELECT to_jsonb(r) FROM push_rules r
+export function pushRuleContextSql(projectId: number, userId: number, authorEmails: string[]): SQL {
+  const emails = sql.param(authorEmails.map((e) => e.toLowerCase()));
+  return sql`json_build_object(
+      'rule', (SELECT to_jsonb(r) FROM push_rules r
         LEFT JOIN namespaces n ON n.id = r.group_id
         WHERE r.project_id = ${projectId}
            OR r.group_id = ANY((SELECT n2.traversal_ids FROM projects p JOIN namespaces n2 ON n2.id = p.namespace_id WHERE p.id = ${projectId})::int[])
         ORDER BY r.project_id IS NULL, coalesce(array_length(n.traversal_ids, 1), 0) DESC
-        LIMIT 1) AS rule,
-      (SELECT array_agg(lower(e)) FROM (
+        LIMIT 1),
+      'own', (SELECT array_agg(lower(e)) FROM (
         SELECT u.email AS e FROM users u WHERE u.id = ${userId} AND u.confirmed_at IS NOT NULL
-        UNION SELECT m.email FROM emails m WHERE m.user_id = ${userId} AND m.confirmed_at IS NOT NULL) x) AS own,
-      (SELECT array_agg(DISTINCT lower(x.e)) FROM (
-        SELECT u.email AS e FROM users u WHERE lower(u.email) = ANY(${sql.param(authorEmails.map((e) => e.toLowerCase()))}::text[])
-        UNION SELECT m.email FROM emails m WHERE m.confirmed_at IS NOT NULL AND lower(m.email) = ANY(${sql.param(authorEmails.map((e) => e.toLowerCase()))}::text[])) x) AS known`);
-  const row = rows[0];
+        UNION SELECT m.email FROM emails m WHERE m.user_id = ${userId} AND m.confirmed_at IS NOT NULL) x),
+      'known', (SELECT array_agg(DISTINCT lower(x.e)) FROM (
+        SELECT u.email AS e FROM users u WHERE lower(u.email) = ANY(${emails}::text[])
+        UNION SELECT m.email FROM emails m WHERE m.confirmed_at IS NOT NULL AND lower(m.email) = ANY(${emails}::text[])) x))`;
+}
+
+type ContextJson = { rule: Record<string, unknown> | null; own: string[] | null; known: string[] | null };
+
+/** The json of `pushRuleContextSql` (an object, or its text as some drivers return it). */
+export function parsePushRuleContext(value: ContextJson | string | null): PushRuleContext {
+  const row = (typeof value === "string" ? JSON.parse(value) : value) as ContextJson | null;
   return { rule: row?.rule ? toRule(row.rule) : null, ownEmails: new Set(row?.own ?? []), knownEmails: new Set(row?.known ?? []) };
+}
+
+/** The push rule context in a statement of its own (git push, branch creation). */
+export async function pushRuleContext(db: Executor, projectId: number, userId: number, authorEmails: string[]): Promise<PushRuleContext> {
+  const { rows } = await db.execute<{ context: ContextJson | string | null }>(sql`SELECT ${pushRuleContextSql(projectId, userId, authorEmails)} AS context`);
+  return parsePushRuleContext(rows[0]?.context ?? null);
 }
 
 /** The `to_jsonb` row (snake_case) as the schema's row type. */
@@ -41,7 +58,7 @@ function toRule(r: Record<string, unknown>): PushRule {
     preventSecrets: r.prevent_secrets as boolean,
     commitCommitterCheck: r.commit_committer_check as boolean,
     rejectUnsignedCommits: r.reject_unsigned_commits as boolean,
-    createdAt: r.created_at as Date,
-    updatedAt: r.updated_at as Date,
+    createdAt: new Date(r.created_at as string),
+    updatedAt: new Date(r.updated_at as string),
   };
 }

@@ -14,12 +14,13 @@ import { commitObject, type Commit, type RawObject } from "../pure/objects";
 import { buildIndexRows } from "../store/commit_index";
 import { CommitLoader } from "../store/loader";
 import { lastCommitsFrom, type Repo } from "../store/revisions";
-import { readRepoState, type BranchState, type ProtectionRow } from "../store/state";
+import { readRepoState, type BranchState, type ProtectionRow, type RepoState } from "../store/state";
 import { storeSource } from "../store/trees";
 import { writeCommitAndMoveRef } from "../store/write";
 import { commitReads, failedCheck, planCommit, type CommitFilesInput, type CommitPlan } from "./commit_plan";
 import { CommitFailed, type CommitFailure } from "./failures";
 import { applyActions, ident, WorkTree, type Person } from "./worktree";
+import { apiCommitViolation } from "../../push_rules";
 
 export { MAX_FILE_SIZE, normalizePath, type CommitAction, type Person } from "./worktree";
 export type { CommitFailure } from "./failures";
@@ -57,7 +58,16 @@ async function commitFilesWith(db: Executor, repo: Repo, input: CommitFilesInput
  * The state read of one attempt: the target's and the start's (one statement when they are the same
  * project), with the root trees and, on the first attempt, the checks' first batch of history.
  */
-async function readStates(db: Executor, repo: Repo, startRepo: Repo, reads: ReturnType<typeof commitReads>, first: boolean, protections: boolean, loader: CommitLoader | null) {
+async function readStates(
+  db: Executor,
+  repo: Repo,
+  startRepo: Repo,
+  reads: ReturnType<typeof commitReads>,
+  first: boolean,
+  protections: boolean,
+  loader: CommitLoader | null,
+  pushRule: { userId: number; authorEmails: string[] } | null,
+) {
   const history = loader && reads.checkFrom ? { loader, from: reads.checkFrom } : undefined;
   const sameRepo = startRepo.projectId === repo.projectId;
   const target = await readRepoState(db, repo, {
@@ -66,6 +76,7 @@ async function readStates(db: Executor, repo: Repo, startRepo: Repo, reads: Retu
     protections: first && protections,
     rootTrees: sameRepo,
     history: sameRepo ? history : undefined,
+    pushRule: first ? pushRule : null,
   });
   const start = sameRepo ? target : await readRepoState(db, startRepo, { names: reads.startNames, startSha: reads.startSha, rootTrees: true, history });
   return { target, start };
@@ -76,12 +87,16 @@ async function commitFilesOrThrow(db: Executor, repo: Repo, input: CommitFilesIn
   const sameRepo = startRepo.projectId === repo.projectId;
   const reads = commitReads(input, sameRepo);
   const now = input.now ?? new Date();
+  const authorEmail = input.authorEmail?.trim() || input.committer.email;
+  const pushRule = input.pushRules && input.userId ? { userId: input.userId, authorEmails: [authorEmail] } : null;
+  let rules: RepoState["pushRule"] = null;
 
   for (let attempt = 1; ; attempt++) {
     const first = attempt === 1;
     // The checks run once, on the first attempt (a retry rebuilds on the winner's tip, docs/git.md, "Writing commits").
     const loader = first && reads.checkPaths.length ? new CommitLoader(db, startRepo.poolId, { paths: reads.checkPaths, batch: 256 }) : null;
-    const { target, start } = first && assumed ? { target: assumed, start: assumed } : await readStates(db, repo, startRepo, reads, first, !!input.mayPush, loader);
+    const { target, start } = first && assumed ? { target: assumed, start: assumed } : await readStates(db, repo, startRepo, reads, first, !!input.mayPush, loader, pushRule);
+    if (first) rules = (target as Partial<RepoState>).pushRule ?? null;
     if (first && input.mayPush && !input.mayPush(target.protections, { repoEmpty: !target.hasBranches })) return { ok: false, failure: { kind: "forbidden" } };
     const planned = planCommit(input, { target, start, sameRepo, firstAttempt: first });
     if (!planned.ok) return planned;
@@ -91,6 +106,18 @@ async function commitFilesOrThrow(db: Executor, repo: Repo, input: CommitFilesIn
       if (failure) return { ok: false, failure };
     }
     const built = await buildCommit(db, repo, input, plan, now);
+    // The pre-receive hook runs once the commit exists, so the service's own failures come first.
+    if (rules) {
+      const message = apiCommitViolation(rules, {
+        branch: input.branch,
+        branchCreated: plan.before === null,
+        message: input.message,
+        authorEmail,
+        committerEmail: input.committer.email,
+        files: built.written,
+      });
+      if (message) return { ok: false, failure: { kind: "push_rule", message } };
+    }
     const won = await writeCommitAndMoveRef(db, {
       poolId: repo.poolId,
       projectId: repo.projectId,
@@ -123,7 +150,7 @@ async function buildCommit(db: Executor, repo: Repo, input: CommitFilesInput, pl
   const author = ident({ name: input.authorName?.trim() || input.committer.name, email: input.authorEmail?.trim() || input.committer.email }, now);
   const objects: RawObject[] = [];
   const tree = await WorkTree.load(storeSource(db, repo.poolId), plan.parentTree, plan.touched);
-  await applyActions(tree, input.actions, objects);
+  const written = await applyActions(tree, input.actions, objects);
   const treeOid = await tree.write(objects);
   const commit: Commit = { tree: treeOid, parents: plan.parent ? [plan.parent] : [], author, committer, extraHeaders: [], message: input.message };
   const commitObj = await commitObject(commit);
@@ -131,7 +158,7 @@ async function buildCommit(db: Executor, repo: Repo, input: CommitFilesInput, pl
   const overlay = new Map(objects.map((o) => [o.oid, o]));
   const knownParents = new Map(plan.parent && plan.parentGeneration !== null ? [[plan.parent, { generation: plan.parentGeneration, tree: plan.parentTree! }]] : []);
   const { commitRows, changeRows } = await buildIndexRows(db, repo.poolId, [{ oid: commitObj.oid, commit }], storeSource(db, repo.poolId, overlay), knownParents);
-  return { objects, commitRows, changeRows, after: commitObj.oid };
+  return { objects, commitRows, changeRows, after: commitObj.oid, written };
 }
 
 /** Commits one file on an empty repository's default branch (`initialize_with_readme`). */

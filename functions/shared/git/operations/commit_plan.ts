@@ -31,6 +31,11 @@ export type CommitFilesInput = {
    * included) read in the same statement as the branch tips; false fails with `forbidden`.
    */
   mayPush?: (protections: ProtectionRow[], context: { repoEmpty: boolean }) => boolean;
+  /**
+   * Hold the commit to the project's push rule (GitLab's pre-receive hook runs on API commits too):
+   * the rule is read with the branch state, in the same statement. Needs `userId`.
+   */
+  pushRules?: boolean;
 };
 
 /** Actions per commit (docs/git.md, "Limits"). */

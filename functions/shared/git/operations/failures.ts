@@ -21,7 +21,9 @@ export type CommitFailure =
   | { kind: "file_missing"; path: string }
   | { kind: "file_too_large"; path: string }
   | { kind: "unknown_action"; action: string }
-  | { kind: "ref_moved"; ref: string };
+  | { kind: "ref_moved"; ref: string }
+  /** Refused by the project's push rule (GitLab's pre-receive hook), in GitLab's words. */
+  | { kind: "push_rule"; message: string };
 
 /** Thrown inside the operations (the work tree reports deep in a recursion); caught at their edge. */
 export class CommitFailed extends Error {

@@ -50,6 +50,9 @@ export function commitFailureMessage(failure: CommitFailure, context: MessageCon
     case "ref_moved":
       // Differs from GitLab: its wording comes from Gitaly's reference transaction; we retry first.
       return `Could not update ${failure.ref}. Please refresh and try again.`;
+    case "push_rule":
+      // The pre-receive hook's refusal, relayed as `PreReceiveError#message`.
+      return failure.message;
   }
 }
 

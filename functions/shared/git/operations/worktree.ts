@@ -177,8 +177,16 @@ function decodeContent(action: CommitAction): Uint8Array {
   return action.encoding === "base64" ? fromBase64(content) : utf8.encode(content);
 }
 
+/** What the actions wrote, for the push rule checks: the paths they add and each new blob's path and size. */
+export type WrittenFiles = { added: string[]; blobs: { path: string; size: number }[] };
+
 /** Applies the actions in order, each seeing the previous ones (Gitaly's UserCommitFiles). */
-export async function applyActions(tree: WorkTree, actions: CommitAction[], objects: RawObject[]) {
+export async function applyActions(tree: WorkTree, actions: CommitAction[], objects: RawObject[]): Promise<WrittenFiles> {
+  const written: WrittenFiles = { added: [], blobs: [] };
+  const wrote = (path: string, blob: RawObject) => {
+    objects.push(blob);
+    written.blobs.push({ path, size: blob.body.length });
+  };
   for (const action of actions) {
     const path = normalizePath(action.filePath);
     const existing = tree.get(path);
@@ -187,14 +195,15 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
       case "create": {
         if (existing) fail(isTreeMode(existing.mode) || existing.mode === MODE.submodule ? { kind: "directory_exists", path } : { kind: "file_exists", path });
         const blob = await newBlob(action, path);
-        objects.push(blob);
+        wrote(path, blob);
+        written.added.push(path);
         tree.add(path, action.executeFilemode ? MODE.executable : MODE.file, blob.oid);
         break;
       }
       case "update": {
         if (!isFile) fail({ kind: "file_missing", path });
         const blob = await newBlob(action, path);
-        objects.push(blob);
+        wrote(path, blob);
         tree.set(path, { mode: existing!.mode, oid: blob.oid });
         break;
       }
@@ -219,9 +228,10 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
         let oid = source_!.oid;
         if (action.content !== undefined && action.content !== null) {
           const blob = await newBlob(action, path);
-          objects.push(blob);
+          wrote(path, blob);
           oid = blob.oid;
         }
+        if (from !== path) written.added.push(path);
         tree.remove(from);
         tree.add(path, source_!.mode, oid);
         break;
@@ -230,6 +240,7 @@ export async function applyActions(tree: WorkTree, actions: CommitAction[], obje
         fail({ kind: "unknown_action", action: String((action as { action: unknown }).action) });
     }
   }
+  return written;
 }
 
 async function newBlob(action: CommitAction, path: string): Promise<RawObject> {

@@ -7,6 +7,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../../kernel/db";
 import { levelsJson } from "../../protected_branches/read";
+import { parsePushRuleContext, pushRuleContextSql, type PushRuleContext } from "../../push_rules";
 import { decodeCommit, inflate, type Commit } from "../pure/objects";
 import type { CommitLoader, HistoryRow } from "./loader";
 import { primeTrees, rowBytes } from "./objects";
@@ -58,9 +59,11 @@ export type StateRequest = {
   history?: { loader: CommitLoader; from: { ref: string } | { oid: string } };
   /** A commit to read with its object and its first parent's tree (root trees cached too). */
   commit?: string | null;
+  /** The push rule that applies, with the writer's verified emails and which author emails are known. */
+  pushRule?: { userId: number; authorEmails: string[] } | null;
 };
 
-export type RepoState = BranchState & { commit: PickedCommit | null };
+export type RepoState = BranchState & { commit: PickedCommit | null; pushRule: PushRuleContext | null };
 
 type StateRow = {
   name: string | null;
@@ -81,6 +84,7 @@ type StateRow = {
   pick_tree_zdata: Uint8Array | string | null;
   pick_parent_tree_zdata: Uint8Array | string | null;
   pick_counts: { om: number | null; o: string | null; nm: number | null; n: string | null; a: number; d: number; b: boolean }[] | string | null;
+  push_rule: Parameters<typeof parsePushRuleContext>[0];
 };
 
 const json = <T>(value: T | string | null): T | null => (value === null ? null : typeof value === "string" ? (JSON.parse(value) as T) : value);
@@ -124,7 +128,8 @@ export async function readRepoState(db: Executor, repo: Repo, request: StateRequ
            s.tree AS sha_tree, s.generation AS sha_generation, ${trees ? sql`st.zdata` : sql`NULL::bytea`} AS sha_tree_zdata,
            ${protections} AS protections, ${historySql} AS history,
            pc.tree AS pick_tree, pp.tree AS pick_parent_tree, ${request.commit ? sql`po.zdata AS pick_zdata, pt.zdata AS pick_tree_zdata, ppt.zdata AS pick_parent_tree_zdata` : sql`NULL::bytea AS pick_zdata, NULL::bytea AS pick_tree_zdata, NULL::bytea AS pick_parent_tree_zdata`},
-           ${request.commit ? pickCountsJson(poolId) : sql`NULL::json`} AS pick_counts
+           ${request.commit ? pickCountsJson(poolId) : sql`NULL::json`} AS pick_counts,
+           ${request.pushRule ? pushRuleContextSql(projectId, request.pushRule.userId, request.pushRule.authorEmails) : sql`NULL::json`} AS push_rule
       FROM (SELECT 1) AS one
       LEFT JOIN git_commits s ON s.pool_id = ${poolId} AND s.oid = ${request.startSha ?? ""}
       ${objectJoin("st", sql`s.tree`, trees)}
@@ -166,6 +171,7 @@ export async function readRepoState(db: Executor, repo: Repo, request: StateRequ
     startSha: first?.sha_tree ? { tree: first.sha_tree, generation: Number(first.sha_generation) } : null,
     protections: json<ProtectionRow[]>(first?.protections ?? null) ?? [],
     commit,
+    pushRule: request.pushRule ? parsePushRuleContext(first?.push_rule ?? null) : null,
   };
 }
 
