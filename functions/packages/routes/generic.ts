@@ -6,7 +6,7 @@ import { authorizedProject } from "../../kernel/lookup";
 import { decodeQuery, p, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { packageFile } from "../../entities/packages";
+import { packageFileRecord } from "../../entities/packages";
 import * as q from "../queries";
 import { MAX_FILE_BYTES, storeFile } from "../services";
 
@@ -59,7 +59,10 @@ genericPackagesRoutes.put(PATH, { params: Upload, description: "`status` and `se
   if (bytes.byteLength > MAX_FILE_BYTES) throw tooLarge();
   const stored = await storeFile(c.env.BLOBS, project.id, params.file_name, bytes);
   const file = await q.addGenericFile(c.var.db(), project.id, actor?.user.id ?? null, { name: params.package_name, version: params.package_version, status: params.status ?? "default", pipelineId: actor?.job?.pipelineId ?? null }, stored);
-  if (params.select === "package_file") return present(c, file, packageFile);
+  if (params.select === "package_file") {
+    const downloadPath = `/api/v4/projects/${project.id}/packages/generic/${encodeURIComponent(params.package_name)}/${encodeURIComponent(params.package_version)}/${encodeURIComponent(params.file_name)}`;
+    return present(c, { ...file, downloadPath }, packageFileRecord);
+  }
   return c.json({ message: "201 Created" }, 201); // `created!`
 });
 
