@@ -100,6 +100,22 @@ export function packageFile(file: PackageFile): z.output<typeof PackageFileEntit
   };
 }
 
+export const PackageFileRecordEntity = PackageFileEntity.extend({
+  updated_at: z.string().nullable(),
+  file: z.object({ url: z.string() }),
+}).meta({ id: "PackageFileRecord" });
+
+/**
+ * The package file as the generic registry's `select=package_file` answers it: GitLab presents the
+ * model itself (`present response[:package_file]`, no entity), so its `as_json` shows the uploader as
+ * `file: {url}`; clients read it (@semantic-release/gitlab logs `file.url`). Deliberate difference: the
+ * url is the file's download path in the API (GitLab's is the object store's), and the verification
+ * and storage columns of the model are not shown.
+ */
+export function packageFileRecord(file: PackageFile & { downloadPath: string }): z.output<typeof PackageFileRecordEntity> {
+  return { ...packageFile(file), updated_at: isoTime(file.updatedAt), file: { url: file.downloadPath } };
+}
+
 /** API::Entities::Package::Pipeline: PipelineBasic with the pipeline's user. */
 export function packagePipeline(row: PackagePipeline, ctx: PresentContext): z.output<typeof PackagePipelineEntity> {
   return { ...pipelineBasic(row, { ...ctx, projectPath: row.projectFullPath }), user: row.user ? userBasic(row.user, ctx) : null };

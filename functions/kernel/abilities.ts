@@ -1,4 +1,4 @@
-import type { Namespace, Project, User } from "../../db/schema";
+import type { DeployToken, Namespace, Project, User } from "../../db/schema";
 import { Access, Visibility } from "./access";
 import type { Actor, Ctx } from "./env";
 import { forbidden } from "./errors";
@@ -248,9 +248,48 @@ export function allowedOnGroup(actor: Actor | null, ability: GroupAbility, group
   return group.accessLevel >= rule.level;
 }
 
+/** DeployToken#has_access_to?: its own project, or a project below its group. */
+export function deployTokenReaches(token: DeployToken, project: { id: number; namespace: { traversalIds: number[] } }): boolean {
+  return token.projectId === project.id || (token.groupId !== null && project.namespace.traversalIds.includes(token.groupId));
+}
+
+/** DeployToken#has_access_to_group?: a group token reaches its group and the groups below it. */
+export const deployTokenReachesGroup = (token: DeployToken, group: { traversalIds: number[] }) => token.groupId !== null && group.traversalIds.includes(token.groupId);
+
+/**
+ * The deploy-token rules of ProjectPolicy and GroupPolicy (GitLab 15.4): `read_package_registry` gives
+ * `read_project`/`read_group` and `read_package`; `write_package_registry` gives those and
+ * `create_package`. Nothing else: a deploy token is no member. Deliberate difference: a token does not
+ * fall back to the public rules on a project it does not reach (GitLab would let it read a public one).
+ */
+function deployTokenMay(token: DeployToken, ability: ProjectAbility | GroupAbility): boolean {
+  const writes = token.scopes.includes("write_package_registry");
+  if (ability === "create_package") return writes;
+  if (ability === "read_project" || ability === "read_group" || ability === "read_package") return writes || token.scopes.includes("read_package_registry");
+  return false;
+}
+
+/**
+ * `can?(current_user, ability, project)` for the request's caller: its user (`allowed`), or on the
+ * package registries (kernel/auth.ts `DEPLOY_TOKEN_ROUTES`) the deploy token that authenticated it.
+ */
+export function callerMay(c: Ctx, ability: ProjectAbility, project: ProjectWithAccess): boolean {
+  const token = c.var.deployToken;
+  if (!token) return allowed(c.var.actor, ability, project);
+  if ((PROJECT[ability] as Rule).blockedWhenArchived && project.archived) return false;
+  return deployTokenReaches(token, project) && deployTokenMay(token, ability);
+}
+
+/** `can?(current_user, :read_group, group)` for the request's caller, its user or its deploy token. */
+export function callerReadsGroup(c: Ctx, group: GroupWithAccess): boolean {
+  const token = c.var.deployToken;
+  if (!token) return canReadGroup(c.var.actor, group);
+  return deployTokenReachesGroup(token, group) && deployTokenMay(token, "read_group");
+}
+
 /** 403 for a readable project and a forbidden action (lookups already turned unreadable into 404). */
 export function authorize(c: Ctx, ability: ProjectAbility, project: ProjectWithAccess): void {
-  if (!allowed(c.var.actor, ability, project)) throw forbidden();
+  if (!callerMay(c, ability, project)) throw forbidden();
 }
 
 export function authorizeGroup(c: Ctx, ability: GroupAbility, group: GroupWithAccess): void {

@@ -25,18 +25,20 @@ export function generateToken(prefix = "glpat-"): string {
 
 /**
  * Routes whose clients send HTTP Basic (GitLab's `basic_auth_personal_access_token` route setting):
- * twine and pip, and Terraform's `http` backend (lib/api/terraform/state.rb), send `<any user>:<personal
+ * twine and pip, curl on the generic registry (lib/api/generic_packages.rb), and Terraform's `http` backend
+ * (lib/api/terraform/state.rb), send `<any user>:<personal
  * access token>`, or `gitlab-ci-token:<job token>` (taken by `jobTokenCredential`), or a deploy
  * token's `<username>:<token>` on `DEPLOY_TOKEN_ROUTES`.
  */
-const BASIC_AUTH_ROUTES = /^\/api\/v4\/((projects|groups)\/[^/]+\/(-\/)?packages\/pypi(\/|$)|projects\/[^/]+\/terraform\/state\/)/;
+const BASIC_AUTH_ROUTES = /^\/api\/v4\/((projects|groups)\/[^/]+\/(-\/)?packages\/pypi(\/|$)|projects\/[^/]+\/packages\/generic\/|projects\/[^/]+\/terraform\/state\/)/;
 
 /**
  * Routes that take a deploy token (GitLab's `deploy_token_allowed` route setting) with its
- * `read_package_registry`/`write_package_registry` scopes: the project PyPI registry. Elsewhere a
- * deploy token is an unknown credential (401); the container registry and git over HTTP read it themselves.
+ * `read_package_registry`/`write_package_registry` scopes: the package registries of a project (PyPI,
+ * npm, generic) and a group's PyPI registry. Elsewhere a deploy token is an unknown credential (401);
+ * the container registry and git over HTTP read it themselves.
  */
-const DEPLOY_TOKEN_ROUTES = /^\/api\/v4\/projects\/[^/]+\/packages\/pypi(\/|$)/;
+const DEPLOY_TOKEN_ROUTES = /^\/api\/v4\/(projects\/[^/]+\/packages\/(pypi|npm|generic)(\/|$)|groups\/[^/]+\/-\/packages\/pypi(\/|$))/;
 
 /** The login and password of a Basic header on the routes above (not a job token's). */
 function basicCredentials(c: Ctx): { login: string; password: string } | null {
@@ -64,6 +66,12 @@ function credential(c: Ctx): string | null {
   return query ? query.trim() : (basicCredentials(c)?.password ?? null);
 }
 
+/** The `Deploy-Token` header, read on `DEPLOY_TOKEN_ROUTES` only (curl on the generic registry sends it). */
+function deployTokenHeader(c: Ctx): string | null {
+  const header = c.req.header("deploy-token")?.trim();
+  return header && DEPLOY_TOKEN_ROUTES.test(new URL(c.req.url).pathname) ? header : null;
+}
+
 function sudoIdentifier(c: Ctx): string | null {
   const value = c.req.header("sudo") ?? new URL(c.req.url).searchParams.get("sudo");
   return value ? value.trim() : null;
@@ -80,16 +88,21 @@ const tokenWithUser = preparedQuery((db) =>
 );
 
 /**
- * The deploy token of a Basic login on `DEPLOY_TOKEN_ROUTES` (Gitlab::Auth#deploy_token_check: the
- * login must be the token's username), "denied" when it is revoked or expired, null for no deploy token.
+ * The deploy token of the request on `DEPLOY_TOKEN_ROUTES` (AuthFinders#deploy_token_from_request):
+ * the `Deploy-Token` header, a Bearer token (npm's `_authToken`), or a Basic password whose login is
+ * the token's username (Gitlab::Auth#deploy_token_check). "denied" when it is revoked or expired, null
+ * for no deploy token.
  */
-async function basicDeployToken(c: Ctx, credential: string, digest: string): Promise<DeployToken | "denied" | null> {
-  const credentials = DEPLOY_TOKEN_ROUTES.test(new URL(c.req.url).pathname) ? basicCredentials(c) : null;
-
-  // The token must be the Basic password itself, not a PRIVATE-TOKEN or Bearer beside it.
-  if (!credentials || credentials.password !== credential) return null;
+async function deployTokenOf(c: Ctx, credential: string, digest: string): Promise<DeployToken | "denied" | null> {
+  if (!DEPLOY_TOKEN_ROUTES.test(new URL(c.req.url).pathname)) return null;
+  const basic = basicCredentials(c);
+  const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1].trim();
+  const header = c.req.header("deploy-token")?.trim();
+  // The token must be the one of those forms, not a PRIVATE-TOKEN or `private_token` beside them.
+  const login = basic && basic.password === credential && !bearer ? basic.login : null;
+  if (login === null && bearer !== credential && header !== credential) return null;
   const [token] = await c.var.db().select().from(deployTokens).where(eq(deployTokens.tokenDigest, digest)).limit(1);
-  if (!token || token.username !== credentials.login) return null;
+  if (!token || (login !== null && token.username !== login)) return null;
   return token.revoked || (token.expiresAt && token.expiresAt <= new Date()) ? "denied" : token;
 }
 
@@ -143,7 +156,7 @@ async function jobActor(c: Ctx, token: string): Promise<Actor | null> {
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("actor", null);
-  const token = credential(c);
+  const token = credential(c) ?? deployTokenHeader(c);
   const sudo = sudoIdentifier(c);
   const jobRoute = JOB_TOKEN_ROUTES.test(new URL(c.req.url).pathname);
   const jobToken = jobRoute && !token ? jobTokenCredential(c) : null;
@@ -161,7 +174,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const rows = await tokenWithUser(c.var.db(), { digest });
   const found = rows[0];
   // Only when no personal access token matched: their requests pay no statement for it.
-  const deployToken = !found && !sudo ? await basicDeployToken(c, token, digest) : null;
+  const deployToken = !found && !sudo ? await deployTokenOf(c, token, digest) : null;
   if (deployToken === "denied") throw unauthorized();
   if (deployToken) {
     c.set("deployToken", deployToken);
@@ -277,6 +290,14 @@ export function requireUser(c: Ctx): Actor {
   const actor = c.var.actor;
   if (!actor) throw unauthorized();
   return actor;
+}
+
+/**
+ * `authenticate!` where a deploy token may be the caller (the package registries): the user, or null
+ * for a deploy token, which is no user (what it uploads has no creator, as in GitLab); 401 without either.
+ */
+export function requireUserOrDeployToken(c: Ctx): Actor | null {
+  return c.var.deployToken ? null : requireUser(c);
 }
 
 /** `authenticated_as_admin!`: 401 anonymous, 403 for non-admins. */

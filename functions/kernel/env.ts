@@ -110,8 +110,8 @@ export type Variables = {
   actor: Actor | null;
   /**
    * The deploy token that authenticated the request, on the routes that accept one (kernel/auth.ts
-   * `DEPLOY_TOKEN_ROUTES`); `actor` is then null: a deploy token is no user, and each route that
-   * takes one checks its project and scopes itself.
+   * `DEPLOY_TOKEN_ROUTES`); `actor` is then null: a deploy token is no user. `findProject`,
+   * `authorize` and `callerMay` (kernel/abilities.ts) apply its reach and scopes.
    */
   deployToken?: DeployToken;
   requestId: string;

@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { preparedQuery, type Executor } from "./db";
 import { namespaces, projects, redirectRoutes, users, type Namespace, type User } from "../../db/schema";
-import { authorize, authorizeGroup, canReadGroup, canReadProject, type GroupAbility, type GroupWithAccess, type ProjectAbility, type ProjectWithAccess } from "./abilities";
+import { authorize, authorizeGroup, callerMay, canReadGroup, canReadProject, type GroupAbility, type GroupWithAccess, type ProjectAbility, type ProjectWithAccess } from "./abilities";
 import type { Ctx } from "./env";
 import { notFound, unauthorized } from "./errors";
 import { pathRowId } from "./params";
@@ -14,7 +14,9 @@ import { groupAccessLevel, projectAccessLevelForShape } from "./visibility";
  */
 export async function findProject(c: Ctx, idOrPath: string): Promise<ProjectWithAccess> {
   const project = await loadProject(c, idOrPath);
-  if (!project || !canReadProject(c.var.actor, project)) throw notFound("Project");
+  // On the package registries a deploy token may be the caller: it reads the projects it reaches.
+  const readable = project && (c.var.deployToken ? callerMay(c, "read_project", project) : canReadProject(c.var.actor, project));
+  if (!readable) throw notFound("Project");
   return project;
 }
 

@@ -26,7 +26,9 @@ export function router(opts: { readUserScope?: boolean; readApiWrites?: boolean;
     // `tokenInBody`: the runner protocol (lib/api/ci/runner.rb) authenticates runner and job tokens
     // itself, so anonymous writes reach the route.
     // `anonymousWrites`: an API class that never calls `authenticate_non_get!` (lib/api/lint.rb decides itself).
-    if (!opts.tokenInBody && !opts.anonymousWrites && c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
+    // A deploy token (set only on the package registries, kernel/auth.ts) is authenticated: the route's
+    // abilities decide what it may do.
+    if (!opts.tokenInBody && !opts.anonymousWrites && !c.var.deployToken && c.req.method !== "GET" && c.req.method !== "HEAD") requireUser(c);
     // `anyScope`: `allow_access_with_scope(Gitlab::Auth.all_available_scopes)`, e.g. a token reading
     // or revoking itself (lib/api/personal_access_tokens/self_*.rb).
     // `readApiWrites`: the API's writes only read (`allow_access_with_scope :read_api`), so `read_api` tokens may call them.

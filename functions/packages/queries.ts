@@ -195,7 +195,7 @@ export type StoredFile = { fileName: string; size: number; fileMd5: string; file
 export async function addGenericFile(
   db: Executor,
   projectId: number,
-  creatorId: number,
+  creatorId: number | null,
   v: { name: string; version: string; status: string; pipelineId: number | null },
   file: StoredFile,
 ): Promise<PackageFile> {
@@ -277,7 +277,7 @@ export async function npmVersions(db: Executor, projectId: number, name: string)
 export async function createNpmVersion(
   db: Executor,
   projectId: number,
-  creatorId: number,
+  creatorId: number | null,
   v: { name: string; version: string; packageJson: Record<string, unknown>; tags: string[]; pipelineId: number | null },
   file: StoredFile,
 ): Promise<boolean> {
@@ -316,10 +316,13 @@ export async function findNpmFile(db: Executor, projectId: number, name: string,
 /** PEP 503 normalization (`Packages::Package#normalized_pypi_name`): runs of `-`, `_`, `.` become `-`, lowercased. */
 const NORMALIZED_NAME = sql`lower(regexp_replace(${packages.name}, '[-_.]+', '-', 'g'))`;
 
-/** The projects of a group (and its subgroups) whose packages the caller reads (GroupPackagesFinder's rule). */
-function readableInGroup(groupId: number, actor: Actor | null): SQL {
+/**
+ * The projects of a group (and its subgroups) whose packages the caller reads (GroupPackagesFinder's
+ * rule). `everyProject`: the caller is a deploy token of the group or an ancestor, which reaches them all.
+ */
+function readableInGroup(groupId: number, actor: Actor | null, everyProject = false): SQL {
   const inGroup = sql`${projects.namespaceId} IN (SELECT ${namespaces.id} FROM ${namespaces} WHERE ${groupId}::int = ANY(${namespaces.traversalIds}))`;
-  const readable = actor?.isAdmin
+  const readable = actor?.isAdmin || everyProject
     ? sql`true`
     : actor
       ? sql`(${projects.visibilityLevel} >= ${actor.user.external ? 20 : 10} OR ${projects.id} IN ${authorizedProjectIds(actor.user.id, 20)})`
@@ -327,10 +330,10 @@ function readableInGroup(groupId: number, actor: Actor | null): SQL {
   return and(inGroup, readable)!;
 }
 
-export type PypiOwner = { projectId: number } | { groupId: number; actor: Actor | null };
+export type PypiOwner = { projectId: number } | { groupId: number; actor: Actor | null; everyProject?: boolean };
 
 function ownerCondition(owner: PypiOwner): SQL {
-  return "projectId" in owner ? eq(packages.projectId, owner.projectId) : readableInGroup(owner.groupId, owner.actor);
+  return "projectId" in owner ? eq(packages.projectId, owner.projectId) : readableInGroup(owner.groupId, owner.actor, owner.everyProject);
 }
 
 /** Packages::Pypi::PackagesFinder with a name: every file of the installable versions whose normalized name matches. */

@@ -10,14 +10,11 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { RunnerBasic, runnerBasic, RunnerDetails, runnerDetails } from "../entities/runners";
 import { JobBasicWithProject, jobBasicWithProject } from "../entities/jobs";
-import { ListRunners, tagList } from "./params";
+import { ListAllRunners, ListOwnedRunners, ListRunners, tagList } from "./params";
 import * as q from "./queries";
-import { createRunnerWithToken, runnerOptions } from "./routes";
+import { createRunnerWithToken, newRunnerToken, runnerOptions } from "./routes";
 
-/**
- * Runner administration (lib/api/ci/runners.rb, lib/api/user_runners.rb). Not built: `GET /runners`
- * (the caller's owned runners), `POST /runners/:id/reset_authentication_token`.
- */
+/** Runner administration (lib/api/ci/runners.rb, lib/api/user_runners.rb). */
 export const runnersRoutes = router();
 
 /** A new registration token: GitLab's start GR1348941; never `glrt-`, which runners verify instead. */
@@ -74,10 +71,24 @@ runnersRoutes.post("/user/runners", { params: CreateUserRunner }, async (c) => {
 });
 
 
+/**
+ * GET /runners (lib/api/ci/runners.rb): the caller's owned runners (`ci_owned_runners`): those of the
+ * projects the caller maintains and of the groups the caller owns, and their subgroups. Deliberate
+ * difference: a group shared with one of the caller's groups gives no runners.
+ */
+runnersRoutes.get("/runners", { params: ListOwnedRunners, response: [RunnerBasic], paginated: true }, async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, ListOwnedRunners);
+  const page = pageOf(params);
+  const list = await q.listRunners(c.var.db(), { ownedBy: actor.user.id }, params, page);
+  paginate(c, page, list.total);
+  return present(c, list.rows, runnerBasic);
+});
+
 /** GET /runners/all (admin) */
-runnersRoutes.get("/runners/all", { params: ListRunners, response: [RunnerBasic], paginated: true }, async (c) => {
+runnersRoutes.get("/runners/all", { params: ListAllRunners, response: [RunnerBasic], paginated: true }, async (c) => {
   requireAdmin(c);
-  const params = await readParams(c, ListRunners);
+  const params = await readParams(c, ListAllRunners);
   const page = pageOf(params);
   const list = await q.listRunners(c.var.db(), {}, params, page);
   paginate(c, page, list.total);
@@ -85,8 +96,8 @@ runnersRoutes.get("/runners/all", { params: ListRunners, response: [RunnerBasic]
 });
 
 /** GET /projects/:id/runners (maintainers): the project's runners and the instance's. */
-runnersRoutes.get("/projects/:id/runners", { params: ListRunners, response: [RunnerBasic], paginated: true }, async (c) => {
-  const params = await readParams(c, ListRunners);
+runnersRoutes.get("/projects/:id/runners", { params: ListAllRunners, response: [RunnerBasic], paginated: true }, async (c) => {
+  const params = await readParams(c, ListAllRunners);
   const project = await authorizedProject(c, "admin_runner");
   const page = pageOf(params);
   const list = await q.listRunners(c.var.db(), { projectId: project.id }, params, page);
@@ -192,6 +203,18 @@ runnersRoutes.get("/runners/:id/jobs", { params: RunnerJobs, response: [JobBasic
   paginate(c, page, list.total);
   const rows = list.rows.map((r) => ({ ...r.job, pipeline: r.pipeline, user: r.user, project: r.project, artifacts: [], runner: null }));
   return present(c, rows, jobBasicWithProject, { commits: list.commits });
+});
+
+/**
+ * POST /runners/:id/reset_authentication_token (lib/api/ci/runners.rb, `authenticate_update_runner!`):
+ * 201 `{token, token_expires_at}`; the old token stops working at once.
+ */
+runnersRoutes.post("/runners/:id/reset_authentication_token", async (c) => {
+  const runner = await manageableRunner(c);
+  const token = newRunnerToken();
+  // Deleted since it was found: as if it had not been found.
+  if ((await q.resetRunnerToken(c.var.db(), { id: runner.id }, await sha256Hex(token))) === null) throw notFound("Runner");
+  return c.json({ token, token_expires_at: null }, 201);
 });
 
 /** DELETE /runners/:id: 204. */

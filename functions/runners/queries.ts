@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import {
   ciBuildTraceChunks,
   ciBuilds,
@@ -18,7 +18,7 @@ import {
 import { tableRowFrom, type Database, type Executor } from "../kernel/db";
 import { readCommitRows } from "../shared/git";
 import { cappedCount, type Page } from "../kernel/pagination";
-import { projectAccessLevel } from "../kernel/visibility";
+import { authorizedProjectIds, projectAccessLevel } from "../kernel/visibility";
 import type { ListParams } from "./params";
 
 /** The runner protocol's SQL (docs/ci.md, "Runner protocol"): registration, the claim, trace append, artifacts. */
@@ -366,11 +366,53 @@ export async function deleteRunner(db: Executor, id: number) {
 }
 
 /** Every runner, or those a project may use (`projectId`: the instance's and the project's own). */
-export type RunnerSource = { projectId?: number; groupTraversalIds?: number[] };
+/** `ownedBy`: `User#ci_owned_runners`, runners of the projects the user maintains and of the groups (and their subgroups) the user owns. */
+export type RunnerSource = { projectId?: number; groupTraversalIds?: number[]; ownedBy?: number };
+
+/** `online_contact_time_deadline` (2 hours) and `stale_deadline` (3 months) of Ci::Runner, GitLab 15.4. */
+const ONLINE = sql`now() - interval '2 hours'`;
+const STALE = sql`now() - interval '3 months'`;
+
+/** A Ci::Runner scope of `filter_runners`: a type, a legacy type, or a status (deprecated ones included). */
+function runnerScope(scope: NonNullable<ListParams["scope"]>): SQL {
+  switch (scope) {
+    case "instance_type":
+    case "group_type":
+    case "project_type":
+      return eq(ciRunners.runnerType, scope);
+    case "shared":
+      return eq(ciRunners.runnerType, "instance_type");
+    case "specific":
+      return sql`${ciRunners.runnerType} <> 'instance_type'`;
+    case "active":
+      return eq(ciRunners.active, true);
+    case "paused":
+      return eq(ciRunners.active, false);
+    case "online":
+      return sql`${ciRunners.contactedAt} > ${ONLINE}`;
+    case "offline":
+      return sql`${ciRunners.contactedAt} <= ${ONLINE}`;
+    case "not_connected":
+    case "never_contacted":
+      return sql`${ciRunners.contactedAt} IS NULL`;
+    case "stale":
+      return sql`(${ciRunners.contactedAt} IS NULL AND ${ciRunners.createdAt} <= ${STALE} OR ${ciRunners.contactedAt} <= ${STALE})`;
+  }
+}
+
+/** The runners owned by `userId` (`ci_owned_runners`, without group shares). */
+function ownedRunners(userId: number): SQL {
+  return sql`(${ciRunners.id} IN (SELECT rp.runner_id FROM ci_runner_projects rp WHERE rp.project_id IN ${authorizedProjectIds(userId, 40)}) AND ${ciRunners.runnerType} = 'project_type'
+    OR ${ciRunners.id} IN (SELECT rn.runner_id FROM ci_runner_namespaces rn JOIN namespaces g ON g.id = rn.namespace_id
+      WHERE g.traversal_ids && ARRAY(SELECT m.source_id FROM members m WHERE m.user_id = ${userId} AND m.source_type = 'Namespace'
+        AND m.access_level >= 50 AND (m.expires_at IS NULL OR m.expires_at > current_date))))`;
+}
 
 export async function listRunners(db: Executor, source: RunnerSource, f: ListParams, page: Page) {
   const where = and(
+    f.scope ? runnerScope(f.scope) : undefined,
     f.type ? eq(ciRunners.runnerType, f.type) : undefined,
+    f.status ? runnerScope(f.status) : undefined,
     f.paused === undefined ? undefined : eq(ciRunners.active, !f.paused),
     f.tag_list?.length ? sql`${ciRunners.tagList} @> ${sql.param(f.tag_list)}::text[]` : undefined,
     source.projectId === undefined
@@ -380,12 +422,22 @@ export async function listRunners(db: Executor, source: RunnerSource, f: ListPar
     source.groupTraversalIds === undefined
       ? undefined
       : sql`(${ciRunners.runnerType} = 'instance_type' OR ${ciRunners.id} IN (SELECT runner_id FROM ci_runner_namespaces WHERE namespace_id = ANY(${sql.param(source.groupTraversalIds)}::int[])))`,
+    source.ownedBy === undefined ? undefined : ownedRunners(source.ownedBy),
   );
   const rows = await db.select().from(ciRunners).where(where).orderBy(desc(ciRunners.id)).limit(page.limit).offset(page.offset);
   const total = await cappedCount(db, db.select({ one: sql`1` }).from(ciRunners).where(where), page);
   return { rows, total };
 }
 
+/** A new token digest for the runner `id` (or for the runner whose token digest is `current`); the runner's id, null for none. */
+export async function resetRunnerToken(db: Executor, key: { id: number } | { current: string }, digest: string): Promise<number | null> {
+  const rows = await db
+    .update(ciRunners)
+    .set({ tokenDigest: digest, updatedAt: sql`now()` })
+    .where("id" in key ? eq(ciRunners.id, key.id) : eq(ciRunners.tokenDigest, key.current))
+    .returning({ id: ciRunners.id });
+  return rows[0]?.id ?? null;
+}
 
 export async function findRunningJobByToken(db: Executor, digest: string) {
   const rows = await db

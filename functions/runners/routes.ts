@@ -38,12 +38,15 @@ export const runnerOptions = {
 const Register = z.object({ token: p.string(), ...runnerOptions });
 type RunnerOptions = z.output<z.ZodObject<typeof runnerOptions>>;
 
+/** A runner's authentication token: `glrt-` and random characters (only its digest is stored). */
+export const newRunnerToken = () => generateToken("glrt-");
+
 /**
  * A runner made from the options both registration paths take, and its new `glrt-` token (only its
  * digest is stored), as `{id, token, token_expires_at}`.
  */
 export async function createRunnerWithToken(c: Ctx, params: RunnerOptions, rest: Pick<q.NewRunner, "runnerType" | "active" | "info" | "projectId" | "namespaceId">) {
-  const token = generateToken("glrt-");
+  const token = newRunnerToken();
   const runner = await q.createRunner(c.var.db(), {
     digest: await sha256Hex(token),
     description: params.description,
@@ -89,6 +92,18 @@ runnerProtocolRoutes.post("/runners/verify", { params: Verify }, async (c) => {
   const runner = await q.findRunnerByDigest(c.var.db(), await sha256Hex(params.token));
   if (!runner) throw forbidden();
   return json(c, { id: runner.id, token: params.token, token_expires_at: null }, 200);
+});
+
+/**
+ * POST /runners/reset_authentication_token {token} (lib/api/ci/runner.rb, GitLab 15.3+): the runner
+ * swaps its current token for a new one, 201 `{token, token_expires_at}`; an unknown token is 403.
+ */
+runnerProtocolRoutes.post("/runners/reset_authentication_token", { params: TokenOnly }, async (c) => {
+  const params = await readParams(c, TokenOnly);
+  const token = newRunnerToken();
+  const id = await q.resetRunnerToken(c.var.db(), { current: await sha256Hex(params.token) }, await sha256Hex(token));
+  if (id === null) throw forbidden();
+  return json(c, { token, token_expires_at: null }, 201);
 });
 
 /** DELETE /runners: unregisters the runner of the token (204). */

@@ -35,7 +35,7 @@ describe("PUT /projects/:id/packages/generic/:package_name/:package_version/:fil
     const second = await rawPut(dev.token, `/projects/${project.id}/packages/generic/tool/1.2.3/tool.txt?select=package_file`, "second");
     expect(second.status).toBe(200);
     const file = (await second.json()) as File;
-    expect(file).toMatchObject({ file_name: "tool.txt", size: 6, file_md5: await hex("MD5", "second"), file_sha1: await hex("SHA-1", "second"), file_sha256: await hex("SHA-256", "second") });
+    expect(file).toMatchObject({ file: { url: `/api/v4/projects/${project.id}/packages/generic/tool/1.2.3/tool.txt` }, file_name: "tool.txt", size: 6, file_md5: await hex("MD5", "second"), file_sha1: await hex("SHA-1", "second"), file_sha256: await hex("SHA-256", "second") });
     const [row] = await w.db((db) => db.select().from(packageFiles).where(eq(packageFiles.id, file.id)));
     const object = await (env as unknown as { BLOBS: R2Bucket }).BLOBS.get(row.fileStore);
     expect(await object!.text()).toBe("second");

@@ -1,12 +1,12 @@
 import * as z from "zod";
-import { requireUser } from "../../kernel/auth";
+import { requireUserOrDeployToken } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { recordNotFound, tooLarge } from "../../kernel/errors";
 import { authorizedProject } from "../../kernel/lookup";
 import { decodeQuery, p, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { packageFile } from "../../entities/packages";
+import { packageFileRecord } from "../../entities/packages";
 import * as q from "../queries";
 import { MAX_FILE_BYTES, storeFile } from "../services";
 
@@ -51,15 +51,18 @@ function readPathAndQuery<S extends z.ZodType>(c: Ctx, schema: S): z.output<S> {
 /** PUT /projects/:id/packages/generic/:package_name/:package_version/:file_name (lib/api/generic_packages.rb) */
 // `status` and `select` come from the query string: the request body is the file itself.
 genericPackagesRoutes.put(PATH, { params: Upload, description: "`status` and `select` are query parameters: the body is the file." }, async (c) => {
-  const actor = requireUser(c);
+  const actor = requireUserOrDeployToken(c);
   const params = readPathAndQuery(c, Upload);
   const project = await authorizedProject(c, "create_package");
   if (Number(c.req.header("content-length") ?? 0) > MAX_FILE_BYTES) throw tooLarge();
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (bytes.byteLength > MAX_FILE_BYTES) throw tooLarge();
   const stored = await storeFile(c.env.BLOBS, project.id, params.file_name, bytes);
-  const file = await q.addGenericFile(c.var.db(), project.id, actor.user.id, { name: params.package_name, version: params.package_version, status: params.status ?? "default", pipelineId: actor.job?.pipelineId ?? null }, stored);
-  if (params.select === "package_file") return present(c, file, packageFile);
+  const file = await q.addGenericFile(c.var.db(), project.id, actor?.user.id ?? null, { name: params.package_name, version: params.package_version, status: params.status ?? "default", pipelineId: actor?.job?.pipelineId ?? null }, stored);
+  if (params.select === "package_file") {
+    const downloadPath = `/api/v4/projects/${project.id}/packages/generic/${encodeURIComponent(params.package_name)}/${encodeURIComponent(params.package_version)}/${encodeURIComponent(params.file_name)}`;
+    return present(c, { ...file, downloadPath }, packageFileRecord);
+  }
   return c.json({ message: "201 Created" }, 201); // `created!`
 });
 

@@ -1,4 +1,4 @@
-import { requireUser } from "../../kernel/auth";
+import { requireUserOrDeployToken } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, badRequest, recordNotFound, tooLarge } from "../../kernel/errors";
 import { authorizedProject } from "../../kernel/lookup";
@@ -57,7 +57,7 @@ npmPackagesRoutes.get("/projects/:id/packages/npm/:package_name/-/:file_name", a
  * dist-tags. A version that exists is `403 Package already exists.`.
  */
 npmPackagesRoutes.put("/projects/:id/packages/npm/:package_name", async (c) => {
-  const actor = requireUser(c);
+  const actor = requireUserOrDeployToken(c);
   const name = packageName(c);
   const project = await authorizedProject(c, "create_package");
   const body = await rawParams(c);
@@ -79,7 +79,7 @@ npmPackagesRoutes.put("/projects/:id/packages/npm/:package_name", async (c) => {
   const tags = Object.entries(distTags).filter(([, v]) => v === version).map(([tag]) => tag);
   const fileName = `${name}-${version}.tgz`;
   const stored = await storeFile(c.env.BLOBS, project.id, fileName, bytes);
-  const created = await q.createNpmVersion(c.var.db(), project.id, actor.user.id, { name, version, packageJson: versions[version], tags, pipelineId: actor.job?.pipelineId ?? null }, stored);
+  const created = await q.createNpmVersion(c.var.db(), project.id, actor?.user.id ?? null, { name, version, packageJson: versions[version], tags, pipelineId: actor?.job?.pipelineId ?? null }, stored);
   if (!created) {
     await c.env.BLOBS.delete(stored.fileStore);
     throw apiError("Package already exists.", 403);

@@ -1,11 +1,10 @@
 import * as z from "zod";
-import { allowed, canReadGroup, type ProjectWithAccess } from "../../kernel/abilities";
-import { requireUser } from "../../kernel/auth";
+import { callerMay, callerReadsGroup, type ProjectWithAccess } from "../../kernel/abilities";
+import { requireUserOrDeployToken } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
 import { apiError, badRequest, forbidden, notFound, tooLarge, unauthorizedBasic } from "../../kernel/errors";
 import { loadGroup, loadProject } from "../../kernel/lookup";
 import { p, readParams } from "../../kernel/params";
-import { deployTokenAllows, deployTokenReaches, type DeployTokenScope } from "../../shared/deploy_tokens";
 import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { pypiSimpleIndex, pypiSimplePackage } from "../../entities/packages_pypi";
@@ -15,13 +14,12 @@ import { MAX_FILE_BYTES, storeFile } from "../services";
 /**
  * The PyPI registry (lib/api/pypi_packages.rb): `twine upload` POSTs one file at a time, pip reads the
  * PEP 503 simple API and downloads. Credentials are HTTP Basic with a personal access token as the
- * password (any user name), `gitlab-ci-token:<job token>` (kernel/auth.ts `BASIC_AUTH_ROUTES`), or on
- * a project's registry a deploy token as `<its username>:<token>`.
+ * password (any user name), `gitlab-ci-token:<job token>` (kernel/auth.ts `BASIC_AUTH_ROUTES`), or a
+ * deploy token as `<its username>:<token>` (kernel/auth.ts `DEPLOY_TOKEN_ROUTES`).
  * Not built: the PEP 691 JSON variant (GitLab 16.x), `POST …/authorize` (a Workhorse step), and
  * forwarding unknown names to pypi.org.
  */
-// `anonymousWrites`: a deploy token is no user, so the upload asks for a user or a deploy token itself.
-export const pypiPackagesRoutes = router({ anonymousWrites: true });
+export const pypiPackagesRoutes = router();
 
 /** Gitlab::Regex.pypi_package_name_regex (PEP 508 names). */
 const NAME = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/i;
@@ -35,37 +33,24 @@ const normalize = (name: string) => name.toLowerCase().replace(/[-_.]+/g, "-");
 /**
  * `project!` of the PyPI API (BasicAuthHelpers#authorized_user_project): a missing project is 404; one
  * the caller cannot use is 401 for anonymous callers (so that pip sends its credentials), else 404.
- * A deploy token sees only the projects it reaches (its own, or its group's).
+ * A deploy token sees only the projects it reaches (its own, or its group's: kernel/abilities.ts).
  */
 async function pypiProject(c: Ctx): Promise<ProjectWithAccess> {
   const project = await loadProject(c, c.req.param("id") ?? "");
   if (!project) throw notFound("Project");
-  const deployToken = c.var.deployToken;
-  if (deployToken) {
-    if (!deployTokenReaches(deployToken, { id: project.id, traversalIds: project.namespace.traversalIds })) throw notFound("Project");
-    return project;
-  }
-  if (!allowed(c.var.actor, "read_project", project)) {
-    if (!c.var.actor) throw unauthorizedBasic();
+  if (!callerMay(c, "read_project", project)) {
+    if (anonymous(c)) throw unauthorizedBasic();
     throw notFound("Project");
   }
   return project;
 }
 
-/** A deploy token's package ability on a project `pypiProject` let it see: the scope decides (403 without it). */
-function deployTokenMay(c: Ctx, project: ProjectWithAccess, scope: DeployTokenScope): boolean | null {
-  const token = c.var.deployToken;
-  if (!token) return null;
-  // An archived project takes no new packages (create_package is blocked when archived) from anyone.
-  if ((scope === "write_package_registry" && project.archived) || !deployTokenAllows(token, { id: project.id, traversalIds: project.namespace.traversalIds }, scope)) throw forbidden();
-  return true;
-}
+const anonymous = (c: Ctx) => !c.var.actor && !c.var.deployToken;
 
 /** `authorize_read_package!`: 401 for anonymous callers (Basic challenge), 403 otherwise. */
 function authorizeRead(c: Ctx, project: ProjectWithAccess): void {
-  if (deployTokenMay(c, project, "read_package_registry")) return;
-  if (allowed(c.var.actor, "read_package", project)) return;
-  if (!c.var.actor) throw unauthorizedBasic();
+  if (callerMay(c, "read_package", project)) return;
+  if (anonymous(c)) throw unauthorizedBasic();
   throw forbidden();
 }
 
@@ -73,12 +58,15 @@ function authorizeRead(c: Ctx, project: ProjectWithAccess): void {
 async function pypiGroup(c: Ctx) {
   const group = await loadGroup(c, c.req.param("id") ?? "");
   if (!group) throw notFound("Group");
-  if (!canReadGroup(c.var.actor, group)) {
-    if (!c.var.actor) throw unauthorizedBasic();
+  if (!callerReadsGroup(c, group)) {
+    if (anonymous(c)) throw unauthorizedBasic();
     throw notFound("Group");
   }
   return group;
 }
+
+/** Whose packages a group's registry shows: a deploy token that reads the group reads every project below it. */
+const groupOwner = (c: Ctx, groupId: number): q.PypiOwner => ({ groupId, actor: c.var.actor, everyProject: !!c.var.deployToken });
 
 const html = (c: Ctx, body: string) => c.body(body, 200, { "Content-Type": "text/html; charset=utf-8" });
 
@@ -100,21 +88,21 @@ const groupUrl = (c: Ctx, id: number) => `${baseUrl(c)}/api/v4/groups/${id}/-/pa
 /** GET /groups/:id/-/packages/pypi/files/:sha256/*file_identifier (lib/api/pypi_packages.rb) */
 pypiPackagesRoutes.get("/groups/:id/-/packages/pypi/files/:sha256/:file_identifier", async (c) => {
   const group = await pypiGroup(c);
-  const file = await q.findPypiFile(c.var.db(), { groupId: group.id, actor: c.var.actor }, c.req.param("sha256")!, c.req.param("file_identifier")!);
+  const file = await q.findPypiFile(c.var.db(), groupOwner(c, group.id), c.req.param("sha256")!, c.req.param("file_identifier")!);
   return sendFile(c, file);
 });
 
 /** GET /groups/:id/-/packages/pypi/simple (lib/api/pypi_packages.rb): the names of the group's packages the caller reads. */
 pypiPackagesRoutes.get("/groups/:id/-/packages/pypi/simple", async (c) => {
   const group = await pypiGroup(c);
-  const names = await q.pypiNames(c.var.db(), { groupId: group.id, actor: c.var.actor });
+  const names = await q.pypiNames(c.var.db(), groupOwner(c, group.id));
   return html(c, pypiSimpleIndex(group.name, names, `${groupUrl(c, group.id)}/simple`));
 });
 
 /** GET /groups/:id/-/packages/pypi/simple/*package_name (lib/api/pypi_packages.rb) */
 pypiPackagesRoutes.get("/groups/:id/-/packages/pypi/simple/:package_name", async (c) => {
   const group = await pypiGroup(c);
-  const found = await q.pypiFiles(c.var.db(), { groupId: group.id, actor: c.var.actor }, normalize(c.req.param("package_name")!));
+  const found = await q.pypiFiles(c.var.db(), groupOwner(c, group.id), normalize(c.req.param("package_name")!));
   if (!found.files.length) throw notFound("Package");
   return html(c, pypiSimplePackage(found.name, found.files, `${groupUrl(c, group.id)}/files`));
 });
@@ -169,10 +157,10 @@ const Upload = z.object({
  * match them is refused (400) before anything is kept.
  */
 pypiPackagesRoutes.post("/projects/:id/packages/pypi", { params: Upload }, async (c) => {
-  const actor = c.var.deployToken ? null : requireUser(c);
+  const actor = requireUserOrDeployToken(c);
   const params = await readParams(c, Upload);
   const project = await pypiProject(c);
-  if (!(deployTokenMay(c, project, "write_package_registry") ?? allowed(actor, "create_package", project))) throw forbidden();
+  if (!callerMay(c, "create_package", project)) throw forbidden();
   if (!NAME.test(params.name)) throw apiError("Validation failed: Name is invalid", 400);
   if (!VERSION.test(params.version)) throw apiError("Validation failed: Version is invalid", 400);
   const requiredPython = params.requires_python ?? "";

@@ -1,9 +1,11 @@
 // Deploy tokens as credentials (Gitlab::Auth#deploy_token_check, DeployToken#has_access_to?, GitLab 15.4):
 // a project's token opens that project, a group's token the projects of the group and its subgroups,
-// each only for its scopes. Git over smart HTTP uses it (shared/git_http/access.ts); the package and
-// container registries call `authenticateDeployToken` with the scope they need.
+// each only for its scopes. Git over smart HTTP (shared/git_http/access.ts) and the container registry
+// use it; the package registries take the token in kernel/auth.ts and check it with the abilities
+// (kernel/abilities.ts `callerMay`), whose reach rule this file reuses.
 import { eq } from "drizzle-orm";
 import { deployTokens, type DeployToken } from "../../../db/schema";
+import { deployTokenReaches as reachesProject } from "../../kernel/abilities";
 import { sha256Hex } from "../../kernel/auth";
 import type { Executor } from "../../kernel/db";
 
@@ -47,7 +49,7 @@ export async function authenticateDeployToken(
 
 /** DeployToken#has_access_to? (its project, or a project below its group) and the scope. */
 export function deployTokenReaches(token: DeployToken, project: { id: number; traversalIds: number[] }): boolean {
-  return token.projectId === project.id || (token.groupId !== null && project.traversalIds.includes(token.groupId));
+  return reachesProject(token, { id: project.id, namespace: { traversalIds: project.traversalIds } });
 }
 
 export const deployTokenAllows = (token: DeployToken, project: { id: number; traversalIds: number[] }, scope: DeployTokenScope) =>
