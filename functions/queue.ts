@@ -7,6 +7,7 @@ import { runGroupImport } from "./group_import/services";
 import type { Bindings } from "./kernel/env";
 import { useBlobBucket } from "./shared/git";
 import { measured } from "./shared/queue_metrics";
+import { consumePages } from "./pages/consumer";
 
 /**
  * Queue dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): one consumer per queue of wrangler.toml, chosen by
@@ -43,6 +44,8 @@ async function dispatch(batch: MessageBatch, env: Bindings, ctx: ExecutionContex
       if (exports.messages.length) await consumeDeadExports(exports, env);
       return;
     }
+    case "edgeforge-pages":
+      return consumePages(batch as MessageBatch<{ jobId: number }>, env);
     default:
       console.error(`queue: no consumer for ${batch.queue}`);
       batch.retryAll();

@@ -1,0 +1,28 @@
+import { X509Certificate, createPrivateKey } from "node:crypto";
+
+/**
+ * A user-provided certificate and key (PagesDomain's validations: `validate_certificate`,
+ * `validate_matching_key`, `validate_intermediates` not done). Parsed with node:crypto's X509Certificate,
+ * which workerd provides under `nodejs_compat`. Errors are GitLab's model messages, per attribute.
+ */
+export type ParsedCertificate = { subject: string; notBefore: Date; notAfter: Date };
+
+export function parseCertificate(pem: string, key: string | null): { parsed: ParsedCertificate | null; errors: Record<string, string[]> } {
+  const errors: Record<string, string[]> = {};
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(pem);
+  } catch {
+    return { parsed: null, errors: { certificate: ["must be a valid PEM certificate"] } };
+  }
+  if (key !== null) {
+    try {
+      if (!cert.checkPrivateKey(createPrivateKey(key))) errors.key = ["doesn't match the certificate"];
+    } catch {
+      errors.key = ["must be a valid PEM private key"];
+    }
+  }
+  // OpenSSL's one-line subject (`/CN=example.com`), as GitLab's `subject` shows it.
+  const subject = "/" + cert.subject.split("\n").filter(Boolean).join("/");
+  return { parsed: { subject, notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo) }, errors };
+}
