@@ -1,4 +1,5 @@
-import { X509Certificate, createPrivateKey } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { X509Certificate, createPrivateKey, createPublicKey } from "node:crypto";
 
 /**
  * A user-provided certificate and key (PagesDomain's validations: `validate_certificate`,
@@ -17,7 +18,9 @@ export function parseCertificate(pem: string, key: string | null): { parsed: Par
   }
   if (key !== null) {
     try {
-      if (!cert.checkPrivateKey(createPrivateKey(key))) errors.key = ["doesn't match the certificate"];
+      // The key's public half against the certificate's (workerd's `checkPrivateKey` answers false for a matching pair).
+      const der = (k: ReturnType<typeof createPublicKey>) => Buffer.from(k.export({ type: "spki", format: "der" }) as Uint8Array).toString("base64");
+      if (der(createPublicKey(createPrivateKey(key))) !== der(cert.publicKey)) errors.key = ["doesn't match the certificate"];
     } catch {
       errors.key = ["must be a valid PEM private key"];
     }

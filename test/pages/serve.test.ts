@@ -75,8 +75,9 @@ describe("GET <namespace>.<PAGES_DOMAIN>/<project>/… (a published site)", () =
     const gz = await visit(host, `${prefix}/style.css`, { "Accept-Encoding": "gzip, br" });
     expect(gz.headers.get("content-encoding")).toBe("gzip");
     expect(gz.headers.get("content-type")).toBe("text/css; charset=utf-8");
-    // The stored gzip bytes, as they were published (not compressed again).
-    expect(new Uint8Array(await gz.arrayBuffer())).toEqual(SITE["style.css.gz"]);
+    // workerd's fetch decodes the gzip body for the caller: it reads back as the CSS only if the stored
+    // gzip bytes went out as they are (test/e2e/pages.test.mjs checks the raw bytes with curl).
+    expect(await gz.text()).toBe("body { color: red }");
     expect(gz.headers.get("etag")).not.toBe(plain.headers.get("etag"));
   });
 
