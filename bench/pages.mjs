@@ -24,7 +24,7 @@ pages:
   script:
     - mkdir -p public
     - for i in $(seq 1 200); do echo "<p>Paragraph $i of the bench page, long enough to weigh.</p>"; done > public/index.html
-    - for i in $(seq 1 200); do echo ".c$i { color: red }"; done > public/style.css
+    - 'for i in $(seq 1 200); do echo ".c$i { color: red }"; done > public/style.css'
     - gzip -k public/style.css
   artifacts:
     paths: [public]
@@ -88,7 +88,7 @@ try {
     settings = await api("GET", `/projects/${project.id}/pages`);
     if (settings.deployments.length === 0) await new Promise((r) => setTimeout(r, 300));
   }
-  if (settings.deployments.length === 0) throw new Error("the site was not published");
+  if (settings.deployments.length === 0) throw new Error(`the site was not published: ${JSON.stringify(await api("GET", `/projects/${project.id}/pipelines`))}`);
   const site = new URL(settings.url);
   const base = `${server.host}${site.pathname}`;
   const first = await timedGet(`${base}/`, site.host);
