@@ -70,10 +70,21 @@ export async function publishableJob(db: Executor, jobId: number) {
   return rows[0] ?? null;
 }
 
-/** Whether the job already has a deployment (a redelivered publish does nothing new). */
-export async function deploymentOfJob(db: Executor, jobId: number): Promise<PagesDeployment | null> {
-  const rows = await db.select().from(pagesDeployments).where(eq(pagesDeployments.ciBuildId, jobId)).limit(1);
-  return rows[0] ?? null;
+/**
+ * The job's deployments and whether one is the site's current one: a redelivered publish of a current
+ * deployment does nothing new; any other is a publish that died half-way, deleted here (its R2 prefixes
+ * returned) before the job is published again.
+ */
+export async function claimJobDeployments(db: Executor, jobId: number): Promise<{ current: boolean; stale: string[] }> {
+  const current = await db
+    .select({ id: pagesDeployments.id })
+    .from(pagesDeployments)
+    .innerJoin(projectPagesMetadata, eq(projectPagesMetadata.pagesDeploymentId, pagesDeployments.id))
+    .where(eq(pagesDeployments.ciBuildId, jobId))
+    .limit(1);
+  if (current.length) return { current: true, stale: [] };
+  const gone = await db.delete(pagesDeployments).where(eq(pagesDeployments.ciBuildId, jobId)).returning({ prefix: pagesDeployments.r2Prefix });
+  return { current: false, stale: gone.map((g) => g.prefix) };
 }
 
 export async function createDeployment(db: Executor, d: { projectId: number; ciBuildId: number; r2Prefix: string; fileCount: number; size: number }): Promise<PagesDeployment> {

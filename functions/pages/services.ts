@@ -26,7 +26,9 @@ export type PublishResult =
 export async function publishPagesJob(env: Bindings, db: Database, jobId: number): Promise<PublishResult> {
   const job = await q.publishableJob(db, jobId);
   if (!job) return { status: "skipped", reason: "not a succeeded pages job with artifacts" };
-  if (await q.deploymentOfJob(db, jobId)) return { status: "skipped", reason: "already published" };
+  const earlier = await q.claimJobDeployments(db, jobId);
+  if (earlier.current) return { status: "skipped", reason: "already published" };
+  await emptyPrefixes(env, earlier.stale);
   const object = await env.BLOBS.get(job.r2Key);
   if (!object) return { status: "failed", reason: "artifacts archive missing" };
   const settings = await loadSettings(db);
@@ -47,7 +49,9 @@ export async function publishPagesJob(env: Bindings, db: Database, jobId: number
   const size = files.reduce((n, f) => n + f.data.length, 0);
   if (size > maxBytes) return { status: "failed", reason: "artifacts for pages are too large" };
 
+  // The row first, so that files of a publish that dies half-way are found (and deleted) by the next one.
   const prefix = `pages/${job.projectId}/${crypto.randomUUID()}/`;
+  const deployment = await q.createDeployment(db, { projectId: job.projectId, ciBuildId: job.id, r2Prefix: prefix, fileCount: files.length, size });
   const names = new Set(files.map((f) => f.path));
   const queue = [...files];
   const put = async () => {
@@ -60,13 +64,8 @@ export async function publishPagesJob(env: Bindings, db: Database, jobId: number
       });
     }
   };
-  try {
-    await Promise.all(Array.from({ length: PUT_CONCURRENCY }, put));
-  } catch (err) {
-    await emptyPrefixes(env, [prefix]);
-    throw err;
-  }
-  const deployment = await q.createDeployment(db, { projectId: job.projectId, ciBuildId: job.id, r2Prefix: prefix, fileCount: files.length, size });
+  // A failed write throws: the queue's retry finds this deployment not current and deletes it with its files.
+  await Promise.all(Array.from({ length: PUT_CONCURRENCY }, put));
   const { switched, stale } = await q.switchDeployment(db, job.projectId, deployment.id);
   // A lost switch (a newer job's site is current) returns this deployment's own prefix among the stale ones.
   await emptyPrefixes(env, stale);
