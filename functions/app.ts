@@ -102,6 +102,8 @@ import { projectStatisticsRoutes } from "./project_statistics/routes";
 import { searchRoutes } from "./search/routes";
 import { webNotFound, webRoutes } from "./web/routes";
 import { distributionRoutes, jwtRoutes, registryRepositoriesRoutes } from "./container_registry/routes";
+import { pagesRoutes } from "./pages/routes";
+import { pagesHosts } from "./pages/serve";
 
 /** Runs of `/` collapse and one trailing `/` is dropped; percent-encoding survives (`grp%2Fsub`). */
 function getPath(req: Request): string {
@@ -134,6 +136,9 @@ app.use(async (c, next) => {
 });
 app.use(rejectMalformedStrings);
 app.use(lazyDatabase);
+// Pages sites (functions/pages/serve.ts): a request whose Host is `<namespace>.<PAGES_DOMAIN>` or a custom
+// domain is a site's, before any route of the instance; every other Host passes through untouched.
+app.use(pagesHosts);
 app.use("/api/v4/*", recordParameterless);
 app.use("/api/v4/*", authenticate);
 // Rack::Attack's user and IP throttles (application settings `throttle_*`), once the caller is known.
@@ -236,6 +241,7 @@ api.route("/", domain("user_counts", userCountsRoutes));
 api.route("/", domain("user_activities", userActivitiesRoutes));
 api.route("/", domain("statistics", statisticsRoutes));
 api.route("/", domain("project_statistics", projectStatisticsRoutes));
+api.route("/", domain("pages", pagesRoutes));
 // The OpenAPI document of every route `app` has, and its reference page (functions/openapi).
 api.route("/", domain("openapi", openapiRoutes(app)));
 app.route("/api/v4", api);

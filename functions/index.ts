@@ -6,6 +6,7 @@ import { onJobStatusChanged, onPipelineFinished, onPipelineStatusChanged } from 
 import { hookEvents, jobHookEvents } from "./shared/webhooks";
 import { autoMergeAfterPipeline } from "./merge_requests/auto_merge";
 import { useBlobBucket } from "./shared/git";
+import { pagesJobsFinished } from "./pages/consumer";
 
 // What other domains do when a pipeline finishes (shared/ci/finished.ts): the pipeline engine calls
 // them without importing them.
@@ -16,6 +17,8 @@ onPipelineStatusChanged((env, p) => hookEvents(env, externalUrl(env), [{ kind: "
 // Each job status change the one reporter passes on is a job hook event (BuildHooksWorker), carrying its
 // status, for projects with job hooks.
 onJobStatusChanged((env, changes) => jobHookEvents(env, externalUrl(env), changes));
+// A succeeded `pages` job is published (functions/pages/consumer.ts, docs/pages.md).
+onJobStatusChanged(pagesJobsFinished);
 
 export { PipelineCoordinator } from "./shared/ci/pipeline_coordinator";
 

@@ -8,6 +8,7 @@ import { consumeRegistry, type RegistryMessage } from "./container_registry/cons
 import type { Bindings } from "./kernel/env";
 import { useBlobBucket } from "./shared/git";
 import { measured } from "./shared/queue_metrics";
+import { consumePages } from "./pages/consumer";
 
 /**
  * Queue dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): one consumer per queue of wrangler.toml, chosen by
@@ -46,6 +47,8 @@ async function dispatch(batch: MessageBatch, env: Bindings, ctx: ExecutionContex
       if (exports.messages.length) await consumeDeadExports(exports, env);
       return;
     }
+    case "edgeforge-pages":
+      return consumePages(batch as MessageBatch<{ jobId: number }>, env);
     default:
       console.error(`queue: no consumer for ${batch.queue}`);
       batch.retryAll();

@@ -183,6 +183,8 @@ try {
     }
   }
   if (externalUrl) vars.EXTERNAL_URL = externalUrl;
+  // Pages sites are served on `<namespace>.<PAGES_DOMAIN>` (docs/pages.md; default pages.localhost, which resolves to loopback).
+  if (process.env.PAGES_DOMAIN) vars.PAGES_DOMAIN = process.env.PAGES_DOMAIN;
   if (process.env.DB_CONNECT_TIMEOUT_MS) vars.DB_CONNECT_TIMEOUT_MS = process.env.DB_CONNECT_TIMEOUT_MS;
   // Opt-in (bench/issues.mjs): every response carries X-Query-Count, the SQL statements it ran.
   if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.QUERY_COUNT_HEADER = "1";

@@ -56,6 +56,8 @@ export const projects = pgTable(
     poolId: integer(),
     /** `mr_default_target_self`: merge requests of a fork target the fork itself by default. */
     mrDefaultTargetSelf: boolean().notNull().default(false),
+    /** ProjectFeature#pages_access_level: disabled | private | enabled (as the project) | public (docs/pages.md). */
+    pagesAccessLevel: text().notNull().default("enabled"),
     lastActivityAt: timestamptz().notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -30,6 +30,10 @@ const PROJECT = {
   admin_project: { level: Access.MAINTAINER },
   // ProjectPolicy: Terraform states are read by developers and written by maintainers.
   read_terraform_state: { level: Access.DEVELOPER },
+  // ProjectPolicy: Pages settings and domains are maintainers' (`read_pages`, `update_pages`, `remove_pages`).
+  read_pages: { level: Access.MAINTAINER },
+  update_pages: { level: Access.MAINTAINER },
+  remove_pages: { level: Access.MAINTAINER },
   admin_terraform_state: { level: Access.MAINTAINER },
   // Owner abilities in ProjectPolicy (`rule { can?(:owner_access) }`): maintainers may not rename,
   // archive or change visibility.

@@ -89,6 +89,10 @@ export type Bindings = {
   EXPORTS_QUEUE: Queue<{ kind: "export" | "import" | "group_export" | "group_import"; id: number }>;
   /** `edgeforge-registry`: container cleanup policies to run (functions/container_registry/consumer.ts). */
   REGISTRY_QUEUE: Queue<{ kind: "cleanup_policy"; projectId: number }>;
+  /** Queue `edgeforge-pages` (wrangler.toml): a succeeded `pages` job to publish (functions/pages/consumer.ts). */
+  PAGES_QUEUE?: Queue<{ jobId: number }>;
+  /** The domain Pages sites are served under, `<namespace>.<PAGES_DOMAIN>` (docs/pages.md); default `pages.localhost`. */
+  PAGES_DOMAIN?: string;
   /** Static assets (wrangler.toml `[assets]`, built by scripts/assets.mjs): the reference page's script, the file templates' catalogs. */
   ASSETS?: Fetcher;
 };

@@ -96,6 +96,8 @@ export type CreateInput = {
   /** The fork's own visibility level, already lowered to the source's and the namespace's. */
   visibilityLevel?: number;
   mrDefaultTargetSelf?: boolean;
+  /** ProjectFeature#pages_access_level: disabled | private | enabled | public. */
+  pagesAccessLevel?: string;
   /** Project#merge_method: merge | rebase_merge | ff. */
   mergeMethod?: string;
   /** ProjectSetting#squash_option: never | always | default_on | default_off. */
@@ -190,6 +192,7 @@ export async function createProject(
     requestAccessEnabled: input.requestAccessEnabled ?? true,
     lfsEnabled: input.lfsEnabled ?? null,
     containerRegistryEnabled: input.containerRegistryEnabled ?? true,
+    ...(input.pagesAccessLevel !== undefined ? { pagesAccessLevel: input.pagesAccessLevel } : {}),
     forkedFromProjectId: input.forkOf?.id ?? null,
     poolId: input.forkOf ? (input.forkOf.poolId ?? input.forkOf.id) : null,
     mrDefaultTargetSelf: input.mrDefaultTargetSelf ?? false,
@@ -322,6 +325,7 @@ export async function updateProject(db: Database, current: Project & { namespace
   if (input.requestAccessEnabled !== undefined) changes.requestAccessEnabled = input.requestAccessEnabled;
   if (input.lfsEnabled !== undefined) changes.lfsEnabled = input.lfsEnabled;
   if (input.containerRegistryEnabled !== undefined) changes.containerRegistryEnabled = input.containerRegistryEnabled;
+  if (input.pagesAccessLevel !== undefined) changes.pagesAccessLevel = input.pagesAccessLevel;
 
   if (input.mergeMethod !== undefined) changes.mergeMethod = input.mergeMethod;
   if (input.squashOption !== undefined) changes.squashOption = input.squashOption;

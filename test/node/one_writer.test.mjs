@@ -57,6 +57,8 @@ const ALL_WRITES = [
   { table: "internal_ids", drizzle: "internalIds", writer: "functions/shared/issuables/iids.ts" },
   { table: "issuable_metric_images", drizzle: "issuableMetricImages", writer: "functions/shared/metric_images.ts" },
   { table: "alert_management_alert_metric_images", drizzle: "alertManagementAlertMetricImages", writer: "functions/shared/metric_images.ts" },
+  // The deployment a Pages site serves: moved only by functions/pages/queries.ts (switchDeployment, unpublish).
+  { table: "project_pages_metadata", drizzle: "projectPagesMetadata", writer: "functions/pages/queries.ts" },
 ];
 
 test("to-dos, iid counters and metric images are written (insert, update, delete) by their writer only", () => {

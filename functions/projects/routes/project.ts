@@ -33,6 +33,7 @@ const projectSettings = {
   // members-only registry on public projects yet).
   container_registry_access_level: p.oneOf("disabled", "private", "enabled").optional().describe("Controls visibility of the container registry. One of `disabled`, `private` or `enabled`."),
   visibility: p.oneOf("private", "internal", "public").optional().describe("The visibility of the project."),
+  pages_access_level: p.oneOf("disabled", "private", "enabled", "public").optional().describe("Who may read the project's Pages site (docs/pages.md). One of `disabled`, `private`, `enabled` or `public`."),
   public_builds: p.bool().optional().describe("Deprecated: Use public_jobs instead."),
   public_jobs: p.bool().optional().describe("Perform public builds"),
   request_access_enabled: p.bool().optional().describe("Allow users to request member access"),
@@ -94,6 +95,7 @@ function settingsInput(params: SettingsParams): s.UpdateInput {
     topics: params.topics ?? params.tag_list,
     mergeMethod: params.merge_method,
     squashOption: params.squash_option,
+    pagesAccessLevel: params.pages_access_level,
   };
 }
 
