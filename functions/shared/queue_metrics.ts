@@ -90,4 +90,5 @@ export const QUEUE_CONSUMERS: readonly { queue: string; concurrency: number; dea
   { queue: "edgeforge-exports-dlq", concurrency: 1, deadLetter: null },
   { queue: "edgeforge-alerts", concurrency: 50, deadLetter: "edgeforge-alerts-dlq" },
   { queue: "edgeforge-alerts-dlq", concurrency: 50, deadLetter: null },
+  { queue: "edgeforge-mirrors", concurrency: 10, deadLetter: null },
 ];
