@@ -88,8 +88,9 @@ remoteMirrorsRoutes.post("/projects/:id/remote_mirrors", { params: CreateMirror,
 /** PUT /projects/:id/remote_mirrors/:mirror_id: a mirror turned on is pushed at once. */
 remoteMirrorsRoutes.put("/projects/:id/remote_mirrors/:mirror_id", { params: UpdateMirror, response: RemoteMirror, errors: [401] }, async (c) => {
   const project = await mirrorProject(c);
-  const found = await findMirror(c, project);
+  // Grape validates the parameters before the route's `find`.
   const params = await readParams(c, UpdateMirror);
+  const found = await findMirror(c, project);
   const row = await q.updateMirror(c.var.db(), found.id, values(params));
   if (row.enabled && !found.enabled) c.executionCtx.waitUntil(syncMirror(c.env, row.id));
   return present(c, row, remoteMirror);

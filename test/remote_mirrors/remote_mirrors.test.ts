@@ -145,6 +145,8 @@ describe("PUT /projects/:id/remote_mirrors/:mirror_id", () => {
     expect(await statusAndBody(res)).toEqual([200, { ...mirror, only_protected_branches: true, keep_divergent_refs: true }]);
     expect(await statusAndBody(await w.root.put(`${base(project)}/${mirror.id}`, { json: { enabled: "x" } }))).toEqual([400, { error: "enabled is invalid" }]);
     expect(await statusAndBody(await w.root.put(`${base(project)}/2147483647`, { json: { enabled: false } }))).toEqual([404, { message: "404 Not found" }]);
+    // Parameters are validated before the mirror is looked up, as Grape does.
+    expect(await statusAndBody(await w.root.put(`${base(project)}/2147483647`, { json: { enabled: "x" } }))).toEqual([400, { error: "enabled is invalid" }]);
   });
 });
 
@@ -192,6 +194,21 @@ describe("the mirror update (queue consumer)", () => {
     const stored = await row(w, id);
     expect(stored).toMatchObject({ update_status: "failed", last_error: "The remote mirror URL is invalid.", last_successful_update_at: null });
     expect(stored.last_update_at).not.toBeNull();
+  });
+
+  it("does not start a second update while one runs (less than an hour old), and takes over a stale one", async () => {
+    const w = await world();
+    const { project } = await smallRepo(w);
+    const insert = (startedAgo: string) =>
+      w.db((db) =>
+        db.execute(sql`INSERT INTO remote_mirrors (project_id, url, enabled, update_status, last_update_started_at)
+          VALUES (${project.id}, 'http://169.254.169.254/a.git', true, 'started', now() - ${startedAgo}::interval) RETURNING id`),
+      );
+    const running = Number((await insert("5 minutes")).rows[0].id);
+    expect(await withDb((db) => updateMirror(db, running, 1))).toEqual({ status: "busy" });
+    expect((await row(w, running)).update_status).toBe("started");
+    const stale = Number((await insert("2 hours")).rows[0].id);
+    expect((await withDb((db) => updateMirror(db, stale, 1))).status).toBe("failed");
   });
 
   it("leaves disabled mirrors and empty repositories alone, and acknowledges their messages", async () => {

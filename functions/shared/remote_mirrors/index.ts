@@ -104,8 +104,12 @@ export async function consumeMirrors(batch: MessageBatch<MirrorMessage>, env: Bi
           continue;
         }
         const outcome = await updateMirror(db, body.mirrorId, msg.attempts);
-        // Another update of this mirror is running: try again once it is done, so the newest refs go out.
-        if (outcome.status === "busy") msg.retry({ delaySeconds: 15 });
+        // Another update of this mirror is running: a fresh message once it is likely done, so the newest
+        // refs go out (a new message, so the wait does not count as one of this update's attempts).
+        if (outcome.status === "busy") {
+          await env.MIRRORS_QUEUE?.send({ kind: "mirror", mirrorId: body.mirrorId }, { delaySeconds: 15 });
+          msg.ack();
+        }
         else if (outcome.status === "to_retry") msg.retry({ delaySeconds: retryDelay(msg.attempts) });
         else msg.ack();
       } catch (error) {
