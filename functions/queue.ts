@@ -1,5 +1,6 @@
 import { consumeAlerts, consumeDeadAlerts } from "./alert_management/consumer";
 import { consumeWebhooks, type WebhookMessage } from "./shared/webhooks";
+import { consumeMirrors, type MirrorMessage } from "./shared/remote_mirrors";
 import { consumeDeadExports, consumeExports, type ExportMessage } from "./project_export/consumer";
 import { consumeDeadImports, consumeImports, type ImportMessage } from "./project_import/consumer";
 import { consumeDeadGroupJobs, consumeGroupExports, consumeGroupJobs, type GroupTransferMessage } from "./group_export/consumer";
@@ -25,6 +26,8 @@ async function dispatch(batch: MessageBatch, env: Bindings, ctx: ExecutionContex
   switch (batch.queue) {
     case "edgeforge-webhooks":
       return consumeWebhooks(batch as MessageBatch<WebhookMessage>, env);
+    case "edgeforge-mirrors":
+      return consumeMirrors(batch as MessageBatch<MirrorMessage>, env);
     case "edgeforge-alerts":
       return consumeAlerts(batch as MessageBatch<{ receiptId: number }>, env, ctx);
     case "edgeforge-alerts-dlq":

@@ -30,3 +30,4 @@ export * from "./terraform";
 export * from "./releases";
 export * from "./admin";
 export * from "./pages";
+export * from "./remote_mirrors";

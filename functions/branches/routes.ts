@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { mirrorsForPush } from "../shared/remote_mirrors";
 import type { GitCommitRow } from "./queries";
 import { allowed, authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
@@ -132,6 +133,8 @@ branchesRoutes.post("/projects/:id/repository/branches", { params: CreateBranch,
   const created = await s.createBranchFromRef(c.var.db(), repoOf(project), project, actor.user, { branch: params.branch, ref: params.ref, caller: callerOf(actor, project) });
   const current = { ...project, defaultBranch: created.repo.defaultBranch };
   const [row] = await branchRows(c, current, created.repo, [{ name: params.branch, commit: created.commit }], created.head);
+  // Push mirrors follow every ref change (shared/remote_mirrors).
+  c.executionCtx.waitUntil(mirrorsForPush(c.env, project.id));
   return presentBranches(c, current, row, 201);
 });
 
@@ -142,5 +145,7 @@ branchesRoutes.delete("/projects/:id/repository/branches/:branch", async (c) => 
   const actor = requireUser(c);
   const name = branchParam(c);
   await s.deleteBranch(c.var.db(), repoOf(project), { name, userId: actor.user.id, ifUnmodifiedSince: c.req.header("if-unmodified-since") });
+  // Push mirrors follow every ref change (shared/remote_mirrors).
+  c.executionCtx.waitUntil(mirrorsForPush(c.env, project.id));
   return c.body(null, 204);
 });

@@ -28,6 +28,8 @@ const PROJECT = {
   push_code: { level: Access.DEVELOPER, blockedWhenArchived: true },
   admin_project_member: { level: Access.MAINTAINER },
   admin_project: { level: Access.MAINTAINER },
+  // ProjectPolicy: push mirrors (`admin_remote_mirror`) are maintainers'.
+  admin_remote_mirror: { level: Access.MAINTAINER },
   // ProjectPolicy: Terraform states are read by developers and written by maintainers.
   read_terraform_state: { level: Access.DEVELOPER },
   // ProjectPolicy: Pages settings and domains are maintainers' (`read_pages`, `update_pages`, `remove_pages`).

@@ -57,6 +57,12 @@ export type WebhookMessage =
   /** One request of a chat integration's notification (Integrations::BaseChatNotification#notify). */
   | { type: "chat"; baseUrl: string; integrationId: number; contentType: string; body: string };
 
+/**
+ * A message of the push mirrors' queue (`MIRRORS_QUEUE`, functions/shared/remote_mirrors): a project's
+ * refs moved (the consumer fans out to its enabled mirrors), or one mirror to update (retried alone).
+ */
+export type MirrorMessage = { kind: "project"; projectId: number } | { kind: "mirror"; mirrorId: number };
+
 /** Bindings of wrangler.toml and the `--var`s of scripts/start.mjs, typed by hand. */
 export type Bindings = {
   DATABASE_URL: string;
@@ -84,6 +90,8 @@ export type Bindings = {
   PIPELINES: DurableObjectNamespace;
   /** Queue `edgeforge-webhooks` (wrangler.toml): hook events and deliveries (functions/shared/webhooks). */
   WEBHOOKS_QUEUE?: Queue<WebhookMessage>;
+  /** Queue `edgeforge-mirrors` (wrangler.toml): push mirror updates (functions/shared/remote_mirrors). */
+  MIRRORS_QUEUE?: Queue<MirrorMessage>;
   /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (docs/architecture.md, "Queues, crons and Durable Objects"). */
   ALERTS_QUEUE: Queue<{ receiptId: number }>;
   EXPORTS_QUEUE: Queue<{ kind: "export" | "import" | "group_export" | "group_import"; id: number }>;

@@ -91,4 +91,5 @@ export const QUEUE_CONSUMERS: readonly { queue: string; concurrency: number; dea
   { queue: "edgeforge-alerts", concurrency: 50, deadLetter: "edgeforge-alerts-dlq" },
   { queue: "edgeforge-alerts-dlq", concurrency: 50, deadLetter: null },
   { queue: "edgeforge-registry", concurrency: 10, deadLetter: null },
+  { queue: "edgeforge-mirrors", concurrency: 10, deadLetter: null },
 ];

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { mirrorsForPush } from "../shared/remote_mirrors";
 import { authorize, type ProjectWithAccess } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
@@ -110,6 +111,8 @@ tagsRoutes.post("/projects/:id/repository/tags", { params: CreateTag, response: 
   authorize(c, "push_code", project);
   const actor = requireUser(c);
   const created = await s.createTagAt(c.var.db(), repoOf(project), actor.user, { name: params.tag_name, ref: params.ref, message: params.message, caller: callerOf(actor, project) });
+  // Push mirrors follow every ref change (shared/remote_mirrors).
+  c.executionCtx.waitUntil(mirrorsForPush(c.env, project.id));
   return presentTags(c, project, created, 201);
 });
 
@@ -119,5 +122,7 @@ tagsRoutes.delete("/projects/:id/repository/tags/:tag_name", async (c) => {
   authorize(c, "push_code", project);
   const actor = requireUser(c);
   await s.deleteTag(c.var.db(), repoOf(project), { name: c.req.param("tag_name")!, userId: actor.user.id, caller: callerOf(actor, project), ifUnmodifiedSince: c.req.header("if-unmodified-since") });
+  // Push mirrors follow every ref change (shared/remote_mirrors).
+  c.executionCtx.waitUntil(mirrorsForPush(c.env, project.id));
   return c.body(null, 204);
 });

@@ -28,7 +28,7 @@ describe("GET /sidekiq/compound_metrics", () => {
   it("answers the consumers' own counters, named after the queues", async () => {
     const w = await world();
     const before = (await (await w.root.get("/sidekiq/compound_metrics")).json()) as Compound;
-    expect(Object.keys(before.queues).sort()).toEqual(["edgeforge-alerts", "edgeforge-alerts-dlq", "edgeforge-exports", "edgeforge-exports-dlq", "edgeforge-registry", "edgeforge-webhooks"]);
+    expect(Object.keys(before.queues).sort()).toEqual(["edgeforge-alerts", "edgeforge-alerts-dlq", "edgeforge-exports", "edgeforge-exports-dlq", "edgeforge-mirrors", "edgeforge-registry", "edgeforge-webhooks"]);
     const result = await consumeDead(3);
     expect(result.explicitAcks.length).toBe(3);
     const res = await w.root.get("/sidekiq/compound_metrics");

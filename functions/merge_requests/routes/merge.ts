@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { mirrorsForPush } from "../../shared/remote_mirrors";
 import type { ProjectWithAccess } from "../../kernel/abilities";
 import { requireUser } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
@@ -78,6 +79,8 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", { param
   switch (outcome.kind) {
     case "merged":
       await hookEvents(c.env, baseUrl(c), afterMergeHooks(found, project.id, actor.user.id, outcome.closedIssues));
+      // Push mirrors follow every ref change (shared/remote_mirrors).
+      c.executionCtx.waitUntil(mirrorsForPush(c.env, project.id));
       break;
     case "waiting":
       break;

@@ -3,6 +3,7 @@ import type { PipelineCoordinator, PipelineSnapshot } from "./pipeline_coordinat
 import type { ExternalStatusInput, ExternalStatusResult } from "./external";
 import type { Bindings } from "../../kernel/env";
 import { hookEvent } from "../webhooks";
+import { mirrorsForPush } from "../remote_mirrors";
 
 /**
  * The typed facade of the `PipelineCoordinator` Durable Object (docs/ci.md, "The pipeline coordinator"): how `jobs`, `runners`,
@@ -58,5 +59,7 @@ export async function pipelinesForPush(env: Bindings, projectId: number, opts: {
   // Push and tag push hooks read the same push events through their own cursor (functions/shared/webhooks):
   // this is the one place every ref update passes.
   await hookEvent(env, opts.baseUrl ?? (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, ""), { kind: "push", projectId });
+  // …and so do push mirrors (shared/remote_mirrors): the consumer pushes the refs as they are then.
+  await mirrorsForPush(env, projectId);
   return stub(env, `project:${projectId}`).pushed(projectId, opts) as Promise<number[]>;
 }

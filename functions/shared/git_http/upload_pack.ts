@@ -5,7 +5,7 @@
 import { createDb, type Executor } from "../../kernel/db";
 import type { Bindings } from "../../kernel/env";
 import { listRefs, streamBlobZdata, type Ref } from "../git";
-import { MissingObjectError, objectTypes, peelTags, readPackRows, walkCommits, walkTrees } from "../git/store/reachable";
+import { MissingObjectError, objectTypes, peelTags, readPackRows, walkCommits, walkTrees, type Selected, type WalkedCommit } from "../git/store/reachable";
 import { shallowWalk } from "../git/store/shallow";
 import { PackWriter } from "../git/pack/pack";
 import { DELIM, FLUSH, MAX_SIDEBAND_DATA, pkt, sideband } from "../git/pack/pktline";
@@ -117,16 +117,7 @@ async function plan(db: Executor, repo: Repository, args: FetchArgs): Promise<Fe
   if (args.unsupported) throw new FetchError(`upload-pack: ${args.unsupported} is not supported by this server`);
   const wants = [...new Set(args.wants)];
   if (wants.length === 0) throw new FetchError("upload-pack: no wants");
-  const types = await objectTypes(db, repo.poolId, wants);
-  const selected = { tags: [] as string[], commits: [] as string[], trees: [] as string[], blobs: [] as string[] };
-  for (const oid of wants) {
-    const type = types.get(oid);
-    if (type === undefined) throw new FetchError(`upload-pack: not our ref ${oid}`);
-    if (type === 1) selected.commits.push(oid);
-    else if (type === 2) selected.trees.push(oid);
-    else if (type === 3) selected.blobs.push(oid);
-  }
-  await peelTags(db, repo.poolId, wants.filter((oid) => types.get(oid) === 4), selected);
+  const selected = await selectWants(db, repo.poolId, wants);
 
   const common = [...(await q.knownCommits(db, repo.poolId, [...new Set(args.haves)]))];
   const preamble: Uint8Array[] = [];
@@ -150,14 +141,38 @@ async function plan(db: Executor, repo: Repository, args: FetchArgs): Promise<Fe
     await peelTags(db, repo.poolId, chained, extra);
     selected.tags.push(...extra.tags);
   }
-  const seen = new Set<string>();
-  await walkTrees(db, repo.poolId, edgeTrees, seen, null);
-  const objects = { trees: [] as string[], blobs: [] as string[] };
-  await walkTrees(db, repo.poolId, [...commits.map((c) => c.tree), ...selected.trees], seen, objects);
-  for (const blob of selected.blobs) if (!seen.has(blob)) objects.blobs.push(blob);
-  const oids = [...new Set([...selected.tags, ...commits.map((c) => c.oid), ...objects.trees, ...objects.blobs])];
+  const oids = await packOids(db, repo.poolId, selected, { commits, edgeTrees });
   preamble.push(pkt("packfile\n"));
   return { kind: "pack", preamble, oids };
+}
+
+/** The wanted objects by type, annotated tags peeled into what they point at; an unknown one is FetchError. */
+export async function selectWants(db: Executor, poolId: number, wants: string[]): Promise<Selected> {
+  const types = await objectTypes(db, poolId, wants);
+  const selected: Selected = { tags: [], commits: [], trees: [], blobs: [] };
+  for (const oid of wants) {
+    const type = types.get(oid);
+    if (type === undefined) throw new FetchError(`upload-pack: not our ref ${oid}`);
+    if (type === 1) selected.commits.push(oid);
+    else if (type === 2) selected.trees.push(oid);
+    else if (type === 3) selected.blobs.push(oid);
+  }
+  await peelTags(db, poolId, wants.filter((oid) => types.get(oid) === 4), selected);
+  return selected;
+}
+
+/**
+ * Every object a pack must hold: the selected tags, the walked commits, and the trees and blobs under
+ * them that the edge commits' trees (what the receiver has) do not hold. Shared by upload-pack and the
+ * push mirrors' client (shared/remote_mirrors/push.ts).
+ */
+export async function packOids(db: Executor, poolId: number, selected: Selected, walked: { commits: WalkedCommit[]; edgeTrees: string[] }): Promise<string[]> {
+  const seen = new Set<string>();
+  await walkTrees(db, poolId, walked.edgeTrees, seen, null);
+  const objects = { trees: [] as string[], blobs: [] as string[] };
+  await walkTrees(db, poolId, [...walked.commits.map((c) => c.tree), ...selected.trees], seen, objects);
+  for (const blob of selected.blobs) if (!seen.has(blob)) objects.blobs.push(blob);
+  return [...new Set([...selected.tags, ...walked.commits.map((c) => c.oid), ...objects.trees, ...objects.blobs])];
 }
 
 /**
@@ -212,38 +227,51 @@ export async function* packResponse(env: Bindings, poolId: number, preamble: Uin
   const { db, pool } = createDb(env);
   try {
     const framer = new Framer();
-    const writer = new PackWriter();
     if (progress) yield* sideband(2, new TextEncoder().encode(`Enumerating objects: ${oids.length}, done.\n`));
-    yield* framer.push(writer.header(oids.length));
-    let next = oids.length ? readPackRows(db, poolId, oids.slice(0, READ_CHUNK)) : null;
-    for (let i = 0; i < oids.length; i += READ_CHUNK) {
-      const chunk = oids.slice(i, i + READ_CHUNK);
-      const rows = await next!;
-      // Read the next chunk while this one is framed and sent.
-      next = i + READ_CHUNK < oids.length ? readPackRows(db, poolId, oids.slice(i + READ_CHUNK, i + 2 * READ_CHUNK)) : null;
-      for (const oid of chunk) {
-        const row = rows.get(oid);
-        if (row?.zdata) yield* framer.push(writer.entry(row.type, row.size, row.zdata));
-        else if (row?.r2Key) {
-          // A blob over 1 MiB: its zlib body streams from R2 into the pack, never whole in memory.
-          const { body } = await streamBlobZdata(row.r2Key);
-          yield* framer.push(writer.entryHeader(row.type, row.size));
-          const reader = body.getReader();
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            yield* framer.push(writer.body(value));
-          }
-        } else {
-          yield* sideband(3, new TextEncoder().encode(`upload-pack: object ${oid} is missing from the store\n`));
-          return;
-        }
-      }
+    try {
+      for await (const bytes of packBytes(db, poolId, oids)) yield* framer.push(bytes);
+    } catch (error) {
+      if (!(error instanceof MissingObjectError)) throw error;
+      yield* sideband(3, new TextEncoder().encode(`upload-pack: ${error.message}\n`));
+      return;
     }
-    yield* framer.push(writer.trailer());
     yield* framer.flush();
     yield FLUSH;
   } finally {
     await pool.end();
   }
+}
+
+/**
+ * A pack of `oids` from their stored rows, as bytes to send (header, entries, trailer), read 1,000 rows
+ * at a time with the next chunk read while this one is sent; large blobs stream from R2. A row that is
+ * not there throws MissingObjectError. upload-pack frames it on band 1; push mirrors POST it as it is.
+ */
+export async function* packBytes(db: Executor, poolId: number, oids: string[]): AsyncGenerator<Uint8Array> {
+  const writer = new PackWriter();
+  yield writer.header(oids.length);
+  let next = oids.length ? readPackRows(db, poolId, oids.slice(0, READ_CHUNK)) : null;
+  for (let i = 0; i < oids.length; i += READ_CHUNK) {
+    const chunk = oids.slice(i, i + READ_CHUNK);
+    const rows = await next!;
+    next = i + READ_CHUNK < oids.length ? readPackRows(db, poolId, oids.slice(i + READ_CHUNK, i + 2 * READ_CHUNK)) : null;
+    for (const oid of chunk) {
+      const row = rows.get(oid);
+      if (row?.zdata) yield writer.entry(row.type, row.size, row.zdata);
+      else if (row?.r2Key) {
+        // A blob over 1 MiB: its zlib body streams from R2 into the pack, never whole in memory.
+        const { body } = await streamBlobZdata(row.r2Key);
+        yield writer.entryHeader(row.type, row.size);
+        const reader = body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          yield writer.body(value);
+        }
+      } else {
+        throw new MissingObjectError(`object ${oid} is missing from the store`);
+      }
+    }
+  }
+  yield writer.trailer();
 }
