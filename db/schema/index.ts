@@ -29,3 +29,4 @@ export * from "./container_registry";
 export * from "./terraform";
 export * from "./releases";
 export * from "./admin";
+export * from "./directory";
