@@ -1,4 +1,5 @@
 import { refreshBillableMembers } from "./billable_members/services";
+import { syncAllGroups } from "./ldap_group_links/services";
 import { runDueSchedules } from "./pipeline_schedules/services";
 import { sweepStep } from "./shared/ci/create";
 import { pipelineStub } from "./shared/ci/coordinator";
@@ -8,7 +9,8 @@ import { useBlobBucket } from "./shared/git";
 
 /**
  * Cron dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): `0 12 * * *` refreshes the billable-member snapshots and the
- * license's seat figures; `*\/5 * * * *` runs the CI sweep. Each task is idempotent and bounded.
+ * license's seat figures; `*\/5 * * * *` runs the CI sweep
+ * (and, once an hour, the LDAP group sync). Each task is idempotent and bounded.
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
   // Scheduled pipelines read `.gitlab-ci.yml` from the git store (large blobs in R2).
@@ -18,6 +20,8 @@ export async function scheduled(controller: ScheduledController, env: Bindings, 
     ctx.waitUntil(ciSweep(env));
     // Pipeline schedules whose next run has passed (Ci::PipelineScheduleWorker).
     ctx.waitUntil(runDueSchedules(env));
+    // The LDAP group sync, hourly (GitLab's `ldap_group_sync_worker_cron`, "0 * * * *"): the first run of each hour.
+    if (new Date(controller.scheduledTime).getUTCMinutes() < 5) ctx.waitUntil(syncAllGroups(env));
   }
 }
 
