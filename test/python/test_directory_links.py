@@ -42,7 +42,7 @@ def test_group_ldap_links(gl):
             group.ldap_group_links.list()
 
         # No LDAP server on this instance: the sync is GitLab's 404 (`group_sync_enabled?` is false).
-        with pytest.raises(gitlab.exceptions.GitlabHttpError) as sync:
+        with pytest.raises(gitlab.exceptions.GitlabCreateError) as sync:
             group.ldap_sync()
         assert sync.value.response_code == 404
     finally:
