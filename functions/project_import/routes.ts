@@ -177,6 +177,9 @@ projectImportRoutes.post("/projects/remote-import-s3", { params: RemoteImportS3,
   const blank = (["region", "bucket_name", "file_key", "access_key_id", "secret_access_key"] as const).find((k) => params[k].trim() === "");
   if (blank) throw apiError(`${blank.charAt(0).toUpperCase()}${blank.slice(1).replace(/_/g, " ")} can't be blank`, 400);
   const object = { region: params.region, bucket: params.bucket_name, key: params.file_key, accessKeyId: params.access_key_id, secretAccessKey: params.secret_access_key };
+  // What aws-sdk refuses before any request (the bucket becomes part of the host name).
+  if (!VALID_BUCKET.test(params.bucket_name) || !VALID_REGION.test(params.region))
+    throw apiError(`Failed to open '${params.file_key}' in '${params.bucket_name}': ${VALID_REGION.test(params.region) ? "Invalid bucket name" : "Invalid region"}`, 400);
   const now = new Date();
   const fileUrl = await presignedGet(object, now, c.env.IMPORT_S3_ENDPOINT);
   const guard = await outboundGuard(c.var.db());
@@ -193,6 +196,10 @@ projectImportRoutes.post("/projects/remote-import-s3", { params: RemoteImportS3,
   refuse(remoteFileErrors(remoteHeaders(head)));
   return scheduleRemote(c, actor, params, fileUrl);
 });
+
+/** S3's bucket naming rules (3 to 63 lower-case letters, digits, dots and hyphens) and a region's shape. */
+const VALID_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const VALID_REGION = /^[a-z0-9-]{1,32}$/;
 
 /** How long the HEAD may take (GitLab: 1 second; a Worker's first request to a host may need more). */
 const HEAD_TIMEOUT_MS = 10_000;

@@ -36,6 +36,10 @@ describe("POST /projects/remote-import-s3", () => {
     const { secret_access_key: _, ...withoutSecret } = params;
     expect(await statusAndBody(await w.as(user).post("/projects/remote-import-s3", { json: withoutSecret }))).toEqual([400, { error: "secret_access_key is missing" }]);
     expect(await statusAndBody(await w.as(user).post("/projects/remote-import-s3", { json: { ...params, bucket_name: "  " } }))).toEqual([400, { message: "Bucket name can't be blank" }]);
+    expect(await statusAndBody(await w.as(user).post("/projects/remote-import-s3", { json: { ...params, bucket_name: "Not A Bucket" } }))).toEqual([
+      400,
+      { message: "Failed to open 'k.tar.gz' in 'Not A Bucket': Invalid bucket name" },
+    ]);
     expect((await w.anonymous.post("/projects/remote-import-s3", { json: params })).status).toBe(401);
   });
 });

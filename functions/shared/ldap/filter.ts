@@ -24,6 +24,8 @@ export function encodeFilter(source: string): Uint8Array {
 
 /** True when `source` is a filter this client can send. */
 export function validFilter(source: string): boolean {
+  // A filter nested deeper than a stack allows is no filter a directory takes either.
+  if (source.length > MAX_FILTER_LENGTH) return false;
   try {
     encodeFilter(source);
     return true;
@@ -32,6 +34,8 @@ export function validFilter(source: string): boolean {
     throw error;
   }
 }
+
+const MAX_FILTER_LENGTH = 8192;
 
 type Parser = { s: string; i: number };
 
