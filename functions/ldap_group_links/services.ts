@@ -6,8 +6,9 @@ import * as q from "./queries";
 /**
  * The LDAP group sync (EE::Gitlab::Auth::Ldap::Sync::Group): each link's members are read from the
  * directory, matched to users by their identity's DN, and given the highest access of the links they
- * are in. Memberships the sync made (`members.ldap`) whose user is no longer in any link are removed;
- * memberships made by hand are never removed, and take the directory's level when their user is in a link.
+ * are in. Memberships the sync made or updated (`members.ldap`) whose user is no longer in any link are
+ * removed; a membership made by hand is touched only while its user is in a link (it then takes the
+ * directory's level and becomes the sync's).
  *
  * Differs from GitLab: a hand-made membership of a linked user is set to the link's level even when it
  * was higher (GitLab keeps an `override`, which Edgeforge does not have); the last owner is not protected.
