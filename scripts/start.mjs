@@ -185,6 +185,9 @@ try {
   if (externalUrl) vars.EXTERNAL_URL = externalUrl;
   // Pages sites are served on `<namespace>.<PAGES_DOMAIN>` (docs/pages.md; default pages.localhost, which resolves to loopback).
   if (process.env.PAGES_DOMAIN) vars.PAGES_DOMAIN = process.env.PAGES_DOMAIN;
+  // The directory and the S3 endpoint of remote imports (docs/directory_and_imports.md).
+  if (process.env.LDAP_SERVERS) vars.LDAP_SERVERS = process.env.LDAP_SERVERS;
+  if (process.env.IMPORT_S3_ENDPOINT) vars.IMPORT_S3_ENDPOINT = process.env.IMPORT_S3_ENDPOINT;
   if (process.env.DB_CONNECT_TIMEOUT_MS) vars.DB_CONNECT_TIMEOUT_MS = process.env.DB_CONNECT_TIMEOUT_MS;
   // Opt-in (bench/issues.mjs): every response carries X-Query-Count, the SQL statements it ran.
   if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.QUERY_COUNT_HEADER = "1";

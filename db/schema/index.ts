@@ -31,3 +31,4 @@ export * from "./releases";
 export * from "./admin";
 export * from "./pages";
 export * from "./remote_mirrors";
+export * from "./directory";

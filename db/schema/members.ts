@@ -1,4 +1,4 @@
-import { date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
 import { users } from "./users";
 
@@ -16,6 +16,8 @@ export const members = pgTable(
     accessLevel: integer().notNull(),
     expiresAt: date({ mode: "string" }),
     createdById: integer().references(() => users.id, { onDelete: "set null" }),
+    /** GitLab's `members.ldap`: the membership was made by the LDAP group sync, which may change or remove it. */
+    ldap: boolean().notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

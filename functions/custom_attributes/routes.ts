@@ -8,6 +8,7 @@ import { present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { customAttribute } from "../entities/custom_attributes";
 import { CustomAttribute } from "../entities/users";
+import { SAML_GROUPS_ATTRIBUTE, syncSamlUser } from "../saml_group_links/public";
 import * as q from "./queries";
 
 /**
@@ -64,7 +65,10 @@ for (const segment of Object.keys(KIND_OF_SEGMENT) as Segment[]) {
     const owner = await findOwner(c, segment);
     // CustomAttribute `validates :value, presence: true`.
     if (params.value.trim() === "") throw validation({ value: ["can't be blank"] });
-    return present(c, await q.upsertAttribute(c.var.db(), owner, params.key, params.value), customAttribute);
+    const attribute = await q.upsertAttribute(c.var.db(), owner, params.key, params.value);
+    // A SAML user's groups changed: the SAML group links' memberships follow (docs/directory_and_imports.md).
+    if (owner.kind === "user" && params.key === SAML_GROUPS_ATTRIBUTE) await syncSamlUser(c.var.db(), owner.id);
+    return present(c, attribute, customAttribute);
   });
 
   /** DELETE …/custom_attributes/:key: 204; a missing key is `404 Not found`. */
@@ -73,6 +77,7 @@ for (const segment of Object.keys(KIND_OF_SEGMENT) as Segment[]) {
     const params = await readParamsWithPath(c, Key);
     const owner = await findOwner(c, segment);
     if (!(await q.deleteAttribute(c.var.db(), owner, params.key))) throw recordNotFound();
+    if (owner.kind === "user" && params.key === SAML_GROUPS_ATTRIBUTE) await syncSamlUser(c.var.db(), owner.id);
     return c.body(null, 204);
   });
 }

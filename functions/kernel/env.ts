@@ -86,6 +86,16 @@ export type Bindings = {
   BLOBS: R2Bucket;
   /** Base64 of the raw 32-byte Ed25519 public key that signs licenses (`POST /license`); unset: uploads are refused. */
   LICENSE_PUBLIC_KEY?: string;
+  /**
+   * The LDAP servers, a JSON array (functions/shared/ldap/config.ts, docs/directory_and_imports.md);
+   * unset: LDAP is off and its routes answer 404.
+   */
+  LDAP_SERVERS?: string;
+  /**
+   * The S3 endpoint of `POST /projects/remote-import-s3` (`http://host:port`, path-style requests); unset:
+   * AWS (`https://<bucket>.s3.<region>.amazonaws.com`). For S3-compatible stores and local tests.
+   */
+  IMPORT_S3_ENDPOINT?: string;
   /** Durable Object namespace of `PipelineCoordinator` (functions/shared/ci/pipeline_coordinator.ts, docs/ci.md, "The pipeline coordinator"). */
   PIPELINES: DurableObjectNamespace;
   /** Queue `edgeforge-webhooks` (wrangler.toml): hook events and deliveries (functions/shared/webhooks). */

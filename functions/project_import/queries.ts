@@ -30,7 +30,7 @@ export async function failedRelations(db: Executor, jobId: number): Promise<Impo
 
 export async function createImportJob(
   db: Executor,
-  job: { projectId: number; userId: number; r2Key: string; correlationId: string; options: Record<string, unknown> },
+  job: { projectId: number; userId: number; r2Key: string | null; correlationId: string; options: Record<string, unknown> },
 ): Promise<ProjectTransferJob> {
   const [row] = await db
     .insert(projectTransferJobs)

@@ -16,6 +16,7 @@ import type { ProjectRow } from "../entities/projects";
 import { EXPORT_VERSION } from "../entities/project_export";
 import { ArchiveError, parseBundle, readArchive, relation, type ImportRecord } from "./archive";
 import * as q from "./queries";
+import { downloadArchive, outboundGuard, RemoteFileError } from "./remote";
 import { restoreRepository } from "./repository";
 import { PackError } from "../shared/git/pack/pack";
 import { TruncatedInput } from "../shared/git/pack/reader";
@@ -73,7 +74,17 @@ export async function scheduleImport(
   db: Database,
   env: Bindings,
   actor: User,
-  input: { path: string; name?: string; namespace: Namespace | null; file: Uint8Array; override: OverrideParams; overwrite: boolean; correlationId: string; baseUrl: string },
+  input: {
+    path: string;
+    name?: string;
+    namespace: Namespace | null;
+    /** The uploaded archive, or the URL the job downloads it from (`remote-import`, `remote-import-s3`). */
+    file: Uint8Array | { remoteUrl: string };
+    override: OverrideParams;
+    overwrite: boolean;
+    correlationId: string;
+    baseUrl: string;
+  },
 ): Promise<ProjectRow & { jobId: number }> {
   // `overwrite_project?`: with `overwrite` and a project at the path, the import goes into a project at a
   // temporary path (`<path>-<SecureRandom.hex>`), which takes the old one's place once imported.
@@ -105,14 +116,22 @@ export async function scheduleImport(
     }
     throw error;
   }
-  const key = importKey(created.id, crypto.randomUUID());
-  await env.BLOBS.put(key, input.file, { httpMetadata: { contentType: "application/gzip" } });
+  let key: string | null = null;
+  if (input.file instanceof Uint8Array) {
+    key = importKey(created.id, crypto.randomUUID());
+    await env.BLOBS.put(key, input.file, { httpMetadata: { contentType: "application/gzip" } });
+  }
   const job = await q.createImportJob(db, {
     projectId: created.id,
     userId: actor.id,
     r2Key: key,
     correlationId: input.correlationId,
-    options: { override_params: input.override, overwrite: input.overwrite, ...(originalPath ? { original_path: originalPath } : {}) },
+    options: {
+      override_params: input.override,
+      overwrite: input.overwrite,
+      ...(originalPath ? { original_path: originalPath } : {}),
+      ...(input.file instanceof Uint8Array ? {} : { remote_url: input.file.remoteUrl }),
+    },
   });
   return { ...created, jobId: job.id };
 }
@@ -319,9 +338,7 @@ async function restore(db: Database, env: Bindings, job: { id: number; projectId
   if (!target) throw new ArchiveError("The project no longer exists");
   const importer = job.userId === null ? null : await q.importer(db, job.userId);
   if (!importer) throw new ArchiveError("The user who started the import no longer exists");
-  const object = job.r2Key ? await env.BLOBS.get(job.r2Key) : null;
-  if (!object) throw new ArchiveError("The import file is no longer available");
-  const files = readArchive(new Uint8Array(await object.arrayBuffer()));
+  const files = readArchive(await archiveBytes(db, env, job));
 
   // Gitlab::ImportExport::VersionChecker.
   const version = files.get("VERSION");
@@ -796,6 +813,25 @@ export async function runImport(db: Database, env: Bindings, jobId: number, leas
   // GitLab removes the uploaded archive once the import is done.
   if (job.r2Key) await env.BLOBS.delete(job.r2Key);
   return "done";
+}
+
+/**
+ * The job's archive: the uploaded file in R2, or the remote file downloaded now (through the outbound
+ * guard as it stands at the download). A download that fails fails the import with its reason.
+ */
+async function archiveBytes(db: Database, env: Bindings, job: { r2Key: string | null; options: Record<string, unknown> }): Promise<Uint8Array> {
+  const remoteUrl = job.options.remote_url;
+  if (typeof remoteUrl === "string") {
+    try {
+      return await downloadArchive(remoteUrl, await outboundGuard(db));
+    } catch (error) {
+      if (isDatabaseError(error)) throw error;
+      throw new ArchiveError(error instanceof RemoteFileError ? error.message : `Failed to download the import file: ${(error as Error).message}`);
+    }
+  }
+  const object = job.r2Key ? await env.BLOBS.get(job.r2Key) : null;
+  if (!object) throw new ArchiveError("The import file is no longer available");
+  return new Uint8Array(await object.arrayBuffer());
 }
 
 /** An error the database (or the way to it) raised: a Postgres error code, or the driver failing. */

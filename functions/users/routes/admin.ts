@@ -14,6 +14,7 @@ import * as q from "../queries";
 import { loadSettings } from "../../shared/settings/load";
 import type { Settings } from "../../entities/settings_catalog";
 import { createUser, deleteUser, NAMESPACE_TAKEN, throwConflict, updateUser } from "../services";
+import { syncSamlUser } from "../../saml_group_links/public";
 import { avatarErrors, storeAvatar } from "../../shared/uploads";
 
 /** Avatarable's errors on `avatar`, added to the model's. */
@@ -244,7 +245,10 @@ adminRoutes.put("/users/:id{[0-9]+}", { params: UpdateUser, response: UserWithAd
   addAvatarErrors(errors, params.avatar);
   throwValidation(errors, conflicts.namespace && set.username !== undefined);
   if (params.password !== undefined) set.encryptedPassword = await hashPassword(params.password);
-  const updated = await updateUser(c.var.db(), row, set, identityOf(params));
+  const identity = identityOf(params);
+  const updated = await updateUser(c.var.db(), row, set, identity);
+  // A SAML identity given to a user: their `saml_groups` (custom attribute) take effect now.
+  if (identity) await syncSamlUser(c.var.db(), row.id);
   if (params.avatar) updated.avatarUrl = await storeAvatar(c.var.db(), c.env.BLOBS, "user", row.id, params.avatar);
   return present(c, updated, userWithAdmin);
 });
