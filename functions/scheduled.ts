@@ -1,5 +1,6 @@
 import { refreshBillableMembers } from "./billable_members/services";
 import { runDueSchedules } from "./pipeline_schedules/services";
+import { autoStopEnvironments } from "./environments/services";
 import { sweepStep } from "./shared/ci/create";
 import { pipelineStub } from "./shared/ci/coordinator";
 import { withDb } from "./kernel/db";
@@ -8,7 +9,7 @@ import { useBlobBucket } from "./shared/git";
 
 /**
  * Cron dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): `0 12 * * *` refreshes the billable-member snapshots and the
- * license's seat figures; `*\/5 * * * *` runs the CI sweep. Each task is idempotent and bounded.
+ * license's seat figures; `*\/5 * * * *` runs the CI sweep, pipeline schedules and environments' auto stop. Each task is idempotent and bounded.
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
   // Scheduled pipelines read `.gitlab-ci.yml` from the git store (large blobs in R2).
@@ -18,6 +19,8 @@ export async function scheduled(controller: ScheduledController, env: Bindings, 
     ctx.waitUntil(ciSweep(env));
     // Pipeline schedules whose next run has passed (Ci::PipelineScheduleWorker).
     ctx.waitUntil(runDueSchedules(env));
+    // Environments whose `auto_stop_in` has passed (Environments::AutoStopCronWorker).
+    ctx.waitUntil(withDb(env, (db) => autoStopEnvironments(env, db)));
   }
 }
 
