@@ -21,7 +21,7 @@ stop:
     action: stop
 `;
 
-type Dep = { id: number; iid: number; status: string; ref: string; environment: { name: string }; deployable: { id: number; name: string } | null };
+type Dep = { id: number; iid: number; status: string; ref: string; sha: string; environment: { name: string }; deployable: { id: number; name: string } | null };
 
 describe("deployments made by CI jobs", () => {
   it("a deploy job creates its environment and deployment, which follow the job; stop plays on_stop", async () => {
