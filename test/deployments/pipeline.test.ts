@@ -96,4 +96,18 @@ describe("deployments made by CI jobs", () => {
       { message: { base: ["deploy job: on_stop job nope is not defined"] } },
     ]);
   });
+
+  it("refuses a bad environment action; a name invalid once expanded fails the job", async () => {
+    const w = await world();
+    const bad = await ciProject(w, "deploy:\n  script: [x]\n  environment:\n    name: prod\n    action: moon\n");
+    expect(await statusAndBody(await bad.api.post(`/projects/${bad.project.id}/pipeline`, { json: { ref: "main" } }))).toEqual([
+      400,
+      { message: { base: ["jobs:deploy:environment action should be start, stop, prepare, verify, or access"] } },
+    ]);
+    const { project, api } = await ciProject(w, "deploy:\n  script: [x]\n  environment: review/$EMPTY_NAME\n");
+    const pipeline = await createPipeline(api, project.id);
+    const jobs = (await (await api.get(`/projects/${project.id}/pipelines/${pipeline.id}/jobs`)).json()) as { status: string; failure_reason?: string }[];
+    expect(jobs).toMatchObject([{ status: "failed", failure_reason: "environment_creation_failure" }]);
+    expect(await (await api.get(`/projects/${project.id}/deployments`)).json()).toEqual([]);
+  });
 });
