@@ -2,6 +2,7 @@ import { refreshBillableMembers } from "./billable_members/services";
 import { scheduleCleanupPolicies, sweepAbandonedUploads } from "./container_registry/consumer";
 import { syncAllGroups } from "./ldap_group_links/services";
 import { runDueSchedules } from "./pipeline_schedules/services";
+import { autoStopEnvironments } from "./environments/services";
 import { sweepStep } from "./shared/ci/create";
 import { pipelineStub } from "./shared/ci/coordinator";
 import { withDb } from "./kernel/db";
@@ -11,7 +12,7 @@ import { useBlobBucket } from "./shared/git";
 /**
  * Cron dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): `0 12 * * *` refreshes the billable-member snapshots and the
  * license's seat figures and sweeps the registry's abandoned uploads; `*\/5 * * * *` runs the CI sweep, pipeline schedules,
- * container cleanup policies and, once an hour, the LDAP group sync. Each task is idempotent and bounded.
+ * environments' auto stop, container cleanup policies and, once an hour, the LDAP group sync. Each task is idempotent and bounded.
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
   // Scheduled pipelines read `.gitlab-ci.yml` from the git store (large blobs in R2).
@@ -25,6 +26,8 @@ export async function scheduled(controller: ScheduledController, env: Bindings, 
     ctx.waitUntil(scheduleCleanupPolicies(env, new Date(controller.scheduledTime)));
     // The LDAP group sync, hourly (GitLab's `ldap_group_sync_worker_cron`, "0 * * * *"): the first run of each hour.
     if (new Date(controller.scheduledTime).getUTCMinutes() < 5) ctx.waitUntil(syncAllGroups(env));
+    // Environments whose `auto_stop_in` has passed (Environments::AutoStopCronWorker).
+    ctx.waitUntil(withDb(env, (db) => autoStopEnvironments(env, db)));
   }
   // Upload sessions of the registry left unfinished for a week (the distribution registry's upload purging).
   if (controller.cron === "0 12 * * *") ctx.waitUntil(sweepAbandonedUploads(env, new Date(controller.scheduledTime)));

@@ -4,6 +4,8 @@ import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "driz
 import { sql } from "drizzle-orm";
 import { createdAt, id, timestamptz, updatedAt } from "./columns";
 import { projects } from "./projects";
+import { ciBuilds } from "./ci";
+import { users } from "./users";
 
 /** Deployment targets that flag strategies are scoped to (`production`, `review/*` …). */
 export const environments = pgTable(
@@ -16,6 +18,10 @@ export const environments = pgTable(
     externalUrl: text(),
     state: text().notNull().default("available"), // available | stopping | stopped
     tier: text().notNull().default("other"), // production | staging | testing | development | other
+    /** The folder of the name (`review` for `review/feature-1`), null for a name without `/`. */
+    environmentType: text(),
+    /** `environment:auto_stop_in` of the last successful deployment; the cron stops the environment then. */
+    autoStopAt: timestamptz(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -23,6 +29,45 @@ export const environments = pgTable(
     uniqueIndex("index_environments_on_project_id_and_name").on(t.projectId, t.name),
     uniqueIndex("index_environments_on_project_id_and_slug").on(t.projectId, t.slug),
     index("index_environments_on_project_id_and_state_and_id").on(t.projectId, t.state, t.id),
+    index("index_environments_on_auto_stop_at").on(t.autoStopAt).where(sql`${t.autoStopAt} IS NOT NULL AND ${t.state} = 'available'`),
+  ],
+);
+
+/**
+ * Deployments (app/models/deployment.rb): one per `environment:` job with `action: start` (its
+ * `deployable`), or created through `POST /projects/:id/deployments` without a job. A job's deployment
+ * follows the job's status in the statement that writes it (trigger `ci_builds_sync_deployments`,
+ * migration 0051).
+ */
+export const deployments = pgTable(
+  "deployments",
+  {
+    id: id(),
+    iid: integer().notNull(),
+    projectId: integer()
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    environmentId: integer()
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    ref: text().notNull(),
+    tag: boolean().notNull().default(false),
+    sha: text().notNull(),
+    status: text().notNull().default("created"), // created | running | success | failed | canceled | skipped | blocked
+    deployableId: integer().references(() => ciBuilds.id, { onDelete: "set null" }),
+    userId: integer().references(() => users.id, { onDelete: "set null" }),
+    onStop: text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    finishedAt: timestamptz(),
+  },
+  (t) => [
+    uniqueIndex("index_deployments_on_project_id_and_iid").on(t.projectId, t.iid),
+    index("index_deployments_on_project_id_and_id").on(t.projectId, t.id),
+    index("index_deployments_on_project_id_and_updated_at_and_id").on(t.projectId, t.updatedAt, t.id),
+    index("index_deployments_on_project_id_and_finished_at").on(t.projectId, t.finishedAt).where(sql`${t.status} = 'success'`),
+    index("index_deployments_on_environment_id_and_status_and_id").on(t.environmentId, t.status, t.id),
+    uniqueIndex("index_deployments_on_deployable_id").on(t.deployableId),
   ],
 );
 
@@ -154,6 +199,7 @@ export const operationsUnleashMetrics = pgTable(
 );
 
 export type Environment = typeof environments.$inferSelect;
+export type Deployment = typeof deployments.$inferSelect;
 export type FeatureFlag = typeof operationsFeatureFlags.$inferSelect;
 export type UserList = typeof operationsUserLists.$inferSelect;
 export type Strategy = typeof operationsStrategies.$inferSelect;

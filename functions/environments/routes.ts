@@ -3,7 +3,7 @@ import type { ProjectWithAccess } from "../kernel/abilities";
 import { allowed, authorize } from "../kernel/abilities";
 import { requireUser } from "../kernel/auth";
 import type { Ctx } from "../kernel/env";
-import { checkUnmodifiedSince, forbidden, paramsError, recordNotFound, validation } from "../kernel/errors";
+import { badRequest, checkUnmodifiedSince, forbidden, paramsError, recordNotFound, validation } from "../kernel/errors";
 import { authorizedProject } from "../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../kernel/pagination";
 import { p, pathRowId, rawParams, readParams } from "../kernel/params";
@@ -13,12 +13,13 @@ import type { Environment } from "./queries";
 import { environment, EnvironmentEntity } from "../entities/environments";
 import { ListEnvironments } from "./params";
 import * as q from "./queries";
-import { environmentSlug, externalUrlErrors, guessTier, nameErrors, TIERS } from "./rules";
+import { environmentSlug, environmentType, externalUrlErrors, guessTier, nameErrors, TIERS } from "../shared/environments/rules";
+import { stopEnvironment, stopStaleEnvironments } from "./services";
 
 /**
- * Environments (lib/api/environments.rb): what feature flag strategies are scoped to. Every endpoint
- * needs a signed-in caller. Not built: deployments (so `last_deployment` is null and stopping runs no
- * `on_stop` job), `review_apps` and `stop_stale`.
+ * Environments (lib/api/environments.rb, docs/deployments.md): made by hand or by CI jobs with
+ * `environment:`, what deployments go to and feature flag strategies are scoped to. Every endpoint
+ * needs a signed-in caller. Not built: `review_apps`.
  */
 export const environmentsRoutes = router();
 
@@ -34,7 +35,8 @@ const UpdateEnvironment = z.object({
   slug: z.any().optional(),
   tier: p.oneOf(...TIERS).optional(),
 });
-const StopEnvironment = z.object({ force: p.bool().optional() });
+const StopEnvironment = z.object({ force: p.bool().optional().describe("Stop the environment without running its `on_stop` jobs") });
+const StopStale = z.object({ before: p.datetime().describe("Stop environments last modified or deployed to before this time") });
 
 /** `optional :slug, absence: { message: "is automatically generated and cannot be changed" }`. */
 async function refuseSlug(c: Ctx): Promise<void> {
@@ -61,6 +63,12 @@ function errorsOf(v: { name?: string; externalUrl?: string | null }): Record<str
 const presentEnv = (c: Ctx, env: Environment | Environment[], project: ProjectWithAccess, extra: { single?: boolean } = {}, status: 200 | 201 = 200) =>
   present(c, env, environment, { project, ...extra }, status);
 
+/** The single read, with `last_deployment` (lib/api/environments.rb `last_deployment: true`). */
+async function presentSingle(c: Ctx, env: Environment, project: ProjectWithAccess) {
+  const last = await q.lastDeployment(c.var.db(), project.id, env.id);
+  return present(c, env, environment, { project, single: true, lastDeployment: last.row ? { ...last.row, environment: env } : null, commits: last.commits });
+}
+
 /** GET /projects/:id/environments (lib/api/environments.rb) */
 environmentsRoutes.get("/projects/:id/environments", { params: ListEnvironments, response: [EnvironmentEntity] }, async (c) => {
   requireUser(c);
@@ -77,7 +85,7 @@ environmentsRoutes.get("/projects/:id/environments", { params: ListEnvironments,
 /** GET /projects/:id/environments/:environment_id (lib/api/environments.rb) */
 environmentsRoutes.get("/projects/:id/environments/:environment_id", { response: EnvironmentEntity }, async (c) => {
   const project = await authorizedProject(c, "read_environment", { signedIn: true });
-  return presentEnv(c, await findEnvironment(c, project), project, { single: true });
+  return presentSingle(c, await findEnvironment(c, project), project);
 });
 
 /** POST /projects/:id/environments (lib/api/environments.rb) */
@@ -90,7 +98,7 @@ environmentsRoutes.post("/projects/:id/environments", { params: CreateEnvironmen
   const externalUrl = params.external_url ?? null;
   const errors = errorsOf({ name, externalUrl });
   if (Object.keys(errors).length) throw validation(errors);
-  const values = { name, externalUrl, slug: await environmentSlug(name), tier: params.tier ?? guessTier(name) };
+  const values = { name, externalUrl, slug: await environmentSlug(name), tier: params.tier ?? guessTier(name), environmentType: environmentType(name) };
   const created = await q.insertEnvironment(c.var.db(), project.id, values);
   if (!created) throw validation({ name: ["has already been taken"] });
   return presentEnv(c, created, project, {}, 201);
@@ -106,7 +114,12 @@ environmentsRoutes.put("/projects/:id/environments/:environment_id", { params: U
   const name = params.name?.trim();
   const errors = errorsOf({ name, externalUrl: params.external_url });
   if (Object.keys(errors).length) throw validation(errors);
-  const updated = await q.updateEnvironment(c.var.db(), env.id, { name, externalUrl: params.external_url, tier: params.tier });
+  const updated = await q.updateEnvironment(c.var.db(), env.id, {
+    name,
+    externalUrl: params.external_url,
+    tier: params.tier,
+    ...(name === undefined ? {} : { environmentType: environmentType(name) }),
+  });
   if (!updated) throw validation({ name: ["has already been taken"] });
   return presentEnv(c, updated, project);
 });
@@ -123,14 +136,35 @@ environmentsRoutes.delete("/projects/:id/environments/:environment_id", async (c
   return c.body(null, 204);
 });
 
-/** POST /projects/:id/environments/:environment_id/stop (lib/api/environments.rb) */
+/**
+ * POST /projects/:id/environments/:environment_id/stop (lib/api/environments.rb, Environments::StopService):
+ * plays the `on_stop` jobs (the environment is `stopping` until they succeed) or stops at once; `force`
+ * stops without them.
+ */
 environmentsRoutes.post("/projects/:id/environments/:environment_id/stop", { params: StopEnvironment, response: EnvironmentEntity, status: 200 }, async (c) => {
   requireUser(c);
-  await readParams(c, StopEnvironment);
+  const params = await readParams(c, StopEnvironment);
   const project = await authorizedProject(c, "read_environment");
   const env = await findEnvironment(c, project);
   // Environments::StopService does nothing for a caller without `stop_environment` (still 200).
-  const stop = allowed(c.var.actor, "stop_environment", project) && env.state !== "stopped";
-  const stopped = stop ? await q.updateEnvironment(c.var.db(), env.id, { state: "stopped" }) : env;
-  return presentEnv(c, stopped!, project);
+  const stopped = allowed(c.var.actor, "stop_environment", project)
+    ? await stopEnvironment(c.env, c.var.db(), env, c.var.actor!.user.id, params.force ?? false)
+    : env;
+  return presentEnv(c, stopped, project);
+});
+
+/**
+ * POST /projects/:id/environments/stop_stale (lib/api/environments.rb, Environments::StopStaleService):
+ * `before` must lie between five years and one week ago. Differs from GitLab: the environments are
+ * stopped before the answer instead of by a background worker.
+ */
+environmentsRoutes.post("/projects/:id/environments/stop_stale", { params: StopStale, status: 200 }, async (c) => {
+  const actor = requireUser(c);
+  const params = await readParams(c, StopStale);
+  const project = await authorizedProject(c, "stop_environment");
+  const now = Date.now();
+  const week = 7 * 86400_000;
+  if (params.before.getTime() < now - 5 * 365.25 * 86400_000 || params.before.getTime() > now - week) throw badRequest("Invalid Date");
+  await stopStaleEnvironments(c.env, c.var.db(), project.id, params.before, actor.user.id);
+  return c.json({ message: "Successfully requested stop for all stale environments" }, 200);
 });

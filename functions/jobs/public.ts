@@ -3,3 +3,5 @@
 // job's log with the API's own queries.
 export { findJob, listJobs, readTrace } from "./queries";
 export { ListPipelineJobs } from "./params";
+// Deployments and environments embed a deployment's job (`deployable`) with the Job entity, preloaded as the jobs API does.
+export { jobRowsByIds } from "./queries";

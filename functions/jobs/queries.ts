@@ -112,3 +112,14 @@ export async function latestJobWithArtifacts(db: Executor, projectId: number, re
 
 /** The row type routes name (routes never import db/schema). */
 export type { GitCommitRow } from "../../db/schema";
+
+/**
+ * Jobs by id with the Job entity's relations (pipeline, user, runner, artifacts, commits), for the
+ * entities that embed a job (a deployment's `deployable`): 3 statements whatever the number of ids.
+ */
+export async function jobRowsByIds(db: Executor, projectId: number, ids: number[]): Promise<{ rows: Map<number, JobRow>; commits: Map<string, GitCommitRow> }> {
+  if (ids.length === 0) return { rows: new Map(), commits: new Map() };
+  const base = await selectJobs(db).where(and(eq(ciBuilds.projectId, projectId), inArray(ciBuilds.id, ids)));
+  const { rows, commits } = await withRelations(db, projectId, base as never);
+  return { rows: new Map(rows.map((r) => [r.id, r])), commits };
+}

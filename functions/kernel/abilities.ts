@@ -141,6 +141,11 @@ const PROJECT = {
   update_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   stop_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
   destroy_environment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  // Deployments (ProjectPolicy: reporters read, developers create and update, maintainers delete).
+  read_deployment: { level: Access.REPORTER },
+  create_deployment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  update_deployment: { level: Access.DEVELOPER, blockedWhenArchived: true },
+  destroy_deployment: { level: Access.MAINTAINER, blockedWhenArchived: true },
   // Releases (ProjectPolicy: guests read, developers write; ReleasePolicy also refuses a protected tag
   // the caller may not create, decided in the releases domain). Deploy tokens and project access tokens
   // are maintainers' (`admin_project`).

@@ -12,3 +12,6 @@ export { afterMergeHooks, refreshMergeRequest } from "./merging";
 export { headPipelineRow } from "./pipeline_queries";
 export { latestVersion } from "./version_queries";
 export { limitDiffs, versionCommits, versionDiffs } from "./versions";
+// A deployment's merge requests (functions/deployments) are listed as GET /projects/:id/merge_requests
+// lists them (MergeRequestsFinder with `deployment_id`), restricted to the iids the deployment shipped.
+export { respond as respondMergeRequestList } from "./routes/list";

@@ -77,6 +77,7 @@ export function jobPayload(i: PayloadInput) {
     pub("CI_RUNNER_ID", i.runner.id),
     pub("CI_RUNNER_DESCRIPTION", i.runner.description),
     pub("CI_RUNNER_TAGS", JSON.stringify(i.runner.tagList)),
+    ...environmentVariables((options as { environment?: unknown }).environment),
   ];
   if (!i.gitHttp) {
     // Differs from GitLab: without smart HTTP the runner gets the sources as an archive (docs/ci.md, "The shipped runner").
@@ -156,6 +157,23 @@ export function jobPayload(i: PayloadInput) {
 }
 
 const KIND_ORDER: Record<string, number> = { instance: 0, group: 1, project: 2, pipeline: 3 };
+
+/**
+ * Ci::Build#persisted_environment_variables and the environment part of #scoped_variables, from the
+ * environment the pipeline's creation resolved (shared/environments: name and URL already expanded).
+ */
+function environmentVariables(environment: unknown): Variable[] {
+  const pub = (key: string, value: string): Variable => ({ key, value, public: true, masked: false });
+  if (!environment || typeof environment !== "object" || typeof (environment as { slug?: unknown }).slug !== "string") return [];
+  const env = environment as { name: string; slug: string; url: string | null; action: string; tier: string; deployment_tier: string | null };
+  return [
+    pub("CI_ENVIRONMENT_NAME", env.name),
+    pub("CI_ENVIRONMENT_ACTION", env.action),
+    pub("CI_ENVIRONMENT_TIER", env.deployment_tier ?? env.tier),
+    pub("CI_ENVIRONMENT_SLUG", env.slug),
+    ...(env.url ? [pub("CI_ENVIRONMENT_URL", env.url)] : []),
+  ];
+}
 
 /** The job's `environment` (a name or `{name}`), null without one. */
 function environmentName(environment: unknown): string | null {

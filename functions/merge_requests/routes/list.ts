@@ -17,7 +17,7 @@ import type { MarkdownOptions } from "../../shared/markdown/render";
 export const listRoutes = router();
 
 /** `serializer_options_for`: MergeRequestBasic (or MergeRequestSimple with `view=simple`). */
-async function respond(c: Ctx, params: ListParams, owner: q.MergeRequestOwner, from: Partial<MergeRequestContext>, context: Pick<MarkdownOptions, "project" | "group"> = {}) {
+export async function respond(c: Ctx, params: ListParams, owner: q.MergeRequestOwner, from: Partial<MergeRequestContext>, context: Pick<MarkdownOptions, "project" | "group"> = {}) {
   const page = pageOf(params);
   const { rows, total } = await q.listMergeRequests(c.var.db(), c.var.actor, owner, params, page);
   paginate(c, page, total);

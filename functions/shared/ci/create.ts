@@ -5,7 +5,8 @@ import { branchRef, commitTree, diffTreePairs, listTree, readCommitRows, readFil
 import { nextIid } from "../issuables/iids";
 import { matchRules, seedJobs, SeedError, type SeedContext, type SeededJob } from "./seed";
 import { asRecord, mergeVariables, pipelineVariables, projectVariables, serverVariables, userVariables, type ProjectFacts, type UserFacts } from "./variables";
-import { ConfigError, parseConfig, type Config } from "./yaml";
+import { ConfigError, parseConfig, parseDuration, type Config } from "./yaml";
+import { createJobDeployment, ensureEnvironment, expandVariables, validExpandedName, type JobEnvironment } from "../environments";
 
 /**
  * Creating pipelines (docs/ci.md, "Creating a pipeline"; app/services/ci/create_pipeline_service.rb). The caller processes the
@@ -167,6 +168,47 @@ function jobOptions(job: SeededJob) {
   };
 }
 
+/**
+ * Each job's `environment:` with its name and URL expanded (Seed::Environment: predefined, YAML, job and
+ * pipeline variables; project CI/CD variables are not read here), the environment found or created;
+ * "invalid" when the expanded name is not a valid name (the job is stored failed, as GitLab's
+ * `environment_creation_failure`). Bridges take no environment.
+ */
+async function resolveEnvironments(tx: Executor, input: CreatePipelineInput, built: Awaited<ReturnType<typeof buildPipeline>>): Promise<(JobEnvironment | "invalid" | null)[]> {
+  const base = { ...asRecord(built.predefined), ...built.config.variables };
+  const api = Object.fromEntries(input.variables.map((v) => [v.key, v.value]));
+  const out: (JobEnvironment | "invalid" | null)[] = [];
+  for (const job of built.jobs) {
+    const spec = job.spec.environment;
+    if (!spec || job.spec.trigger) {
+      out.push(null);
+      continue;
+    }
+    const vars = { ...base, ...job.variables, ...api };
+    const name = expandVariables(spec.name, vars).trim();
+    if (!validExpandedName(name)) {
+      out.push("invalid");
+      continue;
+    }
+    const env = await ensureEnvironment(tx, input.project.id, name, spec.deploymentTier);
+    const url = spec.url === null ? null : expandVariables(spec.url, { ...vars, CI_ENVIRONMENT_NAME: env.name, CI_ENVIRONMENT_SLUG: env.slug }) || null;
+    out.push({
+      id: env.id,
+      name: env.name,
+      slug: env.slug,
+      url: url ?? env.externalUrl,
+      url_from_job: url !== null,
+      action: spec.action,
+      on_stop: spec.onStop,
+      auto_stop_in: spec.autoStopIn,
+      auto_stop_in_seconds: spec.autoStopIn === null ? null : parseDuration(spec.autoStopIn),
+      deployment_tier: spec.deploymentTier,
+      tier: env.tier,
+    });
+  }
+  return out;
+}
+
 /** Persists a built pipeline in one transaction (docs/ci.md, "Creating a pipeline", step 7). */
 export async function persistPipeline(
   db: Database,
@@ -185,16 +227,19 @@ export async function persistPipeline(
       .values(stageNames.map((name) => ({ pipelineId: pipeline.id, name, position: built.config.stages.indexOf(name) })))
       .returning();
     const stageId = new Map(stages.map((s) => [s.name, s.id]));
-    await tx.insert(ciBuilds).values(
-      built.jobs.map((job) => {
+    const environments = await resolveEnvironments(tx, input, built);
+    const inserted = await tx.insert(ciBuilds).values(
+      built.jobs.map((job, i) => {
         const vars = { ...job.variables };
         if (job.spec.node) {
           vars.CI_NODE_INDEX = String(job.spec.node.index);
           vars.CI_NODE_TOTAL = String(job.spec.node.total);
         }
+        const env = environments[i];
         return {
           pipelineId: pipeline.id,
           projectId: input.project.id,
+          ...(env === "invalid" ? { status: "failed", failureReason: "environment_creation_failure", finishedAt: sql`now()` } : {}),
           stageId: stageId.get(job.spec.stage)!,
           stageIdx: built.config.stages.indexOf(job.spec.stage),
           stage: job.spec.stage,
@@ -204,7 +249,7 @@ export async function persistPipeline(
           allowFailure: job.allowFailure,
           allowFailureExitCodes: job.spec.allowFailureExitCodes,
           schedulingType: job.needs ? "dag" : "stage",
-          options: jobOptions(job),
+          options: { ...jobOptions(job), environment: env === "invalid" ? null : env },
           yamlVariables: Object.entries(vars).map(([key, value]) => ({ key, value })),
           needs: job.needs ?? [],
           tagList: job.spec.tags,
@@ -213,7 +258,8 @@ export async function persistPipeline(
           userId: input.user?.id ?? null,
         };
       }),
-    );
+    ).returning({ id: ciBuilds.id, projectId: ciBuilds.projectId, options: ciBuilds.options });
+    for (const job of inserted) await createJobDeployment(tx, job);
     return pipeline;
   });
 }

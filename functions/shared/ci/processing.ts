@@ -5,6 +5,7 @@ import type { JobStatusChange } from "./finished";
 import { parseDuration } from "./yaml";
 import { CANCELABLE, COMPLETED, compositeStatus } from "./status";
 import { latestExternalStatuses } from "./external";
+import { createJobDeployment } from "../environments";
 
 /**
  * Pipeline processing and job transitions (docs/ci.md, "Processing and job transitions"; app/services/ci/pipeline_processing/
@@ -315,7 +316,9 @@ async function cloneJob(db: Executor, job: CiBuild, userId: number | null, statu
       queuedAt: status === "pending" ? sql`now()` : null,
       processed: false,
     })
-    .returning({ id: ciBuilds.id });
+    .returning({ id: ciBuilds.id, projectId: ciBuilds.projectId, options: ciBuilds.options });
+  // Ci::RetryJobService gives the clone a deployment of its own (the old one keeps the old job's status).
+  await createJobDeployment(db, clone);
   if (status === "pending") await bumpQueue(db);
   return clone.id;
 }

@@ -1,3 +1,4 @@
+import { NAME as ENVIRONMENT_NAME, NAME_MESSAGE as ENVIRONMENT_NAME_MESSAGE, TIERS as ENVIRONMENT_TIERS } from "../environments/rules";
 import { isPair, isScalar, parseDocument, Scalar, visit } from "yaml";
 import { isValidExpression } from "./expression";
 
@@ -57,7 +58,7 @@ export type JobSpec = {
   image: unknown;
   services: unknown;
   cache: unknown;
-  environment: unknown;
+  environment: EnvironmentSpec | null;
   interruptible: boolean | null;
   startIn: string | null;
   trigger: { include: string; strategy: string | null } | null;
@@ -65,6 +66,16 @@ export type JobSpec = {
   node: { index: number; total: number } | null;
   /** Variables of a `parallel: matrix` instance. */
   matrixVariables: Record<string, string> | null;
+};
+
+/** A job's `environment:` (lib/gitlab/ci/config/entry/environment.rb), before variable expansion. */
+export type EnvironmentSpec = {
+  name: string;
+  url: string | null;
+  action: "start" | "prepare" | "stop" | "verify" | "access";
+  onStop: string | null;
+  autoStopIn: string | null;
+  deploymentTier: string | null;
 };
 
 export type Config = {
@@ -283,6 +294,53 @@ export function parseDuration(text: unknown): number | null {
   return Math.floor(total);
 }
 
+const ENVIRONMENT_KEYS = ["name", "url", "action", "on_stop", "auto_stop_in", "kubernetes", "deployment_tier"];
+const ENVIRONMENT_ACTIONS = ["start", "prepare", "stop", "verify", "access"];
+
+/** Entry::Environment: a name, or a hash of the allowed keys; `action` defaults to `start`. */
+function environmentOf(value: unknown, where: string): EnvironmentSpec | null {
+  if (value === undefined || value === null) return null;
+  const at = `${where}:environment`;
+  if (typeof value !== "string" && !isHash(value)) throw new ConfigError(`${at} config should be a hash or a string`);
+  const env: Hash = typeof value === "string" ? { name: value } : value;
+  const unknown = Object.keys(env).filter((k) => !ENVIRONMENT_KEYS.includes(k));
+  if (unknown.length) throw new ConfigError(`${at} config contains unknown keys: ${unknown.join(", ")}`);
+  if (env.kubernetes !== undefined) throw new ConfigError(`${at}:kubernetes is not supported by this server`);
+  const name = env.name;
+  if (name === undefined || name === null || name === "") throw new ConfigError(`${at} name can't be blank`);
+  if (typeof name !== "string" || !ENVIRONMENT_NAME.test(name) || name.startsWith("/") || name.endsWith("/"))
+    throw new ConfigError(`${at} name ${ENVIRONMENT_NAME_MESSAGE}`);
+  if (env.url !== undefined && env.url !== null && typeof env.url !== "string") throw new ConfigError(`${at} url should be a string`);
+  if (typeof env.url === "string" && [...env.url].length > 255) throw new ConfigError(`${at} url is too long (maximum is 255 characters)`);
+  const action = env.action === undefined || env.action === null ? "start" : env.action;
+  if (typeof action !== "string" || !ENVIRONMENT_ACTIONS.includes(action)) throw new ConfigError(`${at} action should be start, stop, prepare, verify, or access`);
+  if (env.on_stop !== undefined && env.on_stop !== null && typeof env.on_stop !== "string") throw new ConfigError(`${at} on stop should be a string`);
+  const autoStopIn = env.auto_stop_in === undefined || env.auto_stop_in === null ? null : String(env.auto_stop_in);
+  if (autoStopIn !== null && parseDuration(autoStopIn) === null) throw new ConfigError(`${at} auto stop in should be a duration`);
+  const tier = env.deployment_tier === undefined || env.deployment_tier === null ? null : env.deployment_tier;
+  if (tier !== null && (typeof tier !== "string" || !(ENVIRONMENT_TIERS as readonly string[]).includes(tier)))
+    throw new ConfigError(`${at} deployment tier must be one of ${ENVIRONMENT_TIERS.join(", ")}`);
+  return {
+    name,
+    url: typeof env.url === "string" ? env.url : null,
+    action: action as EnvironmentSpec["action"],
+    onStop: typeof env.on_stop === "string" ? env.on_stop : null,
+    autoStopIn,
+    deploymentTier: tier as string | null,
+  };
+}
+
+/** YamlProcessor#validate_on_stop_job!: `on_stop` names a job of the same environment with `action: stop`. */
+function validateOnStop(job: JobSpec, jobs: JobSpec[]): void {
+  const env = job.environment;
+  if (!env?.onStop) return;
+  const stop = jobs.find((j) => j.name === env.onStop);
+  if (!stop) throw new ConfigError(`${job.name} job: on_stop job ${env.onStop} is not defined`);
+  if (!stop.environment) throw new ConfigError(`${job.name} job: on_stop job ${env.onStop} does not have environment defined`);
+  if (stop.environment.name !== env.name) throw new ConfigError(`${job.name} job: on_stop job ${env.onStop} have different environment name`);
+  if (stop.environment.action !== "stop") throw new ConfigError(`${job.name} job: on_stop job ${env.onStop} needs to have action stop defined`);
+}
+
 function policyOf(value: unknown, where: string): Policy | null {
   if (value === undefined || value === null) return null;
   if (typeof value === "string" || Array.isArray(value)) return { refs: strings(value, where) };
@@ -480,6 +538,7 @@ function normalize(raw: Hash): Omit<Config, "includes"> {
     if (job.needs) job.needs = expandNeeds(job.needs, byBase);
     if (job.rules) for (const rule of job.rules) if (rule.needs) rule.needs = expandNeeds(rule.needs, byBase);
     if (job.dependencies) job.dependencies = job.dependencies.flatMap((d) => byBase.get(d) ?? [d]);
+    validateOnStop(job, jobs);
     const stageIndex = stages.indexOf(job.stage);
     for (const dep of job.dependencies ?? []) {
       const other = jobs.find((j) => j.name === dep);
@@ -618,7 +677,7 @@ function normalizeJob(name: string, value: unknown, defaults: Hash, stages: stri
     image: job.image ?? null,
     services: job.services ?? null,
     cache: job.cache ?? null,
-    environment: job.environment ?? null,
+    environment: environmentOf(job.environment, where),
     interruptible: typeof job.interruptible === "boolean" ? job.interruptible : null,
     startIn,
     trigger,

@@ -21,6 +21,7 @@ const USAGES = {
   operations_feature_flags: { table: "operations_feature_flags", project: "project_id", namespace: null },
   operations_user_lists: { table: "operations_user_lists", project: "project_id", namespace: null },
   ci_pipelines: { table: "ci_pipelines", project: "project_id", namespace: null },
+  deployments: { table: "deployments", project: "project_id", namespace: null },
 } as const;
 export type IidUsage = keyof typeof USAGES;
 

@@ -2,8 +2,8 @@
  * Environment names, slugs and tiers (app/models/environment.rb, lib/gitlab/slug/environment.rb,
  * lib/gitlab/regex.rb `environment_name_regex`).
  */
-const NAME = /^[a-zA-Z0-9_/${}. \-]+$/;
-const NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+export const NAME = /^[a-zA-Z0-9_/${}. \-]+$/;
+export const NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
 export const TIERS = ["production", "staging", "testing", "development", "other"] as const;
 
 export function nameErrors(name: string): string[] {
@@ -48,4 +48,10 @@ export async function environmentSlug(name: string): Promise<string> {
     return `${slug.slice(0, 17)}-${BigInt(`0x${hex}`).toString(36).slice(-6)}`;
   }
   return slug.replace(/-$/, "");
+}
+
+/** Environment#set_environment_type: the folder of a name with `/`, else null. */
+export function environmentType(name: string): string | null {
+  const parts = name.split("/");
+  return parts.length > 1 ? parts[0] : null;
 }
