@@ -1,6 +1,7 @@
 // The cron ticker of `npm start` (docs/architecture.md, "Running locally"): local workerd never fires `[triggers] crons`,
-// so this calls Miniflare's `/cdn-cgi/handler/scheduled?cron=<expr>` (enabled by `unsafeTriggerHandlers`,
-// scripts/worker-host.mjs) when each expression of wrangler.toml is due, in UTC, as Cloudflare does.
+// so this calls `/cdn-cgi/handler/scheduled?cron=<expr>` on the front (scripts/worker-host.mjs, which runs the
+// Worker's scheduled handler through Miniflare's dispatch) when each expression of wrangler.toml is due, in
+// UTC, as Cloudflare does.
 import { readFileSync } from "node:fs";
 import { Cron } from "croner";
 

@@ -152,15 +152,25 @@ export function freePort() {
  * The front: an HTTP/1.1 server on 127.0.0.1:`port` that streams every request to workerd on
  * `upstreamPort` and its response back, bodies in both directions as they come (a `git push` is not
  * buffered). A request workerd never answered gets 502; a response cut after its headers cuts the client's.
+ * `GET /cdn-cgi/handler/scheduled?cron=…&time=…` runs `scheduled(cron, time)` instead (see runScheduled).
  * Resolves with the server once it listens.
  */
-export function startFront({ port, upstreamPort }) {
+export function startFront({ port, upstreamPort, scheduled }) {
   const agent = new http.Agent({ keepAlive: true, timeout: UPSTREAM_REUSE_MS, scheduling: "lifo" });
   // Requests that cannot be replayed never ride a kept connection: workerd may have closed it (idle, or
   // after a response whose request it did not read to the end), and a write sent on it would be lost with
   // no way to know whether it ran. A new loopback connection per write costs well under a millisecond.
   const freshAgent = new http.Agent({ keepAlive: false });
   const server = http.createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, requestTimeout: 0, maxHeaderSize: MAX_HEADER_SIZE }, (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (scheduled && url.pathname === "/cdn-cgi/handler/scheduled") {
+      const time = url.searchParams.get("time");
+      scheduled(url.searchParams.get("cron") ?? "", time ? Number(time) : Date.now()).then(
+        (outcome) => res.writeHead(outcome === "ok" ? 200 : 500, { "content-type": "text/plain" }).end(outcome),
+        (error) => res.writeHead(500, { "content-type": "text/plain" }).end(String(error?.message ?? error)),
+      );
+      return;
+    }
     // A GET or HEAD without a body that met a kept connection workerd had just closed is sent once more
     // on a new one (nothing of it reached the Worker); any other request goes on a new connection.
     const replayable = (req.method === "GET" || req.method === "HEAD") && !req.headers["content-length"] && !req.headers["transfer-encoding"];
@@ -245,6 +255,18 @@ export function accessLog() {
 }
 
 /**
+ * Runs the Worker's scheduled handler for `cron` at `time` (ms) through Miniflare's own dispatch, and
+ * resolves with its outcome ("ok" when the handler and its waitUntil work succeeded). Why not Miniflare's
+ * `/cdn-cgi/handler/scheduled` route: in this Miniflare it answers 500 "exception" for a handler that
+ * the same dispatch runs with outcome "ok", so the crons of `npm start` never ran.
+ */
+export async function runScheduled(mf, cron, time) {
+  const worker = await mf.getWorker();
+  const result = await worker.scheduled({ cron, scheduledTime: new Date(time) });
+  return result.outcome;
+}
+
+/**
  * Starts the bundled Worker (`scriptPath`, from `cachedBundle`) behind the front on 127.0.0.1:`port`.
  * `vars` are the Worker's string bindings; Durable Object, queue and R2 state persist under
  * `persistDir`; `log` (an `accessLog()`) prints a line per request. Returns `{ miniflare, dispose() }`;
@@ -273,7 +295,7 @@ export async function startWorker({ port, vars, persistDir, scriptPath, log }) {
   await mf.ready;
   let front;
   try {
-    front = await startFront({ port, upstreamPort: workerdPort });
+    front = await startFront({ port, upstreamPort: workerdPort, scheduled: (cron, time) => runScheduled(mf, cron, time) });
   } catch (error) {
     await mf.dispose();
     throw error;

@@ -117,6 +117,11 @@ describe("npm start, as a newcomer runs it", () => {
       const me = await apiCall(server.host, rootToken, "GET", "/user");
       assert.equal(me.status, 200);
       assert.equal(me.body.username, "root");
+      // Each cron of wrangler.toml runs on demand, as the ticker runs it, and all of its work succeeds.
+      for (const cron of ["*/5 * * * *", "0 12 * * *"]) {
+        const ran = await fetch(`${server.host}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`);
+        assert.deepEqual([ran.status, await ran.text()], [200, "ok"], cron);
+      }
       await new Promise((resolve) => setTimeout(resolve, 1000)); // last_used_at is written after the answer
       assert.doesNotMatch(server.output(), /\[access\]/);
     });
