@@ -15,7 +15,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { runRunner } from "../scripts/runner/runner.mjs";
-import { startServer } from "../test/e2e/server.mjs";
+import { startServer, requiredApiCall } from "../test/e2e/server.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const ROOT_TOKEN = `glpat-bench${randomBytes(12).toString("hex")}`;
@@ -48,15 +48,7 @@ function timedGet(url, host, headers = {}) {
   });
 }
 
-async function api(method, route, body) {
-  const res = await fetch(`${server.host}/api/v4${route}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ROOT_TOKEN, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
+const api = (method, route, body) => requiredApiCall(server.apiUrl, ROOT_TOKEN, method, route, body);
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 

@@ -14,7 +14,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { startServer } from "../test/e2e/server.mjs";
+import { startServer, requiredApiCall } from "../test/e2e/server.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const NOTES = Number(process.env.BENCH_NOTES ?? 20);
@@ -39,15 +39,7 @@ function timedGet(url, cookie) {
 }
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-async function api(method, route, body) {
-  const res = await fetch(`${server.host}/api/v4${route}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ROOT_TOKEN, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
+const api = (method, route, body) => requiredApiCall(server.apiUrl, ROOT_TOKEN, method, route, body);
 
 /** The session cookie of a user signed in through the form (the CSRF cookie and token first). */
 async function signIn(username) {

@@ -66,22 +66,7 @@ projectImportRoutes.post("/projects/import", { params: StartImport, response: Pr
   // `validate_file!`.
   const extension = /\.([^./]+)$/.exec(params.file.name)?.[1] ?? "";
   if (!ALLOWED_EXTENSIONS.includes(extension)) throw apiError("The file is invalid", 400);
-  const namespace = params.namespace !== undefined ? await findNamespace(c, params.namespace) : null;
-  const project = await scheduleImport(c.var.db(), c.env, actor.user, {
-    path: params.path,
-    name: params.name,
-    namespace,
-    file: new Uint8Array(await params.file.arrayBuffer()),
-    override: params.override_params ?? {},
-    overwrite: params.overwrite ?? false,
-    correlationId: c.var.requestId,
-    baseUrl: baseUrl(c),
-  });
-  // The job as scheduled, read before the message goes out: GitLab presents the project as ImportService
-  // left it (`scheduled`), and the consumer may start before this response is written.
-  const job = await q.latestImportJob(c.var.db(), project.id);
-  await c.env.EXPORTS_QUEUE.send({ kind: "import", id: project.jobId });
-  return present(c, { project, job, failures: [], mayReadError: true }, projectImportStatus, {}, 201);
+  return scheduleFrom(c, actor, params, new Uint8Array(await params.file.arrayBuffer()));
 });
 
 /** GET /projects/:id/import: `present user_project, with: ProjectImportStatus` (readers of the project). */
@@ -122,18 +107,21 @@ async function importAllowed(c: Ctx) {
 }
 
 /** Creates the project and schedules the job that downloads `remoteUrl`; 201 with ProjectImportStatus. */
-async function scheduleRemote(c: Ctx, actor: Actor, params: { path: string; name?: string; namespace?: string; overwrite?: boolean; override_params?: OverrideParamsInput }, remoteUrl: string) {
+/** ImportService for an uploaded archive or one at `{ remoteUrl }`; 201 with the project as scheduled. */
+async function scheduleFrom(c: Ctx, actor: Actor, params: { path: string; name?: string; namespace?: string; overwrite?: boolean; override_params?: OverrideParamsInput }, file: Uint8Array | { remoteUrl: string }) {
   const namespace = params.namespace !== undefined ? await findNamespace(c, params.namespace) : null;
   const project = await scheduleImport(c.var.db(), c.env, actor.user, {
     path: params.path,
     name: params.name,
     namespace,
-    file: { remoteUrl },
+    file,
     override: params.override_params ?? {},
     overwrite: params.overwrite ?? false,
     correlationId: c.var.requestId,
     baseUrl: baseUrl(c),
   });
+  // The job as scheduled, read before the message goes out: GitLab presents the project as ImportService
+  // left it (`scheduled`), and the consumer may start before this response is written.
   const job = await q.latestImportJob(c.var.db(), project.id);
   await c.env.EXPORTS_QUEUE.send({ kind: "import", id: project.jobId });
   return present(c, { project, job, failures: [], mayReadError: true }, projectImportStatus, {}, 201);
@@ -162,7 +150,7 @@ projectImportRoutes.post("/projects/remote-import", { params: RemoteImport, resp
     throw apiError(`Failed to retrive headers: ${(error as Error).message}`, 400); // sic, GitLab's spelling
   }
   refuse([...(headers.s3 ? ["To import from AWS S3 use `projects/remote-import-s3`"] : []), ...remoteFileErrors(headers)]);
-  return scheduleRemote(c, actor, params, params.url);
+  return scheduleFrom(c, actor, params, { remoteUrl: params.url });
 });
 
 /**
@@ -194,7 +182,7 @@ projectImportRoutes.post("/projects/remote-import-s3", { params: RemoteImportS3,
   if (head.status === 404) throw apiError(`File not found '${params.file_key}' in '${params.bucket_name}'`, 400);
   if (!head.ok) throw apiError(`Failed to open '${params.file_key}' in '${params.bucket_name}': ${s3ErrorName(head.status)}`, 400);
   refuse(remoteFileErrors(remoteHeaders(head)));
-  return scheduleRemote(c, actor, params, fileUrl);
+  return scheduleFrom(c, actor, params, { remoteUrl: fileUrl });
 });
 
 /** S3's bucket naming rules (3 to 63 lower-case letters, digits, dots and hyphens) and a region's shape. */
