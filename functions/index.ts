@@ -3,7 +3,7 @@ import type { Bindings } from "./kernel/env";
 import { queue } from "./queue";
 import { scheduled } from "./scheduled";
 import { onJobStatusChanged, onPipelineFinished, onPipelineStatusChanged } from "./shared/ci/finished";
-import { hookEvents, jobHookEvents } from "./shared/webhooks";
+import { deploymentJobHookEvents, hookEvents, jobHookEvents } from "./shared/webhooks";
 import { autoMergeAfterPipeline } from "./merge_requests/auto_merge";
 import { useBlobBucket } from "./shared/git";
 import { pagesJobsFinished } from "./pages/consumer";
@@ -17,6 +17,9 @@ onPipelineStatusChanged((env, p) => hookEvents(env, externalUrl(env), [{ kind: "
 // Each job status change the one reporter passes on is a job hook event (BuildHooksWorker), carrying its
 // status, for projects with job hooks.
 onJobStatusChanged((env, changes) => jobHookEvents(env, externalUrl(env), changes));
+// A job's deployment moves with it (the `ci_builds` trigger): its moves into running, success, failed and
+// canceled are Deployment Hook events (Deployments::HooksWorker), for projects with deployment hooks.
+onJobStatusChanged((env, changes) => deploymentJobHookEvents(env, externalUrl(env), changes));
 // A succeeded `pages` job is published (functions/pages/consumer.ts, docs/pages.md).
 onJobStatusChanged(pagesJobsFinished);
 

@@ -7,13 +7,14 @@ import { apiError, badRequest, checkUnmodifiedSince, forbidden, recordNotFound, 
 import { authorizedProject } from "../kernel/lookup";
 import { pageOf, paginate } from "../kernel/pagination";
 import { readParams, readParamsWithPath } from "../kernel/params";
-import { present } from "../kernel/present";
+import { baseUrl, present } from "../kernel/present";
 import { router } from "../kernel/router";
 import { deployment, Deployment } from "../entities/deployments";
 import { MergeRequestBasic, MergeRequestSimple } from "../entities/merge_requests";
 import { MR_LIST_RULES, ListProjectMergeRequests, respondMergeRequestList } from "../merge_requests/public";
 import { ensureEnvironment } from "../shared/environments";
 import { nameErrors } from "../shared/environments/rules";
+import { hookEvent } from "../shared/webhooks";
 import { CreateDeployment, DeploymentPath, ListDeployments, UpdateDeployment, type ListParams } from "./params";
 import * as q from "./queries";
 
@@ -44,6 +45,13 @@ async function findDeployment(c: Ctx, project: ProjectWithAccess) {
 
 const show = (c: Ctx, project: ProjectWithAccess, found: { row: q.DeploymentRow; commits: Map<string, q.GitCommitRow> }, status: 200 | 201 = 200) =>
   present(c, found.row, deployment, { projectId: project.id, projectPath: project.fullPath, commits: found.commits }, status);
+
+/**
+ * Deployment#after_transition (Deployments::HooksWorker): a deployment written through the API that moved
+ * into `status` is a Deployment Hook event. A job's deployment is reported with its job (functions/index.ts).
+ */
+const statusChanged = (c: Ctx, projectId: number, id: number, status: string) =>
+  hookEvent(c.env, baseUrl(c), { kind: "deployment", projectId, id, status, statusChangedAt: new Date().toISOString() });
 
 /** The state machine's events: which statuses each may leave (app/models/deployment.rb). */
 const EVENTS: Record<string, { name: string; from: (status: string) => boolean }> = {
@@ -94,6 +102,8 @@ deploymentsRoutes.post("/projects/:id/deployments", { params: CreateDeployment, 
     const env = await ensureEnvironment(tx, project.id, name, null);
     return q.insertDeployment(tx, { projectId: project.id, environmentId: env.id, ref: params.ref, tag: params.tag, sha: params.sha, status: params.status, userId: user.user.id });
   });
+  // Deployments::CreateService builds the row `created` and moves it to `status` (Deployment#update_status).
+  await statusChanged(c, project.id, id, params.status);
   return show(c, project, (await q.findDeployment(db, project.id, id))!, 201);
 });
 
@@ -110,6 +120,7 @@ deploymentsRoutes.put("/projects/:id/deployments/:deployment_id", { params: Upda
   if (!event.from(found.row.status)) throw validation({ status: [`cannot transition via "${event.name}"`] });
   if (!(await q.updateDeploymentStatus(c.var.db(), found.row.id, found.row.status, params.status)))
     throw validation({ status: [`cannot transition via "${event.name}"`] });
+  await statusChanged(c, project.id, found.row.id, params.status);
   return show(c, project, (await q.findDeployment(c.var.db(), project.id, found.row.id))!);
 });
 

@@ -16,6 +16,11 @@ export type HookEvent =
   /** A job status change, reported by `jobStatusChanged` (shared/ci/finished.ts), the one reporter. */
   | { kind: "job"; projectId: number; id: number; status: string }
   /**
+   * A deployment's status transition into running, success, failed or canceled (Deployments::HooksWorker):
+   * a job's (through `jobStatusChanged`) or one written through the deployments API; `statusChangedAt` ISO.
+   */
+  | { kind: "deployment"; projectId: number; id: number; status: string; statusChangedAt: string }
+  /**
    * A wiki page written through the API or pushed with git (WikiPages::*Service#execute_hooks,
    * Git::WikiPushService): the page file `path` as it is at `sha` (for a deletion, the commit before it).
    */

@@ -8,7 +8,7 @@ import { branchMatches } from "./events";
  * hangouts_chat.rb through HangoutsChat::Sender). Pure functions: the consumer in ./index.ts loads
  * the integrations and queues one request per body.
  *
- * Not built: wiki page and deployment messages (Edgeforge has neither); Google Chat threads
+ * Not built: wiki page messages; deployment messages (integrations store no deployment flag); Google Chat threads
  * (`threadKey`); Slack's per-user Slack app. GitLab has no chat message for job events, nor here.
  */
 

@@ -2,12 +2,12 @@ import type { WebHook } from "../../../db/schema";
 import { withDb, type Executor } from "../../kernel/db";
 import type { Bindings } from "../../kernel/env";
 import type { PresentContext } from "../../kernel/present";
-import { ZERO_OID, listCommits, listRefs, readCommitChanges, readCommitRows, repoOf } from "../git";
+import { ZERO_OID, commitTitle, listCommits, listRefs, readCommitChanges, readCommitRows, repoOf } from "../git";
 import { loadSettings } from "../settings/load";
 import { CHAT_SERVICES, chatMessage, chatRequests, chatServiceOf } from "./chat";
 import { deliver, deliverChat } from "./deliver";
 import { branchMatches } from "./events";
-import { EVENT_HEADER, groupWikiPagePayload, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload, releasePayload, subgroupPayload, wikiPagePayload } from "./payloads";
+import { EVENT_HEADER, deploymentPayload, groupWikiPagePayload, type HookNoteable, hookTime, issueAttrs, issuePayload, jobPayload, mergeRequestAttrs, mergeRequestPayload, notePayload, pipelinePayload, pushPayload, releasePayload, subgroupPayload, wikiPagePayload } from "./payloads";
 import { findPage, findWiki, listPages, wikiPageAt } from "../wikis/store";
 import * as q from "./queries";
 
@@ -92,6 +92,37 @@ export async function jobHookEvents(env: Bindings, baseUrl: string, changes: { i
   await hookEvents(env, baseUrl, events);
 }
 
+/** The deployment statuses GitLab's Deployment sends hooks for (`after_transition any => :running` and `=> FINISHED_STATUSES`). */
+export const HOOKED_DEPLOYMENT_STATUSES: readonly string[] = ["running", "success", "failed", "canceled"];
+
+/**
+ * Job status changes as Deployment Hook events: a job's deployment takes the job's status in the
+ * statement that moves the job (trigger `ci_builds_sync_deployments`, docs/deployments.md), so a job
+ * moved into running, success, failed or canceled moved its deployment there too. One statement reads
+ * the deployments of the batch's jobs, only in projects with a hook listening for deployments.
+ * The job's creation is not a deployment transition (the deployment is inserted `created`).
+ */
+export async function deploymentJobHookEvents(env: Bindings, baseUrl: string, changes: { id: number; status: string; created?: boolean }[]): Promise<void> {
+  const moved = changes.filter((c) => !c.created && HOOKED_DEPLOYMENT_STATUSES.includes(c.status));
+  if (!env.WEBHOOKS_QUEUE || moved.length === 0) return;
+  const statusChangedAt = new Date().toISOString();
+  let found: Awaited<ReturnType<typeof q.movedDeploymentsWithHooks>>;
+  try {
+    found = await withDb(env, (db) => q.movedDeploymentsWithHooks(db, [...new Set(moved.map((c) => c.id))]));
+  } catch (err) {
+    // As in jobHookEvents: the pipeline's own work must not fail for a hook.
+    console.error(`webhooks: deployment hooks lookup failed: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  const byJob = new Map(found.map((d) => [d.deployableId, d]));
+  const events: HookEvent[] = [];
+  for (const c of moved) {
+    const d = byJob.get(c.id);
+    if (d) events.push({ kind: "deployment", projectId: d.projectId, id: d.id, status: c.status, statusChangedAt });
+  }
+  await hookEvents(env, baseUrl, events);
+}
+
 /** Builds the payloads of one event (a push may carry several ref updates). */
 export async function buildEvent(db: Executor, project: q.HookProject, event: HookEvent, baseUrl: string): Promise<BuiltEvent[]> {
   const ctx = context(baseUrl);
@@ -118,6 +149,7 @@ export async function buildEvent(db: Executor, project: q.HookProject, event: Ho
   if (event.kind === "note") return noteEvent(db, project, ctx, { id: event.id }, event.userId);
   if (event.kind === "pipeline") return pipelineEvent(db, project, ctx, { id: event.id }, event.status);
   if (event.kind === "job") return jobEvent(db, project, ctx, { id: event.id }, event.status);
+  if (event.kind === "deployment") return deploymentEvent(db, project, ctx, { id: event.id }, event.status, event.statusChangedAt);
   if (event.kind === "wiki_page") return wikiPageEvent(db, project, ctx, event);
   if (event.kind === "release") {
     const payload = releasePayload(event.release, project, ctx, event.action, await lastCommitOf(db, project, event.release.sha));
@@ -218,6 +250,17 @@ export async function jobEvent(db: Executor, project: q.HookProject, ctx: Presen
   const user = hj.job.userId === null ? null : (users.get(hj.job.userId) ?? null);
   const payload = jobPayload(hj, project, ctx, status ?? hj.job.status, user, commit, authorUrl);
   return [{ flag: "jobEvents", header: EVENT_HEADER.job, payload }];
+}
+
+/** Gitlab::DataBuilder::Deployment of one deployment (`which`), with the status and time of the transition it reports. */
+export async function deploymentEvent(db: Executor, project: q.HookProject, ctx: PresentContext, which: { id: number } | "newest", status?: string, statusChangedAt?: string): Promise<BuiltEvent[]> {
+  const hd = await q.loadDeployment(db, project.id, which);
+  if (!hd) return [];
+  const userId = hd.jobUserId ?? hd.deployment.userId;
+  const user = userId === null ? null : ((await q.loadUsers(db, [userId])).get(userId) ?? null);
+  const commit = await lastCommitOf(db, project, hd.deployment.sha);
+  const payload = deploymentPayload(hd, project, ctx, status ?? hd.deployment.status, statusChangedAt ?? new Date().toISOString(), user, commit ? commitTitle(commit.message) : null);
+  return [{ flag: "deploymentEvents", header: EVENT_HEADER.deployment, payload }];
 }
 
 /** One ref update: up to 20 commits, oldest first (`Gitlab::DataBuilder::Push`, `commits.last(20)`). */
@@ -434,7 +477,7 @@ export function updateAction(before: string, after: string): "update" | "close" 
 }
 
 /** The triggers `POST /projects/:id/hooks/:hook_id/test/:trigger` builds samples for. */
-export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events", "job_events", "pipeline_events", "wiki_page_events"] as const;
+export const TEST_TRIGGERS = ["push_events", "tag_push_events", "issues_events", "confidential_issues_events", "note_events", "merge_requests_events", "job_events", "pipeline_events", "wiki_page_events", "deployment_events"] as const;
 export type TestTrigger = (typeof TEST_TRIGGERS)[number];
 
 /**
@@ -471,6 +514,11 @@ export async function testSample(db: Executor, projectId: number, trigger: TestT
     // TestHooks::ProjectService#job_events_data: the project's newest job.
     const [built] = await jobEvent(db, project, ctx, "newest");
     return built ?? { error: "Ensure the project has CI jobs." };
+  }
+  if (trigger === "deployment_events") {
+    // TestHooks::ProjectService#deployment_events_data: the project's newest deployment, its own status, now.
+    const [built] = await deploymentEvent(db, project, ctx, "newest");
+    return built ?? { error: "Ensure the project has deployments." };
   }
   if (trigger === "wiki_page_events") {
     // TestHooks::ProjectService#wiki_page_events_data: the wiki's first page, as created.

@@ -1,7 +1,7 @@
 import type { GitCommitRow, Label, Note, Snippet, User } from "../../../db/schema";
 import { isoTime, type PresentContext } from "../../kernel/present";
 import { avatarUrl } from "../../entities/users";
-import type { HookGroup, HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
+import type { HookDeployment, HookGroup, HookIssue, HookJob, HookMergeRequest, HookPipeline, HookProject } from "./queries";
 import type { HookRelease, HookSubgroup } from "../../kernel/env";
 
 /**
@@ -390,6 +390,7 @@ export const EVENT_HEADER = {
   wiki_page: "Wiki Page Hook",
   subgroup: "Subgroup Hook",
   release: "Release Hook",
+  deployment: "Deployment Hook",
 } as const;
 
 /**
@@ -639,5 +640,42 @@ export function subgroupPayload(sub: HookSubgroup, parent: HookGroup, action: "c
     parent_name: parent.name,
     parent_path: parent.path,
     parent_full_path: parent.fullPath,
+  };
+}
+
+/**
+ * `status_changed_at` as GitLab's Deployments::HooksWorker hands it to the builder (`String#to_time`, a
+ * local time, whose `to_s` the payload shows: `2021-04-28 21:50:00 +0200` in GitLab's sample); here UTC.
+ */
+function offsetTime(value: string): string {
+  return `${new Date(value).toISOString().slice(0, 19).replace("T", " ")} +0000`;
+}
+
+/**
+ * Gitlab::DataBuilder::Deployment#build: `status` and `status_changed_at` are those of the transition
+ * the event reports, not the row's (a deployment that ran and succeeded before the consumer read it sends
+ * `running` then `success`). `user` is Deployment#deployed_by (the job's user, else the deployment's);
+ * `commit_url` and `commit_title` are null when the commit is gone, `deployable_url` without a job.
+ */
+export function deploymentPayload(hd: HookDeployment, p: HookProject, ctx: Ctx, status: string, statusChangedAt: string, user: User | null, commitTitle: string | null) {
+  const { deployment: d, environment: env } = hd;
+  return {
+    object_kind: "deployment",
+    status,
+    status_changed_at: offsetTime(statusChangedAt),
+    deployment_id: d.id,
+    deployable_id: d.deployableId,
+    deployable_url: d.deployableId !== null ? `${projectUrl(ctx, p)}/-/jobs/${d.deployableId}` : null,
+    environment: env.name,
+    environment_tier: env.tier,
+    environment_slug: env.slug,
+    environment_external_url: env.externalUrl,
+    project: projectAttrs(p, ctx),
+    short_sha: d.sha.trim().slice(0, 8),
+    user: user ? userAttrs(user, ctx) : null,
+    user_url: user ? `${ctx.baseUrl}/${user.username}` : null,
+    commit_url: commitTitle !== null ? `${projectUrl(ctx, p)}/-/commit/${d.sha.trim()}` : null,
+    commit_title: commitTitle,
+    ref: d.ref,
   };
 }

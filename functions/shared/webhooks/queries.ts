@@ -6,6 +6,8 @@ import {
   ciPipelineVariables,
   ciRunners,
   ciStages,
+  deployments,
+  environments,
   issueAssignees,
   integrations,
   issues,
@@ -25,6 +27,8 @@ import {
   type CiBuild,
   type CiPipeline,
   type CiRunner,
+  type Deployment,
+  type Environment,
   type Integration,
   type Issue,
   type Label,
@@ -50,7 +54,8 @@ export type HookFlag =
   | "pipelineEvents"
   | "wikiPageEvents"
   | "releasesEvents"
-  | "subgroupEvents";
+  | "subgroupEvents"
+  | "deploymentEvents";
 
 /** System hooks receive only these kinds (SystemHook's `hooks_scope`). */
 const SYSTEM_FLAGS = new Set<HookFlag>(["pushEvents", "tagPushEvents", "mergeRequestsEvents"]);
@@ -367,4 +372,43 @@ export async function userByEmail(db: Executor, email: string): Promise<User | n
 export async function loadSnippet(db: Executor, projectId: number, id: number): Promise<Snippet | null> {
   const [row] = await db.select().from(snippets).where(and(eq(snippets.projectId, projectId), eq(snippets.id, id)));
   return row ?? null;
+}
+
+/** What Gitlab::DataBuilder::Deployment reads besides the project: the deployment, its environment, its job's user. */
+export type HookDeployment = { deployment: Deployment; environment: Environment; jobUserId: number | null };
+
+/**
+ * One deployment of the project (`{id}`), or the newest (TestHooks::ProjectService#deployment_events_data:
+ * `project.deployments.last`), with its environment and its job's user (Deployment#deployed_by), in one
+ * statement.
+ */
+export async function loadDeployment(db: Executor, projectId: number, where: { id: number } | "newest"): Promise<HookDeployment | null> {
+  const [row] = await db
+    .select({ deployment: deployments, environment: environments, jobUserId: ciBuilds.userId })
+    .from(deployments)
+    .innerJoin(environments, eq(environments.id, deployments.environmentId))
+    .leftJoin(ciBuilds, eq(ciBuilds.id, deployments.deployableId))
+    .where(and(eq(deployments.projectId, projectId), where === "newest" ? sql`true` : eq(deployments.id, where.id)))
+    .orderBy(desc(deployments.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The deployments of `jobIds` that a job status change moved, in projects with a hook listening for
+ * deployments (`has_active_hooks?(:deployment_hooks)`), in one statement for the batch. The trigger
+ * `ci_builds_sync_deployments` copies the job's status in the statement that moved the job, so a
+ * deployment still `created` was not moved (its job was inserted with that status, as a job whose
+ * environment could not be made).
+ */
+export async function movedDeploymentsWithHooks(db: Executor, jobIds: number[]): Promise<{ id: number; projectId: number; deployableId: number }[]> {
+  if (jobIds.length === 0) return [];
+  const result = await db.execute<{ id: number; project_id: number; deployable_id: number }>(sql`
+    SELECT d.id, d.project_id, d.deployable_id
+      FROM ${deployments} d JOIN ${projects} p ON p.id = d.project_id JOIN ${namespaces} n ON n.id = p.namespace_id
+     WHERE d.deployable_id = ANY(${sql.param(jobIds)}::int[]) AND d.status <> 'created' AND EXISTS (
+       SELECT 1 FROM ${webHooks} WHERE ${webHooks.deploymentEvents} AND (
+         (${webHooks.type} = 'ProjectHook' AND ${webHooks.projectId} = p.id)
+         OR (${webHooks.type} = 'GroupHook' AND n.type = 'Group' AND ${webHooks.groupId} = ANY(n.traversal_ids))))`);
+  return result.rows.map((r) => ({ id: Number(r.id), projectId: Number(r.project_id), deployableId: Number(r.deployable_id) }));
 }
