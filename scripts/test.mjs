@@ -62,7 +62,7 @@ try {
 
 const nodeReport = path.join(tmp, "node.tap");
 const nodeCode = await run(process.execPath, [
-  "--test", "--test-concurrency=2",
+  "--test", "--test-concurrency=3",
   "--test-reporter=spec", "--test-reporter-destination=stdout",
   "--test-reporter=tap", `--test-reporter-destination=${nodeReport}`,
   "test/node/", "test/e2e/",
