@@ -3,7 +3,7 @@
 import { check, index, integer, pgTable, primaryKey, smallint, text, boolean, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { createdAt, id, updatedAt } from "./columns";
-import { labels, milestones } from "./issues";
+import { iterations, labels, milestones } from "./issues";
 import { namespaces } from "./namespaces";
 import { projects } from "./projects";
 import { users } from "./users";
@@ -55,6 +55,7 @@ export const boardLists = pgTable(
     labelId: integer().references(() => labels.id, { onDelete: "cascade" }),
     userId: integer().references(() => users.id, { onDelete: "cascade" }),
     milestoneId: integer().references(() => milestones.id, { onDelete: "cascade" }),
+    iterationId: integer().references(() => iterations.id, { onDelete: "cascade" }),
     maxIssueCount: integer().notNull().default(0),
     maxIssueWeight: integer().notNull().default(0),
     limitMetric: text(),
@@ -66,6 +67,7 @@ export const boardLists = pgTable(
     uniqueIndex("index_lists_on_board_id_and_label_id").on(t.boardId, t.labelId).where(sql`label_id IS NOT NULL`),
     uniqueIndex("index_lists_on_board_id_and_user_id").on(t.boardId, t.userId).where(sql`user_id IS NOT NULL`),
     uniqueIndex("index_lists_on_board_id_and_milestone_id").on(t.boardId, t.milestoneId).where(sql`milestone_id IS NOT NULL`),
+    uniqueIndex("index_lists_on_board_id_and_iteration_id").on(t.boardId, t.iterationId).where(sql`iteration_id IS NOT NULL`),
     index("index_lists_on_label_id").on(t.labelId),
   ],
 );

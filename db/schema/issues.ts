@@ -621,3 +621,32 @@ export type Subscription = typeof subscriptions.$inferSelect;
 export type Epic = typeof epics.$inferSelect;
 export type IssueLink = typeof issueLinks.$inferSelect;
 export type Todo = typeof todos.$inferSelect;
+
+/**
+ * EE iterations (GitLab's `sprints` table): time boxes of a group. Deliberate differences from GitLab:
+ * no cadences (`iterations_cadence_id`), the state is not stored but derived from the dates, and
+ * `sequence` is computed when read (the position by start date inside the group).
+ */
+export const iterations = pgTable(
+  "iterations",
+  {
+    id: id(),
+    iid: integer().notNull(),
+    groupId: integer()
+      .notNull()
+      .references(() => namespaces.id, { onDelete: "cascade" }),
+    title: text(),
+    description: text(),
+    startDate: date({ mode: "string" }).notNull(),
+    dueDate: date({ mode: "string" }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("index_iterations_on_group_id_and_iid").on(t.groupId, t.iid),
+    uniqueIndex("index_iterations_on_group_id_and_title").on(t.groupId, t.title),
+    index("index_iterations_on_group_id_and_start_date").on(t.groupId, t.startDate),
+  ],
+);
+
+export type Iteration = typeof iterations.$inferSelect;

@@ -4,7 +4,7 @@ import { and, asc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
 import { boardLabels, boardLists, boards, type Board } from "../../db/schema";
 import type { Executor } from "../kernel/db";
 import { cappedCount, type Page } from "../kernel/pagination";
-import { milestoneJson, userJson } from "../shared/issuables/issue_preload";
+import { iterationJson, milestoneJson, userJson } from "../shared/issuables/issue_preload";
 import { LIST_TYPES, type BoardListRow, type BoardRow } from "../entities/boards";
 
 /** A board's parent: a project (with its ancestor groups) or a group (with its ancestors, itself last). */
@@ -26,23 +26,26 @@ const listSelection = {
   label: sql<BoardListRow["label"]>`(SELECT ${labelJson("l")} FROM labels l WHERE l.id = lists.label_id)`,
   assignee: sql<BoardListRow["assignee"]>`(SELECT ${userJson("u")} FROM users u WHERE u.id = lists.user_id)`,
   milestone: sql<BoardListRow["milestone"]>`(SELECT ${milestoneJson("m")} FROM milestones m WHERE m.id = lists.milestone_id)`,
+  iteration: sql<BoardListRow["iteration"]>`(SELECT ${iterationJson("i")} FROM iterations i WHERE i.id = lists.iteration_id)`,
 };
 
-const toListRow = (r: { list: typeof boardLists.$inferSelect; label: BoardListRow["label"]; assignee: BoardListRow["assignee"]; milestone: BoardListRow["milestone"] }): BoardListRow => ({
+const toListRow = (r: { list: typeof boardLists.$inferSelect; label: BoardListRow["label"]; assignee: BoardListRow["assignee"]; milestone: BoardListRow["milestone"]; iteration: BoardListRow["iteration"] }): BoardListRow => ({
   ...r.list,
   label: r.label,
   assignee: r.assignee,
   milestone: r.milestone,
+  iteration: r.iteration,
 });
 
 /** The board's destroyable lists by position, as JSON (`Board#destroyable_lists`). */
 const listsJson = sql<BoardListRow[]>`COALESCE((SELECT json_agg(json_build_object(
     'id', bl.id, 'boardId', bl.board_id, 'listType', bl.list_type, 'position', bl.position, 'labelId', bl.label_id,
-    'userId', bl.user_id, 'milestoneId', bl.milestone_id, 'maxIssueCount', bl.max_issue_count,
+    'userId', bl.user_id, 'milestoneId', bl.milestone_id, 'iterationId', bl.iteration_id, 'maxIssueCount', bl.max_issue_count,
     'maxIssueWeight', bl.max_issue_weight, 'limitMetric', bl.limit_metric, 'createdAt', bl.created_at, 'updatedAt', bl.updated_at,
     'label', (SELECT ${labelJson("l")} FROM labels l WHERE l.id = bl.label_id),
     'assignee', (SELECT ${userJson("u")} FROM users u WHERE u.id = bl.user_id),
-    'milestone', (SELECT ${milestoneJson("m")} FROM milestones m WHERE m.id = bl.milestone_id))
+    'milestone', (SELECT ${milestoneJson("m")} FROM milestones m WHERE m.id = bl.milestone_id),
+    'iteration', (SELECT ${iterationJson("i")} FROM iterations i WHERE i.id = bl.iteration_id))
     ORDER BY bl.position, bl.id)
   FROM lists bl WHERE bl.board_id = boards.id AND bl.list_type IN (${sql.raw(DESTROYABLE.join(", "))})), '[]'::json)`;
 
@@ -103,6 +106,13 @@ export async function milestoneIsAvailable(db: Executor, parent: BoardParent, mi
   return result.rows.length > 0;
 }
 
+/** Boards::IterationsFinder: the iterations of the parent's group (or the group) and its ancestors. */
+export async function iterationIsAvailable(db: Executor, parent: BoardParent, iterationId: number): Promise<boolean> {
+  const result = await db.execute(sql`SELECT 1 FROM iterations i WHERE i.id = ${iterationId}
+    AND i.group_id = ANY(${sql.param(parent.groupIds)}::int[])`);
+  return result.rows.length > 0;
+}
+
 /** Boards::UsersFinder: members of the parent, directly or through its ancestor groups. */
 export async function userIsAvailable(db: Executor, parent: BoardParent, userId: number): Promise<boolean> {
   const direct = parent.kind === "project" ? sql`(m.source_type = 'Project' AND m.source_id = ${parent.id})` : sql`false`;
@@ -150,7 +160,7 @@ export async function insertDefaultLists(db: Executor, boardId: number): Promise
   ]);
 }
 
-export type NewList = { listType: number; labelId?: number; userId?: number; milestoneId?: number };
+export type NewList = { listType: number; labelId?: number; userId?: number; milestoneId?: number; iterationId?: number };
 
 /**
  * Boards::Lists::CreateService: the next position after the movable lists, in the statement that
@@ -158,8 +168,9 @@ export type NewList = { listType: number; labelId?: number; userId?: number; mil
  */
 export async function insertList(db: Executor, boardId: number, list: NewList): Promise<number | null> {
   await db.execute(sql`SELECT 1 FROM boards WHERE id = ${boardId} FOR UPDATE`);
-  const result = await db.execute<{ id: number }>(sql`INSERT INTO lists (board_id, list_type, label_id, user_id, milestone_id, position)
+  const result = await db.execute<{ id: number }>(sql`INSERT INTO lists (board_id, list_type, label_id, user_id, milestone_id, iteration_id, position)
     SELECT ${boardId}, ${list.listType}, ${list.labelId ?? null}::int, ${list.userId ?? null}::int, ${list.milestoneId ?? null}::int,
+      ${list.iterationId ?? null}::int,
       COALESCE((SELECT max(position) + 1 FROM lists WHERE board_id = ${boardId} AND ${destroyable}), 0)
     ON CONFLICT DO NOTHING RETURNING id`);
   return result.rows[0] ? Number(result.rows[0].id) : null;

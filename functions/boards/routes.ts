@@ -16,8 +16,7 @@ import * as services from "./services";
  * Issue boards of projects (lib/api/boards.rb) and groups (lib/api/group_boards.rb), written once and
  * mounted under both parents, with EE's board scope and list kinds (ee/lib/ee/api/boards_responses.rb).
  * Every endpoint needs a signed-in caller (`before { authenticate! }`). Boards and lists are found with
- * `find` (404 "Not found"). Not built: iteration lists (there are no iterations: `iteration_id` is
- * answered "Iteration not found!").
+ * `find` (404 "Not found"). Iteration lists take an iteration of the parent's groups.
  */
 export const boardsRoutes = router();
 
@@ -157,12 +156,20 @@ for (const { path, load } of PARENTS) {
     if (params.milestone_id !== undefined && !(await q.milestoneIsAvailable(db, parent, params.milestone_id)))
       throw apiError({ error: "Milestone not found!" }, 400);
     if (params.assignee_id !== undefined && !(await q.userIsAvailable(db, parent, params.assignee_id))) throw apiError({ error: "User not found!" }, 400);
-    if (params.iteration_id !== undefined) throw apiError({ error: "Iteration not found!" }, 400);
+    if (params.iteration_id !== undefined && !(await q.iterationIsAvailable(db, parent, params.iteration_id)))
+      throw apiError({ error: "Iteration not found!" }, 400);
     const target: services.ListTarget =
-      params.label_id !== undefined ? { labelId: params.label_id } : params.assignee_id !== undefined ? { assigneeId: params.assignee_id } : { milestoneId: params.milestone_id! };
+      params.label_id !== undefined
+        ? { labelId: params.label_id }
+        : params.assignee_id !== undefined
+          ? { assigneeId: params.assignee_id }
+          : params.milestone_id !== undefined
+            ? { milestoneId: params.milestone_id }
+            : { iterationId: params.iteration_id! };
     const id = await services.createList(db, found.id, target);
-    // List's uniqueness validations (app/models/list.rb, EE's for users and milestones).
-    if (id === null) throw validation({ [params.label_id !== undefined ? "label_id" : params.assignee_id !== undefined ? "user_id" : "milestone_id"]: ["has already been taken"] });
+    // List's uniqueness validations (app/models/list.rb, EE's for users, milestones and iterations; a user's column is user_id).
+    const column = { labelId: "label_id", assigneeId: "user_id", milestoneId: "milestone_id", iterationId: "iteration_id" }[Object.keys(target)[0]]!;
+    if (id === null) throw validation({ [column]: ["has already been taken"] });
     return present(c, await loadList(c, found.id, id), boardList, undefined, 201);
   });
 

@@ -12,7 +12,7 @@ export async function createBoard(db: Database, parent: q.BoardParent, name: str
 }
 
 /** What a new list lists by: exactly one of a label, a user or a milestone (already found available). */
-export type ListTarget = { labelId: number } | { assigneeId: number } | { milestoneId: number };
+export type ListTarget = { labelId: number } | { assigneeId: number } | { milestoneId: number } | { iterationId: number };
 
 /** Boards::Lists::CreateService: null when the board already has a list for that target. */
 export async function createList(db: Database, boardId: number, target: ListTarget): Promise<number | null> {
@@ -21,7 +21,9 @@ export async function createList(db: Database, boardId: number, target: ListTarg
       ? { listType: LIST_TYPES.label, labelId: target.labelId }
       : "assigneeId" in target
         ? { listType: LIST_TYPES.assignee, userId: target.assigneeId }
-        : { listType: LIST_TYPES.milestone, milestoneId: target.milestoneId };
+        : "milestoneId" in target
+          ? { listType: LIST_TYPES.milestone, milestoneId: target.milestoneId }
+          : { listType: LIST_TYPES.iteration, iterationId: target.iterationId };
   return db.transaction((tx) => q.insertList(tx, boardId, list));
 }
 

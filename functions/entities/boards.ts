@@ -6,6 +6,7 @@ import { BasicGroupDetails, groupBasic } from "./groups";
 import type { IssueLabel, IssueUser } from "./issues";
 import { LabelBasic, labelBasic } from "./labels";
 import { Milestone, milestone, type IssueMilestone } from "./milestones";
+import { Iteration, iteration, type IterationRow } from "./iterations";
 import { BasicProjectDetails, projectBasic } from "./projects";
 import { UserBasic, userBasic } from "./users";
 
@@ -13,7 +14,7 @@ import { UserBasic, userBasic } from "./users";
 export const LIST_TYPES = { backlog: 0, label: 1, closed: 2, assignee: 3, milestone: 4, iteration: 5 } as const;
 
 /** A list with what it lists by: its label, user or milestone (loaded as JSON with the list). */
-export type BoardListRow = BoardList & { label: IssueLabel | null; assignee: IssueUser | null; milestone: IssueMilestone | null };
+export type BoardListRow = BoardList & { label: IssueLabel | null; assignee: IssueUser | null; milestone: IssueMilestone | null; iteration: IterationRow | null };
 
 /** A board with its scope and its destroyable lists (label, assignee and milestone lists, by position). */
 export type BoardRow = Board & {
@@ -38,6 +39,7 @@ export const List = z
     position: z.int().nullable(),
     milestone: Milestone.optional(),
     assignee: UserBasic.optional(),
+    iteration: Iteration.optional(),
     max_issue_count: z.int(),
     max_issue_weight: z.int(),
     limit_metric: z.string().nullable(),
@@ -50,6 +52,7 @@ export function boardList(row: BoardListRow, ctx: PresentContext): z.output<type
     position: row.position,
     ...(row.listType === LIST_TYPES.milestone && row.milestone ? { milestone: milestone(row.milestone, ctx) } : {}),
     ...(row.listType === LIST_TYPES.assignee && row.assignee ? { assignee: userBasic(row.assignee, ctx) } : {}),
+    ...(row.listType === LIST_TYPES.iteration && row.iteration ? { iteration: iteration(row.iteration, ctx) } : {}),
     max_issue_count: row.maxIssueCount,
     max_issue_weight: row.maxIssueWeight,
     limit_metric: row.limitMetric,

@@ -5,6 +5,7 @@ import { mentionedUsernames } from "./mentions";
 import { isoDate, isoTime, webUrl, type PresentContext } from "../kernel/present";
 import { LabelBasic, labelBasic } from "./labels";
 import { Milestone, milestone, type IssueMilestone, type MilestoneRow } from "./milestones";
+import { Iteration, iteration, type IterationRow } from "./iterations";
 import { IssuableTimeStats, timeStats } from "./time_tracking";
 import { UserBasic, userBasic } from "./users";
 
@@ -29,6 +30,8 @@ export type IssueRow = IssueModel & {
   /** Ordered by title, as GitLab sorts them in the entity. */
   labels: IssueLabel[];
   milestone: IssueMilestone | null;
+  /** EE: the issue's iteration (only group iterations exist). */
+  iteration: IterationRow | null;
   /** Merge requests closing the issue, in projects the caller may read (`issuable_metadata`). */
   mergeRequestsCount: number;
   /** Open issues this issue blocks (EE `blocking_issues_count`). */
@@ -231,6 +234,7 @@ export const Issue = IssueBasic.extend({
   service_desk_reply_to: z.string().nullable(),
   epic_iid: z.int().nullable().optional(),
   epic: EpicBase.nullable().optional(),
+  iteration: Iteration.nullable().optional(),
   health_status: z.string().nullable(),
 }).meta({ id: "Issue" });
 export function issue(row: IssueRow, ctx: IssueContext): z.output<typeof Issue> {
@@ -256,6 +260,8 @@ export function issue(row: IssueRow, ctx: IssueContext): z.output<typeof Issue> 
     service_desk_reply_to: null,
     // EE::API::Entities::Issue: for projects of a group, the epic the caller may read (`read_epic`).
     ...(row.project.namespaceType === "Group" ? { epic_iid: row.epic?.iid ?? null, epic: row.epic ? epicBase(row.epic) : null } : {}),
+    // EE::API::Entities::Issue `iteration`: shown for projects of a group (iterations belong to groups).
+    ...(row.project.namespaceType === "Group" ? { iteration: row.iteration ? iteration(row.iteration, ctx) : null } : {}),
     health_status: row.healthStatus,
   };
 }

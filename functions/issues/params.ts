@@ -151,6 +151,8 @@ const issueShape = {
   assignee_ids: p.ints({ comma: true }).nullable().optional().describe("The array of user IDs to assign issue"),
   assignee_id: p.int().nullable().optional().describe("[Deprecated] The ID of a user to assign issue"),
   milestone_id: p.int().nullable().optional().describe("The ID of a milestone to assign issue"),
+  // Deliberate difference from GitLab: GitLab 15.4 sets an issue's iteration through GraphQL only.
+  iteration_id: p.int().nullable().optional().describe("The ID of an iteration of the project's groups to assign issue (0 or null removes it)"),
   labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
   add_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
   remove_labels: p.strings({ comma: true }).optional().describe("Comma-separated list of label names"),
@@ -197,6 +199,7 @@ export const UPDATE_AT_LEAST_ONE = [
   "add_labels",
   "remove_labels",
   "milestone_id",
+  "iteration_id",
   "state_event",
   "title",
   "issue_type",

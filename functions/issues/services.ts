@@ -60,6 +60,7 @@ export async function createIssue(
     userIds: assigneeAsk ?? [],
     usernames: mentions(text),
     milestoneId: milestoneAsk,
+    iterationId: perms.metadata && params.iteration_id ? params.iteration_id : null,
     labelTitles: [...labelsAsk, ...removeAsk],
   });
 
@@ -100,6 +101,7 @@ export async function createIssue(
         confidential,
         authorId: actor.user.id,
         milestoneId,
+        iterationId: ctx.iterationId,
         dueDate,
         weight: weight ?? null,
         issueType,

@@ -40,7 +40,7 @@ export type IssueUpdateContext = { project: ProjectWithAccess; loaded: WriteCont
 /** The columns to set, and everything written with them (labels, assignees, notes, events, to-dos). */
 export type IssueUpdatePlan = { changes: IssueChanges; effects: IssueEffects };
 
-export const EMPTY_CONTEXT: WriteContext = { users: [], milestoneId: null, labels: [] };
+export const EMPTY_CONTEXT: WriteContext = { users: [], milestoneId: null, iterationId: null, labels: [] };
 
 /** The parts of the request the caller may apply, shared by both steps so they cannot disagree. */
 function asks(current: IssueRow, { params, sent }: IssueUpdateRequest, actor: Actor, project: ProjectWithAccess) {
@@ -60,6 +60,7 @@ function asks(current: IssueRow, { params, sent }: IssueUpdateRequest, actor: Ac
     addLabels: perms.metadata ? labelTitles(params.add_labels) : [],
     removeLabels: perms.metadata ? labelTitles(params.remove_labels) : [],
     milestone: perms.metadata && sent("milestone_id") && params.milestone_id ? params.milestone_id : null,
+    iteration: perms.metadata && sent("iteration_id") && params.iteration_id ? params.iteration_id : null,
     newTitle,
     newDescription,
     textChanged: newTitle !== undefined || newDescription !== undefined,
@@ -80,9 +81,9 @@ export function issueUpdateNeeds(
   const a = asks(current, request, actor, project);
   const errors = issueErrors({ title: a.title, description: request.params.description, weight: a.weight });
   const labelTitles = [...a.setLabels, ...a.addLabels, ...a.removeLabels];
-  const needed = a.assignees !== undefined || labelTitles.length > 0 || a.milestone !== null || a.textChanged;
+  const needed = a.assignees !== undefined || labelTitles.length > 0 || a.milestone !== null || a.iteration !== null || a.textChanged;
   const ask = needed
-    ? { userIds: a.assignees ?? [], usernames: a.textChanged ? mentions(a.text) : [], milestoneId: a.milestone, labelTitles }
+    ? { userIds: a.assignees ?? [], usernames: a.textChanged ? mentions(a.text) : [], milestoneId: a.milestone, iterationId: a.iteration, labelTitles }
     : null;
   return { errors, ask };
 }
@@ -135,6 +136,12 @@ export function planIssueUpdate(
       effects.milestoneEvent =
         milestoneId === null ? { action: "remove", milestoneId: current.milestoneId! } : { action: "add", milestoneId };
     }
+  }
+
+  // Iteration: 0, null or an iteration outside the project's groups removes it (as milestones do).
+  if (perms.metadata && sent("iteration_id")) {
+    const iterationId = a.iteration === null ? null : ctx.iterationId;
+    if (iterationId !== current.iterationId) changes.iterationId = iterationId;
   }
 
   // Labels: `labels` replaces, then `add_labels` adds and `remove_labels` removes (process_label_ids).

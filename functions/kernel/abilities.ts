@@ -71,6 +71,8 @@ const PROJECT = {
   admin_label: { level: Access.REPORTER, blockedWhenArchived: true },
   read_milestone: { level: Access.GUEST, readers: true },
   admin_milestone: { level: Access.REPORTER, blockedWhenArchived: true },
+  // EE ProjectPolicy: whoever reads the project reads the iterations of its groups.
+  read_iteration: { level: Access.GUEST, readers: true },
   // Issue boards (ProjectPolicy): readers of the issues read boards; reporters manage boards and lists.
   read_issue_board: { level: Access.GUEST, readers: true, feature: "issuesEnabled" },
   admin_issue_board: { level: Access.REPORTER, blockedWhenArchived: true, feature: "issuesEnabled" },
@@ -183,6 +185,9 @@ const GROUP = {
   admin_issue_board_list: { level: Access.REPORTER },
   read_milestone: { level: Access.MINIMAL_ACCESS, readers: true },
   admin_milestone: { level: Access.REPORTER },
+  // EE GroupPolicy: whoever reads the group reads its iterations; reporters create them (admin_iteration).
+  read_iteration: { level: Access.MINIMAL_ACCESS, readers: true },
+  admin_iteration: { level: Access.REPORTER },
   // Epics and their notes (ee/app/policies/ee/group_policy.rb, epic_policy.rb): whoever reads the group
   // reads its epics (confidential ones: reporters and up, decided per epic in shared/issuables/policy.ts).
   read_epic: { level: Access.MINIMAL_ACCESS, readers: true },

@@ -138,7 +138,7 @@ describe("PUT /projects/:id/issues/:issue_iid", () => {
       400,
       {
         error:
-          "assignee_id, assignee_ids, confidential, created_at, description, discussion_locked, due_date, labels, add_labels, remove_labels, milestone_id, state_event, title, issue_type, weight, epic_id, epic_iid are missing, at least one parameter must be provided",
+          "assignee_id, assignee_ids, confidential, created_at, description, discussion_locked, due_date, labels, add_labels, remove_labels, milestone_id, iteration_id, state_event, title, issue_type, weight, epic_id, epic_iid are missing, at least one parameter must be provided",
       },
     ]);
     expect(await statusAndBody(await put(w, t.owner, t.project, issue.iid, { state_event: "open" }))).toEqual([400, { error: "state_event does not have a valid value" }]);

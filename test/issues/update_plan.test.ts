@@ -304,6 +304,7 @@ describe("issueUpdateNeeds", () => {
       userIds: [21],
       usernames: ["bob"],
       milestoneId: 7,
+      iterationId: null,
       labelTitles: ["a", "b", "c"],
     });
   });

@@ -257,8 +257,8 @@ function uncountedConditions(f: ListParams, actor: Actor | null, now: Date): SQL
 }
 
 /**
- * EE iterations. Differs from GitLab: iterations (and their cadences) are not built, so an issue's
- * `iteration_id` is a stored number: `Current` and `iteration_title` match nothing.
+ * EE iterations. Differs from GitLab: there are no cadences, and `Current` and `iteration_title`
+ * match nothing (not built); a number matches the issue's stored `iteration_id`.
  */
 function iterationCondition(id: ListParams["iteration_id"], title: string | undefined): SQL | null {
   if (title !== undefined) return NONE;

@@ -23,12 +23,14 @@ export type WriteContext = {
   users: ContextUser[];
   /** The milestone asked for, when it belongs to the project or one of its groups. */
   milestoneId: number | null;
+  /** The iteration asked for, when it belongs to one of the project's groups. */
+  iterationId: number | null;
   /** Available labels (the project's and its groups') among the titles asked for. */
   labels: { id: number; title: string; projectId: number | null }[];
 };
 
 /** What a write asks loadWriteContext for. */
-export type WriteContextAsk = { userIds: number[]; usernames: string[]; milestoneId: number | null; labelTitles: string[] };
+export type WriteContextAsk = { userIds: number[]; usernames: string[]; milestoneId: number | null; iterationId?: number | null; labelTitles: string[] };
 
 /**
  * What a write needs to decide, in one statement: the users it names (by id or username; active only),
@@ -37,7 +39,7 @@ export type WriteContextAsk = { userIds: number[]; usernames: string[]; mileston
  */
 export async function loadWriteContext(db: Executor, project: ProjectWithAccess, ask: WriteContextAsk): Promise<WriteContext> {
   const groupIds = project.namespace.type === "Group" ? project.namespace.traversalIds : [];
-  const result = await db.execute<{ users: ContextUser[] | null; milestone_id: number | null; labels: WriteContext["labels"] | null }>(sql`
+  const result = await db.execute<{ users: ContextUser[] | null; milestone_id: number | null; iteration_id: number | null; labels: WriteContext["labels"] | null }>(sql`
     SELECT
       (SELECT json_agg(json_build_object('id', u.id, 'username', u.username, 'admin', u.admin, 'external', u.external,
           'access', ${projectAccessLevel(sql`u.id`)}))
@@ -45,6 +47,8 @@ export async function loadWriteContext(db: Executor, project: ProjectWithAccess,
           AND (u.id = ANY(${sql.param(ask.userIds)}::bigint[]) OR lower(u.username) = ANY(${sql.param(ask.usernames.map((n) => n.toLowerCase()))}::text[]))) AS users,
       (SELECT m.id FROM milestones m WHERE m.id = ${ask.milestoneId}::bigint
         AND (m.project_id = projects.id OR m.group_id = ANY(${sql.param(groupIds)}::int[]))) AS milestone_id,
+      (SELECT i.id FROM iterations i WHERE i.id = ${ask.iterationId ?? null}::bigint
+        AND i.group_id = ANY(${sql.param(groupIds)}::int[])) AS iteration_id,
       (SELECT json_agg(json_build_object('id', l.id, 'title', l.title, 'projectId', l.project_id) ORDER BY l.project_id NULLS LAST, l.id)
         FROM labels l WHERE (l.project_id = projects.id OR l.group_id = ANY(${sql.param(groupIds)}::int[]))
           AND l.title = ANY(${sql.param(ask.labelTitles)}::text[])) AS labels
@@ -53,6 +57,7 @@ export async function loadWriteContext(db: Executor, project: ProjectWithAccess,
   return {
     users: (row?.users ?? []).map((u) => ({ ...u, access: Number(u.access) })),
     milestoneId: row?.milestone_id === null || row?.milestone_id === undefined ? null : Number(row.milestone_id),
+    iterationId: row?.iteration_id === null || row?.iteration_id === undefined ? null : Number(row.iteration_id),
     labels: row?.labels ?? [],
   };
 }
@@ -181,6 +186,7 @@ export type NewIssue = {
   confidential: boolean;
   authorId: number;
   milestoneId: number | null;
+  iterationId?: number | null;
   dueDate: string | null;
   weight: number | null;
   issueType: string;
@@ -214,6 +220,7 @@ export async function insertIssue(db: Executor, v: NewIssue, e: IssueEffects, no
       confidential: v.confidential,
       authorId: v.authorId,
       milestoneId: v.milestoneId,
+      iterationId: v.iterationId ?? null,
       dueDate: v.dueDate,
       weight: v.weight,
       issueType: v.issueType,
@@ -242,6 +249,7 @@ export type IssueChanges = Partial<{
   weight: number | null;
   issueType: string;
   milestoneId: number | null;
+  iterationId: number | null;
   state: "opened" | "closed";
   closedAt: Date | null;
   closedById: number | null;

@@ -17,6 +17,7 @@ const USAGES = {
   merge_requests: { table: "merge_requests", project: "project_id", namespace: null },
   milestones: { table: "milestones", project: "project_id", namespace: "group_id" },
   epics: { table: "epics", project: null, namespace: "group_id" },
+  iterations: { table: "iterations", project: null, namespace: "group_id" },
   alert_management_alerts: { table: "alert_management_alerts", project: "project_id", namespace: null },
   operations_feature_flags: { table: "operations_feature_flags", project: "project_id", namespace: null },
   operations_user_lists: { table: "operations_user_lists", project: "project_id", namespace: null },

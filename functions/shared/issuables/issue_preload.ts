@@ -8,6 +8,7 @@ import { actorPlaceholders, actorShape, groupAccessLevel, groupIsVisibleForShape
 import { isRowId } from "../../kernel/params";
 import type { IssueLabel, IssueRow, IssueUser } from "../../entities/issues";
 import type { IssueMilestone } from "../../entities/milestones";
+import type { IterationRow } from "../../entities/iterations";
 import type { IssueEpic } from "../../entities/epic_base";
 import { inheritedDates } from "./epic_preload";
 
@@ -24,6 +25,20 @@ export type { IssueLabel, IssueMilestone, IssueRow, IssueUser };
 export const userJson = (alias: string) =>
   sql.raw(`json_build_object('id', ${alias}.id, 'username', ${alias}.username, 'name', ${alias}.name,
     'state', ${alias}.state, 'avatarUrl', ${alias}.avatar_url, 'email', ${alias}.email)`);
+
+/**
+ * SQL for iteration `alias` as the JSON object `IterationRow` (issues and board lists embed it): the
+ * state from its dates against today, the sequence by start date inside its group.
+ */
+export function iterationJson(alias: string): SQL {
+  const i = sql.raw(alias);
+  return sql`json_build_object('id', ${i}.id, 'iid', ${i}.iid, 'groupId', ${i}.group_id, 'title', ${i}.title,
+    'description', ${i}.description, 'createdAt', ${i}.created_at, 'updatedAt', ${i}.updated_at,
+    'startDate', ${i}.start_date::text, 'dueDate', ${i}.due_date::text,
+    'groupPath', (SELECT ig.full_path FROM namespaces ig WHERE ig.id = ${i}.group_id),
+    'state', CASE WHEN ${i}.start_date > current_date THEN 1 WHEN ${i}.due_date >= current_date THEN 2 ELSE 3 END,
+    'sequence', (SELECT count(*) FROM iterations s WHERE s.group_id = ${i}.group_id AND (s.start_date, s.id) <= (${i}.start_date, ${i}.id)))`;
+}
 
 /**
  * SQL for milestone `alias` as the JSON object `IssueMilestone` (milestones and issues present it the
@@ -89,6 +104,8 @@ function selection(shape: ActorShape) {
       WHERE ll.target_type = 'Issue' AND ll.target_id = ${issues.id}), '[]'::json)`,
     milestone: sql<IssueMilestone | null>`(SELECT ${milestoneJson("m")}
       FROM milestones m WHERE m.id = ${issues.milestoneId})`,
+    // The issue's iteration as the iterations domain reads it (state from the dates, sequence by start date).
+    iteration: sql<IterationRow | null>`(SELECT ${iterationJson("i")} FROM iterations i WHERE i.id = ${issues.iterationId})`,
     mergeRequestsCount: sql<number>`(SELECT count(*)::int FROM merge_requests_closing_issues c
       JOIN merge_requests mr ON mr.id = c.merge_request_id
       JOIN projects mp ON mp.id = mr.project_id
@@ -116,6 +133,7 @@ function toRow(r: Selected): IssueRow {
     assignees: r.assignees ?? [],
     labels: r.labels ?? [],
     milestone: r.milestone,
+    iteration: r.iteration ?? null,
     mergeRequestsCount: Number(r.mergeRequestsCount),
     blockingIssuesCount: Number(r.blockingIssuesCount),
     actorCommented: !!r.actorCommented,
