@@ -8,7 +8,7 @@ import { router } from "../kernel/router";
 import { iteration, Iteration } from "../entities/iterations";
 import { CreateIteration, ListIterations } from "./params";
 import * as q from "./queries";
-import { castDate } from "./rules";
+import { castDate } from "../kernel/params";
 import * as services from "./services";
 
 /**

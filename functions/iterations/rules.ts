@@ -3,17 +3,6 @@
  * `render_validation_error!` does: `{ message: { attribute: [messages] } }`.
  */
 
-/** A date parameter as Rails casts it into a date column: `YYYY-MM-DD` when it is a real date, else nil. */
-export function castDate(value: string | null | undefined): string | null {
-  if (!value) return null;
-  const match = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$/.exec(value);
-  if (!match) return null;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
-  return `${match[1]}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
-}
-
 export type IterationValues = { title: string | null; description: string | null; startDate: string | null; dueDate: string | null };
 export type Conflicts = { overlaps: boolean; titleTaken: boolean };
 

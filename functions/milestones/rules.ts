@@ -15,20 +15,6 @@ export function milestoneTitle(value: string): string | null {
   return title.trim() === "" ? null : title;
 }
 
-/**
- * A date parameter as Rails casts it into a date column: `YYYY-MM-DD` (one-digit month and day
- * allowed) when it is a real date, else nil. Differs from GitLab: Ruby's `Date._parse` also reads
- * other spellings ("Jan 5 2024"); those are nil here.
- */
-export function castDate(value: string | null | undefined): string | null {
-  if (!value) return null;
-  const match = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$/.exec(value);
-  if (!match) return null;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
-  return `${match[1]}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
-}
 
 export type TimeboxValues = { title: string | null; startDate: string | null; dueDate: string | null; titleTaken: boolean };
 

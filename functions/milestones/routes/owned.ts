@@ -7,13 +7,13 @@ import type { Ctx } from "../../kernel/env";
 import { apiError, recordNotFound } from "../../kernel/errors";
 import { findGroup, findProject } from "../../kernel/lookup";
 import { pageOf, pageParams, paginate } from "../../kernel/pagination";
-import { p, readParamsWithPath } from "../../kernel/params";
+import { castDate, p, readParamsWithPath } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { milestone, Milestone } from "../../entities/milestones";
 import { ListMilestones } from "../params";
 import * as q from "../queries";
-import { castDate, inspectErrors, milestoneErrors, milestoneTitle } from "../rules";
+import { inspectErrors, milestoneErrors, milestoneTitle } from "../rules";
 import { presentIssues, presentMergeRequests } from "./issuables";
 
 /**
