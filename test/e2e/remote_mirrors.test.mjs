@@ -65,6 +65,11 @@ function startBareServer(root) {
         res.writeHead(status, headers);
         res.end(raw.subarray(split + sep));
       });
+      // git http-backend may exit before reading all of a request it refuses; its answer is on stdout.
+      child.stdin.on("error", () => {});
+      child.on("error", (error) => {
+        if (!res.headersSent) res.writeHead(500).end(String(error.message));
+      });
       child.stdin.end(body);
     });
   });
@@ -107,6 +112,7 @@ before(async () => {
 });
 after(async () => {
   state.bare?.server.close();
+  state.bare?.server.closeAllConnections();
   await g.stop();
 });
 
