@@ -36,10 +36,35 @@ if (explicitDatabase !== "pglite" && !env.E2E_FRESH_POSTGRES) {
   else if (await answers("127.0.0.1", 5432, 1000)) env.E2E_FRESH_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
 }
 
-function run(command, args) {
+/**
+ * Runs one part of the suite in its own process group and stops the whole group (workerd, servers,
+ * browsers) if it runs past `limitMinutes`: a hung test then fails the run with a line saying so,
+ * instead of holding CI until its own time-out with nothing printed.
+ */
+function run(command, args, limitMinutes) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: "inherit", env });
-    child.on("exit", (code) => resolve(code ?? 1));
+    const child = spawn(command, args, { cwd: root, stdio: "inherit", env, detached: true });
+    const stopGroup = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group has already exited
+      }
+    };
+    const onInterrupt = () => stopGroup("SIGINT");
+    process.on("SIGINT", onInterrupt);
+    process.on("SIGTERM", onInterrupt);
+    const watchdog = setTimeout(() => {
+      console.error(`\n${path.basename(command)} ran for more than ${limitMinutes} minutes and was stopped: a test hangs (the lines above show which files finished)`);
+      stopGroup("SIGTERM");
+      setTimeout(() => stopGroup("SIGKILL"), 10_000).unref();
+    }, limitMinutes * 60_000);
+    child.on("exit", (code) => {
+      clearTimeout(watchdog);
+      process.off("SIGINT", onInterrupt);
+      process.off("SIGTERM", onInterrupt);
+      resolve(code ?? 1);
+    });
   });
 }
 
@@ -49,7 +74,7 @@ const vitestReport = path.join(tmp, "vitest.json");
 const vitestCode = await run(path.join(root, "node_modules/.bin/vitest"), [
   "run", "--config", "test/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile=${vitestReport}`,
   ...process.argv.slice(2),
-]);
+], 30);
 try {
   const report = JSON.parse(readFileSync(vitestReport, "utf8"));
   totals.passed += report.numPassedTests;
@@ -62,11 +87,12 @@ try {
 
 const nodeReport = path.join(tmp, "node.tap");
 const nodeCode = await run(process.execPath, [
-  "--test", "--test-concurrency=3",
+  // A test that runs 15 minutes has hung (the longest take about two); it fails alone and the rest go on.
+  "--test", "--test-concurrency=3", "--test-timeout=900000", "--test-force-exit",
   "--test-reporter=spec", "--test-reporter-destination=stdout",
   "--test-reporter=tap", `--test-reporter-destination=${nodeReport}`,
   "test/node/", "test/e2e/",
-]);
+], 40);
 try {
   const tap = readFileSync(nodeReport, "utf8");
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(tap)?.[1] ?? 0);
