@@ -85,7 +85,12 @@ frontend:
       (l) => l.length === 1,
     );
     expect(pipelines).toMatchObject([{ sha: commit.id, source: "push" }]);
-    const jobs = (await (await api.get(`/projects/${projectId}/pipelines/${pipelines[0].id}/jobs`)).json()) as { name: string; status: string }[];
+    // The pipeline's jobs are written `created` and then processed by its coordinator: wait for that step
+    // (it ran after the read on a loaded machine).
+    const jobs = await eventually(
+      async () => (await (await api.get(`/projects/${projectId}/pipelines/${pipelines[0].id}/jobs`)).json()) as { name: string; status: string }[],
+      (l) => l.length > 0 && l.every((j) => j.status !== "created"),
+    );
     return { pipeline: pipelines[0], jobs: Object.fromEntries(jobs.map((j) => [j.name, j.status]).sort()) };
   }
 
