@@ -1,35 +1,13 @@
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { ciProject, claim, createPipeline, finish, projectRunner } from "../helpers/ci";
-import type { Received } from "../helpers/hook-receiver";
+import { allowLocalHooks, received, RECEIVER, waitFor, type Received } from "../helpers/hooks";
 import { unique, world, type World } from "../helpers/world";
 
-// Deployment Hook deliveries reach the local receiver of test/helpers/hook-receiver.ts (global setup),
-// as in test/hooks/delivery.test.ts, whose instance setting these tests toggle the same way.
-const RECEIVER = inject("hookReceiver");
+// Deployment Hook deliveries reach the local receiver (test/helpers/hooks.ts).
 
-afterAll(async () => {
-  const w = await world();
-  await w.root.put(`/application/settings`, { json: { allow_local_requests_from_web_hooks_and_services: false } });
-});
+afterAll(async () => allowLocalHooks(await world(), false));
 
-async function allowLocal(w: World, on: boolean) {
-  expect((await w.root.put(`/application/settings`, { json: { allow_local_requests_from_web_hooks_and_services: on } })).status).toBe(200);
-}
-
-async function received(path: string): Promise<Received[]> {
-  return (await (await fetch(`${RECEIVER}/__received${path}`)).json()) as Received[];
-}
-
-/** Polls the receiver until `count` deliveries arrived at `path` (the queue delivers asynchronously). */
-async function waitFor(path: string, count: number, timeoutMs = 20_000): Promise<Received[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const list = await received(path);
-    if (list.length >= count || Date.now() > until) return list;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 const payloads = (list: Received[]) => list.map((d) => JSON.parse(d.body) as Record<string, unknown>);
 
@@ -52,7 +30,7 @@ describe("Deployment Hook: a CI job's deployment", () => {
     const { owner, project, api, sha } = await ciProject(w, YAML);
     const path = `/${unique("deploy")}`;
     const silent = `/${unique("nodeploy")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const hook = await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, token: "dep-token", push_events: false, deployment_events: true } });
     expect(hook.status).toBe(201);
     // A hook without deployment_events hears the jobs but no deployment.
@@ -103,7 +81,7 @@ describe("Deployment Hook: a CI job's deployment", () => {
     const jobs = await waitFor(silent, 8);
     expect(jobs).toHaveLength(8);
     expect(new Set(jobs.map((d) => d.headers["x-gitlab-event"]))).toEqual(new Set(["Job Hook"]));
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends failed when the deploy job fails, and nothing for a job whose environment could not be made", async () => {
@@ -111,7 +89,7 @@ describe("Deployment Hook: a CI job's deployment", () => {
     const yaml = "bad:\n  script: [x]\n  environment: review/$NOPE\ndeploy:\n  script: [x]\n  environment: staging\n";
     const { project, api } = await ciProject(w, yaml);
     const path = `/${unique("failed")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     expect((await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, deployment_events: true } })).status).toBe(201);
     const runner = await projectRunner(api, project.id);
     await createPipeline(api, project.id);
@@ -125,7 +103,7 @@ describe("Deployment Hook: a CI job's deployment", () => {
       ["running", job.id, "staging", "staging"],
       ["failed", job.id, "staging", "staging"],
     ]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
 
@@ -134,7 +112,7 @@ describe("Deployment Hook: deployments written through the API", () => {
     const w = await world();
     const { owner, project, api, sha } = await ciProject(w, "x:\n  script: [x]\n", { message: "Ship it\n\nbody" });
     const path = `/${unique("apideploy")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     expect((await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, deployment_events: true } })).status).toBe(201);
     const created = await api.post(`/projects/${project.id}/deployments`, { json: { environment: "review/app", sha, ref: "main", tag: false, status: "running" } });
     expect(created.status).toBe(201);
@@ -161,7 +139,7 @@ describe("Deployment Hook: deployments written through the API", () => {
       commit_title: "Ship it",
       ref: "main",
     });
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
 
@@ -170,7 +148,7 @@ describe("POST /projects/:id/hooks/:hook_id/test/deployment_events", () => {
     const w = await world();
     const { project, api, sha } = await ciProject(w, "x:\n  script: [x]\n");
     const path = `/${unique("testdeploy")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const res = await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false } });
     const hook = (await res.json()) as { id: number };
     const test = () => api.post(`/projects/${project.id}/hooks/${hook.id}/test/deployment_events`);
@@ -183,6 +161,6 @@ describe("POST /projects/:id/hooks/:hook_id/test/deployment_events", () => {
     expect(JSON.parse(delivery.body)).toMatchObject({ object_kind: "deployment", status: "canceled", deployment_id: id, environment: "production" });
     const other = await w.user();
     expect(await statusAndBody(await w.as(other).post(`/projects/${project.id}/hooks/${hook.id}/test/deployment_events`))).toEqual([404, { message: "404 Project Not Found" }]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });

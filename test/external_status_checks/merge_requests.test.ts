@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statusAndBody } from "../helpers/client";
 import { unique, world, type World } from "../helpers/world";
 import { insertMergeRequest } from "../helpers/noteables";
 import { protectBranch, setBranch } from "../helpers/git";
 import { type Json } from "../helpers/api";
-import type {} from "../helpers/hook-receiver";
+import { allowLocalHooks, received, RECEIVER, waitFor, type Received } from "../helpers/hooks";
 
 let w: World;
 beforeAll(async () => {
@@ -125,31 +125,11 @@ describe("POST /projects/:id/merge_requests/:merge_request_iid/status_check_resp
   });
 });
 
-// Deliveries reach the local receiver of test/hooks/receiver.ts (started by the global setup); the
-// instance must allow local requests from hooks and services for it, as for project hooks.
-const RECEIVER = inject("hookReceiver");
-type Received = { method: string; path: string; headers: Record<string, string>; body: string };
-
-async function received(path: string): Promise<Received[]> {
-  return (await (await fetch(`${RECEIVER}/__received${path}`)).json()) as Received[];
-}
-
-async function waitFor(path: string, count: number, timeoutMs = 20_000): Promise<Received[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const list = await received(path);
-    if (list.length >= count || Date.now() > until) return list;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
-
-async function allowLocal(on: boolean) {
-  const res = await w.root.put(`/application/settings`, { json: { allow_local_requests_from_web_hooks_and_services: on } });
-  expect(res.status).toBe(200);
-}
+// Deliveries reach the local receiver (test/helpers/hooks.ts); the instance must allow local requests
+// from hooks and services for it, as for project hooks.
 
 afterAll(async () => {
-  await allowLocal(false);
+  await allowLocalHooks(w, false);
 });
 
 describe("merge request events sent to external status checks", () => {
@@ -160,7 +140,7 @@ describe("merge request events sent to external status checks", () => {
     const releaseId = await protectBranch(w, project, "release");
     const path = `/${unique("check")}`;
     const otherPath = `/${unique("release-check")}`;
-    await allowLocal(true);
+    await allowLocalHooks(w, true);
     const check = await create(maintainer, `/projects/${project.id}/external_status_checks`, { name: "QA", external_url: `${RECEIVER}${path}` });
     await create(maintainer, `/projects/${project.id}/external_status_checks`, { name: "Release", external_url: `${RECEIVER}${otherPath}`, protected_branch_ids: [releaseId] });
     await api.post(`/projects/${project.id}/repository/commits`, {
@@ -192,7 +172,7 @@ describe("merge request events sent to external status checks", () => {
     const api = w.as(maintainer);
     const path = `/${unique("blocked")}`;
     const control = `/${unique("control")}`;
-    await allowLocal(false);
+    await allowLocalHooks(w, false);
     await create(maintainer, `/projects/${project.id}/external_status_checks`, { name: "Blocked", external_url: `${RECEIVER}${path}` });
     // A system hook (local requests are allowed for those by default) shows when the event was processed.
     const hook = await w.root.post(`/hooks`, { json: { url: `${RECEIVER}${control}`, merge_requests_events: true, push_events: false } });

@@ -1,25 +1,15 @@
 import { env } from "cloudflare:test";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Bindings } from "../../functions/kernel/env";
 import { consumeWebhooks, type WebhookMessage } from "../../functions/shared/webhooks";
 import { statusAndBody } from "../helpers/client";
 import { unique, world } from "../helpers/world";
 import { ciProject, claim, createPipeline, finish, projectRunner } from "../helpers/ci";
-import type {} from "../helpers/hook-receiver";
+import { allowLocalHooks, received, RECEIVER, waitFor, type Received } from "../helpers/hooks";
 
-// Deliveries reach the local receiver of test/hooks/receiver.ts (started by the global setup).
-const RECEIVER = inject("hookReceiver");
+// Deliveries reach the local receiver (test/helpers/hooks.ts).
 
-type Received = { method: string; path: string; headers: Record<string, string>; body: string };
-
-afterAll(async () => {
-  const w = await world();
-  await w.root.put(`/application/settings`, { json: { allow_local_requests_from_web_hooks_and_services: false } });
-});
-
-async function received(path: string): Promise<Received[]> {
-  return (await (await fetch(`${RECEIVER}/__received${path}`)).json()) as Received[];
-}
+afterAll(async () => allowLocalHooks(await world(), false));
 
 describe("POST /hooks/:hook_id (test a system hook)", () => {
   it("delivers GitLab's sample to the receiver (system hooks may reach local addresses by default) and answers 201 with it", async () => {
@@ -59,27 +49,13 @@ describe("POST /hooks/:hook_id (test a system hook)", () => {
 
 // The tests below change `allow_local_requests_from_web_hooks_and_services` (the receiver is on
 // 127.0.0.1); they run in this file only, one after the other, and leave it off.
-async function allowLocal(w: Awaited<ReturnType<typeof world>>, on: boolean) {
-  const res = await w.root.put(`/application/settings`, { json: { allow_local_requests_from_web_hooks_and_services: on } });
-  expect(res.status).toBe(200);
-}
-
-/** Polls the receiver until `count` deliveries arrived at `path` (the queue delivers asynchronously). */
-async function waitFor(path: string, count: number, timeoutMs = 20_000): Promise<Received[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const list = await received(path);
-    if (list.length >= count || Date.now() > until) return list;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 async function hookedProject(events: Record<string, boolean>, suffix = "") {
   const w = await world();
   const owner = await w.user();
   const project = await w.project({ owner, visibility: "private" });
   const path = `/${unique("proj")}${suffix}`;
-  await allowLocal(w, true);
+  await allowLocalHooks(w, true);
   const res = await w.as(owner).post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, token: "proj-token", ...events } });
   expect(res.status).toBe(201);
   const hook = (await res.json()) as { id: number };
@@ -106,14 +82,14 @@ describe("POST /projects/:id/hooks/:hook_id/test/:trigger", () => {
     });
     expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/nope`))).toEqual([400, { error: "trigger does not have a valid value" }]);
     expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/push_events`))).toEqual([422, { message: "Ensure the project has at least 1 commit." }]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("answers 422 with the receiver's body when it fails, and with the guard's reason when local requests are off", async () => {
     const { w, project, hook, api } = await hookedProject({}, "/status/500");
     await api.post(`/projects/${project.id}/issues`, { json: { title: "Sample" } });
     expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/issues_events`))).toEqual([422, { message: "answered 500" }]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
     expect(await statusAndBody(await api.post(`/projects/${project.id}/hooks/${hook.id}/test/issues_events`))).toEqual([
       422,
       { message: "URL is blocked: Requests to localhost are not allowed" },
@@ -169,7 +145,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
       commits: [{ id: commit.id, message: "Add README", title: "Add README", added: ["README.md"], modified: [], removed: [] }],
     });
     for (const d of list) expect(d.headers["x-gitlab-token"]).toBe("proj-token");
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends Note Hook for notes made through /discussions (thread and reply) and on merge requests, snippets and commits", async () => {
@@ -205,7 +181,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     expect(by("On the commit").object_attributes.url).toMatch(new RegExp(`/-/commit/${commit.id}#note_\\d+$`));
     expect(by("A commit thread")).toMatchObject({ object_attributes: { noteable_type: "Commit" }, commit: { id: commit.id } });
     expect(notes).toHaveLength(6);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends the Merge Request Hook with action merge when a merge request is merged", async () => {
@@ -224,7 +200,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     const actions = list.map((d) => JSON.parse(d.body).object_attributes);
     expect(actions.map((a) => a.action)).toEqual(["open", "merge"]);
     expect(actions[1]).toMatchObject({ iid: mr.iid, state: "merged", title: "Ship it" });
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends the Wiki Page Hook for wiki pages created, updated and deleted through the API, and nothing to hooks without wiki_page_events", async () => {
@@ -274,7 +250,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     expect(await statusAndBody(await api.post(trigger))).toEqual([201, { message: "201 Created" }]);
     const samples = (await waitFor(path, 5)).map((d) => JSON.parse(d.body)).filter((p) => p.object_attributes.slug === "Sample-page");
     expect(samples.map((p) => [p.object_kind, p.object_attributes.action, p.object_attributes.content])).toEqual([["wiki_page", "create", "s"], ["wiki_page", "create", "s"]]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends the Issue Hook with action close for each issue a merge closes, besides the merge's own hook", async () => {
@@ -298,7 +274,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     expect(after.map((d) => `${d.event}:${d.body.object_attributes.action}`).sort()).toEqual(["Issue Hook:close", "Merge Request Hook:merge"]);
     expect(after.find((d) => d.event === "Issue Hook")!.body.object_attributes).toMatchObject({ iid: issue.iid, state: "closed" });
     expect(list.some((d) => JSON.parse(d.body).object_attributes.iid === kept.iid && JSON.parse(d.body).object_attributes.action === "close")).toBe(false);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends a group wiki's Wiki Page Hook to the group hooks of the group and its ancestors with wiki_page_events, not to a subgroup's or a project's", async () => {
@@ -309,7 +285,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     const child = await w.group({ parent: group, owners: [owner] });
     const project = await w.project({ group });
     const [parentPath, groupPath, childPath, quietPath, projectPath] = ["gwp", "gwg", "gwc", "gwq", "gwproj"].map((p) => `/${unique(p)}`);
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const api = w.as(owner);
     const hook = async (base: string, path: string, events: Record<string, boolean>) =>
       expect((await api.post(`${base}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, ...events } })).status).toBe(201);
@@ -356,7 +332,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     expect(atParent.map((d) => JSON.parse(d.body).object_attributes.action).sort()).toEqual(["create", "delete", "update"]);
     // A descendant's hooks, hooks without the flag and the group's projects' hooks hear nothing.
     for (const path of [childPath, quietPath, projectPath]) expect(await received(path)).toEqual([]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends the Subgroup Hook of a subgroup created or deleted to the hooks of its parent and the parent's ancestors with subgroup_events", async () => {
@@ -365,7 +341,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     const top = await w.group({ owners: [owner] });
     const parent = await w.group({ parent: top, owners: [owner] });
     const [topPath, parentPath, quietPath] = ["sgt", "sgp", "sgq"].map((p) => `/${unique(p)}`);
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const api = w.as(owner);
     const hook = async (group: { id: number }, path: string, events: Record<string, boolean>) =>
       expect((await api.post(`/groups/${group.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, ...events } })).status).toBe(201);
@@ -400,7 +376,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     expect(payloads.find((p) => p.event_name === "subgroup_destroy")).toMatchObject({ group_id: sub.id, full_path: sub.full_path, parent_group_id: parent.id });
     expect(atTop.map((d) => JSON.parse(d.body).event_name).sort()).toEqual(["subgroup_create", "subgroup_destroy"]);
     expect(await received(quietPath)).toEqual([]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends nothing to hooks without the event's flag, and reaches group hooks of ancestor groups", async () => {
@@ -410,7 +386,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
     const project = await w.project({ group });
     const groupPath = `/${unique("grp")}`;
     const quietPath = `/${unique("quiet")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const api = w.as(owner);
     expect((await api.post(`/groups/${group.id}/hooks`, { json: { url: `${RECEIVER}${groupPath}`, merge_requests_events: true, push_events: false } })).status).toBe(201);
     expect((await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${quietPath}`, push_events: false } })).status).toBe(201);
@@ -427,7 +403,7 @@ describe("event deliveries through the edgeforge-webhooks queue", () => {
       object_attributes: { action: "open", title: "Feature", source_branch: "feature", target_branch: "main", state: "opened" },
     });
     expect(await received(quietPath)).toEqual([]);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
 
@@ -436,7 +412,7 @@ describe("pipeline events (Pipeline Hook)", () => {
     const w = await world();
     const { owner, project, api, sha } = await ciProject(w, "stages: [test]\nunit:\n  stage: test\n  script: [echo ok]\n");
     const path = `/${unique("pipe")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const res = await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, token: "pipe-token", push_events: false, pipeline_events: true } });
     expect(res.status).toBe(201);
     const hook = (await res.json()) as { id: number };
@@ -475,7 +451,7 @@ describe("pipeline events (Pipeline Hook)", () => {
     const sample = (await waitFor(path, 4))[3];
     expect(sample.headers["x-gitlab-event"]).toBe("Pipeline Hook");
     expect(JSON.parse(sample.body).object_attributes).toMatchObject({ id: pipeline.id, status: "success" });
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
 
@@ -485,7 +461,7 @@ describe("job events (Job Hook)", () => {
     const yaml = "stages: [build, test]\ncompile:\n  stage: build\n  script: [echo ok]\nship:\n  stage: test\n  when: manual\n  script: [echo ship]\n";
     const { owner, project, api, sha } = await ciProject(w, yaml);
     const path = `/${unique("job")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const res = await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, token: "job-token", push_events: false, job_events: true } });
     expect(res.status).toBe(201);
     const hook = (await res.json()) as { id: number };
@@ -553,14 +529,14 @@ describe("job events (Job Hook)", () => {
     const sample = (await waitFor(path, count + 1))[count];
     expect(sample.headers["x-gitlab-event"]).toBe("Job Hook");
     expect(JSON.parse(sample.body)).toMatchObject({ object_kind: "build", build_id: retried.id, build_name: "ship", build_status: "manual" });
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 
   it("sends nothing to hooks without job_events", async () => {
     const w = await world();
     const { project, api } = await ciProject(w, "unit:\n  script: [echo ok]\n");
     const path = `/${unique("nojob")}`;
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     expect((await api.post(`/projects/${project.id}/hooks`, { json: { url: `${RECEIVER}${path}`, push_events: false, pipeline_events: true } })).status).toBe(201);
     const runner = await projectRunner(api, project.id);
     await createPipeline(api, project.id);
@@ -570,7 +546,7 @@ describe("job events (Job Hook)", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await received(path)).map((d) => d.headers["x-gitlab-event"])).toEqual(["Pipeline Hook", "Pipeline Hook", "Pipeline Hook"]);
     expect(list).toHaveLength(3);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
 
@@ -598,7 +574,7 @@ async function integrate(api: ReturnType<Awaited<ReturnType<typeof world>>["as"]
 describe("chat integrations: saving a webhook", () => {
   it("refuses a local webhook (400) unless local requests are allowed; secrets stay hidden", async () => {
     const { w, api, project } = await chatProject();
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
     expect(await statusAndBody(await api.put(`/projects/${project.id}/integrations/slack`, { json: { webhook: `${RECEIVER}/slack` } }))).toEqual([
       400,
       { message: "400 Bad Request" },
@@ -608,7 +584,7 @@ describe("chat integrations: saving a webhook", () => {
       { message: "400 Bad Request" },
     ]);
     expect(await statusAndBody(await api.put(`/projects/${project.id}/integrations/mattermost`, { json: { username: "bot" } }))).toEqual([400, { error: "webhook is missing" }]);
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const res = await api.put(`/projects/${project.id}/integrations/slack`, { json: { webhook: `${RECEIVER}/slack`, channel: "#dev", labels_to_be_notified_behavior: "match_all" } });
     expect(res.status).toBe(200);
     const body = await res.json();
@@ -621,7 +597,7 @@ describe("chat integrations: saving a webhook", () => {
 describe("chat integrations: notifications through the webhook queue", () => {
   it("posts issue, merge request, note and push messages in each service's format", async () => {
     const { w, owner, project, api, info } = await chatProject();
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const slack = await integrate(api, project.id, "slack", { channel: "#dev, #ops", username: "forge" });
     const mattermost = await integrate(api, project.id, "mattermost", { issues_events: false });
     const discord = await integrate(api, project.id, "rtc-chat-a");
@@ -723,7 +699,7 @@ describe("chat integrations: notifications through the webhook queue", () => {
       title: info.name_with_namespace,
       summary: `${who} opened merge request [!${mr.iid} *Topic*](${info.web_url}/-/merge_requests/${mr.iid}) in [${info.name_with_namespace}](${info.web_url})`,
     });
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
 
@@ -743,7 +719,7 @@ describe("chat integrations: pipeline messages", () => {
   it("posts ChatMessage::PipelineMessage for failed and successful pipelines only; notify_only_broken_pipelines and the branch choice filter", async () => {
     const w = await world();
     const { owner, project, api, sha } = await ciProject(w, "stages: [test]\nunit:\n  stage: test\n  script: [echo ok]\nlint:\n  stage: test\n  script: [echo lint]\n");
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const quiet = { push_events: false, issues_events: false, merge_requests_events: false, note_events: false, tag_push_events: false };
     const slack = await integrate(api, project.id, "slack", { ...quiet, pipeline_channel: "#ci" });
     const broken = await integrate(api, project.id, "mattermost", { ...quiet, notify_only_broken_pipelines: true });
@@ -826,25 +802,25 @@ describe("chat integrations: pipeline messages", () => {
     expect(await received(broken)).toHaveLength(1);
     expect(await received(otherBranch)).toHaveLength(0);
     expect(await received(slack)).toHaveLength(2);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
 
 describe("chat integrations: the delivery guard", () => {
   it("drops a queued notification to a local webhook once local requests are off (acked, never sent), sends it while on", async () => {
     const { w, api, project } = await chatProject();
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const path = await integrate(api, project.id, "slack");
     const integration = (await (await api.get(`/projects/${project.id}/integrations/slack`)).json()) as { id: number };
     const message: WebhookMessage = { type: "chat", baseUrl: "http://edgeforge.test", integrationId: integration.id, contentType: "application/x-www-form-urlencoded", body: "payload=%7B%7D" };
 
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
     const refused = batchOf(message);
     await consumeWebhooks(refused.batch, env as unknown as Bindings);
     expect(refused.outcome).toEqual(["ack"]);
     expect(await received(path)).toEqual([]);
 
-    await allowLocal(w, true);
+    await allowLocalHooks(w, true);
     const sent = batchOf(message);
     await consumeWebhooks(sent.batch, env as unknown as Bindings);
     expect(sent.outcome).toEqual(["ack"]);
@@ -863,6 +839,6 @@ describe("chat integrations: the delivery guard", () => {
     await consumeWebhooks(gone.batch, env as unknown as Bindings);
     expect(gone.outcome).toEqual(["ack"]);
     expect((await received(path)).length).toBe(1);
-    await allowLocal(w, false);
+    await allowLocalHooks(w, false);
   });
 });
