@@ -161,6 +161,48 @@ describe("registry garbage collection: a deleted tag", () => {
   });
 });
 
+describe("registry garbage collection: moved tags and indexes", () => {
+  it("queues the manifest a pushed tag left, and an index's manifests once the index goes", async () => {
+    const w = await world();
+    const a = await setup(w);
+    const old = await pushImage(a.image, a.token, "v1", [`old ${crypto.randomUUID()}`]);
+    const current = await pushImage(a.image, a.token, "v1", [`new ${crypto.randomUUID()}`]);
+    const [oldId] = await manifestIds(w, [old.digest]);
+    expect(await rows(w, sql`SELECT manifest_id FROM container_registry_manifest_reviews WHERE manifest_id = ${oldId}`)).toHaveLength(1);
+    await makeDue(w, { manifests: [oldId] });
+    await sweepRegistry(bindings);
+    expect(await manifestIds(w, [old.digest, current.digest])).toHaveLength(1);
+    expect(await manifestIds(w, [current.digest])).toHaveLength(1);
+
+    // An index tagged `multi` lists a manifest pushed by digest only.
+    const child = await pushImage(a.image, a.token, "child", [`child ${crypto.randomUUID()}`]);
+    expect((await call("DELETE", `/v2/${a.image}/manifests/child`, bearer(a.token))).status).toBe(202);
+    const index = JSON.stringify({
+      schemaVersion: 2,
+      mediaType: "application/vnd.oci.image.index.v1+json",
+      manifests: [{ mediaType: "application/vnd.oci.image.manifest.v1+json", digest: child.digest, size: child.manifest.length, platform: { architecture: "amd64", os: "linux" } }],
+    });
+    const put = await call("PUT", `/v2/${a.image}/manifests/multi`, { ...bearer(a.token), "Content-Type": "application/vnd.oci.image.index.v1+json" }, index);
+    expect(put.status).toBe(201);
+    const [childId] = await manifestIds(w, [child.digest]);
+    // Untagged but listed by the index: kept, its review dropped.
+    await makeDue(w, { manifests: [childId] });
+    await sweepRegistry(bindings);
+    expect(await manifestIds(w, [child.digest])).toEqual([childId]);
+    // The index's tag goes: the index, then (queued by its deletion) the manifest it listed, then its blobs.
+    expect((await call("DELETE", `/v2/${a.image}/manifests/multi`, bearer(a.token))).status).toBe(202);
+    const [indexId] = await manifestIds(w, [await digestOf(index)]);
+    await makeDue(w, { manifests: [indexId] });
+    await sweepRegistry(bindings);
+    expect(await manifestIds(w, [await digestOf(index)])).toEqual([]);
+    expect(await rows(w, sql`SELECT manifest_id FROM container_registry_manifest_reviews WHERE manifest_id = ${childId}`)).toHaveLength(1);
+    await makeDue(w, { manifests: [childId] });
+    await sweepRegistry(bindings);
+    expect(await manifestIds(w, [child.digest])).toEqual([]);
+    expect(await blobReviews(w, child.blobs)).toEqual([...child.blobs].sort());
+  });
+});
+
 describe("registry garbage collection: references that come back", () => {
   it("drops a blob review when a manifest references the blob again, and a manifest review when a tag points at it again", async () => {
     const w = await world();
