@@ -44,7 +44,7 @@ export type SweepResult = {
   blobReviewsDropped: number;
   /** Reviews left for a later run: a lock held by a request, or a failure (logged). */
   skipped: number;
-  /** Whether a kind hit SWEEP_LIMIT: more may be due. */
+  /** Whether a kind hit SWEEP_LIMIT without a failure: more may be due, and the consumer queues another sweep. */
   full: boolean;
 };
 
@@ -91,7 +91,8 @@ export async function sweepRegistry(env: Bindings, bucket: R2Bucket = env.BLOBS,
         if (!lockBusy(error)) console.error(`registry gc: manifest ${id}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    result.full = taken >= limit;
+    // Full only when nothing failed: a sweep whose reviews fail (R2 down) must not queue the next at once.
+    result.full = taken >= limit && skipManifests.length === 0;
     const skipBlobs: string[] = [];
     for (taken = 0; taken < limit; taken++) {
       const current: { digest: string | null } = { digest: null };
@@ -109,7 +110,7 @@ export async function sweepRegistry(env: Bindings, bucket: R2Bucket = env.BLOBS,
         if (!lockBusy(error)) console.error(`registry gc: blob ${digest}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    result.full ||= taken >= limit;
+    result.full ||= taken >= limit && skipBlobs.length === 0;
     return result;
   });
 }
