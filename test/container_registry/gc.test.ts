@@ -159,6 +159,21 @@ describe("registry garbage collection: a deleted tag", () => {
     await sweepRegistry({ ...bindings, REGISTRY_GC_REVIEW_DELAY: "1h" });
     expect(await manifestIds(w, [image.digest])).toEqual([]);
   });
+
+  it("takes at most `limit` reviews of a kind per sweep and says when it was full", async () => {
+    const w = await world();
+    const a = await setup(w);
+    const images = [await pushImage(a.image, a.token, "v1", [`one ${crypto.randomUUID()}`]), await pushImage(a.image, a.token, "v2", [`two ${crypto.randomUUID()}`])];
+    for (const tag of ["v1", "v2"]) expect((await call("DELETE", `/v2/${a.image}/manifests/${tag}`, bearer(a.token))).status).toBe(202);
+    const ids = await manifestIds(w, images.map((i) => i.digest));
+    await makeDue(w, { manifests: ids });
+    const first = await sweepRegistry(bindings, bucket, new Date(), 1);
+    expect([first.manifestsDeleted, first.full]).toEqual([1, true]);
+    expect(await manifestIds(w, images.map((i) => i.digest))).toHaveLength(1);
+    const second = await sweepRegistry(bindings, bucket, new Date(), 1);
+    expect(second.manifestsDeleted).toBe(1);
+    expect(await manifestIds(w, images.map((i) => i.digest))).toEqual([]);
+  });
 });
 
 describe("registry garbage collection: moved tags and indexes", () => {
