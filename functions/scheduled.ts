@@ -1,5 +1,5 @@
 import { refreshBillableMembers } from "./billable_members/services";
-import { scheduleCleanupPolicies, sweepAbandonedUploads } from "./container_registry/consumer";
+import { scheduleCleanupPolicies, scheduleGarbageCollection, sweepAbandonedUploads } from "./container_registry/consumer";
 import { syncAllGroups } from "./ldap_group_links/services";
 import { runDueSchedules } from "./pipeline_schedules/services";
 import { autoStopEnvironments } from "./environments/services";
@@ -12,7 +12,7 @@ import { useBlobBucket } from "./shared/git";
 /**
  * Cron dispatch (docs/architecture.md, "Queues, crons and Durable Objects"): `0 12 * * *` refreshes the billable-member snapshots and the
  * license's seat figures and sweeps the registry's abandoned uploads; `*\/5 * * * *` runs the CI sweep, pipeline schedules,
- * environments' auto stop, container cleanup policies and, once an hour, the LDAP group sync. Each task is idempotent and bounded.
+ * environments' auto stop, container cleanup policies, the registry's garbage collection and, once an hour, the LDAP group sync. Each task is idempotent and bounded.
  */
 export async function scheduled(controller: ScheduledController, env: Bindings, ctx: ExecutionContext): Promise<void> {
   // Scheduled pipelines read `.gitlab-ci.yml` from the git store (large blobs in R2).
@@ -24,6 +24,8 @@ export async function scheduled(controller: ScheduledController, env: Bindings, 
     ctx.waitUntil(runDueSchedules(env));
     // Container cleanup policies that are due (ContainerExpirationPolicyWorker), run through the registry queue.
     ctx.waitUntil(scheduleCleanupPolicies(env, new Date(controller.scheduledTime)));
+    // The registry's online garbage collection: a sweep of the reviews that are due, run through the registry queue.
+    ctx.waitUntil(scheduleGarbageCollection(env));
     // The LDAP group sync, hourly (GitLab's `ldap_group_sync_worker_cron`, "0 * * * *"): the first run of each hour.
     if (new Date(controller.scheduledTime).getUTCMinutes() < 5) ctx.waitUntil(syncAllGroups(env));
     // Environments whose `auto_stop_in` has passed (Environments::AutoStopCronWorker).

@@ -188,6 +188,8 @@ try {
   // The directory and the S3 endpoint of remote imports (docs/directory_and_imports.md).
   if (process.env.LDAP_SERVERS) vars.LDAP_SERVERS = process.env.LDAP_SERVERS;
   if (process.env.IMPORT_S3_ENDPOINT) vars.IMPORT_S3_ENDPOINT = process.env.IMPORT_S3_ENDPOINT;
+  // The registry's garbage collection review delay (docs/container_registry.md, "Garbage collection"; default 24h).
+  if (process.env.REGISTRY_GC_REVIEW_DELAY) vars.REGISTRY_GC_REVIEW_DELAY = process.env.REGISTRY_GC_REVIEW_DELAY;
   if (process.env.DB_CONNECT_TIMEOUT_MS) vars.DB_CONNECT_TIMEOUT_MS = process.env.DB_CONNECT_TIMEOUT_MS;
   // Opt-in (bench/issues.mjs): every response carries X-Query-Count, the SQL statements it ran.
   if (process.env.EDGEFORGE_QUERY_COUNT === "1") vars.QUERY_COUNT_HEADER = "1";

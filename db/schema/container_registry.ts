@@ -51,9 +51,21 @@ export const containerManifests = pgTable(
     /** Config and layer sizes summed (image manifests), for the REST API's `total_size`. */
     totalSize: bigint({ mode: "number" }).notNull().default(0),
     configDigest: text(),
+    /**
+     * What the manifest references, for garbage collection: an image manifest's config and local layers
+     * (blobs of its repository), an index's manifests (of its repository). Backfilled by migration 0057
+     * from the payload's digests.
+     */
+    referencedDigests: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("index_container_manifests_on_repository_id_and_digest").on(t.repositoryId, t.digest)],
+  (t) => [
+    uniqueIndex("index_container_manifests_on_repository_id_and_digest").on(t.repositoryId, t.digest),
+    index("index_container_manifests_on_referenced_digests").using("gin", t.referencedDigests),
+  ],
 );
 
 export const containerTags = pgTable(
@@ -115,6 +127,36 @@ export const containerExpirationPolicies = pgTable(
     nameRegexKeep: text(),
   },
   (t) => [index("index_container_expiration_policies_on_next_run_at_and_enabled").on(t.nextRunAt).where(sql`${t.enabled}`)],
+);
+
+/**
+ * Online garbage collection (docs/container_registry.md, "Garbage collection"), as GitLab's registry's
+ * `gc_blob_review_queue`: a digest whose blob may have lost its last reference (a link deleted, a
+ * manifest referencing it deleted, or the blob just uploaded or mounted). Rows are written by the
+ * triggers of migration 0057 and by the upload path (`holdBlob`); the sweep takes those queued longer
+ * than the review delay ago.
+ */
+export const containerRegistryBlobReviews = pgTable(
+  "container_registry_blob_reviews",
+  {
+    digest: text().primaryKey(),
+    queuedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [index("index_container_registry_blob_reviews_on_queued_at").on(t.queuedAt)],
+);
+
+/**
+ * GitLab's `gc_manifest_review_queue`: a manifest that may have lost its last reference (a tag deleted
+ * or moved, an index referencing it deleted). No foreign key: a manifest deleted meanwhile leaves a row
+ * the sweep drops, and a tag deleted while its manifest is never waits on the manifest's row lock.
+ */
+export const containerRegistryManifestReviews = pgTable(
+  "container_registry_manifest_reviews",
+  {
+    manifestId: integer().primaryKey(),
+    queuedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [index("index_container_registry_manifest_reviews_on_queued_at").on(t.queuedAt)],
 );
 
 /** The instance's key pair for registry tokens (ES256), made on first use. */

@@ -1,13 +1,15 @@
 // The registry's background work: the cron claims due cleanup policies and queues one message per
 // project (`edgeforge-registry`, ids only), whose consumer runs the policy (ContainerExpirationPolicyWorker
-// and CleanupContainerRepositoryWorker of GitLab); and the cron's sweep of abandoned upload sessions.
+// and CleanupContainerRepositoryWorker of GitLab); the cron queues the garbage collector's sweep on the
+// same queue (gc.ts); and the cron's sweep of abandoned upload sessions.
 import { withDb } from "../kernel/db";
-import type { Bindings } from "../kernel/env";
+import type { Bindings, RegistryMessage } from "../kernel/env";
 import { runExpirationPolicy } from "./cleanup";
+import { sweepRegistry } from "./gc";
 import * as q from "./queries";
 import { removeParts } from "./services";
 
-export type RegistryMessage = { kind: "cleanup_policy"; projectId: number };
+export type { RegistryMessage };
 
 /** Policies claimed per cron run (GitLab's worker also caps each run); the rest wait for the next one. */
 const CLAIM_LIMIT = 200;
@@ -23,15 +25,27 @@ export async function scheduleCleanupPolicies(env: Bindings, now = new Date()): 
   return projectIds;
 }
 
-/** Runs each message's policy; a failure retries that message alone, with backoff. */
+/** Queues one garbage collection sweep (the `*\/5` cron); its consumer queues the next while reviews are due. */
+export async function scheduleGarbageCollection(env: Bindings): Promise<void> {
+  await env.REGISTRY_QUEUE.send({ kind: "garbage_collect" });
+}
+
+/**
+ * Runs each message: a project's policy, or a garbage collection sweep (which queues one more sweep when it
+ * took as many reviews as it may, so a backlog drains without waiting for the cron). A failure retries that
+ * message alone, with backoff.
+ */
 export async function consumeRegistry(batch: MessageBatch<RegistryMessage>, env: Bindings): Promise<void> {
   await withDb(env, async (db) => {
     for (const message of batch.messages) {
+      const body = message.body;
       try {
-        if (message.body?.kind === "cleanup_policy") await runExpirationPolicy(db, Number(message.body.projectId));
+        if (body?.kind === "cleanup_policy") await runExpirationPolicy(db, Number(body.projectId));
+        if (body?.kind === "garbage_collect" && (await sweepRegistry(env)).full) await scheduleGarbageCollection(env);
         message.ack();
       } catch (error) {
-        console.error(`registry: cleanup of project ${message.body?.projectId} failed (attempt ${message.attempts}): ${error instanceof Error ? error.message : String(error)}`);
+        const what = body?.kind === "cleanup_policy" ? `cleanup of project ${body.projectId}` : (body?.kind ?? "message");
+        console.error(`registry: ${what} failed (attempt ${message.attempts}): ${error instanceof Error ? error.message : String(error)}`);
         message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts * 5) });
       }
     }

@@ -93,10 +93,16 @@ export async function unlinkBlob(db: Executor, projectId: number, name: string, 
   return result.rows.length > 0;
 }
 
-/** Whether any repository still links `digest` (its R2 object stays while one does). */
-export async function blobInUse(db: Executor, digest: string): Promise<boolean> {
-  const rows = await db.select({ one: sql`1` }).from(containerRepositoryBlobs).where(eq(containerRepositoryBlobs.digest, digest)).limit(1);
-  return rows.length > 0;
+/**
+ * Queues `digest` for review, or moves its review to now: called before an upload or a mount reads
+ * whether the blob's object exists, so that a sweep reviewing the digest has finished (this statement
+ * waits for its lock) and none starts within the review delay (docs/container_registry.md, "Garbage
+ * collection"). A blob uploaded and never referenced is thereby collected too (GitLab's
+ * `gc_track_blob_uploads`).
+ */
+export async function holdBlob(db: Executor, digest: string): Promise<void> {
+  await db.execute(sql`INSERT INTO container_registry_blob_reviews (digest) VALUES (${digest}::text)
+    ON CONFLICT (digest) DO UPDATE SET queued_at = now()`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,10 +158,13 @@ export async function putManifest(db: Executor, projectId: number, name: string,
     const manifests = [...new Set(m.manifests)];
     if (!repo && (blobs.length || manifests.length)) return { missing: blobs[0] ?? manifests[0] };
     if (repo && blobs.length) {
+      // FOR SHARE: the garbage collector deletes a link only after locking it, so a link read here stays
+      // until this manifest, which references it, is committed.
       const have = await tx
         .select({ digest: containerRepositoryBlobs.digest })
         .from(containerRepositoryBlobs)
-        .where(and(eq(containerRepositoryBlobs.repositoryId, repo.id), inArray(containerRepositoryBlobs.digest, blobs)));
+        .where(and(eq(containerRepositoryBlobs.repositoryId, repo.id), inArray(containerRepositoryBlobs.digest, blobs)))
+        .for("share");
       const found = new Set(have.map((r) => r.digest));
       const missing = blobs.find((d) => !found.has(d));
       if (missing) return { missing };
@@ -164,7 +173,8 @@ export async function putManifest(db: Executor, projectId: number, name: string,
       const have = await tx
         .select({ digest: containerManifests.digest })
         .from(containerManifests)
-        .where(and(eq(containerManifests.repositoryId, repo.id), inArray(containerManifests.digest, manifests)));
+        .where(and(eq(containerManifests.repositoryId, repo.id), inArray(containerManifests.digest, manifests)))
+        .for("share");
       const found = new Set(have.map((r) => r.digest));
       const missing = manifests.find((d) => !found.has(d));
       if (missing) return { missing };
@@ -176,7 +186,7 @@ export async function putManifest(db: Executor, projectId: number, name: string,
       .returning({ id: containerRepositories.id });
     const [stored] = await tx
       .insert(containerManifests)
-      .values({ repositoryId: target.id, digest: m.digest, mediaType: m.mediaType, payload: m.payload, totalSize: m.totalSize, configDigest: m.configDigest })
+      .values({ repositoryId: target.id, digest: m.digest, mediaType: m.mediaType, payload: m.payload, totalSize: m.totalSize, configDigest: m.configDigest, referencedDigests: [...blobs, ...manifests] })
       .onConflictDoUpdate({ target: [containerManifests.repositoryId, containerManifests.digest], set: { mediaType: m.mediaType } })
       .returning({ id: containerManifests.id });
     if (tag !== null)
@@ -295,21 +305,9 @@ export async function findRepositoryRow(db: Executor, id: number, projectId: num
   return rows[0] ?? null;
 }
 
-/** Deletes the repository (its blob links, manifests and tags cascade); returns the digests it linked. */
-export async function deleteRepository(db: Executor, id: number): Promise<string[]> {
-  const result = await db.execute<{ digest: string }>(sql`
-    WITH linked AS (SELECT digest FROM container_repository_blobs WHERE repository_id = ${id}::int),
-    gone AS (DELETE FROM container_repositories WHERE id = ${id}::int)
-    SELECT digest FROM linked`);
-  return result.rows.map((r) => r.digest);
-}
-
-/** The digests of `digests` that no repository links any more. */
-export async function unusedBlobs(db: Executor, digests: string[]): Promise<string[]> {
-  if (!digests.length) return [];
-  const used = await db.selectDistinct({ digest: containerRepositoryBlobs.digest }).from(containerRepositoryBlobs).where(inArray(containerRepositoryBlobs.digest, digests));
-  const keep = new Set(used.map((r) => r.digest));
-  return digests.filter((d) => !keep.has(d));
+/** Deletes the repository: its blob links, manifests and tags cascade, and the triggers of migration 0057 queue the blobs for review. */
+export async function deleteRepository(db: Executor, id: number): Promise<void> {
+  await db.delete(containerRepositories).where(eq(containerRepositories.id, id));
 }
 
 export async function deleteTags(db: Executor, repositoryId: number, names: string[]): Promise<number> {
@@ -365,4 +363,75 @@ export async function claimDuePolicies(db: Executor, now: Date, limit: number): 
         WHERE enabled AND next_run_at <= ${at} ORDER BY next_run_at LIMIT ${limit}::int FOR UPDATE SKIP LOCKED)
     RETURNING p.project_id`);
   return result.rows.map((r) => Number(r.project_id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Garbage collection (gc.ts): each review is taken, re-checked and resolved in one transaction. The
+// locks taken on manifests and links are NOWAIT: the sweep never waits on a request (a push holding a
+// link, a delete holding a manifest), it leaves that review for its next run.
+
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+
+/** Takes the oldest manifest review queued before `cutoff` that no other sweep holds and that is not in `skip`. */
+export async function takeManifestReview(tx: Executor, cutoff: Date, skip: number[]): Promise<number | null> {
+  const result = await tx.execute<{ manifest_id: number }>(sql`SELECT manifest_id FROM container_registry_manifest_reviews
+    WHERE queued_at <= ${at(cutoff)} AND NOT (manifest_id = ANY(${sql.param(skip)}::int[]))
+    ORDER BY queued_at LIMIT 1 FOR UPDATE SKIP LOCKED`);
+  return result.rows[0] ? Number(result.rows[0].manifest_id) : null;
+}
+
+/** Locks the manifest (NOWAIT); null when it is gone. */
+export async function lockManifest(tx: Executor, id: number): Promise<{ id: number; repositoryId: number; digest: string } | null> {
+  const [row] = await tx
+    .select({ id: containerManifests.id, repositoryId: containerManifests.repositoryId, digest: containerManifests.digest })
+    .from(containerManifests)
+    .where(eq(containerManifests.id, id))
+    .for("update", { noWait: true });
+  return row ?? null;
+}
+
+/** Whether a tag points at the manifest or an index of its repository references it. */
+export async function manifestReferenced(tx: Executor, m: { id: number; repositoryId: number; digest: string }): Promise<boolean> {
+  const result = await tx.execute(sql`SELECT 1 WHERE EXISTS (SELECT 1 FROM container_tags WHERE manifest_id = ${m.id}::int)
+    OR EXISTS (SELECT 1 FROM container_manifests WHERE repository_id = ${m.repositoryId}::int AND id <> ${m.id}::int
+                 AND referenced_digests @> ARRAY[${m.digest}::text])`);
+  return result.rows.length > 0;
+}
+
+/** Deletes the manifest (the trigger queues what it referenced) and its review. */
+export async function collectManifest(tx: Executor, id: number): Promise<void> {
+  await tx.execute(sql`WITH gone AS (DELETE FROM container_manifests WHERE id = ${id}::int)
+    DELETE FROM container_registry_manifest_reviews WHERE manifest_id = ${id}::int`);
+}
+
+export async function dropManifestReview(tx: Executor, id: number): Promise<void> {
+  await tx.execute(sql`DELETE FROM container_registry_manifest_reviews WHERE manifest_id = ${id}::int`);
+}
+
+/** Takes the oldest blob review queued before `cutoff` that no other sweep holds and that is not in `skip`. */
+export async function takeBlobReview(tx: Executor, cutoff: Date, skip: string[]): Promise<string | null> {
+  const result = await tx.execute<{ digest: string }>(sql`SELECT digest FROM container_registry_blob_reviews
+    WHERE queued_at <= ${at(cutoff)} AND NOT (digest = ANY(${sql.param(skip)}::text[]))
+    ORDER BY queued_at LIMIT 1 FOR UPDATE SKIP LOCKED`);
+  return result.rows[0]?.digest ?? null;
+}
+
+/**
+ * Locks every link of the blob (NOWAIT: a push holding one with FOR SHARE is about to reference it) and
+ * says which repositories link it and whether a manifest of that repository references it. Read after
+ * the lock, in a statement of its own, so it sees every manifest committed before the lock was granted.
+ */
+export async function lockBlobLinks(tx: Executor, digest: string): Promise<{ repositoryId: number; referenced: boolean }[]> {
+  await tx.execute(sql`SELECT 1 FROM container_repository_blobs WHERE digest = ${digest}::text FOR UPDATE NOWAIT`);
+  const result = await tx.execute<{ repository_id: number; referenced: boolean }>(sql`SELECT l.repository_id,
+      EXISTS (SELECT 1 FROM container_manifests m WHERE m.repository_id = l.repository_id AND m.referenced_digests @> ARRAY[l.digest]) AS referenced
+    FROM container_repository_blobs l WHERE l.digest = ${digest}::text`);
+  return result.rows.map((r) => ({ repositoryId: Number(r.repository_id), referenced: r.referenced === true || String(r.referenced) === "t" }));
+}
+
+/** Deletes the blob's links in `repositoryIds` and its review (the link trigger's own review of it goes with it). */
+export async function collectBlobLinks(tx: Executor, digest: string, repositoryIds: number[]): Promise<void> {
+  if (repositoryIds.length)
+    await tx.execute(sql`DELETE FROM container_repository_blobs WHERE digest = ${digest}::text AND repository_id = ANY(${sql.param(repositoryIds)}::int[])`);
+  await tx.execute(sql`DELETE FROM container_registry_blob_reviews WHERE digest = ${digest}::text`);
 }

@@ -2,9 +2,8 @@
 // (`registry/uploads/<uuid>/<n>`), so no request holds more than one part in memory whatever the
 // layer's size or whether the client sends a length; finishing the upload streams the parts once
 // through SHA-256 into the blob's object (`registry/blobs/sha256/<hex>`), which every repository
-// linking that digest shares. A digest that does not match removes what was written.
-import type { Executor } from "../kernel/db";
-import * as q from "./queries";
+// linking that digest shares. A digest that does not match removes what was written. Objects of blobs
+// nothing references any more are deleted by the garbage collector only (gc.ts).
 
 export const PART_BYTES = 8 * 1024 * 1024;
 /** Only `sha256:` digests are produced and accepted (the distribution spec's canonical algorithm). */
@@ -95,9 +94,4 @@ export async function assembleBlob(bucket: R2Bucket, uuid: string, parts: number
   if (!matches && !exists) await bucket.delete(key);
   await removeParts(bucket, uuid, parts.length);
   return matches;
-}
-
-/** Deletes the blob's object once no repository links it any more. */
-export async function collectBlob(db: Executor, bucket: R2Bucket, digest: string): Promise<void> {
-  if (!(await q.blobInUse(db, digest))) await bucket.delete(blobKey(digest));
 }

@@ -68,6 +68,9 @@ export type WebhookMessage =
  */
 export type MirrorMessage = { kind: "project"; projectId: number } | { kind: "mirror"; mirrorId: number };
 
+/** A message of `edgeforge-registry` (functions/container_registry/consumer.ts): ids only. */
+export type RegistryMessage = { kind: "cleanup_policy"; projectId: number } | { kind: "garbage_collect" };
+
 /** Bindings of wrangler.toml and the `--var`s of scripts/start.mjs, typed by hand. */
 export type Bindings = {
   DATABASE_URL: string;
@@ -110,8 +113,13 @@ export type Bindings = {
   /** Queues (wrangler.toml `[[queues.producers]]`): messages carry row ids only (docs/architecture.md, "Queues, crons and Durable Objects"). */
   ALERTS_QUEUE: Queue<{ receiptId: number }>;
   EXPORTS_QUEUE: Queue<{ kind: "export" | "import" | "group_export" | "group_import"; id: number }>;
-  /** `edgeforge-registry`: container cleanup policies to run (functions/container_registry/consumer.ts). */
-  REGISTRY_QUEUE: Queue<{ kind: "cleanup_policy"; projectId: number }>;
+  /** `edgeforge-registry`: container cleanup policies to run and garbage collection sweeps (functions/container_registry/consumer.ts). */
+  REGISTRY_QUEUE: Queue<RegistryMessage>;
+  /**
+   * How long a manifest or blob queued for garbage collection waits before the sweep reviews it, as a Go
+   * duration (`24h`, the default as in GitLab's registry; `0` reviews at once): functions/container_registry/gc.ts.
+   */
+  REGISTRY_GC_REVIEW_DELAY?: string;
   /** Queue `edgeforge-pages` (wrangler.toml): a succeeded `pages` job to publish (functions/pages/consumer.ts). */
   PAGES_QUEUE?: Queue<{ jobId: number }>;
   /** The domain Pages sites are served under, `<namespace>.<PAGES_DOMAIN>` (docs/pages.md); default `pages.localhost`. */

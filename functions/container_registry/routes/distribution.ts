@@ -9,7 +9,7 @@ import { catalog, registryErrors, tagList, type RegistryErrorCode } from "../../
 import { imageProject, validImageName } from "../access";
 import { SERVICE, verifyToken } from "../jwt";
 import * as q from "../queries";
-import { assembleBlob, blobKey, collectBlob, DIGEST, removeParts, writeParts } from "../services";
+import { assembleBlob, blobKey, DIGEST, removeParts, writeParts } from "../services";
 
 /**
  * The OCI distribution API (Docker Registry HTTP API v2) at `/v2/`, outside /api/v4, as GitLab's
@@ -77,6 +77,8 @@ function blobCreated(c: Ctx, image: string, digest: string) {
 /** Finishes an upload whose parts are written: verifies the digest, links the blob, ends the session. */
 async function finishUpload(c: Ctx, at: { project: ProjectWithAccess; image: string; name: string }, uuid: string, parts: number[], digest: string, session: boolean) {
   const db = c.var.db();
+  // Before reading whether the object exists: a garbage collection of this digest has finished, and none starts within the review delay.
+  await q.holdBlob(db, digest);
   const matches = await assembleBlob(c.env.BLOBS, uuid, parts, digest);
   if (!matches) {
     if (session) await q.deleteUpload(db, uuid);
@@ -131,6 +133,7 @@ distributionRoutes.post("/v2/:name{.+}/blobs/uploads", { params: Query }, async 
     const mayPull = claims.access.some((a) => a.type === "repository" && a.name === params.from && a.actions.includes("pull"));
     const source = mayPull && validImageName(params.from) ? await imageProject(c, params.from, null) : null;
     const size = source ? await q.linkedBlob(db, source.project.id, source.name, params.mount) : null;
+    if (size !== null) await q.holdBlob(db, params.mount);
     if (size !== null && (await c.env.BLOBS.head(blobKey(params.mount)))) {
       await q.linkBlob(db, at.project.id, at.name, params.mount, size);
       return blobCreated(c, at.image, params.mount);
@@ -221,12 +224,14 @@ distributionRoutes.get("/v2/:name{.+}/blobs/:digest", async (c) => {
   return new Response(object.body, { headers: { ...headers, "Content-Length": String(size) } });
 });
 
-/** DELETE /v2/<name>/blobs/<digest>: unlinks the blob from the repository (202); its bytes go when no repository links them. */
+/**
+ * DELETE /v2/<name>/blobs/<digest>: unlinks the blob from the repository (202); the garbage collector
+ * deletes its bytes once no repository links them (the unlink queues the review).
+ */
 distributionRoutes.delete("/v2/:name{.+}/blobs/:digest", async (c) => {
   const at = await authorizeImage(c, "delete");
   const digest = c.req.param("digest")!;
   if (!DIGEST.test(digest) || !(await q.unlinkBlob(c.var.db(), at.project.id, at.name, digest))) throw registryError(404, "BLOB_UNKNOWN", { digest });
-  await collectBlob(c.var.db(), c.env.BLOBS, digest);
   return c.body(null, 202, { "Content-Length": "0" });
 });
 

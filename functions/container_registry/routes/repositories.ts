@@ -18,7 +18,6 @@ import {
 } from "../../entities/container_registry";
 import * as q from "../queries";
 import { cleanupRepository, durationMs, wholeName } from "../cleanup";
-import { collectBlob } from "../services";
 
 /**
  * The registry's REST API (lib/api/project_container_repositories.rb, group_container_repositories.rb,
@@ -80,13 +79,15 @@ registryRepositoriesRoutes.get("/registry/repositories/:id", { params: OneReposi
   return present(c, found, registryRepository, { registryHost: registryHost(c), canAdmin: canAdmin(c, project), tags: params.tags, tagsCount: params.tags_count, size: params.size });
 });
 
-/** DELETE /projects/:id/registry/repositories/:repository_id: maintainers; 202; the tags, manifests and blobs only it links go at once. */
+/**
+ * DELETE /projects/:id/registry/repositories/:repository_id: maintainers; 202. The tags, manifests and
+ * links go at once; the blobs no other repository links are deleted by the garbage collector (queued by
+ * the delete).
+ */
 registryRepositoriesRoutes.delete("/projects/:id/registry/repositories/:repository_id", async (c) => {
   const project = await authorizedProject(c, "admin_container_image");
   const repo = await findRepository(c, project);
-  const db = c.var.db();
-  const digests = await q.deleteRepository(db, repo.id);
-  for (const digest of await q.unusedBlobs(db, digests)) await collectBlob(db, c.env.BLOBS, digest);
+  await q.deleteRepository(c.var.db(), repo.id);
   return c.body(null, 202);
 });
 
