@@ -73,6 +73,13 @@ export const issues = pgTable(
     iid: integer().notNull(),
     projectId: integer().notNull().references(() => projects.id, { onDelete: "cascade" }),
     title: text().notNull(),
+    /**
+     * `lower(title)`, kept by PostgreSQL (migration 0057), with the search's trigram index
+     * (`index_issues_on_title_lower_trigram`): in a UTF-8 database `title ILIKE p` is by definition
+     * `lower(title) LIKE lower(p)`, and matching the stored lower-case copy with LIKE saves lower-casing
+     * each candidate row again (kernel/fuzzy_search.ts `fuzzySearchLowered`). Not a GitLab column.
+     */
+    titleLower: text().generatedAlwaysAs(sql`lower(title)`),
     description: text(),
     state: text().notNull().default("opened"), // opened | closed
     /** "issue" | "incident" | "test_case" | "requirement" | "task" (work item types). */

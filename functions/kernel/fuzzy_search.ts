@@ -1,12 +1,22 @@
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 
 /**
+ * A column to match, or `{ lowered }`: a stored `lower(column)` (e.g. `issues.title_lower`), matched as
+ * `lowered LIKE lower(pattern)`, which is what `column ILIKE pattern` computes in a UTF-8 database
+ * (PostgreSQL lower-cases both sides, then matches as LIKE) without lower-casing every row again.
+ */
+export type FuzzyColumn = SQLWrapper | { lowered: SQLWrapper };
+
+const matches = (column: FuzzyColumn, pattern: string): SQL =>
+  "lowered" in column ? sql`${column.lowered} LIKE lower(${pattern}::text)` : sql`${column} ILIKE ${pattern}`;
+
+/**
  * Gitlab::SQL::Pattern#fuzzy_search (lib/gitlab/sql/pattern.rb), as issues, labels and milestones
  * search their title and description: the squished query splits into terms (a `"quoted term"` stays
  * whole); every term of 3+ characters must match (`ILIKE %term%`, AND); without such terms the whole
  * query must match the column exactly, case-insensitively. Columns are OR-ed. Null: no condition.
  */
-export function fuzzySearch(columns: SQLWrapper[], query: string | undefined): SQL | null {
+export function fuzzySearch(columns: FuzzyColumn[], query: string | undefined): SQL | null {
   if (query === undefined) return null;
   const squished = query.trim().replace(/\s+/g, " ");
   if (!squished) return null;
@@ -18,8 +28,8 @@ export function fuzzySearch(columns: SQLWrapper[], query: string | undefined): S
   const partial = [...rest.split(" ").filter(Boolean), ...quoted].filter((term) => [...term].length >= 3);
   const perColumn = columns.map((column) =>
     partial.length
-      ? sql.join(partial.map((term) => sql`${column} ILIKE ${`%${escapeLike(term)}%`}`), sql` AND `)
-      : sql`${column} ILIKE ${escapeLike(squished)}`,
+      ? sql.join(partial.map((term) => matches(column, `%${escapeLike(term)}%`)), sql` AND `)
+      : matches(column, escapeLike(squished)),
   );
   return sql`(${sql.join(perColumn.map((c) => sql`(${c})`), sql` OR `)})`;
 }

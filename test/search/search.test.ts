@@ -72,6 +72,62 @@ describe("GET /search", () => {
     expect(body[0]).toMatchObject({ id: first.id, iid: first.iid, project_id: project.id, state: "opened" });
   });
 
+  it("finds the same pages whether the newest issues hold them or not (the walk and the trigram scan)", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const key = word();
+    const project = await w.project({ visibility: "private", owner });
+    // Three matches (one through its description, one in upper case): the last the newest issue, the others
+    // older than 60 issues that do not match. A page of 1 (2 rows needed) walks the 50 newest and finds one,
+    // so the trigram scan answers; page 2 (3 rows) walks 75, all 63, and the walk answers; page 3 (4 rows,
+    // 3 found) falls back again.
+    const matches = [];
+    for (const [i, title] of [`${key} one`, "no word here", `${key.toUpperCase()} three`].entries()) {
+      const row = await w.issue(project, { title });
+      const description = i === 1 ? `'Steps for ${key}'` : "NULL";
+      await w.db((db) => db.execute(`UPDATE issues SET description = ${description}, created_at = ${i === 2 ? "now() + interval '1 hour'" : `now() - interval '1 hour' + interval '${i} minutes'`},
+        updated_at = now() - interval '${i} minutes' WHERE id = ${row.id}`));
+      matches.push(row.id);
+    }
+    await w.db((db) =>
+      db.execute(`INSERT INTO issues (iid, project_id, title, created_at, updated_at)
+        SELECT 100 + g, ${project.id}, 'filler ' || g, now() + g * interval '1 second', now() - interval '2 hours' FROM generate_series(1, 60) g`),
+    );
+    const api = w.as(owner);
+    const page = async (query: Json) => {
+      const res = await api.get(`/projects/${project.id}/search`, { query: { scope: "issues", search: key.toLowerCase(), per_page: 1, ...query } });
+      expect(res.status).toBe(200);
+      return [await ids(res), res.headers.get("x-next-page")];
+    };
+    const newestFirst = [...matches].reverse();
+    expect(await page({})).toEqual([[newestFirst[0]], "2"]);
+    expect(await page({ page: 2 })).toEqual([[newestFirst[1]], "3"]);
+    expect(await page({ page: 3 })).toEqual([[newestFirst[2]], ""]);
+    expect(await page({ page: 4 })).toEqual([[], ""]);
+    expect(await page({ per_page: 20 })).toEqual([newestFirst, ""]);
+    expect(await page({ order_by: "created_at", sort: "asc", per_page: 2 })).toEqual([matches.slice(0, 2), "2"]);
+    // updated_at runs the other way (the first is the most recently updated); the fillers are older there.
+    expect(await page({ order_by: "updated_at", sort: "desc", per_page: 2 })).toEqual([matches.slice(0, 2), "2"]);
+    expect(await page({ order_by: "updated_at", sort: "asc", per_page: 2, page: 2 })).toEqual([[matches[0]], ""]);
+    // Globally as well (the walk there is over every project's newest issues).
+    const global = await api.get("/search", { query: { scope: "issues", search: key.toUpperCase(), per_page: 2 } });
+    expect([await ids(global), global.headers.get("x-next-page")]).toEqual([newestFirst.slice(0, 2), "2"]);
+  });
+
+  it("matches a query without a term of 3 characters against the whole title or description, in any case", async () => {
+    const w = await world();
+    const owner = await w.user();
+    const project = await w.project({ visibility: "private", owner });
+    const short = await w.issue(project, { title: "Zq" });
+    const other = await w.issue(project, { title: "zq and more" });
+    await w.db((db) => db.execute(`UPDATE issues SET description = 'q Z' WHERE id = ${other.id}`));
+    const found = async (search: string) => ids(await w.as(owner).get(`/projects/${project.id}/search`, { query: { scope: "issues", search } }));
+    expect(await found("zQ")).toEqual([short.id]);
+    expect(await found("  Q   z ")).toEqual([other.id]);
+    expect(await found("z")).toEqual([]);
+    expect(await found("z%")).toEqual([]);
+  });
+
   it("paginates without totals, as Kaminari's without_count", async () => {
     const w = await world();
     const owner = await w.user();

@@ -251,7 +251,9 @@ function uncountedConditions(f: ListParams, actor: Actor | null, now: Date): SQL
   c.push(iterationCondition(f.iteration_id, f.iteration_title));
   if (f.not) c.push(...negatedConditions(f.not, userId));
   const matched = (f.in ?? "").split(",").map((s) => s.trim()).filter((s) => s === "title" || s === "description");
-  const columns = matched.length ? [...new Set(matched)].map((col) => (col === "title" ? issues.title : issues.description)) : [issues.title, issues.description];
+  // The title through its stored lower-case copy (`title_lower`, migration 0057): the same rows as `title ILIKE`.
+  const title = { lowered: issues.titleLower };
+  const columns = matched.length ? [...new Set(matched)].map((col) => (col === "title" ? title : issues.description)) : [title, issues.description];
   c.push(fuzzySearch(columns, f.search));
   return c.filter((x): x is SQL => !!x);
 }
@@ -416,11 +418,31 @@ export async function issueStatistics(
 }
 
 /**
+ * How many of the newest issues (in the search's order, within the project when it searches one) the
+ * search walks per row it needs before it gives up the walk: 25, so a term on at least 1 issue in 25 of
+ * the newest is found by the walk (a first page of 20 needs 21 rows: 525 walked at most). Pages that
+ * need more than SEARCH_WALK_MAX_ROWS rows (past the first 100) do not walk.
+ */
+const SEARCH_WALK_PER_ROW = 25;
+const SEARCH_WALK_MAX_ROWS = 101;
+
+/**
  * The search API's issues (Gitlab::SearchResults#issues: IssuesFinder with `search`, or `iids` for a
  * `#<iid>` query, `state` and `confidential`), in `apply_sort`'s order; no count: `limit + 1` ids say
  * whether another page exists (Kaminari's `without_count`). Visibility is the lists' (`issueIsVisible`).
- * A rare term is found through the trigram indexes, then sorted; a common one by walking the order's
- * index (`index_issues_on_created_at_and_id`, `…updated_at_and_id`) until the page is full (migration 0043).
+ *
+ * One statement, two ways, and the database picks by what it finds, not by estimates: how many issues a
+ * term matches, and where, is not in the statistics (a token on 1 issue in 100 is estimated at 100 rows
+ * or at 1% depending on ANALYZE's sample; at 1% the planner walks the order's index, which is right if
+ * the matches are spread out and hundreds of milliseconds if they are all older than the newest 90,000).
+ * - `walk`: the newest SEARCH_WALK_PER_ROW issues per row the page needs, in the order's index
+ *   (`index_issues_on_created_at_and_id`, `…updated_at_and_id`, or the project's), filtered. When they
+ *   hold every row up to the end of the page, those are the answer: no issue before them was skipped.
+ * - otherwise (the branch's one-time filter is false until then) every match, as the planner finds them
+ *   all best (the trigram indexes of migrations 0043 and 0057, a project's index for a small visible set),
+ *   then the page's top rows; `OFFSET 0` keeps the planner from walking the order's index unbounded.
+ * Same rows in the same order either way. `popularity` has no index to walk and deep pages are not
+ * worth a walk: they run the plain statement.
  */
 export async function searchIssueIds(
   db: Executor,
@@ -434,12 +456,24 @@ export async function searchIssueIds(
   const where = listCondition(owner, filters, actor, now, new Map());
   const dir = sql.raw(order.dir === "asc" ? "ASC" : "DESC");
   const column = order.column === "updated_at" ? issues.updatedAt : order.column === "popularity" ? issues.upvotes : issues.createdAt;
-  const rows = await db
-    .select({ id: issues.id })
-    .from(issues)
-    .where(where)
-    .orderBy(sql`${column} ${dir}`, sql`${issues.id} ${dir}`)
-    .limit(page.limit + 1)
-    .offset(page.offset);
-  return { ids: rows.slice(0, page.limit).map((r) => r.id), hasNext: rows.length > page.limit };
+  const need = page.offset + page.limit + 1;
+  if (order.column === "popularity" || filters.search === undefined || need > SEARCH_WALK_MAX_ROWS) {
+    const rows = await db.select({ id: issues.id }).from(issues).where(where).orderBy(sql`${column} ${dir}`, sql`${issues.id} ${dir}`).limit(page.limit + 1).offset(page.offset);
+    return { ids: rows.slice(0, page.limit).map((r) => r.id), hasNext: rows.length > page.limit };
+  }
+  const orderBy = sql`${column} ${dir}, ${issues.id} ${dir}`;
+  // The walked rows are named `issues`, so that `where` (written against the table) filters them.
+  const newest = owner.kind === "project" ? sql`WHERE ${issues.projectId} = ${owner.projectId}` : sql``;
+  const result = await db.execute<{ id: number }>(sql`WITH walk AS MATERIALIZED (
+      SELECT ${issues.id} AS id, ${column} AS k
+      FROM (SELECT * FROM ${issues} ${newest} ORDER BY ${orderBy} LIMIT ${need * SEARCH_WALK_PER_ROW}) AS ${issues}
+      WHERE ${where} ORDER BY ${orderBy} LIMIT ${need})
+    SELECT id FROM (
+      SELECT id, k FROM walk WHERE (SELECT count(*) FROM walk) = ${need}
+      UNION ALL
+      (SELECT id, k FROM (SELECT ${issues.id} AS id, ${column} AS k FROM ${issues} WHERE (SELECT count(*) FROM walk) < ${need} AND ${where} OFFSET 0) AS every
+        ORDER BY k ${dir}, id ${dir} LIMIT ${need})
+    ) AS found ORDER BY k ${dir}, id ${dir} LIMIT ${page.limit + 1} OFFSET ${page.offset}`);
+  const ids = result.rows.map((r) => Number(r.id));
+  return { ids: ids.slice(0, page.limit), hasNext: ids.length > page.limit };
 }
