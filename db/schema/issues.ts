@@ -74,7 +74,7 @@ export const issues = pgTable(
     projectId: integer().notNull().references(() => projects.id, { onDelete: "cascade" }),
     title: text().notNull(),
     /**
-     * `lower(title)`, kept by PostgreSQL (migration 0057), with the search's trigram index
+     * `lower(title)`, kept by PostgreSQL (migration 0058), with the search's trigram index
      * (`index_issues_on_title_lower_trigram`): in a UTF-8 database `title ILIKE p` is by definition
      * `lower(title) LIKE lower(p)`, and matching the stored lower-case copy with LIKE saves lower-casing
      * each candidate row again (kernel/fuzzy_search.ts `fuzzySearchLowered`). Not a GitLab column.

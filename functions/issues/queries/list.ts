@@ -251,7 +251,7 @@ function uncountedConditions(f: ListParams, actor: Actor | null, now: Date): SQL
   c.push(iterationCondition(f.iteration_id, f.iteration_title));
   if (f.not) c.push(...negatedConditions(f.not, userId));
   const matched = (f.in ?? "").split(",").map((s) => s.trim()).filter((s) => s === "title" || s === "description");
-  // The title through its stored lower-case copy (`title_lower`, migration 0057): the same rows as `title ILIKE`.
+  // The title through its stored lower-case copy (`title_lower`, migration 0058): the same rows as `title ILIKE`.
   const title = { lowered: issues.titleLower };
   const columns = matched.length ? [...new Set(matched)].map((col) => (col === "title" ? title : issues.description)) : [title, issues.description];
   c.push(fuzzySearch(columns, f.search));
