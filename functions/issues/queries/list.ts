@@ -439,7 +439,7 @@ const SEARCH_WALK_MAX_ROWS = 101;
  *   (`index_issues_on_created_at_and_id`, `…updated_at_and_id`, or the project's), filtered. When they
  *   hold every row up to the end of the page, those are the answer: no issue before them was skipped.
  * - otherwise (the branch's one-time filter is false until then) every match, as the planner finds them
- *   all best (the trigram indexes of migrations 0043 and 0057, a project's index for a small visible set),
+ *   all best (the trigram indexes of migrations 0043 and 0058, a project's index for a small visible set),
  *   then the page's top rows; `OFFSET 0` keeps the planner from walking the order's index unbounded.
  * Same rows in the same order either way. `popularity` has no index to walk and deep pages are not
  * worth a walk: they run the plain statement.
