@@ -329,5 +329,7 @@ async function pick(c: Ctx, kind: PickKind) {
   if (failure.kind === "commit_not_found") throw notFound("Commit");
   if (failure.kind === "forbidden") throw forbidden("You are not allowed to push into this branch");
   if (failure.kind === "ref_moved") return c.json(pickFailure(commitFailureMessage(failure), null, dryRun), 400);
+  // Commits::CreateService#execute rescues Gitlab::Git::PreReceiveError into `error(ex.message)`: no error_code.
+  if (failure.kind === "push_rule") return c.json(pickFailure(failure.message, null, dryRun), 400);
   return c.json(pickFailure(pickFailureMessage(kind), failure.kind, dryRun), 400);
 }

@@ -34,7 +34,7 @@ export async function autoMergeAfterPipeline(env: Bindings, db: Database, pipeli
       pipelineSucceeded: true,
       shouldRemoveSourceBranch: found.shouldRemoveSourceBranch ?? undefined,
     });
-    if (outcome.kind === "failed") await mq.setMergeError(db, found.id, `Something went wrong during merge: ${outcome.failure}`);
+    if (outcome.kind === "failed") await mq.setMergeError(db, found.id, outcome.mergeError ?? `Something went wrong during merge: ${outcome.failure}`);
     // MergeService#after_merge's hooks, as the merge user.
     else if (outcome.kind === "merged") await hookEvents(env, (env.EXTERNAL_URL ?? "http://localhost").replace(/\/+$/, ""), afterMergeHooks(found, project.id, user.id, outcome.closedIssues));
   }

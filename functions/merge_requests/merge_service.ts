@@ -44,15 +44,15 @@ export type MergeOutcome =
   | { kind: "waiting" }
   | { kind: "unauthorized" | "not_allowed" | "cannot_be_merged" }
   | { kind: "sha_mismatch"; head: string }
-  | { kind: "failed"; failure: Exclude<MergeResult, { ok: true }>["failure"]; head?: string };
+  | { kind: "failed"; failure: Exclude<MergeResult, { ok: true }>["failure"]; head?: string; mergeError?: string };
 
 /**
  * Merges `found` (loaded by the caller) as `actor`, or records the automatic merge. The checks, in
  * GitLab's order: may merge into the target (`can_be_merged_by?`); `mergeable_state?` (open, not a
  * draft, not broken, the pipeline when required or asked for); EE `approved?`; no conflict; a
  * fast-forward possible for `ff` and `rebase_merge`; the expected source head.
- * Statements: the tips with the protected branches (the fork's too when its branch may go), the
- * merge base walk and the trees of the trial merge, the check's record when a head moved, the head
+ * Statements: the tips with the protected branches (the fork's too when its branch may go) and the
+ * push rule, the merge base walk and the trees of the trial merge, the check's record when a head moved, the head
  * pipeline when needed, the approval rules, the author and closing issues when the commit needs them,
  * the git write, the source branch's removal, the merge request marked merged.
  */
@@ -69,7 +69,8 @@ export async function mergeMergeRequest(db: Executor, scope: { project: ProjectW
     db,
     pair,
     { sourceRef: branchRef(found.sourceBranch), targetRef: branchRef(found.targetBranch) },
-    { protections: true, sourceProtections: fromFork && wantsRemoval },
+    // The push rule the merge's new commits pass (GitLab's pre-receive hook), read with the tips.
+    { protections: true, sourceProtections: fromFork && wantsRemoval, pushRule: { side: "target", userId: actor.user.id, authorEmails: [actor.user.commitEmail || actor.user.email] } },
   );
   const protections = tips.protections.map(toProtection);
   if (!canMergeInto(actor, project, protections, found.targetBranch)) return { kind: "unauthorized" };
@@ -129,7 +130,14 @@ export async function mergeMergeRequest(db: Executor, scope: { project: ProjectW
     userId: actor.user.id,
     removeSource,
     checked: check,
+    pushRule: tips.pushRule,
   });
+  if (!result.ok && result.failure === "push_rule") {
+    // MergeService#try_merge words Gitlab::Git::PreReceiveError into `merge_error`; FfMergeService
+    // (fast-forward, 15.4) keeps the hook's message alone.
+    const mergeError = method === "ff" ? result.message : `Something went wrong during merge pre-receive hook. ${result.message}`.trim();
+    return { kind: "failed", failure: result.failure, mergeError };
+  }
   if (!result.ok) return { kind: "failed", failure: result.failure, head: "head" in result ? result.head : undefined };
   const { closedIssues } = await mq.markMerged(db, {
     mrId: mr.id,

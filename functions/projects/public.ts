@@ -7,3 +7,5 @@ export { assignTopics } from "./queries";
 export { listProjects } from "./queries";
 // The web front (functions/web) shows a project's languages as GET /projects/:id/languages computes them.
 export { languageShares } from "./languages";
+// GET /groups?statistics=true (functions/groups) sums its projects' statistics as GET /projects computes them.
+export { namespaceStatistics } from "./statistics_queries";

@@ -17,7 +17,8 @@ import { keysetLink, keysetUnavailable, pageOf, pageParams, paginate, refuseDeep
 import { p, rawParams, readParams } from "../../kernel/params";
 import { baseUrl, present } from "../../kernel/present";
 import { router } from "../../kernel/router";
-import { group, groupDetail, PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS, type GroupRow, type GroupStatistics, Group, GroupDetail } from "../../entities/groups";
+import { group, groupDetail, PROJECT_CREATION_LEVELS, SUBGROUP_CREATION_LEVELS, type GroupRow, Group, GroupDetail } from "../../entities/groups";
+import { namespaceStatistics } from "../../projects/public";
 import { ListChildGroups, ListGroups, type ListParams } from "../params";
 import * as q from "../queries";
 import {
@@ -40,27 +41,16 @@ export const groupRoutes = router();
 // Lists: GET /groups, /groups/:id/subgroups, /groups/:id/descendant_groups
 
 /**
- * Differs from GitLab: no storage statistics are recorded here (GitLab sums `project_statistics`),
- * so every size is 0.
+ * `present_groups`: statistics and custom attributes for admins who ask, one more statement each:
+ * `Namespace.with_statistics`, the sums of the statistics of each group's own projects
+ * (projects/statistics_queries.ts `namespaceStatistics`, one aggregate statement for the page).
  */
-const UNRECORDED_STATISTICS: GroupStatistics = {
-  storageSize: 0,
-  repositorySize: 0,
-  wikiSize: 0,
-  lfsObjectsSize: 0,
-  jobArtifactsSize: 0,
-  pipelineArtifactsSize: 0,
-  packagesSize: 0,
-  snippetsSize: 0,
-  uploadsSize: 0,
-};
-
-/** `present_groups`: statistics and custom attributes for admins who ask (one more statement for the latter). */
 async function presentGroups(c: Ctx, rows: GroupRow[], params: ListParams) {
   const isAdmin = !!c.var.actor?.isAdmin;
-  const attributes = isAdmin && params.with_custom_attributes ? await q.customAttributesOf(c.var.db(), rows.map((r) => r.id)) : null;
-  const statistics = isAdmin && params.statistics ? UNRECORDED_STATISTICS : null;
-  const groups = rows.map((row) => ({ ...row, customAttributes: attributes?.get(row.id) ?? null, statistics }));
+  const ids = rows.map((r) => r.id);
+  const attributes = isAdmin && params.with_custom_attributes ? await q.customAttributesOf(c.var.db(), ids) : null;
+  const statistics = isAdmin && params.statistics ? await namespaceStatistics(c.var.db(), ids) : null;
+  const groups = rows.map((row) => ({ ...row, customAttributes: attributes?.get(row.id) ?? null, statistics: statistics?.get(row.id) ?? null }));
   return present(c, groups, group);
 }
 

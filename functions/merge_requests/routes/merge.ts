@@ -95,6 +95,11 @@ mergeRoutes.put("/projects/:id/merge_requests/:merge_request_iid/merge", { param
     case "failed":
       if (outcome.failure === "sha_mismatch") throw apiError(`SHA does not match HEAD of source branch: ${outcome.head}`, 409);
       if (outcome.failure === "conflict" || outcome.failure === "needs_rebase") throw cannotBeMerged();
+      // A push rule refusal: as GitLab, `merge_error` says it and the merge request is presented, still open (200).
+      if (outcome.mergeError) {
+        await mq.setMergeError(db, found.id, outcome.mergeError);
+        break;
+      }
       if (outcome.failure !== "ref_moved") throw notAllowed();
       // Differs from GitLab: its merge fails into `merge_error` and answers 200; the target kept
       // moving under us, so we say so the same way.

@@ -63,7 +63,8 @@ rebaseRoutes.put("/projects/:id/merge_requests/:merge_request_iid/rebase", { par
     userId: actor.user.id,
   });
   if (!outcome.ok && outcome.failure === "source_not_found") throw forbidden("Source branch does not exist");
-  if (!outcome.ok) await mq.setMergeError(db, mr.id, REBASE_ERROR);
+  // RebaseService#set_rebase_error: a pre-receive refusal (the push rule) is worded with the hook's message.
+  if (!outcome.ok) await mq.setMergeError(db, mr.id, outcome.failure === "push_rule" ? `The rebase pre-receive hook failed: ${outcome.message}.` : REBASE_ERROR);
   // The moved source branch wrote a push event: its pipeline starts now, unless `skip_ci`.
   else if (outcome.rebased)
     c.executionCtx.waitUntil(pipelinesForPush(c.env, source.id, { ciSkip: !!params.skip_ci, baseUrl: baseUrl(c) }).catch((e) => console.error("pipelines for push:", e)));

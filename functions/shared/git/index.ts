@@ -65,6 +65,7 @@ export { readRefsWithCommits, resolveCommitRows, resolveCommitRow, searchRefs, t
 export { compareRefNames } from "./store/refs";
 export { initializeDefaultBranch } from "./store/repository";
 export { readPairTips, type PairTips } from "./store/state";
+export { pushedChanges, pushedFiles } from "./store/pushed_files";
 export { writeCommitAndMoveRef, type CommitWrite } from "./store/write";
 export { buildIndexRows } from "./store/commit_index";
 export { diffTrees, fileDiff, MAX_PATCH_BYTES, type FileDiff } from "./store/diffs";

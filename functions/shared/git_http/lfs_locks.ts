@@ -9,7 +9,7 @@ import { locksHeldByOthers } from "../lfs/read";
 /**
  * GitLab's refusal ("The path '<path>' is locked in Git LFS by <name>") for the first lock the new
  * commits touch, else null. Costs one statement when nobody else holds a lock; otherwise the push's
- * diff (`changes`, shared with the push rule checks: pushed_files.ts).
+ * diff (`changes`, shared with the push rule checks: shared/git/store/pushed_files.ts).
  */
 export async function lfsLockViolation(db: Executor, projectId: number, userId: number, changes: () => Promise<Change[]>): Promise<string | null> {
   const locks = await locksHeldByOthers(db, projectId, userId);

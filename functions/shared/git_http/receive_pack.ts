@@ -13,7 +13,7 @@ import { checkPush, type Caller, type RefUpdate } from "../protected_branches/ac
 import { pushRuleViolation } from "../push_rules";
 import { PUSH_FORBIDDEN } from "./access";
 import { lfsLockViolation } from "./lfs_locks";
-import { pushedChanges, pushedFiles } from "./pushed_files";
+import { pushedChanges, pushedFiles } from "../git";
 import * as q from "./queries";
 import type { Repository } from "./upload_pack";
 import { AGENT } from "./upload_pack";

@@ -69,6 +69,7 @@ export type PushedFiles = { added: string[]; blobs: { path: string; size: number
 
 export type { PushRuleContext } from "./queries";
 export { pushRuleContext, pushRuleContextSql, parsePushRuleContext } from "./queries";
+import { knownEmails } from "./queries";
 
 /** Whether the rule looks at the pushed files (their paths or sizes), which cost a diff to know. */
 export const checksFiles = (rule: PushRule) => !!rule.fileNameRegex || rule.preventSecrets || rule.maxFileSize > 0;
@@ -138,26 +139,55 @@ export function violation(rule: PushRule, refs: PushedRef[], commits: PushedComm
   return null;
 }
 
-/** A commit made through the API, as the push rule checks see it (Gitaly's hooks with protocol `web`). */
-export type ApiCommit = {
-  branch: string;
-  branchCreated: boolean;
-  message: string;
-  authorEmail: string;
-  committerEmail: string;
-  files: PushedFiles;
-};
+/** A commit GitLab writes for an API call, as the push rule checks see it (Gitaly's hooks with protocol `web`). */
+export type WrittenCommit = { message: string; authorEmail: string; committerEmail: string };
+
+/** A commit made through the commits or files API, with the files it brings (known from its actions). */
+export type ApiCommit = WrittenCommit & { branch: string; branchCreated: boolean; files: PushedFiles };
 
 /**
- * The first push rule an API commit breaks (`POST /repository/commits`, the files API), or null. GitLab
- * runs its pre-receive checks on these commits too, with two exceptions it makes for commits GitLab
- * itself writes: `reject_unsigned_commits` does not apply, and `deny_delete_tag` has nothing to refuse.
+ * The checks on what GitLab writes itself, the pre-receive hook of Gitaly's operations (protocol `web`),
+ * with two exceptions GitLab makes for them: `reject_unsigned_commits` does not apply (its CommitCheck
+ * lets commits GitLab signs or writes through), and `deny_delete_tag` does not either (TagCheck skips
+ * `updated_from_web?`: a tag deleted through the API or the UI is allowed).
+ */
+function webViolation(context: PushRuleContext & { rule: PushRule }, ref: PushedRef, commits: WrittenCommit[], known: Set<string>, files: PushedFiles | null): string | null {
+  const pushed = commits.map((c) => ({ oid: "", message: c.message, authorEmail: c.authorEmail, committerEmail: c.committerEmail, signed: true }));
+  // A deletion from the web is no TagCheck matter: `after: ""` keeps `violation` from seeing one.
+  const moved = ref.after === null && ref.ref.startsWith("refs/tags/") ? { ...ref, after: "" } : ref;
+  return violation(context.rule, [moved], pushed, context.ownEmails, known, files);
+}
+
+/**
+ * The first push rule an API commit breaks (`POST /repository/commits`, the files API), or null. All its
+ * authors were asked about in the state read, and its files are known from its actions.
  */
 export function apiCommitViolation(context: PushRuleContext, commit: ApiCommit): string | null {
   if (!context.rule) return null;
   const ref = { ref: `refs/heads/${commit.branch}`, before: commit.branchCreated ? null : "", after: "" };
-  const pushed = { oid: "", message: commit.message, authorEmail: commit.authorEmail, committerEmail: commit.committerEmail, signed: true };
-  return violation(context.rule, [ref], [pushed], context.ownEmails, context.knownEmails, commit.files);
+  return webViolation({ ...context, rule: context.rule }, ref, [commit], context.knownEmails, commit.files);
+}
+
+/**
+ * The first push rule a write GitLab makes for an API call breaks (a merge, squash, cherry-pick, revert
+ * or rebase: the ref it moves and the new commits it writes), or null. Authors the context was not asked
+ * about are looked up (one statement) only when `member_check` needs them; the files are diffed only
+ * when the rule looks at files.
+ */
+export async function writeViolation(
+  db: Executor,
+  context: PushRuleContext | null,
+  write: { ref: PushedRef; commits: WrittenCommit[]; files: () => Promise<PushedFiles> },
+): Promise<string | null> {
+  if (!context?.rule) return null;
+  const rule = context.rule;
+  let known = context.knownEmails;
+  if (rule.memberCheck) {
+    const missing = [...new Set(write.commits.map((c) => c.authorEmail.toLowerCase()))].filter((e) => !context.asked.has(e));
+    if (missing.length) known = new Set([...known, ...(await knownEmails(db, missing))]);
+  }
+  const files = write.commits.length && checksFiles(rule) ? await write.files() : null;
+  return webViolation({ ...context, rule }, write.ref, write.commits, known, files);
 }
 
 /** `branch_name_regex` on a branch created through the API (POST /repository/branches). */

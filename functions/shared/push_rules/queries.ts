@@ -2,8 +2,12 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PushRule } from "../../../db/schema";
 import type { Executor } from "../../kernel/db";
 
-/** What the push rule checks read: the rule that applies, the pusher's verified emails, the authors' known emails. */
-export type PushRuleContext = { rule: PushRule | null; ownEmails: Set<string>; knownEmails: Set<string> };
+/**
+ * What the push rule checks read: the rule that applies, the pusher's verified emails, the authors' known
+ * emails, and which author emails were asked about (lower case): a write that learns of more authors
+ * after the read (a rebase, a cherry-pick) asks about the others only when `member_check` needs them.
+ */
+export type PushRuleContext = { rule: PushRule | null; ownEmails: Set<string>; knownEmails: Set<string>; asked: Set<string> };
 
 /**
  * Project#predefined_push_rule: the project's own rule, else that of its nearest group that has one,
@@ -29,16 +33,30 @@ export function pushRuleContextSql(projectId: number, userId: number, authorEmai
 
 type ContextJson = { rule: Record<string, unknown> | null; own: string[] | null; known: string[] | null };
 
-/** The json of `pushRuleContextSql` (an object, or its text as some drivers return it). */
-export function parsePushRuleContext(value: ContextJson | string | null): PushRuleContext {
+/** The json of `pushRuleContextSql` (an object, or its text as some drivers return it) for the `authorEmails` it was asked. */
+export function parsePushRuleContext(value: ContextJson | string | null, authorEmails: string[]): PushRuleContext {
   const row = (typeof value === "string" ? JSON.parse(value) : value) as ContextJson | null;
-  return { rule: row?.rule ? toRule(row.rule) : null, ownEmails: new Set(row?.own ?? []), knownEmails: new Set(row?.known ?? []) };
+  return {
+    rule: row?.rule ? toRule(row.rule) : null,
+    ownEmails: new Set(row?.own ?? []),
+    knownEmails: new Set(row?.known ?? []),
+    asked: new Set(authorEmails.map((e) => e.toLowerCase())),
+  };
+}
+
+/** Which of `emails` belong to users (their primary email, or a confirmed secondary one), lower case: one statement. */
+export async function knownEmails(db: Executor, emails: string[]): Promise<Set<string>> {
+  const lowered = sql.param(emails.map((e) => e.toLowerCase()));
+  const { rows } = await db.execute<{ e: string }>(sql`
+    SELECT lower(u.email) AS e FROM users u WHERE lower(u.email) = ANY(${lowered}::text[])
+    UNION SELECT lower(m.email) FROM emails m WHERE m.confirmed_at IS NOT NULL AND lower(m.email) = ANY(${lowered}::text[])`);
+  return new Set(rows.map((r) => r.e));
 }
 
 /** The push rule context in a statement of its own (git push, branch creation). */
 export async function pushRuleContext(db: Executor, projectId: number, userId: number, authorEmails: string[]): Promise<PushRuleContext> {
   const { rows } = await db.execute<{ context: ContextJson | string | null }>(sql`SELECT ${pushRuleContextSql(projectId, userId, authorEmails)} AS context`);
-  return parsePushRuleContext(rows[0]?.context ?? null);
+  return parsePushRuleContext(rows[0]?.context ?? null, authorEmails);
 }
 
 /** The `to_jsonb` row (snake_case) as the schema's row type. */

@@ -13,6 +13,7 @@ import { commitTree } from "../store/read";
 import { readRef, swapRefWithEvent } from "../store/refs";
 import type { Repo } from "../store/revisions";
 import { readPairTips } from "../store/state";
+import type { PushRuleContext } from "../../push_rules";
 import { CAS_ATTEMPTS } from "./commit_files";
 import { addCommit, writeNewCommits, type NewCommits } from "./new_commits";
 import { mergeTreeOids } from "./three_way";
@@ -120,13 +121,21 @@ export type MergeInput = {
    * attempt merges from it instead of reading and merging again.
    */
   checked?: Mergeability;
+  /**
+   * The target project's push rule, read by the caller with the tips (`readPairTips` with `pushRule`):
+   * the squash and merge commits pass GitLab's pre-receive hook, as Gitaly's UserMergeBranch and
+   * UserFFBranch run it. The commits the merge makes reachable were checked when they were pushed.
+   */
+  pushRule?: PushRuleContext | null;
   now?: Date;
 };
 
 export type MergeResult =
   | { ok: true; mergeCommitSha: string | null; squashCommitSha: string | null; targetSha: string; sourceRemoved: boolean; commit: GitCommitRow | null }
   | { ok: false; failure: "source_missing" | "target_missing" | "no_commits" | "conflict" | "needs_rebase" | "ref_moved" }
-  | { ok: false; failure: "sha_mismatch"; head: string };
+  | { ok: false; failure: "sha_mismatch"; head: string }
+  /** Refused by the push rule (GitLab's pre-receive hook), in its words: nothing was written. */
+  | { ok: false; failure: "push_rule"; message: string };
 
 /** A merge commit (or the squash commit) made by `user` now. */
 function commitBy(tree: string, parents: string[], author: Person, user: Person, message: string, now: Date): Commit {
@@ -173,7 +182,8 @@ export async function mergeBranches(db: Executor, repos: Repo | BranchPair, inpu
     if (made.commits.length === 0) {
       won = await swapRefWithEvent(db, { projectId: repo.projectId, name: targetRef, oldTarget: target.target, newTarget, userId: input.userId });
     } else {
-      const written = await writeNewCommits(db, repo, made, { ref: targetRef, before: target.target, after: newTarget, userId: input.userId, parents: [target, source] });
+      const written = await writeNewCommits(db, repo, made, { ref: targetRef, before: target.target, after: newTarget, userId: input.userId, parents: [target, source], rule: input.pushRule });
+      if (written.refused) return { ok: false, failure: "push_rule", message: written.refused };
       won = written.won;
       commitRow = written.commitRows.find((r) => r.oid === newTarget) ?? null;
     }

@@ -5,6 +5,7 @@ import type { GitCommitRow } from "../../../../db/schema";
 import type { Executor } from "../../../kernel/db";
 import { branchRef } from "../pure/refnames";
 import { resolveRevisions, type Repo } from "../store/revisions";
+import type { PushRuleContext } from "../../push_rules";
 import { readRepoState, type PickedCommit, type ProtectionRow } from "../store/state";
 import { diffTreePairs, lineCountKey, storeSource, type Change, type KnownLineCounts } from "../store/trees";
 import { CAS_ATTEMPTS } from "./commit_files";
@@ -37,7 +38,17 @@ export type PickFailureKind = "empty" | "conflict";
 
 export type PickResult =
   | { ok: true; commit: GitCommitRow | null /* null on a dry run */ }
-  | { ok: false; failure: { kind: PickFailureKind } | { kind: "ref_moved"; ref: string } | { kind: "branch_not_found" } | { kind: "commit_not_found" } | { kind: "forbidden" } };
+  | {
+      ok: false;
+      failure:
+        | { kind: PickFailureKind }
+        | { kind: "ref_moved"; ref: string }
+        | { kind: "branch_not_found" }
+        | { kind: "commit_not_found" }
+        | { kind: "forbidden" }
+        /** Refused by the project's push rule (GitLab's pre-receive hook), in GitLab's words. */
+        | { kind: "push_rule"; message: string };
+    };
 
 /**
  * `Commit#title` (app/models/commit.rb): the first line, `No commit message` when blank, and a line of
@@ -91,10 +102,10 @@ function knownCounts(kind: PickKind, picked: PickedCommit): KnownLineCounts {
 
 /**
  * Cherry-picks or reverts `input.commit` onto `input.branch` (Gitaly UserCherryPick / UserRevert).
- * Reads: the picked commit with the branch tip, the protections, the root trees of the three sides and
- * the picked commit's line counts (one statement), the trees along the changed paths below the roots,
- * the blobs to merge and those to count that the picked commit's counts do not give; then one write
- * statement.
+ * Reads: the picked commit with the branch tip, the protections, the push rule, the root trees of the
+ * three sides and the picked commit's line counts (one statement), the trees along the changed paths
+ * below the roots, the blobs to merge and those to count that the picked commit's counts do not give;
+ * then one write statement. A dry run moves no ref, so no pre-receive hook runs on it (Gitaly's dry run).
  */
 export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Promise<PickResult> {
   const ref = branchRef(input.branch);
@@ -102,9 +113,13 @@ export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Pr
   let oid = input.commit;
   let picked: PickedCommit | null = null;
   let changes: Change[] = [];
+  // The rule is read with the first state (the picked commit's author is asked about later, if needed).
+  const pushRule = input.userId && !input.dryRun ? { userId: input.userId, authorEmails: [input.user.email] } : null;
+  let rule: PushRuleContext | null = null;
   for (let attempt = 1; ; attempt++) {
     const first = attempt === 1;
-    const state = await readRepoState(db, repo, { names: [ref], protections: first && !!input.mayPush, rootTrees: true, commit: picked ? null : oid });
+    const state = await readRepoState(db, repo, { names: [ref], protections: first && !!input.mayPush, rootTrees: true, commit: picked ? null : oid, pushRule: rule ? null : pushRule });
+    rule ??= state.pushRule;
     if (!picked) {
       if (!state.commit) {
         // Not a commit: a tag object's id peels to its commit (`git rev-parse <id>^{commit}`), read again.
@@ -141,8 +156,9 @@ export async function pickCommit(db: Executor, repo: Repo, input: PickInput): Pr
         extraHeaders: [],
         message: input.message ?? pickMessage(input.kind, oid, original.message),
       });
-      const { won, commitRows } = await writeNewCommits(db, repo, made, { ref, before: tip.target, after, userId: input.userId ?? null, parents: [tip], counts: knownCounts(input.kind, picked) });
-      if (won) return { ok: true, commit: commitRows[0] };
+      const written = await writeNewCommits(db, repo, made, { ref, before: tip.target, after, userId: input.userId ?? null, parents: [tip], counts: knownCounts(input.kind, picked), rule });
+      if (written.refused) return { ok: false, failure: { kind: "push_rule", message: written.refused } };
+      if (written.won) return { ok: true, commit: written.commitRows[0] };
     } catch (error) {
       // A path the work tree cannot take (a file where the branch has a directory on the way) conflicts.
       if (error instanceof CommitFailed) return { ok: false, failure: { kind: "conflict" } };

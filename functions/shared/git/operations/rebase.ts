@@ -5,25 +5,27 @@
 import type { Executor } from "../../../kernel/db";
 import { commitObject, type Commit, type RawObject } from "../pure/objects";
 import { branchRef } from "../pure/refnames";
-import { buildIndexRows } from "../store/commit_index";
 import { commitsBetween, mergeBase } from "../store/compare";
 import type { Repo } from "../store/revisions";
 import { diffTreePairs, storeSource } from "../store/trees";
-import { writeCommitAndMoveRef } from "../store/write";
 import { readPairTips } from "../store/state";
 import { pairOf, type BranchPair } from "./merge";
+import { writeNewCommits } from "./new_commits";
 import { readPicked } from "./pick";
 import { applyChanges } from "./three_way";
 import { ident, type Person } from "./worktree";
 
 export type RebaseResult =
   | { ok: true; head: string; rebased: boolean }
-  | { ok: false; failure: "source_not_found" | "target_not_found" | "conflict" | "ref_moved" };
+  | { ok: false; failure: "source_not_found" | "target_not_found" | "conflict" | "ref_moved" }
+  /** Refused by the source project's push rule (GitLab's pre-receive hook on the rebased commits). */
+  | { ok: false; failure: "push_rule"; message: string };
 
 /**
- * Rebases `sourceBranch` onto `targetBranch`. Reads: both tips (one statement), the commits to replay,
- * then per commit its object and the trees along its changed paths; one write statement at the end.
- * Nothing is written on a conflict. A branch already on the target's tip is left alone.
+ * Rebases `sourceBranch` onto `targetBranch`. Reads: both tips with the source project's push rule (one
+ * statement), the commits to replay, then per commit its object and the trees along its changed paths;
+ * the push rule check on the rebased commits (new_commits.ts), one write statement at the end.
+ * Nothing is written on a conflict or a refusal. A branch already on the target's tip is left alone.
  */
 export async function rebaseBranch(
   db: Executor,
@@ -34,7 +36,8 @@ export async function rebaseBranch(
   // Objects come from and go to the shared pool; the moved ref is the source project's.
   const repo = pair.target;
   const sourceRef = branchRef(input.sourceBranch);
-  const { source, target } = await readPairTips(db, pair, { sourceRef, targetRef: branchRef(input.targetBranch) });
+  const pushRule = input.userId ? { side: "source" as const, userId: input.userId, authorEmails: [input.user.email] } : undefined;
+  const { source, target, pushRule: rule } = await readPairTips(db, pair, { sourceRef, targetRef: branchRef(input.targetBranch) }, { pushRule });
   if (!source) return { ok: false, failure: "source_not_found" };
   if (!target || !target.tree) return { ok: false, failure: "target_not_found" };
   // `git rebase` on a branch that already contains the target's tip: "Current branch is up to date".
@@ -43,7 +46,7 @@ export async function rebaseBranch(
   const overlay = new Map<string, RawObject>();
   const objects = storeSource(db, repo.poolId, overlay);
   const now = input.now ?? new Date();
-  const written: { oid: string; commit: Commit }[] = [];
+  const rebased: { oid: string; commit: Commit }[] = [];
   const toWrite: RawObject[] = [];
   let head = target.target;
   let headTree = target.tree;
@@ -60,22 +63,20 @@ export async function rebaseBranch(
       overlay.set(o.oid, o);
       toWrite.push(o);
     }
-    written.push({ oid: object.oid, commit });
+    rebased.push({ oid: object.oid, commit });
     head = object.oid;
     headTree = applied.tree;
   }
-  // A source behind the target with nothing of its own is fast-forwarded to the target's tip.
-  const { commitRows, changeRows } = await buildIndexRows(db, repo.poolId, written, objects);
-  const won = await writeCommitAndMoveRef(db, {
-    poolId: repo.poolId,
-    projectId: pair.source.projectId,
-    objects: toWrite,
-    commitRows,
-    changeRows,
+  // A source behind the target with nothing of its own is fast-forwarded to the target's tip. The ref
+  // is the source project's; the objects go to the pool the network shares.
+  const written = await writeNewCommits(db, { ...pair.source, poolId: repo.poolId }, { objects: toWrite, commits: rebased }, {
     ref: sourceRef,
     before: source.target,
     after: head,
     userId: input.userId,
+    parents: [target],
+    rule,
   });
-  return won ? { ok: true, head, rebased: true } : { ok: false, failure: "ref_moved" };
+  if (written.refused) return { ok: false, failure: "push_rule", message: written.refused };
+  return written.won ? { ok: true, head, rebased: true } : { ok: false, failure: "ref_moved" };
 }

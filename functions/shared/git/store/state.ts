@@ -171,7 +171,7 @@ export async function readRepoState(db: Executor, repo: Repo, request: StateRequ
     startSha: first?.sha_tree ? { tree: first.sha_tree, generation: Number(first.sha_generation) } : null,
     protections: json<ProtectionRow[]>(first?.protections ?? null) ?? [],
     commit,
-    pushRule: request.pushRule ? parsePushRuleContext(first?.push_rule ?? null) : null,
+    pushRule: request.pushRule ? parsePushRuleContext(first?.push_rule ?? null, request.pushRule.authorEmails) : null,
   };
 }
 
@@ -186,20 +186,31 @@ export async function readBranchState(db: Executor, repo: Repo, names: string[],
 /**
  * The two tips of a merge request, each read from its own project (the source branch may be in a
  * fork: refs belong to a project, objects to the fork network's pool, so both commits are read from
- * the target's pool), with the target project's protections and the source project's on request.
+ * the target's pool), with the target project's protections and the source project's on request, and
+ * the push rule of the side whose branch the write moves (a merge: the target; a rebase: the source).
  * One statement.
  */
 export async function readPairTips(
   db: Executor,
   pair: { source: Repo; target: Repo },
   branches: { sourceRef: string; targetRef: string },
-  options: { protections?: boolean; sourceProtections?: boolean } = {},
+  options: { protections?: boolean; sourceProtections?: boolean; pushRule?: { side: "source" | "target"; userId: number; authorEmails: string[] } } = {},
 ): Promise<PairTips> {
-  const result = await db.execute<{ side: string; target: string | null; peeled: string | null; tree: string | null; generation: number | null; protections: ProtectionRow[] | string | null }>(sql`
-    SELECT v.side, r.target, r.peeled, c.tree, c.generation, v.protections
-      FROM (VALUES ('source', ${pair.source.projectId}::int, ${branches.sourceRef}::text, ${options.sourceProtections ? protectionsJson(pair.source.projectId) : sql`NULL::json`}),
-                   ('target', ${pair.target.projectId}::int, ${branches.targetRef}::text, ${options.protections ? protectionsJson(pair.target.projectId) : sql`NULL::json`}))
-             AS v(side, project_id, name, protections)
+  const rule = options.pushRule;
+  const ruleOf = (side: "source" | "target") => (rule?.side === side ? pushRuleContextSql(pair[side].projectId, rule.userId, rule.authorEmails) : sql`NULL::json`);
+  const result = await db.execute<{
+    side: string;
+    target: string | null;
+    peeled: string | null;
+    tree: string | null;
+    generation: number | null;
+    protections: ProtectionRow[] | string | null;
+    push_rule: Parameters<typeof parsePushRuleContext>[0];
+  }>(sql`
+    SELECT v.side, r.target, r.peeled, c.tree, c.generation, v.protections, v.push_rule
+      FROM (VALUES ('source', ${pair.source.projectId}::int, ${branches.sourceRef}::text, ${options.sourceProtections ? protectionsJson(pair.source.projectId) : sql`NULL::json`}, ${ruleOf("source")}),
+                   ('target', ${pair.target.projectId}::int, ${branches.targetRef}::text, ${options.protections ? protectionsJson(pair.target.projectId) : sql`NULL::json`}, ${ruleOf("target")}))
+             AS v(side, project_id, name, protections, push_rule)
       LEFT JOIN git_refs r ON r.project_id = v.project_id AND r.name = v.name
       LEFT JOIN git_commits c ON c.pool_id = ${pair.target.poolId} AND c.oid = coalesce(r.peeled, r.target)`);
   const row = (side: string) => result.rows.find((r) => r.side === side);
@@ -213,8 +224,16 @@ export async function readPairTips(
     target: tip("target"),
     protections: json<ProtectionRow[]>(row("target")?.protections ?? null) ?? [],
     sourceProtections: json<ProtectionRow[]>(row("source")?.protections ?? null) ?? [],
+    pushRule: rule ? parsePushRuleContext(row(rule.side)?.push_rule ?? null, rule.authorEmails) : null,
   };
 }
 
-/** A merge request's two tips (undefined: the branch is missing) and the protections asked for. */
-export type PairTips = { source: BranchTip | undefined; target: BranchTip | undefined; protections: ProtectionRow[]; sourceProtections: ProtectionRow[] };
+/** A merge request's two tips (undefined: the branch is missing), the protections and the push rule asked for. */
+export type PairTips = {
+  source: BranchTip | undefined;
+  target: BranchTip | undefined;
+  protections: ProtectionRow[];
+  sourceProtections: ProtectionRow[];
+  /** The push rule context of the side asked for (null when not asked). */
+  pushRule: PushRuleContext | null;
+};
