@@ -1,5 +1,5 @@
 import type { Ctx } from "./env";
-import { paramsError, tooLarge } from "./errors";
+import { badRequest, paramsError, tooLarge } from "./errors";
 import { decodeQuery, normalizeParams, rejectMalformedBody } from "./params";
 
 /**
@@ -270,5 +270,37 @@ async function* limited(reader: MultipartReader, limit: number): AsyncIterable<U
     size += chunk.length;
     if (size > limit) throw tooLarge();
     yield chunk;
+  }
+}
+
+/**
+ * A raw request body (the generic package `PUT`, whose body is the file) as it arrives, failing with
+ * GitLab's 413 once more than `limit` bytes have passed; a declared length over it is refused first.
+ */
+export async function* streamBody(c: Ctx, limit: number): AsyncIterable<Uint8Array> {
+  const declared = c.req.header("content-length") === undefined ? null : Number(c.req.header("content-length"));
+  if (declared !== null && declared > limit) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) return;
+  const reader = body.getReader();
+  let size = 0;
+  try {
+    for (;;) {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch {
+        throw badRequest("the body could not be read to its end");
+      }
+      const { done, value } = read;
+      // A body shorter than its declared length was cut (the client went away): never a whole file.
+      if (done && declared !== null && size !== declared) throw badRequest("the body could not be read to its end");
+      if (done) return;
+      size += value.length;
+      if (size > limit) throw tooLarge();
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
   }
 }
