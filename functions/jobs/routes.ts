@@ -158,22 +158,28 @@ jobsRoutes.get("/projects/:id/jobs/:job_id/trace", async (c) => {
   return new Response(trace, { status: 200, headers: { "Content-Type": "text/plain" } });
 });
 
-async function archiveOf(c: Ctx, row: JobRow): Promise<{ bytes: Uint8Array; filename: string } | null> {
+async function archiveOf(c: Ctx, row: JobRow): Promise<{ object: R2ObjectBody; filename: string } | null> {
   const archive = row.artifacts.find((a) => a.fileType === "archive");
   if (!archive) return null;
   const object = await c.env.BLOBS.get(archive.r2Key);
   if (!object) return null;
-  return { bytes: new Uint8Array(await object.arrayBuffer()), filename: archive.filename };
+  return { object, filename: archive.filename };
 }
 
-function zipResponse(bytes: Uint8Array, filename: string) {
-  return new Response(bytes, {
-    headers: { "Content-Type": "application/octet-stream", "Content-Disposition": `attachment; filename="${filename}"; filename*=UTF-8''${encodeURIComponent(filename)}` },
+/** The whole archive, streamed from R2 (an archive may be as large as `max_artifacts_size`). */
+function zipResponse({ object, filename }: { object: R2ObjectBody; filename: string }) {
+  return new Response(object.body, {
+    headers: {
+      "Content-Type": "application/octet-stream",
+      "Content-Length": String(object.size),
+      "Content-Disposition": `attachment; filename="${filename}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+    },
   });
 }
 
-function fileFromZip(bytes: Uint8Array, path: string): Response {
-  const files = unzipSync(bytes, { filter: (f) => f.name === path });
+/** One member of the archive: the zip is read whole (its central directory is at its end). */
+async function fileFromZip({ object }: { object: R2ObjectBody }, path: string): Promise<Response> {
+  const files = unzipSync(new Uint8Array(await object.arrayBuffer()), { filter: (f) => f.name === path });
   const file = files[path];
   if (!file) throw notFound();
   const name = path.split("/").pop()!;
@@ -186,7 +192,7 @@ jobsRoutes.get("/projects/:id/jobs/:job_id/artifacts", async (c) => {
   const found = await loadJob(c, project);
   const archive = await archiveOf(c, found.row);
   if (!archive) throw notFound();
-  return zipResponse(archive.bytes, archive.filename);
+  return zipResponse(archive);
 });
 
 /** GET /projects/:id/jobs/:job_id/artifacts/*artifact_path: one file of the archive. */
@@ -197,7 +203,7 @@ jobsRoutes.get("/projects/:id/jobs/:job_id/artifacts/*", async (c) => {
   const path = decodeURIComponent(new URL(c.req.url).pathname.split(prefix)[1] ?? "");
   const archive = await archiveOf(c, found.row);
   if (!archive || !path) throw notFound();
-  return fileFromZip(archive.bytes, path);
+  return fileFromZip(archive, path);
 });
 
 const ByRef = z.object({ job: p.string() });
@@ -216,7 +222,7 @@ async function latestArchive(c: Ctx) {
 jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/download", { params: ByRef }, async (c) => {
   const archive = await latestArchive(c);
   if (!archive) throw notFound();
-  return zipResponse(archive.bytes, archive.filename);
+  return zipResponse(archive);
 });
 
 /** GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=: one file of it. */
@@ -224,5 +230,5 @@ jobsRoutes.get("/projects/:id/jobs/artifacts/:ref_name/raw/*", { params: ByRef }
   const archive = await latestArchive(c);
   const path = decodeURIComponent(new URL(c.req.url).pathname.split("/raw/")[1] ?? "");
   if (!archive || !path) throw notFound();
-  return fileFromZip(archive.bytes, path);
+  return fileFromZip(archive, path);
 });

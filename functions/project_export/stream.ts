@@ -1,84 +1,18 @@
 // Writing the export archive as it is made: tar members go through fflate's streaming Gzip straight
-// into an R2 multipart upload, so what the Worker holds is one part (5 MiB) and the member being written,
+// into an R2 multipart upload (shared/r2_parts.ts), so what the Worker holds is one part (5 MiB) and the member being written,
 // not the archive. Uploads and LFS objects are copied from their R2 objects chunk by chunk.
 import { Gzip } from "fflate";
 import { TAR_END, tarEntryHeader, tarPadding } from "../shared/git/pure/tar";
+import { R2PartWriter } from "../shared/r2_parts";
 
-/** R2's smallest part (all parts but the last must be at least this and of one size). */
-export const PART_SIZE = 5 * 1024 * 1024;
+export { PART_SIZE } from "../shared/r2_parts";
 
 const gzipMetadata = { httpMetadata: { contentType: "application/gzip" } };
 
-/**
- * The archive's bytes into R2 at `key`: a plain put when the whole archive fits one part, else a
- * multipart upload of equal parts. `abort` leaves nothing behind.
- */
-export class R2ArchiveSink {
-  private pending: Uint8Array[] = [];
-  private pendingBytes = 0;
-  private upload: R2MultipartUpload | null = null;
-  private parts: R2UploadedPart[] = [];
-  /** Compressed bytes written so far. */
-  size = 0;
-
-  constructor(
-    private readonly bucket: R2Bucket,
-    readonly key: string,
-    private readonly partSize = PART_SIZE,
-  ) {}
-
-  push(chunk: Uint8Array) {
-    if (chunk.length === 0) return;
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    this.size += chunk.length;
-  }
-
-  /** Sends every full part that is buffered. */
-  async flush(): Promise<void> {
-    while (this.pendingBytes >= this.partSize) {
-      const part = this.take(this.partSize);
-      this.upload ??= await this.bucket.createMultipartUpload(this.key, gzipMetadata);
-      this.parts.push(await this.upload.uploadPart(this.parts.length + 1, part));
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.flush();
-    const rest = this.take(this.pendingBytes);
-    if (!this.upload) {
-      await this.bucket.put(this.key, rest, gzipMetadata);
-      return;
-    }
-    if (rest.length > 0) this.parts.push(await this.upload.uploadPart(this.parts.length + 1, rest));
-    await this.upload.complete(this.parts);
-  }
-
-  async abort(): Promise<void> {
-    await this.upload?.abort().catch(() => undefined);
-    this.pending = [];
-    this.pendingBytes = 0;
-  }
-
-  /** The first `n` buffered bytes as one array. */
-  private take(n: number): Uint8Array {
-    const out = new Uint8Array(n);
-    let at = 0;
-    while (at < n) {
-      const head = this.pending[0];
-      const want = n - at;
-      if (head.length <= want) {
-        out.set(head, at);
-        at += head.length;
-        this.pending.shift();
-      } else {
-        out.set(head.subarray(0, want), at);
-        this.pending[0] = head.subarray(want);
-        at += want;
-      }
-    }
-    this.pendingBytes -= n;
-    return out;
+/** The archive's bytes into R2 at `key` (shared/r2_parts.ts), as `application/gzip`. */
+export class R2ArchiveSink extends R2PartWriter {
+  constructor(bucket: R2Bucket, key: string, partSize?: number) {
+    super(bucket, key, { ...gzipMetadata, partSize });
   }
 }
 

@@ -261,18 +261,30 @@ export async function setCoverage(db: Executor, jobId: number, coverage: number)
   await db.update(ciBuilds).set({ coverage }).where(eq(ciBuilds.id, jobId));
 }
 
+/**
+ * Records an uploaded artifact (one per job and type) in one transaction; returns the R2 key of the
+ * artifact it replaced, if any, for the caller to delete once this committed.
+ */
 export async function saveArtifact(
   db: Executor,
   a: { jobId: number; projectId: number; fileType: string; fileFormat: string; filename: string; size: number; r2Key: string; expireAt: Date | null },
-) {
-  await db
-    .insert(ciJobArtifacts)
-    .values(a)
-    .onConflictDoUpdate({
-      target: [ciJobArtifacts.jobId, ciJobArtifacts.fileType],
-      set: { filename: a.filename, size: a.size, r2Key: a.r2Key, expireAt: a.expireAt, fileFormat: a.fileFormat },
-    });
-  if (a.fileType === "archive") await db.update(ciBuilds).set({ artifactsExpireAt: a.expireAt }).where(eq(ciBuilds.id, a.jobId));
+): Promise<string | null> {
+  return db.transaction(async (tx) => {
+    const [old] = await tx
+      .select({ r2Key: ciJobArtifacts.r2Key })
+      .from(ciJobArtifacts)
+      .where(and(eq(ciJobArtifacts.jobId, a.jobId), eq(ciJobArtifacts.fileType, a.fileType)))
+      .for("update");
+    await tx
+      .insert(ciJobArtifacts)
+      .values(a)
+      .onConflictDoUpdate({
+        target: [ciJobArtifacts.jobId, ciJobArtifacts.fileType],
+        set: { filename: a.filename, size: a.size, r2Key: a.r2Key, expireAt: a.expireAt, fileFormat: a.fileFormat },
+      });
+    if (a.fileType === "archive") await tx.update(ciBuilds).set({ artifactsExpireAt: a.expireAt }).where(eq(ciBuilds.id, a.jobId));
+    return old?.r2Key ?? null;
+  });
 }
 
 export async function archiveOf(db: Executor, jobId: number) {

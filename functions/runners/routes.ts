@@ -4,10 +4,13 @@ import { pipelineStub } from "../shared/ci/coordinator";
 import { jobStatusChanged } from "../shared/ci/finished";
 import type { Ctx } from "../kernel/env";
 import { ApiError, badRequest, conflict, forbidden, notFound, paramsError, tooLarge } from "../kernel/errors";
+import { streamForm } from "../kernel/multipart";
 import { p, rawParams, readParams } from "../kernel/params";
 import { baseUrl } from "../kernel/present";
 import { router } from "../kernel/router";
 import { parseDuration } from "../shared/ci/yaml";
+import { R2PartWriter } from "../shared/r2_parts";
+import { loadSettings } from "../shared/settings/load";
 import { dependencyIds, FAILURE_REASONS, jobPayload } from "./payload";
 import { listProtections } from "../shared/protected_branches/access";
 import { refMatches } from "../shared/protected_branches/rules";
@@ -21,7 +24,8 @@ import * as q from "./queries";
 export const runnerProtocolRoutes = router({ tokenInBody: true, anyScope: true });
 
 const TRACE_LIMIT = 16 * 1024 * 1024;
-const ARTIFACT_LIMIT = 100 * 1024 * 1024;
+/** What a multipart body may carry beside the file (its delimiters, heads and text fields). */
+const FIELDS_SLACK = 1024 * 1024;
 const LONG_POLL_MS = 20_000;
 
 export const runnerOptions = {
@@ -182,11 +186,20 @@ runnerProtocolRoutes.post("/jobs/request", { params: RequestJob }, async (c) => 
 
 /** A job token's job; 403 with `Job-Status` when the job does not run or the token is wrong. */
 async function runningJob(c: Ctx, token: string | null) {
+  return tokenJob(await buildOfPath(c), token, token ? await sha256Hex(token) : null);
+}
+
+/** The job of the path's `:id` (404 when there is none). */
+async function buildOfPath(c: Ctx) {
   const raw = c.req.param("id") ?? "";
   const job = /^\d+$/.test(raw) ? await q.findBuild(c.var.db(), Number(raw)) : null;
   if (!job) throw notFound();
-  const valid = !!token && job.tokenDigest === (await sha256Hex(token));
-  if (!valid || (job.status !== "running" && job.status !== "canceling"))
+  return job;
+}
+
+/** The job, when `token` (digest given) is its token and it is running; else 403 with its status. */
+function tokenJob<J extends { tokenDigest: string | null; status: string }>(job: J, token: string | null, digest: string | null): J {
+  if (!token || job.tokenDigest !== digest || (job.status !== "running" && job.status !== "canceling"))
     throw new ApiError(403, { message: "403 Forbidden" }, { "Job-Status": job.status });
   return job;
 }
@@ -268,32 +281,59 @@ runnerProtocolRoutes.patch("/jobs/:id/trace", async (c) => {
 
 const TYPES: Record<string, string> = { archive: "zip", junit: "gzip", metadata: "gzip", trace: "raw" };
 
-/** POST /jobs/:id/artifacts: multipart `file`; stored in R2 under artifacts/<project>/<job>/<type>/. */
+/**
+ * POST /jobs/:id/artifacts: multipart `file`, streamed into R2 (kernel/multipart.ts, shared/r2_parts.ts;
+ * docs/uploads.md): nothing holds the whole file, the limit is GitLab's 413 the moment the bytes pass it,
+ * the object becomes visible only once every field is read and checked, and the row is written only
+ * after R2 completed it; any failure aborts the upload (no row, no object). A job token sent before the
+ * file (the `JOB-TOKEN` header, as the runner sends it, or a `token` field first) is checked before any
+ * byte is stored; one sent after the file, once the body is read. Fields after the file are read too.
+ */
 runnerProtocolRoutes.post("/jobs/:id/artifacts", async (c) => {
-  if (Number(c.req.header("content-length") ?? 0) > ARTIFACT_LIMIT) throw tooLarge();
-  const raw = await rawParams(c);
-  const job = await runningJob(c, c.req.header("job-token") ?? (typeof raw.token === "string" ? raw.token : null));
-  const file = raw.file;
-  if (!(file instanceof File)) throw paramsError("file is missing");
-  if (file.size > ARTIFACT_LIMIT) throw tooLarge();
-  const type = typeof raw.artifact_type === "string" ? raw.artifact_type : "archive";
-  if (!(type in TYPES)) throw paramsError("artifact_type does not have a valid value");
-  const format = typeof raw.artifact_format === "string" ? raw.artifact_format : TYPES[type];
-  const expireIn = typeof raw.expire_in === "string" ? raw.expire_in : "30 days";
-  const seconds = expireIn === "never" ? null : (parseDuration(expireIn) ?? 30 * 86400);
-  const filename = file.name || (type === "archive" ? "artifacts.zip" : `${type}.gz`);
-  const key = `artifacts/${job.projectId}/${job.id}/${type}/${filename}`;
-  await c.env.BLOBS.put(key, await file.arrayBuffer());
-  await q.saveArtifact(c.var.db(), {
-    jobId: job.id,
-    projectId: job.projectId,
-    fileType: type,
-    fileFormat: format,
-    filename,
-    size: file.size,
-    r2Key: key,
-    expireAt: seconds === null ? null : new Date(Date.now() + seconds * 1000),
+  const target = await buildOfPath(c);
+  // `max_artifacts_size(job)`: the instance's `max_artifacts_size` (MB). Differs from GitLab: there is
+  // no project or group override (`closest_setting`), as projects and groups have no such column.
+  const limit = Number((await loadSettings(c.var.db())).max_artifacts_size) * 1024 * 1024;
+  if (Number(c.req.header("content-length") ?? 0) > limit + FIELDS_SLACK) throw tooLarge();
+  const header = c.req.header("job-token");
+  let job = header ? tokenJob(target, header, await sha256Hex(header)) : null;
+  const form = await streamForm(c, {
+    file: "file",
+    limit,
+    onFile: async (file, before) => {
+      if (!job && typeof before.token === "string") job = tokenJob(target, before.token, await sha256Hex(before.token));
+      // A key of its own per upload (the type may come after the file): a failed re-upload never
+      // touches the object the current row names.
+      const writer = new R2PartWriter(c.env.BLOBS, `artifacts/${target.projectId}/${target.id}/${crypto.randomUUID()}/${file.filename || "file"}`);
+      await writer.drain(file.chunks);
+      return { writer, filename: file.filename ?? "" };
+    },
+    onFailure: ({ writer }) => writer.abort(),
   });
+  const upload = form.file;
+  try {
+    const raw = form.fields;
+    const token = typeof raw.token === "string" ? raw.token : null;
+    job ??= tokenJob(target, token, token ? await sha256Hex(token) : null);
+    if (!upload) throw paramsError("file is missing");
+    const type = typeof raw.artifact_type === "string" ? raw.artifact_type : "archive";
+    if (!(type in TYPES)) throw paramsError("artifact_type does not have a valid value");
+    const format = typeof raw.artifact_format === "string" ? raw.artifact_format : TYPES[type];
+    const expireIn = typeof raw.expire_in === "string" ? raw.expire_in : "30 days";
+    const seconds = expireIn === "never" ? null : (parseDuration(expireIn) ?? 30 * 86400);
+    const filename = upload.filename || (type === "archive" ? "artifacts.zip" : `${type}.gz`);
+    const { writer } = upload;
+    await writer.close();
+    const artifact = { jobId: job.id, projectId: job.projectId, fileType: type, fileFormat: format, filename, size: writer.size, r2Key: writer.key };
+    const replaced = await q.saveArtifact(c.var.db(), { ...artifact, expireAt: seconds === null ? null : new Date(Date.now() + seconds * 1000) }).catch(async (error) => {
+      await c.env.BLOBS.delete(writer.key);
+      throw error;
+    });
+    if (replaced && replaced !== writer.key) await c.env.BLOBS.delete(replaced);
+  } catch (error) {
+    await upload?.writer.abort();
+    throw error;
+  }
   return c.body("201", 201);
 });
 

@@ -1,14 +1,15 @@
 import * as z from "zod";
 import { requireUserOrDeployToken } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { recordNotFound, tooLarge } from "../../kernel/errors";
+import { recordNotFound } from "../../kernel/errors";
+import { streamBody } from "../../kernel/multipart";
 import { authorizedProject } from "../../kernel/lookup";
 import { decodeQuery, p, validateParams, withPathParams } from "../../kernel/params";
 import { present } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { packageFileRecord } from "../../entities/packages";
 import * as q from "../queries";
-import { MAX_FILE_BYTES, storeFile } from "../services";
+import { GENERIC_MAX_FILE_BYTES, streamFile } from "../services";
 
 /**
  * The generic package registry (lib/api/generic_packages.rb): files uploaded with `PUT` (the request
@@ -54,11 +55,16 @@ genericPackagesRoutes.put(PATH, { params: Upload, description: "`status` and `se
   const actor = requireUserOrDeployToken(c);
   const params = readPathAndQuery(c, Upload);
   const project = await authorizedProject(c, "create_package");
-  if (Number(c.req.header("content-length") ?? 0) > MAX_FILE_BYTES) throw tooLarge();
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
-  if (bytes.byteLength > MAX_FILE_BYTES) throw tooLarge();
-  const stored = await storeFile(c.env.BLOBS, project.id, params.file_name, bytes);
-  const file = await q.addGenericFile(c.var.db(), project.id, actor?.user.id ?? null, { name: params.package_name, version: params.package_version, status: params.status ?? "default", pipelineId: actor?.job?.pipelineId ?? null }, stored);
+  // The body streams into R2 (docs/uploads.md); the row is written once R2 completed the object, and
+  // a failure on the way leaves neither.
+  const { writer, stored } = await streamFile(c.env.BLOBS, project.id, params.file_name, streamBody(c, GENERIC_MAX_FILE_BYTES));
+  await writer.close();
+  const file = await q
+    .addGenericFile(c.var.db(), project.id, actor?.user.id ?? null, { name: params.package_name, version: params.package_version, status: params.status ?? "default", pipelineId: actor?.job?.pipelineId ?? null }, stored)
+    .catch(async (error) => {
+      await c.env.BLOBS.delete(stored.fileStore);
+      throw error;
+    });
   if (params.select === "package_file") {
     const downloadPath = `/api/v4/projects/${project.id}/packages/generic/${encodeURIComponent(params.package_name)}/${encodeURIComponent(params.package_version)}/${encodeURIComponent(params.file_name)}`;
     return present(c, { ...file, downloadPath }, packageFileRecord);

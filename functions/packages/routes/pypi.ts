@@ -2,14 +2,15 @@ import * as z from "zod";
 import { callerMay, callerReadsGroup, type ProjectWithAccess } from "../../kernel/abilities";
 import { requireUserOrDeployToken } from "../../kernel/auth";
 import type { Ctx } from "../../kernel/env";
-import { apiError, badRequest, forbidden, notFound, tooLarge, unauthorizedBasic } from "../../kernel/errors";
+import { apiError, badRequest, forbidden, notFound, paramsError, unauthorizedBasic } from "../../kernel/errors";
+import { streamForm } from "../../kernel/multipart";
 import { loadGroup, loadProject } from "../../kernel/lookup";
-import { p, readParams } from "../../kernel/params";
+import { p, validateParams } from "../../kernel/params";
 import { baseUrl } from "../../kernel/present";
 import { router } from "../../kernel/router";
 import { pypiSimpleIndex, pypiSimplePackage } from "../../entities/packages_pypi";
 import * as q from "../queries";
-import { MAX_FILE_BYTES, storeFile } from "../services";
+import { MAX_FILE_BYTES, streamFile } from "../services";
 
 /**
  * The PyPI registry (lib/api/pypi_packages.rb): `twine upload` POSTs one file at a time, pip reads the
@@ -158,33 +159,45 @@ const Upload = z.object({
  */
 pypiPackagesRoutes.post("/projects/:id/packages/pypi", { params: Upload }, async (c) => {
   const actor = requireUserOrDeployToken(c);
-  const params = await readParams(c, Upload);
+  // Differs from GitLab (Grape validates parameters first): the caller is authorized before the body
+  // is read, since the file streams into R2 as it arrives (docs/uploads.md) and a stranger's bytes
+  // must never be stored; bad parameters are still 400, after that.
   const project = await pypiProject(c);
   if (!callerMay(c, "create_package", project)) throw forbidden();
-  if (!NAME.test(params.name)) throw apiError("Validation failed: Name is invalid", 400);
-  if (!VERSION.test(params.version)) throw apiError("Validation failed: Version is invalid", 400);
-  const requiredPython = params.requires_python ?? "";
-  if (requiredPython.length > 255) throw apiError("Validation failed: Required python is too long (maximum is 255 characters)", 400);
-  if (params.content.size > MAX_FILE_BYTES) throw tooLarge();
-  const fileName = params.content.name;
-  const bytes = new Uint8Array(await params.content.arrayBuffer());
-  const stored = await storeFile(c.env.BLOBS, project.id, fileName, bytes);
-  const mismatch =
-    (params.sha256_digest && params.sha256_digest.toLowerCase() !== stored.fileSha256) || (params.md5_digest && params.md5_digest.toLowerCase() !== stored.fileMd5);
-  if (mismatch) {
-    await c.env.BLOBS.delete(stored.fileStore);
-    throw badRequest(`${params.sha256_digest && params.sha256_digest.toLowerCase() !== stored.fileSha256 ? "sha256_digest" : "md5_digest"} does not match the file`);
-  }
-  const outcome = await q
-    .addPypiFile(c.var.db(), project.id, actor?.user.id ?? null, { name: params.name, version: params.version, requiredPython, pipelineId: actor?.job?.pipelineId ?? null }, stored)
-    .catch(async (error) => {
+  const form = await streamForm(c, {
+    file: "content",
+    limit: MAX_FILE_BYTES,
+    onFile: (file) => streamFile(c.env.BLOBS, project.id, file.filename ?? "", file.chunks),
+    onFailure: ({ writer }) => writer.abort(),
+  });
+  const upload = form.file;
+  try {
+    // The bytes are in R2 already, not yet visible: the schema checks a stand-in with the file's name.
+    const params = validateParams({ ...form.fields, content: upload ? new File([], upload.stored.fileName) : undefined }, Upload);
+    if (!upload) throw paramsError("content is missing");
+    if (!NAME.test(params.name)) throw apiError("Validation failed: Name is invalid", 400);
+    if (!VERSION.test(params.version)) throw apiError("Validation failed: Version is invalid", 400);
+    const requiredPython = params.requires_python ?? "";
+    if (requiredPython.length > 255) throw apiError("Validation failed: Required python is too long (maximum is 255 characters)", 400);
+    const { stored, writer } = upload;
+    const sha256Wrong = params.sha256_digest && params.sha256_digest.toLowerCase() !== stored.fileSha256;
+    if (sha256Wrong || (params.md5_digest && params.md5_digest.toLowerCase() !== stored.fileMd5))
+      throw badRequest(`${sha256Wrong ? "sha256_digest" : "md5_digest"} does not match the file`);
+    await writer.close();
+    const outcome = await q
+      .addPypiFile(c.var.db(), project.id, actor?.user.id ?? null, { name: params.name, version: params.version, requiredPython, pipelineId: actor?.job?.pipelineId ?? null }, stored)
+      .catch(async (error) => {
+        await c.env.BLOBS.delete(stored.fileStore);
+        throw error;
+      });
+    if (outcome !== "created") {
       await c.env.BLOBS.delete(stored.fileStore);
-      throw error;
-    });
-  if (outcome !== "created") {
-    await c.env.BLOBS.delete(stored.fileStore);
-    if (outcome === "taken") throw apiError("Validation failed: File name has already been taken", 400);
-    throw apiError("Validation failed: Version has already been taken", 400);
+      if (outcome === "taken") throw apiError("Validation failed: File name has already been taken", 400);
+      throw apiError("Validation failed: Version has already been taken", 400);
+    }
+  } catch (error) {
+    await upload?.writer.abort();
+    throw error;
   }
   return c.json({ message: "201 Created" }, 201); // `created!`
 });
