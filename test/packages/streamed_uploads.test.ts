@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Bindings } from "../../functions/kernel/env";
 import { statusAndBody, worker } from "../helpers/client";
 import { world } from "../helpers/world";
+import { bytesOf, digestHex } from "../helpers/bytes";
 
 // Package files larger than the 10 MiB the parameter reader buffers stream into R2 (docs/uploads.md).
 
@@ -10,21 +11,7 @@ const bindings = env as unknown as Bindings;
 const MiB = 1024 * 1024;
 const BOUNDARY = "----edgeforge-pypi-boundary-d41d8cd98f";
 
-/** `n` deterministic bytes (xorshift32), the same in every run. */
-function bytesOf(n: number, seed: number): Uint8Array {
-  const words = new Uint32Array(Math.ceil(n / 4));
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < words.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    words[i] = x >>> 0;
-  }
-  return new Uint8Array(words.buffer, 0, n);
-}
-
-const hex = async (algorithm: string, bytes: ArrayBuffer | Uint8Array) =>
-  [...new Uint8Array(await crypto.subtle.digest(algorithm, bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = digestHex;
 const text = (s: string) => new TextEncoder().encode(s);
 
 /** `bytes` as a stream of 1 MiB chunks (no Content-Length), optionally broken after `breakAfter` chunks. */

@@ -6,26 +6,14 @@ import { statusAndBody, worker } from "../helpers/client";
 import { ciProject, claim, createPipeline, projectRunner, type Claimed } from "../helpers/ci";
 import { rows } from "../helpers/db";
 import { world, type World } from "../helpers/world";
+import { bytesOf, digestHex } from "../helpers/bytes";
 
 const bindings = env as unknown as Bindings;
 const MiB = 1024 * 1024;
 const BOUNDARY = "----edgeforge-test-boundary-7MA4YWxkTrZu0gW";
 const EMPTY_BODY = [400, { error: "Empty message body supplied with multipart/form-data content-type" }];
 
-/** `n` deterministic bytes (xorshift32 from `seed`), the same in every run. */
-function bytesOf(n: number, seed: number): Uint8Array {
-  const words = new Uint32Array(Math.ceil(n / 4));
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < words.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    words[i] = x >>> 0;
-  }
-  return new Uint8Array(words.buffer, 0, n);
-}
-
-const hex = async (bytes: ArrayBuffer | Uint8Array) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (bytes: ArrayBuffer | Uint8Array) => digestHex("SHA-256", bytes);
 const text = (s: string) => new TextEncoder().encode(s);
 const field = (name: string, value: string) => text(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
 const fileHead = (name: string) => text(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/zip\r\n\r\n`);
