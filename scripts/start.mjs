@@ -207,9 +207,14 @@ try {
   await waitForReady(requestLog);
   log(`Worker started on workerd (Miniflare, port ${port})${took(booting)}`);
   const crons = cronsOf(path.join(root, "wrangler.toml"));
-  const ticker = startCronTicker({ baseUrl: `http://127.0.0.1:${port}`, crons, log });
-  cleanups.push(() => ticker.stop());
-  log(`cron ticker: ${crons.join(", ") || "no crons"} (UTC)`);
+  if (process.env.CRON_TICKER === "0") {
+    // Tests that compare the database at two moments turn the ticker off; the crons still run on demand.
+    log("cron ticker: off (CRON_TICKER=0); /cdn-cgi/handler/scheduled?cron=… runs one on demand");
+  } else {
+    const ticker = startCronTicker({ baseUrl: `http://127.0.0.1:${port}`, crons, log });
+    cleanups.push(() => ticker.stop());
+    log(`cron ticker: ${crons.join(", ") || "no crons"} (UTC)`);
+  }
   if (database.runner) {
     const runner = await startShellRunner({ ...database.runner, baseUrl: `http://127.0.0.1:${port}`, dataDir, log, isStopping: () => stopping });
     cleanups.push(() => runner.stop());
