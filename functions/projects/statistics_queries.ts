@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../kernel/db";
+import type { GroupStatistics } from "../entities/groups";
 import type { ProjectStatisticsRow } from "../entities/projects";
 
 export type { ProjectStatisticsRow };
@@ -72,27 +73,14 @@ export async function projectStatistics(db: Executor, projectIds: number[]): Pro
   return out;
 }
 
-/** The sizes `Namespace.with_statistics` sums (an entity's `statistics` block for groups). */
-export type NamespaceStatistics = {
-  storageSize: number;
-  repositorySize: number;
-  wikiSize: number;
-  lfsObjectsSize: number;
-  jobArtifactsSize: number;
-  pipelineArtifactsSize: number;
-  packagesSize: number;
-  snippetsSize: number;
-  uploadsSize: number;
-};
-
 /**
  * `Namespace.with_statistics` (app/models/namespace.rb, 15.4) for a page of namespaces, in ONE aggregate
  * statement: the sums of the statistics of the projects directly in each namespace (`project_statistics`
  * joined on `namespace_id`: a subgroup's projects count for the subgroup only, as in GitLab), each
  * project's sizes computed as `projectStatistics` computes them. A namespace without projects sums to 0.
  */
-export async function namespaceStatistics(db: Executor, namespaceIds: number[]): Promise<Map<number, NamespaceStatistics>> {
-  const out = new Map<number, NamespaceStatistics>();
+export async function namespaceStatistics(db: Executor, namespaceIds: number[]): Promise<Map<number, GroupStatistics>> {
+  const out = new Map<number, GroupStatistics>();
   if (namespaceIds.length === 0) return out;
   const { rows } = await db.execute<Record<string, string | number>>(sql`
     SELECT s.namespace_id, sum(${storageSize}) AS storage_size, sum(s.repository_size) AS repository_size, sum(s.wiki_size) AS wiki_size,
